@@ -1,0 +1,26 @@
+/// A stable, greppable code for one specific failure, in the style `NET_002`.
+///
+/// Codes are what support staff search for and what dashboards group by; they never change meaning once
+/// published. The catalogue of built-in codes is in `FailureCode+Catalog.swift`; modules and third parties
+/// add their own with their own prefix.
+public struct FailureCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The code, e.g. `"NET_002"`.
+    public let rawValue: String
+
+    /// Creates a code.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a code.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a code from a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// The code.
+    public var description: String { rawValue }
+
+    /// `HTTP_<status>`, the code for an HTTP status nobody mapped more specifically.
+    public static func http(_ status: Int) -> FailureCode { FailureCode("HTTP_\(status)") }
+}

@@ -1,0 +1,77 @@
+/// What travels with one execution through a pipeline: who is calling, which attempt this is, when it must
+/// end, whether it may be repeated, where events go, and what time it is.
+///
+/// A value type. Stages pass a modified copy inward (the retry stage sets `attempt`, the timeout stage
+/// narrows `deadline`); nothing is shared or allocated per stage.
+public struct ResilienceContext: Sendable {
+    /// The key whose policies apply: a ``SourceID`` raw value, a host, or any stable name.
+    public var key: String
+    /// The operation's name, for telemetry (`"fetch"`, `"POST /events"`).
+    public var operation: String
+    /// The 1-based number of the current attempt (set by the retry stage).
+    public var attempt: Int
+    /// The instant by which the current attempt must finish, if any. Stages only ever narrow it; transports
+    /// and sources should honour it (see ``remaining(now:)``).
+    public var deadline: ResilienceInstant?
+    /// Whether the operation may be repeated.
+    public var idempotency: Idempotency
+    /// Where events go; `nil` means nobody listens and emitting costs nothing.
+    public var telemetry: (any TelemetrySink)?
+    /// The source of time.
+    public var clock: ResilienceClock
+    /// Classifies failures for the stages.
+    public var classifier: any ErrorClassifier
+
+    /// Creates a context.
+    public init(
+        key: String,
+        operation: String = "call",
+        attempt: Int = 1,
+        deadline: ResilienceInstant? = nil,
+        idempotency: Idempotency = .idempotent,
+        telemetry: (any TelemetrySink)? = nil,
+        clock: ResilienceClock = .continuous,
+        classifier: any ErrorClassifier = CompositeErrorClassifier.standard
+    ) {
+        self.key = key
+        self.operation = operation
+        self.attempt = attempt
+        self.deadline = deadline
+        self.idempotency = idempotency
+        self.telemetry = telemetry
+        self.clock = clock
+        self.classifier = classifier
+    }
+
+    /// The classification of `error`: cancellation and ``ClassifiedError`` first, then ``classifier``, then
+    /// ``FailureClassification/unknown``.
+    public func classify(_ error: any Error) -> FailureClassification {
+        if let universal = CompositeErrorClassifier.universalClassification(of: error) { return universal }
+        return classifier.classify(error) ?? .unknown
+    }
+
+    /// Time left before ``deadline`` (zero when it has passed), or `nil` without a deadline.
+    @inlinable
+    public func remaining(now: ResilienceInstant) -> Duration? {
+        guard let deadline else { return nil }
+        let left = now.duration(to: deadline)
+        return left > .zero ? left : .zero
+    }
+
+    /// Narrows the deadline to `candidate` if that is earlier.
+    @inlinable
+    public mutating func narrowDeadline(to candidate: ResilienceInstant) {
+        if let deadline, deadline <= candidate { return }
+        deadline = candidate
+    }
+
+    /// Sends an event to the sink, building it only if somebody listens.
+    @inlinable
+    public func emit(_ kind: ResilienceEventKind, _ fill: (inout ResilienceEvent) -> Void = { _ in }) {
+        guard let telemetry, telemetry.isEnabled else { return }
+        var event = ResilienceEvent(
+            kind: kind, key: key, operation: operation, attempt: attempt, time: clock.now())
+        fill(&event)
+        telemetry.receive(event)
+    }
+}

@@ -1,0 +1,103 @@
+/// An error raised by a resilience stage itself (not by the operation it protects).
+///
+/// A struct with an open ``Code`` so new stages can add codes without breaking anyone's `switch`.
+/// It classifies itself (``ClassifiedError``), so every classifier treats it consistently: a circuit-open
+/// rejection is never retried, a timeout is a timeout and not the caller's cancellation.
+public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertible {
+    /// Which stage rejected or failed the call, and why.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The identifier.
+        public let rawValue: String
+        /// Creates a code.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The identifier.
+        public var description: String { rawValue }
+
+        /// One attempt exceeded its timeout.
+        public static let attemptTimedOut = Code(rawValue: "attempt-timed-out")
+        /// The total deadline passed.
+        public static let deadlineExceeded = Code(rawValue: "deadline-exceeded")
+        /// A circuit breaker is open; `retryAfter` is the time left.
+        public static let circuitOpen = Code(rawValue: "circuit-open")
+        /// A local rate limiter rejected the call; `retryAfter` is when a permit is expected.
+        public static let rateLimited = Code(rawValue: "rate-limited")
+        /// The retry budget is spent.
+        public static let budgetExhausted = Code(rawValue: "budget-exhausted")
+        /// The bulkhead's slots and queue are full.
+        public static let bulkheadFull = Code(rawValue: "bulkhead-full")
+        /// The adaptive throttle rejected the call client-side.
+        public static let throttled = Code(rawValue: "throttled")
+        /// Every fallback alternative failed.
+        public static let fallbackExhausted = Code(rawValue: "fallback-exhausted")
+    }
+
+    /// What happened.
+    public var code: Code
+    /// The key (source or host) whose stage raised it.
+    public var key: String
+    /// How long until trying again could succeed (breaker time left, limiter wait), if known.
+    public var retryAfter: Duration?
+    /// The classification of the failure behind this one (for example the last attempt's failure when a
+    /// budget runs out), if any.
+    public var underlying: FailureClassification?
+
+    /// Creates an error.
+    public init(
+        _ code: Code, key: String = "", retryAfter: Duration? = nil, underlying: FailureClassification? = nil
+    ) {
+        self.code = code
+        self.key = key
+        self.retryAfter = retryAfter
+        self.underlying = underlying
+    }
+
+    /// The classification every classifier uses for this error.
+    public var classification: FailureClassification {
+        switch code {
+        case .attemptTimedOut:
+            FailureClassification(category: .timeout, code: .attemptTimedOut, message: description)
+        case .deadlineExceeded:
+            FailureClassification(
+                category: .timeout, code: .deadlineExceeded, isTransient: false, message: description)
+        case .circuitOpen:
+            FailureClassification(
+                category: .circuitOpen, code: .circuitOpen, retryAfter: retryAfter, isTransient: false,
+                logLevel: .info, message: description, requestWasNotSent: true)
+        case .rateLimited:
+            throttled(.rateLimitedLocally)
+        case .bulkheadFull:
+            throttled(.bulkheadFull)
+        case .throttled:
+            throttled(.throttledAdaptively)
+        case .budgetExhausted:
+            FailureClassification(
+                category: underlying?.category ?? .throttled, code: .retryBudgetExhausted,
+                httpStatus: underlying?.httpStatus, retryAfter: retryAfter ?? underlying?.retryAfter,
+                isTransient: false, message: description)
+        case .fallbackExhausted:
+            FailureClassification(
+                category: underlying?.category ?? .unknown, code: .fallbackExhausted,
+                httpStatus: underlying?.httpStatus, retryAfter: underlying?.retryAfter, isTransient: false,
+                logLevel: .error, message: description)
+        default:
+            FailureClassification(
+                category: .unknown, code: FailureCode("RES_\(code.rawValue)"), isTransient: false,
+                message: description)
+        }
+    }
+
+    private func throttled(_ failureCode: FailureCode) -> FailureClassification {
+        FailureClassification(
+            category: .throttled, code: failureCode, retryAfter: retryAfter, isTransient: false, logLevel: .info,
+            message: description, requestWasNotSent: true)
+    }
+
+    /// `code [key] (retry after …)`.
+    public var description: String {
+        var text = code.rawValue
+        if !key.isEmpty { text += " [\(key)]" }
+        if let retryAfter { text += " (retry after \(retryAfter))" }
+        if let underlying { text += " after \(underlying.category)/\(underlying.code)" }
+        return text
+    }
+}

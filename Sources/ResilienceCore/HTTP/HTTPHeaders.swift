@@ -1,0 +1,67 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup; repeated names are kept.
+public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Hashable, Sendable {
+        /// The name as sent.
+        public var name: String
+        /// The value.
+        public var value: String
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Creates headers from fields.
+    public init(_ fields: [Field] = []) { self.fields = fields }
+
+    /// Creates headers from a literal.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The first value for `name` (case-insensitive), or `nil`.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveEquals(name) }?.value }
+        set {
+            remove(name)
+            if let newValue { add(name: name, value: newValue) }
+        }
+    }
+
+    /// Every value for `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// All values for `name` joined with `", "` as RFC 9110 §5.3 combines repeated fields.
+    public func combinedValue(for name: String) -> String? {
+        let values = values(for: name)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Appends a field.
+    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    /// True when a field named `name` is present.
+    public func contains(_ name: String) -> Bool { fields.contains { $0.name.caseInsensitiveEquals(name) } }
+
+    /// `Name: value` lines.
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+}
+
+extension String {
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+    }
+}

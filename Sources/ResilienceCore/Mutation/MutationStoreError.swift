@@ -1,0 +1,23 @@
+/// A storage failure, typed so nothing is dropped silently.
+public struct MutationStoreError: ClassifiedError, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public var code: FailureCode
+    /// Details from the storage engine.
+    public var message: String
+
+    /// Creates an error with one of the `DB_` codes.
+    public init(_ code: FailureCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Category ``FailureCategory/storage``; busy is transient, everything else is not.
+    public var classification: FailureClassification {
+        FailureClassification(
+            category: .storage, code: code, isTransient: code == .storageBusy,
+            logLevel: code == .corruptedData || code == .migrationFailed ? .critical : .error, message: message)
+    }
+
+    /// `DB_005: disk full`.
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,47 @@
+/// Admits a call now, after a delay, or not at all: token buckets, bulkheads, adaptive throttles.
+///
+/// ## Contract
+/// - ``tryAcquire(now:)`` is synchronous, lock-protected, allocation-free on admission, and never suspends.
+/// - Every ``RateLimitDecision/admitted(_:)`` permit is released exactly once, whatever happens to the call
+///   (a bulkhead slot must never leak when a call is cancelled).
+/// - ``waitForPermit(context:)`` suspends until a permit is granted or the context's deadline would be
+///   missed, and is cancellation-correct: a cancelled waiter leaves no trace (no slot consumed).
+///   The default implementation sleeps on the context's clock for each ``RateLimitDecision/delayed(retryAfter:)``
+///   and asks again; limiters with queues (bulkheads) replace it.
+public protocol RateLimiter: Sendable {
+    /// Asks for a permit at `now`.
+    func tryAcquire(now: ResilienceInstant) -> RateLimitDecision
+
+    /// Waits (on `context.clock`, within `context.deadline`) for a permit; throws ``ResilienceError`` when
+    /// rejected or when the wait would outlive the deadline, `CancellationError` when cancelled.
+    func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit
+
+    /// Returns a permit when its call ends.
+    func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant)
+
+    /// A short description of the limiter and its settings.
+    var policyDescription: String { get }
+}
+
+extension RateLimiter {
+    /// Sleeps for each delay the limiter asks for, until admitted, rejected, or past the deadline.
+    public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
+        while true {
+            let now = context.clock.now()
+            switch tryAcquire(now: now) {
+            case .admitted(let permit):
+                return permit
+            case .rejected(let code, let retryAfter):
+                throw ResilienceError(code, key: context.key, retryAfter: retryAfter)
+            case .delayed(let retryAfter):
+                if let remaining = context.remaining(now: now), remaining < retryAfter {
+                    throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter)
+                }
+                try await context.clock.sleep(until: now.advanced(by: retryAfter))
+            }
+        }
+    }
+
+    /// The type's name.
+    public var policyDescription: String { String(describing: Self.self) }
+}

@@ -1,0 +1,17 @@
+/// A source's stable identifier (`"greenhouse-acme"`): the key for its pipeline, cache and telemetry.
+public struct SourceID: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The identifier.
+    public let rawValue: String
+    /// Creates an identifier.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates an identifier.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Creates an identifier from a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The identifier.
+    public var description: String { rawValue }
+    /// Orders identifiers alphabetically.
+    public static func < (lhs: SourceID, rhs: SourceID) -> Bool { lhs.rawValue < rhs.rawValue }
+}

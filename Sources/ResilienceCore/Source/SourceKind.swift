@@ -1,0 +1,20 @@
+/// What kind of source this is (`"json-api"`, `"rss"`); an open set for third-party modules.
+public struct SourceKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The kind's identifier.
+    public let rawValue: String
+    /// Creates a kind.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a kind.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Creates a kind from a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The identifier.
+    public var description: String { rawValue }
+
+    /// A JSON HTTP API.
+    public static let jsonAPI = SourceKind("json-api")
+    /// An RSS 2.0 or Atom 1.0 feed.
+    public static let feed = SourceKind("feed")
+}

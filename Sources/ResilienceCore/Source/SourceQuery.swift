@@ -1,0 +1,22 @@
+/// What to fetch from a source.
+public struct SourceQuery: Hashable, Sendable, CustomStringConvertible {
+    /// Free text (`"swift engineer"`); empty for "everything".
+    public var text: String
+    /// Named filters (`"location": "remote"`).
+    public var filters: [String: String]
+    /// The most items wanted, if limited.
+    public var limit: Int?
+
+    /// Creates a query.
+    public init(text: String = "", filters: [String: String] = [:], limit: Int? = nil) {
+        self.text = text
+        self.filters = filters
+        self.limit = limit
+    }
+
+    /// A stable rendering, usable as a cache key.
+    public var description: String {
+        let filterText = filters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return "q=\(text)&\(filterText)&limit=\(limit.map(String.init) ?? "")"
+    }
+}

@@ -1,0 +1,55 @@
+/// One thing that happened in a pipeline, transport, source or sync engine.
+///
+/// A flat value with optional fields, so new kinds need no new types and exporters can render any event.
+/// Which fields are set depends on ``kind`` (see ``ResilienceEventKind``'s members).
+public struct ResilienceEvent: Sendable, Hashable {
+    /// What happened.
+    public var kind: ResilienceEventKind
+    /// The key (source id or host) it happened to.
+    public var key: String
+    /// The operation's name.
+    public var operation: String
+    /// The attempt number at the time.
+    public var attempt: Int
+    /// When, on the pipeline's clock.
+    public var time: ResilienceInstant
+    /// A latency, delay, wait or limit, depending on the kind.
+    public var duration: Duration?
+    /// The failure, for failure kinds.
+    public var classification: FailureClassification?
+    /// The breaker's state change, for ``ResilienceEventKind/breakerTransition``.
+    public var transition: BreakerTransition?
+    /// A short free-form detail (a reason, a fallback's name, a redacted URL).
+    public var detail: String?
+    /// A count (succeeded sources, pending mutations).
+    public var count: Int?
+    /// A total (attempted sources).
+    public var total: Int?
+
+    /// Creates an event.
+    public init(
+        kind: ResilienceEventKind,
+        key: String,
+        operation: String = "",
+        attempt: Int = 0,
+        time: ResilienceInstant,
+        duration: Duration? = nil,
+        classification: FailureClassification? = nil,
+        transition: BreakerTransition? = nil,
+        detail: String? = nil,
+        count: Int? = nil,
+        total: Int? = nil
+    ) {
+        self.kind = kind
+        self.key = key
+        self.operation = operation
+        self.attempt = attempt
+        self.time = time
+        self.duration = duration
+        self.classification = classification
+        self.transition = transition
+        self.detail = detail
+        self.count = count
+        self.total = total
+    }
+}

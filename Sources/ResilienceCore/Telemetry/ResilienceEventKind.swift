@@ -1,0 +1,48 @@
+/// What an event reports. An open set: modules and third parties add kinds without breaking anyone.
+public struct ResilienceEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The kind's identifier (`"retry-scheduled"`).
+    public let rawValue: String
+    /// Creates a kind.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Creates a kind from a literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The identifier.
+    public var description: String { rawValue }
+
+    /// An attempt started.
+    public static let attemptStarted: Self = "attempt-started"
+    /// An attempt succeeded; `duration` is its latency.
+    public static let attemptSucceeded: Self = "attempt-succeeded"
+    /// An attempt failed; `classification` says how, `duration` is its latency.
+    public static let attemptFailed: Self = "attempt-failed"
+    /// A retry was scheduled; `duration` is the delay, `detail` the reason.
+    public static let retryScheduled: Self = "retry-scheduled"
+    /// A breaker changed state; `transition` says how.
+    public static let breakerTransition: Self = "breaker-transition"
+    /// A breaker rejected a call; `duration` is the time left.
+    public static let breakerRejected: Self = "breaker-rejected"
+    /// A limiter delayed or rejected a call; `duration` is the wait or hint.
+    public static let rateLimited: Self = "rate-limited"
+    /// The retry budget refused a retry.
+    public static let budgetExhausted: Self = "budget-exhausted"
+    /// A fallback alternative was used; `detail` names it.
+    public static let fallbackUsed: Self = "fallback-used"
+    /// A hedged attempt was launched; `duration` is the hedging delay.
+    public static let hedgeLaunched: Self = "hedge-launched"
+    /// An attempt or the whole operation timed out; `duration` is the limit.
+    public static let timedOut: Self = "timed-out"
+    /// Credentials were refreshed; `detail` is `"succeeded"` or `"failed"`.
+    public static let credentialRefreshed: Self = "credential-refreshed"
+    /// A plaintext request was blocked; `detail` is the (redacted) URL.
+    public static let insecureTransportBlocked: Self = "insecure-transport-blocked"
+    /// A source failed; `classification` says how.
+    public static let sourceFailed: Self = "source-failed"
+    /// A fetch finished with partial results; `count` sources succeeded of `total`.
+    public static let partialResults: Self = "partial-results"
+    /// A fetch over all sources finished; `count` succeeded of `total`.
+    public static let fetchCompleted: Self = "fetch-completed"
+    /// The sync engine changed state; `detail` is `from → to`, `count` the pending mutations.
+    public static let syncStateChanged: Self = "sync-state-changed"
+}

@@ -1,0 +1,43 @@
+/// A type-erased monotonic clock: the one source of time for every policy, stage, transport and sync engine.
+///
+/// Wrap any standard `Clock` whose duration is `Duration`: `ContinuousClock` in production, `ManualClock`
+/// from ResilienceTesting in tests, a virtual clock in a simulation. Reading `now()` costs one indirect call
+/// and no allocation; nothing in ResilienceKit reads the system clock directly.
+///
+/// ```swift
+/// let clock = ResilienceClock(ContinuousClock())
+/// let start = clock.now()
+/// try await clock.sleep(for: .milliseconds(10))
+/// ```
+public struct ResilienceClock: Sendable {
+    @usableFromInline let readNow: @Sendable () -> ResilienceInstant
+    @usableFromInline let sleepUntil: @Sendable (ResilienceInstant) async throws -> Void
+
+    /// Wraps `clock`, taking its current instant as this clock's origin.
+    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        readNow = { ResilienceInstant(offset: origin.duration(to: clock.now)) }
+        sleepUntil = { deadline in
+            try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
+        }
+    }
+
+    /// The current instant.
+    @inlinable
+    public func now() -> ResilienceInstant { readNow() }
+
+    /// Suspends until `deadline`; throws `CancellationError` if the task is cancelled first.
+    @inlinable
+    public func sleep(until deadline: ResilienceInstant) async throws {
+        try await sleepUntil(deadline)
+    }
+
+    /// Suspends for `duration`; throws `CancellationError` if the task is cancelled first.
+    @inlinable
+    public func sleep(for duration: Duration) async throws {
+        try await sleepUntil(now().advanced(by: duration))
+    }
+
+    /// A clock backed by `ContinuousClock`, created when first used.
+    public static let continuous = ResilienceClock(ContinuousClock())
+}

@@ -1,0 +1,2 @@
+// The test kit is written in Core's vocabulary; importing it brings that along.
+@_exported import ResilienceCore

@@ -1,0 +1,85 @@
+import Foundation
+import ResilienceCore
+import Testing
+
+@Suite("Classification vocabulary")
+struct ClassificationTests {
+    struct OtherError: Error {}
+
+    struct AlwaysServerError: ErrorClassifier {
+        func classify(_ error: any Error) -> FailureClassification? {
+            FailureClassification(category: .serverError, code: .serverUnavailable)
+        }
+    }
+
+    struct NeverRecognises: ErrorClassifier {
+        func classify(_ error: any Error) -> FailureClassification? { nil }
+    }
+
+    @Test(
+        "Cancellation is always cancelled, whatever the classifiers say",
+        arguments: [
+            CancellationError() as any Error, URLError(.cancelled),
+            NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled),
+        ])
+    func cancellationWins(error: any Error) {
+        let classifier = CompositeErrorClassifier([AlwaysServerError()])
+        #expect(classifier.classification(of: error).category == .cancelled)
+        #expect(ResilienceContext(key: "k", classifier: AlwaysServerError()).classify(error).category == .cancelled)
+    }
+
+    @Test("The first classifier that recognises the error wins; unknown errors get the fallback")
+    func orderedComposite() {
+        let composite = CompositeErrorClassifier([NeverRecognises(), AlwaysServerError()])
+        #expect(composite.classification(of: OtherError()).category == .serverError)
+        #expect(CompositeErrorClassifier([NeverRecognises()]).classification(of: OtherError()) == .unknown)
+    }
+
+    @Test("A ResilienceError classifies itself; circuit-open is never transient")
+    func resilienceErrorClassifiesItself() {
+        let open = ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(12))
+        let classification = CompositeErrorClassifier([AlwaysServerError()]).classification(of: open)
+        #expect(classification.category == .circuitOpen)
+        #expect(classification.code == .circuitOpen)
+        #expect(classification.retryAfter == .seconds(12))
+        #expect(!classification.isTransient)
+        #expect(classification.requestWasNotSent)
+        #expect(ResilienceError(.attemptTimedOut).classification.category == .timeout)
+        #expect(ResilienceError(.attemptTimedOut).classification.isTransient)
+    }
+
+    @Test("Transience defaults from the category")
+    func transienceDefaults() {
+        #expect(FailureClassification(category: .serverError, code: .http(503)).isTransient)
+        #expect(!FailureClassification(category: .clientError, code: .http(400)).isTransient)
+        #expect(FailureCode.http(503).rawValue == "HTTP_503")
+    }
+
+    @Test("Idempotency guard facts")
+    func idempotency() {
+        #expect(HTTPRequest(method: .get, url: URL(string: "https://x")!).idempotency.isSafeToRepeat)
+        #expect(!HTTPRequest(method: .post, url: URL(string: "https://x")!).idempotency.isSafeToRepeat)
+        #expect(Idempotency.keyed("k").isSafeToRepeat)
+    }
+
+    @Test("Headers are case-insensitive and keep repeated fields")
+    func headers() {
+        var headers: HTTPHeaders = ["Retry-After": "5", "Set-Cookie": "a=1"]
+        headers.add(name: "set-cookie", value: "b=2")
+        #expect(headers["retry-after"] == "5")
+        #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        #expect(headers.combinedValue(for: "set-cookie") == "a=1, b=2")
+        headers["Retry-After"] = nil
+        #expect(!headers.contains("retry-after"))
+    }
+
+    @Test("Seeded generators repeat their sequence")
+    func seededGenerator() {
+        var first = PseudoRandomGenerator(seed: 42)
+        var second = PseudoRandomGenerator(seed: 42)
+        let a = (0..<5).map { _ in first.next() }
+        let b = (0..<5).map { _ in second.next() }
+        #expect(a == b)
+        #expect(Set(a).count == 5)
+    }
+}
