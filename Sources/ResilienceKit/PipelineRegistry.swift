@@ -84,6 +84,11 @@ public final class PipelineRegistry: Sendable {
         }
     }
 
+    /// The pipeline for a source (keyed by its raw value).
+    public func pipeline(for source: SourceID) -> any ResiliencePipeline {
+        pipeline(for: source.rawValue)
+    }
+
     /// Pins `pipeline` for `key`, replacing any cached or previous override.
     public func setOverride(for key: String, _ pipeline: any ResiliencePipeline) {
         state.withLock { state in
