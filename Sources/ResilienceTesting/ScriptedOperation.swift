@@ -1,7 +1,7 @@
 /// An operation that fails or succeeds in a given sequence, counting calls: the stand-in for a transport or
 /// a source when testing stages and pipelines.
 ///
-/// After the script runs out the last step repeats. Steps may first sleep on a clock (use a
+/// After the script runs out the last step repeats; an empty script throws ``EmptyScript``. Steps may first sleep on a clock (use a
 /// ``ManualClock`` and advance it), and every call's context is recorded.
 ///
 /// ```swift
@@ -36,7 +36,6 @@ public final class ScriptedOperation<Output: Sendable>: Sendable {
     /// Creates an operation that performs `steps` in order; `clock` is used by delayed steps (the context's
     /// clock when `nil`).
     public init(_ steps: [Step], clock: ResilienceClock? = nil) {
-        precondition(!steps.isEmpty, "ScriptedOperation needs at least one step")
         state = LockedState(initialState: State(steps: steps))
         self.clock = clock
     }
@@ -58,7 +57,10 @@ public final class ScriptedOperation<Output: Sendable>: Sendable {
     /// The most calls that were running at the same time.
     public var maximumConcurrentCalls: Int { state.withLock { $0.maximumInFlight } }
 
-    /// Performs the next step.
+    /// The error an operation with an empty script throws.
+    public struct EmptyScript: Error, Hashable {}
+
+    /// Performs the next step (an empty script throws ``EmptyScript``).
     public func callAsFunction(_ context: ResilienceContext) async throws -> Output {
         let step = state.withLock { state -> Step in
             let index = min(state.calls, state.steps.count - 1)
@@ -66,7 +68,7 @@ public final class ScriptedOperation<Output: Sendable>: Sendable {
             state.contexts.append(context)
             state.inFlight += 1
             state.maximumInFlight = max(state.maximumInFlight, state.inFlight)
-            return state.steps[index]
+            return index >= 0 ? state.steps[index] : .failure(EmptyScript())
         }
         defer { state.withLock { $0.inFlight -= 1 } }
         return try await perform(step, context)

@@ -51,8 +51,7 @@ struct RetryBudgetTests {
                 budgetRejections += 1
             } catch {}
         }
-        #expect(operation.callCount <= 1_100)
-        #expect(operation.callCount >= 1_090)
+        #expect(operation.callCount == 1_100)
         #expect(budgetRejections > 0)
     }
 

@@ -86,6 +86,10 @@ struct RetryPolicyTests {
             (.serverError, 500, [2.0, 4.0], 3),
             (.serverError, 503, [2.0, 4.0], 3),
             (.transient, 502, [1.0, 2.0], 3),
+            (.serverError, 504, [1.0, 2.0], 3),
+            (.serverError, 408, [1.0, 2.0], 3),
+            (.transient, 429, [5.0, 10.0], 2),
+            (.rateLimited, 503, [5.0, 10.0], 2),
         ])
     func categoryTable(category: FailureCategory, status: Int, expected: [Double], maxAttempts: Int) {
         var policy = CategoryRetryPolicy.standard

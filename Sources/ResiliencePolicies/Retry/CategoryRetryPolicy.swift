@@ -1,8 +1,9 @@
 /// A retry policy with one rule per failure category: seed 000's per-error-type configurations.
 ///
 /// Before the table it applies the module's guard (never cancellation, circuit-open, non-transient; the
-/// idempotency guard) and seed 000 §2.2's status rule: 501 and every other 4xx except 408 and 429 are never
-/// retried. The ``standard`` table maps timeouts (408, 504) to a linear curve and rate limits (429) and
+/// idempotency guard) and seed 000 §2.2's status rule: 408 and 504 use the timeout rule (linear), 429 the
+/// rate-limit rule, other 5xx their category's rule or the server-error rule, and 501 and every other 4xx
+/// are never retried, whatever the classifier's category. The ``standard`` table maps timeouts (408, 504) to a linear curve and rate limits (429) and
 /// server errors (5xx) to exponential ones, with Appendix B's numbers.
 public struct CategoryRetryPolicy: RetryPolicy, Hashable {
     /// The rule for each category; a category without a rule is not retried.
@@ -35,11 +36,15 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
 
     /// The rule that applies to `failure`, or `nil` when it is not retried.
     public func rule(for failure: FailureClassification) -> CategoryRetryRule? {
-        if appliesStatusRule, let status = failure.httpStatus {
-            if status == 501 { return nil }
-            if (400..<500).contains(status) && status != 408 && status != 429 { return nil }
+        guard appliesStatusRule, let status = failure.httpStatus else { return rules[failure.category] }
+        switch status {
+        case 501: return nil
+        case 408, 504: return rules[.timeout] ?? rules[failure.category]
+        case 429: return rules[.rateLimited] ?? rules[failure.category]
+        case 400..<500: return nil
+        case 500..<600: return rules[failure.category] ?? rules[.serverError]
+        default: return rules[failure.category]
         }
-        return rules[failure.category]
     }
 
     /// Retry, or stop, after `attempt` failed.
