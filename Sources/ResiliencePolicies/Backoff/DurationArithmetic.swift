@@ -12,6 +12,14 @@ enum DurationArithmetic {
         return Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 
+    /// The largest delay any policy produces, as a duration.
+    static let maximum = Duration.seconds(Int64(maximumSeconds))
+
+    /// `duration` clamped to `0...maximum`: safe to add to an instant and to sleep for.
+    static func clamp(_ duration: Duration) -> Duration {
+        duration < .zero ? .zero : (duration > maximum ? maximum : duration)
+    }
+
     /// A duration of `seconds`, clamped to `0...maximumSeconds`; NaN becomes zero.
     static func duration(seconds: Double) -> Duration {
         guard seconds.isFinite || seconds == .infinity else { return .zero }
