@@ -38,6 +38,11 @@ let package = Package(
             dependencies: ["ResilienceCore", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ResilienceBreakerTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
