@@ -37,12 +37,11 @@ public struct BreakerBackoff: Hashable, Sendable {
     public func multiplier(tripIndex: Int) -> Double {
         let factor = growthFactor.isFinite && growthFactor >= 1 ? growthFactor : 1
         let cap = maximumMultiplier.isFinite && maximumMultiplier >= 1 ? maximumMultiplier : 1
+        guard tripIndex > 0, factor > 1 else { return 1 }
+        // Repeated multiplication (no Foundation `pow`); stops as soon as the cap is reached.
         var value = 1.0
-        var step = 0
-        while step < tripIndex && value < cap {
+        for _ in 0..<min(tripIndex, 4096) where value < cap {
             value *= factor
-            step += 1
-            if factor == 1 { break }
         }
         return min(value, cap)
     }

@@ -73,6 +73,11 @@ public final class ConcurrencyLimiter: RateLimiter {
                         state.inFlight += 1
                         return .admit(RateLimitPermit(token: id, admittedAt: context.clock.now()))
                     }
+                    // Checked under the lock, so a deadline timer that fired before this waiter was queued
+                    // cannot leave it waiting past the deadline.
+                    if let deadline = context.deadline, context.clock.now() >= deadline {
+                        return .fail(ResilienceError(.bulkheadFull, key: context.key))
+                    }
                     guard state.queue.count < queueLimit else {
                         return .fail(ResilienceError(.bulkheadFull, key: context.key))
                     }
