@@ -124,6 +124,12 @@ struct BreakerCycle: Sendable {
         return BreakerTransition(from: previous, to: restored, openFor: restored == .open ? remaining : nil)
     }
 
+    /// The state a call at `now` would find: an expired open period reads as half-open (or closed).
+    func effectiveState(now: ResilienceInstant) -> BreakerState {
+        guard state == .open, now >= openUntil else { return state }
+        return halfOpen == nil ? .closed : .halfOpen
+    }
+
     /// Time left in the open state at `now` (zero unless open).
     func remainingOpen(now: ResilienceInstant) -> Duration {
         guard state == .open, now < openUntil else { return .zero }

@@ -65,7 +65,7 @@ struct ConsecutiveFailureMachine: Sendable {
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
         BreakerMetrics(
-            state: cycle.state, consecutiveFailures: consecutiveFailures,
+            state: cycle.effectiveState(now: now), consecutiveFailures: consecutiveFailures,
             consecutiveSuccesses: consecutiveSuccesses, totalOpens: cycle.totalOpens,
             currentOpenDuration: cycle.currentOpenDuration(now: now),
             remainingOpenDuration: cycle.remainingOpen(now: now))

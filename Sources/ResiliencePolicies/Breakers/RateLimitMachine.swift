@@ -51,7 +51,7 @@ struct RateLimitMachine: Sendable {
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
         BreakerMetrics(
-            state: cycle.state, consecutiveFailures: consecutiveRateLimits,
+            state: cycle.effectiveState(now: now), consecutiveFailures: consecutiveRateLimits,
             consecutiveSuccesses: consecutiveSuccesses, totalOpens: cycle.totalOpens,
             currentOpenDuration: cycle.currentOpenDuration(now: now),
             remainingOpenDuration: cycle.remainingOpen(now: now))
