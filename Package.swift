@@ -48,6 +48,11 @@ let package = Package(
             dependencies: ["ResilienceKit", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ResilienceBreakerTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Examples
         .executableTarget(
