@@ -1,4 +1,4 @@
-/// Overflow-safe conversions between `Duration` and floating-point seconds.
+/// Overflow-safe conversions between `Duration` and plain numbers, shared by backoff, breakers and limiters.
 ///
 /// Backoff grows geometrically, so intermediate values are computed as `Double` (which saturates to
 /// infinity instead of trapping) and converted back only after clamping to ``maximumSeconds``.
@@ -27,4 +27,19 @@ enum DurationArithmetic {
         return .nanoseconds(Int64((clamped * 1e9).rounded()))
     }
 
+    /// `duration` in whole nanoseconds, saturating at the `Int64` limits.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return parts.seconds < 0 ? .min : .max }
+        let (total, overflowSum) = whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000)
+        if overflowSum { return parts.seconds < 0 ? .min : .max }
+        return total
+    }
+
+    /// `lhs` divided by `rhs`, rounded towards negative infinity (`rhs` > 0).
+    static func floorDivide(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let quotient = lhs / rhs
+        return (lhs % rhs != 0 && lhs < 0) ? quotient - 1 : quotient
+    }
 }

@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+// ResilienceKit's benchmarks: a separate package so the library itself stays dependency-free.
+import PackageDescription
+
+let package = Package(
+    name: "ResilienceKitBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "ResilienceKit", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PipelineOverhead",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/PipelineOverhead",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
