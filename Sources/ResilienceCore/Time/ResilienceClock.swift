@@ -15,6 +15,19 @@ public struct ResilienceClock: Sendable {
 
     /// Wraps `clock`, taking its current instant as this clock's origin.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        // The system clocks get closures compiled for their concrete types: a generic closure would read
+        // the time through witness tables and cost several times the clock read itself.
+        if let continuous = clock as? ContinuousClock {
+            self.init(concrete: continuous)
+        } else if let suspending = clock as? SuspendingClock {
+            self.init(concrete: suspending)
+        } else {
+            self.init(concrete: clock)
+        }
+    }
+
+    @inline(__always)
+    private init<C: Clock>(concrete clock: C) where C.Duration == Duration {
         let origin = clock.now
         readNow = { ResilienceInstant(offset: origin.duration(to: clock.now)) }
         sleepUntil = { deadline in
