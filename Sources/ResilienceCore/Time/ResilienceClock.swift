@@ -10,8 +10,8 @@
 /// try await clock.sleep(for: .milliseconds(10))
 /// ```
 public struct ResilienceClock: Sendable {
-    @usableFromInline let readNow: @Sendable () -> ResilienceInstant
-    @usableFromInline let sleepUntil: @Sendable (ResilienceInstant) async throws -> Void
+    /// One reference (not two closures), so copying a clock (and a ``ResilienceContext``) costs one retain.
+    @usableFromInline let source: ClockSource
 
     /// Wraps `clock`, taking its current instant as this clock's origin.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
@@ -29,26 +29,27 @@ public struct ResilienceClock: Sendable {
     @inline(__always)
     private init<C: Clock>(concrete clock: C) where C.Duration == Duration {
         let origin = clock.now
-        readNow = { ResilienceInstant(offset: origin.duration(to: clock.now)) }
-        sleepUntil = { deadline in
-            try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
-        }
+        source = ClockSource(
+            readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },
+            sleepUntil: { deadline in
+                try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
+            })
     }
 
     /// The current instant.
     @inlinable
-    public func now() -> ResilienceInstant { readNow() }
+    public func now() -> ResilienceInstant { source.readNow() }
 
     /// Suspends until `deadline`; throws `CancellationError` if the task is cancelled first.
     @inlinable
     public func sleep(until deadline: ResilienceInstant) async throws {
-        try await sleepUntil(deadline)
+        try await source.sleepUntil(deadline)
     }
 
     /// Suspends for `duration`; throws `CancellationError` if the task is cancelled first.
     @inlinable
     public func sleep(for duration: Duration) async throws {
-        try await sleepUntil(now().advanced(by: duration))
+        try await source.sleepUntil(now().advanced(by: duration))
     }
 
     /// A clock backed by `ContinuousClock`, created when first used.
