@@ -66,10 +66,7 @@ struct ErrorBanner: View {
             .accessibilityLabel(strings.string("action.dismiss"))
         }
         .padding(12)
-        .background(
-            RoundedRectangle(cornerRadius: 10)
-                .fill(SeverityStyle.color(error.severity).opacity(0.15))
-        )
+        .background(SeverityStyle.color(error.severity).opacity(0.15), in: RoundedRectangle(cornerRadius: 10))
     }
 
     private func remainingSeconds(at date: Date) -> Int64 {
