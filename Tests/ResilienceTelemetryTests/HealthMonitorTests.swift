@@ -166,3 +166,23 @@ struct HealthMonitorTests {
         #expect(report.alerts.map(\.rule) == ["error-rate-warning", "custom"])
     }
 }
+
+@Suite("HealthMonitor periodic reports")
+struct HealthMonitorStreamTests {
+    @Test("Reports arrive every interval on the manual clock")
+    func periodic() async {
+        let fixture = TelemetryFixture()
+        let monitor = HealthMonitor(recorder: fixture.recorder)
+        var iterator = monitor.reports(every: .seconds(60)).makeAsyncIterator()
+        await fixture.manual.waitForSleepers(count: 1)
+        fixture.emit(.insecureTransportBlocked, key: "rss")
+        fixture.manual.advance(by: .seconds(60))
+        let first = await iterator.next()
+        #expect(first?.evaluatedAt == ResilienceInstant(offset: .seconds(60)))
+        #expect(first?.alert("insecure-transport-blocked") != nil)
+        await fixture.manual.waitForSleepers(count: 1)
+        fixture.manual.advance(by: .seconds(400))
+        let second = await iterator.next()
+        #expect(second?.alerts.isEmpty == true)
+    }
+}

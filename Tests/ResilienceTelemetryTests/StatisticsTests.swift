@@ -20,6 +20,8 @@ struct StatisticsTests {
         #expect(greenhouse?.failures == 4)
         #expect(greenhouse?.errorRate == 0.4)
         #expect(greenhouse?.errorsPerMinute == 2)
+        #expect(greenhouse?.failuresByMinute == [4, 0])
+        #expect(stats.sources["lever"]?.failuresByMinute == [1, 0])
         #expect(stats.retryAttempts == 3)
         #expect(stats.retrySuccesses == 2)
         #expect(stats.retrySuccessRate == 2.0 / 3.0)

@@ -29,6 +29,26 @@ public struct HealthMonitor: Sendable {
         return Self.evaluate(rules, input: input)
     }
 
+    /// Evaluates the rules every `interval` on the recorder's clock and yields each report, until the stream
+    /// is dropped or its consumer is cancelled.
+    public func reports(every interval: Duration) -> AsyncStream<HealthReport> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HealthReport.self, bufferingPolicy: .bufferingNewest(1))
+        let monitor = self
+        let task = Task {
+            while !Task.isCancelled {
+                do {
+                    try await monitor.recorder.clock.sleep(for: interval)
+                } catch {
+                    break
+                }
+                continuation.yield(monitor.evaluate())
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
     /// Evaluates `rules` against `input`.
     public static func evaluate(_ rules: [HealthRule], input: HealthInput) -> HealthReport {
         HealthReport(evaluatedAt: input.now, alerts: rules.compactMap { $0.evaluate(input) })

@@ -26,6 +26,9 @@ public struct SourceStatistics: Sendable, Hashable {
     public var failingSince: ResilienceInstant?
     /// Failures per minute over the window.
     public var errorsPerMinute: Double = 0
+    /// Failed attempts in each minute of the window, oldest first; the last entry is the minute ending at
+    /// the evaluation time. At most 1,440 entries (a day).
+    public var failuresByMinute: [Int] = []
 
     /// Creates empty statistics.
     public init() {}

@@ -52,6 +52,7 @@ public struct TelemetryStatistics: Sendable, Hashable {
         var openSince: [String: ResilienceInstant] = [:]
         var partialEvents = 0
         var partialCompletions = 0
+        let minuteCount = Self.minuteCount(window)
         for event in events where event.time >= start && event.time <= now {
             var source = sources[event.key] ?? SourceStatistics()
             switch event.kind {
@@ -66,6 +67,11 @@ public struct TelemetryStatistics: Sendable, Hashable {
                     source.failures += 1
                     if source.failingSince == nil { source.failingSince = event.time }
                     countFailure(event.classification)
+                    if source.failuresByMinute.isEmpty {
+                        source.failuresByMinute = Array(repeating: 0, count: minuteCount)
+                    }
+                    let minutesAgo = Int(event.time.duration(to: now).components.seconds / 60)
+                    if minutesAgo < minuteCount { source.failuresByMinute[minuteCount - 1 - minutesAgo] += 1 }
                 }
                 if event.attempt >= 2 {
                     retryAttempts += 1
@@ -111,6 +117,11 @@ public struct TelemetryStatistics: Sendable, Hashable {
             sources[key]?.errorsPerMinute = Double(failures) / minutes
         }
         partialFetches = max(partialEvents, partialCompletions)
+    }
+
+    private static func minuteCount(_ window: Duration) -> Int {
+        let seconds = max(window.components.seconds, 1)
+        return Int(min((seconds + 59) / 60, 1440))
     }
 
     private mutating func countFailure(_ classification: FailureClassification?) {
