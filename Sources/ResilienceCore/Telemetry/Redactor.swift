@@ -10,7 +10,7 @@
 /// - user information in URLs (`https://user:pass@host`).
 ///
 /// Redaction replaces the secret with ``replacement`` and keeps the rest, so logs stay useful. Text without
-/// `=`, `:` or `@` is returned unchanged without copying.
+/// `=`, `:`, `@` or a word starting `be…`/`ba…` is returned unchanged after one pass, without copying.
 public struct Redactor: Sendable, Hashable {
     /// What replaces a secret.
     public var replacement: String
@@ -19,7 +19,10 @@ public struct Redactor: Sendable, Hashable {
     /// Parameter names (lowercased) whose values are always redacted.
     public var sensitiveParameters: Set<String>
     /// Fragments that make any parameter name sensitive when it contains one (lowercased).
-    public var sensitiveFragments: [String]
+    public var sensitiveFragments: [String] {
+        didSet { fragmentBytes = sensitiveFragments.map { Array($0.utf8) } }
+    }
+    private var fragmentBytes: [[UInt8]]
 
     /// Creates a redactor; the defaults cover the common credential carriers.
     public init(
@@ -32,6 +35,7 @@ public struct Redactor: Sendable, Hashable {
         self.sensitiveHeaders = sensitiveHeaders
         self.sensitiveParameters = sensitiveParameters
         self.sensitiveFragments = sensitiveFragments
+        self.fragmentBytes = sensitiveFragments.map { Array($0.utf8) }
     }
 
     /// The standard redactor.
@@ -62,17 +66,34 @@ public struct Redactor: Sendable, Hashable {
 
     /// `text` with every recognised secret replaced.
     public func redact(_ text: String) -> String {
-        var needsWork = false
-        for byte in text.utf8 where byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
-        {
-            needsWork = true
-            break
-        }
-        if !needsWork && !containsCaseInsensitive(text, "bearer") && !containsCaseInsensitive(text, "basic ") {
-            return text
-        }
+        guard Self.mightContainSecret(text) else { return text }
         var scanner = RedactionScanner(input: Array(text.utf8), redactor: self)
         return scanner.run()
+    }
+
+    /// One pass over the bytes: true when `text` has `=`, `:`, `@`, or a `bearer`/`basic ` scheme word.
+    static func mightContainSecret(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        var schemeProgress = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                return true
+            default:
+                let lower = byte | 0x20
+                // Tracks "bearer" / "basic" loosely: a 'b' followed by 'e' or 'a' is enough to scan properly.
+                if schemeProgress == 1 && (lower == UInt8(ascii: "e") || lower == UInt8(ascii: "a")) { return true }
+                schemeProgress = lower == UInt8(ascii: "b") && !isWordByte(previous) ? 1 : 0
+            }
+            previous = byte
+        }
+        return false
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
     /// `text` with secrets replaced, or `nil` for `nil`.
@@ -99,17 +120,29 @@ public struct Redactor: Sendable, Hashable {
     }
 
     func isSensitiveHeader(_ name: String) -> Bool {
-        sensitiveHeaders.contains(name.lowercased())
+        sensitiveHeaders.contains(Self.asciiLowercased(name))
     }
 
     func isSensitiveParameter(_ name: String) -> Bool {
-        let lowered = name.lowercased()
+        let lowered = Self.asciiLowercased(name)
         if sensitiveParameters.contains(lowered) { return true }
-        return sensitiveFragments.contains { lowered.contains($0) }
+        let bytes = Array(lowered.utf8)
+        return fragmentBytes.contains { Self.bytes(bytes, contain: $0) }
     }
 
-    private func containsCaseInsensitive(_ text: String, _ needle: String) -> Bool {
-        text.utf8.count >= needle.utf8.count && text.lowercased().contains(needle)
+    private static func asciiLowercased(_ text: String) -> String {
+        String(
+            decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self
+        )
+    }
+
+    private static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+        outer: for start in 0...(haystack.count - needle.count) {
+            for offset in 0..<needle.count where haystack[start + offset] != needle[offset] { continue outer }
+            return true
+        }
+        return false
     }
 }
 
@@ -139,10 +172,14 @@ private struct RedactionScanner {
     }
 
     /// `Bearer <token>` / `Basic <token>` at a word start.
+    private static let schemes: [[UInt8]] = [Array("bearer ".utf8), Array("basic ".utf8)]
+
     private mutating func redactScheme(at index: Int) -> Int? {
-        guard index == 0 || !isNameByte(input[index - 1]) else { return nil }
-        for scheme in ["bearer ", "basic "] where matches(scheme, at: index) {
-            var end = index + scheme.utf8.count
+        guard lowercase(input[index]) == UInt8(ascii: "b"), index == 0 || !isNameByte(input[index - 1]) else {
+            return nil
+        }
+        for scheme in Self.schemes where matches(scheme, at: index) {
+            var end = index + scheme.count
             while end < input.count && input[end] == UInt8(ascii: " ") { end += 1 }
             let tokenStart = end
             while end < input.count && isTokenByte(input[end]) { end += 1 }
@@ -219,8 +256,7 @@ private struct RedactionScanner {
             && input[separator - 1] == UInt8(ascii: "\"")
     }
 
-    private func matches(_ needle: String, at index: Int) -> Bool {
-        let bytes = Array(needle.utf8)
+    private func matches(_ bytes: [UInt8], at index: Int) -> Bool {
         guard index + bytes.count <= input.count else { return false }
         for offset in 0..<bytes.count where lowercase(input[index + offset]) != bytes[offset] { return false }
         return true

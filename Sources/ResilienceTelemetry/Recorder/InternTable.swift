@@ -13,8 +13,22 @@ struct InternTable: Sendable {
         self.capacity = min(max(capacity, 3), Int(UInt16.max))
     }
 
+    /// The last two names looked up, to skip hashing for the common case of repeated keys and kinds.
+    private var recent: (String, UInt16, String, UInt16) = ("", 0, "", 0)
+
     /// The id for `name`, adding it (redacted by `redactor` for display) when there is room.
     mutating func id(for name: String, redactor: Redactor?) -> UInt16 {
+        if name == recent.0 { return recent.1 }
+        if name == recent.2 {
+            recent = (recent.2, recent.3, recent.0, recent.1)
+            return recent.1
+        }
+        let id = lookUp(name, redactor: redactor)
+        recent = (name, id, recent.0, recent.1)
+        return id
+    }
+
+    private mutating func lookUp(_ name: String, redactor: Redactor?) -> UInt16 {
         if let id = ids[name] { return id }
         guard names.count < capacity else { return 1 }
         let id = UInt16(names.count)
@@ -31,4 +45,15 @@ struct InternTable: Sendable {
         names.reduce(0) { $0 + StoredRecord.heapBytes(of: $1) } + names.capacity * MemoryLayout<String>.stride
             + ids.capacity * (MemoryLayout<String>.stride + MemoryLayout<UInt16>.stride)
     }
+}
+
+/// The recorder's intern tables: keys (which index the per-key counters), operations and codes (shared),
+/// and small ones for kinds and categories so per-key counters can be flat arrays.
+struct NameTables: Sendable {
+    var keys: InternTable
+    var names: InternTable
+    var kinds: InternTable
+    var categories: InternTable
+
+    var heapBytes: Int { keys.heapBytes + names.heapBytes + kinds.heapBytes + categories.heapBytes }
 }

@@ -13,6 +13,14 @@ public struct SourceMetrics: Sendable, Hashable {
 
     /// Creates empty metrics.
     public init() {}
+
+    /// Adds `other`'s counts (used when keys beyond the recorder's name limit are folded into `"other"`).
+    public mutating func merge(_ other: SourceMetrics) {
+        eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
+        failureCounts.merge(other.failureCounts, uniquingKeysWith: +)
+        latency.merge(other.latency)
+        breakerState = other.breakerState ?? breakerState
+    }
 }
 
 /// A point-in-time copy of the recorder's cumulative metrics.

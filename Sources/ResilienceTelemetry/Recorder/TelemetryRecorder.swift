@@ -24,8 +24,9 @@ public final class TelemetryRecorder: TelemetrySink {
         public var window: Duration = .seconds(3600)
         /// The most UTF-8 bytes of an event's detail that are kept.
         public var maximumDetailLength: Int = 48
-        /// The most distinct keys, operations, kinds, categories and codes tracked; later ones count as
-        /// `"other"`.
+        /// The most distinct keys tracked, and separately the most distinct operations and codes; later
+        /// ones count as `"other"`. (Kinds and categories: 64 each.) Each key costs about 3.5 KB of
+        /// cumulative counters and histogram.
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
         public var redactor: Redactor = .standard
@@ -37,17 +38,21 @@ public final class TelemetryRecorder: TelemetrySink {
         public static let standard = Configuration()
     }
 
+    /// Distinct event kinds and failure categories tracked (each has its own small table, so per-key
+    /// counters are flat arrays indexed by id).
+    static let smallTableCapacity = 64
+
     private struct KeyCounters: Sendable {
-        var eventCounts: [UInt16: UInt64] = [:]
-        var failureCounts: [UInt16: UInt64] = [:]
+        var eventCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
+        var failureCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var latency = LatencyHistogram()
         var breakerState: UInt8 = StoredRecord.noState
     }
 
     private struct State: Sendable {
         var ring: RecordRing
-        var names: InternTable
-        var counters: [UInt16: KeyCounters] = [:]
+        var tables: NameTables
+        var counters: [KeyCounters] = []
         var eventsReceived: UInt64 = 0
         var evicted: UInt64 = 0
     }
@@ -66,7 +71,11 @@ public final class TelemetryRecorder: TelemetrySink {
         state = LockedState(
             initialState: State(
                 ring: RecordRing(capacity: configuration.capacity),
-                names: InternTable(capacity: configuration.maximumDistinctNames)))
+                tables: NameTables(
+                    keys: InternTable(capacity: configuration.maximumDistinctNames),
+                    names: InternTable(capacity: configuration.maximumDistinctNames),
+                    kinds: InternTable(capacity: Self.smallTableCapacity),
+                    categories: InternTable(capacity: Self.smallTableCapacity))))
     }
 
     /// Records `event`: redacted, compacted, appended in O(1).
@@ -83,15 +92,15 @@ public final class TelemetryRecorder: TelemetrySink {
                     ?? StoredRecord.noneDuration,
                 detail: detail, attempt: Int32(clamping: event.attempt), count: StoredRecord.clamp32(event.count),
                 total: StoredRecord.clamp32(event.total),
-                kind: state.names.id(for: event.kind.rawValue, redactor: nil),
-                key: state.names.id(for: event.key, redactor: redactor),
-                operation: state.names.id(for: event.operation, redactor: redactor), category: 0, code: 0,
+                kind: state.tables.kinds.id(for: event.kind.rawValue, redactor: nil),
+                key: state.tables.keys.id(for: event.key, redactor: redactor),
+                operation: state.tables.names.id(for: event.operation, redactor: redactor), category: 0, code: 0,
                 httpStatus: Int16(clamping: event.classification?.httpStatus ?? 0),
                 fromState: StoredRecord.stateCode(event.transition?.from),
                 toState: StoredRecord.stateCode(event.transition?.to))
             if let classification = event.classification {
-                record.category = state.names.id(for: classification.category.rawValue, redactor: nil)
-                record.code = state.names.id(for: classification.code.rawValue, redactor: nil)
+                record.category = state.tables.categories.id(for: classification.category.rawValue, redactor: nil)
+                record.code = state.tables.names.id(for: classification.code.rawValue, redactor: nil)
             }
             state.eventsReceived &+= 1
             _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
@@ -100,18 +109,18 @@ public final class TelemetryRecorder: TelemetrySink {
         }
     }
 
-    private static func count(
-        _ record: StoredRecord, event: ResilienceEvent, into counters: inout [UInt16: KeyCounters]
-    ) {
-        counters[record.key, default: KeyCounters()].eventCounts[record.kind, default: 0] &+= 1
+    private static func count(_ record: StoredRecord, event: ResilienceEvent, into counters: inout [KeyCounters]) {
+        let key = Int(record.key)
+        while counters.count <= key { counters.append(KeyCounters()) }
+        counters[key].eventCounts[Int(record.kind)] &+= 1
         if event.kind == .attemptSucceeded || event.kind == .attemptFailed, let duration = event.duration {
-            counters[record.key, default: KeyCounters()].latency.record(duration)
+            counters[key].latency.record(duration)
         }
         if (event.kind == .attemptFailed || event.kind == .sourceFailed) && event.classification != nil {
-            counters[record.key, default: KeyCounters()].failureCounts[record.category, default: 0] &+= 1
+            counters[key].failureCounts[Int(record.category)] &+= 1
         }
         if record.toState != StoredRecord.noState {
-            counters[record.key, default: KeyCounters()].breakerState = record.toState
+            counters[key].breakerState = record.toState
         }
     }
 
@@ -123,8 +132,8 @@ public final class TelemetryRecorder: TelemetrySink {
             _ = state.ring.removeOlder(thanNanoseconds: cutoff)
             var events: [ResilienceEvent] = []
             events.reserveCapacity(state.ring.count)
-            let names = state.names
-            state.ring.forEach { events.append(Self.event(from: $0, names: names)) }
+            let tables = state.tables
+            state.ring.forEach { events.append(Self.event(from: $0, tables: tables)) }
             return events
         }
     }
@@ -138,17 +147,20 @@ public final class TelemetryRecorder: TelemetrySink {
     public func metrics() -> TelemetryMetrics {
         state.withLock { state in
             var sources: [String: SourceMetrics] = [:]
-            for (key, counters) in state.counters {
+            for (key, counters) in state.counters.enumerated() where counters.eventCounts.contains(where: { $0 > 0 }) {
                 var metrics = SourceMetrics()
-                for (kind, count) in counters.eventCounts {
-                    metrics.eventCounts[ResilienceEventKind(rawValue: state.names.name(kind)), default: 0] += count
+                for (kind, count) in counters.eventCounts.enumerated() where count > 0 {
+                    let name = state.tables.kinds.name(UInt16(kind))
+                    metrics.eventCounts[ResilienceEventKind(rawValue: name), default: 0] += count
                 }
-                for (category, count) in counters.failureCounts {
-                    metrics.failureCounts[FailureCategory(state.names.name(category)), default: 0] += count
+                for (category, count) in counters.failureCounts.enumerated() where count > 0 {
+                    metrics.failureCounts[
+                        FailureCategory(state.tables.categories.name(UInt16(category))), default: 0] +=
+                        count
                 }
                 metrics.latency = counters.latency
                 metrics.breakerState = StoredRecord.state(counters.breakerState)
-                sources[state.names.name(key)] = metrics
+                sources[state.tables.keys.name(UInt16(key)), default: SourceMetrics()].merge(metrics)
             }
             return TelemetryMetrics(
                 sources: sources, eventsReceived: state.eventsReceived, recordsEvicted: state.evicted,
@@ -168,7 +180,7 @@ public final class TelemetryRecorder: TelemetrySink {
     /// (`capacity × MemoryLayout<StoredRecord>.stride`), the heap storage of every stored detail string
     /// longer than 15 UTF-8 bytes (Swift's small-string limit), and the intern table's strings and indexes.
     public func memoryFootprint() -> Int {
-        state.withLock { $0.ring.footprintBytes + $0.names.heapBytes }
+        state.withLock { $0.ring.footprintBytes + $0.tables.heapBytes }
     }
 
     /// The inline size of one stored record, in bytes.
@@ -188,11 +200,13 @@ public final class TelemetryRecorder: TelemetrySink {
         return result + "…"
     }
 
-    private static func event(from record: StoredRecord, names: InternTable) -> ResilienceEvent {
+    private static func event(from record: StoredRecord, tables: NameTables) -> ResilienceEvent {
+        let names = tables.names
         var classification: FailureClassification?
         if record.code != 0 || record.category != 0 {
             classification = FailureClassification(
-                category: FailureCategory(names.name(record.category)), code: FailureCode(names.name(record.code)),
+                category: FailureCategory(tables.categories.name(record.category)),
+                code: FailureCode(names.name(record.code)),
                 httpStatus: record.httpStatus == 0 ? nil : Int(record.httpStatus))
         }
         var transition: BreakerTransition?
@@ -203,7 +217,7 @@ public final class TelemetryRecorder: TelemetrySink {
                     ? nil : .nanoseconds(record.openForNanoseconds))
         }
         return ResilienceEvent(
-            kind: ResilienceEventKind(rawValue: names.name(record.kind)), key: names.name(record.key),
+            kind: ResilienceEventKind(rawValue: tables.kinds.name(record.kind)), key: tables.keys.name(record.key),
             operation: names.name(record.operation), attempt: Int(record.attempt),
             time: ResilienceInstant(offset: .nanoseconds(record.timeNanoseconds)),
             duration: record.durationNanoseconds == StoredRecord.noneDuration
