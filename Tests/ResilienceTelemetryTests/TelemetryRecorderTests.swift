@@ -153,3 +153,35 @@ struct SinkTests {
         #expect(lines.value.first?.contains("code=NET_014") == true)
     }
 }
+
+@Suite("BufferedSink")
+struct BufferedSinkTests {
+    @Test("Receiving never waits for the consumer; overflow drops the oldest and is counted")
+    func boundedWithoutConsumer() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 3, downstream: fixture.recorder)
+        for attempt in 1...5 {
+            buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: attempt, time: .origin))
+        }
+        #expect(buffered.droppedCount == 2)
+        #expect(fixture.recorder.count == 0)
+        buffered.finish()
+        await buffered.run()
+        #expect(fixture.recorder.snapshot().map(\.attempt) == [3, 4, 5])
+    }
+
+    @Test("The consumer forwards events in order")
+    func forwards() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 100, downstream: fixture.recorder)
+        let consumer = Task { await buffered.run() }
+        for attempt in 1...50 {
+            buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: attempt, time: .origin))
+        }
+        buffered.finish()
+        await consumer.value
+        #expect(fixture.recorder.snapshot().map(\.attempt) == Array(1...50))
+        #expect(buffered.droppedCount == 0)
+        #expect(BufferedSink(downstream: NoOpSink()).isEnabled == false)
+    }
+}
