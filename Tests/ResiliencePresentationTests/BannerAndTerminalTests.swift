@@ -91,4 +91,12 @@ struct TerminalRendererTests {
         #expect(coloured.contains("\u{1B}[31mLever"))
         #expect(coloured.split(separator: "\n").count == 4)
     }
+
+    @Test("Hostile names with control characters stay on one line")
+    func controlCharacters() {
+        let renderer = TerminalRenderer(environment: [:], isTerminal: false)
+        let table = renderer.table([SourceStatusRow(source: "evil\nname\u{1B}[31m", status: .failed)])
+        #expect(table.split(separator: "\n").count == 2)
+        #expect(!table.contains("\u{1B}"))
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ResilienceCore
 import ResilienceTelemetry
+import ResilienceTesting
 import Testing
 
 @Suite("Exporters")
@@ -105,5 +106,23 @@ struct ExporterTests {
             for secret in Self.secrets { #expect(!line.contains(secret), "\(secret) leaked") }
         }
         for secret in Self.secrets { #expect(!line.contains(secret), "\(secret) leaked") }
+    }
+}
+
+@Suite("LineSink JSON")
+struct LineSinkJSONTests {
+    @Test("JSON lines from the sink parse back and carry no secrets")
+    func jsonSink() throws {
+        let lines = LockedBox<[String]>([])
+        let sink = LineSink(format: .jsonLines) { line in lines.mutate { $0.append(line) } }
+        sink.receive(
+            ResilienceEvent(
+                kind: .retryScheduled, key: "lever", attempt: 1, time: .origin, duration: .milliseconds(400),
+                detail: "Set-Cookie: sid=COOKIESECRET"))
+        let line = try #require(lines.value.first)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "retry-scheduled")
+        #expect(object["duration_ms"] as? Int == 400)
+        #expect(object["detail"] as? String == "Set-Cookie: [REDACTED]")
     }
 }
