@@ -43,7 +43,7 @@ public struct TerminalRenderer: Sendable, Hashable {
             case .warning: ("⚠", "33")
             case .error: ("✖", "31")
             }
-        var text = "\(symbol) \(error.title): \(singleLine(error.message))"
+        var text = "\(symbol) \(singleLine(error.title)): \(singleLine(error.message))"
         if let retryAfter = error.retryAfter, retryAfter > .zero {
             let time = RelativeTimeFormatter(strings: strings).string(for: retryAfter)
             text += " (" + strings.string("banner.retryIn", ["time": time]) + ")"
