@@ -8,11 +8,14 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ResilienceKit",
+    defaultLocalization: "en",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
+        .library(name: "ResilienceTelemetry", targets: ["ResilienceTelemetry"]),
+        .library(name: "ResiliencePresentation", targets: ["ResiliencePresentation"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
     ],
     targets: [
@@ -21,6 +24,13 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceTelemetry", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(
+            name: "ResiliencePresentation",
+            dependencies: ["ResilienceCore"],
+            resources: [.process("Resources")],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Composition root
         .target(
@@ -36,6 +46,16 @@ let package = Package(
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceTelemetryTests",
+            dependencies: ["ResilienceCore", "ResilienceTelemetry", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResiliencePresentationTests",
+            dependencies: ["ResilienceCore", "ResiliencePresentation", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
