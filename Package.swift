@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -21,6 +22,18 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+
+        // MARK: Sync (+ the system SQLite; `import SQLite3` on Apple platforms)
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "ResilienceSync",
+            dependencies: [
+                "ResilienceCore",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
+            ],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: Composition root
         .target(
@@ -36,6 +49,14 @@ let package = Package(
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceSyncTests",
+            dependencies: [
+                "ResilienceSync", "ResilienceTesting",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
+            ],
             swiftSettings: strictSettings
         ),
     ],
