@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .executable(name: "fault-server", targets: ["fault-server"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -32,10 +33,21 @@ let package = Package(
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceTransportTests",
+            dependencies: ["ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],
