@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
         .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
+        .executable(name: "fault-server", targets: ["fault-server"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -45,6 +46,12 @@ let package = Package(
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
@@ -57,6 +64,11 @@ let package = Package(
                 "ResilienceSync", "ResilienceTesting",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceTransportTests",
+            dependencies: ["ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],
