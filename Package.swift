@@ -51,6 +51,14 @@ let package = Package(
             name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "SyncExampleSupport", dependencies: ["ResilienceCore", "ResilienceSync"],
+            path: "Examples/SyncExampleSupport", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-crash-child", dependencies: ["ResilienceSync", "SyncExampleSupport"],
+            path: "Examples/SyncCrashChild", swiftSettings: strictSettings
+        ),
 
         // MARK: Tests
         .testTarget(
@@ -61,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "ResilienceSyncTests",
             dependencies: [
-                "ResilienceSync", "ResilienceTesting",
+                "ResilienceSync", "ResilienceTesting", "sync-crash-child",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
             swiftSettings: strictSettings
