@@ -79,6 +79,11 @@ let package = Package(
             dependencies: ["ResilienceTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ResilienceBreakerTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
