@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "ResilienceSyncTests",
             dependencies: [
-                "ResilienceSync", "ResilienceTesting", "sync-crash-child",
+                "ResilienceSync", "ResilienceTesting", "ResiliencePolicies", "sync-crash-child",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
             swiftSettings: strictSettings

@@ -42,11 +42,12 @@ struct SyncEngineTests {
     }
 
     /// Seed 004's "Backoff Schedule": trip number → cooldown.
-    @Test(
-        "Backoff schedule (seed 004)",
-        arguments: zip(1...6, [30, 60, 120, 240, 300, 300]))
-    func backoffSchedule(trip: Int, expectedSeconds: Int) async throws {
-        let harness = SyncHarness(fallback: .status(429))
+    static let schedule = [(1, 30), (2, 60), (3, 120), (4, 240), (5, 300), (6, 300)]
+
+    @Test("Backoff schedule (seed 004)", arguments: BreakerKind.allCases, schedule)
+    func backoffSchedule(breaker: BreakerKind, row: (trip: Int, expectedSeconds: Int)) async throws {
+        let (trip, expectedSeconds) = row
+        let harness = SyncHarness(fallback: .status(429), breaker: breaker.make())
         try harness.enqueue((0..<5).map { "e\($0)" })
         var lastCooldown: Duration = .zero
         for tripNumber in 1...trip {
@@ -64,9 +65,9 @@ struct SyncEngineTests {
         #expect(try harness.store.pending(limit: 10).allSatisfy { $0.attempts == 0 }, "429s never count")
     }
 
-    @Test("Three consecutive 429s trip the breaker; while open nothing is sent")
-    func tripStopsSending() async throws {
-        let harness = SyncHarness(fallback: .status(429))
+    @Test("Three consecutive 429s trip the breaker; while open nothing is sent", arguments: BreakerKind.allCases)
+    func tripStopsSending(breaker: BreakerKind) async throws {
+        let harness = SyncHarness(fallback: .status(429), breaker: breaker.make())
         try harness.enqueue(["a", "b", "c", "d"])
         let report = await harness.engine.performSync()
         #expect(report.requestsSent == 3)
@@ -83,7 +84,7 @@ struct SyncEngineTests {
         let recovered = await harness.engine.performSync()
         #expect(recovered.synced == 4)
         #expect(recovered.finalState == .idle)
-        #expect(harness.breaker.multiplier == 1, "success resets the multiplier")
+        #expect(harness.multiplier == 1, "success resets the multiplier")
         #expect(await harness.engine.consecutiveRateLimitErrors == 0)
     }
 
@@ -152,15 +153,15 @@ struct SyncEngineTests {
         #expect(report.finalState == .idle)
     }
 
-    @Test("Manual reset closes the breaker, clears the multiplier and sends at once")
-    func manualReset() async throws {
-        let harness = SyncHarness([.status(429), .status(429), .status(429)])
+    @Test("Manual reset closes the breaker, clears the multiplier and sends at once", arguments: BreakerKind.allCases)
+    func manualReset(breaker: BreakerKind) async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(429)], breaker: breaker.make())
         try harness.enqueue(["a", "b", "c"])
         await harness.engine.performSync()
         #expect(await harness.engine.isCircuitBreakerTripped())
         await harness.engine.resetCircuitBreaker()
         #expect(harness.engine.state == .idle)
-        #expect(harness.breaker.multiplier == 1)
+        #expect(harness.multiplier == 1)
         #expect(await harness.engine.consecutiveRateLimitErrors == 0)
         let report = await harness.engine.performSync()
         #expect(report.synced == 3)
@@ -180,18 +181,20 @@ struct SyncEngineTests {
         #expect(harness.delegate.failedEntities.value.count == 4)
     }
 
-    @Test("The breaker's cooldown survives a restart, aged by the wall time that passed")
-    func persistedCooldown() async throws {
+    @Test(
+        "The breaker's cooldown survives a restart, aged by the wall time that passed", arguments: BreakerKind.allCases)
+    func persistedCooldown(breaker: BreakerKind) async throws {
         let store = InMemoryMutationStore()
         let wallClock = LockedBox(Date(timeIntervalSince1970: 10_000))
-        let first = SyncHarness(fallback: .status(429), store: store, currentDate: { wallClock.value })
+        let first = SyncHarness(
+            fallback: .status(429), store: store, breaker: breaker.make(), currentDate: { wallClock.value })
         try first.enqueue(["a", "b", "c"])
         await first.engine.performSync()
         #expect(await first.engine.isCircuitBreakerTripped())
 
         // The app is killed and relaunched 10 s later: a new process, a new monotonic clock.
         wallClock.mutate { $0 += 10 }
-        let second = SyncHarness(store: store, currentDate: { wallClock.value })
+        let second = SyncHarness(store: store, breaker: breaker.make(), currentDate: { wallClock.value })
         guard case .rateLimited(let until, let pending) = second.engine.state else {
             Issue.record("restarted engine is \(second.engine.state)")
             return
@@ -205,13 +208,14 @@ struct SyncEngineTests {
         #expect(second.transport.requests.count == 3)
     }
 
-    @Test("The multiplier is persisted too: the next trip after a restart waits longer")
-    func persistedMultiplier() async throws {
+    @Test(
+        "The multiplier is persisted too: the next trip after a restart waits longer", arguments: BreakerKind.allCases)
+    func persistedMultiplier(breaker: BreakerKind) async throws {
         let store = InMemoryMutationStore()
-        let first = SyncHarness(fallback: .status(429), store: store)
+        let first = SyncHarness(fallback: .status(429), store: store, breaker: breaker.make())
         try first.enqueue(["a", "b", "c"])
         await first.engine.performSync()
-        let second = SyncHarness(fallback: .status(429), store: store)
+        let second = SyncHarness(fallback: .status(429), store: store, breaker: breaker.make())
         second.clock.advance(by: .seconds(30))
         let report = await second.engine.performSync()
         guard case .rateLimited(let until, _) = report.finalState else {

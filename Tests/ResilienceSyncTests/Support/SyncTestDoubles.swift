@@ -1,4 +1,5 @@
 import Foundation
+import ResiliencePolicies
 import ResilienceSync
 import ResilienceTesting
 
@@ -134,7 +135,7 @@ struct SyncHarness {
     let clock = ManualClock()
     let store: InMemoryMutationStore
     let transport: ScriptedSyncTransport
-    let breaker: SeedRateLimitBreakerDouble
+    let breaker: any BreakerPolicy
     let delegate = RecordingSyncDelegate()
     let telemetry = RecordingTelemetrySink()
     let engine: SyncEngine
@@ -143,7 +144,7 @@ struct SyncHarness {
         _ script: [ScriptedSyncTransport.Step] = [], fallback: ScriptedSyncTransport.Step = .status(200),
         builder: EventsRequestBuilder = EventsRequestBuilder(), maxRetries: Int = 3,
         store: InMemoryMutationStore = InMemoryMutationStore(),
-        breaker: SeedRateLimitBreakerDouble = SeedRateLimitBreakerDouble(),
+        breaker: any BreakerPolicy = SeedRateLimitBreakerDouble(),
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
     ) {
         self.store = store
@@ -157,12 +158,28 @@ struct SyncHarness {
             configuration: configuration, clock: .manual(clock), telemetry: telemetry)
     }
 
+    /// The multiplier the breaker's next trip will use.
+    var multiplier: Double? { breaker.exportState(now: .origin).values["multiplier"] }
+
     @discardableResult
     func enqueue(_ entities: [String], _ operation: MutationOperation = .create) throws -> [Mutation] {
         try entities.map {
             try store.enqueue(
                 MutationDraft(
                     entityType: "event", entityID: $0, operation: operation, idempotencyKey: "key-\($0)-\(operation)"))
+        }
+    }
+}
+
+/// The breakers the engine is tested with: the seed-004 test double and ResiliencePolicies' real one.
+enum BreakerKind: String, CaseIterable, Sendable {
+    case seedDouble = "seed-004 double"
+    case rateLimitBreaker = "RateLimitBreaker"
+
+    func make() -> any BreakerPolicy {
+        switch self {
+        case .seedDouble: SeedRateLimitBreakerDouble()
+        case .rateLimitBreaker: RateLimitBreaker()
         }
     }
 }
