@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
         .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
+        .executable(name: "sync-demo", targets: ["sync-demo"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -58,6 +59,11 @@ let package = Package(
         .executableTarget(
             name: "sync-crash-child", dependencies: ["ResilienceSync", "SyncExampleSupport"],
             path: "Examples/SyncCrashChild", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-demo",
+            dependencies: ["ResilienceSync", "ResiliencePolicies", "ResilienceTesting", "SyncExampleSupport"],
+            path: "Examples/SyncDemo", swiftSettings: strictSettings
         ),
 
         // MARK: Tests
