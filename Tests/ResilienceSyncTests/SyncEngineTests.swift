@@ -332,4 +332,28 @@ struct SyncEngineTests {
         }
         #expect(harness.transport.applied.count == 3)
     }
+
+    @Test("run() retries after an unreachable network with the growing retry delay, on the clock")
+    func runLoopRetriesWhenOffline() async throws {
+        let harness = SyncHarness([.fail(TestNetworkError.unreachable), .fail(TestNetworkError.unreachable)])
+        try harness.enqueue(["a"])
+        let updates = harness.engine.stateUpdates()
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        var iterator = updates.makeAsyncIterator()
+        while let state = await iterator.next(), state != .offline {}
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(harness.transport.requests.count == 1)
+        harness.clock.advance(by: .seconds(4))
+        #expect(harness.transport.requests.count == 1, "nothing before the 5 s retry interval")
+        harness.clock.advance(by: .seconds(1))
+        while let state = await iterator.next(), state != .offline {}
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(harness.transport.requests.count == 2)
+        harness.clock.advance(by: .seconds(10))
+        while let state = await iterator.next() {
+            if state == .idle, try harness.store.pendingCount() == 0 { break }
+        }
+        #expect(harness.transport.requests.count == 3)
+    }
 }

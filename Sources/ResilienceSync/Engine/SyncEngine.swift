@@ -208,15 +208,21 @@ public actor SyncEngine {
             failedPasses = 0
             return max(clock.now().duration(to: until), .milliseconds(1))
         case .error:
-            failedPasses += 1
-            let factor = Int64(1) << Int64(min(failedPasses - 1, 20))
-            return min(configuration.retryInterval * factor, configuration.maximumRetryInterval)
+            return nextRetryDelay()
         case .offline:
-            return nil
+            // Told offline by the integrator: wait for `setNetworkAvailable(true)`. Found offline by a failed
+            // request: probe again with the growing retry delay.
+            return isNetworkAvailable ? nextRetryDelay() : nil
         case .idle, .syncing:
             failedPasses = 0
             return report.remaining > 0 ? .zero : nil
         }
+    }
+
+    private func nextRetryDelay() -> Duration {
+        failedPasses += 1
+        let factor = Int64(1) << Int64(min(failedPasses - 1, 20))
+        return min(configuration.retryInterval * factor, configuration.maximumRetryInterval)
     }
 
     private func wake() {
