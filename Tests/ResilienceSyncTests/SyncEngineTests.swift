@@ -1,4 +1,5 @@
 import Foundation
+import ResiliencePolicies
 import ResilienceSync
 import ResilienceTesting
 import Testing
@@ -355,5 +356,45 @@ struct SyncEngineTests {
             if state == .idle, try harness.store.pendingCount() == 0 { break }
         }
         #expect(harness.transport.requests.count == 3)
+    }
+
+    @Test("Over SQLite: the cooldown is in the file, so a relaunch reopening it stays rate limited")
+    func persistedInSQLiteFile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let transport = ScriptedSyncTransport(fallback: .status(429))
+        var configuration = SyncEngine.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 5_000) }
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            defer { store.close() }
+            for name in ["a", "b", "c"] {
+                _ = try store.enqueue(MutationDraft(entityType: "event", entityID: name, operation: .create))
+            }
+            let engine = SyncEngine(
+                store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+                breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(ManualClock()))
+            #expect(await engine.performSync().finalState.name == "rate-limited")
+        }
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { reopened.close() }
+        let clock = ManualClock()
+        let engine = SyncEngine(
+            store: reopened, transport: transport, requestBuilder: EventsRequestBuilder(),
+            breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(clock))
+        #expect(engine.state == .rateLimited(until: ResilienceInstant(offset: .seconds(30)), pending: 3))
+        #expect(await engine.performSync().requestsSent == 0)
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("Unreadable persisted breaker state is reported as an error state, not ignored")
+    func unreadablePersistedState() async throws {
+        let store = InMemoryMutationStore()
+        try store.setMetadata(Data("not json".utf8), forKey: SyncEngine.Configuration().breakerStateKey)
+        let harness = SyncHarness(store: store)
+        #expect(harness.engine.state.name == "error")
+        try harness.enqueue(["a"])
+        #expect(await harness.engine.performSync().finalState == .idle)
     }
 }
