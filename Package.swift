@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
+        .library(name: "ResilienceTransport", targets: ["ResilienceTransport"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
@@ -22,6 +23,8 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+
+        .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(
@@ -47,7 +50,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResilienceTransportTests",
-            dependencies: ["ResilienceTesting"],
+            dependencies: ["ResilienceTransport", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],
