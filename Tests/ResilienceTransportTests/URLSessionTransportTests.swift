@@ -6,7 +6,8 @@ import Testing
 /// URLSessionTransport against the loopback FaultServer over real sockets (generous real-time bounds).
 @Suite("URLSessionTransport over FaultServer")
 struct URLSessionTransportTests {
-    let transport = sharedTransport
+    /// Each test gets its own session, so timing checks never queue behind another suite's connections.
+    let transport = URLSessionTransport()
 
     func send(
         _ url: URL, headers: HTTPHeaders = [:], timeout: Duration = .seconds(10), using: URLSessionTransport? = nil
@@ -104,7 +105,7 @@ struct URLSessionTransportTests {
         let transport = transport
         let task = Task { try await transport.send(HTTPRequest(url: server.url("/stall")), context: context) }
         await manual.waitForSleepers(count: 1)
-        #expect(waitUntil(seconds: 5) { server.requestCount == 1 })
+        #expect(await eventually(seconds: 5) { server.requestCount == 1 })
         manual.advance(by: .seconds(30))
         let classification = classify(await thrownError { try await task.value })
         #expect(classification?.code == .timedOut)
@@ -200,7 +201,7 @@ struct URLSessionTransportTests {
             let task = Task {
                 try await transport.send(HTTPRequest(url: url), context: realContext(timeout: .seconds(30)))
             }
-            #expect(waitUntil(seconds: 5) { server.requestCount == before + 1 })
+            #expect(await eventually(seconds: 5) { server.requestCount == before + 1 })
             try await Task.sleep(for: .milliseconds(150))
             let started = ContinuousClock.now
             task.cancel()
