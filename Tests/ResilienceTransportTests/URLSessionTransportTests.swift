@@ -118,9 +118,13 @@ struct URLSessionTransportTests {
         server.script("/bomb", .gzipBomb(decompressedSize: 200 * 1024 * 1024))
         server.script("/huge", .hugeBody(size: 200 * 1024 * 1024))
         server.script("/small-cap", .ok(String(repeating: "x", count: 2_000)))
+        server.script("/small-bomb", .gzipBomb(decompressedSize: 3_000_000))
         var configuration = URLSessionTransportConfiguration()
         configuration.maximumResponseSize = 1_000
         let capped = URLSessionTransport(configuration: configuration)
+        let inflated = try await send(server.url("/small-bomb"))
+        #expect(inflated.body.count == 3_000_000)
+        #expect(inflated.body.allSatisfy { $0 == 0 })
         for path in ["/bomb", "/huge"] {
             let started = ContinuousClock.now
             let error = await thrownError { try await send(server.url(path), timeout: .seconds(20)) }

@@ -12,8 +12,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var originalURL: URL
         var response: HTTPURLResponse?
         var body = Data()
-        var visited: Set<String>
-        var redirects = 0
+        var redirects: RedirectPolicy
         var failure: TransportError?
     }
 
@@ -27,7 +26,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func register(_ taskIdentifier: Int, url: URL, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         exchanges.withLock {
             $0[taskIdentifier] = Exchange(
-                continuation: continuation, originalURL: url, visited: [url.absoluteString])
+                continuation: continuation, originalURL: url,
+                redirects: RedirectPolicy(
+                    originalURL: url, maximumRedirects: configuration.maximumRedirects,
+                    allowsDowngrade: configuration.allowsRedirectDowngrade))
         }
     }
 
@@ -87,26 +89,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(nil)
             return
         }
-        enum Verdict {
-            case follow(stripCredentials: Bool)
-            case refuse(TransportError)
-        }
         let configuration = configuration
-        let verdict = exchanges.withLock { exchanges -> Verdict in
+        let verdict = exchanges.withLock { exchanges -> RedirectPolicy.Verdict in
             guard var exchange = exchanges[task.taskIdentifier] else { return .refuse(.redirectLoop(url: target)) }
             defer { exchanges[task.taskIdentifier] = exchange }
-            exchange.redirects += 1
-            if exchange.redirects > configuration.maximumRedirects {
-                return .refuse(.tooManyRedirects(limit: configuration.maximumRedirects, url: target))
-            }
-            if !exchange.visited.insert(target.absoluteString).inserted { return .refuse(.redirectLoop(url: target)) }
-            let from = response.url ?? exchange.originalURL
-            if from.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http",
-                !configuration.allowsRedirectDowngrade
-            {
-                return .refuse(.insecureTransport(url: target, reason: "refused a redirect from https to http"))
-            }
-            return .follow(stripCredentials: !Self.sameOrigin(exchange.originalURL, target))
+            return exchange.redirects.evaluate(from: response.url ?? exchange.originalURL, to: target)
         }
         switch verdict {
         case .refuse(let failure):
@@ -168,11 +155,5 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let classification = URLErrorClassifier.classification(
             code: nsError.code, message: URLErrorClassifier.message(of: nsError))
         return TransportError(classification, url: url, platformErrorCode: nsError.code)
-    }
-
-    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
-        return lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()
-            && port(lhs) == port(rhs)
     }
 }
