@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
+        .library(name: "ResilienceTransport", targets: ["ResilienceTransport"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
         .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
@@ -24,6 +25,8 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+
+        .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
         // MARK: Sync (+ the system SQLite; `import SQLite3` on Apple platforms)
         .systemLibrary(
@@ -82,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResilienceTransportTests",
-            dependencies: ["ResilienceTesting"],
+            dependencies: ["ResilienceTransport", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -12,12 +12,13 @@ import FoundationXML
 @Suite("FaultServer", .serialized)
 struct FaultServerTests {
     @Test("A status sequence answers in order, repeats its last step, and records every request")
-    func statusSequence() throws {
+    func statusSequence() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/jobs", .status(503), .status(503), .ok("[]"))
         let client = RawHTTPClient(port: server.port)
-        let statuses = (0..<4).map { _ in client.get("/jobs?page=2", headers: ["X-Trace": "abc"]).statusCode }
+        var statuses: [Int?] = []
+        for _ in 0..<4 { statuses.append(await client.get("/jobs?page=2", headers: ["X-Trace": "abc"]).statusCode) }
         #expect(statuses == [503, 503, 200, 200])
         #expect(server.requestCount == 4)
         #expect(server.requestCount(for: "/jobs") == 4)
@@ -30,11 +31,12 @@ struct FaultServerTests {
     }
 
     @Test("Unscripted paths get 404; bodies and headers are recorded")
-    func recordsBodies() throws {
+    func recordsBodies() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         let client = RawHTTPClient(port: server.port)
-        let reply = client.request("POST", "/nowhere", body: #"{"a":1}"#, headers: ["Content-Type": "application/json"])
+        let reply = await client.request(
+            "POST", "/nowhere", body: #"{"a":1}"#, headers: ["Content-Type": "application/json"])
         #expect(reply.statusCode == 404)
         let recorded = try #require(server.requests(to: "/nowhere").first)
         #expect(recorded.method == "POST")
@@ -43,45 +45,45 @@ struct FaultServerTests {
     }
 
     @Test("429 carries Retry-After; a redirect carries Location")
-    func rateLimitAndRedirect() throws {
+    func rateLimitAndRedirect() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/limited", .rateLimited(retryAfter: "7"))
         server.script("/moved", .redirect(to: "/elsewhere", status: 307))
         let client = RawHTTPClient(port: server.port)
-        let limited = client.get("/limited")
+        let limited = await client.get("/limited")
         #expect(limited.statusCode == 429)
         #expect(limited.header("Retry-After") == "7")
-        let moved = client.get("/moved")
+        let moved = await client.get("/moved")
         #expect(moved.statusCode == 307)
         #expect(moved.header("Location") == "/elsewhere")
     }
 
     @Test("reset closes with a TCP RST; empty reply closes cleanly; garbage is not HTTP")
-    func connectionFaults() throws {
+    func connectionFaults() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/reset", .reset)
         server.script("/empty", .emptyReply)
         server.script("/garbage", .garbage())
         let client = RawHTTPClient(port: server.port)
-        let reset = client.get("/reset")
+        let reset = await client.get("/reset")
         #expect(reset.bytes.isEmpty)
         #expect(reset.endError == ECONNRESET)
-        let empty = client.get("/empty")
+        let empty = await client.get("/empty")
         #expect(empty.bytes.isEmpty)
         #expect(empty.endError == 0)
-        let garbage = client.get("/garbage")
+        let garbage = await client.get("/garbage")
         #expect(!garbage.bytes.isEmpty)
         #expect(garbage.statusCode == nil)
     }
 
     @Test("truncated declares more than it sends, then closes")
-    func truncatedBody() throws {
+    func truncatedBody() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/cut", .truncated(body: Data("{\"jobs\":".utf8), declaredLength: 100))
-        let reply = RawHTTPClient(port: server.port).get("/cut")
+        let reply = await RawHTTPClient(port: server.port).get("/cut")
         #expect(reply.statusCode == 200)
         #expect(reply.header("Content-Length") == "100")
         #expect(reply.body.count == 8)
@@ -89,52 +91,56 @@ struct FaultServerTests {
     }
 
     @Test("hang never answers and frees its connection when the client leaves or the server stops")
-    func hangs() throws {
+    func hangs() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/stall", .hang)
-        let reply = RawHTTPClient(port: server.port).get("/stall", timeout: 0.3)
+        let reply = await RawHTTPClient(port: server.port).get("/stall", timeout: 0.3)
         #expect(reply.timedOut)
         #expect(reply.bytes.isEmpty)
-        #expect(waitUntil(seconds: 3) { server.openConnectionCount == 0 })
+        #expect(await eventually(seconds: 3) { server.openConnectionCount == 0 })
     }
 
     @Test("stop() ends a hanging exchange promptly and closes the listener")
-    func stopClosesEverything() throws {
+    func stopClosesEverything() async throws {
         let server = try FaultServer()
         server.script("/stall", .hang)
         let port = server.port
         let finished = LockedBox<RawHTTPClient.Reply?>(nil)
-        Thread.detachNewThread { finished.mutate { $0 = RawHTTPClient(port: port).get("/stall", timeout: 10) } }
-        #expect(waitUntil(seconds: 3) { server.requestCount == 1 })
-        let started = Date()
+        Task {
+            let reply = await RawHTTPClient(port: port).get("/stall", timeout: 10)
+            finished.mutate { $0 = reply }
+        }
+        #expect(await eventually(seconds: 3) { server.requestCount == 1 })
+        let started = ContinuousClock.now
         server.stop()
-        #expect(waitUntil(seconds: 3) { finished.value != nil })
-        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(await eventually(seconds: 3) { finished.value != nil })
+        #expect(ContinuousClock.now - started < .seconds(3))
         #expect(!server.isRunning)
-        #expect(waitUntil(seconds: 3) { RawHTTPClient(port: port).get("/", timeout: 0.5).statusCode == nil })
+        #expect(
+            await eventually(seconds: 3) { await RawHTTPClient(port: port).get("/", timeout: 0.5).statusCode == nil })
     }
 
     @Test("Fixed latency and slow drip take real time; the drip delivers the whole body")
-    func latencyAndDrip() throws {
+    func latencyAndDrip() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/slow", .delayed(by: .milliseconds(200), then: .ok("late")))
         server.script("/drip", .slowDrip(body: Data("abcdef".utf8), chunkSize: 2, interval: .milliseconds(100)))
         let client = RawHTTPClient(port: server.port)
-        var started = Date()
-        let slow = client.get("/slow")
-        #expect(Date().timeIntervalSince(started) >= 0.19)
+        var started = ContinuousClock.now
+        let slow = await client.get("/slow")
+        #expect(ContinuousClock.now - started >= .milliseconds(190))
         #expect(String(decoding: slow.body, as: UTF8.self) == "late")
-        started = Date()
-        let drip = client.get("/drip")
-        #expect(Date().timeIntervalSince(started) >= 0.19)
+        started = ContinuousClock.now
+        let drip = await client.get("/drip")
+        #expect(ContinuousClock.now - started >= .milliseconds(190))
         #expect(String(decoding: drip.body, as: UTF8.self) == "abcdef")
     }
 
     @Test("The gzip bomb is small on the wire and its CRC matches a byte-by-byte CRC")
-    func gzipBomb() throws {
-        for size in [1, 2, 3, 100, 258, 259, 1000, 4097] {
+    func gzipBomb() async throws {
+        for size in [1, 2, 3, 100, 258, 259, 1000, 4097, 10_000, 123_457] {
             #expect(GzipBomb.crc32OfZeros(count: size) == GzipBomb.crc32([UInt8](repeating: 0, count: size)))
         }
         let bomb = GzipBomb.make(decompressedSize: 10 * 1024 * 1024)
@@ -143,32 +149,32 @@ struct FaultServerTests {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/bomb", .gzipBomb(decompressedSize: 10 * 1024 * 1024))
-        let reply = RawHTTPClient(port: server.port).get("/bomb")
+        let reply = await RawHTTPClient(port: server.port).get("/bomb")
         #expect(reply.header("Content-Encoding") == "gzip")
         #expect(reply.body == bomb)
     }
 
     @Test("A huge body declares its size and streams without the server buffering it")
-    func hugeBody() throws {
+    func hugeBody() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/huge", .hugeBody(size: 200 * 1024 * 1024))
-        let reply = RawHTTPClient(port: server.port).get("/huge", maximumBytes: 512 * 1024)
+        let reply = await RawHTTPClient(port: server.port).get("/huge", maximumBytes: 512 * 1024)
         #expect(reply.header("Content-Length") == String(200 * 1024 * 1024))
         #expect(reply.bytes.count >= 512 * 1024)
     }
 
     @Test("Malformed JSON and XML are served as 200 with bodies that do not parse")
-    func malformedBodies() throws {
+    func malformedBodies() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/json", .malformedJSON)
         server.script("/xml", .malformedXML)
         let client = RawHTTPClient(port: server.port)
-        let json = client.get("/json")
+        let json = await client.get("/json")
         #expect(json.statusCode == 200)
         #expect((try? JSONSerialization.jsonObject(with: json.body)) == nil)
-        let xml = client.get("/xml")
+        let xml = await client.get("/xml")
         #expect(xml.statusCode == 200)
         let parser = XMLParser(data: xml.body)
         let parsed = parser.parse()
@@ -176,28 +182,31 @@ struct FaultServerTests {
     }
 
     @Test("The mutation sink applies each Idempotency-Key once and replays the original status")
-    func mutationSink() throws {
+    func mutationSink() async throws {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/events", .status(503), .mutationSink(status: 201, afterFirstApply: .reset))
         let client = RawHTTPClient(port: server.port)
-        #expect(client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"]).statusCode == 503)
-        let lost = client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"])
+        #expect(
+            await client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"]).statusCode == 503)
+        let lost = await client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"])
         #expect(lost.statusCode == nil)
-        let replay = client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"])
+        let replay = await client.request("POST", "/events", body: "{}", headers: ["Idempotency-Key": "k1"])
         #expect(replay.statusCode == 201)
         #expect(replay.header("Idempotent-Replayed") == "true")
-        #expect(client.request("PUT", "/events", body: "{}", headers: ["Idempotency-Key": "k2"]).statusCode == nil)
-        #expect(client.request("DELETE", "/events", body: "", headers: ["Idempotency-Key": "k2"]).statusCode == 201)
-        #expect(client.request("POST", "/events", body: "{}").statusCode == 201)
-        #expect(client.request("POST", "/events", body: "{}").statusCode == 201)
+        #expect(
+            await client.request("PUT", "/events", body: "{}", headers: ["Idempotency-Key": "k2"]).statusCode == nil)
+        #expect(
+            await client.request("DELETE", "/events", body: "", headers: ["Idempotency-Key": "k2"]).statusCode == 201)
+        #expect(await client.request("POST", "/events", body: "{}").statusCode == 201)
+        #expect(await client.request("POST", "/events", body: "{}").statusCode == 201)
         #expect(server.appliedEffects == ["k1": 1, "k2": 1])
         #expect(server.unkeyedEffects == 2)
     }
 
     @Test("Seeded chaos is reproducible and close to its probabilities")
-    func seededChaos() throws {
-        func outcomes(seed: UInt64) throws -> [Int?] {
+    func seededChaos() async throws {
+        func outcomes(seed: UInt64) async throws -> [Int?] {
             var configuration = FaultServerConfiguration()
             configuration.seed = seed
             let server = try FaultServer(configuration: configuration)
@@ -207,10 +216,13 @@ struct FaultServerTests {
             profile.emptyReply = 0.2
             server.script("/chaos", .chaos(profile))
             let client = RawHTTPClient(port: server.port)
-            return (0..<200).map { _ in client.get("/chaos").statusCode }
+            var statuses: [Int?] = []
+            for _ in 0..<200 { statuses.append(await client.get("/chaos").statusCode) }
+            return statuses
         }
-        let first = try outcomes(seed: 42)
-        #expect(try outcomes(seed: 42) == first)
+        let first = try await outcomes(seed: 42)
+        let second = try await outcomes(seed: 42)
+        #expect(second == first)
         let unavailable = first.filter { $0 == 503 }.count
         let empty = first.filter { $0 == nil }.count
         #expect((35...85).contains(unavailable))
@@ -219,28 +231,28 @@ struct FaultServerTests {
     }
 
     @Test("It stops by itself after its lifetime and after its request limit")
-    func boundedLifetime() throws {
+    func boundedLifetime() async throws {
         var shortLived = FaultServerConfiguration()
         shortLived.lifetime = .milliseconds(200)
         let server = try FaultServer(configuration: shortLived)
-        #expect(waitUntil(seconds: 3) { !server.isRunning })
+        #expect(await eventually(seconds: 3) { !server.isRunning })
         var limited = FaultServerConfiguration()
         limited.maximumRequests = 2
         let counted = try FaultServer(configuration: limited)
         let client = RawHTTPClient(port: counted.port)
-        _ = client.get("/a")
-        _ = client.get("/b")
-        #expect(waitUntil(seconds: 3) { !counted.isRunning })
+        _ = await client.get("/a")
+        _ = await client.get("/b")
+        #expect(await eventually(seconds: 3) { !counted.isRunning })
         #expect(counted.requestCount == 2)
     }
 }
 
-/// Polls `condition` every 10 ms of real time for up to `seconds`.
-func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.01)
+/// Polls `condition` every 10 ms of real time for up to `seconds`, without blocking a cooperative thread.
+func eventually(seconds: Double, _ condition: () async -> Bool) async -> Bool {
+    let end = ContinuousClock.now.advanced(by: .seconds(seconds))
+    while ContinuousClock.now < end {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
     }
-    return condition()
+    return await condition()
 }

@@ -38,8 +38,16 @@ struct RawHTTPClient {
     let port: UInt16
 
     /// Sends `request` (a full HTTP request text) and reads the reply, giving up after `timeout` seconds or
-    /// `maximumBytes`.
-    func exchange(_ request: String, timeout: Double = 5, maximumBytes: Int = 1 << 20) -> Reply {
+    /// `maximumBytes`. The blocking socket work runs on a Dispatch thread, never on the cooperative pool.
+    func exchange(_ request: String, timeout: Double = 5, maximumBytes: Int = 1 << 20) async -> Reply {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: blockingExchange(request, timeout: timeout, maximumBytes: maximumBytes))
+            }
+        }
+    }
+
+    private func blockingExchange(_ request: String, timeout: Double = 5, maximumBytes: Int = 1 << 20) -> Reply {
         #if canImport(Darwin)
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -80,19 +88,17 @@ struct RawHTTPClient {
     /// `GET path` with `Connection: close`.
     func get(
         _ path: String, headers: [String: String] = [:], timeout: Double = 5, maximumBytes: Int = 1 << 20
-    )
-        -> Reply
-    {
+    ) async -> Reply {
         var text = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        return exchange(text + "\r\n", timeout: timeout, maximumBytes: maximumBytes)
+        return await exchange(text + "\r\n", timeout: timeout, maximumBytes: maximumBytes)
     }
 
     /// `method path` with a body and `Connection: close`.
-    func request(_ method: String, _ path: String, body: String, headers: [String: String] = [:]) -> Reply {
+    func request(_ method: String, _ path: String, body: String, headers: [String: String] = [:]) async -> Reply {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
-        return exchange(text)
+        return await exchange(text)
     }
 }

@@ -20,6 +20,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case hugeBody(size: Int)
         case chaos(ChaosProfile)
         case mutationSink(status: Int, body: Data, afterFirstApply: Kind?)
+        case requireHeader(name: String, values: Set<String>, then: Kind, otherwise: Kind)
     }
 
     let kind: Kind
@@ -45,6 +46,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case .hugeBody(let size): "hugeBody(\(size))"
         case .chaos: "chaos"
         case .mutationSink(let status, _, _): "mutationSink(\(status))"
+        case .requireHeader(let header, _, let then, _): "requireHeader(\(header), \(name(of: then)))"
         }
     }
 }
@@ -155,4 +157,13 @@ extension Fault {
     )
         -> Fault
     { Fault(.mutationSink(status: status, body: Data(body.utf8), afterFirstApply: afterFirstApply?.kind)) }
+
+    /// Behaves like `then` when the request's `name` header has one of `values`, else like `otherwise`
+    /// (`401` by default): a protected resource for credential tests.
+    public static func requireHeader(
+        _ name: String = "Authorization", oneOf values: Set<String>, then: Fault = .ok(),
+        otherwise: Fault = .status(401, body: #"{"detail":"token expired","code":"TOKEN_EXPIRED"}"#)
+    ) -> Fault {
+        Fault(.requireHeader(name: name, values: values, then: then.kind, otherwise: otherwise.kind))
+    }
 }

@@ -111,6 +111,9 @@ extension FaultServer {
             return true
         case .mutationSink(let status, let body, let afterFirstApply):
             return sink(request, status: status, body: body, afterFirstApply: afterFirstApply, on: descriptor)
+        case .requireHeader(let name, let values, let then, let otherwise):
+            let matches = request.headers[name].map { values.contains($0) } ?? false
+            return perform(matches ? then : otherwise, for: request, on: descriptor)
         }
     }
 

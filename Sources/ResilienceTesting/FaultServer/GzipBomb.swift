@@ -11,6 +11,19 @@ enum GzipBomb {
         writer.write(1, bits: 2)  // BTYPE = 01, fixed Huffman
         writer.writeFixedLiteral(0)
         var remaining = size - 1
+        // Eight 13-bit matches are exactly 13 bytes, so from the second group of eight on, every group emits
+        // the same 13 bytes: write two groups bit by bit, then repeat the second group's bytes.
+        var groups = remaining / (258 * 8)
+        if groups >= 2 {
+            for _ in 0..<8 { writer.writeMatch(length: 258) }
+            let start = writer.bytes.count
+            for _ in 0..<8 { writer.writeMatch(length: 258) }
+            let pattern = Array(writer.bytes[start...])
+            groups -= 2
+            writer.bytes.reserveCapacity(writer.bytes.count + groups * pattern.count + 64)
+            for _ in 0..<groups { writer.bytes.append(contentsOf: pattern) }
+            remaining -= (groups + 2) * 258 * 8
+        }
         while remaining >= 3 {
             let length = min(258, remaining)
             writer.writeMatch(length: length)
