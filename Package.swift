@@ -25,7 +25,6 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
-
         .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
         // MARK: Sync (+ the system SQLite; `import SQLite3` on Apple platforms)
@@ -60,12 +59,15 @@ let package = Package(
             path: "Examples/SyncExampleSupport", swiftSettings: strictSettings
         ),
         .executableTarget(
-            name: "sync-crash-child", dependencies: ["ResilienceSync", "SyncExampleSupport"],
+            name: "sync-crash-child", dependencies: ["ResilienceSync", "ResilienceTransport", "SyncExampleSupport"],
             path: "Examples/SyncCrashChild", swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "sync-demo",
-            dependencies: ["ResilienceSync", "ResiliencePolicies", "ResilienceTesting", "SyncExampleSupport"],
+            dependencies: [
+                "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
+                "SyncExampleSupport",
+            ],
             path: "Examples/SyncDemo", swiftSettings: strictSettings
         ),
 

@@ -9,6 +9,7 @@
 import Foundation
 import ResilienceCore
 import ResilienceSync
+import ResilienceTransport
 import SyncExampleSupport
 
 #if canImport(Glibc)
@@ -82,8 +83,8 @@ configuration.maximumRetryInterval = .milliseconds(200)
 configuration.maxRetries = 1_000
 configuration.requestTimeout = .seconds(5)
 let engine = SyncEngine(
-    store: store, transport: URLSessionLoopbackTransport(), requestBuilder: SinkRequestBuilder(url: url),
-    breaker: NeverTrippingBreaker(), configuration: configuration)
+    store: store, transport: URLSessionTransport(), requestBuilder: SinkRequestBuilder(url: url),
+    classifier: TransportErrorClassifier(), breaker: NeverTrippingBreaker(), configuration: configuration)
 let runner = Task { await engine.run() }
 
 let processID = UUID().uuidString.prefix(8)

@@ -11,6 +11,7 @@ import ResilienceCore
 import ResiliencePolicies
 import ResilienceSync
 import ResilienceTesting
+import ResilienceTransport
 import SyncExampleSupport
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -72,9 +73,10 @@ let database = DemoLocalDatabase()
 let telemetry = DemoTelemetry()
 var configuration = SyncEngine.Configuration()
 configuration.retryInterval = .seconds(2)
+configuration.requestTimeout = .seconds(300)  // scaled time: 3 s of real time at --fast
 let engine = SyncEngine(
-    store: store, transport: URLSessionLoopbackTransport(),
-    requestBuilder: SinkRequestBuilder(url: server.url("/mutations")), breaker: RateLimitBreaker(),
+    store: store, transport: URLSessionTransport(), requestBuilder: SinkRequestBuilder(url: server.url("/mutations")),
+    classifier: TransportErrorClassifier(), breaker: RateLimitBreaker(),
     delegate: database, configuration: configuration, clock: clock, telemetry: telemetry)
 
 print("sync-demo: FaultServer on port \(server.port), clock ×\(Int(factor)), store \(directory.path)")
