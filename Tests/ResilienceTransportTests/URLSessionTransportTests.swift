@@ -72,12 +72,15 @@ struct URLSessionTransportTests {
         defer { server.stop() }
         server.script("/stall", .hang)
         let started = ContinuousClock.now
+        let sink = RecordingSink()
+        let context = realContext(timeout: .milliseconds(300), telemetry: sink)
         let classification = classify(
-            await thrownError { try await send(server.url("/stall"), timeout: .milliseconds(300)) })
+            await thrownError { try await transport.send(HTTPRequest(url: server.url("/stall")), context: context) })
         let elapsed = ContinuousClock.now - started
         #expect(classification?.category == .timeout)
         #expect(classification?.code == .timedOut)
         #expect(elapsed >= .milliseconds(290))
+        #expect(sink.kinds() == [.timedOut])
         #expect(elapsed < .seconds(3))
     }
 
@@ -125,12 +128,17 @@ struct URLSessionTransportTests {
         let inflated = try await send(server.url("/small-bomb"))
         #expect(inflated.body.count == 3_000_000)
         #expect(inflated.body.allSatisfy { $0 == 0 })
-        for path in ["/bomb", "/huge"] {
-            let started = ContinuousClock.now
-            let error = await thrownError { try await send(server.url(path), timeout: .seconds(20)) }
-            #expect(classify(error)?.code == .responseTooLarge, "\(path): \(String(describing: error))")
-            #expect(ContinuousClock.now - started < .seconds(10), "\(path)")
-        }
+        // A plain 200 MB body is refused from its Content-Length, before the body is read.
+        var started = ContinuousClock.now
+        let huge = await thrownError { try await send(server.url("/huge"), timeout: .seconds(20)) }
+        #expect(classify(huge)?.code == .responseTooLarge, "\(String(describing: huge))")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // A 200 MB gzip bomb fails fast with the typed error and never yields a body. (On Linux, libcurl inflates
+        // ahead of the delegate without backpressure, so the transient peak can exceed the cap: Docs/Transport.md.)
+        started = ContinuousClock.now
+        let bomb = await thrownError { try await send(server.url("/bomb"), timeout: .seconds(20)) }
+        #expect(classify(bomb)?.code == .responseTooLarge, "\(String(describing: bomb))")
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(
             classify(await thrownError { try await send(server.url("/small-cap"), using: capped) })?.code
                 == .responseTooLarge)

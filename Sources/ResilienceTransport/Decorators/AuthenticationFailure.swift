@@ -7,9 +7,9 @@ public struct AuthenticationFailure: ClassifiedError, Hashable, Sendable, Custom
     public init(_ classification: FailureClassification) { self.classification = classification }
 
     /// The refresh failed: the session cannot be renewed and the user must sign in again.
-    public static func sessionExpired(underlying: Result<Credential, any Error>? = nil) -> AuthenticationFailure {
+    public static func sessionExpired(reason: String? = nil) -> AuthenticationFailure {
         var message = "session expired: the credential could not be refreshed"
-        if case .failure(let error) = underlying { message += " (\(error))" }
+        if let reason { message += " (\(reason))" }
         return AuthenticationFailure(
             FailureClassification(
                 category: .authentication, code: .sessionExpired, isTransient: false, logLevel: .notice,

@@ -95,8 +95,11 @@ final class CredentialRefresher: Sendable {
                 context.emit(.credentialRefreshed) { $0.detail = snapshot == nil ? "failed" : "succeeded" }
             }
             if let snapshot { return snapshot }
-            if case .failure(let error) = result, error is CancellationError { throw error }
-            throw AuthenticationFailure.sessionExpired(underlying: result)
+            if case .failure(let error) = result {
+                if error is CancellationError { throw error }
+                throw AuthenticationFailure.sessionExpired(reason: "\(error)")
+            }
+            throw AuthenticationFailure.sessionExpired()
         }
     }
 }

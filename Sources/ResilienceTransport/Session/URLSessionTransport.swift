@@ -69,6 +69,7 @@ public final class URLSessionTransport: HTTPTransport {
             guard let first = try await group.next() else { throw CancellationError() }
             guard let response = first else {
                 try Task.checkCancellation()
+                context.emit(.timedOut) { $0.duration = limit }
                 throw TransportError.timedOut(after: limit, url: request.url)
             }
             return response
