@@ -193,3 +193,52 @@ struct MutationStoreContractTests {
         #expect(pending.map(\.id) == pending.map(\.id).sorted())
     }
 }
+
+/// ResilienceTesting's conformance kit passes for both stores, and catches a store that breaks the contract.
+@Suite("MutationStoreConformance")
+struct MutationStoreConformanceTests {
+    @Test("Both stores pass the conformance kit", arguments: StoreKind.allCases)
+    func storesConform(kind: StoreKind) throws {
+        let disposals = LockedBox<[@Sendable () -> Void]>([])
+        defer { disposals.value.forEach { $0() } }
+        try MutationStoreConformance {
+            let (store, dispose) = try kind.make()
+            disposals.mutate { $0.append(dispose) }
+            return store
+        }.check()
+    }
+
+    /// A store that forgets failed mutations and reverses the queue.
+    final class BrokenStore: MutationStore {
+        let inner = InMemoryMutationStore()
+        func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
+        func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
+        func pending(after id: Int64, limit: Int) throws -> [Mutation] {
+            try inner.pending(after: id, limit: limit).reversed()
+        }
+        func pendingCount() throws -> Int { try inner.pendingCount() }
+        func remove(_ id: Int64) throws { try inner.remove(id) }
+        func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
+        func moveToFailed(_ id: Int64, reason: String) throws { try inner.remove(id) }
+        func failed() throws -> [Mutation] { try inner.failed() }
+        func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
+        func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
+        func removeAllPending() throws -> Int { try inner.removeAllPending() }
+        func metadata(forKey key: String) throws -> Data? { try inner.metadata(forKey: key) }
+        func setMetadata(_ value: Data?, forKey key: String) throws { try inner.setMetadata(value, forKey: key) }
+    }
+
+    @Test("A broken store is reported rule by rule")
+    func brokenStoreFails() throws {
+        do {
+            try MutationStoreConformance { BrokenStore() }.check()
+            Issue.record("the broken store passed")
+        } catch let failure as MutationStoreConformance.Failure {
+            let rules = Set(failure.violations.map(\.rule))
+            #expect(rules.contains("fifo-order"))
+            #expect(rules.contains("attempts-and-failed-list"))
+            #expect(rules.contains("unique-keys"))
+            #expect(!rules.contains("metadata"))
+        }
+    }
+}
