@@ -2,9 +2,12 @@
 // ResilienceKit: resilient network data sources for Swift. No package dependencies (see ARCHITECTURE).
 import PackageDescription
 
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+let strictSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+/// SQLite comes from the system: `libsqlite3-dev` through pkg-config off Apple platforms, the SDK's `SQLite3`
+/// module on Apple platforms.
+let systemSQLite: Target.Dependency = .target(
+    name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd]))
 
 let package = Package(
     name: "ResilienceKit",
@@ -13,10 +16,15 @@ let package = Package(
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
-        .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
+        .library(name: "ResilienceTransport", targets: ["ResilienceTransport"]),
         .library(name: "ResilienceTelemetry", targets: ["ResilienceTelemetry"]),
         .library(name: "ResiliencePresentation", targets: ["ResiliencePresentation"]),
+        .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
+        .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .executable(name: "retry-playground", targets: ["retry-playground"]),
+        .executable(name: "fault-server", targets: ["fault-server"]),
+        .executable(name: "sync-demo", targets: ["sync-demo"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -24,6 +32,7 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(name: "ResilienceTelemetry", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(
             name: "ResiliencePresentation",
@@ -31,6 +40,9 @@ let package = Package(
             resources: [.process("Resources")],
             swiftSettings: strictSettings
         ),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "ResilienceSync", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(
@@ -42,10 +54,53 @@ let package = Package(
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .executableTarget(
+            name: "retry-playground",
+            dependencies: ["ResilienceKit"],
+            path: "Examples/RetryPlayground",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SyncExampleSupport", dependencies: ["ResilienceCore", "ResilienceSync"],
+            path: "Examples/SyncExampleSupport", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-crash-child", dependencies: ["ResilienceSync", "ResilienceTransport", "SyncExampleSupport"],
+            path: "Examples/SyncCrashChild", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-demo",
+            dependencies: [
+                "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
+                "SyncExampleSupport",
+            ],
+            path: "Examples/SyncDemo", swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResiliencePoliciesTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceBreakerTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceTransportTests",
+            dependencies: ["ResilienceTransport", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -59,26 +114,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "ResiliencePoliciesTests",
-            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            name: "ResilienceSyncTests",
+            dependencies: [
+                "ResilienceSync", "ResilienceTesting", "ResiliencePolicies", "sync-crash-child", systemSQLite,
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ResilienceKitTests",
             dependencies: ["ResilienceKit", "ResilienceTesting"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ResilienceBreakerTests",
-            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
-            swiftSettings: strictSettings
-        ),
-
-        // MARK: Examples
-        .executableTarget(
-            name: "retry-playground",
-            dependencies: ["ResilienceKit"],
-            path: "Examples/RetryPlayground",
             swiftSettings: strictSettings
         ),
     ],
