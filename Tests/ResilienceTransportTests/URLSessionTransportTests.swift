@@ -222,11 +222,13 @@ struct URLSessionTransportTests {
             #expect(ContinuousClock.now - started < .seconds(2))
         }
         let transport = transport
-        let early = Task {
-            try await Task.sleep(for: .seconds(10))
+        let before = server.requestCount
+        let early = Task { () async throws -> HTTPResponse in
+            withUnsafeCurrentTask { $0?.cancel() }
             return try await transport.send(HTTPRequest(url: server.url("/stall")), context: realContext())
         }
-        early.cancel()
         #expect(classify(await thrownError { try await early.value })?.category == .cancelled)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.requestCount == before)
     }
 }
