@@ -44,6 +44,16 @@ struct FaultServerTests {
         #expect(recorded.headers["content-type"] == "application/json")
     }
 
+    @Test("A client speaking something else than HTTP (a TLS hello) is disconnected and not recorded")
+    func nonHTTPClient() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let reply = await RawHTTPClient(port: server.port).exchange("\u{16}\u{03}\u{01}\u{02}\u{00}hello", timeout: 3)
+        #expect(reply.bytes.isEmpty)
+        #expect(!reply.timedOut)
+        #expect(server.requestCount == 0)
+    }
+
     @Test("429 carries Retry-After; a redirect carries Location")
     func rateLimitAndRedirect() async throws {
         let server = try FaultServer()

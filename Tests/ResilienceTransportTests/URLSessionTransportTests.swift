@@ -66,6 +66,20 @@ struct URLSessionTransportTests {
         #expect(classification?.requestWasNotSent == true)
     }
 
+    @Test("TLS against a plaintext server and an unresolvable host get their own codes")
+    func tlsAndDNS() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/ok", .ok())
+        let tls = URL(string: "https://127.0.0.1:\(server.port)/ok")!
+        let tlsError = await thrownError { try await send(tls) }
+        #expect(classify(tlsError)?.code == .certificateInvalid, "\(String(describing: tlsError))")
+        #expect(classify(tlsError)?.isTransient == false)
+        let dnsError = await thrownError { try await send(URL(string: "http://no-such-host.invalid/jobs")!) }
+        #expect(classify(dnsError)?.code == .hostNotFound, "\(String(describing: dnsError))")
+        #expect(classify(dnsError)?.requestWasNotSent == true)
+    }
+
     @Test("A stalled server times out at the attempt deadline, not URLSession's idle timeout")
     func hangTimesOut() async throws {
         let server = try FaultServer()
