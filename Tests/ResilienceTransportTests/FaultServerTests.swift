@@ -13,7 +13,9 @@ import FoundationXML
 struct FaultServerTests {
     @Test("A status sequence answers in order, repeats its last step, and records every request")
     func statusSequence() async throws {
+        let starting = ContinuousClock.now
         let server = try FaultServer()
+        #expect(ContinuousClock.now - starting < .milliseconds(500))
         defer { server.stop() }
         server.script("/jobs", .status(503), .status(503), .ok("[]"))
         let client = RawHTTPClient(port: server.port)
@@ -146,6 +148,22 @@ struct FaultServerTests {
         let drip = await client.get("/drip")
         #expect(ContinuousClock.now - started >= .milliseconds(190))
         #expect(String(decoding: drip.body, as: UTF8.self) == "abcdef")
+    }
+
+    @Test("Random latency stays within its range")
+    func randomLatency() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jitter", .randomlyDelayed(between: .milliseconds(50), and: .milliseconds(150), then: .ok("j")))
+        let client = RawHTTPClient(port: server.port)
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            let reply = await client.get("/jitter")
+            let elapsed = ContinuousClock.now - started
+            #expect(String(decoding: reply.body, as: UTF8.self) == "j")
+            #expect(elapsed >= .milliseconds(45))
+            #expect(elapsed < .seconds(2))
+        }
     }
 
     @Test("The gzip bomb is small on the wire and its CRC matches a byte-by-byte CRC")
