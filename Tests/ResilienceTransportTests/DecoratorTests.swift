@@ -124,6 +124,24 @@ struct DecoratorTests {
         #expect(try await lenient.send(HTTPRequest(url: server.url("/missing")), context: realContext()).status == 404)
     }
 
+    @Test("A 429 that outlasts the retries surfaces as rateLimited with the server's Retry-After")
+    func rateLimitedThroughTheStack() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .rateLimited(retryAfter: "2", headers: ["X-Error-Code": "SLOW_DOWN"]))
+        let pipeline = TestOnlyRetryPipeline()
+        let transport = ResilientTransport(wrapping: sharedTransport) { _ in pipeline }
+        let error = await thrownError {
+            try await transport.send(HTTPRequest(url: server.url("/jobs")), context: realContext())
+        }
+        let classification = classify(error)
+        #expect(classification?.category == .rateLimited)
+        #expect(classification?.retryAfter == .seconds(2))
+        #expect(classification?.httpStatus == 429)
+        #expect(classification?.message == "[SLOW_DOWN]")
+        #expect(server.requestCount == 3)
+    }
+
     @Test("Cancellation is never retried")
     func cancellationNeverRetried() async throws {
         let server = try FaultServer()

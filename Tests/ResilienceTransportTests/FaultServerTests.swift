@@ -13,7 +13,9 @@ import FoundationXML
 struct FaultServerTests {
     @Test("A status sequence answers in order, repeats its last step, and records every request")
     func statusSequence() async throws {
+        let starting = ContinuousClock.now
         let server = try FaultServer()
+        #expect(ContinuousClock.now - starting < .milliseconds(500))
         defer { server.stop() }
         server.script("/jobs", .status(503), .status(503), .ok("[]"))
         let client = RawHTTPClient(port: server.port)
@@ -42,6 +44,16 @@ struct FaultServerTests {
         #expect(recorded.method == "POST")
         #expect(String(decoding: recorded.body, as: UTF8.self) == #"{"a":1}"#)
         #expect(recorded.headers["content-type"] == "application/json")
+    }
+
+    @Test("A client speaking something else than HTTP (a TLS hello) is disconnected and not recorded")
+    func nonHTTPClient() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let reply = await RawHTTPClient(port: server.port).exchange("\u{16}\u{03}\u{01}\u{02}\u{00}hello", timeout: 3)
+        #expect(reply.bytes.isEmpty)
+        #expect(!reply.timedOut)
+        #expect(server.requestCount == 0)
     }
 
     @Test("429 carries Retry-After; a redirect carries Location")
@@ -136,6 +148,22 @@ struct FaultServerTests {
         let drip = await client.get("/drip")
         #expect(ContinuousClock.now - started >= .milliseconds(190))
         #expect(String(decoding: drip.body, as: UTF8.self) == "abcdef")
+    }
+
+    @Test("Random latency stays within its range")
+    func randomLatency() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jitter", .randomlyDelayed(between: .milliseconds(50), and: .milliseconds(150), then: .ok("j")))
+        let client = RawHTTPClient(port: server.port)
+        for _ in 0..<3 {
+            let started = ContinuousClock.now
+            let reply = await client.get("/jitter")
+            let elapsed = ContinuousClock.now - started
+            #expect(String(decoding: reply.body, as: UTF8.self) == "j")
+            #expect(elapsed >= .milliseconds(45))
+            #expect(elapsed < .seconds(2))
+        }
     }
 
     @Test("The gzip bomb is small on the wire and its CRC matches a byte-by-byte CRC")

@@ -66,6 +66,20 @@ struct URLSessionTransportTests {
         #expect(classification?.requestWasNotSent == true)
     }
 
+    @Test("TLS against a plaintext server and an unresolvable host get their own codes")
+    func tlsAndDNS() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/ok", .ok())
+        let tls = URL(string: "https://127.0.0.1:\(server.port)/ok")!
+        let tlsError = await thrownError { try await send(tls) }
+        #expect(classify(tlsError)?.code == .certificateInvalid, "\(String(describing: tlsError))")
+        #expect(classify(tlsError)?.isTransient == false)
+        let dnsError = await thrownError { try await send(URL(string: "http://no-such-host.invalid/jobs")!) }
+        #expect(classify(dnsError)?.code == .hostNotFound, "\(String(describing: dnsError))")
+        #expect(classify(dnsError)?.requestWasNotSent == true)
+    }
+
     @Test("A stalled server times out at the attempt deadline, not URLSession's idle timeout")
     func hangTimesOut() async throws {
         let server = try FaultServer()
@@ -222,11 +236,13 @@ struct URLSessionTransportTests {
             #expect(ContinuousClock.now - started < .seconds(2))
         }
         let transport = transport
-        let early = Task {
-            try await Task.sleep(for: .seconds(10))
+        let before = server.requestCount
+        let early = Task { () async throws -> HTTPResponse in
+            withUnsafeCurrentTask { $0?.cancel() }
             return try await transport.send(HTTPRequest(url: server.url("/stall")), context: realContext())
         }
-        early.cancel()
         #expect(classify(await thrownError { try await early.value })?.category == .cancelled)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.requestCount == before)
     }
 }

@@ -24,6 +24,8 @@ struct RequestReader {
     mutating func next(isStopped: () -> Bool) -> Outcome {
         var headEnd: Range<Data.Index>?
         while true {
+            // A request line starts with a method token; anything else (a TLS ClientHello, garbage) is dropped.
+            if let first = buffer.first, !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) { return .malformed }
             headEnd = buffer.range(of: Self.headTerminator)
             if headEnd != nil { break }
             if buffer.count > maximumSize { return .tooLarge }

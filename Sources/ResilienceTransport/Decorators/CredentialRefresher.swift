@@ -94,6 +94,7 @@ final class CredentialRefresher: Sendable {
             if isFirst {
                 context.emit(.credentialRefreshed) { $0.detail = snapshot == nil ? "failed" : "succeeded" }
             }
+            try Task.checkCancellation()
             if let snapshot { return snapshot }
             if case .failure(let error) = result {
                 if error is CancellationError { throw error }

@@ -38,12 +38,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         exchanges.withLock { $0.removeValue(forKey: taskIdentifier) }?.continuation.resume(throwing: error)
     }
 
-    /// Records why the transport is cancelling `task`, then cancels it.
-    private func fail(_ task: URLSessionTask, _ failure: TransportError) {
-        exchanges.withLock { $0[task.taskIdentifier]?.failure = failure }
-        task.cancel()
-    }
-
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
