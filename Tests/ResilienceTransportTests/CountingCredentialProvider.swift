@@ -7,6 +7,10 @@ import FoundationNetworking
 #endif
 
 /// A credential provider whose refresh hands out `token-1`, `token-2`, … (or fails), counting refreshes.
+///
+/// Used only by the loopback `FaultServer` tests in `AuthenticatingTransportTests`: the refresh takes
+/// `refreshDelay` of real time so that concurrent requests really do meet their 401s while one refresh is in
+/// flight, which is what single-flight refreshing must survive.
 final class CountingCredentialProvider: CredentialProvider {
     let initial: Credential?
     let refreshCount = LockedBox(0)
