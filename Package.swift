@@ -2,18 +2,29 @@
 // ResilienceKit: resilient network data sources for Swift. No package dependencies (see ARCHITECTURE).
 import PackageDescription
 
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+let strictSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+/// SQLite comes from the system: `libsqlite3-dev` through pkg-config off Apple platforms, the SDK's `SQLite3`
+/// module on Apple platforms.
+let systemSQLite: Target.Dependency = .target(
+    name: "CSQLite", condition: .when(platforms: [.linux, .android, .windows, .openbsd]))
 
 let package = Package(
     name: "ResilienceKit",
+    defaultLocalization: "en",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
+        .library(name: "ResilienceTransport", targets: ["ResilienceTransport"]),
+        .library(name: "ResilienceTelemetry", targets: ["ResilienceTelemetry"]),
+        .library(name: "ResiliencePresentation", targets: ["ResiliencePresentation"]),
+        .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .executable(name: "retry-playground", targets: ["retry-playground"]),
+        .executable(name: "fault-server", targets: ["fault-server"]),
+        .executable(name: "sync-demo", targets: ["sync-demo"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -21,6 +32,17 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceTelemetry", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(
+            name: "ResiliencePresentation",
+            dependencies: ["ResilienceCore"],
+            resources: [.process("Resources")],
+            swiftSettings: strictSettings
+        ),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "ResilienceSync", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(
@@ -31,6 +53,34 @@ let package = Package(
 
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+
+        // MARK: Examples
+        .executableTarget(
+            name: "retry-playground",
+            dependencies: ["ResilienceKit"],
+            path: "Examples/RetryPlayground",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SyncExampleSupport", dependencies: ["ResilienceCore", "ResilienceSync"],
+            path: "Examples/SyncExampleSupport", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-crash-child", dependencies: ["ResilienceSync", "ResilienceTransport", "SyncExampleSupport"],
+            path: "Examples/SyncCrashChild", swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sync-demo",
+            dependencies: [
+                "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
+                "SyncExampleSupport",
+            ],
+            path: "Examples/SyncDemo", swiftSettings: strictSettings
+        ),
 
         // MARK: Tests
         .testTarget(
@@ -44,21 +94,35 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "ResilienceKitTests",
-            dependencies: ["ResilienceKit", "ResilienceTesting"],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
             name: "ResilienceBreakerTests",
             dependencies: ["ResiliencePolicies", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
-
-        // MARK: Examples
-        .executableTarget(
-            name: "retry-playground",
-            dependencies: ["ResilienceKit"],
-            path: "Examples/RetryPlayground",
+        .testTarget(
+            name: "ResilienceTransportTests",
+            dependencies: ["ResilienceTransport", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceTelemetryTests",
+            dependencies: ["ResilienceCore", "ResilienceTelemetry", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResiliencePresentationTests",
+            dependencies: ["ResilienceCore", "ResiliencePresentation", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceSyncTests",
+            dependencies: [
+                "ResilienceSync", "ResilienceTesting", "ResiliencePolicies", "sync-crash-child", systemSQLite,
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceKitTests",
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],

@@ -24,4 +24,29 @@ public struct MutationDraft: Hashable, Sendable {
         self.payload = payload
         self.idempotencyKey = idempotencyKey
     }
+
+    /// The largest payload a store accepts by default (1 MiB): a queue of hostile giants must not fill memory.
+    public static let defaultMaximumPayloadBytes = 1 << 20
+
+    /// Checks the draft before it is stored: non-empty entity type, entity id and idempotency key (each at
+    /// most 1,024 bytes) and a payload of at most `maximumPayloadBytes`.
+    ///
+    /// - Throws: ``MutationStoreError`` with code `DB_003` (constraint violation) naming the bad field.
+    public func validate(maximumPayloadBytes: Int = MutationDraft.defaultMaximumPayloadBytes) throws {
+        for (name, value) in [
+            ("entity type", entityType), ("entity id", entityID), ("idempotency key", idempotencyKey),
+        ] {
+            if value.isEmpty {
+                throw MutationStoreError(.constraintViolation, message: "the \(name) is empty")
+            }
+            if value.utf8.count > 1024 {
+                throw MutationStoreError(.constraintViolation, message: "the \(name) is longer than 1024 bytes")
+            }
+        }
+        if payload.count > maximumPayloadBytes {
+            throw MutationStoreError(
+                .constraintViolation,
+                message: "the payload has \(payload.count) bytes; the limit is \(maximumPayloadBytes)")
+        }
+    }
 }

@@ -1,0 +1,55 @@
+import ResilienceCore
+
+/// Decides whether a banner should be shown, so the same message is not shown twice within a window.
+///
+/// Two messages are "the same" when their code, title and message match. Time comes from the injected
+/// clock. At most ``maximumEntries`` recent banners are remembered (the oldest is forgotten first), so
+/// memory stays bounded. Thread-safe.
+///
+/// ```swift
+/// let suppression = BannerSuppression(window: .seconds(30), clock: clock)
+/// if suppression.shouldShow(error) { showBanner(error) }
+/// ```
+public final class BannerSuppression: Sendable {
+    private struct Fingerprint: Hashable, Sendable {
+        var code: FailureCode
+        var title: String
+        var message: String
+    }
+
+    /// How long a shown banner suppresses its repeats.
+    public let window: Duration
+    /// The most banners remembered.
+    public let maximumEntries: Int
+    private let clock: ResilienceClock
+    private let shown = LockedState(initialState: [Fingerprint: ResilienceInstant]())
+
+    /// Creates a policy suppressing repeats within `window` (30 seconds by default).
+    public init(window: Duration = .seconds(30), maximumEntries: Int = 64, clock: ResilienceClock = .continuous) {
+        self.window = window
+        self.maximumEntries = max(1, maximumEntries)
+        self.clock = clock
+    }
+
+    /// True when `error` was not shown within the window; records it as shown if so.
+    public func shouldShow(_ error: UserFacingError) -> Bool {
+        let now = clock.now()
+        let key = Fingerprint(code: error.code, title: error.title, message: error.message)
+        let window = window
+        let limit = maximumEntries
+        return shown.withLock { shown in
+            if let last = shown[key], last.duration(to: now) < window { return false }
+            shown = shown.filter { $0.value.duration(to: now) < window }
+            if shown.count >= limit, let oldest = shown.min(by: { $0.value < $1.value })?.key {
+                shown[oldest] = nil
+            }
+            shown[key] = now
+            return true
+        }
+    }
+
+    /// Forgets every shown banner (after the user changed context, for example).
+    public func reset() {
+        shown.withLock { $0.removeAll() }
+    }
+}

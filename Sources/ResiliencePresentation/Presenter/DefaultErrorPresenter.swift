@@ -1,0 +1,157 @@
+import ResilienceCore
+
+/// The standard ``ErrorPresenter``: turns a classification and a ``PresentationContext`` into an honest,
+/// actionable ``UserFacingError`` from a localizable strings table.
+///
+/// Decision order:
+/// 1. A multi-source fetch where some sources succeeded: one source down because its breaker is open
+///    ("Lever is temporarily unavailable. Showing jobs from other sources."), otherwise
+///    "Showing jobs from 4 of 6 sources. Unavailable right now: Lever and RSS." (severity info).
+/// 2. Offline, rate limiting, credentials, insecure transport and storage are reported as such even when
+///    several sources failed: they are what the person can act on.
+/// 3. Several sources and none succeeded: "Couldn't load jobs from any source."
+/// 4. Otherwise, by category (and code for authentication and storage).
+///
+/// Raw error text never reaches `title` or `message`; codes, statuses and the (redacted) failure message go
+/// to `technicalDetails`.
+public struct DefaultErrorPresenter: ErrorPresenter {
+    /// The message table.
+    public var strings: PresentationStrings
+    /// Formats "Try again in 5 minutes".
+    public var timeFormatter: RelativeTimeFormatter
+    /// Applied to technical details.
+    public var redactor: Redactor
+
+    /// Creates a presenter reading `strings` (English by default).
+    public init(strings: PresentationStrings = .english, redactor: Redactor = .standard) {
+        self.strings = strings
+        self.timeFormatter = RelativeTimeFormatter(strings: strings)
+        self.redactor = redactor
+    }
+
+    /// The message for `failure` in `context`.
+    public func present(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
+        if context.sources.count > 1 && context.isPartial && context.sourcesSucceeded > 0 {
+            return partial(failure, context: context)
+        }
+        if context.sources.count > 1 && context.sourcesSucceeded == 0
+            && !Self.actionableCategories.contains(failure.category)
+        {
+            return make(
+                "allUnavailable", failure, context: context, severity: .error, recoverable: true,
+                action: "action.pullToRefresh", retry: true, arguments: ["noun": context.itemNoun])
+        }
+        return single(failure, context: context)
+    }
+
+    /// Categories reported as themselves even when several sources failed.
+    static let actionableCategories: Set<FailureCategory> = [
+        .networkUnreachable, .rateLimited, .throttled, .authentication, .insecureTransport, .storage,
+    ]
+
+    private func partial(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
+        let failed = context.sources.filter { $0.failure != nil }
+        if failed.count == 1, let only = failed.first, only.failure?.category == .circuitOpen {
+            return make(
+                "sourceUnavailable", failure, context: context, severity: .info, recoverable: true, action: nil,
+                retry: false, messageKey: "sourceUnavailable.message.partial",
+                arguments: ["source": only.displayName, "noun": context.itemNoun])
+        }
+        var message = strings.string(
+            "someUnavailable.message",
+            [
+                "noun": context.itemNoun, "succeeded": String(context.sourcesSucceeded),
+                "total": String(context.sourcesAttempted),
+            ])
+        if !failed.isEmpty {
+            message +=
+                " " + strings.string("someUnavailable.missing", ["names": strings.list(failed.map(\.displayName))])
+        }
+        return UserFacingError(
+            title: strings.string("someUnavailable.title"), message: message, severity: .info, isRecoverable: true,
+            suggestedAction: nil, showsRetry: false, retryAfter: failure.retryAfter,
+            technicalDetails: details(failure, context: context), code: failure.code)
+    }
+
+    private func single(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
+        switch failure.category {
+        case .networkUnreachable:
+            return make("offline", failure, context: context, action: "action.pullToRefresh", retry: true)
+        case .timeout:
+            return make("timeout", failure, context: context, action: "action.pullToRefresh", retry: true)
+        case .rateLimited, .throttled:
+            let (key, arguments) = waitMessage("rateLimited", failure.retryAfter)
+            return make(
+                "rateLimited", failure, context: context, severity: .warning, action: "action.tryAgainLater",
+                retry: true, messageKey: key, arguments: arguments)
+        case .authentication:
+            if failure.code == .forbidden {
+                return make("forbidden", failure, context: context, recoverable: false, action: nil, retry: false)
+            }
+            return make("sessionExpired", failure, context: context, action: "action.signIn", retry: false)
+        case .notFound:
+            return make("notFound", failure, context: context, recoverable: false, action: nil, retry: false)
+        case .clientError:
+            return make("invalidInput", failure, context: context, action: "action.checkInput", retry: false)
+        case .serverError, .transient:
+            return make("serverError", failure, context: context, action: "action.pullToRefresh", retry: true)
+        case .circuitOpen:
+            let name =
+                context.sources.first { $0.failure != nil }?.displayName
+                ?? context.sources.first?.displayName ?? strings.string("sourceUnavailable.defaultName")
+            var (key, arguments) = waitMessage("sourceUnavailable", failure.retryAfter)
+            arguments["source"] = name
+            return make(
+                "sourceUnavailable", failure, context: context, severity: .warning, action: "action.tryAgainLater",
+                retry: failure.retryAfter != nil, messageKey: key, arguments: arguments)
+        case .insecureTransport:
+            return make("insecure", failure, context: context, recoverable: false, action: nil, retry: false)
+        case .storage:
+            switch failure.code {
+            case .diskFull:
+                return make("storageFull", failure, context: context, action: "action.freeSpace", retry: true)
+            case .corruptedData:
+                return make("dataCorrupted", failure, context: context, action: "action.pullToRefresh", retry: true)
+            default:
+                return make("storage", failure, context: context, action: nil, retry: true)
+            }
+        case .invalidResponse:
+            return make("unreadable", failure, context: context, action: "action.tryAgainLater", retry: true)
+        case .conflict:
+            return make("conflict", failure, context: context, severity: .info, action: nil, retry: false)
+        case .cancelled:
+            return make("cancelled", failure, context: context, severity: .info, action: nil, retry: true)
+        default:
+            return make("unknown", failure, context: context, action: "action.pullToRefresh", retry: true)
+        }
+    }
+
+    private func waitMessage(_ prefix: String, _ wait: Duration?) -> (String, [String: String]) {
+        guard let wait, wait > .zero else { return ("\(prefix).message.later", [:]) }
+        return ("\(prefix).message.in", ["time": timeFormatter.string(for: wait)])
+    }
+
+    private func make(
+        _ prefix: String, _ failure: FailureClassification, context: PresentationContext,
+        severity: UserFacingError.Severity = .error, recoverable: Bool = true, action: String?, retry: Bool,
+        messageKey: String? = nil, arguments: [String: String] = [:]
+    ) -> UserFacingError {
+        UserFacingError(
+            title: strings.string("\(prefix).title"),
+            message: strings.string(messageKey ?? "\(prefix).message", arguments),
+            severity: severity, isRecoverable: recoverable, suggestedAction: action.map { strings.string($0) },
+            showsRetry: retry, retryAfter: failure.retryAfter, technicalDetails: details(failure, context: context),
+            code: failure.code)
+    }
+
+    /// `NET_004 rate-limited HTTP 429 retry-after 300s: <redacted message>; sources: lever=RES_001`.
+    private func details(_ failure: FailureClassification, context: PresentationContext) -> String {
+        var text = "\(failure.code) \(failure.category)"
+        if let status = failure.httpStatus { text += " HTTP \(status)" }
+        if let retryAfter = failure.retryAfter { text += " retry-after \(retryAfter.components.seconds)s" }
+        if let message = failure.message { text += ": " + redactor.redact(message) }
+        let failed = context.sources.compactMap { source in source.failure.map { "\(source.id)=\($0.code)" } }
+        if !failed.isEmpty { text += "; sources: " + failed.joined(separator: ", ") }
+        return text
+    }
+}

@@ -1,0 +1,29 @@
+/// Formats a duration as a short relative time (`"5 minutes"`, `"1 hour"`) from the strings table:
+/// deterministic, with no locale-dependent Foundation formatter.
+///
+/// Rounds up to the largest unit that fits: under a minute in seconds, under an hour in minutes, under a day
+/// in hours, otherwise days; so a 4 min 10 s wait reads "5 minutes" and never promises too early.
+public struct RelativeTimeFormatter: Sendable, Hashable {
+    /// The table with the `time.*` keys.
+    public var strings: PresentationStrings
+
+    /// Creates a formatter.
+    public init(strings: PresentationStrings = .english) {
+        self.strings = strings
+    }
+
+    /// `duration` as text; zero or negative durations read as one second.
+    public func string(for duration: Duration) -> String {
+        let (wholeSeconds, attoseconds) = duration.components
+        let seconds = max(1, wholeSeconds + (attoseconds > 0 ? 1 : 0))
+        let (unit, size): (String, Int64) =
+            switch seconds {
+            case ..<60: ("second", 1)
+            case ..<3600: ("minute", 60)
+            case ..<86_400: ("hour", 3600)
+            default: ("day", 86_400)
+            }
+        let count = (seconds + size - 1) / size
+        return strings.string("time.\(unit).\(count == 1 ? "one" : "other")", ["count": String(count)])
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(SwiftUI)
+import ResilienceCore
+import SwiftUI
+
+/// A view for a failure with nothing else to show: symbol, title, message, suggested action and a Retry
+/// button when ``UserFacingError/showsRetry`` is true.
+public struct ResilienceErrorView: View {
+    private let error: UserFacingError
+    private let strings: PresentationStrings
+    private let retry: (() -> Void)?
+
+    /// Creates the view; `retry` is called when the Retry button is tapped.
+    public init(_ error: UserFacingError, strings: PresentationStrings = .english, retry: (() -> Void)? = nil) {
+        self.error = error
+        self.strings = strings
+        self.retry = retry
+    }
+
+    /// The content.
+    public var body: some View {
+        VStack(spacing: 12) {
+            Image(systemName: SeverityStyle.symbol(error.severity))
+                .font(.largeTitle)
+                .foregroundStyle(SeverityStyle.color(error.severity))
+            Text(error.title)
+                .font(.headline)
+            Text(error.message)
+                .font(.body)
+                .foregroundStyle(.secondary)
+                .multilineTextAlignment(.center)
+            if let action = error.suggestedAction {
+                Text(action)
+                    .font(.footnote)
+                    .foregroundStyle(.secondary)
+            }
+            if error.showsRetry, let retry {
+                Button(strings.string("action.retry"), action: retry)
+            }
+        }
+        .padding()
+    }
+}
+
+/// Symbols and colours per severity, shared by the SwiftUI views.
+enum SeverityStyle {
+    static func symbol(_ severity: UserFacingError.Severity) -> String {
+        switch severity {
+        case .info: "info.circle"
+        case .warning: "exclamationmark.triangle"
+        case .error: "xmark.octagon"
+        }
+    }
+
+    static func color(_ severity: UserFacingError.Severity) -> Color {
+        switch severity {
+        case .info: .blue
+        case .warning: .orange
+        case .error: .red
+        }
+    }
+}
+#endif

@@ -1,0 +1,570 @@
+import Foundation
+import ResilienceCore
+
+/// Drains a durable ``MutationStore`` to a server, seed 004's way: a long-lived orchestrator (an actor) with
+/// a rate-limit breaker, per-mutation retry limits, duplicate handling and persisted cooldowns.
+///
+/// ## Rules
+/// - **Order.** Mutations go out in enqueue order. When one fails, later mutations *of the same entity* wait
+///   for the next pass; other entities continue.
+/// - **429.** A rate-limit response does not count against the mutation's attempts; it increments
+///   ``consecutiveRateLimitErrors`` and is recorded with the injected breaker (normally ResiliencePolicies'
+///   `RateLimitBreaker`: after 3 in a row it opens for 30 s × a multiplier that doubles up to 10, capped at
+///   300 s). While the breaker is open the engine is ``SyncState/rateLimited(until:pending:)`` and sends
+///   nothing. Any other outcome resets the counter; a success resets everything.
+/// - **Failures.** Network errors, timeouts and other API errors count against the mutation's attempts; after
+///   ``Configuration/maxRetries`` the delegate marks the entity failed and the mutation moves to the failed
+///   list. An unreachable network (``FailureCategory/networkUnreachable``) also ends the pass as
+///   ``SyncState/offline``.
+/// - **409 duplicate.** The server already has the entity: the delegate deletes the local duplicate and the
+///   mutation counts as synced.
+/// - **Idempotency.** Every request carries the mutation's `Idempotency-Key`, so a resend after a crash or a
+///   lost response cannot apply twice. A mutation leaves the store only after the server's answer.
+/// - **Persistence.** The breaker's state, multiplier and cooldown are saved in the store's metadata table and
+///   restored on start, aged by the wall time that passed, so a restart does not hammer a rate-limited server.
+/// - **Telemetry.** Every state change emits ``ResilienceEventKind/syncStateChanged``; breaker changes emit
+///   ``ResilienceEventKind/breakerTransition``.
+///
+/// ```swift
+/// let engine = SyncEngine(store: store, transport: transport, requestBuilder: EventsAPI(),
+///                         breaker: RateLimitBreaker(), delegate: localDatabase)
+/// Task { for await state in engine.stateUpdates() { banner.show(state) } }
+/// Task { await engine.run() }
+/// ```
+public actor SyncEngine {
+    private let store: any MutationStore
+    private let transport: any HTTPTransport
+    private let requestBuilder: any SyncRequestBuilder
+    private let classifier: CompositeErrorClassifier
+    private let breaker: any BreakerPolicy
+    private let delegate: (any SyncEngineDelegate)?
+    private let clock: ResilienceClock
+    private let telemetry: (any TelemetrySink)?
+    private let broadcaster: SyncStateBroadcaster
+
+    /// The engine's settings.
+    public let configuration: Configuration
+
+    /// Consecutive 429 responses since the last other outcome.
+    public private(set) var consecutiveRateLimitErrors = 0
+
+    private var isNetworkAvailable = true
+    private var isSyncing = false
+    private var lastPersistedBreaker: PersistedBreakerState?
+    private var failedPasses = 0
+    private var wakeContinuation: CheckedContinuation<Void, Never>?
+    private var wakePending = false
+
+    /// Creates an engine and restores the breaker state persisted in `store` by an earlier process.
+    ///
+    /// - Parameters:
+    ///   - store: The durable queue.
+    ///   - transport: Sends each request.
+    ///   - requestBuilder: Turns mutations into requests.
+    ///   - classifier: Classifies thrown errors and rejected responses; ``SyncStatusClassifier`` answers for
+    ///     statuses it does not recognise.
+    ///   - breaker: The rate-limit breaker (normally ResiliencePolicies' `RateLimitBreaker`).
+    ///   - delegate: Marks entities failed and deletes local duplicates.
+    ///   - configuration: Retry limit, page and batch sizes, timeouts.
+    ///   - clock: The monotonic clock for cooldowns and deadlines.
+    ///   - telemetry: Receives state changes and breaker transitions.
+    public init(
+        store: any MutationStore,
+        transport: any HTTPTransport,
+        requestBuilder: any SyncRequestBuilder,
+        classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
+        breaker: any BreakerPolicy,
+        delegate: (any SyncEngineDelegate)? = nil,
+        configuration: Configuration = .standard,
+        clock: ResilienceClock = .continuous,
+        telemetry: (any TelemetrySink)? = nil
+    ) {
+        self.store = store
+        self.transport = transport
+        self.requestBuilder = requestBuilder
+        self.classifier = CompositeErrorClassifier([
+            StatusFallbackClassifier(primary: classifier, fallback: SyncStatusClassifier())
+        ])
+        self.breaker = breaker
+        self.delegate = delegate
+        self.configuration = configuration
+        self.clock = clock
+        self.telemetry = telemetry
+        let restored = Self.restoreBreaker(
+            breaker, from: store, configuration: configuration, now: clock.now())
+        lastPersistedBreaker = restored.persisted
+        consecutiveRateLimitErrors = restored.persisted?.consecutiveRateLimitErrors ?? 0
+        broadcaster = SyncStateBroadcaster(initial: restored.state)
+    }
+
+    private static func restoreBreaker(
+        _ breaker: any BreakerPolicy, from store: any MutationStore, configuration: Configuration,
+        now: ResilienceInstant
+    ) -> (state: SyncState, persisted: PersistedBreakerState?) {
+        let persisted: PersistedBreakerState
+        do {
+            guard let data = try store.metadata(forKey: configuration.breakerStateKey) else { return (.idle, nil) }
+            persisted = try JSONDecoder().decode(PersistedBreakerState.self, from: data)
+        } catch {
+            return (.error("could not restore the rate-limit state: \(error)"), nil)
+        }
+        breaker.restoreState(persisted.aged(now: configuration.currentDate()), now: now)
+        let metrics = breaker.metrics(now: now)
+        if metrics.state == .open || metrics.state == .isolated, metrics.remainingOpenDuration > .zero {
+            let pending = (try? store.pendingCount()) ?? 0
+            return (.rateLimited(until: now.advanced(by: metrics.remainingOpenDuration), pending: pending), persisted)
+        }
+        return (.idle, persisted)
+    }
+
+    // MARK: Observing
+
+    /// The current state (readable from any task without awaiting the actor).
+    public nonisolated var state: SyncState { broadcaster.current }
+
+    /// A stream of states for a UI: the current state first, then every change. Ends when the reader stops.
+    public nonisolated func stateUpdates() -> AsyncStream<SyncState> { broadcaster.stream() }
+
+    /// Whether the rate-limit breaker currently refuses to send.
+    public func isCircuitBreakerTripped() -> Bool {
+        let metrics = breaker.metrics(now: clock.now())
+        return (metrics.state == .open && metrics.remainingOpenDuration > .zero) || metrics.state == .isolated
+    }
+
+    /// Time left in the breaker's cooldown (zero when it is not open).
+    public func circuitBreakerBackoffRemaining() -> Duration {
+        breaker.metrics(now: clock.now()).remainingOpenDuration
+    }
+
+    // MARK: Controlling
+
+    /// Durably enqueues a mutation and wakes ``run()``.
+    @discardableResult
+    public func enqueue(_ draft: MutationDraft) throws -> Mutation {
+        let mutation = try store.enqueue(draft)
+        wake()
+        return mutation
+    }
+
+    /// Tells the engine whether the network is reachable (from a path monitor). Offline, passes do nothing;
+    /// back online, ``run()`` wakes.
+    public func setNetworkAvailable(_ available: Bool) {
+        isNetworkAvailable = available
+        if available {
+            if case .offline = state { transition(to: .idle) }
+            wake()
+        } else if !isSyncing {
+            transition(to: .offline)
+        }
+    }
+
+    /// Wakes ``run()`` for an immediate pass (a pull-to-refresh, a foreground event).
+    public func requestSync() { wake() }
+
+    /// The user's "retry now": closes the breaker, clears the 429 counter and the multiplier, and persists it.
+    public func resetCircuitBreaker() {
+        let transition = breaker.reset(now: clock.now())
+        consecutiveRateLimitErrors = 0
+        emitBreaker(transition)
+        persistBreaker()
+        if case .rateLimited = state { self.transition(to: .idle) }
+        wake()
+    }
+
+    /// Deletes every pending mutation (a recovery for a queue stuck on unrecoverable mutations), optionally
+    /// marking their entities failed first, resets the breaker, and returns how many were cleared.
+    @discardableResult
+    public func clearPendingMutations(markEntitiesFailed: Bool = true) async throws -> Int {
+        if markEntitiesFailed, let delegate {
+            var cursor: Int64 = 0
+            while true {
+                let page = try store.pending(after: cursor, limit: configuration.pageSize)
+                guard let last = page.last else { break }
+                cursor = last.id
+                for mutation in page { await delegate.markEntityFailed(mutation, reason: "cleared by the user") }
+            }
+        }
+        let count = try store.removeAllPending()
+        resetCircuitBreaker()
+        if !isSyncing { transition(to: isNetworkAvailable ? .idle : .offline) }
+        return count
+    }
+
+    // MARK: Running
+
+    /// Runs passes until the task is cancelled: after enqueues and wake-ups, after a cooldown ends, and after
+    /// a failed pass with a growing delay (``Configuration/retryInterval``, doubling, capped).
+    public func run() async {
+        while !Task.isCancelled {
+            let report = await performSync()
+            if Task.isCancelled { break }
+            await waitForWake(orAfter: delayAfter(report))
+        }
+    }
+
+    private func delayAfter(_ report: SyncReport) -> Duration? {
+        switch report.finalState {
+        case .rateLimited(let until, _):
+            failedPasses = 0
+            return max(clock.now().duration(to: until), .milliseconds(1))
+        case .error:
+            return nextRetryDelay()
+        case .offline:
+            // Told offline by the integrator: wait for `setNetworkAvailable(true)`. Found offline by a failed
+            // request: probe again with the growing retry delay.
+            return isNetworkAvailable ? nextRetryDelay() : nil
+        case .idle, .syncing:
+            failedPasses = 0
+            return report.remaining > 0 ? .zero : nil
+        }
+    }
+
+    private func nextRetryDelay() -> Duration {
+        failedPasses += 1
+        let factor = Int64(1) << Int64(min(failedPasses - 1, 20))
+        return min(configuration.retryInterval * factor, configuration.maximumRetryInterval)
+    }
+
+    private func wake() {
+        if let continuation = wakeContinuation {
+            wakeContinuation = nil
+            continuation.resume()
+        } else {
+            wakePending = true
+        }
+    }
+
+    private func waitForWake(orAfter delay: Duration?) async {
+        if wakePending || delay == .zero {
+            wakePending = false
+            return
+        }
+        let timer = delay.map { delay in
+            Task { [clock] in
+                try? await clock.sleep(for: delay)
+                if !Task.isCancelled { self.wake() }
+            }
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled || wakePending {
+                    wakePending = false
+                    continuation.resume()
+                } else {
+                    wakeContinuation = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        wakePending = false
+        timer?.cancel()
+    }
+
+    /// One pass over the queue: sends pending mutations in order until the queue is drained, the breaker
+    /// opens, the network is gone, or the task is cancelled. Returns what it did.
+    @discardableResult
+    public func performSync() async -> SyncReport {
+        var pass = SyncPass()
+        guard !isSyncing else {
+            pass.report.finalState = state
+            return pass.report
+        }
+        guard isNetworkAvailable else {
+            transition(to: .offline)
+            return finish(pass, ending: .offline)
+        }
+        let now = clock.now()
+        let metrics = breaker.metrics(now: now)
+        if metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero) {
+            let until = now.advanced(by: metrics.remainingOpenDuration)
+            return finish(pass, ending: .rateLimited(until: until))
+        }
+        isSyncing = true
+        defer { isSyncing = false }
+        transition(to: .syncing)
+        var cursor: Int64 = 0
+        pages: while pass.stop == nil {
+            let page: [Mutation]
+            do {
+                page = try store.pending(after: cursor, limit: max(1, configuration.pageSize))
+            } catch {
+                pass.stop = .storage("\(error)")
+                break
+            }
+            guard let last = page.last else { break }
+            cursor = last.id
+            var index = 0
+            while index < page.count {
+                if Task.isCancelled {
+                    pass.stop = .cancelled
+                    break pages
+                }
+                let mutation = page[index]
+                if pass.blocked.contains(EntityKey(mutation)) {
+                    index += 1
+                    continue
+                }
+                let group = batchGroup(in: page, from: index, blocked: pass.blocked)
+                if group.count > 1, let request = try? requestBuilder.batchRequest(for: group) {
+                    await sendBatch(group, request: request, pass: &pass)
+                    index += group.count
+                } else {
+                    await sendOne(mutation, pass: &pass)
+                    index += 1
+                }
+                if pass.stop != nil { break pages }
+            }
+        }
+        return finish(pass, ending: pass.stop)
+    }
+
+    private func finish(_ pass: SyncPass, ending stop: SyncPass.Stop?) -> SyncReport {
+        var report = pass.report
+        let pending = (try? store.pendingCount()) ?? 0
+        report.remaining = pending
+        let final: SyncState
+        switch stop {
+        case .rateLimited(let until): final = .rateLimited(until: until, pending: pending)
+        case .offline: final = .offline
+        case .storage(let message): final = .error("storage failed: \(message)")
+        case .cancelled: final = .idle
+        case nil: final = pass.lastFailure.map { SyncState.error($0) } ?? .idle
+        }
+        persistBreaker()
+        transition(to: final)
+        report.finalState = final
+        return report
+    }
+
+    // MARK: Sending
+
+    /// Consecutive creates at `start`, of distinct unblocked entities, up to the batch size.
+    private func batchGroup(in page: [Mutation], from start: Int, blocked: Set<EntityKey>) -> [Mutation] {
+        guard configuration.maximumBatchSize > 1, page[start].operation == .create else { return [] }
+        var group: [Mutation] = []
+        var entities = Set<EntityKey>()
+        for mutation in page[start...] {
+            let key = EntityKey(mutation)
+            guard mutation.operation == .create, !blocked.contains(key), !entities.contains(key),
+                group.count < configuration.maximumBatchSize
+            else { break }
+            entities.insert(key)
+            group.append(mutation)
+        }
+        return group
+    }
+
+    private func sendOne(_ mutation: Mutation, pass: inout SyncPass) async {
+        var request: HTTPRequest
+        do {
+            request = try requestBuilder.request(for: mutation)
+        } catch {
+            await settle(mutation, .failed(classifier.classification(of: error), "\(error)"), pass: &pass)
+            return
+        }
+        request.headers["Idempotency-Key"] = mutation.idempotencyKey
+        request.idempotency = .keyed(mutation.idempotencyKey)
+        guard let permit = admit(pass: &pass) else { return }
+        let verdict: Verdict
+        do {
+            pass.report.requestsSent += 1
+            let response = try await transport.send(request, context: context(for: request))
+            verdict = self.verdict(for: response, request: request)
+        } catch {
+            verdict = self.verdict(for: error)
+        }
+        record(verdict.breakerOutcome, permit: permit, pass: &pass)
+        await settle(mutation, verdict, pass: &pass)
+    }
+
+    private func sendBatch(_ group: [Mutation], request original: HTTPRequest, pass: inout SyncPass) async {
+        var request = original
+        let key = Self.batchKey(group)
+        request.headers["Idempotency-Key"] = key
+        request.idempotency = .keyed(key)
+        guard let permit = admit(pass: &pass) else { return }
+        var verdicts: [Verdict]
+        do {
+            pass.report.requestsSent += 1
+            let response = try await transport.send(request, context: context(for: request))
+            if response.isSuccess {
+                do {
+                    let results = try requestBuilder.batchResults(from: response, for: group)
+                    guard results.count == group.count else {
+                        throw MutationBatchError(
+                            message: "the batch response has \(results.count) results for \(group.count) items")
+                    }
+                    verdicts = results.map { verdict(for: $0, request: request) }
+                } catch {
+                    let classification = FailureClassification(
+                        category: .invalidResponse, code: .invalidResponse, message: "\(error)")
+                    verdicts = Array(repeating: .failed(classification, "\(error)"), count: group.count)
+                }
+            } else {
+                verdicts = Array(repeating: verdict(for: response, request: request), count: group.count)
+            }
+        } catch {
+            verdicts = Array(repeating: verdict(for: error), count: group.count)
+        }
+        let rateLimited = verdicts.first { if case .rateLimited = $0 { return true } else { return false } }
+        let cancelled = verdicts.contains { if case .cancelled = $0 { return true } else { return false } }
+        let outcome: BreakerOutcome =
+            cancelled ? .cancelled : (rateLimited?.breakerOutcome ?? verdicts.first?.breakerOutcome ?? .success)
+        record(outcome, permit: permit, pass: &pass)
+        for (mutation, verdict) in zip(group, verdicts) {
+            await settle(mutation, verdict, pass: &pass)
+            if case .storage = pass.stop { return }
+        }
+    }
+
+    /// A stable key for a batch: the same items always get the same key.
+    static func batchKey(_ group: [Mutation]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for mutation in group {
+            for byte in mutation.idempotencyKey.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            hash ^= 0xff
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "batch-\(group.count)-\(String(hash, radix: 16))"
+    }
+
+    private func context(for request: HTTPRequest) -> ResilienceContext {
+        ResilienceContext(
+            key: configuration.telemetryKey, operation: "\(request.method) sync",
+            deadline: clock.now().advanced(by: configuration.requestTimeout), idempotency: request.idempotency,
+            telemetry: telemetry, clock: clock, classifier: classifier)
+    }
+
+    private func admit(pass: inout SyncPass) -> BreakerPermit? {
+        let now = clock.now()
+        switch breaker.admit(now: now) {
+        case .admitted(let permit, let transition):
+            emitBreaker(transition)
+            return permit
+        case .rejected(let retryAfter, _):
+            pass.stop = .rateLimited(until: now.advanced(by: retryAfter))
+            return nil
+        }
+    }
+
+    private func record(_ outcome: BreakerOutcome, permit: BreakerPermit, pass: inout SyncPass) {
+        let now = clock.now()
+        let transition = breaker.record(outcome, for: permit, now: now)
+        emitBreaker(transition)
+        if let transition, transition.to == .open || transition.to == .isolated {
+            let remaining = transition.openFor ?? breaker.metrics(now: now).remainingOpenDuration
+            pass.stop = .rateLimited(until: now.advanced(by: remaining))
+            persistBreaker()
+        }
+    }
+
+    // MARK: Verdicts
+
+    private func verdict(for response: HTTPResponse, request: HTTPRequest) -> Verdict {
+        if response.isSuccess { return .applied(response) }
+        let error = HTTPStatusError(response: response, request: request)
+        let classification = classifier.classification(of: error)
+        if classification.category == .conflict { return .duplicate }
+        if classification.category == .rateLimited { return .rateLimited(classification) }
+        return .failed(classification, classification.message ?? "HTTP \(response.status)")
+    }
+
+    private func verdict(for error: any Error) -> Verdict {
+        let classification = classifier.classification(of: error)
+        if classification.category == .cancelled { return .cancelled }
+        if classification.category == .rateLimited { return .rateLimited(classification) }
+        return .failed(classification, classification.message ?? "\(error)")
+    }
+
+    private func settle(_ mutation: Mutation, _ verdict: Verdict, pass: inout SyncPass) async {
+        do {
+            switch verdict {
+            case .applied(let response):
+                consecutiveRateLimitErrors = 0
+                try store.remove(mutation.id)
+                pass.report.synced += 1
+                await delegate?.mutationApplied(mutation, response: response)
+            case .duplicate:
+                consecutiveRateLimitErrors = 0
+                await delegate?.deleteLocalDuplicate(mutation)
+                try store.remove(mutation.id)
+                pass.report.synced += 1
+                pass.report.duplicates += 1
+            case .rateLimited:
+                consecutiveRateLimitErrors += 1
+                pass.report.rateLimitResponses += 1
+                pass.blocked.insert(EntityKey(mutation))
+                pass.lastFailure = "rate limited by the server (\(consecutiveRateLimitErrors) in a row)"
+            case .cancelled:
+                pass.stop = .cancelled
+            case .failed(let classification, let message):
+                consecutiveRateLimitErrors = 0
+                pass.blocked.insert(EntityKey(mutation))
+                pass.lastFailure = message
+                let description = "\(classification.code): \(message)"
+                if mutation.attempts + 1 >= configuration.maxRetries {
+                    let reason = "gave up after \(mutation.attempts + 1) attempts; last error \(description)"
+                    try store.recordFailure(mutation.id, error: description)
+                    await delegate?.markEntityFailed(mutation, reason: reason)
+                    try store.moveToFailed(mutation.id, reason: reason)
+                    pass.report.movedToFailed += 1
+                } else {
+                    try store.recordFailure(mutation.id, error: description)
+                    pass.report.failedAttempts += 1
+                }
+                if classification.category == .networkUnreachable { pass.stop = .offline }
+            }
+        } catch {
+            pass.stop = .storage("\(error)")
+        }
+    }
+
+    // MARK: State, telemetry, persistence
+
+    private func transition(to newState: SyncState) {
+        let old = broadcaster.current
+        guard old != newState else { return }
+        broadcaster.publish(newState)
+        guard let telemetry, telemetry.isEnabled else { return }
+        let pending: Int? =
+            if case .rateLimited(_, let pending) = newState { pending } else { try? store.pendingCount() }
+        telemetry.receive(
+            ResilienceEvent(
+                kind: .syncStateChanged, key: configuration.telemetryKey, operation: "sync", time: clock.now(),
+                detail: "\(old.name) → \(newState.name)", count: pending))
+    }
+
+    private func emitBreaker(_ transition: BreakerTransition?) {
+        guard let transition, let telemetry, telemetry.isEnabled else { return }
+        telemetry.receive(
+            ResilienceEvent(
+                kind: .breakerTransition, key: configuration.telemetryKey, operation: "sync", time: clock.now(),
+                duration: transition.openFor, transition: transition))
+    }
+
+    /// Saves the breaker's state when it changed since the last save (a failed save is retried next time).
+    private func persistBreaker() {
+        let now = clock.now()
+        let snapshot = breaker.exportState(now: now)
+        let persisted = PersistedBreakerState(
+            snapshot: snapshot, savedAt: configuration.currentDate(),
+            consecutiveRateLimitErrors: consecutiveRateLimitErrors)
+        if let last = lastPersistedBreaker, last.snapshot.state == snapshot.state,
+            last.snapshot.values == snapshot.values,
+            last.consecutiveRateLimitErrors == persisted.consecutiveRateLimitErrors,
+            snapshot.state != .open
+        {
+            return
+        }
+        do {
+            try store.setMetadata(try JSONEncoder().encode(persisted), forKey: configuration.breakerStateKey)
+            lastPersistedBreaker = persisted
+        } catch {
+            lastPersistedBreaker = nil
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import ResilienceCore
+
+extension SyncEngine {
+    /// How a ``SyncEngine`` drains its queue.
+    public struct Configuration: Sendable {
+        /// Failed attempts (network errors, timeouts, other API errors; never 429s) after which a mutation's
+        /// entity is marked failed and the mutation moves to the failed list.
+        public var maxRetries = 5
+        /// How many pending mutations a pass reads at a time.
+        public var pageSize = 100
+        /// The most creates sent in one batch request (when the request builder supports batches).
+        public var maximumBatchSize = 50
+        /// The deadline for one request, passed to the transport in the context.
+        public var requestTimeout: Duration = .seconds(30)
+        /// The delay before ``SyncEngine/run()`` retries a pass that ended with failures; doubles per failed
+        /// pass up to ``maximumRetryInterval``.
+        public var retryInterval: Duration = .seconds(5)
+        /// The cap of the retry delay of ``SyncEngine/run()``.
+        public var maximumRetryInterval: Duration = .seconds(300)
+        /// The telemetry key of the engine's events.
+        public var telemetryKey = "sync"
+        /// The metadata key under which the breaker's state is persisted in the store.
+        public var breakerStateKey = "sync.breaker"
+        /// The wall clock, used only to age a persisted cooldown across restarts. Defaults to `Date()`, the one
+        /// documented place the engine reads the wall clock.
+        public var currentDate: @Sendable () -> Date = { Date() }
+
+        /// Creates a configuration with the defaults.
+        public init() {}
+
+        /// Five attempts, pages of 100, batches of 50, 30 s per request.
+        public static var standard: Configuration { Configuration() }
+    }
+}

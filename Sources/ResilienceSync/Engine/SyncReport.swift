@@ -1,0 +1,28 @@
+/// What one sync pass did.
+public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
+    /// Mutations the server applied, including duplicates (409) counted as applied.
+    public var synced = 0
+    /// Of ``synced``, the duplicates whose local copy was deleted.
+    public var duplicates = 0
+    /// Failed attempts recorded against mutations that stay queued.
+    public var failedAttempts = 0
+    /// Mutations that exceeded their retry limit and moved to the failed list.
+    public var movedToFailed = 0
+    /// Rate-limit (429) responses met; they do not count against attempts.
+    public var rateLimitResponses = 0
+    /// Requests sent (a batch counts once).
+    public var requestsSent = 0
+    /// Mutations still pending after the pass.
+    public var remaining = 0
+    /// The state the pass ended in.
+    public var finalState: SyncState = .idle
+
+    /// Creates an empty report.
+    public init() {}
+
+    /// `synced 10 (1 duplicate), 2 failed attempts, 0 moved to failed, 3 × 429, 4 remaining → idle`.
+    public var description: String {
+        "synced \(synced) (\(duplicates) duplicate), \(failedAttempts) failed attempts, \(movedToFailed) moved to "
+            + "failed, \(rateLimitResponses) × 429, \(remaining) remaining → \(finalState)"
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import ResilienceCore
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+/// A ``MutationStore`` in an SQLite file: durable on return, FIFO, typed failures.
+///
+/// The database runs in WAL mode with `synchronous=FULL` set explicitly, so a committed enqueue survives a
+/// crash or power loss. One connection, guarded by a lock, serves every caller; statements are prepared once
+/// and reused. The schema is versioned (`PRAGMA user_version`) and migrated on open.
+///
+/// A corrupted file is never silently replaced: it is renamed aside (``recovery`` says where) and opening
+/// throws `DB_004`, unless ``Configuration/recreatesCorruptedStore`` allows a fresh store.
+///
+/// ```swift
+/// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
+/// let mutation = try store.enqueue(MutationDraft(entityType: "event", entityID: "42", operation: .create))
+/// ```
+public final class SQLiteMutationStore: MutationStore {
+    private let connection: LockedState<SQLiteConnection>
+    private let configuration: Configuration
+
+    /// The database file's path.
+    public let path: String
+    /// Set when opening found a corrupted file, quarantined it and started a fresh store.
+    public let recovery: CorruptionRecovery?
+
+    private static let columns =
+        "id, entity_type, entity_id, operation, payload, idempotency_key, attempts, last_error, created_at"
+
+    /// Opens (creating and migrating if needed) the store at `path`.
+    ///
+    /// - Throws: ``MutationStoreError``: `DB_001` when the file cannot be opened, `DB_002` when the schema
+    ///   cannot be migrated, `DB_004` when the file is corrupted (after quarantining it, unless the
+    ///   configuration allows a fresh store), `DB_006` when another process holds the database past the busy
+    ///   timeout.
+    public init(path: String, configuration: Configuration = .standard) throws {
+        self.path = path
+        self.configuration = configuration
+        let (opened, recovery) = try Self.openRecoveringFromCorruption(path: path, configuration: configuration)
+        connection = LockedState(initialState: opened)
+        self.recovery = recovery
+    }
+
+    private static func openRecoveringFromCorruption(
+        path: String, configuration: Configuration
+    ) throws
+        -> (SQLiteConnection, CorruptionRecovery?)
+    {
+        do {
+            return (try open(path: path, configuration: configuration), nil)
+        } catch let error as MutationStoreError where error.code == .corruptedData {
+            let quarantined = quarantine(path: path, date: configuration.currentDate())
+            guard configuration.recreatesCorruptedStore, let quarantined else {
+                let place = quarantined.map { "quarantined at \($0)" } ?? "could not be moved aside"
+                throw MutationStoreError(.corruptedData, message: "\(error.message); the file \(place)")
+            }
+            let fresh = try open(path: path, configuration: configuration)
+            return (fresh, CorruptionRecovery(quarantinedPath: quarantined, reason: error.message))
+        }
+    }
+
+    private static func open(
+        path: String, configuration: Configuration
+    ) throws
+        -> SQLiteConnection
+    {
+        let connection = try SQLiteConnection(path: path)
+        do {
+            let milliseconds =
+                configuration.busyTimeout.components.seconds * 1000
+                + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            sqlite3_busy_timeout(connection.handle, Int32(clamping: milliseconds))
+            let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw MutationStoreError(
+                    .storageConnectionFailed, message: "cannot enable WAL mode (journal mode is \(mode ?? "unknown"))")
+            }
+            try connection.execute("PRAGMA synchronous = FULL")
+            if let pages = configuration.maximumPageCount {
+                _ = try connection.scalarText("PRAGMA max_page_count = \(max(1, pages))")
+            }
+            if configuration.verifiesIntegrityOnOpen {
+                let verdict = try connection.scalarText("PRAGMA quick_check(1)") ?? "no verdict"
+                if verdict != "ok" {
+                    throw MutationStoreError(.corruptedData, message: "integrity check failed: \(verdict)")
+                }
+            }
+            try SchemaMigrator.migrate(connection)
+            return connection
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Renames a corrupted database (and its WAL) aside; returns the new path, or `nil` if it could not move.
+    private static func quarantine(path: String, date: Date) -> String? {
+        let manager = FileManager.default
+        let stamp = Int64(date.timeIntervalSince1970)
+        var target = "\(path).corrupt-\(stamp)"
+        var suffix = 1
+        while manager.fileExists(atPath: target) {
+            suffix += 1
+            target = "\(path).corrupt-\(stamp)-\(suffix)"
+        }
+        do {
+            try manager.moveItem(atPath: path, toPath: target)
+        } catch {
+            return nil
+        }
+        if manager.fileExists(atPath: path + "-wal") {
+            try? manager.moveItem(atPath: path + "-wal", toPath: target + "-wal")
+        }
+        try? manager.removeItem(atPath: path + "-shm")
+        return target
+    }
+
+    /// Closes the connection; every later call throws `DB_001`.
+    public func close() {
+        connection.withLock { $0.close() }
+    }
+
+    // MARK: Writing
+
+    /// Appends a mutation; durable when this returns.
+    public func enqueue(_ draft: MutationDraft) throws -> Mutation {
+        try draft.validate(maximumPayloadBytes: configuration.maximumPayloadBytes)
+        let createdAt = configuration.currentDate()
+        return try connection.withLock { connection throws -> Mutation in
+            if coalesces(draft) {
+                return try connection.transaction { () throws -> Mutation in
+                    try insert(draft, createdAt: createdAt, into: connection)
+                }
+            }
+            return try insert(draft, createdAt: createdAt, into: connection)
+        }
+    }
+
+    /// Appends several mutations in one transaction: all are stored, or none.
+    public func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] {
+        for draft in drafts { try draft.validate(maximumPayloadBytes: configuration.maximumPayloadBytes) }
+        guard !drafts.isEmpty else { return [] }
+        let createdAt = configuration.currentDate()
+        return try connection.withLock { connection throws -> [Mutation] in
+            try connection.transaction { () throws -> [Mutation] in
+                var stored: [Mutation] = []
+                stored.reserveCapacity(drafts.count)
+                for draft in drafts { stored.append(try insert(draft, createdAt: createdAt, into: connection)) }
+                return stored
+            }
+        }
+    }
+
+    private func coalesces(_ draft: MutationDraft) -> Bool {
+        configuration.coalescesUpdatesBeforeDelete && draft.operation == .delete
+    }
+
+    private func insert(
+        _ draft: MutationDraft, createdAt: Date, into connection: SQLiteConnection
+    ) throws
+        -> Mutation
+    {
+        if coalesces(draft) {
+            let drop = try connection.prepare(
+                "DELETE FROM mutations WHERE state = 0 AND entity_type = ? AND entity_id = ? AND operation = ?")
+            connection.bind(drop, 1, draft.entityType)
+            connection.bind(drop, 2, draft.entityID)
+            connection.bind(drop, 3, MutationOperation.update.rawValue)
+            try connection.run(drop)
+        }
+        let statement = try connection.prepare(
+            """
+            INSERT INTO mutations (entity_type, entity_id, operation, payload, idempotency_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        connection.bind(statement, 1, draft.entityType)
+        connection.bind(statement, 2, draft.entityID)
+        connection.bind(statement, 3, draft.operation.rawValue)
+        connection.bind(statement, 4, draft.payload)
+        connection.bind(statement, 5, draft.idempotencyKey)
+        connection.bind(statement, 6, createdAt.timeIntervalSince1970)
+        try connection.run(statement)
+        return Mutation(
+            id: connection.lastInsertedRowID, entityType: draft.entityType, entityID: draft.entityID,
+            operation: draft.operation, payload: draft.payload, idempotencyKey: draft.idempotencyKey,
+            createdAt: Date(timeIntervalSince1970: createdAt.timeIntervalSince1970))
+    }
+
+    /// Removes an applied mutation (no-op if it is no longer pending).
+    public func remove(_ id: Int64) throws {
+        try update("DELETE FROM mutations WHERE id = ? AND state = 0", id: id)
+    }
+
+    /// Counts a failed attempt and records its error (no-op if it is no longer pending).
+    public func recordFailure(_ id: Int64, error: String) throws {
+        try update(
+            "UPDATE mutations SET attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 0",
+            text: error, id: id)
+    }
+
+    /// Moves a pending mutation to the failed list with `reason` as its last error.
+    public func moveToFailed(_ id: Int64, reason: String) throws {
+        try update("UPDATE mutations SET state = 1, last_error = ? WHERE id = ? AND state = 0", text: reason, id: id)
+    }
+
+    /// Deletes a failed mutation for good.
+    public func discardFailed(_ id: Int64) throws {
+        try update("DELETE FROM mutations WHERE id = ? AND state = 1", id: id)
+    }
+
+    /// Moves a failed mutation to the end of the pending queue (a new identifier), attempts reset.
+    public func requeueFailed(_ id: Int64) throws {
+        try connection.withLock { connection in
+            try connection.transaction { () throws in
+                let select = try connection.prepare("SELECT \(Self.columns) FROM mutations WHERE id = ? AND state = 1")
+                connection.bind(select, 1, id)
+                var found: Mutation?
+                try connection.query(select) { found = Self.mutation(from: $0) }
+                guard let found else { return }
+                let delete = try connection.prepare("DELETE FROM mutations WHERE id = ? AND state = 1")
+                connection.bind(delete, 1, id)
+                try connection.run(delete)
+                let draft = MutationDraft(
+                    entityType: found.entityType, entityID: found.entityID, operation: found.operation,
+                    payload: found.payload, idempotencyKey: found.idempotencyKey)
+                _ = try insert(draft, createdAt: found.createdAt, into: connection)
+            }
+        }
+    }
+
+    /// Deletes every pending mutation and returns how many there were.
+    public func removeAllPending() throws -> Int {
+        try connection.withLock { connection throws -> Int in
+            try connection.run(try connection.prepare("DELETE FROM mutations WHERE state = 0"))
+            return connection.changes
+        }
+    }
+
+    private func update(_ sql: String, text: String? = nil, id: Int64) throws {
+        try connection.withLock { connection in
+            let statement = try connection.prepare(sql)
+            if let text {
+                connection.bind(statement, 1, text)
+                connection.bind(statement, 2, id)
+            } else {
+                connection.bind(statement, 1, id)
+            }
+            try connection.run(statement)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Up to `limit` pending mutations after `id`, oldest first.
+    public func pending(after id: Int64, limit: Int) throws -> [Mutation] {
+        try select(
+            "SELECT \(Self.columns) FROM mutations WHERE state = 0 AND id > ? ORDER BY id LIMIT ?", after: id,
+            limit: limit)
+    }
+
+    /// The failed mutations, oldest first.
+    public func failed() throws -> [Mutation] {
+        try select(
+            "SELECT \(Self.columns) FROM mutations WHERE state = 1 AND id > ? ORDER BY id LIMIT ?", after: 0,
+            limit: Int(Int32.max))
+    }
+
+    /// How many mutations are pending.
+    public func pendingCount() throws -> Int {
+        try connection.withLock { connection throws -> Int in
+            Int(try connection.scalarText("SELECT count(*) FROM mutations WHERE state = 0") ?? "0") ?? 0
+        }
+    }
+
+    private func select(_ sql: String, after id: Int64, limit: Int) throws -> [Mutation] {
+        guard limit > 0 else { return [] }
+        return try connection.withLock { connection throws -> [Mutation] in
+            let statement = try connection.prepare(sql)
+            connection.bind(statement, 1, id)
+            connection.bind(statement, 2, Int64(limit))
+            var rows: [Mutation] = []
+            try connection.query(statement) { rows.append(Self.mutation(from: $0)) }
+            return rows
+        }
+    }
+
+    private static func mutation(from row: OpaquePointer) -> Mutation {
+        Mutation(
+            id: sqlite3_column_int64(row, 0),
+            entityType: SQLiteConnection.text(row, 1) ?? "",
+            entityID: SQLiteConnection.text(row, 2) ?? "",
+            operation: MutationOperation(rawValue: SQLiteConnection.text(row, 3) ?? ""),
+            payload: SQLiteConnection.data(row, 4),
+            idempotencyKey: SQLiteConnection.text(row, 5) ?? "",
+            attempts: Int(sqlite3_column_int64(row, 6)),
+            lastError: SQLiteConnection.text(row, 7),
+            createdAt: Date(timeIntervalSince1970: sqlite3_column_double(row, 8)))
+    }
+
+    // MARK: Metadata
+
+    /// The value stored under `key`, if any.
+    public func metadata(forKey key: String) throws -> Data? {
+        try connection.withLock { connection throws -> Data? in
+            let statement = try connection.prepare("SELECT value FROM sync_metadata WHERE key = ?")
+            connection.bind(statement, 1, key)
+            var value: Data?
+            try connection.query(statement) { value = SQLiteConnection.data($0, 0) }
+            return value
+        }
+    }
+
+    /// Stores (or with `nil` deletes) the value under `key`; durable on return.
+    public func setMetadata(_ value: Data?, forKey key: String) throws {
+        try connection.withLock { connection in
+            if let value {
+                let statement = try connection.prepare(
+                    "INSERT INTO sync_metadata (key, value) VALUES (?, ?) "
+                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                connection.bind(statement, 1, key)
+                connection.bind(statement, 2, value)
+                try connection.run(statement)
+            } else {
+                let statement = try connection.prepare("DELETE FROM sync_metadata WHERE key = ?")
+                connection.bind(statement, 1, key)
+                try connection.run(statement)
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import ResilienceCore
+
+extension SQLiteMutationStore {
+    /// How an ``SQLiteMutationStore`` opens and guards its database.
+    public struct Configuration: Sendable {
+        /// How long a statement waits for another connection's lock before throwing `DB_006` (busy).
+        public var busyTimeout: Duration = .seconds(5)
+        /// Whether enqueuing a delete drops the entity's pending updates (they would be overwritten anyway).
+        public var coalescesUpdatesBeforeDelete = false
+        /// Whether a corrupted file, once quarantined, is replaced by a fresh empty store. When `false` (the
+        /// default) opening throws `DB_004` and the integrator decides; the bad file is quarantined either way.
+        public var recreatesCorruptedStore = false
+        /// Whether opening runs `PRAGMA quick_check` to catch corruption early (cost grows with the file).
+        public var verifiesIntegrityOnOpen = true
+        /// A cap on the database size in pages (`PRAGMA max_page_count`); writes past it throw `DB_005`.
+        public var maximumPageCount: Int?
+        /// The largest payload accepted, in bytes.
+        public var maximumPayloadBytes = MutationDraft.defaultMaximumPayloadBytes
+        /// The wall-clock source for ``Mutation/createdAt`` and quarantine names. Defaults to `Date()`, the one
+        /// documented place the store reads the wall clock.
+        public var currentDate: @Sendable () -> Date = { Date() }
+
+        /// Creates a configuration with the defaults.
+        public init() {}
+
+        /// The defaults: 5 s busy timeout, no coalescing, integrity check on open, corrupted files reported.
+        public static var standard: Configuration { Configuration() }
+
+        /// The defaults plus coalescing of updates before deletes.
+        public static var coalescing: Configuration {
+            var configuration = Configuration()
+            configuration.coalescesUpdatesBeforeDelete = true
+            return configuration
+        }
+    }
+
+    /// What opening the store did about a corrupted file.
+    public struct CorruptionRecovery: Hashable, Sendable {
+        /// Where the corrupted file was moved (its `-wal` companion, if any, sits beside it).
+        public var quarantinedPath: String
+        /// SQLite's description of the damage.
+        public var reason: String
+    }
+}

@@ -1,0 +1,56 @@
+import ResilienceCore
+
+/// Evaluates a rule set against a ``TelemetryRecorder`` on the recorder's (injected) clock.
+///
+/// ```swift
+/// let monitor = HealthMonitor(recorder: recorder)            // seed 000 §8's rules
+/// let report = monitor.evaluate()
+/// if !report.isHealthy { page(report.alerts) }
+/// ```
+public struct HealthMonitor: Sendable {
+    /// The rules, evaluated in order.
+    public var rules: [HealthRule]
+    /// Where events come from.
+    public let recorder: TelemetryRecorder
+
+    /// Creates a monitor with `rules` (seed 000 §8's by default).
+    public init(recorder: TelemetryRecorder, rules: [HealthRule] = HealthRule.standard()) {
+        self.recorder = recorder
+        self.rules = rules
+    }
+
+    /// Evaluates every rule now.
+    public func evaluate() -> HealthReport {
+        var breakerStates: [String: BreakerState] = [:]
+        for (key, metrics) in recorder.metrics().sources {
+            if let state = metrics.breakerState { breakerStates[key] = state }
+        }
+        let input = HealthInput(events: recorder.snapshot(), breakerStates: breakerStates, now: recorder.clock.now())
+        return Self.evaluate(rules, input: input)
+    }
+
+    /// Evaluates the rules every `interval` on the recorder's clock and yields each report, until the stream
+    /// is dropped or its consumer is cancelled.
+    public func reports(every interval: Duration) -> AsyncStream<HealthReport> {
+        let (stream, continuation) = AsyncStream.makeStream(of: HealthReport.self, bufferingPolicy: .bufferingNewest(1))
+        let monitor = self
+        let task = Task {
+            while !Task.isCancelled {
+                do {
+                    try await monitor.recorder.clock.sleep(for: interval)
+                } catch {
+                    break
+                }
+                continuation.yield(monitor.evaluate())
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Evaluates `rules` against `input`.
+    public static func evaluate(_ rules: [HealthRule], input: HealthInput) -> HealthReport {
+        HealthReport(evaluatedAt: input.now, alerts: rules.compactMap { $0.evaluate(input) })
+    }
+}

@@ -1,0 +1,34 @@
+/// The numbers in seed 000 §8's alert rules; change any and build the rule set with
+/// ``HealthRule/standard(_:)``.
+public struct HealthThresholds: Sendable, Hashable {
+    /// Critical when every source has been failing for longer than this.
+    public var allSourcesFailingFor: Duration = .seconds(300)
+    /// Critical error rate…
+    public var criticalErrorRate: Double = 0.5
+    /// …sustained for this long.
+    public var criticalErrorRateFor: Duration = .seconds(120)
+    /// Warning error rate…
+    public var warningErrorRate: Double = 0.2
+    /// …sustained for this long.
+    public var warningErrorRateFor: Duration = .seconds(300)
+    /// Fewest finished attempts in a window before an error-rate rule may fire.
+    public var minimumAttempts: Int = 5
+    /// Warning when fewer retries than this succeed…
+    public var minimumRetrySuccessRate: Double = 0.5
+    /// …with at least this many retries…
+    public var minimumRetries: Int = 4
+    /// Warning when more fetches than this are partial…
+    public var maximumPartialFailureRate: Double = 0.3
+    /// …with at least this many fetches.
+    public var minimumFetches: Int = 4
+    /// The window for the retry-success and partial-failure rules.
+    public var ratioWindow: Duration = .seconds(900)
+    /// How far back the info rules look (breaker opened, insecure transport blocked, retry succeeded).
+    public var recentWindow: Duration = .seconds(300)
+
+    /// Seed 000 §8's thresholds.
+    public init() {}
+
+    /// Seed 000 §8's thresholds.
+    public static let standard = HealthThresholds()
+}

@@ -1,0 +1,44 @@
+import ResilienceCore
+
+/// Cumulative metrics for one key since the recorder was created: what a Prometheus scrape reports.
+public struct SourceMetrics: Sendable, Hashable {
+    /// Events by kind.
+    public var eventCounts: [ResilienceEventKind: UInt64] = [:]
+    /// Failures (attempt failed, source failed) by category.
+    public var failureCounts: [FailureCategory: UInt64] = [:]
+    /// Latencies of succeeded and failed attempts.
+    public var latency = LatencyHistogram()
+    /// The breaker's state after its last reported transition, if any.
+    public var breakerState: BreakerState?
+
+    /// Creates empty metrics.
+    public init() {}
+
+    /// Adds `other`'s counts (used when keys beyond the recorder's name limit are folded into `"other"`).
+    public mutating func merge(_ other: SourceMetrics) {
+        eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
+        failureCounts.merge(other.failureCounts, uniquingKeysWith: +)
+        latency.merge(other.latency)
+        breakerState = other.breakerState ?? breakerState
+    }
+}
+
+/// A point-in-time copy of the recorder's cumulative metrics.
+public struct TelemetryMetrics: Sendable, Hashable {
+    /// Metrics per key (source id or host).
+    public var sources: [String: SourceMetrics]
+    /// Events received since creation.
+    public var eventsReceived: UInt64
+    /// Records overwritten because the ring was full.
+    public var recordsEvicted: UInt64
+    /// Records currently held.
+    public var recordsHeld: Int
+
+    /// Creates a snapshot.
+    public init(sources: [String: SourceMetrics], eventsReceived: UInt64, recordsEvicted: UInt64, recordsHeld: Int) {
+        self.sources = sources
+        self.eventsReceived = eventsReceived
+        self.recordsEvicted = recordsEvicted
+        self.recordsHeld = recordsHeld
+    }
+}

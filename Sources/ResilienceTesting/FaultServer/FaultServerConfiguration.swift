@@ -1,0 +1,21 @@
+/// Settings of a ``FaultServer``: its bounds and its random seed.
+public struct FaultServerConfiguration: Sendable, Hashable {
+    /// The port to listen on; `0` (the default) picks an ephemeral port.
+    public var port: UInt16 = 0
+    /// The server stops by itself after this long (real time), so a forgotten server never outlives a test run.
+    public var lifetime: Duration = .seconds(120)
+    /// The server stops accepting after this many requests.
+    public var maximumRequests: Int = 100_000
+    /// The largest request head plus body it reads; larger requests get `413` and a close.
+    public var maximumRequestSize: Int = 16 * 1024 * 1024
+    /// The status for paths nobody scripted.
+    public var unscriptedStatus: Int = 404
+    /// The seed of the generator behind random latency and chaos.
+    public var seed: UInt64 = 0x5EED
+
+    /// The defaults.
+    public init() {}
+
+    /// The defaults: ephemeral port, 120 s lifetime, 100,000 requests.
+    public static let standard = FaultServerConfiguration()
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// A ``MutationStore`` in memory with the same semantics as the SQLite store (FIFO, unique idempotency keys,
+/// optional coalescing, failed list, metadata), for tests and previews. Not durable, by design.
+///
+/// ``failNextWrite(with:)`` injects a storage failure (disk full, busy) so tests can check how callers cope.
+public final class InMemoryMutationStore: MutationStore {
+    private struct State {
+        var nextID: Int64 = 1
+        var pending: [Mutation] = []
+        var failed: [Mutation] = []
+        var metadata: [String: Data] = [:]
+        var injectedFailure: MutationStoreError?
+    }
+
+    private let state = LockedState(initialState: State())
+    private let coalescesUpdatesBeforeDelete: Bool
+    private let maximumPayloadBytes: Int
+    private let currentDate: @Sendable () -> Date
+
+    /// Creates an empty store; `currentDate` stamps ``Mutation/createdAt`` (a fixed date by default, so tests
+    /// are reproducible).
+    public init(
+        coalescesUpdatesBeforeDelete: Bool = false,
+        maximumPayloadBytes: Int = MutationDraft.defaultMaximumPayloadBytes,
+        currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_700_000_000) }
+    ) {
+        self.coalescesUpdatesBeforeDelete = coalescesUpdatesBeforeDelete
+        self.maximumPayloadBytes = maximumPayloadBytes
+        self.currentDate = currentDate
+    }
+
+    /// Makes the next write (enqueue, remove, record, move, metadata) throw `error` and change nothing.
+    public func failNextWrite(with error: MutationStoreError) {
+        state.withLock { $0.injectedFailure = error }
+    }
+
+    private func write<Result>(_ body: (inout State) throws -> Result) throws -> Result {
+        try state.withLock { state in
+            if let failure = state.injectedFailure {
+                state.injectedFailure = nil
+                throw failure
+            }
+            return try body(&state)
+        }
+    }
+
+    /// Appends a mutation.
+    public func enqueue(_ draft: MutationDraft) throws -> Mutation {
+        try enqueue(batch: [draft])[0]
+    }
+
+    /// Appends several mutations atomically.
+    public func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] {
+        for draft in drafts { try draft.validate(maximumPayloadBytes: maximumPayloadBytes) }
+        let createdAt = currentDate()
+        return try write { state in
+            var copy = state
+            var stored: [Mutation] = []
+            for draft in drafts {
+                let key = draft.idempotencyKey
+                if copy.pending.contains(where: { $0.idempotencyKey == key })
+                    || copy.failed.contains(where: { $0.idempotencyKey == key })
+                {
+                    throw MutationStoreError(
+                        .constraintViolation, message: "UNIQUE constraint failed: mutations.idempotency_key")
+                }
+                if coalescesUpdatesBeforeDelete && draft.operation == .delete {
+                    copy.pending.removeAll {
+                        $0.entityType == draft.entityType && $0.entityID == draft.entityID && $0.operation == .update
+                    }
+                }
+                let mutation = Mutation(
+                    id: copy.nextID, entityType: draft.entityType, entityID: draft.entityID,
+                    operation: draft.operation, payload: draft.payload, idempotencyKey: key, createdAt: createdAt)
+                copy.nextID += 1
+                copy.pending.append(mutation)
+                stored.append(mutation)
+            }
+            state = copy
+            return stored
+        }
+    }
+
+    /// Up to `limit` pending mutations after `id`, oldest first.
+    public func pending(after id: Int64, limit: Int) throws -> [Mutation] {
+        guard limit > 0 else { return [] }
+        return state.withLock { Array($0.pending.lazy.filter { $0.id > id }.prefix(limit)) }
+    }
+
+    /// How many mutations are pending.
+    public func pendingCount() throws -> Int { state.withLock { $0.pending.count } }
+
+    /// Removes an applied mutation (no-op if it is no longer pending).
+    public func remove(_ id: Int64) throws {
+        try write { $0.pending.removeAll { $0.id == id } }
+    }
+
+    /// Counts a failed attempt.
+    public func recordFailure(_ id: Int64, error: String) throws {
+        try write { state in
+            guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return }
+            state.pending[index].attempts += 1
+            state.pending[index].lastError = error
+        }
+    }
+
+    /// Moves a pending mutation to the failed list.
+    public func moveToFailed(_ id: Int64, reason: String) throws {
+        try write { state in
+            guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return }
+            var mutation = state.pending.remove(at: index)
+            mutation.lastError = reason
+            let position = state.failed.firstIndex { $0.id > mutation.id } ?? state.failed.endIndex
+            state.failed.insert(mutation, at: position)
+        }
+    }
+
+    /// The failed mutations, oldest first.
+    public func failed() throws -> [Mutation] { state.withLock { $0.failed } }
+
+    /// Moves a failed mutation to the end of the queue with a new identifier and no attempts.
+    public func requeueFailed(_ id: Int64) throws {
+        try write { state in
+            guard let index = state.failed.firstIndex(where: { $0.id == id }) else { return }
+            var mutation = state.failed.remove(at: index)
+            mutation.id = state.nextID
+            mutation.attempts = 0
+            mutation.lastError = nil
+            state.nextID += 1
+            state.pending.append(mutation)
+        }
+    }
+
+    /// Deletes a failed mutation.
+    public func discardFailed(_ id: Int64) throws {
+        try write { $0.failed.removeAll { $0.id == id } }
+    }
+
+    /// Deletes every pending mutation.
+    public func removeAllPending() throws -> Int {
+        try write { state in
+            defer { state.pending.removeAll() }
+            return state.pending.count
+        }
+    }
+
+    /// The value under `key`.
+    public func metadata(forKey key: String) throws -> Data? { state.withLock { $0.metadata[key] } }
+
+    /// Stores or deletes the value under `key`.
+    public func setMetadata(_ value: Data?, forKey key: String) throws {
+        try write { $0.metadata[key] = value }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Parses the three HTTP-date forms of RFC 9110 §5.6.7 without a `DateFormatter` (no locale, no allocation
+/// beyond the split): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and ANSI C's asctime form (`Sun Nov  6 08:49:37 1994`).
+public enum HTTPDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// The date, or nil when `text` is not a valid HTTP-date.
+    public static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 64 else { return nil }
+        if let comma = trimmed.firstIndex(of: ",") {
+            guard isDayName(trimmed[..<comma]) else { return nil }
+            let parts = trimmed[trimmed.index(after: comma)...].split(separator: " ")
+            if parts.count == 5, parts[4] == "GMT", parts[2].count == 4 {
+                return make(day: parts[0], month: parts[1], year: parts[2], time: parts[3])
+            }
+            if parts.count == 3, parts[2] == "GMT" {
+                let dayMonthYear = parts[0].split(separator: "-")
+                guard dayMonthYear.count == 3, dayMonthYear[2].count == 2, let shortYear = Int(dayMonthYear[2])
+                else { return nil }
+                // RFC 9110: a two-digit year more than 50 years in the future means the previous century.
+                let year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
+                return make(day: dayMonthYear[0], month: dayMonthYear[1], year: Substring(String(year)), time: parts[1])
+            }
+            return nil
+        }
+        let parts = trimmed.split(separator: " ")
+        guard parts.count == 5, isDayName(parts[0]), parts[4].count == 4 else { return nil }
+        return make(day: parts[2], month: parts[1], year: parts[4], time: parts[3])
+    }
+
+    private static func isDayName(_ text: Substring) -> Bool {
+        (3...9).contains(text.count) && text.allSatisfy { $0.isASCII && $0.isLetter }
+    }
+
+    private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
+        guard digits.contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text)
+    }
+
+    private static func make(day: Substring, month: Substring, year: Substring, time: Substring) -> Date? {
+        guard let day = number(day, digits: 1...2), (1...31).contains(day),
+            let monthIndex = months.firstIndex(of: month.lowercased()), month.count == 3,
+            let year = number(year, digits: 4...4)
+        else { return nil }
+        let clock = time.split(separator: ":")
+        guard clock.count == 3, let hour = number(clock[0], digits: 2...2),
+            let minute = number(clock[1], digits: 2...2),
+            let second = number(clock[2], digits: 2...2), hour < 24, minute < 60, second <= 60
+        else { return nil }
+        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

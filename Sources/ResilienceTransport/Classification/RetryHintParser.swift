@@ -1,0 +1,109 @@
+import Foundation
+
+/// Turns a response's rate-limit headers into one retry delay.
+///
+/// `Retry-After` wins (delta-seconds or any HTTP-date, measured against the response's own `Date` header so a
+/// skewed device clock does not matter). Without it, the secondary hints are used, in order: the RateLimit
+/// draft's `RateLimit` field (`reset=`/`t=`, with `RateLimit-Policy`'s window `w=` when the quota is
+/// spent), `RateLimit-Reset`, then `X-RateLimit-Reset` (delta-seconds, or Unix time when it looks like one).
+/// Negative, fractional and garbage values are ignored; huge values are clamped to ``maximumDelay``.
+public struct RetryHintParser: Sendable, Hashable {
+    /// The longest delay reported; larger hints are clamped to it.
+    public var maximumDelay: Duration = .seconds(3_600)
+
+    /// Creates a parser.
+    public init(maximumDelay: Duration = .seconds(3_600)) { self.maximumDelay = maximumDelay }
+
+    /// The delay the headers ask for, or nil without a usable hint. `now` (wall clock) is used only for an
+    /// HTTP-date or Unix time when the response has no valid `Date` header.
+    public func retryDelay(from headers: HTTPHeaders, now: Date) -> Duration? {
+        let responseDate = headers["Date"].flatMap(HTTPDate.parse)
+        if let value = headers.combinedValue(for: "Retry-After"),
+            let delay = retryAfter(value, responseDate: responseDate, now: now)
+        {
+            return delay
+        }
+        if let value = headers.combinedValue(for: "RateLimit"),
+            let delay = rateLimitField(value, policy: headers.combinedValue(for: "RateLimit-Policy"))
+        {
+            return delay
+        }
+        if let value = headers.combinedValue(for: "RateLimit-Reset"), let delay = firstDeltaSeconds(in: value) {
+            return delay
+        }
+        if let value = headers.combinedValue(for: "X-RateLimit-Reset") {
+            return resetTime(value, responseDate: responseDate, now: now)
+        }
+        return nil
+    }
+
+    /// One `Retry-After` value (possibly several merged with commas): the first valid delta-seconds or
+    /// HTTP-date, relative to `responseDate` (or `now`). A date in the past means "now" (zero).
+    public func retryAfter(_ value: String, responseDate: Date?, now: Date) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 1_024 else { return nil }
+        if let seconds = deltaSeconds(trimmed) { return seconds }
+        if let date = HTTPDate.parse(trimmed) { return delay(until: date, responseDate: responseDate, now: now) }
+        // Merged duplicates: "120, 120" or "<date>, <date>" (an HTTP-date has a comma of its own).
+        let pieces = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        for (index, piece) in pieces.enumerated() {
+            if let seconds = deltaSeconds(piece) { return seconds }
+            if index + 1 < pieces.count, let date = HTTPDate.parse(piece + ", " + pieces[index + 1]) {
+                return delay(until: date, responseDate: responseDate, now: now)
+            }
+            if let date = HTTPDate.parse(piece) { return delay(until: date, responseDate: responseDate, now: now) }
+        }
+        return nil
+    }
+
+    /// `1*DIGIT` only: no sign, no fraction, no spaces inside; clamped to ``maximumDelay``.
+    func deltaSeconds(_ text: String) -> Duration? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        guard text.utf8.count <= 12, let seconds = Int64(text) else { return maximumDelay }
+        return min(.seconds(seconds), maximumDelay)
+    }
+
+    private func firstDeltaSeconds(in value: String) -> Duration? {
+        for piece in value.split(separator: ",") {
+            if let delay = deltaSeconds(piece.trimmingCharacters(in: .whitespaces)) { return delay }
+        }
+        return nil
+    }
+
+    private func delay(until date: Date, responseDate: Date?, now: Date) -> Duration {
+        let seconds = date.timeIntervalSince(responseDate ?? now)
+        guard seconds > 0 else { return .zero }
+        let clamped = min(seconds, Double(maximumDelay.components.seconds))
+        return .seconds(clamped.rounded(.up))
+    }
+
+    /// `RateLimit: limit=100, remaining=0, reset=30` (older drafts) or `"default";r=0;t=30` (newer drafts).
+    func rateLimitField(_ value: String, policy: String?) -> Duration? {
+        let parameters = Self.parameters(value)
+        if let reset = parameters["reset"] ?? parameters["t"], let delay = deltaSeconds(reset) { return delay }
+        let remaining = parameters["remaining"] ?? parameters["r"]
+        guard remaining == "0", let policy else { return nil }
+        let policyParameters = Self.parameters(policy)
+        return (policyParameters["w"] ?? policyParameters["window"]).flatMap(deltaSeconds)
+    }
+
+    private static func parameters(_ value: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for item in value.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+            let pair = item.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let raw = pair[1].trimmingCharacters(in: .whitespaces)
+            if result[key] == nil { result[key] = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        }
+        return result
+    }
+
+    /// `X-RateLimit-Reset`: delta-seconds, or a Unix time (≥ 1,000,000,000) relative to the `Date` header.
+    func resetTime(_ value: String, responseDate: Date?, now: Date) -> Duration? {
+        let text = value.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard let delay = deltaSeconds(text) else { return nil }
+        guard let value = Int64(text), value >= 1_000_000_000 else { return delay }
+        return self.delay(until: Date(timeIntervalSince1970: TimeInterval(value)), responseDate: responseDate, now: now)
+    }
+}

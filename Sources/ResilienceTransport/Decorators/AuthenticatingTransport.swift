@@ -1,0 +1,52 @@
+/// Attaches a credential to every request; on a rejection (401) refreshes it once and replays the request
+/// once.
+///
+/// Refreshes are single-flight: N requests rejected together cause exactly one refresh and all N replay with
+/// the new credential. A failed refresh fails all of them as `authentication` coded `AUTH_001`. At most
+/// ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
+/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock (then `AUTH_004`). A credential
+/// that expires within ``AuthenticationConfiguration/proactiveRefreshSkew`` is refreshed before sending.
+/// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.
+/// Emits ``ResilienceEventKind/credentialRefreshed``.
+public struct AuthenticatingTransport: HTTPTransport {
+    /// The wrapped transport.
+    public let base: any HTTPTransport
+    /// The settings.
+    public let configuration: AuthenticationConfiguration
+    private let provider: any CredentialProvider
+    private let refresher: CredentialRefresher
+
+    /// Wraps `base`, attaching `provider`'s credentials.
+    public init(
+        wrapping base: any HTTPTransport, provider: any CredentialProvider,
+        configuration: AuthenticationConfiguration = .standard
+    ) {
+        self.base = base
+        self.provider = provider
+        self.configuration = configuration
+        self.refresher = CredentialRefresher(provider: provider, configuration: configuration)
+    }
+
+    /// Sends with the credential, refreshing and replaying once on rejection.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        if provider.isRefreshRequest(request) { return try await base.send(request, context: context) }
+        var snapshot = try await refresher.current()
+        if let credential = snapshot.credential,
+            credential.expires(within: configuration.proactiveRefreshSkew, of: context.clock.now())
+        {
+            snapshot = try await refresher.refreshed(after: snapshot.generation, context: context)
+        }
+        let response = try await base.send(Self.attach(snapshot.credential, to: request), context: context)
+        guard configuration.rejectionStatuses.contains(response.status) else { return response }
+        try Task.checkCancellation()
+        let renewed = try await refresher.refreshed(after: snapshot.generation, context: context)
+        return try await base.send(Self.attach(renewed.credential, to: request), context: context)
+    }
+
+    static func attach(_ credential: Credential?, to request: HTTPRequest) -> HTTPRequest {
+        guard let credential else { return request }
+        var request = request
+        request.headers[credential.headerName] = credential.headerValue
+        return request
+    }
+}

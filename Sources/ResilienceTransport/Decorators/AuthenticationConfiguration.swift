@@ -1,0 +1,18 @@
+/// Settings of an ``AuthenticatingTransport``.
+public struct AuthenticationConfiguration: Sendable, Hashable {
+    /// Refresh before sending when the credential expires within this window (default 30 s).
+    public var proactiveRefreshSkew: Duration = .seconds(30)
+    /// At most this many refreshes within ``refreshWindow`` (default 5) …
+    public var maximumRefreshes: Int = 5
+    /// … per this window on the injected clock (default 30 s); beyond it requests fail with
+    /// `AUTH_004` (refresh limit reached).
+    public var refreshWindow: Duration = .seconds(30)
+    /// The statuses that mean "credential rejected" (default 401).
+    public var rejectionStatuses: Set<Int> = [401]
+
+    /// The defaults.
+    public init() {}
+
+    /// 30 s skew, 5 refreshes per 30 s, 401 only.
+    public static let standard = AuthenticationConfiguration()
+}

@@ -1,0 +1,106 @@
+/// Single-flight refresh with a sliding-window limit: the state machine behind ``AuthenticatingTransport``.
+///
+/// Every credential gets a generation number. A request rejected with generation `g` asks for a refresh;
+/// if the current generation is already newer, it just uses the current credential; if a refresh is under
+/// way, it joins it; otherwise it starts one. So N concurrent rejections cause exactly one refresh.
+final class CredentialRefresher: Sendable {
+    struct Snapshot {
+        var credential: Credential?
+        var generation: Int
+    }
+
+    private struct State {
+        var credential: Credential?
+        var generation = 0
+        var loaded = false
+        var inFlight: Task<Credential, any Error>?
+        var refreshTimes: [ResilienceInstant] = []
+    }
+
+    private enum Plan {
+        case use(Snapshot)
+        case join(Task<Credential, any Error>)
+        case limitReached
+    }
+
+    private let provider: any CredentialProvider
+    private let configuration: AuthenticationConfiguration
+    private let state = LockedState(initialState: State())
+
+    init(provider: any CredentialProvider, configuration: AuthenticationConfiguration) {
+        self.provider = provider
+        self.configuration = configuration
+    }
+
+    /// The credential to attach, loading it from the provider the first time.
+    func current() async throws -> Snapshot {
+        if let snapshot = state.withLock({
+            $0.loaded ? Snapshot(credential: $0.credential, generation: $0.generation) : nil
+        }) {
+            return snapshot
+        }
+        let credential = try await provider.currentCredential()
+        return state.withLock { state in
+            if !state.loaded {
+                state.loaded = true
+                state.credential = credential
+            }
+            return Snapshot(credential: state.credential, generation: state.generation)
+        }
+    }
+
+    /// A credential newer than `generation`: the current one if somebody already refreshed, else the result of
+    /// the one shared refresh.
+    func refreshed(after generation: Int, context: ResilienceContext) async throws -> Snapshot {
+        let now = context.clock.now()
+        let window = configuration.refreshWindow
+        let limit = configuration.maximumRefreshes
+        let provider = provider
+        let plan = state.withLock { state -> Plan in
+            if state.generation > generation {
+                return .use(Snapshot(credential: state.credential, generation: state.generation))
+            }
+            if let inFlight = state.inFlight { return .join(inFlight) }
+            state.refreshTimes.removeAll { $0.duration(to: now) >= window }
+            guard state.refreshTimes.count < limit else { return .limitReached }
+            state.refreshTimes.append(now)
+            let rejected = state.credential
+            let task = Task { try await provider.refreshCredential(rejected: rejected) }
+            state.inFlight = task
+            return .join(task)
+        }
+        switch plan {
+        case .use(let snapshot):
+            return snapshot
+        case .limitReached:
+            throw AuthenticationFailure.refreshLimitReached(limit: limit, window: window)
+        case .join(let task):
+            let result = await task.result
+            let (snapshot, isFirst) = state.withLock { state -> (Snapshot?, Bool) in
+                let isFirst = state.inFlight == task
+                if isFirst {
+                    state.inFlight = nil
+                    if case .success(let credential) = result {
+                        state.credential = credential
+                        state.loaded = true
+                        state.generation += 1
+                    }
+                }
+                if case .success = result {
+                    return (Snapshot(credential: state.credential, generation: state.generation), isFirst)
+                }
+                return (nil, isFirst)
+            }
+            if isFirst {
+                context.emit(.credentialRefreshed) { $0.detail = snapshot == nil ? "failed" : "succeeded" }
+            }
+            try Task.checkCancellation()
+            if let snapshot { return snapshot }
+            if case .failure(let error) = result {
+                if error is CancellationError { throw error }
+                throw AuthenticationFailure.sessionExpired(reason: "\(error)")
+            }
+            throw AuthenticationFailure.sessionExpired()
+        }
+    }
+}

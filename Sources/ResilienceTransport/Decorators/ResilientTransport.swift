@@ -1,0 +1,49 @@
+/// Runs each request through a ``ResiliencePipeline`` chosen per host, validating the status inside the
+/// pipeline so its retry stage sees rejected responses as ``HTTPStatusError``.
+///
+/// It sets the context's ``ResilienceContext/idempotency`` from the request (so an idempotency guard can
+/// tell a keyed POST from a bare one) and puts ``classifier`` in front of the context's own. The pipeline
+/// closure is called per request: return long-lived instances (a breaker must keep its state), for example
+/// from a registry keyed by host.
+///
+/// ```swift
+/// let transport = IdempotencyKeyTransport(wrapping: ResilientTransport(
+///     wrapping: URLSessionTransport(), pipeline: { host in registry.pipeline(for: host) }))
+/// ```
+public struct ResilientTransport: HTTPTransport {
+    /// The wrapped transport (one attempt).
+    public let base: any HTTPTransport
+    /// The statuses accepted as success.
+    public let validation: ResponseValidation
+    /// Classifies transport and status failures for the pipeline's stages.
+    public let classifier: any ErrorClassifier
+    private let pipeline: @Sendable (String) -> any ResiliencePipeline
+
+    /// Wraps `base`; `pipeline` maps a host (empty when the URL has none) to its pipeline.
+    public init(
+        wrapping base: any HTTPTransport, validation: ResponseValidation = .successful,
+        classifier: any ErrorClassifier = TransportErrorClassifier.standard,
+        pipeline: @escaping @Sendable (String) -> any ResiliencePipeline
+    ) {
+        self.base = base
+        self.validation = validation
+        self.classifier = classifier
+        self.pipeline = pipeline
+    }
+
+    /// Sends `request` through the host's pipeline; throws ``HTTPStatusError`` for a status not accepted.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        var context = context
+        context.idempotency = request.idempotency
+        context.classifier = CompositeErrorClassifier([classifier, context.classifier])
+        let base = base
+        let validation = validation
+        return try await pipeline(request.url.host ?? "").execute(context) { attempt in
+            let response = try await base.send(request, context: attempt)
+            guard validation.accepts(response.status) else {
+                throw HTTPStatusError(response: response, request: request)
+            }
+            return response
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``HTTPTransport`` on one long-lived `URLSession` (Apple platforms and Linux's FoundationNetworking).
+///
+/// It returns every response that arrived, whatever its status, and throws a ``TransportError`` (or
+/// `CancellationError`) when none did. It works around the platform quirks itself:
+/// - the attempt deadline (`context.deadline`, else ``URLSessionTransportConfiguration/defaultAttemptTimeout``)
+///   is enforced with the context's injected clock, so a slow drip cannot outlive it;
+/// - the body is capped while it streams (after decompression), so a gzip bomb or a huge body fails fast
+///   with bounded memory;
+/// - redirects that leave the origin lose `Authorization`, `Cookie` and other credentials; loops, too many
+///   hops and https→http downgrades fail with a classified error;
+/// - platform errors are classified by ResilienceKit's own table (``URLErrorClassifier``), including Linux's
+///   `URLError.unknown` cases;
+/// - cancelling the calling task cancels the request at once.
+///
+/// ```swift
+/// let transport = URLSessionTransport()
+/// let response = try await transport.send(HTTPRequest(url: url), context: ResilienceContext(key: "jobs"))
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    /// The limits it enforces.
+    public let configuration: URLSessionTransportConfiguration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Creates the transport and its session. `configureSession` may adjust the ephemeral session
+    /// configuration (cookies, proxies, extra headers) before the session is created.
+    public init(
+        configuration: URLSessionTransportConfiguration = .standard,
+        configureSession: (URLSessionConfiguration) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
+        sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.idleTimeout)
+        configureSession(sessionConfiguration)
+        let delegate = SessionDelegate(configuration: configuration)
+        self.delegate = delegate
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// Sends `request`, racing it against the attempt deadline on `context.clock`.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let clock = context.clock
+        let now = clock.now()
+        let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
+        let limit = now.duration(to: deadline)
+        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
+        let urlRequest = makeURLRequest(request)
+        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await self.perform(urlRequest) }
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            guard let response = first else {
+                try Task.checkCancellation()
+                context.emit(.timedOut) { $0.duration = limit }
+                throw TransportError.timedOut(after: limit, url: request.url)
+            }
+            return response
+        }
+    }
+
+    private func perform(_ urlRequest: URLRequest) async throws -> HTTPResponse {
+        let task = session.dataTask(with: urlRequest)
+        let identifier = task.taskIdentifier
+        let delegate = delegate
+        let url = urlRequest.url!
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(identifier, url: url, continuation: continuation)
+                if Task.isCancelled {
+                    delegate.abandon(identifier, with: CancellationError())
+                    task.cancel()
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            task.cancel()
+            delegate.abandon(identifier, with: CancellationError())
+        }
+    }
+
+    private func makeURLRequest(_ request: HTTPRequest) -> URLRequest {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.timeoutInterval = Self.seconds(configuration.idleTimeout)
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        for field in request.headers {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        urlRequest.httpBody = request.body
+        return urlRequest
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A failure the transport layer detected itself (deadline, size cap, redirects, insecure URL, credentials) or
+/// translated from a platform error through ``URLErrorClassifier``'s table.
+///
+/// It classifies itself (``ClassifiedError``), so every pipeline treats it the same on every platform. The
+/// platform's own error code, if any, is kept in ``platformErrorCode`` for diagnostics.
+public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringConvertible {
+    /// How policies and presenters should treat it.
+    public var classification: FailureClassification
+    /// The URL involved, if known.
+    public var url: URL?
+    /// The platform's error code (`URLError.Code.rawValue`), when the failure came from URLSession.
+    public var platformErrorCode: Int?
+
+    /// Creates an error.
+    public init(_ classification: FailureClassification, url: URL? = nil, platformErrorCode: Int? = nil) {
+        self.classification = classification
+        self.url = url
+        self.platformErrorCode = platformErrorCode
+    }
+
+    /// The stable code.
+    public var code: FailureCode { classification.code }
+
+    /// `NET_011 response-too-large: …`.
+    public var description: String {
+        var text = "\(classification.code) \(classification.category)"
+        if let message = classification.message { text += ": \(message)" }
+        if let platformErrorCode { text += " (platform code \(platformErrorCode))" }
+        return text
+    }
+
+    /// The attempt's deadline passed before a complete response arrived.
+    public static func timedOut(after limit: Duration?, url: URL?) -> TransportError {
+        let detail = limit.map { "no complete response within the attempt deadline (\($0))" }
+        return TransportError(
+            FailureClassification(
+                category: .timeout, code: .timedOut, message: detail ?? "the attempt deadline passed"),
+            url: url)
+    }
+
+    /// The body grew past `limit` bytes (after decompression).
+    public static func responseTooLarge(limit: Int, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .invalidResponse, code: .responseTooLarge, isTransient: false,
+                message: "response body exceeded the \(limit)-byte limit"),
+            url: url)
+    }
+
+    /// More redirects than allowed.
+    public static func tooManyRedirects(limit: Int, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .invalidResponse, code: .tooManyRedirects, isTransient: false,
+                message: "more than \(limit) redirects"),
+            url: url)
+    }
+
+    /// A redirect led back to a URL already visited.
+    public static func redirectLoop(url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .invalidResponse, code: .tooManyRedirects, isTransient: false,
+                message: "redirect loop back to \(url?.absoluteString ?? "a visited URL")"),
+            url: url)
+    }
+
+    /// A plaintext request (or an https→http redirect) was blocked.
+    public static func insecureTransport(url: URL?, reason: String) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .insecureTransport, code: .insecureTransportBlocked, isTransient: false, logLevel: .error,
+                message: reason, requestWasNotSent: true),
+            url: url)
+    }
+
+    /// The body ended before its declared length.
+    public static func truncated(
+        received: Int, expected: Int?, url: URL?, platformErrorCode: Int? = nil
+    )
+        -> TransportError
+    {
+        let detail = expected.map { "body ended after \(received) of \($0) bytes" } ?? "body ended early"
+        return TransportError(
+            FailureClassification(category: .transient, code: .truncatedResponse, message: detail), url: url,
+            platformErrorCode: platformErrorCode)
+    }
+}

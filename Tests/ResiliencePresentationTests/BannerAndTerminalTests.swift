@@ -1,0 +1,102 @@
+import ResilienceCore
+import ResiliencePresentation
+import ResilienceTesting
+import Testing
+
+@Suite("BannerSuppression")
+struct BannerSuppressionTests {
+    let offline = UserFacingError(
+        title: "You're Offline", message: "Check your connection.", severity: .error, isRecoverable: true,
+        code: .noConnection)
+    let timeout = UserFacingError(
+        title: "Request Timed Out", message: "Try again.", severity: .error, isRecoverable: true, code: .timedOut)
+
+    @Test("The same banner is not shown twice within the window; a different one is")
+    func suppression() {
+        let manual = ManualClock()
+        let suppression = BannerSuppression(window: .seconds(30), clock: ResilienceClock(manual))
+        #expect(suppression.shouldShow(offline))
+        #expect(!suppression.shouldShow(offline))
+        #expect(suppression.shouldShow(timeout))
+        manual.advance(by: .seconds(29))
+        #expect(!suppression.shouldShow(offline))
+        manual.advance(by: .seconds(1))
+        #expect(suppression.shouldShow(offline))
+        suppression.reset()
+        #expect(suppression.shouldShow(timeout))
+    }
+
+    @Test("Memory stays bounded with many distinct banners")
+    func bounded() {
+        let manual = ManualClock()
+        let suppression = BannerSuppression(window: .seconds(1000), maximumEntries: 4, clock: ResilienceClock(manual))
+        for index in 0..<100 {
+            manual.advance(by: .seconds(1))
+            let error = UserFacingError(
+                title: "T\(index)", message: "m", severity: .info, isRecoverable: true, code: .unknown)
+            #expect(suppression.shouldShow(error))
+        }
+        let first = UserFacingError(title: "T0", message: "m", severity: .info, isRecoverable: true, code: .unknown)
+        let last = UserFacingError(title: "T99", message: "m", severity: .info, isRecoverable: true, code: .unknown)
+        #expect(suppression.shouldShow(first), "the oldest banner was evicted, so it may show again")
+        #expect(!suppression.shouldShow(last), "the newest is still remembered")
+    }
+}
+
+@Suite("TerminalRenderer")
+struct TerminalRendererTests {
+    let rateLimited = UserFacingError(
+        title: "Rate Limit Reached", message: "Too many requests right now.\nTry again in 5 minutes.",
+        severity: .warning, isRecoverable: true, retryAfter: .seconds(300), code: .rateLimited)
+
+    @Test("Colour only on a terminal without NO_COLOR or TERM=dumb")
+    func colourDecision() {
+        #expect(TerminalRenderer(environment: [:], isTerminal: true).usesColor)
+        #expect(!TerminalRenderer(environment: [:], isTerminal: false).usesColor)
+        #expect(!TerminalRenderer(environment: ["NO_COLOR": "1"], isTerminal: true).usesColor)
+        #expect(TerminalRenderer(environment: ["NO_COLOR": ""], isTerminal: true).usesColor)
+        #expect(!TerminalRenderer(environment: ["TERM": "dumb"], isTerminal: true).usesColor)
+    }
+
+    @Test("The banner is one line, coloured by severity only when allowed")
+    func banner() {
+        let plain = TerminalRenderer(environment: [:], isTerminal: false).banner(rateLimited)
+        #expect(
+            plain
+                == "⚠ Rate Limit Reached: Too many requests right now. Try again in 5 minutes. (Retry in 5 minutes) [NET_004]"
+        )
+        let coloured = TerminalRenderer(environment: [:], isTerminal: true).banner(rateLimited)
+        #expect(coloured == "\u{1B}[33m" + plain + "\u{1B}[0m")
+        #expect(!coloured.contains("\n"))
+    }
+
+    @Test("The status table is aligned and plain without colour")
+    func table() {
+        let rows = [
+            SourceStatusRow(source: "Greenhouse", status: .ok, items: 120, attempts: 1, breakerState: .closed),
+            SourceStatusRow(
+                source: "Lever", status: .failed, items: 0, attempts: 3, breakerState: .open,
+                lastErrorCode: .serverUnavailable),
+            SourceStatusRow(source: "RSS", status: .cached, items: 8, attempts: 2, lastErrorCode: .timedOut),
+        ]
+        let text = TerminalRenderer(environment: ["NO_COLOR": "1"], isTerminal: true).table(rows)
+        let expected = """
+            SOURCE      STATUS  ITEMS  ATTEMPTS  BREAKER  LAST ERROR
+            Greenhouse  ok      120    1         closed   -
+            Lever       failed  0      3         open     NET_014
+            RSS         cached  8      2         -        NET_002
+            """
+        #expect(text == expected)
+        let coloured = TerminalRenderer(environment: [:], isTerminal: true).table(rows)
+        #expect(coloured.contains("\u{1B}[31mLever"))
+        #expect(coloured.split(separator: "\n").count == 4)
+    }
+
+    @Test("Hostile names with control characters stay on one line")
+    func controlCharacters() {
+        let renderer = TerminalRenderer(environment: [:], isTerminal: false)
+        let table = renderer.table([SourceStatusRow(source: "evil\nname\u{1B}[31m", status: .failed)])
+        #expect(table.split(separator: "\n").count == 2)
+        #expect(!table.contains("\u{1B}"))
+    }
+}

@@ -1,0 +1,192 @@
+import ResilienceCore
+import ResiliencePresentation
+import Testing
+
+@Suite("DefaultErrorPresenter: golden English texts")
+struct DefaultErrorPresenterTests {
+    let presenter = DefaultErrorPresenter()
+
+    private func present(
+        _ category: FailureCategory, _ code: FailureCode, retryAfter: Duration? = nil,
+        context: PresentationContext = PresentationContext(itemNoun: "jobs")
+    ) -> UserFacingError {
+        presenter.present(
+            FailureClassification(category: category, code: code, retryAfter: retryAfter), context: context)
+    }
+
+    struct Golden: Sendable, CustomStringConvertible {
+        var category: FailureCategory
+        var code: FailureCode
+        var retryAfter: Duration?
+        var title: String
+        var message: String
+        var severity: UserFacingError.Severity
+        var showsRetry: Bool
+        var action: String?
+        var description: String { "\(category)/\(code)" }
+    }
+
+    static let goldens: [Golden] = [
+        Golden(
+            category: .networkUnreachable, code: .noConnection, title: "You're Offline",
+            message: "Check your internet connection and try again.", severity: .error, showsRetry: true,
+            action: "Pull to refresh"),
+        Golden(
+            category: .timeout, code: .timedOut, title: "Request Timed Out",
+            message: "The server took too long to respond. Please try again.", severity: .error, showsRetry: true,
+            action: "Pull to refresh"),
+        Golden(
+            category: .rateLimited, code: .rateLimited, retryAfter: .seconds(300), title: "Rate Limit Reached",
+            message: "Too many requests right now. Try again in 5 minutes.", severity: .warning, showsRetry: true,
+            action: "Try again later"),
+        Golden(
+            category: .rateLimited, code: .rateLimited, title: "Rate Limit Reached",
+            message: "Too many requests right now. Please try again in a few minutes.", severity: .warning,
+            showsRetry: true, action: "Try again later"),
+        Golden(
+            category: .throttled, code: .rateLimitedLocally, retryAfter: .seconds(1), title: "Rate Limit Reached",
+            message: "Too many requests right now. Try again in 1 second.", severity: .warning, showsRetry: true,
+            action: "Try again later"),
+        Golden(
+            category: .authentication, code: .sessionExpired, title: "Session Expired",
+            message: "Your session has expired. Please sign in again to continue.", severity: .error,
+            showsRetry: false, action: "Sign in"),
+        Golden(
+            category: .authentication, code: .forbidden, title: "Access Denied",
+            message: "Your account doesn't have permission to view this.", severity: .error, showsRetry: false),
+        Golden(
+            category: .notFound, code: .http(404), title: "Not Found",
+            message: "What you're looking for isn't available anymore.", severity: .error, showsRetry: false),
+        Golden(
+            category: .clientError, code: .http(422), title: "Invalid Input",
+            message: "Some of the information you entered isn't valid. Please check it and try again.",
+            severity: .error, showsRetry: false, action: "Check your input"),
+        Golden(
+            category: .serverError, code: .serverUnavailable, title: "Server Error",
+            message: "The server ran into a problem. Please try again in a few minutes.", severity: .error,
+            showsRetry: true, action: "Pull to refresh"),
+        Golden(
+            category: .transient, code: .connectionReset, title: "Server Error",
+            message: "The server ran into a problem. Please try again in a few minutes.", severity: .error,
+            showsRetry: true, action: "Pull to refresh"),
+        Golden(
+            category: .circuitOpen, code: .circuitOpen, retryAfter: .seconds(90),
+            title: "Source Temporarily Unavailable",
+            message: "This service is temporarily unavailable. Try again in 2 minutes.", severity: .warning,
+            showsRetry: true, action: "Try again later"),
+        Golden(
+            category: .insecureTransport, code: .insecureTransportBlocked, title: "Insecure Connection Blocked",
+            message: "This connection was blocked because it isn't secure. No data was sent.", severity: .error,
+            showsRetry: false),
+        Golden(
+            category: .storage, code: .diskFull, title: "Storage Full",
+            message: "Your device is out of storage. Free up some space and try again.", severity: .error,
+            showsRetry: true, action: "Free up space"),
+        Golden(
+            category: .storage, code: .corruptedData, title: "Data Corrupted",
+            message: "Some saved data was damaged and couldn't be read. Refreshing will download it again.",
+            severity: .error, showsRetry: true, action: "Pull to refresh"),
+        Golden(
+            category: .storage, code: .storageBusy, title: "Storage Problem",
+            message: "Your data couldn't be saved on this device. Please try again.", severity: .error,
+            showsRetry: true),
+        Golden(
+            category: .invalidResponse, code: .decodingFailed, title: "Unreadable Response",
+            message: "We received a response we couldn't read. Please try again later.", severity: .error,
+            showsRetry: true, action: "Try again later"),
+        Golden(
+            category: .conflict, code: .http(409), title: "Already Saved", message: "This change was already saved.",
+            severity: .info, showsRetry: false),
+        Golden(
+            category: .cancelled, code: .cancelled, title: "Cancelled", message: "The request was cancelled.",
+            severity: .info, showsRetry: true),
+        Golden(
+            category: .unknown, code: .unknown, title: "Something Went Wrong", message: "Please try again.",
+            severity: .error, showsRetry: true, action: "Pull to refresh"),
+        Golden(
+            category: "quota-exceeded", code: "THIRD_001", title: "Something Went Wrong",
+            message: "Please try again.", severity: .error, showsRetry: true, action: "Pull to refresh"),
+    ]
+
+    @Test("Every single-operation mapping", arguments: goldens)
+    func golden(_ golden: Golden) {
+        let error = present(golden.category, golden.code, retryAfter: golden.retryAfter)
+        #expect(error.title == golden.title)
+        #expect(error.message == golden.message)
+        #expect(error.severity == golden.severity)
+        #expect(error.showsRetry == golden.showsRetry)
+        #expect(error.suggestedAction == golden.action)
+        #expect(error.code == golden.code)
+        #expect(error.retryAfter == golden.retryAfter)
+    }
+
+    static func sources(failures: [FailureClassification?]) -> PresentationContext {
+        let names = ["Greenhouse", "Lever", "Workable", "Ashby", "RSS", "Indeed"]
+        return PresentationContext(
+            itemNoun: "jobs",
+            sources: failures.enumerated().map { index, failure in
+                PresentationContext.SourceStatus(
+                    id: SourceID(names[index].lowercased()), displayName: names[index], failure: failure)
+            },
+            itemsShown: failures.contains { $0 == nil } ? 42 : 0)
+    }
+
+    @Test("Some sources unavailable while showing the rest")
+    func partial() {
+        let server = FailureClassification(category: .serverError, code: .serverUnavailable, httpStatus: 503)
+        let timeout = FailureClassification(category: .timeout, code: .timedOut)
+        let context = Self.sources(failures: [nil, server, nil, nil, timeout, nil])
+        let error = presenter.present(server, context: context)
+        #expect(error.title == "Some Sources Unavailable")
+        #expect(error.message == "Showing jobs from 4 of 6 sources. Unavailable right now: Lever and RSS.")
+        #expect(error.severity == .info)
+        #expect(error.showsRetry == false)
+        #expect(error.technicalDetails == "NET_014 server-error HTTP 503; sources: lever=NET_014, rss=NET_002")
+    }
+
+    @Test("One source temporarily unavailable (breaker open) while showing the others")
+    func oneSourceBreakerOpen() {
+        let open = FailureClassification(category: .circuitOpen, code: .circuitOpen, retryAfter: .seconds(30))
+        let error = presenter.present(open, context: Self.sources(failures: [nil, open, nil]))
+        #expect(error.title == "Source Temporarily Unavailable")
+        #expect(error.message == "Lever is temporarily unavailable. Showing jobs from other sources.")
+        #expect(error.severity == .info)
+    }
+
+    @Test("All sources unavailable")
+    func allUnavailable() {
+        let server = FailureClassification(category: .serverError, code: .serverUnavailable)
+        let error = presenter.present(server, context: Self.sources(failures: [server, server, server]))
+        #expect(error.title == "Sources Unavailable")
+        #expect(error.message == "Couldn't load jobs from any source. Please try again in a few minutes.")
+        #expect(error.severity == .error)
+        #expect(error.showsRetry)
+    }
+
+    @Test("Offline wins over 'all sources unavailable' because the person can act on it")
+    func offlineWins() {
+        let offline = FailureClassification(category: .networkUnreachable, code: .noConnection)
+        let error = presenter.present(offline, context: Self.sources(failures: [offline, offline]))
+        #expect(error.title == "You're Offline")
+    }
+
+    @Test("A breaker-open single source names the source")
+    func namedSource() {
+        let open = FailureClassification(category: .circuitOpen, code: .circuitOpen)
+        let error = presenter.present(open, context: Self.sources(failures: [open]))
+        #expect(error.message == "Greenhouse is temporarily unavailable. Please try again in a few minutes.")
+        #expect(error.showsRetry == false)
+    }
+
+    @Test("Raw error text never reaches title or message; details are redacted")
+    func noRawDumps() {
+        let raw = "Error Domain=NSURLErrorDomain Code=-1001 \"timed out\" URL=https://x.io/?api_key=SECRET123"
+        let failure = FailureClassification(
+            category: .timeout, code: .timedOut, httpStatus: 504, retryAfter: .seconds(5), message: raw)
+        let error = presenter.present(failure, context: PresentationContext())
+        #expect(!error.title.contains("Domain") && !error.message.contains("Domain"))
+        #expect(!error.message.contains("NSURLError") && !error.message.contains("-1001"))
+        #expect(error.technicalDetails?.hasPrefix("NET_002 timeout HTTP 504 retry-after 5s: Error Domain") == true)
+        #expect(error.technicalDetails?.contains("SECRET123") == false)
+    }
+}

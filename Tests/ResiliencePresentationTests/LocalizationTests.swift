@@ -1,0 +1,79 @@
+import ResilienceCore
+import ResiliencePresentation
+import Testing
+
+@Suite("Localization")
+struct LocalizationTests {
+    @Test("The English and German tables load from the bundle and have the same keys")
+    func bundledTables() throws {
+        let english = try PresentationStrings.load(language: "en")
+        let german = try PresentationStrings.load(language: "de")
+        #expect(english.count >= 50)
+        #expect(Set(english.keys) == Set(german.keys))
+        #expect(english["offline.title"] == "You're Offline")
+        #expect(german["offline.title"] == "Keine Verbindung")
+    }
+
+    @Test("The German presenter speaks German, including relative times")
+    func germanPresenter() {
+        let presenter = DefaultErrorPresenter(strings: .bundled(language: "de"))
+        let error = presenter.present(
+            FailureClassification(category: .rateLimited, code: .rateLimited, retryAfter: .seconds(7200)),
+            context: PresentationContext())
+        #expect(error.title == "Anfragelimit erreicht")
+        #expect(error.message == "Gerade gibt es zu viele Anfragen. Versuche es in 2 Stunden erneut.")
+        #expect(error.suggestedAction == "Später erneut versuchen")
+    }
+
+    @Test("An unknown language falls back to English; a missing table is a typed error")
+    func fallback() {
+        #expect(PresentationStrings.bundled(language: "xx").language == "en")
+        #expect(PresentationStrings.bundled(language: "xx").string("offline.title") == "You're Offline")
+        #expect(throws: PresentationStrings.LoadError.missingTable(language: "xx")) {
+            try PresentationStrings.load(language: "xx")
+        }
+    }
+
+    @Test("Integrators override single strings")
+    func overrides() {
+        let strings = PresentationStrings.english.overriding(["offline.title": "No Internet"])
+        let error = DefaultErrorPresenter(strings: strings).present(
+            FailureClassification(category: .networkUnreachable, code: .noConnection), context: PresentationContext())
+        #expect(error.title == "No Internet")
+        #expect(error.message == "Check your internet connection and try again.")
+    }
+
+    @Test("Placeholders: named, repeated, missing and unterminated")
+    func placeholders() {
+        let strings = PresentationStrings(language: "t", table: ["k": "{a}-{b}-{a}-{missing}-{open"])
+        #expect(strings.string("k", ["a": "1", "b": "2"]) == "1-2-1-{missing}-{open")
+        #expect(strings.string("absent") == "absent")
+        #expect(strings.list(["A"]) == "A")
+        #expect(PresentationStrings.english.list(["A", "B", "C"]) == "A, B and C")
+    }
+
+    @Test(
+        "Relative times are deterministic and round up",
+        arguments: [
+            (Duration.zero, "1 second"), (.milliseconds(1500), "2 seconds"), (.seconds(59), "59 seconds"),
+            (.seconds(60), "1 minute"), (.seconds(250), "5 minutes"), (.seconds(300), "5 minutes"),
+            (.seconds(3600), "1 hour"), (.seconds(5400), "2 hours"), (.seconds(86_400 * 3), "3 days"),
+            (.seconds(-10), "1 second"),
+        ])
+    func relativeTime(duration: Duration, expected: String) {
+        #expect(RelativeTimeFormatter().string(for: duration) == expected)
+    }
+
+    @Test("Decoding: UTF-16 text works, garbage is a typed error")
+    func decoding() throws {
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in "\"a\" = \"b\";".utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(try PresentationStrings.decode(.init(utf16), language: "t") == ["a": "b"])
+        #expect(throws: PresentationStrings.LoadError.self) {
+            try PresentationStrings.decode(.init([0xC3, 0x28, 0xFF]), language: "t")
+        }
+        #expect(throws: PresentationStrings.LoadError.self) {
+            try PresentationStrings.decode(.init("\"a\" = ".utf8), language: "t")
+        }
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import ResilienceSync
+import ResilienceTesting
+import Testing
+
+/// The ``MutationStore`` contract, run against the SQLite store and the in-memory store alike.
+@Suite("MutationStore contract")
+struct MutationStoreContractTests {
+    static func draft(
+        _ entity: String, _ operation: MutationOperation = .create, key: String? = nil
+    )
+        -> MutationDraft
+    {
+        MutationDraft(
+            entityType: "event", entityID: entity, operation: operation, payload: Data("{\"id\":\"\(entity)\"}".utf8),
+            idempotencyKey: key ?? UUID().uuidString)
+    }
+
+    @Test("Enqueue assigns increasing ids and pending returns FIFO order", arguments: StoreKind.allCases)
+    func fifo(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let first = try store.enqueue(Self.draft("a"))
+        let second = try store.enqueue(Self.draft("b"))
+        let third = try store.enqueue(Self.draft("a", .update))
+        #expect(first.id < second.id && second.id < third.id)
+        #expect(try store.pending(limit: 10).map(\.id) == [first.id, second.id, third.id])
+        #expect(try store.pending(limit: 2).map(\.id) == [first.id, second.id])
+        #expect(try store.pending(after: first.id, limit: 10).map(\.id) == [second.id, third.id])
+        #expect(try store.pendingCount() == 3)
+        let stored = try #require(try store.pending(limit: 1).first)
+        #expect(stored.entityID == "a" && stored.operation == .create && stored.attempts == 0)
+        #expect(stored.payload == Data("{\"id\":\"a\"}".utf8))
+        #expect(stored.idempotencyKey == first.idempotencyKey)
+    }
+
+    @Test("Batch enqueue is all or none", arguments: StoreKind.allCases)
+    func batchAtomic(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        _ = try store.enqueue(Self.draft("x", key: "taken"))
+        let batch = [Self.draft("a"), Self.draft("b"), Self.draft("c", key: "taken")]
+        #expect {
+            try store.enqueue(batch: batch)
+        } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
+        #expect(try store.pendingCount() == 1)
+        let stored = try store.enqueue(batch: [Self.draft("a"), Self.draft("b")])
+        #expect(stored.count == 2)
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["x", "a", "b"])
+        #expect(try store.enqueue(batch: []).isEmpty)
+    }
+
+    @Test("A duplicate idempotency key is a constraint violation, pending or failed", arguments: StoreKind.allCases)
+    func uniqueKeys(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let mutation = try store.enqueue(Self.draft("a", key: "k1"))
+        #expect(throws: MutationStoreError.self) { try store.enqueue(Self.draft("b", key: "k1")) }
+        try store.moveToFailed(mutation.id, reason: "gave up")
+        #expect {
+            try store.enqueue(Self.draft("b", key: "k1"))
+        } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
+        #expect(try store.pendingCount() == 0)
+    }
+
+    @Test("Bad drafts are rejected with a typed error", arguments: StoreKind.allCases)
+    func validation(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let bad = [
+            MutationDraft(entityType: "", entityID: "1", operation: .create),
+            MutationDraft(entityType: "event", entityID: "", operation: .create),
+            MutationDraft(entityType: "event", entityID: "1", operation: .create, idempotencyKey: ""),
+            MutationDraft(
+                entityType: "event", entityID: "1", operation: .create,
+                payload: Data(count: MutationDraft.defaultMaximumPayloadBytes + 1)),
+            MutationDraft(entityType: String(repeating: "e", count: 2000), entityID: "1", operation: .create),
+        ]
+        for draft in bad {
+            #expect {
+                try store.enqueue(draft)
+            } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
+        }
+        #expect(try store.pendingCount() == 0)
+    }
+
+    @Test("Failures count attempts; moving to failed keeps the mutation for review", arguments: StoreKind.allCases)
+    func failuresAndFailedList(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let a = try store.enqueue(Self.draft("a"))
+        let b = try store.enqueue(Self.draft("b"))
+        try store.recordFailure(a.id, error: "timeout")
+        try store.recordFailure(a.id, error: "reset")
+        let stored = try #require(try store.pending(limit: 1).first)
+        #expect(stored.attempts == 2)
+        #expect(stored.lastError == "reset")
+        try store.moveToFailed(a.id, reason: "too many attempts")
+        #expect(try store.pending(limit: 10).map(\.id) == [b.id])
+        let failed = try store.failed()
+        #expect(failed.map(\.id) == [a.id])
+        #expect(failed.first?.lastError == "too many attempts")
+        #expect(failed.first?.attempts == 2)
+        try store.requeueFailed(a.id)
+        #expect(try store.failed().isEmpty)
+        let requeued = try store.pending(limit: 10)
+        #expect(requeued.map(\.entityID) == ["b", "a"])
+        #expect(requeued.last?.attempts == 0)
+        #expect(requeued.last!.id > b.id)
+        #expect(requeued.last?.idempotencyKey == a.idempotencyKey)
+        try store.moveToFailed(requeued.last!.id, reason: "again")
+        try store.discardFailed(requeued.last!.id)
+        #expect(try store.failed().isEmpty)
+    }
+
+    @Test("Operations on ids that are no longer pending do nothing", arguments: StoreKind.allCases)
+    func staleIDs(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let a = try store.enqueue(Self.draft("a"))
+        try store.remove(a.id)
+        try store.remove(a.id)
+        try store.recordFailure(a.id, error: "late")
+        try store.moveToFailed(a.id, reason: "late")
+        try store.requeueFailed(a.id)
+        #expect(try store.pendingCount() == 0)
+        #expect(try store.failed().isEmpty)
+        let b = try store.enqueue(Self.draft("b"))
+        #expect(b.id > a.id, "ids are never reused")
+    }
+
+    @Test("removeAllPending returns the count and spares the failed list", arguments: StoreKind.allCases)
+    func removeAll(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let stored = try store.enqueue(batch: (0..<5).map { Self.draft("e\($0)") })
+        try store.moveToFailed(stored[0].id, reason: "x")
+        #expect(try store.removeAllPending() == 4)
+        #expect(try store.pendingCount() == 0)
+        #expect(try store.failed().count == 1)
+        #expect(try store.removeAllPending() == 0)
+    }
+
+    @Test("Coalescing drops pending updates when a delete arrives", arguments: StoreKind.allCases)
+    func coalescing(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make(coalescing: true)
+        defer { dispose() }
+        _ = try store.enqueue(Self.draft("a", .create))
+        _ = try store.enqueue(Self.draft("a", .update))
+        _ = try store.enqueue(Self.draft("b", .update))
+        _ = try store.enqueue(Self.draft("a", .update))
+        _ = try store.enqueue(Self.draft("a", .delete))
+        let pending = try store.pending(limit: 10)
+        #expect(pending.map { "\($0.entityID):\($0.operation)" } == ["a:create", "b:update", "a:delete"])
+    }
+
+    @Test("Without coalescing every mutation is kept", arguments: StoreKind.allCases)
+    func noCoalescing(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make(coalescing: false)
+        defer { dispose() }
+        _ = try store.enqueue(Self.draft("a", .update))
+        _ = try store.enqueue(Self.draft("a", .delete))
+        #expect(try store.pendingCount() == 2)
+    }
+
+    @Test("Metadata round-trips, overwrites and deletes", arguments: StoreKind.allCases)
+    func metadata(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        #expect(try store.metadata(forKey: "breaker") == nil)
+        try store.setMetadata(Data("one".utf8), forKey: "breaker")
+        try store.setMetadata(Data("two".utf8), forKey: "breaker")
+        #expect(try store.metadata(forKey: "breaker") == Data("two".utf8))
+        try store.setMetadata(nil, forKey: "breaker")
+        #expect(try store.metadata(forKey: "breaker") == nil)
+    }
+
+    @Test("Concurrent enqueues from many tasks lose nothing", arguments: StoreKind.allCases)
+    func concurrentEnqueue(kind: StoreKind) async throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 { _ = try store.enqueue(Self.draft("t\(task)-\(index)")) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let pending = try store.pending(limit: 1000)
+        #expect(pending.count == 200)
+        #expect(Set(pending.map(\.id)).count == 200)
+        #expect(pending.map(\.id) == pending.map(\.id).sorted())
+    }
+}
+
+/// ResilienceTesting's conformance kit passes for both stores, and catches a store that breaks the contract.
+@Suite("MutationStoreConformance")
+struct MutationStoreConformanceTests {
+    @Test("Both stores pass the conformance kit", arguments: StoreKind.allCases)
+    func storesConform(kind: StoreKind) throws {
+        let disposals = LockedBox<[@Sendable () -> Void]>([])
+        defer { disposals.value.forEach { $0() } }
+        try MutationStoreConformance {
+            let (store, dispose) = try kind.make()
+            disposals.mutate { $0.append(dispose) }
+            return store
+        }.check()
+    }
+
+    /// A store that forgets failed mutations and reverses the queue.
+    final class BrokenStore: MutationStore {
+        let inner = InMemoryMutationStore()
+        func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
+        func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
+        func pending(after id: Int64, limit: Int) throws -> [Mutation] {
+            try inner.pending(after: id, limit: limit).reversed()
+        }
+        func pendingCount() throws -> Int { try inner.pendingCount() }
+        func remove(_ id: Int64) throws { try inner.remove(id) }
+        func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
+        func moveToFailed(_ id: Int64, reason: String) throws { try inner.remove(id) }
+        func failed() throws -> [Mutation] { try inner.failed() }
+        func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
+        func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
+        func removeAllPending() throws -> Int { try inner.removeAllPending() }
+        func metadata(forKey key: String) throws -> Data? { try inner.metadata(forKey: key) }
+        func setMetadata(_ value: Data?, forKey key: String) throws { try inner.setMetadata(value, forKey: key) }
+    }
+
+    @Test("A broken store is reported rule by rule")
+    func brokenStoreFails() throws {
+        do {
+            try MutationStoreConformance { BrokenStore() }.check()
+            Issue.record("the broken store passed")
+        } catch let failure as MutationStoreConformance.Failure {
+            let rules = Set(failure.violations.map(\.rule))
+            #expect(rules.contains("fifo-order"))
+            #expect(rules.contains("attempts-and-failed-list"))
+            #expect(rules.contains("unique-keys"))
+            #expect(!rules.contains("metadata"))
+        }
+    }
+}

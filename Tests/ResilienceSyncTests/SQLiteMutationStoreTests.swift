@@ -1,0 +1,223 @@
+import Foundation
+import ResilienceSync
+import ResilienceTesting
+import Testing
+
+/// What only the SQLite store does: durability settings, migrations, and typed storage failures.
+@Suite("SQLiteMutationStore")
+struct SQLiteMutationStoreTests {
+    static func draft(_ entity: String, payloadBytes: Int = 16) -> MutationDraft {
+        MutationDraft(entityType: "event", entityID: entity, operation: .create, payload: Data(count: payloadBytes))
+    }
+
+    static func code(of error: any Error) -> FailureCode? { (error as? MutationStoreError)?.code }
+
+    @Test("Mutations survive closing and reopening, with their attempts and the failed list")
+    func reopen() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let fixedDate = Date(timeIntervalSince1970: 1_750_000_000.25)
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.currentDate = { fixedDate }
+        do {
+            let store = try SQLiteMutationStore(path: path, configuration: configuration)
+            let a = try store.enqueue(Self.draft("a"))
+            _ = try store.enqueue(Self.draft("b"))
+            try store.recordFailure(a.id, error: "reset")
+            let c = try store.enqueue(Self.draft("c"))
+            try store.moveToFailed(c.id, reason: "gave up")
+            try store.setMetadata(Data([1, 2, 3]), forKey: "k")
+            store.close()
+            #expect(throws: MutationStoreError.self) { try store.pendingCount() }
+        }
+        let reopened = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { reopened.close() }
+        #expect(reopened.recovery == nil)
+        let pending = try reopened.pending(limit: 10)
+        #expect(pending.map(\.entityID) == ["a", "b"])
+        #expect(pending.first?.attempts == 1)
+        #expect(pending.first?.lastError == "reset")
+        #expect(pending.first?.createdAt == fixedDate)
+        #expect(try reopened.failed().map(\.entityID) == ["c"])
+        #expect(try reopened.metadata(forKey: "k") == Data([1, 2, 3]))
+    }
+
+    @Test("The database runs in WAL mode with synchronous=FULL and the latest schema version")
+    func durabilitySettings() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try SQLiteMutationStore(path: path)
+        defer { store.close() }
+        _ = try store.enqueue(Self.draft("a"))
+        let raw = try RawSQLite(path: path)
+        #expect(try raw.execute("PRAGMA journal_mode") == "wal")
+        #expect(try raw.execute("PRAGMA user_version") == "2")
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("A version-1 file is migrated to version 2 and keeps its mutations")
+    func migrationFromVersionOne() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        do {
+            let raw = try RawSQLite(path: path)
+            try raw.execute(
+                """
+                CREATE TABLE mutations (id INTEGER PRIMARY KEY AUTOINCREMENT, entity_type TEXT NOT NULL,
+                entity_id TEXT NOT NULL, operation TEXT NOT NULL, payload BLOB NOT NULL,
+                idempotency_key TEXT NOT NULL UNIQUE, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,
+                created_at REAL NOT NULL, state INTEGER NOT NULL DEFAULT 0)
+                """)
+            try raw.execute(
+                "INSERT INTO mutations (entity_type, entity_id, operation, payload, idempotency_key, created_at) "
+                    + "VALUES ('event', 'old', 'create', x'00', 'old-key', 0)")
+            try raw.execute("PRAGMA user_version = 1")
+        }
+        let store = try SQLiteMutationStore(path: path)
+        defer { store.close() }
+        #expect(try store.pending(limit: 10).map(\.idempotencyKey) == ["old-key"])
+        try store.setMetadata(Data("v2".utf8), forKey: "table-exists")
+        #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "2")
+    }
+
+    @Test("A schema newer than this build is a migration failure, and the file is left untouched")
+    func newerSchema() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        try RawSQLite(path: path).execute("PRAGMA user_version = 99")
+        #expect {
+            try SQLiteMutationStore(path: path)
+        } throws: { Self.code(of: $0) == .migrationFailed }
+        #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "99")
+    }
+
+    @Test("A migration that cannot run is rolled back and reported as DB_002")
+    func failingMigration() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        try RawSQLite(path: path).execute("CREATE TABLE mutations (something_else TEXT)")
+        #expect {
+            try SQLiteMutationStore(path: path)
+        } throws: { Self.code(of: $0) == .migrationFailed }
+        let raw = try RawSQLite(path: path)
+        #expect(try raw.execute("PRAGMA user_version") == "0")
+        #expect(try raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'mutations_by_state'") == "0")
+    }
+
+    @Test("A full disk (max_page_count) throws DB_005 and keeps what was already stored")
+    func diskFull() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.maximumPageCount = 16
+        let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"), configuration: configuration)
+        defer { store.close() }
+        var stored = 0
+        var failure: (any Error)?
+        for index in 0..<200 {
+            do {
+                _ = try store.enqueue(Self.draft("e\(index)", payloadBytes: 2_000))
+                stored += 1
+            } catch {
+                failure = error
+                break
+            }
+        }
+        #expect(stored > 0)
+        #expect(failure.map(Self.code(of:)) == .diskFull)
+        #expect(try store.pendingCount() == stored)
+        #expect {
+            try store.enqueue(batch: [Self.draft("x", payloadBytes: 2_000), Self.draft("y", payloadBytes: 2_000)])
+        } throws: { Self.code(of: $0) == .diskFull }
+        #expect(try store.pendingCount() == stored)
+        let first = try #require(try store.pending(limit: 1).first)
+        try store.remove(first.id)
+        _ = try store.enqueue(Self.draft("after-space-freed", payloadBytes: 100))
+        #expect(try store.pendingCount() == stored)
+    }
+
+    @Test("Another connection holding the write lock makes writes throw DB_006 after the busy timeout")
+    func busy() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.busyTimeout = .milliseconds(50)
+        let store = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { store.close() }
+        _ = try store.enqueue(Self.draft("before"))
+        let other = try RawSQLite(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        #expect {
+            try store.enqueue(Self.draft("blocked"))
+        } throws: { error in
+            let classification = (error as? MutationStoreError)?.classification
+            return Self.code(of: error) == .storageBusy && classification?.isTransient == true
+        }
+        #expect(try store.pendingCount() == 1, "readers are not blocked in WAL mode")
+        try other.execute("COMMIT")
+        _ = try store.enqueue(Self.draft("after"))
+        #expect(try store.pendingCount() == 2)
+    }
+
+    @Test("A corrupted file is quarantined and reported; no fresh store unless allowed")
+    func corruptionReported() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 1_234) }
+        var message = ""
+        #expect {
+            try SQLiteMutationStore(path: path, configuration: configuration)
+        } throws: { error in
+            message = (error as? MutationStoreError)?.message ?? ""
+            return Self.code(of: error) == .corruptedData
+        }
+        #expect(message.contains("quarantined at \(path).corrupt-1234"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".corrupt-1234")) == garbage)
+    }
+
+    @Test("With recreatesCorruptedStore a fresh store opens and recovery names the quarantined file")
+    func corruptionRecreated() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            _ = try store.enqueue(batch: (0..<50).map { Self.draft("e\($0)", payloadBytes: 500) })
+            store.close()
+        }
+        // Smash the middle of the file (past the header page) so SQLite finds damaged b-tree pages.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 8192))
+        try handle.close()
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.recreatesCorruptedStore = true
+        configuration.currentDate = { Date(timeIntervalSince1970: 99) }
+        let store = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { store.close() }
+        let recovery = try #require(store.recovery)
+        #expect(recovery.quarantinedPath == path + ".corrupt-99")
+        #expect(FileManager.default.fileExists(atPath: recovery.quarantinedPath))
+        #expect(try store.pendingCount() == 0)
+        _ = try store.enqueue(Self.draft("fresh"))
+        #expect(try store.pendingCount() == 1)
+    }
+
+    @Test("A path that cannot be opened throws DB_001")
+    func connectionFailed() {
+        #expect {
+            try SQLiteMutationStore(path: "/nonexistent-\(UUID().uuidString)/queue.sqlite")
+        } throws: { Self.code(of: $0) == .storageConnectionFailed }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import ResiliencePolicies
+import ResilienceSync
+import ResilienceTesting
+
+/// A scripted server for engine tests: answers each request with the next step of the script (then with
+/// `fallback`), records every request, and applies each idempotency key at most once like a real sink.
+final class ScriptedSyncTransport: HTTPTransport {
+    enum Step: Sendable {
+        case status(Int)
+        case fail(any Error & Sendable)
+        /// A 200 batch response whose per-item statuses are `statuses` (parsed by ``EventsRequestBuilder``).
+        case batch([Int])
+    }
+
+    private struct State {
+        var script: [Step]
+        var requests: [HTTPRequest] = []
+        var applied: [String: Int] = [:]
+        var deliveries: [String: Int] = [:]
+    }
+
+    private let state: LockedState<State>
+    let fallback: Step
+
+    init(_ script: [Step] = [], fallback: Step = .status(200)) {
+        state = LockedState(initialState: State(script: script))
+        self.fallback = fallback
+    }
+
+    func append(_ steps: [Step]) { state.withLock { $0.script += steps } }
+
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    /// Effects applied per idempotency key (at most one: replays are recognised, like a real sink).
+    var applied: [String: Int] { state.withLock { $0.applied } }
+    /// Successful deliveries per idempotency key, replays included.
+    var deliveries: [String: Int] { state.withLock { $0.deliveries } }
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        let step = state.withLock { state -> Step in
+            state.requests.append(request)
+            return state.script.isEmpty ? fallback : state.script.removeFirst()
+        }
+        switch step {
+        case .fail(let error):
+            throw error
+        case .status(let status):
+            if (200..<300).contains(status), let key = request.headers["Idempotency-Key"] {
+                state.withLock { state in
+                    state.deliveries[key, default: 0] += 1
+                    if state.applied[key] == nil { state.applied[key] = 1 }
+                }
+            }
+            return HTTPResponse(status: status, headers: status == 429 ? ["Retry-After": "30"] : [:])
+        case .batch(let statuses):
+            return HTTPResponse(status: 200, body: Data(statuses.map(String.init).joined(separator: ",").utf8))
+        }
+    }
+}
+
+/// Builds `POST /events` (create), `PUT /events/{id}` (update), `DELETE /events/{id}` and, when batching is on,
+/// `POST /events/batch` whose response body is a comma-separated list of per-item statuses.
+struct EventsRequestBuilder: SyncRequestBuilder {
+    var supportsBatches = false
+    var failingEntity: String?
+
+    func request(for mutation: Mutation) throws -> HTTPRequest {
+        if mutation.entityID == failingEntity { throw RequestBuildError() }
+        let base = URL(string: "https://api.example.com/events")!
+        switch mutation.operation {
+        case .create: return HTTPRequest(method: .post, url: base, body: mutation.payload)
+        case .delete: return HTTPRequest(method: .delete, url: base.appendingPathComponent(mutation.entityID))
+        default:
+            return HTTPRequest(
+                method: .put, url: base.appendingPathComponent(mutation.entityID), body: mutation.payload)
+        }
+    }
+
+    func batchRequest(for mutations: [Mutation]) throws -> HTTPRequest? {
+        guard supportsBatches else { return nil }
+        let keys = mutations.map(\.idempotencyKey).joined(separator: "\n")
+        return HTTPRequest(
+            method: .post, url: URL(string: "https://api.example.com/events/batch")!, body: Data(keys.utf8))
+    }
+
+    func batchResults(from response: HTTPResponse, for mutations: [Mutation]) throws -> [HTTPResponse] {
+        let text = String(decoding: response.body, as: UTF8.self)
+        return text.split(separator: ",").compactMap { Int($0) }.map { HTTPResponse(status: $0) }
+    }
+}
+
+struct RequestBuildError: Error {}
+
+/// Errors a transport would throw, classified the way ResilienceTransport classifies them.
+struct TestNetworkError: ClassifiedError, Hashable {
+    var category: FailureCategory
+    var classification: FailureClassification {
+        FailureClassification(
+            category: category, code: category == .timeout ? .timedOut : .connectionReset,
+            message: "test \(category)", requestWasNotSent: category == .networkUnreachable)
+    }
+
+    static let reset = TestNetworkError(category: .transient)
+    static let timeout = TestNetworkError(category: .timeout)
+    static let unreachable = TestNetworkError(category: .networkUnreachable)
+}
+
+/// Records the delegate's calls.
+final class RecordingSyncDelegate: SyncEngineDelegate {
+    let failedEntities = LockedBox<[String]>([])
+    let deletedDuplicates = LockedBox<[String]>([])
+    let applied = LockedBox<[String]>([])
+
+    func markEntityFailed(_ mutation: Mutation, reason: String) async {
+        failedEntities.mutate { $0.append(mutation.entityID) }
+    }
+
+    func deleteLocalDuplicate(_ mutation: Mutation) async {
+        deletedDuplicates.mutate { $0.append(mutation.entityID) }
+    }
+
+    func mutationApplied(_ mutation: Mutation, response: HTTPResponse) async {
+        applied.mutate { $0.append(mutation.entityID) }
+    }
+}
+
+/// Keeps every event.
+final class RecordingTelemetrySink: TelemetrySink {
+    let events = LockedBox<[ResilienceEvent]>([])
+    func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event) } }
+}
+
+/// Everything an engine test needs, wired together.
+struct SyncHarness {
+    let clock = ManualClock()
+    let store: InMemoryMutationStore
+    let transport: ScriptedSyncTransport
+    let breaker: any BreakerPolicy
+    let delegate = RecordingSyncDelegate()
+    let telemetry = RecordingTelemetrySink()
+    let engine: SyncEngine
+
+    init(
+        _ script: [ScriptedSyncTransport.Step] = [], fallback: ScriptedSyncTransport.Step = .status(200),
+        builder: EventsRequestBuilder = EventsRequestBuilder(), maxRetries: Int = 3,
+        store: InMemoryMutationStore = InMemoryMutationStore(),
+        breaker: any BreakerPolicy = SeedRateLimitBreakerDouble(),
+        currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
+    ) {
+        self.store = store
+        self.breaker = breaker
+        transport = ScriptedSyncTransport(script, fallback: fallback)
+        var configuration = SyncEngine.Configuration()
+        configuration.maxRetries = maxRetries
+        configuration.currentDate = currentDate
+        engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: builder, breaker: breaker, delegate: delegate,
+            configuration: configuration, clock: .manual(clock), telemetry: telemetry)
+    }
+
+    /// The multiplier the breaker's next trip will use.
+    var multiplier: Double? { breaker.exportState(now: .origin).values["multiplier"] }
+
+    @discardableResult
+    func enqueue(_ entities: [String], _ operation: MutationOperation = .create) throws -> [Mutation] {
+        try entities.map {
+            try store.enqueue(
+                MutationDraft(
+                    entityType: "event", entityID: $0, operation: operation, idempotencyKey: "key-\($0)-\(operation)"))
+        }
+    }
+}
+
+/// The breakers the engine is tested with: the seed-004 test double and ResiliencePolicies' real one.
+enum BreakerKind: String, CaseIterable, Sendable {
+    case seedDouble = "seed-004 double"
+    case rateLimitBreaker = "RateLimitBreaker"
+
+    func make() -> any BreakerPolicy {
+        switch self {
+        case .seedDouble: SeedRateLimitBreakerDouble()
+        case .rateLimitBreaker: RateLimitBreaker()
+        }
+    }
+}

@@ -1,0 +1,400 @@
+import Foundation
+import ResiliencePolicies
+import ResilienceSync
+import ResilienceTesting
+import Testing
+
+/// Seed 004's behaviour of the sync engine, on a manual clock with a scripted server.
+@Suite("SyncEngine")
+struct SyncEngineTests {
+    /// Seed 004's "Error Type Summary": what each outcome does to the 429 counter and to the attempts.
+    struct ErrorRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var step: ScriptedSyncTransport.Step
+        var counterAfter: Int
+        var attemptsAfter: Int?  // nil: the mutation left the queue
+        var testDescription: String { name }
+    }
+
+    static let errorTable: [ErrorRow] = [
+        ErrorRow(name: "429 rate limit", step: .status(429), counterAfter: 2, attemptsAfter: 0),
+        ErrorRow(name: "409 duplicate", step: .status(409), counterAfter: 0, attemptsAfter: nil),
+        ErrorRow(name: "network error", step: .fail(TestNetworkError.reset), counterAfter: 0, attemptsAfter: 1),
+        ErrorRow(name: "timeout", step: .fail(TestNetworkError.timeout), counterAfter: 0, attemptsAfter: 1),
+        ErrorRow(name: "other API error (500)", step: .status(500), counterAfter: 0, attemptsAfter: 1),
+        ErrorRow(name: "other API error (400)", step: .status(400), counterAfter: 0, attemptsAfter: 1),
+        ErrorRow(name: "success", step: .status(201), counterAfter: 0, attemptsAfter: nil),
+    ]
+
+    @Test("Error type summary (seed 004)", arguments: errorTable)
+    func errorTypeSummary(row: ErrorRow) async throws {
+        let harness = SyncHarness([.status(429), row.step])
+        try harness.enqueue(["warm", "subject"])
+        let report = await harness.engine.performSync()
+        #expect(await harness.engine.consecutiveRateLimitErrors == row.counterAfter)
+        let subject = try harness.store.pending(limit: 10).first { $0.entityID == "subject" }
+        #expect(subject?.attempts == row.attemptsAfter)
+        #expect(try harness.store.failed().isEmpty)
+        #expect(report.requestsSent == 2)
+        if row.name.hasPrefix("409") {
+            #expect(harness.delegate.deletedDuplicates.value == ["subject"])
+            #expect(report.synced == 1 && report.duplicates == 1)
+        }
+    }
+
+    /// Seed 004's "Backoff Schedule": trip number → cooldown.
+    static let schedule = [(1, 30), (2, 60), (3, 120), (4, 240), (5, 300), (6, 300)]
+
+    @Test("Backoff schedule (seed 004)", arguments: BreakerKind.allCases, schedule)
+    func backoffSchedule(breaker: BreakerKind, row: (trip: Int, expectedSeconds: Int)) async throws {
+        let (trip, expectedSeconds) = row
+        let harness = SyncHarness(fallback: .status(429), breaker: breaker.make())
+        try harness.enqueue((0..<5).map { "e\($0)" })
+        var lastCooldown: Duration = .zero
+        for tripNumber in 1...trip {
+            let start = harness.clock.now.offset
+            let report = await harness.engine.performSync()
+            guard case .rateLimited(let until, let pending) = report.finalState else {
+                Issue.record("trip \(tripNumber) ended in \(report.finalState)")
+                return
+            }
+            #expect(pending == 5)
+            lastCooldown = until.offset - start
+            harness.clock.advance(by: lastCooldown)
+        }
+        #expect(lastCooldown == .seconds(expectedSeconds))
+        #expect(try harness.store.pending(limit: 10).allSatisfy { $0.attempts == 0 }, "429s never count")
+    }
+
+    @Test("Three consecutive 429s trip the breaker; while open nothing is sent", arguments: BreakerKind.allCases)
+    func tripStopsSending(breaker: BreakerKind) async throws {
+        let harness = SyncHarness(fallback: .status(429), breaker: breaker.make())
+        try harness.enqueue(["a", "b", "c", "d"])
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 3)
+        #expect(report.rateLimitResponses == 3)
+        #expect(report.finalState == .rateLimited(until: .init(offset: .seconds(30)), pending: 4))
+        #expect(await harness.engine.isCircuitBreakerTripped())
+        #expect(await harness.engine.circuitBreakerBackoffRemaining() == .seconds(30))
+        let again = await harness.engine.performSync()
+        #expect(again.requestsSent == 0)
+        harness.clock.advance(by: .seconds(29))
+        #expect(await harness.engine.performSync().requestsSent == 0)
+        harness.transport.append([.status(201), .status(201), .status(201), .status(201)])
+        harness.clock.advance(by: .seconds(1))
+        let recovered = await harness.engine.performSync()
+        #expect(recovered.synced == 4)
+        #expect(recovered.finalState == .idle)
+        #expect(harness.multiplier == 1, "success resets the multiplier")
+        #expect(await harness.engine.consecutiveRateLimitErrors == 0)
+    }
+
+    @Test("Fewer than three 429s keep the pass going; a non-429 in between resets the counter")
+    func counterResets() async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(500), .status(429), .status(429)])
+        try harness.enqueue(["a", "b", "c", "d", "e"])
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 5)
+        #expect(!(await harness.engine.isCircuitBreakerTripped()))
+        #expect(await harness.engine.consecutiveRateLimitErrors == 2)
+        #expect(report.finalState.name == "error")
+    }
+
+    @Test("Network errors count against attempts; after maxRetries the entity is marked failed")
+    func retryLimit() async throws {
+        let harness = SyncHarness(fallback: .fail(TestNetworkError.reset), maxRetries: 3)
+        try harness.enqueue(["a"])
+        for pass in 1...3 {
+            let report = await harness.engine.performSync()
+            #expect(report.finalState.name == "error", "pass \(pass)")
+        }
+        #expect(try harness.store.pendingCount() == 0)
+        let failed = try harness.store.failed()
+        #expect(failed.map(\.entityID) == ["a"])
+        #expect(failed.first?.attempts == 3)
+        #expect(failed.first?.lastError?.contains("gave up after 3 attempts") == true)
+        #expect(harness.delegate.failedEntities.value == ["a"])
+    }
+
+    @Test("A failed mutation holds back later mutations of its entity, not other entities")
+    func fifoPerEntity() async throws {
+        let harness = SyncHarness([.status(503)])
+        try harness.enqueue(["a"], .create)
+        try harness.enqueue(["b"], .create)
+        try harness.enqueue(["a"], .update)
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 2)
+        #expect(harness.transport.requests.map(\.method) == [.post, .post])
+        #expect(
+            try harness.store.pending(limit: 10).map { "\($0.entityID):\($0.operation)" } == ["a:create", "a:update"])
+        let next = await harness.engine.performSync()
+        #expect(next.synced == 2)
+        #expect(harness.delegate.applied.value == ["b", "a", "a"])
+    }
+
+    @Test("Every request carries the mutation's idempotency key, the same on every resend")
+    func idempotencyKeys() async throws {
+        let harness = SyncHarness([.fail(TestNetworkError.timeout), .status(201)])
+        let mutation = try #require(try harness.enqueue(["a"]).first)
+        await harness.engine.performSync()
+        await harness.engine.performSync()
+        let keys = harness.transport.requests.map { $0.headers["Idempotency-Key"] }
+        #expect(keys == [mutation.idempotencyKey, mutation.idempotencyKey])
+        #expect(harness.transport.requests.allSatisfy { $0.idempotency.key == mutation.idempotencyKey })
+        #expect(harness.transport.applied == [mutation.idempotencyKey: 1])
+    }
+
+    @Test("Cancellation leaves the mutation queued without counting an attempt")
+    func cancellation() async throws {
+        let harness = SyncHarness([.fail(CancellationError())])
+        try harness.enqueue(["a", "b"])
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 1)
+        #expect(try harness.store.pending(limit: 10).map(\.attempts) == [0, 0])
+        #expect(report.finalState == .idle)
+    }
+
+    @Test("Manual reset closes the breaker, clears the multiplier and sends at once", arguments: BreakerKind.allCases)
+    func manualReset(breaker: BreakerKind) async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(429)], breaker: breaker.make())
+        try harness.enqueue(["a", "b", "c"])
+        await harness.engine.performSync()
+        #expect(await harness.engine.isCircuitBreakerTripped())
+        await harness.engine.resetCircuitBreaker()
+        #expect(harness.engine.state == .idle)
+        #expect(harness.multiplier == 1)
+        #expect(await harness.engine.consecutiveRateLimitErrors == 0)
+        let report = await harness.engine.performSync()
+        #expect(report.synced == 3)
+    }
+
+    @Test("clearPendingMutations returns the count, marks entities failed on request, resets the breaker")
+    func clearPending() async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(429)])
+        try harness.enqueue(["a", "b", "c", "d"])
+        await harness.engine.performSync()
+        #expect(try await harness.engine.clearPendingMutations(markEntitiesFailed: true) == 4)
+        #expect(harness.delegate.failedEntities.value == ["a", "b", "c", "d"])
+        #expect(!(await harness.engine.isCircuitBreakerTripped()))
+        #expect(harness.engine.state == .idle)
+        try harness.enqueue(["e"])
+        #expect(try await harness.engine.clearPendingMutations(markEntitiesFailed: false) == 1)
+        #expect(harness.delegate.failedEntities.value.count == 4)
+    }
+
+    @Test(
+        "The breaker's cooldown survives a restart, aged by the wall time that passed", arguments: BreakerKind.allCases)
+    func persistedCooldown(breaker: BreakerKind) async throws {
+        let store = InMemoryMutationStore()
+        let wallClock = LockedBox(Date(timeIntervalSince1970: 10_000))
+        let first = SyncHarness(
+            fallback: .status(429), store: store, breaker: breaker.make(), currentDate: { wallClock.value })
+        try first.enqueue(["a", "b", "c"])
+        await first.engine.performSync()
+        #expect(await first.engine.isCircuitBreakerTripped())
+
+        // The app is killed and relaunched 10 s later: a new process, a new monotonic clock.
+        wallClock.mutate { $0 += 10 }
+        let second = SyncHarness(store: store, breaker: breaker.make(), currentDate: { wallClock.value })
+        guard case .rateLimited(let until, let pending) = second.engine.state else {
+            Issue.record("restarted engine is \(second.engine.state)")
+            return
+        }
+        #expect(until == ResilienceInstant(offset: .seconds(20)))
+        #expect(pending == 3)
+        #expect(await second.engine.performSync().requestsSent == 0)
+        second.clock.advance(by: .seconds(20))
+        let report = await second.engine.performSync()
+        #expect(report.synced == 3)
+        #expect(second.transport.requests.count == 3)
+    }
+
+    @Test(
+        "The multiplier is persisted too: the next trip after a restart waits longer", arguments: BreakerKind.allCases)
+    func persistedMultiplier(breaker: BreakerKind) async throws {
+        let store = InMemoryMutationStore()
+        let first = SyncHarness(fallback: .status(429), store: store, breaker: breaker.make())
+        try first.enqueue(["a", "b", "c"])
+        await first.engine.performSync()
+        let second = SyncHarness(fallback: .status(429), store: store, breaker: breaker.make())
+        second.clock.advance(by: .seconds(30))
+        let report = await second.engine.performSync()
+        guard case .rateLimited(let until, _) = report.finalState else {
+            Issue.record("ended in \(report.finalState)")
+            return
+        }
+        #expect(until.offset == .seconds(90), "second trip: 60 s after the 30 s already waited")
+    }
+
+    @Test("Batch creates report per item: a partial batch keeps its failed items queued")
+    func partialBatch() async throws {
+        let harness = SyncHarness([.batch([201, 409, 503, 201])], builder: EventsRequestBuilder(supportsBatches: true))
+        try harness.enqueue(["a", "b", "c", "d"])
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 1)
+        #expect(report.synced == 3)
+        #expect(report.duplicates == 1)
+        #expect(report.failedAttempts == 1)
+        let left = try harness.store.pending(limit: 10)
+        #expect(left.map(\.entityID) == ["c"])
+        #expect(left.first?.attempts == 1)
+        #expect(harness.delegate.deletedDuplicates.value == ["b"])
+        let key = harness.transport.requests.first?.headers["Idempotency-Key"]
+        #expect(key?.hasPrefix("batch-4-") == true)
+    }
+
+    @Test("A batch answered with the wrong number of results fails every item, losing none")
+    func malformedBatch() async throws {
+        let harness = SyncHarness([.batch([201])], builder: EventsRequestBuilder(supportsBatches: true))
+        try harness.enqueue(["a", "b"])
+        let report = await harness.engine.performSync()
+        #expect(report.failedAttempts == 2)
+        #expect(try harness.store.pending(limit: 10).map(\.attempts) == [1, 1])
+    }
+
+    @Test("A request the builder cannot build counts as a failed attempt")
+    func unbuildableRequest() async throws {
+        let harness = SyncHarness(builder: EventsRequestBuilder(failingEntity: "bad"))
+        try harness.enqueue(["bad", "good"])
+        let report = await harness.engine.performSync()
+        #expect(report.synced == 1 && report.failedAttempts == 1 && report.requestsSent == 1)
+    }
+
+    @Test("Offline: no requests while unavailable; an unreachable network ends the pass as offline")
+    func offline() async throws {
+        let harness = SyncHarness([.fail(TestNetworkError.unreachable)])
+        try harness.enqueue(["a", "b"])
+        await harness.engine.setNetworkAvailable(false)
+        #expect(harness.engine.state == .offline)
+        #expect(await harness.engine.performSync().requestsSent == 0)
+        await harness.engine.setNetworkAvailable(true)
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 1)
+        #expect(report.finalState == .offline)
+        let next = await harness.engine.performSync()
+        #expect(next.synced == 2 && next.finalState == .idle)
+    }
+
+    @Test("A storage failure ends the pass in the error state and loses nothing")
+    func storageFailure() async throws {
+        let harness = SyncHarness()
+        try harness.enqueue(["a", "b"])
+        harness.store.failNextWrite(with: MutationStoreError(.diskFull, message: "disk full"))
+        let report = await harness.engine.performSync()
+        #expect(report.finalState.name == "error")
+        #expect(try harness.store.pendingCount() == 2, "the applied mutation stays queued; its key makes a resend safe")
+        let next = await harness.engine.performSync()
+        #expect(next.synced == 2)
+        #expect(harness.transport.deliveries == ["key-a-create": 2, "key-b-create": 1])
+        #expect(harness.transport.applied == ["key-a-create": 1, "key-b-create": 1])
+    }
+
+    @Test("States are observable as a stream and every transition emits telemetry")
+    func observation() async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(429)])
+        try harness.enqueue(["a", "b", "c"])
+        let updates = harness.engine.stateUpdates()
+        await harness.engine.performSync()
+        await harness.engine.resetCircuitBreaker()
+        await harness.engine.performSync()
+        var seen: [String] = []
+        for await state in updates {
+            seen.append(state.name)
+            if seen.count == 6 { break }
+        }
+        #expect(seen == ["idle", "syncing", "rate-limited", "idle", "syncing", "idle"])
+        let events = harness.telemetry.events.value
+        let changes = events.filter { $0.kind == .syncStateChanged }.compactMap(\.detail)
+        #expect(
+            changes == [
+                "idle → syncing", "syncing → rate-limited", "rate-limited → idle", "idle → syncing",
+                "syncing → idle",
+            ])
+        #expect(events.contains { $0.kind == .breakerTransition && $0.transition?.to == .open })
+    }
+
+    @Test("run() drains after an enqueue, sleeps through a cooldown on the clock, then drains again")
+    func runLoop() async throws {
+        let harness = SyncHarness([.status(429), .status(429), .status(429)])
+        let updates = harness.engine.stateUpdates()
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        for name in ["a", "b", "c"] {
+            _ = try await harness.engine.enqueue(
+                MutationDraft(entityType: "event", entityID: name, operation: .create))
+        }
+        var iterator = updates.makeAsyncIterator()
+        while let state = await iterator.next(), state.name != "rate-limited" {}
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(try harness.store.pendingCount() == 3)
+        harness.clock.advance(by: .seconds(30))
+        while let state = await iterator.next() {
+            if state == .idle, try harness.store.pendingCount() == 0 { break }
+        }
+        #expect(harness.transport.applied.count == 3)
+    }
+
+    @Test("run() retries after an unreachable network with the growing retry delay, on the clock")
+    func runLoopRetriesWhenOffline() async throws {
+        let harness = SyncHarness([.fail(TestNetworkError.unreachable), .fail(TestNetworkError.unreachable)])
+        try harness.enqueue(["a"])
+        let updates = harness.engine.stateUpdates()
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        var iterator = updates.makeAsyncIterator()
+        while let state = await iterator.next(), state != .offline {}
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(harness.transport.requests.count == 1)
+        harness.clock.advance(by: .seconds(4))
+        #expect(harness.transport.requests.count == 1, "nothing before the 5 s retry interval")
+        harness.clock.advance(by: .seconds(1))
+        while let state = await iterator.next(), state != .offline {}
+        await harness.clock.waitForSleepers(count: 1)
+        #expect(harness.transport.requests.count == 2)
+        harness.clock.advance(by: .seconds(10))
+        while let state = await iterator.next() {
+            if state == .idle, try harness.store.pendingCount() == 0 { break }
+        }
+        #expect(harness.transport.requests.count == 3)
+    }
+
+    @Test("Over SQLite: the cooldown is in the file, so a relaunch reopening it stays rate limited")
+    func persistedInSQLiteFile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let transport = ScriptedSyncTransport(fallback: .status(429))
+        var configuration = SyncEngine.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 5_000) }
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            defer { store.close() }
+            for name in ["a", "b", "c"] {
+                _ = try store.enqueue(MutationDraft(entityType: "event", entityID: name, operation: .create))
+            }
+            let engine = SyncEngine(
+                store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+                breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(ManualClock()))
+            #expect(await engine.performSync().finalState.name == "rate-limited")
+        }
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { reopened.close() }
+        let clock = ManualClock()
+        let engine = SyncEngine(
+            store: reopened, transport: transport, requestBuilder: EventsRequestBuilder(),
+            breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(clock))
+        #expect(engine.state == .rateLimited(until: ResilienceInstant(offset: .seconds(30)), pending: 3))
+        #expect(await engine.performSync().requestsSent == 0)
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("Unreadable persisted breaker state is reported as an error state, not ignored")
+    func unreadablePersistedState() async throws {
+        let store = InMemoryMutationStore()
+        try store.setMetadata(Data("not json".utf8), forKey: SyncEngine.Configuration().breakerStateKey)
+        let harness = SyncHarness(store: store)
+        #expect(harness.engine.state.name == "error")
+        try harness.enqueue(["a"])
+        #expect(await harness.engine.performSync().finalState == .idle)
+    }
+}

@@ -1,0 +1,188 @@
+import ResilienceCore
+import ResilienceTelemetry
+import Testing
+
+@Suite("HealthMonitor")
+struct HealthMonitorTests {
+    private func monitor(_ fixture: TelemetryFixture) -> HealthMonitor {
+        HealthMonitor(recorder: fixture.recorder)
+    }
+
+    @Test("Healthy traffic raises nothing")
+    func healthy() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<30 {
+            fixture.succeed("a")
+            fixture.succeed("b")
+            fixture.advance(seconds: 10)
+        }
+        let report = monitor(fixture).evaluate()
+        #expect(report.alerts.isEmpty)
+        #expect(report.isHealthy)
+        #expect(report.status == nil)
+    }
+
+    @Test("All sources failing: critical only after more than 5 minutes")
+    func allSourcesFailing() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("a")
+        fixture.succeed("b")
+        fixture.advance(seconds: 10)
+        for _ in 0..<29 {
+            fixture.fail("a")
+            fixture.fail("b")
+            fixture.advance(seconds: 10)
+        }
+        #expect(monitor(fixture).evaluate().alert("all-sources-failing") == nil)
+        fixture.fail("a")
+        fixture.fail("b")
+        fixture.advance(seconds: 15)
+        fixture.fail("a")
+        let report = monitor(fixture).evaluate()
+        let alert = report.alert("all-sources-failing")
+        #expect(alert?.severity == .critical)
+        #expect(alert?.keys == ["a", "b"])
+        #expect(report.status == .critical)
+        #expect(!report.isHealthy)
+    }
+
+    @Test("One healthy source prevents the all-sources-failing alert")
+    func oneHealthySource() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<40 {
+            fixture.fail("a")
+            fixture.succeed("b")
+            fixture.advance(seconds: 10)
+        }
+        #expect(monitor(fixture).evaluate().alert("all-sources-failing") == nil)
+    }
+
+    @Test("Error rate above 50% must last 2 minutes to be critical; a short burst is not enough")
+    func criticalErrorRate() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<20 {
+            fixture.succeed("a")
+            fixture.advance(seconds: 5)
+        }
+        for _ in 0..<6 {
+            fixture.fail("a")
+            fixture.fail("a")
+            fixture.succeed("a")
+            fixture.advance(seconds: 5)
+        }
+        #expect(monitor(fixture).evaluate().alert("error-rate-critical") == nil)
+        for _ in 0..<20 {
+            fixture.fail("a")
+            fixture.fail("a")
+            fixture.succeed("a")
+            fixture.advance(seconds: 5)
+        }
+        let alert = monitor(fixture).evaluate().alert("error-rate-critical")
+        #expect(alert?.severity == .critical)
+        #expect(alert?.keys == ["a"])
+        #expect(alert?.message == "Error rate 67% over the last 2 min (limit 50%)")
+    }
+
+    @Test("Error rate above 20% for 5 minutes is a warning, not critical")
+    func warningErrorRate() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<62 {
+            fixture.fail("a")
+            for _ in 0..<2 { fixture.succeed("a") }
+            fixture.advance(seconds: 5)
+        }
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("error-rate-warning")?.severity == .warning)
+        #expect(report.alert("error-rate-critical") == nil)
+        #expect(report.status == .warning)
+    }
+
+    @Test("Every breaker open is critical; a breaker opening is info")
+    func breakers() {
+        let fixture = TelemetryFixture()
+        fixture.fail("a")
+        fixture.fail("b")
+        fixture.transition("a", .closed, .open)
+        var report = monitor(fixture).evaluate()
+        #expect(report.alert("every-breaker-open") == nil)
+        #expect(report.alert("breaker-opened")?.severity == .info)
+        #expect(report.alert("breaker-opened")?.keys == ["a"])
+        fixture.transition("b", .closed, .open)
+        report = monitor(fixture).evaluate()
+        #expect(report.alert("every-breaker-open")?.severity == .critical)
+        fixture.advance(seconds: 400)
+        report = monitor(fixture).evaluate()
+        #expect(report.alert("breaker-opened") == nil)
+        #expect(report.alert("every-breaker-open") != nil)
+    }
+
+    @Test("Retry success below 50% is a warning; a retry that succeeded is info")
+    func retries() {
+        let fixture = TelemetryFixture()
+        fixture.fail("a", attempt: 2)
+        fixture.fail("a", attempt: 3)
+        fixture.fail("a", attempt: 2)
+        fixture.succeed("a", attempt: 2)
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("retry-success-low")?.value == 0.25)
+        #expect(report.alert("retry-succeeded")?.severity == .info)
+        fixture.advance(seconds: 1000)
+        #expect(monitor(fixture).evaluate().alerts.isEmpty)
+    }
+
+    @Test("Partial failures above 30% of fetches are a warning")
+    func partials() {
+        let fixture = TelemetryFixture()
+        for total in [6, 6, 6, 6, 6] { fixture.emit(.fetchCompleted, key: "all", count: total, total: total) }
+        #expect(monitor(fixture).evaluate().alert("partial-failures-high") == nil)
+        for _ in 0..<3 { fixture.emit(.fetchCompleted, key: "all", count: 4, total: 6) }
+        #expect(monitor(fixture).evaluate().alert("partial-failures-high")?.severity == .warning)
+    }
+
+    @Test("Insecure transport blocks are info")
+    func insecure() {
+        let fixture = TelemetryFixture()
+        fixture.emit(.insecureTransportBlocked, key: "rss", detail: "http://feeds.example.com/jobs")
+        #expect(monitor(fixture).evaluate().alert("insecure-transport-blocked")?.keys == ["rss"])
+    }
+
+    @Test("The rule set is configurable: thresholds, removal and custom rules")
+    func configurable() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<30 {
+            fixture.fail("a")
+            for _ in 0..<9 { fixture.succeed("a") }
+            fixture.advance(seconds: 12)
+        }
+        #expect(monitor(fixture).evaluate().alerts.isEmpty)
+        var thresholds = HealthThresholds()
+        thresholds.warningErrorRate = 0.05
+        var rules = HealthRule.standard(thresholds)
+        rules.append(
+            HealthRule(id: "custom", severity: .info) { input in
+                input.events.isEmpty ? nil : HealthAlert(rule: "custom", severity: .info, message: "events seen")
+            })
+        let report = HealthMonitor(recorder: fixture.recorder, rules: rules).evaluate()
+        #expect(report.alerts.map(\.rule) == ["error-rate-warning", "custom"])
+    }
+}
+
+@Suite("HealthMonitor periodic reports")
+struct HealthMonitorStreamTests {
+    @Test("Reports arrive every interval on the manual clock")
+    func periodic() async {
+        let fixture = TelemetryFixture()
+        let monitor = HealthMonitor(recorder: fixture.recorder)
+        var iterator = monitor.reports(every: .seconds(60)).makeAsyncIterator()
+        await fixture.manual.waitForSleepers(count: 1)
+        fixture.emit(.insecureTransportBlocked, key: "rss")
+        fixture.manual.advance(by: .seconds(60))
+        let first = await iterator.next()
+        #expect(first?.evaluatedAt == ResilienceInstant(offset: .seconds(60)))
+        #expect(first?.alert("insecure-transport-blocked") != nil)
+        await fixture.manual.waitForSleepers(count: 1)
+        fixture.manual.advance(by: .seconds(400))
+        let second = await iterator.next()
+        #expect(second?.alerts.isEmpty == true)
+    }
+}

@@ -1,0 +1,187 @@
+import ResilienceCore
+import ResilienceTelemetry
+import ResilienceTesting
+import Testing
+
+@Suite("TelemetryRecorder")
+struct TelemetryRecorderTests {
+    @Test("The ring never holds more than its capacity and counts evictions")
+    func capacityBound() {
+        var configuration = TelemetryRecorder.Configuration()
+        configuration.capacity = 10
+        let fixture = TelemetryFixture(configuration: configuration)
+        for index in 0..<25 {
+            fixture.emit(.attemptStarted, attempt: index + 1)
+        }
+        let events = fixture.recorder.snapshot()
+        #expect(events.count == 10)
+        #expect(events.first?.attempt == 16)
+        #expect(events.last?.attempt == 25)
+        let metrics = fixture.recorder.metrics()
+        #expect(metrics.recordsEvicted == 15)
+        #expect(metrics.eventsReceived == 25)
+        #expect(metrics.sources["greenhouse"]?.eventCounts[.attemptStarted] == 25)
+    }
+
+    @Test("Records older than the window are dropped on the injected clock")
+    func windowExpiry() {
+        let fixture = TelemetryFixture()
+        fixture.emit(.attemptStarted, key: "old")
+        fixture.advance(seconds: 1800)
+        fixture.emit(.attemptStarted, key: "middle")
+        fixture.advance(seconds: 1801)
+        let keys = fixture.recorder.snapshot().map(\.key)
+        #expect(keys == ["middle"])
+        fixture.advance(seconds: 1800)
+        #expect(fixture.recorder.snapshot().isEmpty)
+    }
+
+    @Test("A snapshot round-trips every stored field")
+    func roundTrip() {
+        let fixture = TelemetryFixture()
+        fixture.emit(
+            .attemptFailed, key: "lever", attempt: 3, duration: .milliseconds(250),
+            classification: FailureClassification(category: .rateLimited, code: .rateLimited, httpStatus: 429),
+            detail: "slow down", count: 2, total: 6)
+        fixture.transition("lever", .closed, .open)
+        let events = fixture.recorder.snapshot()
+        #expect(events.count == 2)
+        let failed = events[0]
+        #expect(failed.kind == .attemptFailed)
+        #expect(failed.key == "lever")
+        #expect(failed.operation == "fetch")
+        #expect(failed.attempt == 3)
+        #expect(failed.duration == .milliseconds(250))
+        #expect(failed.classification?.category == .rateLimited)
+        #expect(failed.classification?.code == .rateLimited)
+        #expect(failed.classification?.httpStatus == 429)
+        #expect(failed.detail == "slow down")
+        #expect(failed.count == 2)
+        #expect(failed.total == 6)
+        #expect(events[1].transition == BreakerTransition(from: .closed, to: .open, openFor: .seconds(30)))
+    }
+
+    @Test("Details are redacted and truncated before they are stored")
+    func redactsAndTruncates() {
+        let fixture = TelemetryFixture()
+        fixture.emit(.insecureTransportBlocked, detail: "http://api.example.com/?api_key=sekrit123")
+        fixture.emit(.fallbackUsed, detail: String(repeating: "x", count: 500))
+        let events = fixture.recorder.snapshot()
+        #expect(events[0].detail?.contains("sekrit123") == false)
+        #expect(events[0].detail?.contains("[REDACTED]") == true)
+        #expect((events[1].detail?.utf8.count ?? 0) <= 48)
+    }
+
+    /// The footprint is computed from the actual contents by `memoryFootprint()`: the ring's inline storage
+    /// (`capacity × MemoryLayout<StoredRecord>.stride`), plus the heap storage of every detail longer than
+    /// Swift's 15-byte small-string limit (32-byte header + bytes + terminator, rounded to 16), plus the
+    /// intern table's names and hash table. This test fills 1,000 records with the worst case: every record
+    /// with a maximal (48-byte) detail and 50 distinct 40-character keys.
+    @Test("1,000 records take at most 200 KB, even with maximal details")
+    func memoryBound() {
+        let fixture = TelemetryFixture()
+        for index in 0..<1000 {
+            fixture.emit(
+                .attemptFailed, key: "source-with-a-long-identifier-number-\(index % 50)", attempt: index % 5 + 1,
+                duration: .milliseconds(Int64(index)), classification: .serverError,
+                detail: "detail \(index) " + String(repeating: "d", count: 100))
+        }
+        #expect(fixture.recorder.count == 1000)
+        let bytes = fixture.recorder.memoryFootprint()
+        #expect(TelemetryRecorder.recordStride <= 80)
+        #expect(bytes <= 200 * 1024, "footprint \(bytes) bytes")
+        #expect(bytes >= 1000 * TelemetryRecorder.recordStride)
+    }
+
+    @Test("Concurrent emitters lose nothing")
+    func concurrentEmitters() async {
+        let fixture = TelemetryFixture()
+        let recorder = fixture.recorder
+        let now = fixture.clock.now()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for _ in 0..<100 {
+                        recorder.receive(ResilienceEvent(kind: .attemptStarted, key: "k\(task)", time: now))
+                    }
+                }
+            }
+        }
+        #expect(recorder.metrics().eventsReceived == 800)
+        #expect(recorder.count == 800)
+    }
+
+    @Test("Hostile input: thousands of distinct keys stay bounded as 'other'")
+    func distinctKeysBounded() {
+        var configuration = TelemetryRecorder.Configuration()
+        configuration.maximumDistinctNames = 16
+        let fixture = TelemetryFixture(configuration: configuration)
+        for index in 0..<500 { fixture.emit(.attemptStarted, key: "key-\(index)") }
+        let metrics = fixture.recorder.metrics()
+        #expect(metrics.sources.count <= 16)
+        #expect(metrics.sources["other"] != nil)
+        #expect(metrics.sources.values.reduce(0) { $0 + ($1.eventCounts[.attemptStarted] ?? 0) } == 500)
+    }
+}
+
+@Suite("Sinks")
+struct SinkTests {
+    @Test("The no-op sink is disabled; the multiplexer forwards to enabled sinks only")
+    func multiplexing() {
+        let first = TelemetryFixture()
+        let second = TelemetryFixture()
+        let sink = MultiplexingSink(first.recorder, NoOpSink(), second.recorder)
+        #expect(NoOpSink().isEnabled == false)
+        #expect(sink.isEnabled)
+        #expect(MultiplexingSink(NoOpSink()).isEnabled == false)
+        sink.receive(ResilienceEvent(kind: .fallbackUsed, key: "k", time: .origin))
+        #expect(first.recorder.count == 1)
+        #expect(second.recorder.count == 1)
+    }
+
+    @Test("The line sink writes formatted, redacted lines and honours the minimum level")
+    func lineSink() {
+        let lines = LockedBox<[String]>([])
+        let sink = LineSink(format: .logLine, minimumLevel: .warning) { line in lines.mutate { $0.append(line) } }
+        sink.receive(ResilienceEvent(kind: .attemptStarted, key: "k", time: .origin))
+        sink.receive(
+            ResilienceEvent(
+                kind: .attemptFailed, key: "k", time: .origin, classification: .serverError,
+                detail: "Authorization: Bearer abc.def"))
+        #expect(lines.value.count == 1)
+        #expect(lines.value.first?.contains("abc.def") == false)
+        #expect(lines.value.first?.contains("code=NET_014") == true)
+    }
+}
+
+@Suite("BufferedSink")
+struct BufferedSinkTests {
+    @Test("Receiving never waits for the consumer; overflow drops the oldest and is counted")
+    func boundedWithoutConsumer() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 3, downstream: fixture.recorder)
+        for attempt in 1...5 {
+            buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: attempt, time: .origin))
+        }
+        #expect(buffered.droppedCount == 2)
+        #expect(fixture.recorder.count == 0)
+        buffered.finish()
+        await buffered.run()
+        #expect(fixture.recorder.snapshot().map(\.attempt) == [3, 4, 5])
+    }
+
+    @Test("The consumer forwards events in order")
+    func forwards() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 100, downstream: fixture.recorder)
+        let consumer = Task { await buffered.run() }
+        for attempt in 1...50 {
+            buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: attempt, time: .origin))
+        }
+        buffered.finish()
+        await consumer.value
+        #expect(fixture.recorder.snapshot().map(\.attempt) == Array(1...50))
+        #expect(buffered.droppedCount == 0)
+        #expect(BufferedSink(downstream: NoOpSink()).isEnabled == false)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import ResilienceTransport
+
+/// The redirect rules as a pure value (the FaultServer suite checks the same rules end to end over http;
+/// https→http needs TLS, which the loopback server does not speak, so the downgrade rule is checked here).
+@Suite("Redirect policy")
+struct RedirectPolicyTests {
+    let origin = URL(string: "https://api.example.com/jobs")!
+
+    func policy(limit: Int = 10, downgrade: Bool = false) -> RedirectPolicy {
+        RedirectPolicy(originalURL: origin, maximumRedirects: limit, allowsDowngrade: downgrade)
+    }
+
+    @Test("Same origin keeps credentials; leaving the origin strips them for the rest of the chain")
+    func credentials() {
+        var rules = policy()
+        let same = URL(string: "https://api.example.com:443/v2/jobs")!
+        let cdn = URL(string: "https://cdn.example.net/jobs")!
+        let back = URL(string: "https://api.example.com/final")!
+        #expect(rules.evaluate(from: origin, to: same) == .follow(stripCredentials: false))
+        #expect(rules.evaluate(from: same, to: cdn) == .follow(stripCredentials: true))
+        #expect(rules.evaluate(from: cdn, to: back) == .follow(stripCredentials: true))
+        var portChange = policy()
+        #expect(
+            portChange.evaluate(from: origin, to: URL(string: "https://api.example.com:8443/x")!)
+                == .follow(stripCredentials: true))
+    }
+
+    @Test("https→http is refused unless allowed; loops and long chains are refused")
+    func refusals() {
+        var rules = policy()
+        let plaintext = URL(string: "http://api.example.com/jobs")!
+        guard case .refuse(let downgrade) = rules.evaluate(from: origin, to: plaintext) else {
+            Issue.record("downgrade followed")
+            return
+        }
+        #expect(downgrade.classification.category == .insecureTransport)
+        var lenient = policy(downgrade: true)
+        #expect(lenient.evaluate(from: origin, to: plaintext) == .follow(stripCredentials: true))
+        var looping = policy()
+        let other = URL(string: "https://api.example.com/other")!
+        #expect(looping.evaluate(from: origin, to: other) == .follow(stripCredentials: false))
+        #expect(looping.evaluate(from: other, to: origin) == .refuse(.redirectLoop(url: origin)))
+        var short = policy(limit: 1)
+        #expect(short.evaluate(from: origin, to: other) == .follow(stripCredentials: false))
+        #expect(
+            short.evaluate(from: other, to: URL(string: "https://api.example.com/third")!)
+                == .refuse(.tooManyRedirects(limit: 1, url: URL(string: "https://api.example.com/third")!)))
+    }
+}

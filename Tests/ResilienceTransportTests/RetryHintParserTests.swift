@@ -1,0 +1,88 @@
+import Foundation
+import ResilienceTransport
+import Testing
+
+@Suite("Retry-After and rate-limit hints")
+struct RetryHintParserTests {
+    let parser = RetryHintParser()
+    let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+
+    @Test("The three HTTP-date forms parse to the same instant")
+    func httpDates() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse("Wed, 21 Oct 2015 07:28:00 GMT") == Date(timeIntervalSince1970: 1_445_412_480))
+        #expect(HTTPDate.parse("Thu, 29 Feb 2024 00:00:00 GMT") == Date(timeIntervalSince1970: 1_709_164_800))
+        for garbage in [
+            "", "tomorrow", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT",
+            String(repeating: "Sun, ", count: 100),
+        ] {
+            #expect(HTTPDate.parse(garbage) == nil, "\(garbage)")
+        }
+    }
+
+    @Test("delta-seconds: digits only; negative, fractional and garbage ignored; huge clamped")
+    func deltaSeconds() {
+        #expect(parser.retryAfter("120", responseDate: nil, now: now) == .seconds(120))
+        #expect(parser.retryAfter("  0 ", responseDate: nil, now: now) == .zero)
+        #expect(parser.retryAfter("-5", responseDate: nil, now: now) == nil)
+        #expect(parser.retryAfter("1.5", responseDate: nil, now: now) == nil)
+        #expect(parser.retryAfter("soon", responseDate: nil, now: now) == nil)
+        #expect(parser.retryAfter("", responseDate: nil, now: now) == nil)
+        #expect(parser.retryAfter("99999999999999999999999", responseDate: nil, now: now) == .seconds(3_600))
+        #expect(parser.retryAfter("86400", responseDate: nil, now: now) == .seconds(3_600))
+        #expect(
+            RetryHintParser(maximumDelay: .seconds(10)).retryAfter("30", responseDate: nil, now: now) == .seconds(10))
+    }
+
+    @Test("An HTTP-date is measured against the response's Date header, not the skewed device clock")
+    func dateRelativeToResponseDate() {
+        let serverNow = HTTPDate.parse("Wed, 21 Oct 2015 07:28:00 GMT")
+        let skewedDevice = Date(timeIntervalSince1970: 2_000_000_000)
+        for form in ["Wed, 21 Oct 2015 07:28:30 GMT", "Wednesday, 21-Oct-15 07:28:30 GMT", "Wed Oct 21 07:28:30 2015"] {
+            #expect(parser.retryAfter(form, responseDate: serverNow, now: skewedDevice) == .seconds(30), "\(form)")
+        }
+        #expect(parser.retryAfter("Sun, 06 Nov 1994 08:50:37 GMT", responseDate: nil, now: now) == .seconds(60))
+        #expect(parser.retryAfter("Sun, 06 Nov 1994 08:40:00 GMT", responseDate: nil, now: now) == .zero)
+        #expect(parser.retryAfter("Fri, 06 Nov 2094 08:49:37 GMT", responseDate: nil, now: now) == .seconds(3_600))
+    }
+
+    @Test("Merged duplicate headers use the first valid value")
+    func mergedDuplicates() {
+        #expect(parser.retryAfter("120, 120", responseDate: nil, now: now) == .seconds(120))
+        #expect(parser.retryAfter("garbage, 30", responseDate: nil, now: now) == .seconds(30))
+        #expect(
+            parser.retryAfter(
+                "Sun, 06 Nov 1994 08:49:47 GMT, Sun, 06 Nov 1994 08:49:47 GMT", responseDate: nil, now: now)
+                == .seconds(10))
+        let headers = HTTPHeaders([.init(name: "Retry-After", value: "-1"), .init(name: "retry-after", value: "7")])
+        #expect(parser.retryDelay(from: headers, now: now) == .seconds(7))
+    }
+
+    @Test("Secondary hints: RateLimit draft fields, RateLimit-Reset, X-RateLimit-Reset; Retry-After wins")
+    func secondaryHints() {
+        #expect(parser.retryDelay(from: ["RateLimit": "limit=100, remaining=0, reset=30"], now: now) == .seconds(30))
+        #expect(parser.retryDelay(from: ["RateLimit": #""default";r=0;t=12"#], now: now) == .seconds(12))
+        #expect(
+            parser.retryDelay(
+                from: ["RateLimit": #""default";r=0"#, "RateLimit-Policy": #""default";q=100;w=60"#], now: now)
+                == .seconds(60))
+        #expect(parser.retryDelay(from: ["RateLimit-Reset": "45"], now: now) == .seconds(45))
+        #expect(parser.retryDelay(from: ["X-RateLimit-Reset": "20"], now: now) == .seconds(20))
+        let later = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(parser.retryDelay(from: ["X-RateLimit-Reset": "1700000060"], now: later) == .seconds(60))
+        #expect(
+            parser.retryDelay(
+                from: ["X-RateLimit-Reset": "1445412510", "Date": "Wed, 21 Oct 2015 07:28:00 GMT"], now: now)
+                == .seconds(30))
+        #expect(
+            parser.retryDelay(from: ["Retry-After": "5", "RateLimit-Reset": "45", "X-RateLimit-Reset": "9"], now: now)
+                == .seconds(5))
+        #expect(parser.retryDelay(from: ["RateLimit": "reset=abc", "X-RateLimit-Reset": "-3"], now: now) == nil)
+        #expect(parser.retryDelay(from: ["Retry-After": "later", "X-RateLimit-Reset": "4"], now: now) == .seconds(4))
+        #expect(parser.retryDelay(from: [:], now: now) == nil)
+    }
+}

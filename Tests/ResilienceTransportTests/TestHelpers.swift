@@ -1,0 +1,30 @@
+import Foundation
+import ResilienceTesting
+import ResilienceTransport
+
+/// Runs `body` and returns the error it threw (nil if none).
+func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The classification of an error the way a pipeline would see it.
+func classify(_ error: (any Error)?) -> FailureClassification? {
+    guard let error else { return nil }
+    return CompositeErrorClassifier([TransportErrorClassifier.standard]).classification(of: error)
+}
+
+/// A context on the real continuous clock with an attempt deadline `timeout` from now.
+func realContext(timeout: Duration = .seconds(10), telemetry: (any TelemetrySink)? = nil) -> ResilienceContext {
+    let clock = ResilienceClock.continuous
+    return ResilienceContext(
+        key: "test", deadline: clock.now().advanced(by: timeout), telemetry: telemetry, clock: clock,
+        classifier: TransportErrorClassifier.standard)
+}
+
+/// Shared transport for the FaultServer suites (one long-lived session, as in production).
+let sharedTransport = URLSessionTransport()
