@@ -91,3 +91,16 @@ func runConcurrently(
         try await group.waitForAll()
     }
 }
+
+/// Runs `operations` calls of a synchronous `body`, split evenly across `tasks` concurrent tasks.
+func runConcurrentlySynchronous(tasks: Int, operations: Int, _ body: @escaping @Sendable () -> Void) async {
+    let share = operations / tasks
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                for _ in 0..<share { body() }
+            }
+        }
+        await group.waitForAll()
+    }
+}

@@ -18,6 +18,14 @@ func registerContentionBenchmarks() {
                 blackHole(try await bucketStage.execute(quietContext) { _ in await bare() })
             }
         }
+        let shared = ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 1))
+        Benchmark("contention: raw breaker admit+record, \(tasks) tasks", configuration: contended) { benchmark in
+            let now = benchClock.now()
+            await runConcurrentlySynchronous(tasks: tasks, operations: benchmark.scaledIterations.count) {
+                guard case .admitted(let permit, _) = shared.admit(now: now) else { return }
+                blackHole(shared.record(.success, for: permit, now: now))
+            }
+        }
         let reference = ActorReferenceBreaker()
         Benchmark("contention: actor reference breaker, \(tasks) tasks", configuration: contended) { benchmark in
             try await runConcurrently(tasks: tasks, operations: benchmark.scaledIterations.count) {

@@ -42,12 +42,18 @@ struct RetryBudgetState: Sendable {
         return true
     }
 
-    private var index: Int { Int(currentSlice % Int64(requestSlices.count)) }
+    /// The slot of ``currentSlice`` in the slice arrays, kept with it so the hot path does not divide.
+    private var index = 0
+    /// Where ``currentSlice`` ends, in nanoseconds on the clock: until then `slide` has nothing to do.
+    private var currentSliceEnd: Int64 = 0
 
     /// Expires the slices that left the window.
     mutating func slide(to now: ResilienceInstant) {
-        let nanoseconds = max(DurationArithmetic.seconds(now.offset), 0) * 1e9
-        let slice = Int64(min(nanoseconds, 9e18)) / sliceNanoseconds
+        let nanoseconds = max(DurationArithmetic.nanoseconds(now.offset), 0)
+        guard nanoseconds >= currentSliceEnd else { return }
+        let slice = nanoseconds / sliceNanoseconds
+        let (end, overflow) = (slice + 1).multipliedReportingOverflow(by: sliceNanoseconds)
+        currentSliceEnd = overflow ? .max : end
         guard slice > currentSlice else { return }
         let steps = min(slice - currentSlice, Int64(requestSlices.count))
         for step in 1...steps {
@@ -58,5 +64,6 @@ struct RetryBudgetState: Sendable {
             retrySlices[expired] = 0
         }
         currentSlice = slice
+        index = Int(slice % Int64(requestSlices.count))
     }
 }

@@ -9,7 +9,22 @@ extension Pipeline {
         _ preset: PipelinePreset, clock: ResilienceClock = .continuous,
         random: SharedRandomSource = SharedRandomSource()
     ) -> Pipeline {
-        Pipeline {
+        if let total = preset.totalDeadline, let policy = preset.retry, let breaker = preset.breaker,
+            let limiter = preset.limiter, let attempt = preset.attemptTimeout
+        {
+            // Every stage present (the usual case): a chain without optional wrappers, one async frame
+            // fewer per stage on every call.
+            return Pipeline {
+                TotalDeadlineStrategy(total, mode: preset.timeoutMode)
+                RetryStrategy(
+                    policy: policy, budget: preset.retryBudget.map { RetryBudget($0, clock: clock) }, random: random,
+                    maximumTotalAttempts: preset.maximumTotalAttempts)
+                CircuitBreakerStrategy(breaker: breaker.makeBreaker(random: random))
+                RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
+                TimeoutStrategy(attempt, mode: preset.timeoutMode)
+            }
+        }
+        return Pipeline {
             if let total = preset.totalDeadline { TotalDeadlineStrategy(total, mode: preset.timeoutMode) }
             if let policy = preset.retry {
                 RetryStrategy(
