@@ -44,16 +44,16 @@ struct RetryBudgetState: Sendable {
 
     /// The slot of ``currentSlice`` in the slice arrays, kept with it so the hot path does not divide.
     private var index = 0
-    /// Where ``currentSlice`` ends, in nanoseconds on the clock: until then `slide` has nothing to do.
-    private var currentSliceEnd: Int64 = 0
+    /// Where ``currentSlice`` ends on the clock: until then `slide` has nothing to do (a comparison, no
+    /// conversion).
+    private var currentSliceEnd: Duration = .zero
 
     /// Expires the slices that left the window.
     mutating func slide(to now: ResilienceInstant) {
-        let nanoseconds = max(DurationArithmetic.nanoseconds(now.offset), 0)
-        guard nanoseconds >= currentSliceEnd else { return }
-        let slice = nanoseconds / sliceNanoseconds
+        guard now.offset >= currentSliceEnd else { return }
+        let slice = max(DurationArithmetic.nanoseconds(now.offset), 0) / sliceNanoseconds
         let (end, overflow) = (slice + 1).multipliedReportingOverflow(by: sliceNanoseconds)
-        currentSliceEnd = overflow ? .max : end
+        currentSliceEnd = overflow ? .seconds(Int64.max) : .nanoseconds(end)
         guard slice > currentSlice else { return }
         let steps = min(slice - currentSlice, Int64(requestSlices.count))
         for step in 1...steps {

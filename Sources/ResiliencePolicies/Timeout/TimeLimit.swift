@@ -2,15 +2,19 @@
 @usableFromInline
 struct TimeLimit: Sendable {
     @usableFromInline let limit: Duration
-    @usableFromInline let mode: TimeoutMode
-    @usableFromInline let code: ResilienceError.Code
+    @usableFromInline let enforced: Bool
+    /// `true` for the total deadline (`deadlineExceeded`), `false` for one attempt (`attemptTimedOut`).
+    @usableFromInline let isTotal: Bool
 
-    @usableFromInline
-    init(limit: Duration, mode: TimeoutMode, code: ResilienceError.Code) {
+    @inlinable
+    init(limit: Duration, enforced: Bool, isTotal: Bool) {
         self.limit = limit
-        self.mode = mode
-        self.code = code
+        self.enforced = enforced
+        self.isTotal = isTotal
     }
+
+    /// The error code a timeout becomes.
+    @usableFromInline var code: ResilienceError.Code { isTotal ? .deadlineExceeded : .attemptTimedOut }
 
     /// Runs `next` with the deadline narrowed to now + ``limit``; a failure once that instant has passed
     /// becomes a ``ResilienceError`` with ``code``, unless the caller cancelled.
@@ -26,7 +30,7 @@ struct TimeLimit: Sendable {
         let deadline = inner.currentInstant().advanced(by: DurationArithmetic.clamp(limit))
         inner.narrowDeadline(to: deadline)
         do {
-            if mode == .enforced {
+            if enforced {
                 return try await enforce(inner, deadline: deadline, next: next)
             }
             return try await next(inner)

@@ -8,12 +8,17 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
     /// The limit for the whole operation.
     public var timeout: Duration
     /// Cooperative (default) or enforced.
-    public var mode: TimeoutMode
+    public var mode: TimeoutMode {
+        didSet { isEnforced = mode == .enforced }
+    }
+    /// `mode == .enforced`, kept beside it so the hot path compares no strings.
+    @usableFromInline var isEnforced: Bool
 
     /// Creates the stage.
     public init(_ timeout: Duration, mode: TimeoutMode = .cooperative) {
         self.timeout = timeout
         self.mode = mode
+        isEnforced = mode == .enforced
     }
 
     /// Runs `next` within ``timeout``.
@@ -22,7 +27,7 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await TimeLimit(limit: timeout, mode: mode, code: .deadlineExceeded).run(context, next: next)
+        try await TimeLimit(limit: timeout, enforced: isEnforced, isTotal: true).run(context, next: next)
     }
 
     /// `total-deadline(limit: 10 seconds, mode: cooperative)`.
