@@ -12,7 +12,9 @@ let package = Package(
     products: [
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
+        .library(name: "ResilienceSources", targets: ["ResilienceSources"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
+        .library(name: "CSVJobBoardSource", targets: ["CSVJobBoardSource"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
     ],
     targets: [
@@ -21,6 +23,7 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceSources", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(
@@ -32,10 +35,29 @@ let package = Package(
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
+        // MARK: Third-party extension example (imports ResilienceCore only)
+        .target(
+            name: "CSVJobBoardSource",
+            dependencies: ["ResilienceCore"],
+            path: "Examples/ThirdPartySource/Sources/CSVJobBoardSource",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceSourcesTests",
+            dependencies: ["ResilienceSources", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CSVJobBoardSourceTests",
+            dependencies: ["CSVJobBoardSource", "ResilienceTesting"],
+            path: "Examples/ThirdPartySource/Tests/CSVJobBoardSourceTests",
             swiftSettings: strictSettings
         ),
     ],
