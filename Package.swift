@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CSVJobBoardSourceTests",
-            dependencies: ["CSVJobBoardSource", "ResilienceTesting"],
+            dependencies: ["CSVJobBoardSource", "ResilienceSources", "ResilienceTesting"],
             path: "Examples/ThirdPartySource/Tests/CSVJobBoardSourceTests",
             swiftSettings: strictSettings
         ),

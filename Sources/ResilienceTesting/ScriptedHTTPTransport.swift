@@ -5,7 +5,9 @@ import ResilienceCore
 ///
 /// Answers for a URL (exact `absoluteString`) are played in order, the last one repeating; requests for URLs
 /// without a script get the sequence answers in order (last repeating); with neither, a 404. An answer may
-/// wait on the injected clock first, honouring cancellation.
+/// wait on the injected clock first, honouring cancellation. Like a real transport it honours
+/// `context.deadline`: when the deadline has passed, or the answer's delay would overrun it, it waits until
+/// the deadline and throws ``ResilienceError`` `attemptTimedOut`.
 ///
 /// ```swift
 /// let transport = ScriptedHTTPTransport()
@@ -89,6 +91,11 @@ public final class ScriptedHTTPTransport: HTTPTransport, Sendable {
             return .status(404)
         }
         try Task.checkCancellation()
+        let now = clock.now()
+        if let remaining = context.remaining(now: now), remaining <= .zero || (answer.delay ?? .zero) > remaining {
+            if remaining > .zero { try await clock.sleep(until: now.advanced(by: remaining)) }
+            throw ResilienceError(.attemptTimedOut, key: context.key)
+        }
         if let delay = answer.delay { try await clock.sleep(for: delay) }
         try Task.checkCancellation()
         var response = try answer.result.get()
