@@ -325,4 +325,27 @@ struct AggregatorTests {
         #expect(fine.presentedFailure == nil)
         #expect(fine.isComplete)
     }
+
+    @Test("Mapped sources keep id and provenance; the configuration describes itself")
+    func mappedSourcesAndDescription() async throws {
+        var aggregator = aggregator()
+        let api = ScriptedSource<Int>(id: "api", steps: [.failure(TestFailure())])
+        let backup = ScriptedSource(id: "backup", items: [1, 2])
+        aggregator.register(
+            FallbackSource(primary: api, fallbacks: [.source(backup, name: "backup")]).mapItems { "job-\($0)" },
+            pipeline: RetryingPipeline(maxAttempts: 2), timeout: .seconds(3))
+        let result = try await aggregator.fetch()
+        #expect(result.items == ["job-1", "job-2"])
+        #expect(result.report.report(for: "api")?.status == .servedByFallback)
+        #expect(result.report.report(for: "api")?.servedBy == "backup")
+        #expect(aggregator.configurationDescription.contains("api [scripted] timeout: 3.0 seconds"))
+        #expect(aggregator.configurationDescription.contains("retry(maxAttempts: 2)"))
+    }
+
+    @Test("A registration is small: the per-source footprint stays far under 2 KB")
+    func registrationFootprint() {
+        // The inline part; the source value and pipeline live in existential boxes (inline when ≤ 3 words).
+        #expect(MemoryLayout<SourceRegistration<String>>.stride <= 160)
+        #expect(MemoryLayout<SourceReport>.stride <= 256)
+    }
 }

@@ -79,6 +79,19 @@ public struct Aggregator<Item: Sendable>: Sendable {
     /// The registered sources' ids, in order.
     public var sourceIDs: [SourceID] { registrations.map(\.id) }
 
+    /// One line per source: id, kind, deadline, cache use and pipeline stages, for debugging.
+    public var configurationDescription: String {
+        let header =
+            "aggregator(maxConcurrent: \(configuration.maximumConcurrentSources), "
+            + "timeout: \(configuration.sourceTimeout.map { "\($0)" } ?? "none"), completion: \(configuration.completion))"
+        let lines = registrations.map { registration in
+            let timeout = (registration.timeout ?? configuration.sourceTimeout).map { "\($0)" } ?? "none"
+            return "  \(registration.id) [\(registration.kind)] timeout: \(timeout), cache: "
+                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(registration.pipeline.pipelineDescription)"
+        }
+        return ([header] + lines).joined(separator: "\n")
+    }
+
     /// Fetches from every source; see the type's documentation for the rules.
     public func fetch(_ query: SourceQuery = SourceQuery()) async throws -> AggregateResult<Item> {
         try await fetch(query) { _, _, _ in }

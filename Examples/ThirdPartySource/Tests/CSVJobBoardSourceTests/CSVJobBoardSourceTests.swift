@@ -66,16 +66,10 @@ struct CSVJobBoardSourceTests {
         transport.script(Self.url.absoluteString, [.status(200, body: Self.board)])
         var aggregator = Aggregator<String>(configuration: AggregatorConfiguration(sourceTimeout: nil))
         aggregator.register(
-            FallbackSource(
-                id: "initech",
-                alternatives: [
-                    FallbackAlternative(name: "csv") { query, context in
-                        let jobs = try await CSVJobBoardSource(id: "csv-initech", url: Self.url, transport: transport)
-                            .fetch(query, context: context)
-                        return SourceFetchResult(items: jobs.map(\.title))
-                    }
-                ]))
+            CSVJobBoardSource(id: "csv-initech", url: Self.url, transport: transport).mapItems { $0.title },
+            pipeline: PassthroughPipeline(), timeout: .seconds(5))
         aggregator.register(ScriptedSource(id: "other", items: ["Other job"]))
+        #expect(aggregator.configurationDescription.contains("csv-initech [csv-job-board] timeout: 5.0 seconds"))
         let result = try await aggregator.fetch(SourceQuery(text: "swift"))
         #expect(result.items == ["Swift Engineer, Server", "Other job"])
         #expect(CSVJobBoardSource(id: "x", url: Self.url, transport: transport).kind == .csvJobBoard)
