@@ -213,6 +213,8 @@ struct AggregatorTests {
         let result = try await aggregator.fetch()
         #expect(result.report.report(for: "flaky")?.attempts == 3)
         #expect(result.report.report(for: "flaky")?.status == .succeeded)
+        #expect(result.report.report(for: "flaky")?.classification?.category == .serverError)
+        #expect(result.presentedFailure == nil)
         #expect(result.items == ["ok"])
     }
 

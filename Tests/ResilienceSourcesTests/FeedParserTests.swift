@@ -113,6 +113,17 @@ struct FeedParserTests {
         #expect { try parser.parse(utf16, source: "x") } throws: { ($0 as? FeedError)?.code == .unsupportedEncoding }
     }
 
+    @Test("Inline markup inside a field keeps its text")
+    func inlineMarkup() throws {
+        let feed = """
+            <rss version="2.0"><channel><item><title>Dev</title><guid>g1</guid>
+            <description><p>Hi <b>there</b>, <i>Swift</i> fans</p></description></item></channel></rss>
+            """
+        let items = try parse(feed)
+        #expect(items.first?.summary == "Hi there, Swift fans")
+        #expect(items.first?.title == "Dev")
+    }
+
     @Test("Huge fields are cut, not kept whole")
     func hugeFields() throws {
         let title = String(repeating: "A", count: 100_000)

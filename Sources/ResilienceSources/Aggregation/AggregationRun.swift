@@ -102,7 +102,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
     }
 
     private enum Race: Sendable {
-        case finished(Result<SourceFetchResult<Item>, any Error>, attempts: Int)
+        case finished(Result<SourceFetchResult<Item>, any Error>, attempts: Int, lastFailure: FailureClassification?)
         case timedOut
         case timerCancelled
     }
@@ -118,6 +118,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
 
         var result: Result<SourceFetchResult<Item>, any Error> = .failure(CancellationError())
         var attempts = 0
+        var lastFailure: FailureClassification?
         var timedOut = false
         if let deadline {
             await withTaskGroup(of: Race.self) { group in
@@ -132,9 +133,10 @@ struct AggregationRun<Item: Sendable>: Sendable {
                 }
                 while let race = await group.next() {
                     switch race {
-                    case .finished(let finished, let count):
+                    case .finished(let finished, let count, let failure):
                         if !timedOut { result = finished }
                         attempts = count
+                        lastFailure = failure
                         group.cancelAll()
                     case .timedOut:
                         timedOut = true
@@ -144,31 +146,40 @@ struct AggregationRun<Item: Sendable>: Sendable {
                     }
                 }
             }
-        } else if case .finished(let finished, let count) = await Self.attempt(
+        } else if case .finished(let finished, let count, let failure) = await Self.attempt(
             registration, query: query, context: context)
         {
             result = finished
             attempts = count
+            lastFailure = failure
         }
         let duration = started.duration(to: clock.now())
         if timedOut {
             result = .failure(ResilienceError(.deadlineExceeded, key: registration.id.rawValue, retryAfter: nil))
         }
-        return outcome(registration, result: result, attempts: attempts, duration: duration, context: context)
+        var outcome = outcome(registration, result: result, attempts: attempts, duration: duration, context: context)
+        if outcome.report.classification == nil { outcome.report.classification = lastFailure }
+        return outcome
     }
 
     private static func attempt(
         _ registration: SourceRegistration<Item>, query: SourceQuery, context: ResilienceContext
     ) async -> Race {
         var attempts = 0
+        var lastFailure: FailureClassification?
         do {
             let value = try await registration.pipeline.execute(context) { attemptContext in
                 attempts += 1
-                return try await registration.fetch(query, attemptContext)
+                do {
+                    return try await registration.fetch(query, attemptContext)
+                } catch {
+                    lastFailure = attemptContext.classify(error)
+                    throw error
+                }
             }
-            return .finished(.success(value), attempts: attempts)
+            return .finished(.success(value), attempts: attempts, lastFailure: lastFailure)
         } catch {
-            return .finished(.failure(error), attempts: attempts)
+            return .finished(.failure(error), attempts: attempts, lastFailure: lastFailure)
         }
     }
 

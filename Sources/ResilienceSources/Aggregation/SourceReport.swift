@@ -42,8 +42,8 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
     public var attempts: Int
     /// Time from start to end of this source's part, on the aggregator's clock.
     public var duration: Duration
-    /// The last failure, if any: set for failed and skipped sources, and for cache-served ones (why the cache
-    /// was needed).
+    /// The last failure, if any: for failed and skipped sources the failure, for cache-served ones why the
+    /// cache was needed, for sources that succeeded after retries the last failed attempt's.
     public var classification: FailureClassification?
     /// The fallback alternative that served, if any.
     public var servedBy: String?

@@ -6,7 +6,8 @@ import FoundationXML
 #endif
 
 /// The `XMLParser` delegate behind ``FeedParser``: tracks the element stack, collects RSS items and Atom
-/// entries, and aborts on anything the hardening rules forbid. Used by one parse on one thread.
+/// entries, and aborts on anything the hardening rules forbid. Text inside an item field's child elements
+/// (inline XHTML in a description) is kept as the field's text. Used by one parse on one thread.
 final class FeedCollector: NSObject, XMLParserDelegate {
     enum Format { case rss, atom }
 
@@ -61,8 +62,10 @@ final class FeedCollector: NSObject, XMLParserDelegate {
             abort(parser, FeedError(.tooDeep, detail: "more than \(configuration.maximumDepth) levels"))
             return
         }
-        text = ""
-        textIsFull = false
+        if draft == nil || openElements.count == itemDepth + 1 {
+            text = ""
+            textIsFull = false
+        }
         if draft == nil, elementName == (format == .atom ? "entry" : "item") {
             if items.count >= configuration.maximumItems {
                 abort(parser, FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
@@ -87,10 +90,13 @@ final class FeedCollector: NSObject, XMLParserDelegate {
                 parser, FeedError(.unbalancedElements, detail: "</\(elementName)> closes <\(openElements.last ?? "")>"))
             return
         }
+        let depth = openElements.count
         defer {
             openElements.removeLast()
-            text = ""
-            textIsFull = false
+            if draft == nil || depth <= itemDepth + 1 {
+                text = ""
+                textIsFull = false
+            }
         }
         guard draft != nil else { return }
         if openElements.count == itemDepth {
