@@ -278,6 +278,11 @@ struct AggregatorTests {
         #expect(try await aggregator.fetch().items == ["new", "b"])
         aggregator.unregister("a")
         #expect(aggregator.sourceIDs == ["b"])
+        aggregator.register(ScriptedSource(id: "c", items: ["c"]))
+        aggregator.register(ScriptedSource(id: "b", items: ["b2"]))
+        aggregator.unregister("missing")
+        #expect(aggregator.sourceIDs == ["b", "c"])
+        #expect(try await aggregator.fetch().items == ["b2", "c"])
     }
 
     @Test("Progress is an async sequence of per-source completions, then the result")

@@ -61,7 +61,8 @@ struct JSONAPISourceTests {
 
     @Test("Undecodable bodies throw a typed decodingFailed error with the coding path, never []")
     func decodingFailed() async throws {
-        for body in [#"{"jobs": []}"#, #"[{"id":"one","title":"x"}]"#, "<html>oops</html>", ""] {
+        let deeplyNested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        for body in [#"{"jobs": []}"#, #"[{"id":"one","title":"x"}]"#, "<html>oops</html>", "", deeplyNested] {
             let transport = ScriptedHTTPTransport(sequence: [.json(body)])
             let error = try await #require(throws: JSONAPISourceError.self) {
                 try await greenhouse(transport).fetch(SourceQuery(), context: context)

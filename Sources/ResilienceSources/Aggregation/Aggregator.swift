@@ -35,6 +35,7 @@ public struct Aggregator<Item: Sendable>: Sendable {
     public var deduplicationKey: (@Sendable (Item) -> String)?
     /// The registered sources, in registration (and merge) order.
     public private(set) var registrations: [SourceRegistration<Item>] = []
+    private var indexByID: [SourceID: Int] = [:]
 
     /// Creates an aggregator with no sources.
     public init(
@@ -64,16 +65,19 @@ public struct Aggregator<Item: Sendable>: Sendable {
 
     /// Registers a prepared registration (replacing one with the same id in place).
     public mutating func register(_ registration: SourceRegistration<Item>) {
-        if let index = registrations.firstIndex(where: { $0.id == registration.id }) {
+        if let index = indexByID[registration.id] {
             registrations[index] = registration
         } else {
+            indexByID[registration.id] = registrations.count
             registrations.append(registration)
         }
     }
 
     /// Removes the source with `id`, if registered.
     public mutating func unregister(_ id: SourceID) {
-        registrations.removeAll { $0.id == id }
+        guard let index = indexByID.removeValue(forKey: id) else { return }
+        registrations.remove(at: index)
+        for later in index..<registrations.count { indexByID[registrations[later].id] = later }
     }
 
     /// The registered sources' ids, in order.
