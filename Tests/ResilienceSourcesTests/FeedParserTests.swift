@@ -101,6 +101,7 @@ struct FeedParserTests {
     @Test("HTML pages and other roots are not feeds")
     func notAFeed() {
         expectFeedError(.notAFeed, FeedFixtures.notAFeed)
+        expectFeedError(.notAFeed, #"<?xml version="1.0"?><rss version="2.0"></rss>"#)
         #expect(throws: FeedError.self) { try parse(FeedFixtures.htmlErrorPage) }
     }
 

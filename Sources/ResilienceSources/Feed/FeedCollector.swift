@@ -31,6 +31,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
     private(set) var violation: FeedError?
     private(set) var parseError: (any Error)?
     private(set) var documentEnded = false
+    private(set) var sawChannel = false
     private var draft: Draft?
     private var itemDepth = 0
     private var text = ""
@@ -58,6 +59,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
             }
         }
         openElements.append(elementName)
+        if elementName == "channel", openElements.count == 2 { sawChannel = true }
         if openElements.count > configuration.maximumDepth {
             abort(parser, FeedError(.tooDeep, detail: "more than \(configuration.maximumDepth) levels"))
             return

@@ -86,6 +86,9 @@ public struct FeedParser: Sendable {
                 line: parser.lineNumber)
         }
         guard collector.format != nil else { throw FeedError(.notAFeed, detail: "root element <\(root)>") }
+        if collector.format == .rss, !collector.sawChannel {
+            throw FeedError(.notAFeed, detail: "<\(root)> without a <channel>")
+        }
         return collector.items
     }
 
