@@ -355,4 +355,40 @@ struct AggregatorTests {
         #expect(MemoryLayout<SourceRegistration<String>>.stride <= 160)
         #expect(MemoryLayout<SourceReport>.stride <= 256)
     }
+
+    @Test("Ending the progress iteration early cancels the remaining sources")
+    func progressEarlyExitCancels() async throws {
+        var aggregator = aggregator()
+        let slow = ScriptedSource(id: "slow", items: ["s"], delay: .seconds(100), clock: resilienceClock)
+        aggregator.register(ScriptedSource(id: "fast", items: ["f"]))
+        aggregator.register(slow)
+        for try await step in aggregator.progress() {
+            if case .sourceCompleted(let report, _, _) = step {
+                #expect(report.id == "fast")
+                await clock.waitForSleepers(count: 1)  // the slow source is asleep when we stop listening
+                break
+            }
+        }
+        var spins = 0
+        while clock.sleeperCount > 0, spins < 100_000 {
+            await Task.yield()
+            spins += 1
+        }
+        #expect(slow.callCount == 1)
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.now.offset == .zero)
+    }
+
+    @Test("A skipped source (breaker open) is served from cache when it has a last good result")
+    func breakerOpenServedFromCache() async throws {
+        let cache = SourceCache<String>(clock: resilienceClock)
+        cache.store(["cached"], for: "guarded", query: SourceQuery())
+        var aggregator = aggregator(cache: cache)
+        aggregator.register(ScriptedSource(id: "guarded", items: ["live"]), pipeline: OpenBreakerPipeline())
+        let result = try await aggregator.fetch()
+        let report = try #require(result.report.report(for: "guarded"))
+        #expect(report.status == .servedFromCache)
+        #expect(report.classification?.category == .circuitOpen)
+        #expect(result.items == ["cached"])
+    }
 }
