@@ -15,7 +15,12 @@ public struct ResilienceClock: Sendable {
 
     /// Wraps `clock`, taking its current instant as this clock's origin.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        let origin = clock.now
+        self.init(clock, origin: clock.now)
+    }
+
+    /// Wraps `clock`, measuring instants from `origin` (for clocks with a natural zero, like a manual or
+    /// virtual clock, so both report the same offsets).
+    public init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
         readNow = { ResilienceInstant(offset: origin.duration(to: clock.now)) }
         sleepUntil = { deadline in
             try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
