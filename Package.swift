@@ -17,11 +17,13 @@ let package = Package(
         .library(name: "ResilienceCore", targets: ["ResilienceCore"]),
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
         .library(name: "ResilienceTransport", targets: ["ResilienceTransport"]),
+        .library(name: "ResilienceSources", targets: ["ResilienceSources"]),
         .library(name: "ResilienceTelemetry", targets: ["ResilienceTelemetry"]),
         .library(name: "ResiliencePresentation", targets: ["ResiliencePresentation"]),
         .library(name: "ResilienceSync", targets: ["ResilienceSync"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .library(name: "CSVJobBoardSource", targets: ["CSVJobBoardSource"]),
         .executable(name: "retry-playground", targets: ["retry-playground"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
@@ -33,6 +35,7 @@ let package = Package(
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
+        .target(name: "ResilienceSources", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(name: "ResilienceTelemetry", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(
             name: "ResiliencePresentation",
@@ -55,6 +58,13 @@ let package = Package(
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
         // MARK: Examples
+        // A third-party source module: imports ResilienceCore only, registered from outside.
+        .target(
+            name: "CSVJobBoardSource",
+            dependencies: ["ResilienceCore"],
+            path: "Examples/ThirdPartySource/Sources/CSVJobBoardSource",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "retry-playground",
             dependencies: ["ResilienceKit"],
@@ -101,6 +111,17 @@ let package = Package(
         .testTarget(
             name: "ResilienceTransportTests",
             dependencies: ["ResilienceTransport", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceSourcesTests",
+            dependencies: ["ResilienceSources", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CSVJobBoardSourceTests",
+            dependencies: ["CSVJobBoardSource", "ResilienceSources", "ResilienceTesting"],
+            path: "Examples/ThirdPartySource/Tests/CSVJobBoardSourceTests",
             swiftSettings: strictSettings
         ),
         .testTarget(

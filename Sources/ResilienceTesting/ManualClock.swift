@@ -150,8 +150,9 @@ public final class ManualClock: Clock, Sendable {
 }
 
 extension ResilienceClock {
-    /// Wraps a ``ManualClock`` (origin = the manual clock's zero, so instants line up in test output).
+    /// Wraps a ``ManualClock`` with the manual clock's zero as origin, so both report the same offsets
+    /// whenever the wrapper is made.
     public static func manual(_ clock: ManualClock) -> ResilienceClock {
-        ResilienceClock(clock)
+        ResilienceClock(clock, origin: ManualClock.Instant(offset: .zero))
     }
 }

@@ -68,3 +68,13 @@ struct ManualClockTests {
         #expect(clock.now().offset == .milliseconds(250))
     }
 }
+
+@Suite("ResilienceClock origin")
+struct ResilienceClockOriginTests {
+    @Test("A manual wrapper made after time moved still reports the manual clock's offsets")
+    func manualWrapperUsesManualZero() {
+        let manual = ManualClock(now: .seconds(42))
+        #expect(ResilienceClock.manual(manual).now().offset == .seconds(42))
+        #expect(ResilienceClock(manual).now() == .origin)
+    }
+}

@@ -15,20 +15,25 @@ public struct ResilienceClock: Sendable {
 
     /// Wraps `clock`, taking its current instant as this clock's origin.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        self.init(clock, origin: clock.now)
+    }
+
+    /// Wraps `clock`, measuring instants from `origin` (for clocks with a natural zero, like a manual or
+    /// virtual clock, so both report the same offsets).
+    public init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
         // The system clocks get closures compiled for their concrete types: a generic closure would read
         // the time through witness tables and cost several times the clock read itself.
-        if let continuous = clock as? ContinuousClock {
-            self.init(concrete: continuous)
-        } else if let suspending = clock as? SuspendingClock {
-            self.init(concrete: suspending)
+        if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
+            self.init(concrete: continuous, origin: start)
+        } else if let suspending = clock as? SuspendingClock, let start = origin as? SuspendingClock.Instant {
+            self.init(concrete: suspending, origin: start)
         } else {
-            self.init(concrete: clock)
+            self.init(concrete: clock, origin: origin)
         }
     }
 
     @inline(__always)
-    private init<C: Clock>(concrete clock: C) where C.Duration == Duration {
-        let origin = clock.now
+    private init<C: Clock>(concrete clock: C, origin: C.Instant) where C.Duration == Duration {
         source = ClockSource(
             readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },
             sleepUntil: { deadline in

@@ -1,0 +1,26 @@
+import ResilienceCore
+
+/// The merged items of a multi-source fetch and what happened to each source.
+public struct AggregateResult<Item: Sendable>: Sendable {
+    /// The items, in source registration order (each source's own order kept), de-duplicated if configured.
+    public var items: [Item]
+    /// What happened to each source.
+    public var report: AggregateReport
+    /// What the items are called in messages (`"jobs"`).
+    public var itemNoun: String
+
+    /// Creates a result.
+    public init(items: [Item], report: AggregateReport, itemNoun: String = "items") {
+        self.items = items
+        self.report = report
+        self.itemNoun = itemNoun
+    }
+
+    /// The context an ``ErrorPresenter`` needs to describe this result.
+    public var presentationContext: PresentationContext {
+        report.presentationContext(itemNoun: itemNoun, itemsShown: items.count)
+    }
+
+    /// The failure to present (with ``presentationContext``), or `nil` when every source delivered live.
+    public var presentedFailure: FailureClassification? { report.presentedFailure }
+}

@@ -1,0 +1,230 @@
+import ResilienceCore
+
+/// One execution of ``Aggregator/fetch(_:onSourceCompleted:)``: the fan-out, the per-source deadline race,
+/// the policy check, the merge and the events.
+struct AggregationRun<Item: Sendable>: Sendable {
+    let aggregator: Aggregator<Item>
+    let query: SourceQuery
+
+    struct Outcome: Sendable {
+        var report: SourceReport
+        var items: [Item]
+    }
+
+    func execute(onSourceCompleted: @Sendable (SourceReport, Int, Int) -> Void) async throws -> AggregateResult<Item> {
+        let registrations = aggregator.registrations
+        let total = registrations.count
+        let policy = aggregator.configuration.completion
+        let required = policy.requiredSources(of: total)
+        let start = aggregator.clock.now()
+        var outcomes = [Outcome?](repeating: nil, count: total)
+        var abandoned = false
+
+        await withTaskGroup(of: (Int, Outcome).self) { group in
+            var next = 0
+            var completed = 0
+            var undelivered = 0
+            let limit = aggregator.configuration.maximumConcurrentSources
+            while next < min(limit, total) {
+                let index = next
+                group.addTask { (index, await run(registrations[index])) }
+                next += 1
+            }
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                completed += 1
+                if !outcome.report.status.delivered { undelivered += 1 }
+                onSourceCompleted(outcome.report, completed, total)
+                if Task.isCancelled || undelivered > total - required {
+                    abandoned = true
+                    group.cancelAll()
+                    continue
+                }
+                if next < total {
+                    let index = next
+                    group.addTask { (index, await run(registrations[index])) }
+                    next += 1
+                }
+            }
+        }
+        try Task.checkCancellation()
+
+        let reports = outcomes.enumerated().map { index, outcome in
+            outcome?.report ?? notStarted(registrations[index])
+        }
+        let report = AggregateReport(
+            sources: reports, policy: policy, duration: start.duration(to: aggregator.clock.now()))
+        emitSummary(report)
+        if abandoned || !report.meetsPolicy {
+            throw AggregationError(report: report, itemNoun: aggregator.configuration.itemNoun)
+        }
+        return AggregateResult(
+            items: merge(outcomes.compactMap { $0 }), report: report, itemNoun: aggregator.configuration.itemNoun)
+    }
+
+    private func notStarted(_ registration: SourceRegistration<Item>) -> SourceReport {
+        SourceReport(
+            id: registration.id, displayName: registration.displayName, kind: registration.kind, status: .cancelled,
+            classification: .cancelled)
+    }
+
+    private func merge(_ outcomes: [Outcome]) -> [Item] {
+        let all = outcomes.lazy.filter { $0.report.status.delivered }.flatMap(\.items)
+        guard let key = aggregator.deduplicationKey else { return Array(all) }
+        var seen = Set<String>()
+        return all.filter { seen.insert(key($0)).inserted }
+    }
+
+    private func emitSummary(_ report: AggregateReport) {
+        guard let telemetry = aggregator.telemetry, telemetry.isEnabled else { return }
+        let context = context(key: "aggregate", deadline: nil)
+        let delivered = report.deliveredCount
+        let total = report.sources.count
+        if report.isPartial {
+            context.emit(.partialResults) { event in
+                event.count = delivered
+                event.total = total
+                event.classification = report.presentedFailure
+            }
+        }
+        context.emit(.fetchCompleted) { event in
+            event.count = delivered
+            event.total = total
+            event.duration = report.duration
+            event.detail = report.meetsPolicy ? "\(report.policy) met" : "\(report.policy) not met"
+        }
+    }
+
+    private func context(key: String, deadline: ResilienceInstant?) -> ResilienceContext {
+        ResilienceContext(
+            key: key, operation: aggregator.configuration.operation, deadline: deadline,
+            telemetry: aggregator.telemetry, clock: aggregator.clock, classifier: aggregator.classifier)
+    }
+
+    private enum Race: Sendable {
+        case finished(Result<SourceFetchResult<Item>, any Error>, attempts: Int, lastFailure: FailureClassification?)
+        case timedOut
+        case timerCancelled
+    }
+
+    /// Runs one source through its pipeline under its deadline and turns the outcome into a report.
+    private func run(_ registration: SourceRegistration<Item>) async -> Outcome {
+        let clock = aggregator.clock
+        let started = clock.now()
+        let timeout = registration.timeout ?? aggregator.configuration.sourceTimeout
+        let deadline = timeout.map { started.advanced(by: $0) }
+        let context = context(key: registration.id.rawValue, deadline: deadline)
+        let query = query
+
+        var result: Result<SourceFetchResult<Item>, any Error> = .failure(CancellationError())
+        var attempts = 0
+        var lastFailure: FailureClassification?
+        var timedOut = false
+        if let deadline {
+            await withTaskGroup(of: Race.self) { group in
+                group.addTask { await Self.attempt(registration, query: query, context: context) }
+                group.addTask {
+                    do {
+                        try await clock.sleep(until: deadline)
+                        return .timedOut
+                    } catch {
+                        return .timerCancelled
+                    }
+                }
+                while let race = await group.next() {
+                    switch race {
+                    case .finished(let finished, let count, let failure):
+                        if !timedOut { result = finished }
+                        attempts = count
+                        lastFailure = failure
+                        group.cancelAll()
+                    case .timedOut:
+                        timedOut = true
+                        group.cancelAll()
+                    case .timerCancelled:
+                        break
+                    }
+                }
+            }
+        } else if case .finished(let finished, let count, let failure) = await Self.attempt(
+            registration, query: query, context: context)
+        {
+            result = finished
+            attempts = count
+            lastFailure = failure
+        }
+        let duration = started.duration(to: clock.now())
+        if timedOut {
+            result = .failure(ResilienceError(.deadlineExceeded, key: registration.id.rawValue, retryAfter: nil))
+        }
+        var outcome = outcome(registration, result: result, attempts: attempts, duration: duration, context: context)
+        if outcome.report.classification == nil { outcome.report.classification = lastFailure }
+        return outcome
+    }
+
+    private static func attempt(
+        _ registration: SourceRegistration<Item>, query: SourceQuery, context: ResilienceContext
+    ) async -> Race {
+        var attempts = 0
+        var lastFailure: FailureClassification?
+        do {
+            let value = try await registration.pipeline.execute(context) { attemptContext in
+                attempts += 1
+                do {
+                    return try await registration.fetch(query, attemptContext)
+                } catch {
+                    lastFailure = attemptContext.classify(error)
+                    throw error
+                }
+            }
+            return .finished(.success(value), attempts: attempts, lastFailure: lastFailure)
+        } catch {
+            return .finished(.failure(error), attempts: attempts, lastFailure: lastFailure)
+        }
+    }
+
+    private func outcome(
+        _ registration: SourceRegistration<Item>, result: Result<SourceFetchResult<Item>, any Error>, attempts: Int,
+        duration: Duration, context: ResilienceContext
+    ) -> Outcome {
+        var report = SourceReport(
+            id: registration.id, displayName: registration.displayName, kind: registration.kind, status: .succeeded,
+            attempts: attempts, duration: duration)
+        let cache = registration.usesCache ? aggregator.cache : nil
+        switch result {
+        case .success(let fetched):
+            report.itemCount = fetched.items.count
+            report.servedBy = fetched.servedBy
+            report.cacheAge = fetched.cacheAge
+            report.isStale = fetched.isStale
+            if fetched.cacheAge != nil {
+                report.status = .servedFromCache
+            } else {
+                if fetched.servedBy != nil { report.status = .servedByFallback }
+                cache?.store(fetched.items, for: registration.id, query: query)
+            }
+            return Outcome(report: report, items: fetched.items)
+        case .failure(let error):
+            let classification = context.classify(error)
+            report.classification = classification
+            if classification.category == .cancelled {
+                report.status = .cancelled
+                return Outcome(report: report, items: [])
+            }
+            context.emit(.sourceFailed) { event in
+                event.classification = classification
+                event.duration = duration
+                event.attempt = attempts
+            }
+            if let entry = cache?.entry(for: registration.id, query: query) {
+                report.status = .servedFromCache
+                report.itemCount = entry.items.count
+                report.cacheAge = entry.age
+                report.isStale = entry.isStale
+                return Outcome(report: report, items: entry.items)
+            }
+            report.status = classification.category == .circuitOpen ? .skippedCircuitOpen : .failed
+            return Outcome(report: report, items: [])
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import ResilienceCore
+
+/// Fetches from many sources at once and returns one honest answer: the merged items and what happened to
+/// each source.
+///
+/// - Fans out concurrently, at most ``AggregatorConfiguration/maximumConcurrentSources`` at a time.
+/// - Runs each source through its own ``ResiliencePipeline`` (retry, breaker, … built elsewhere) under its
+///   own deadline; a source that overruns it is cancelled and reported as timed out.
+/// - Reports every source (``SourceReport``): succeeded, failed with its classification, skipped because its
+///   breaker is open, served from cache (stale results marked with their age), served by a fallback.
+/// - Applies a ``CompletionPolicy``; when it can no longer be met, cancels the rest and throws
+///   ``AggregationError``. Cancelling the calling task cancels every source promptly and throws
+///   `CancellationError`.
+/// - Merges in registration order and de-duplicates with an optional key.
+/// - Emits `source-failed`, `partial-results` and `fetch-completed` events.
+///
+/// ```swift
+/// var jobs = Aggregator<Job>(configuration: .interactive, clock: clock, telemetry: recorder, cache: cache)
+/// jobs.register(greenhouse, pipeline: standardPipeline)
+/// jobs.register(leverFeed, pipeline: feedPipeline, timeout: .seconds(5))
+/// let result = try await jobs.fetch(SourceQuery(text: "swift"))
+/// ```
+public struct Aggregator<Item: Sendable>: Sendable {
+    /// How it fans out and when it is done.
+    public var configuration: AggregatorConfiguration
+    /// The source of time for deadlines, durations and the cache.
+    public var clock: ResilienceClock
+    /// Classifies source failures (cancellation and ``ClassifiedError`` are always recognised).
+    public var classifier: any ErrorClassifier
+    /// Where events go.
+    public var telemetry: (any TelemetrySink)?
+    /// Last good results: stored on success, served (marked with their age) when a source fails.
+    public var cache: SourceCache<Item>?
+    /// A key for de-duplication: of items with equal keys, the first in merge order is kept.
+    public var deduplicationKey: (@Sendable (Item) -> String)?
+    /// The registered sources, in registration (and merge) order.
+    public private(set) var registrations: [SourceRegistration<Item>] = []
+    private var indexByID: [SourceID: Int] = [:]
+
+    /// Creates an aggregator with no sources.
+    public init(
+        configuration: AggregatorConfiguration = .standard,
+        clock: ResilienceClock = .continuous,
+        classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
+        telemetry: (any TelemetrySink)? = nil,
+        cache: SourceCache<Item>? = nil,
+        deduplicationKey: (@Sendable (Item) -> String)? = nil
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.classifier = classifier
+        self.telemetry = telemetry
+        self.cache = cache
+        self.deduplicationKey = deduplicationKey
+    }
+
+    /// Registers `source`, run through `pipeline`, with an optional deadline overriding the configuration's.
+    /// A source registered again under the same id replaces the earlier registration in place.
+    public mutating func register(
+        _ source: some Source<Item>, pipeline: any ResiliencePipeline = PassthroughPipeline(),
+        timeout: Duration? = nil, usesCache: Bool = true
+    ) {
+        register(SourceRegistration(source, pipeline: pipeline, timeout: timeout, usesCache: usesCache))
+    }
+
+    /// Registers a prepared registration (replacing one with the same id in place).
+    public mutating func register(_ registration: SourceRegistration<Item>) {
+        if let index = indexByID[registration.id] {
+            registrations[index] = registration
+        } else {
+            indexByID[registration.id] = registrations.count
+            registrations.append(registration)
+        }
+    }
+
+    /// Removes the source with `id`, if registered.
+    public mutating func unregister(_ id: SourceID) {
+        guard let index = indexByID.removeValue(forKey: id) else { return }
+        registrations.remove(at: index)
+        for later in index..<registrations.count { indexByID[registrations[later].id] = later }
+    }
+
+    /// The registered sources' ids, in order.
+    public var sourceIDs: [SourceID] { registrations.map(\.id) }
+
+    /// One line per source: id, kind, deadline, cache use and pipeline stages, for debugging.
+    public var configurationDescription: String {
+        let header =
+            "aggregator(maxConcurrent: \(configuration.maximumConcurrentSources), "
+            + "timeout: \(configuration.sourceTimeout.map { "\($0)" } ?? "none"), completion: \(configuration.completion))"
+        let lines = registrations.map { registration in
+            let timeout = (registration.timeout ?? configuration.sourceTimeout).map { "\($0)" } ?? "none"
+            return "  \(registration.id) [\(registration.kind)] timeout: \(timeout), cache: "
+                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(registration.pipeline.pipelineDescription)"
+        }
+        return ([header] + lines).joined(separator: "\n")
+    }
+
+    /// Fetches from every source; see the type's documentation for the rules.
+    public func fetch(_ query: SourceQuery = SourceQuery()) async throws -> AggregateResult<Item> {
+        try await fetch(query) { _, _, _ in }
+    }
+
+    /// Fetches from every source, calling `onSourceCompleted` (report, completed, total) as each finishes.
+    public func fetch(
+        _ query: SourceQuery, onSourceCompleted: @Sendable (SourceReport, Int, Int) -> Void
+    ) async throws -> AggregateResult<Item> {
+        let run = AggregationRun(aggregator: self, query: query)
+        return try await run.execute(onSourceCompleted: onSourceCompleted)
+    }
+
+    /// The fetch as an `AsyncSequence`: one element per finished source, then the result. Ending the iteration
+    /// early cancels the fetch.
+    public func progress(
+        for query: SourceQuery = SourceQuery()
+    ) -> AsyncThrowingStream<AggregateProgress<Item>, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<AggregateProgress<Item>, any Error>.makeStream()
+        let task = Task {
+            do {
+                let result = try await fetch(query) { report, completed, total in
+                    continuation.yield(.sourceCompleted(report, completed: completed, total: total))
+                }
+                continuation.yield(.finished(result))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,98 @@
+import ResilienceCore
+
+/// The last good items of each source and query, to serve (marked with their age) when a source fails.
+///
+/// Age-aware: ages are measured on the injected clock; entries older than
+/// ``SourceCacheConfiguration/maximumAge`` are never served. Bounded: beyond
+/// ``SourceCacheConfiguration/capacity`` entries the least recently used one is evicted. Safe to share
+/// across tasks; every operation is a short critical section.
+public final class SourceCache<Item: Sendable>: Sendable {
+    /// How much to keep and for how long.
+    public typealias Configuration = SourceCacheConfiguration
+
+    /// What an entry is stored under.
+    public struct Key: Hashable, Sendable {
+        /// The source.
+        public var source: SourceID
+        /// The query's stable rendering.
+        public var query: String
+
+        /// Creates a key.
+        public init(source: SourceID, query: SourceQuery) {
+            self.source = source
+            self.query = query.description
+        }
+    }
+
+    private struct Entry {
+        var items: [Item]
+        var storedAt: ResilienceInstant
+        var lastUsed: UInt64
+    }
+
+    private struct Storage {
+        var entries: [Key: Entry] = [:]
+        var useCounter: UInt64 = 0
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let clock: ResilienceClock
+    private let storage = LockedState(initialState: Storage())
+
+    /// Creates an empty cache measuring age on `clock`.
+    public init(configuration: Configuration = .standard, clock: ResilienceClock = .continuous) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// Stores `items` as the last good result of `source` for `query`.
+    public func store(_ items: [Item], for source: SourceID, query: SourceQuery) {
+        let key = Key(source: source, query: query)
+        let now = clock.now()
+        let capacity = configuration.capacity
+        storage.withLock { storage in
+            storage.useCounter &+= 1
+            storage.entries[key] = Entry(items: items, storedAt: now, lastUsed: storage.useCounter)
+            if storage.entries.count > capacity,
+                let oldest = storage.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
+            {
+                storage.entries[oldest] = nil
+            }
+        }
+    }
+
+    /// The last good items of `source` for `query`, or `nil` when none are stored or they are older than
+    /// ``SourceCacheConfiguration/maximumAge``.
+    public func entry(for source: SourceID, query: SourceQuery) -> CachedItems<Item>? {
+        let key = Key(source: source, query: query)
+        let now = clock.now()
+        let configuration = configuration
+        return storage.withLock { storage -> CachedItems<Item>? in
+            guard var entry = storage.entries[key] else { return nil }
+            let age = entry.storedAt.duration(to: now)
+            if let maximumAge = configuration.maximumAge, age > maximumAge {
+                storage.entries[key] = nil
+                return nil
+            }
+            storage.useCounter &+= 1
+            entry.lastUsed = storage.useCounter
+            storage.entries[key] = entry
+            return CachedItems(
+                items: entry.items, storedAt: entry.storedAt, age: age, isStale: age > configuration.freshFor)
+        }
+    }
+
+    /// Forgets everything stored for `source`.
+    public func removeAll(for source: SourceID) {
+        storage.withLock { storage in storage.entries = storage.entries.filter { $0.key.source != source } }
+    }
+
+    /// Forgets everything.
+    public func removeAll() {
+        storage.withLock { $0.entries.removeAll() }
+    }
+
+    /// How many entries are stored.
+    public var count: Int { storage.withLock { $0.entries.count } }
+}

@@ -1,0 +1,19 @@
+/// How much a ``SourceCache`` keeps and for how long.
+public struct SourceCacheConfiguration: Hashable, Sendable {
+    /// The most entries (source × query) kept.
+    public var capacity: Int = 256
+    /// How long items count as fresh.
+    public var freshFor: Duration = .seconds(300)
+    /// The oldest items ever served, or `nil` for no limit.
+    public var maximumAge: Duration? = .seconds(24 * 60 * 60)
+
+    /// Creates a configuration.
+    public init(capacity: Int = 256, freshFor: Duration = .seconds(300), maximumAge: Duration? = .seconds(86_400)) {
+        self.capacity = max(1, capacity)
+        self.freshFor = freshFor
+        self.maximumAge = maximumAge
+    }
+
+    /// 256 entries, fresh for 5 minutes, served for up to a day.
+    public static let standard = SourceCacheConfiguration()
+}

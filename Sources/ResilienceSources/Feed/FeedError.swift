@@ -1,0 +1,67 @@
+import ResilienceCore
+
+/// Why a feed could not be read. Every failure of ``FeedParser`` is one of these: never a crash, a hang,
+/// unbounded memory, or a silent empty list.
+///
+/// Classifies itself as ``FailureCategory/invalidResponse`` with code ``FailureCode/malformedFeed``
+/// (`PARSE_002`); ``code`` says which rule was broken.
+public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConvertible {
+    /// Which rule the input broke. An open set of static members.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The identifier.
+        public let rawValue: String
+        /// Creates a code.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The identifier.
+        public var description: String { rawValue }
+
+        /// The body is empty or too short to be a feed.
+        public static let empty = Code(rawValue: "empty")
+        /// The body exceeds ``FeedParser/Configuration-swift.struct/maximumBytes``.
+        public static let tooLarge = Code(rawValue: "too-large")
+        /// The body declares entities (`<!ENTITY`): refused, so no expansion bomb or external entity can run.
+        public static let entityDeclaration = Code(rawValue: "entity-declaration")
+        /// The body is not in an ASCII-compatible encoding (UTF-16/32), which the parser does not accept.
+        public static let unsupportedEncoding = Code(rawValue: "unsupported-encoding")
+        /// The XML is not well-formed (the parser's own error, even when `parse()` claimed success).
+        public static let malformedXML = Code(rawValue: "malformed-xml")
+        /// Elements are not balanced (truncated input).
+        public static let unbalancedElements = Code(rawValue: "unbalanced-elements")
+        /// The root element is neither `rss`, `rdf:RDF` nor Atom's `feed`.
+        public static let notAFeed = Code(rawValue: "not-a-feed")
+        /// The feed has more items than ``FeedParser/Configuration-swift.struct/maximumItems``.
+        public static let tooManyItems = Code(rawValue: "too-many-items")
+        /// Elements nest deeper than ``FeedParser/Configuration-swift.struct/maximumDepth``.
+        public static let tooDeep = Code(rawValue: "too-deep")
+    }
+
+    /// Which rule was broken.
+    public var code: Code
+    /// What exactly (the parser's message, the offending root element).
+    public var detail: String
+    /// The line the parser stopped at, when known.
+    public var line: Int?
+
+    /// Creates an error.
+    public init(_ code: Code, detail: String = "", line: Int? = nil) {
+        self.code = code
+        self.detail = detail
+        self.line = line
+    }
+
+    /// `invalid-response / PARSE_002`, never transient.
+    public var classification: FailureClassification {
+        FailureClassification(
+            category: .invalidResponse, code: .malformedFeed, isTransient: false, logLevel: .error,
+            message: description)
+    }
+
+    /// `malformed feed (malformed-xml at line 3): …`.
+    public var description: String {
+        var text = "malformed feed (\(code)"
+        if let line { text += " at line \(line)" }
+        text += ")"
+        if !detail.isEmpty { text += ": \(detail)" }
+        return text
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ResilienceCore
+
+/// A ``Source`` reading a JSON HTTP API (Greenhouse-, Lever-style boards) over an injected ``HTTPTransport``.
+///
+/// - An endpoint builder turns the query and page into an ``HTTPRequest``.
+/// - Optional, always bounded pagination (``JSONAPIPagination``): page numbers or cursors.
+/// - Optional "404 means no items" (``notFoundMeansEmpty``), for boards that answer 404 when a company has no
+///   openings. Any other non-2xx status throws ``HTTPStatusError`` for a classifier to classify.
+/// - Bodies that do not decode throw ``JSONAPISourceError`` with code `decodingFailed`.
+/// - Checks cancellation and `context.deadline` before every request; `query.limit` stops paging early.
+///
+/// ```swift
+/// let acme = JSONAPISource<Job>(id: "greenhouse-acme", transport: transport, notFoundMeansEmpty: true,
+///     envelope: GreenhouseJobs.self, items: \.jobs) { query, _ in
+///     HTTPRequest(url: URL(string: "https://boards.example.com/v1/boards/acme/jobs")!)
+/// }
+/// ```
+public struct JSONAPISource<Item: Decodable & Sendable>: Source {
+    /// The stable identifier.
+    public let id: SourceID
+    /// ``SourceKind/jsonAPI`` unless given.
+    public let kind: SourceKind
+    /// A name for people.
+    public let displayName: String
+    /// Sends requests.
+    public let transport: any HTTPTransport
+    /// How pages are walked.
+    public let pagination: JSONAPIPagination
+    /// Whether a 404 means "no items" rather than a failure.
+    public let notFoundMeansEmpty: Bool
+    /// Builds the request for a query and page.
+    public let endpoint: @Sendable (SourceQuery, JSONAPIPage) throws -> HTTPRequest
+    /// Decodes one response body.
+    public let decode: @Sendable (Data) throws -> JSONAPIPageContent<Item>
+
+    /// Creates a source with a custom page decoder.
+    public init(
+        id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
+        pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,
+        decode: @escaping @Sendable (Data) throws -> JSONAPIPageContent<Item>,
+        endpoint: @escaping @Sendable (SourceQuery, JSONAPIPage) throws -> HTTPRequest
+    ) {
+        self.id = id
+        self.kind = kind
+        self.displayName = displayName ?? id.rawValue
+        self.transport = transport
+        self.pagination = pagination
+        self.notFoundMeansEmpty = notFoundMeansEmpty
+        self.decode = decode
+        self.endpoint = endpoint
+    }
+
+    /// Creates a source whose responses are a top-level JSON array of items.
+    public init(
+        id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
+        pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+        endpoint: @escaping @Sendable (SourceQuery, JSONAPIPage) throws -> HTTPRequest
+    ) {
+        self.init(
+            id: id, kind: kind, displayName: displayName, transport: transport, pagination: pagination,
+            notFoundMeansEmpty: notFoundMeansEmpty,
+            decode: { data in JSONAPIPageContent(items: try makeDecoder().decode([Item].self, from: data)) },
+            endpoint: endpoint)
+    }
+
+    /// Creates a source whose responses are an envelope object holding the items (and maybe a cursor).
+    public init<Envelope: Decodable & Sendable>(
+        id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
+        pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,
+        makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+        envelope: Envelope.Type,
+        items: @escaping @Sendable (Envelope) -> [Item],
+        nextCursor: @escaping @Sendable (Envelope) -> String? = { _ in nil },
+        hasMore: @escaping @Sendable (Envelope) -> Bool? = { _ in nil },
+        endpoint: @escaping @Sendable (SourceQuery, JSONAPIPage) throws -> HTTPRequest
+    ) {
+        self.init(
+            id: id, kind: kind, displayName: displayName, transport: transport, pagination: pagination,
+            notFoundMeansEmpty: notFoundMeansEmpty,
+            decode: { data in
+                let decoded = try makeDecoder().decode(Envelope.self, from: data)
+                return JSONAPIPageContent(
+                    items: items(decoded), nextCursor: nextCursor(decoded), hasMore: hasMore(decoded))
+            },
+            endpoint: endpoint)
+    }
+
+    /// Fetches every page (within the bounds) and returns the items in order.
+    public func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [Item] {
+        var items: [Item] = []
+        var page = JSONAPIPage(index: 0, number: pagination.firstPageNumber)
+        var seenCursors = Set<String>()
+        while page.index < pagination.maximumPages {
+            try SourceDeadline.check(context)
+            let request = try endpoint(query, page)
+            let response = try await transport.send(request, context: context)
+            try Task.checkCancellation()
+            if response.status == 404, notFoundMeansEmpty { break }
+            guard response.isSuccess else { throw HTTPStatusError(response: response, request: request) }
+            let content: JSONAPIPageContent<Item>
+            do {
+                content = try decode(response.body)
+            } catch {
+                if CancellationDetection.isCancellation(error) { throw error }
+                throw JSONAPISourceError(
+                    .decodingFailed, source: id, detail: Self.describe(error), pageIndex: page.index)
+            }
+            items.append(contentsOf: content.items)
+            if let limit = query.limit, items.count >= limit {
+                items.removeLast(items.count - max(0, limit))
+                break
+            }
+            switch pagination.style {
+            case .pageNumbers:
+                if content.items.isEmpty || content.hasMore == false { return items }
+                page.number += 1
+            case .cursor:
+                guard content.hasMore != false, let next = content.nextCursor, !next.isEmpty,
+                    seenCursors.insert(next).inserted
+                else { return items }
+                page.cursor = next
+            default:
+                return items
+            }
+            page.index += 1
+        }
+        return items
+    }
+
+    /// A decoding error's coding path and reason, without the body.
+    private static func describe(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return (keys.isEmpty ? "root" : keys) + ": " + String(context.debugDescription.prefix(200))
+        }
+        switch error {
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+            return path(context)
+        default:
+            return String(String(describing: error).prefix(200))
+        }
+    }
+}

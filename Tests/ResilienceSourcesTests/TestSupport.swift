@@ -1,0 +1,84 @@
+import Foundation
+import ResilienceSources
+import ResilienceTesting
+
+/// Records every event it receives.
+final class RecordingSink: TelemetrySink {
+    private let box = LockedBox<[ResilienceEvent]>([])
+    func receive(_ event: ResilienceEvent) { box.mutate { $0.append(event) } }
+    var events: [ResilienceEvent] { box.value }
+    func events(_ kind: ResilienceEventKind) -> [ResilienceEvent] { events.filter { $0.kind == kind } }
+}
+
+/// Retries every non-cancellation failure up to `maxAttempts`, setting `attempt`: a stand-in for the Policies
+/// module's retry stage.
+struct RetryingPipeline: ResiliencePipeline {
+    var maxAttempts: Int
+
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var attemptContext = context
+        while true {
+            do {
+                return try await operation(attemptContext)
+            } catch {
+                if context.classify(error).category == .cancelled || attemptContext.attempt >= maxAttempts {
+                    throw error
+                }
+                attemptContext.attempt += 1
+            }
+        }
+    }
+
+    var stages: [StageDescription] {
+        [StageDescription(name: "retry", settings: [.init("maxAttempts", "\(maxAttempts)")])]
+    }
+}
+
+/// A breaker stand-in that is always open: rejects without calling the operation.
+struct OpenBreakerPipeline: ResiliencePipeline {
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw ResilienceError(.circuitOpen, key: context.key, retryAfter: .seconds(30))
+    }
+
+    var stages: [StageDescription] { [StageDescription(name: "circuit-breaker")] }
+}
+
+/// A failure that classifies itself.
+struct TestFailure: ClassifiedError {
+    var category: FailureCategory = .serverError
+    var retryAfter: Duration?
+    var classification: FailureClassification {
+        FailureClassification(category: category, code: FailureCode("TEST_\(category)"), retryAfter: retryAfter)
+    }
+}
+
+/// A source that tracks how many fetches run at once, sleeping `delay` on the clock.
+final class ConcurrencyProbeSource: Source {
+    let id: SourceID
+    let kind: SourceKind = "probe"
+    var displayName: String { id.rawValue }
+    let delay: Duration
+    let clock: ResilienceClock
+    let tracker: LockedBox<(current: Int, maximum: Int)>
+
+    init(id: SourceID, delay: Duration, clock: ResilienceClock, tracker: LockedBox<(current: Int, maximum: Int)>) {
+        self.id = id
+        self.delay = delay
+        self.clock = clock
+        self.tracker = tracker
+    }
+
+    func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [String] {
+        tracker.mutate { state in
+            state.current += 1
+            state.maximum = max(state.maximum, state.current)
+        }
+        defer { tracker.mutate { $0.current -= 1 } }
+        if delay > .zero { try await clock.sleep(for: delay) } else { await Task.yield() }
+        return [id.rawValue]
+    }
+}
