@@ -29,6 +29,16 @@ let package = Package(
             path: "Benchmarks/TelemetryCost",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "AggregatorMemory",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceSources", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/AggregatorMemory",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "DurableQueue",

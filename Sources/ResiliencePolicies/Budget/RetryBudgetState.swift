@@ -3,8 +3,8 @@ struct RetryBudgetState: Sendable {
     let ratio: Double
     let minimumRetries: Double
     let sliceNanoseconds: Int64
-    private var requestSlices: [Int]
-    private var retrySlices: [Int]
+    /// Requests and retries per time slice, in one array (one allocation per budget, not two).
+    private var slices: [(requests: Int, retries: Int)]
     private var currentSlice: Int64 = 0
     private(set) var requests = 0
     private(set) var retries = 0
@@ -17,8 +17,7 @@ struct RetryBudgetState: Sendable {
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
         minimumRetries = min(perSecond * DurationArithmetic.seconds(window), 1e12)
         sliceNanoseconds = windowNanoseconds / Int64(bucketCount)
-        requestSlices = Array(repeating: 0, count: bucketCount)
-        retrySlices = Array(repeating: 0, count: bucketCount)
+        slices = Array(repeating: (0, 0), count: bucketCount)
     }
 
     /// Retries currently allowed in the window.
@@ -30,7 +29,7 @@ struct RetryBudgetState: Sendable {
     mutating func recordRequest(now: ResilienceInstant) {
         slide(to: now)
         requests += 1
-        requestSlices[index] += 1
+        slices[index].requests += 1
     }
 
     /// Takes one retry from the budget if the window allows it.
@@ -38,7 +37,7 @@ struct RetryBudgetState: Sendable {
         slide(to: now)
         guard retries < allowance else { return false }
         retries += 1
-        retrySlices[index] += 1
+        slices[index].retries += 1
         return true
     }
 
@@ -55,15 +54,14 @@ struct RetryBudgetState: Sendable {
         let (end, overflow) = (slice + 1).multipliedReportingOverflow(by: sliceNanoseconds)
         currentSliceEnd = overflow ? .seconds(Int64.max) : .nanoseconds(end)
         guard slice > currentSlice else { return }
-        let steps = min(slice - currentSlice, Int64(requestSlices.count))
+        let steps = min(slice - currentSlice, Int64(slices.count))
         for step in 1...steps {
-            let expired = Int((currentSlice + step) % Int64(requestSlices.count))
-            requests -= requestSlices[expired]
-            retries -= retrySlices[expired]
-            requestSlices[expired] = 0
-            retrySlices[expired] = 0
+            let expired = Int((currentSlice + step) % Int64(slices.count))
+            requests -= slices[expired].requests
+            retries -= slices[expired].retries
+            slices[expired] = (0, 0)
         }
         currentSlice = slice
-        index = Int(slice % Int64(requestSlices.count))
+        index = Int(slice % Int64(slices.count))
     }
 }

@@ -17,8 +17,9 @@
 /// The stages are one nested value; running the pipeline allocates no closures or arrays per call.
 public struct Pipeline: ResiliencePipeline {
     private let root: any ResilienceStrategy
-    /// The stages, outermost first, with their settings.
-    public let stages: [StageDescription]
+    /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
+    /// many sources holds no description strings.
+    public var stages: [StageDescription] { PipelineBuilder.describe(root) }
 
     /// Builds a pipeline from stages listed outermost first.
     public init(@PipelineBuilder _ build: () -> some ResilienceStrategy) {
@@ -28,7 +29,6 @@ public struct Pipeline: ResiliencePipeline {
     /// Wraps one (possibly composed) stage.
     public init(root: some ResilienceStrategy) {
         self.root = root
-        stages = PipelineBuilder.describe(root)
     }
 
     /// Runs `operation` through the stages.
