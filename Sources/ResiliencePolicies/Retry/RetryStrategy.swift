@@ -45,17 +45,25 @@ public struct RetryStrategy: ResilienceStrategy {
     ) async throws -> Output {
         let start = context.knownNow ?? context.clock.now()
         budget?.recordRequest(now: start)
-        context.emit(.attemptStarted, at: start)
-        do {
-            let output = try await next(context)
-            if context.telemetry != nil {
+        let listening = context.telemetry != nil
+        if listening { context.emit(.attemptStarted, at: start) }
+        var succeeded = true
+        // Runs after a successful return: the output goes straight into the caller's return slot, never
+        // into a local (a generic local costs an allocation on the task's stack when not specialised).
+        defer {
+            if succeeded && listening {
                 let end = context.clock.now()
                 context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
             }
-            return output
-        } catch {
-            return try await retry(after: error, start: start, context: context, next: next)
         }
+        let firstError: any Error
+        do {
+            return try await next(context)
+        } catch {
+            succeeded = false
+            firstError = error
+        }
+        return try await retry(after: firstError, start: start, context: context, next: next)
     }
 
     /// The attempts after the first one failed: not inlined, since failures are not the hot path.
