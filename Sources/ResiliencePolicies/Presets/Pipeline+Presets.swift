@@ -48,9 +48,7 @@ extension Pipeline {
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        var settings = PipelinePreset.standard
-        customize(&settings)
-        return preset(settings, clock: clock, random: random)
+        customized(.standard, clock: clock, random: random, customize)
     }
 
     /// The ``PipelinePreset/interactive`` pipeline, adjusted by `customize`.
@@ -58,9 +56,7 @@ extension Pipeline {
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        var settings = PipelinePreset.interactive
-        customize(&settings)
-        return preset(settings, clock: clock, random: random)
+        customized(.interactive, clock: clock, random: random, customize)
     }
 
     /// The ``PipelinePreset/background`` pipeline, adjusted by `customize`.
@@ -68,7 +64,14 @@ extension Pipeline {
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        var settings = PipelinePreset.background
+        customized(.background, clock: clock, random: random, customize)
+    }
+
+    private static func customized(
+        _ base: PipelinePreset, clock: ResilienceClock, random: SharedRandomSource,
+        _ customize: (inout PipelinePreset) -> Void
+    ) -> Pipeline {
+        var settings = base
         customize(&settings)
         return preset(settings, clock: clock, random: random)
     }
