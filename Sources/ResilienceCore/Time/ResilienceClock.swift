@@ -21,24 +21,27 @@ public struct ResilienceClock: Sendable {
     /// Wraps `clock`, measuring instants from `origin` (for clocks with a natural zero, like a manual or
     /// virtual clock, so both report the same offsets).
     public init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
-        // The system clocks get closures compiled for their concrete types: a generic closure would read
-        // the time through witness tables and cost several times the clock read itself.
+        // The system clocks get closures written for their concrete types: a generic closure would read the
+        // time through witness tables, which costs more than the read itself.
         if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
-            self.init(concrete: continuous, origin: start)
+            source = ClockSource(
+                readNow: { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) },
+                sleepUntil: { deadline in
+                    try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                })
         } else if let suspending = clock as? SuspendingClock, let start = origin as? SuspendingClock.Instant {
-            self.init(concrete: suspending, origin: start)
+            source = ClockSource(
+                readNow: { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) },
+                sleepUntil: { deadline in
+                    try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                })
         } else {
-            self.init(concrete: clock, origin: origin)
+            source = ClockSource(
+                readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },
+                sleepUntil: { deadline in
+                    try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
+                })
         }
-    }
-
-    @inline(__always)
-    private init<C: Clock>(concrete clock: C, origin: C.Instant) where C.Duration == Duration {
-        source = ClockSource(
-            readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },
-            sleepUntil: { deadline in
-                try await clock.sleep(until: origin.advanced(by: deadline.offset), tolerance: nil)
-            })
     }
 
     /// The current instant.

@@ -17,7 +17,7 @@ public struct ComposedStrategy<Outer: ResilienceStrategy, Inner: ResilienceStrat
     }
 
     /// Runs `outer` around `inner` around `next`.
-    @inlinable
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

@@ -38,7 +38,7 @@ public struct RetryStrategy: ResilienceStrategy {
     ///
     /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
     /// the clock at most once (not at all when an outer stage already did).
-    @inlinable
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

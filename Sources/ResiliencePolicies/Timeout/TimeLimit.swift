@@ -21,7 +21,7 @@ struct TimeLimit: Sendable {
     ///
     /// "Now" is the execution's known instant when an outer stage already read the clock: the success path
     /// reads the clock at most once per execution.
-    @inlinable
+    @inlinable @inline(__always)
     func run<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

@@ -22,7 +22,7 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
     }
 
     /// Runs `next` within ``timeout``.
-    @inlinable
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
