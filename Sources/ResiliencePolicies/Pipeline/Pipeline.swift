@@ -15,21 +15,40 @@
 /// ```
 ///
 /// The stages are one nested value; running the pipeline allocates no closures or arrays per call.
+///
+/// A pipeline is type-erased (it is stored and shared as `any ResiliencePipeline`), and Swift cannot
+/// specialise generic code behind an existential for every output type. So when every stage treats the
+/// operation's output as opaque (deadlines, timeouts, retry, breaker, limiter: ``OutputAgnosticStrategy``),
+/// the pipeline also keeps a runner specialised for its stages when it is built, and passes the output
+/// around the stages rather than through them. Chains with fallback, hedging or third-party stages run
+/// through the generic path.
 public struct Pipeline: ResiliencePipeline {
-    private let root: any ResilienceStrategy
-    /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
-    /// many sources holds no description strings.
-    public var stages: [StageDescription] { PipelineBuilder.describe(root) }
+    @usableFromInline let box: AnyStrategyBox
+    @usableFromInline let runner: OutputAgnosticRunner?
 
     /// Builds a pipeline from stages listed outermost first.
+    @inlinable
     public init(@PipelineBuilder _ build: () -> some ResilienceStrategy) {
         self.init(root: build())
     }
 
     /// Wraps one (possibly composed) stage.
+    @inlinable
     public init(root: some ResilienceStrategy) {
-        self.root = root
+        let box = StrategyBox(root)
+        self.box = box
+        if root is any OutputAgnosticStrategy {
+            runner = { (context: ResilienceContext, operation: (ResilienceContext) async throws -> Void) in
+                try await box.root.execute(context, next: operation)
+            }
+        } else {
+            runner = nil
+        }
     }
+
+    /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
+    /// many sources holds no description strings.
+    public var stages: [StageDescription] { box.stageDescriptions }
 
     /// Runs `operation` through the stages.
     public func execute<Output: Sendable>(
@@ -40,8 +59,26 @@ public struct Pipeline: ResiliencePipeline {
             // A context handed down from an enclosing execution carries that execution's instant: drop it.
             var fresh = context
             fresh.knownNow = nil
-            return try await root.execute(fresh, next: operation)
+            return try await run(fresh, operation)
         }
-        return try await root.execute(context, next: operation)
+        return try await run(context, operation)
+    }
+
+    private func run<Output: Sendable>(
+        _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard let runner else { return try await box.execute(context, operation) }
+        var output: Output?
+        try await runner(context) { inner in output = try await operation(inner) }
+        // Output-agnostic stages return normally only after the operation did.
+        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        return output
     }
 }
+
+/// Runs an output-agnostic stage chain, specialised for its stages, around an operation that stores its
+/// own output.
+@usableFromInline
+typealias OutputAgnosticRunner =
+    @Sendable (ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
