@@ -27,6 +27,14 @@ func fiveStagePipeline() -> Pipeline {
 func registerPipelineBenchmarks() {
     benchmarkPipeline("pipeline: passthrough", PassthroughPipeline())
     benchmarkPipeline("pipeline: five stages", fiveStagePipeline())
+    // How sources and the registry hold a pipeline: `any ResiliencePipeline`, so nothing specialises for
+    // the output type at the call.
+    let erased: any ResiliencePipeline = fiveStagePipeline()
+    Benchmark("pipeline: five stages, as any ResiliencePipeline", configuration: perOperation) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await erased.execute(quietContext) { _ in await bare() })
+        }
+    }
     benchmarkPipeline("pipeline: five stages + counting sink", fiveStagePipeline(), context: listenedContext)
     benchmarkStage("pipeline: five stages, concrete chain", fiveStageChain())
     benchmarkPipeline(

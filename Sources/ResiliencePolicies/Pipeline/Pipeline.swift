@@ -51,6 +51,7 @@ public struct Pipeline: ResiliencePipeline {
     public var stages: [StageDescription] { box.stageDescriptions }
 
     /// Runs `operation` through the stages.
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
@@ -64,7 +65,8 @@ public struct Pipeline: ResiliencePipeline {
         return try await run(context, operation)
     }
 
-    private func run<Output: Sendable>(
+    @inlinable
+    func run<Output: Sendable>(
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {

@@ -8,6 +8,7 @@ class AnyStrategyBox: @unchecked Sendable {
     var stageDescriptions: [StageDescription] { [] }
 
     /// Runs `operation` through the stages (generic path).
+    @usableFromInline
     func execute<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
@@ -27,6 +28,7 @@ final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Se
 
     override var stageDescriptions: [StageDescription] { PipelineBuilder.describe(root) }
 
+    @usableFromInline
     override func execute<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
