@@ -20,10 +20,17 @@ struct TokenBucketMachine: Sendable {
     }
 
     mutating func refill(now: ResilienceInstant) {
-        defer { lastRefill = now }
-        guard let lastRefill, lastRefill < now else { return }
-        let elapsed = DurationArithmetic.seconds(lastRefill.duration(to: now))
+        guard let last = lastRefill else {
+            lastRefill = now
+            return
+        }
+        // Never move backwards: a caller holding a slightly older instant (read before another caller took
+        // the lock) adds nothing, instead of making the next refill count the same time twice.
+        guard last < now else { return }
+        // `Duration / Duration` converts to `Double` without the 128-bit division `components` needs.
+        let elapsed = last.duration(to: now) / .seconds(1)
         tokens = min(burst, tokens + elapsed * refillPerSecond)
+        lastRefill = now
     }
 
     mutating func acquire(now: ResilienceInstant) -> RateLimitDecision {

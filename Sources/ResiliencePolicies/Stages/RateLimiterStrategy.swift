@@ -10,42 +10,82 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     public let limiter: any RateLimiter
     /// Whether to wait (within the deadline) for a permit instead of rejecting at once.
     public let waits: Bool
+    /// Whether releasing an accepted call needs the time after the call (decided once, from the limiter).
+    @usableFromInline let releaseNeedsTime: Bool
 
     /// Creates the stage.
     public init(limiter: any RateLimiter, waits: Bool = true) {
         self.limiter = limiter
         self.waits = waits
+        releaseNeedsTime = (limiter as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
     /// Acquires, runs and releases one call.
-    @inlinable
+    ///
+    /// The fast path copies no context and reads the clock at most once (not at all inside a stage that
+    /// already read it, and once more after the call only for limiters that learn from time).
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let permit: RateLimitPermit
-        switch limiter.tryAcquire(now: context.clock.now()) {
-        case .admitted(let admitted):
-            permit = admitted
+        let now = context.knownNow ?? context.clock.now()
+        let decision = limiter.tryAcquire(now: now)
+        guard case .admitted(let permit) = decision else {
+            let permit = try await waitForPermit(after: decision, context)
+            // The wait suspended: the stages inside must read the time afresh.
+            var resumed = context
+            resumed.knownNow = nil
+            return try await run(resumed, permit: permit, admittedAt: nil, next: next)
+        }
+        return try await run(context, permit: permit, admittedAt: now, next: next)
+    }
+
+    /// Runs the call with `permit` and releases it; `admittedAt` is reused for an accepted release when the
+    /// limiter does not need fresh time.
+    @inlinable @inline(__always)
+    func run<Output: Sendable>(
+        _ context: ResilienceContext, permit: RateLimitPermit, admittedAt: ResilienceInstant?,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var succeeded = true
+        // Releases after the output went straight into the caller's return slot (see the breaker stage).
+        defer {
+            if succeeded {
+                let releasedAt = releaseNeedsTime ? context.clock.now() : (admittedAt ?? context.clock.now())
+                limiter.release(permit, outcome: .accepted, now: releasedAt)
+            }
+        }
+        do {
+            return try await next(context)
+        } catch {
+            succeeded = false
+            limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())
+            throw error
+        }
+    }
+
+    /// The slow path after `tryAcquire` said "later" or "no": waits through the limiter when allowed, or
+    /// throws the rejection. Emits `rateLimited` either way.
+    @usableFromInline
+    func waitForPermit(
+        after decision: RateLimitDecision, _ context: ResilienceContext
+    ) async throws
+        -> RateLimitPermit
+    {
+        switch decision {
+        case .admitted(let permit):
+            return permit
         case .delayed(let retryAfter):
             Self.emitLimited(context, retryAfter, waits ? "waiting" : "rejected")
             guard waits else { throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter) }
-            permit = try await limiter.waitForPermit(context: context)
+            return try await limiter.waitForPermit(context: context)
         case .rejected(let code, let retryAfter):
             let queues = waits && code == .bulkheadFull
             Self.emitLimited(context, retryAfter, queues ? "queued" : code.rawValue)
             guard queues else { throw ResilienceError(code, key: context.key, retryAfter: retryAfter) }
-            permit = try await limiter.waitForPermit(context: context)
+            return try await limiter.waitForPermit(context: context)
         }
-        let output: Output
-        do {
-            output = try await next(context)
-        } catch {
-            limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())
-            throw error
-        }
-        limiter.release(permit, outcome: .accepted, now: context.clock.now())
-        return output
     }
 
     /// `rate-limiter(policy: token-bucket(…), waits: true)`.
