@@ -36,6 +36,28 @@ func registerPipelineBenchmarks() {
         }
     }
     benchmarkPipeline("pipeline: five stages + counting sink", fiveStagePipeline(), context: listenedContext)
+    // The same stages with a fallback outermost: not output-agnostic, so the fully generic path.
+    let random = SharedRandomSource(seed: 2)
+    benchmarkPipeline(
+        "pipeline: five stages + fallback (generic path)",
+        Pipeline {
+            FallbackStrategy<Int>(.value("zero", 0))
+            TotalDeadlineStrategy(.seconds(30))
+            RetryStrategy(
+                policy: StandardRetryPolicy.standard, budget: RetryBudget(clock: benchClock), random: random)
+            CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(.standard, random: random))
+            RateLimiterStrategy(limiter: unlimitedBucket())
+            TimeoutStrategy(.seconds(10))
+        })
+    // Ten times the calls per sample: if the mallocs per sample stay the same, they belong to the harness
+    // (the task allocator's slabs), not to the calls.
+    let pipeline = fiveStagePipeline()
+    Benchmark("pipeline: five stages, 10,000 calls per sample (malloc check)", configuration: perOperation) {
+        benchmark in
+        for _ in 0..<(benchmark.scaledIterations.count * 10) {
+            blackHole(try await pipeline.execute(quietContext) { _ in await bare() })
+        }
+    }
     benchmarkStage("pipeline: five stages, concrete chain", fiveStageChain())
     benchmarkPipeline(
         "pipeline: standard preset",
