@@ -18,7 +18,31 @@ let package = Package(
             ],
             path: "Benchmarks/PipelineOverhead",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "TelemetryCost",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceTelemetry", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/TelemetryCost",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
+        .executableTarget(
+            name: "DurableQueue",
+            dependencies: [
+                "BenchSQLite",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceSync", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "ResilienceTransport", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/DurableQueue",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -83,10 +83,46 @@ func runScriptedPipeline() async {
     }
 }
 
-/// The place where the breakers branch's demo ("a breaker tripping") plugs in after merging.
+/// A ConsecutiveFailureBreaker on the fast clock: trips after 3 failures, rejects while open, half-opens
+/// when the open time is over, and closes after 2 successful probes.
 func runBreakerDemo() async {
-    print("\n== Circuit breaker ==")
-    print("(the circuit-breaker stage ships in the policies-breakers branch)")
+    print("\n== Circuit breaker (fast clock) ==")
+    let clock = ResilienceClock(FastClock())
+    var settings = ConsecutiveFailureBreaker.Configuration.interactive
+    settings.halfOpenProbeLimit = 2
+    let breaker = ConsecutiveFailureBreaker(settings, random: SharedRandomSource(seed: 11))
+    print("breaker: \(breaker.policyDescription)")
+    let pipeline = Pipeline { CircuitBreakerStrategy(breaker: breaker) }
+    let context = ResilienceContext(
+        key: "feeds.example.com", operation: "fetch", telemetry: PrintingSink(), clock: clock)
+    let serverDown = PlaygroundFailure(
+        classification: FailureClassification(category: .serverError, code: "HTTP_503", httpStatus: 503))
+
+    func call(_ label: String, failing: Bool) async {
+        do {
+            let value = try await pipeline.execute(context) { _ -> String in
+                if failing { throw serverDown }
+                return "200 OK"
+            }
+            print("\(label): \(value)  -> state \(breaker.metrics(now: clock.now()).state)")
+        } catch let error as ResilienceError {
+            let wait = error.retryAfter.map { " (retry in \(format($0)))" } ?? ""
+            print("\(label): rejected, \(error.code)\(wait)  -> state \(breaker.metrics(now: clock.now()).state)")
+        } catch {
+            print("\(label): failed (503)  -> state \(breaker.metrics(now: clock.now()).state)")
+        }
+    }
+
+    for number in 1...3 { await call("call \(number), server down", failing: true) }
+    await call("call 4, breaker open", failing: false)
+    let waitOut = breaker.metrics(now: clock.now()).remainingOpenDuration
+    try? await clock.sleep(for: waitOut)
+    print("... \(format(waitOut)) later, the open time is over")
+    await call("call 5, half-open probe", failing: false)
+    await call("call 6, half-open probe", failing: false)
+    await call("call 7, closed again", failing: false)
+    let metrics = breaker.metrics(now: clock.now())
+    print("total opens: \(metrics.totalOpens), consecutive failures now: \(metrics.consecutiveFailures)")
 }
 
 /// Prints events as they happen.
@@ -95,6 +131,7 @@ struct PrintingSink: TelemetrySink {
         var line = "  [\(event.time)] \(event.kind) attempt \(event.attempt)"
         if let duration = event.duration { line += " \(format(duration))" }
         if let classification = event.classification { line += " \(classification.category)" }
+        if let transition = event.transition { line += " \(transition)" }
         print(line)
     }
 }

@@ -1,9 +1,24 @@
 import Benchmark
+import ResilienceKit
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("bare async call") { benchmark in
+    Benchmark("bare async call", configuration: perOperation) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(await bare()) }
     }
+    registerClockBenchmarks()
+    registerStageBenchmarks()
+    registerPipelineBenchmarks()
+    registerRawPolicyBenchmarks()
+    registerContentionBenchmarks()
 }
 
-@inline(never) func bare() async -> Int { 1 }
+/// What one clock read costs: the reason stages avoid reading it.
+func registerClockBenchmarks() {
+    Benchmark("clock: ContinuousClock.now", configuration: perOperation) { benchmark in
+        let clock = ContinuousClock()
+        for _ in benchmark.scaledIterations { blackHole(clock.now) }
+    }
+    Benchmark("clock: ResilienceClock.now()", configuration: perOperation) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(benchClock.now()) }
+    }
+}

@@ -21,6 +21,12 @@ public struct ResilienceContext: Sendable {
     public var clock: ResilienceClock
     /// Classifies failures for the stages.
     public var classifier: any ErrorClassifier
+    /// An instant read from ``clock`` during this execution with no suspension since, shared by the stages
+    /// so that the success path reads the clock once instead of once per stage (a read costs more than a
+    /// whole stage). `nil` until a stage needs the time; a stage clears it on the copy it passes inward
+    /// after it suspends (a retry's sleep, a wait for a permit), and ``ResiliencePipeline`` implementations
+    /// in this package clear a stale one on entry.
+    @usableFromInline package var knownNow: ResilienceInstant?
 
     /// Creates a context.
     public init(
@@ -73,5 +79,27 @@ public struct ResilienceContext: Sendable {
             kind: kind, key: key, operation: operation, attempt: attempt, time: clock.now())
         fill(&event)
         telemetry.receive(event)
+    }
+
+    /// Sends an event stamped `time` (an instant the caller already read) to the sink, building it only if
+    /// somebody listens.
+    @inlinable
+    package func emit(
+        _ kind: ResilienceEventKind, at time: ResilienceInstant, _ fill: (inout ResilienceEvent) -> Void = { _ in }
+    ) {
+        guard let telemetry, telemetry.isEnabled else { return }
+        var event = ResilienceEvent(kind: kind, key: key, operation: operation, attempt: attempt, time: time)
+        fill(&event)
+        telemetry.receive(event)
+    }
+
+    /// ``knownNow`` if a stage already read the time during this execution, else a fresh reading, which
+    /// becomes ``knownNow`` for the stages this context is passed to.
+    @inlinable
+    package mutating func currentInstant() -> ResilienceInstant {
+        if let knownNow { return knownNow }
+        let now = clock.now()
+        knownNow = now
+        return now
     }
 }

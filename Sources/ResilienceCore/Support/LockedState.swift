@@ -69,7 +69,15 @@ extension PlatformLock {
         #if canImport(Darwin)
         lock.initialize(to: os_unfair_lock())
         #else
-        let result = pthread_mutex_init(lock, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        #if canImport(Glibc)
+        // Critical sections here are a few dozen instructions: spin briefly before sleeping in the kernel,
+        // so contended tasks on other threads do not pay a futex round trip for every call.
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        #endif
+        let result = pthread_mutex_init(lock, &attributes)
         precondition(result == 0, "pthread_mutex_init failed: \(result)")
         #endif
     }

@@ -27,6 +27,7 @@ public struct FallbackStrategy<Value: Sendable>: ResilienceStrategy {
     }
 
     /// Runs `next`; on failure runs the matching alternatives in order.
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

@@ -3,10 +3,12 @@
 /// Nesting generic values instead of storing an array of closures keeps a pipeline's success path free of
 /// allocations: the whole chain is one value known to the compiler.
 public struct ComposedStrategy<Outer: ResilienceStrategy, Inner: ResilienceStrategy>: ResilienceStrategy {
-    /// The outer stage.
-    public var outer: Outer
+    // `inner` is stored first on purpose: the closure that runs it is compiled generically inside a type-erased
+    // `Pipeline`, and a field at offset zero is reached without looking up this type's generic metadata.
     /// The inner stage.
     public var inner: Inner
+    /// The outer stage.
+    public var outer: Outer
 
     /// Nests `inner` inside `outer`.
     public init(outer: Outer, inner: Inner) {

@@ -36,6 +36,12 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await root.execute(context, next: operation)
+        guard context.knownNow == nil else {
+            // A context handed down from an enclosing execution carries that execution's instant: drop it.
+            var fresh = context
+            fresh.knownNow = nil
+            return try await root.execute(fresh, next: operation)
+        }
+        return try await root.execute(context, next: operation)
     }
 }

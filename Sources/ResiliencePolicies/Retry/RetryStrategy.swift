@@ -35,58 +35,94 @@ public struct RetryStrategy: ResilienceStrategy {
     }
 
     /// Runs `next`, retrying as the policy decides.
+    ///
+    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
+    /// the clock at most once (not at all when an outer stage already did).
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let clock = context.clock
-        let start = clock.now()
+        let start = context.knownNow ?? context.clock.now()
         budget?.recordRequest(now: start)
+        context.emit(.attemptStarted, at: start)
+        do {
+            let output = try await next(context)
+            if context.telemetry != nil {
+                let end = context.clock.now()
+                context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
+            }
+            return output
+        } catch {
+            return try await retry(after: error, start: start, context: context, next: next)
+        }
+    }
+
+    /// The attempts after the first one failed: not inlined, since failures are not the hot path.
+    @usableFromInline
+    func retry<Output: Sendable>(
+        after firstError: any Error, start: ResilienceInstant, context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
         var current = context
-        var countedAttempt = 1
-        var previousDelay: Duration?
-        var totalAttempts = 1
+        var loop = RetryLoop(start: start)
+        try await prepareRetry(after: firstError, attemptStart: start, context: &current, loop: &loop)
         while true {
-            current.emit(.attemptStarted)
-            let attemptStart = current.telemetry == nil ? start : clock.now()
+            let attemptStart = current.currentInstant()
+            current.emit(.attemptStarted, at: attemptStart)
             do {
                 let output = try await next(current)
-                current.emit(.attemptSucceeded) { $0.duration = attemptStart.duration(to: clock.now()) }
+                if current.telemetry != nil {
+                    let end = current.clock.now()
+                    current.emit(.attemptSucceeded, at: end) { $0.duration = attemptStart.duration(to: end) }
+                }
                 return output
             } catch {
-                let failure = current.classify(error)
-                if failure.category == .cancelled { throw error }
-                if Task.isCancelled { throw CancellationError() }
-                let now = clock.now()
-                current.emit(.attemptFailed) {
-                    $0.classification = failure
-                    $0.duration = attemptStart.duration(to: now)
-                }
-                if failure.category == .circuitOpen || totalAttempts >= maximumTotalAttempts { throw error }
-                let attempt = RetryAttempt(
-                    number: countedAttempt, failure: failure, previousDelay: previousDelay,
-                    idempotency: current.idempotency, elapsed: start.duration(to: now))
-                var generator = random.makeGenerator()
-                let decision = policy.decide(attempt, using: &generator)
-                guard let proposed = decision.delay else { throw error }
-                let delay = DurationArithmetic.clamp(proposed)
-                if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
-                if let budget, !budget.tryWithdraw(now: now) {
-                    current.emit(.budgetExhausted) { $0.classification = failure }
-                    throw ResilienceError(.budgetExhausted, key: current.key, underlying: failure)
-                }
-                current.emit(.retryScheduled) {
-                    $0.duration = delay
-                    $0.classification = failure
-                    $0.detail = decision.source
-                }
-                try await clock.sleep(for: delay)
-                if decision.countsAsAttempt { countedAttempt += 1 }
-                previousDelay = delay
-                current.attempt += 1
-                totalAttempts += 1
+                try await prepareRetry(after: error, attemptStart: attemptStart, context: &current, loop: &loop)
             }
         }
+    }
+
+    /// Decides what follows a failed attempt: throws when it must not be retried, else sleeps until the
+    /// next attempt and prepares its context. Not generic, so the failure path is compiled once.
+    @usableFromInline
+    func prepareRetry(
+        after error: any Error, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
+        loop: inout RetryLoop
+    ) async throws {
+        let clock = current.clock
+        let failure = current.classify(error)
+        if failure.category == .cancelled { throw error }
+        if Task.isCancelled { throw CancellationError() }
+        let now = clock.now()
+        current.emit(.attemptFailed, at: now) {
+            $0.classification = failure
+            $0.duration = attemptStart.duration(to: now)
+        }
+        if failure.category == .circuitOpen || loop.totalAttempts >= maximumTotalAttempts { throw error }
+        let attempt = RetryAttempt(
+            number: loop.countedAttempt, failure: failure, previousDelay: loop.previousDelay,
+            idempotency: current.idempotency, elapsed: loop.start.duration(to: now))
+        var generator = random.makeGenerator()
+        let decision = policy.decide(attempt, using: &generator)
+        guard let proposed = decision.delay else { throw error }
+        let delay = DurationArithmetic.clamp(proposed)
+        if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
+        if let budget, !budget.tryWithdraw(now: now) {
+            current.emit(.budgetExhausted, at: now) { $0.classification = failure }
+            throw ResilienceError(.budgetExhausted, key: current.key, underlying: failure)
+        }
+        current.emit(.retryScheduled, at: now) {
+            $0.duration = delay
+            $0.classification = failure
+            $0.detail = decision.source
+        }
+        try await clock.sleep(for: delay)
+        if decision.countsAsAttempt { loop.countedAttempt += 1 }
+        loop.previousDelay = delay
+        current.attempt += 1
+        current.knownNow = nil
+        loop.totalAttempts += 1
     }
 
     /// `retry(policy: …, budget: …)`.

@@ -2,6 +2,7 @@
 ///
 /// Backoff grows geometrically, so intermediate values are computed as `Double` (which saturates to
 /// infinity instead of trapping) and converted back only after clamping to ``maximumSeconds``.
+@usableFromInline
 enum DurationArithmetic {
     /// The largest delay any policy produces: about 31 years. Keeps conversions far from `Int64` limits.
     static let maximumSeconds: Double = 1_000_000_000
@@ -13,9 +14,10 @@ enum DurationArithmetic {
     }
 
     /// The largest delay any policy produces, as a duration.
-    static let maximum = Duration.seconds(Int64(maximumSeconds))
+    @usableFromInline static let maximum = Duration.seconds(Int64(maximumSeconds))
 
     /// `duration` clamped to `0...maximum`: safe to add to an instant and to sleep for.
+    @inlinable
     static func clamp(_ duration: Duration) -> Duration {
         duration < .zero ? .zero : (duration > maximum ? maximum : duration)
     }

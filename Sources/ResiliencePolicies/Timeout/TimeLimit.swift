@@ -1,18 +1,29 @@
 /// The shared engine of ``TimeoutStrategy`` and ``TotalDeadlineStrategy``.
+@usableFromInline
 struct TimeLimit: Sendable {
-    let limit: Duration
-    let mode: TimeoutMode
-    let code: ResilienceError.Code
+    @usableFromInline let limit: Duration
+    @usableFromInline let mode: TimeoutMode
+    @usableFromInline let code: ResilienceError.Code
+
+    @usableFromInline
+    init(limit: Duration, mode: TimeoutMode, code: ResilienceError.Code) {
+        self.limit = limit
+        self.mode = mode
+        self.code = code
+    }
 
     /// Runs `next` with the deadline narrowed to now + ``limit``; a failure once that instant has passed
     /// becomes a ``ResilienceError`` with ``code``, unless the caller cancelled.
+    ///
+    /// "Now" is the execution's known instant when an outer stage already read the clock: the success path
+    /// reads the clock at most once per execution.
+    @inlinable
     func run<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let clock = context.clock
-        let deadline = clock.now().advanced(by: DurationArithmetic.clamp(limit))
         var inner = context
+        let deadline = inner.currentInstant().advanced(by: DurationArithmetic.clamp(limit))
         inner.narrowDeadline(to: deadline)
         do {
             if mode == .enforced {
@@ -20,20 +31,29 @@ struct TimeLimit: Sendable {
             }
             return try await next(inner)
         } catch {
-            if Task.isCancelled { throw error }
-            if let own = error as? ResilienceError, own.code == code { throw error }
-            guard clock.now() >= deadline else { throw error }
-            let underlying = context.classify(error)
-            inner.emit(.timedOut) {
-                $0.duration = limit
-                $0.detail = code.rawValue
-            }
-            throw ResilienceError(
-                code, key: context.key, underlying: underlying.category == .cancelled ? nil : underlying)
+            throw translate(error, context: inner, deadline: deadline)
         }
     }
 
-    private func enforce<Output: Sendable>(
+    /// The error to rethrow: a ``ResilienceError`` with ``code`` when the deadline has passed (and the caller
+    /// did not cancel), else `error` unchanged.
+    @usableFromInline
+    func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
+        if Task.isCancelled { return error }
+        if let own = error as? ResilienceError, own.code == code { return error }
+        let now = context.clock.now()
+        guard now >= deadline else { return error }
+        let underlying = context.classify(error)
+        context.emit(.timedOut, at: now) {
+            $0.duration = limit
+            $0.detail = code.rawValue
+        }
+        return ResilienceError(
+            code, key: context.key, underlying: underlying.category == .cancelled ? nil : underlying)
+    }
+
+    @usableFromInline
+    func enforce<Output: Sendable>(
         _ context: ResilienceContext,
         deadline: ResilienceInstant,
         next: (ResilienceContext) async throws -> Output

@@ -17,6 +17,7 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
     }
 
     /// Runs `next` within ``timeout``.
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

@@ -1,0 +1,37 @@
+/// Which rate limiter or bulkhead a ``PipelinePreset`` builds: a recipe, so every pipeline gets its own.
+///
+/// ```swift
+/// preset.limiter = .concurrency(.limit(4, queued: 8))
+/// ```
+public struct LimiterChoice: Sendable, CustomStringConvertible {
+    /// A short name for descriptions.
+    public let description: String
+    private let build: @Sendable (SharedRandomSource) -> any RateLimiter
+
+    /// A limiter built by `make`, which receives the pipeline's random source.
+    public static func custom(
+        _ name: String, _ make: @escaping @Sendable (SharedRandomSource) -> any RateLimiter
+    ) -> LimiterChoice {
+        LimiterChoice(description: name, build: make)
+    }
+
+    /// A ``TokenBucketLimiter``.
+    public static func tokenBucket(_ configuration: TokenBucketLimiter.Configuration) -> LimiterChoice {
+        custom("token-bucket") { TokenBucketLimiter(configuration, random: $0) }
+    }
+
+    /// A ``ConcurrencyLimiter`` (bulkhead).
+    public static func concurrency(_ configuration: ConcurrencyLimiter.Configuration) -> LimiterChoice {
+        custom("concurrency") { _ in ConcurrencyLimiter(configuration) }
+    }
+
+    /// An ``AdaptiveThrottle``.
+    public static func adaptiveThrottle(_ configuration: AdaptiveThrottle.Configuration) -> LimiterChoice {
+        custom("adaptive-throttle") { AdaptiveThrottle(configuration, random: $0) }
+    }
+
+    /// Builds a new limiter.
+    public func makeLimiter(random: SharedRandomSource) -> any RateLimiter {
+        build(random)
+    }
+}

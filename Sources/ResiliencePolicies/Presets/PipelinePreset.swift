@@ -1,0 +1,62 @@
+/// The settings of a ready-made pipeline in the default order: total deadline → retry (with budget) →
+/// circuit breaker → rate limiter → per-attempt timeout.
+///
+/// Start from ``standard``, ``interactive`` or ``background`` and change one `var` to swap one stage's
+/// policy; `nil` leaves a stage out. Build it with ``Pipeline/preset(_:clock:random:)`` or the
+/// `Pipeline.standard(…)` family, which create fresh stateful parts (budget, breaker, limiter) per pipeline,
+/// so build one pipeline per key.
+///
+/// ```swift
+/// let pipeline = Pipeline.standard(clock: clock, random: random) { $0.breaker = .failureRatio(.standard) }
+/// ```
+public struct PipelinePreset: Sendable {
+    /// The limit for the whole operation, retries and waits included; `nil` for none.
+    public var totalDeadline: Duration? = .seconds(60)
+    /// The retry policy; `nil` for no retry stage.
+    public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
+    /// The retry budget's settings; `nil` for no budget.
+    public var retryBudget: RetryBudgetConfiguration? = .standard
+    /// The retry stage's hard limit on attempts, counted or not.
+    public var maximumTotalAttempts = 20
+    /// The circuit breaker; `nil` for no breaker stage.
+    public var breaker: BreakerChoice? = .consecutiveFailures(.standard)
+    /// The rate limiter or bulkhead; `nil` for no limiter stage.
+    public var limiter: LimiterChoice? = .tokenBucket(.standard)
+    /// Whether the limiter stage waits (within the deadline) for a permit instead of rejecting at once.
+    public var limiterWaits = true
+    /// The limit for one attempt; `nil` for none.
+    public var attemptTimeout: Duration? = .seconds(30)
+    /// How both time limits make the operation stop.
+    public var timeoutMode: TimeoutMode = .cooperative
+
+    /// Creates the standard preset; adjust the `var`s as needed.
+    public init() {}
+
+    /// General use (seed 000 §4.2–§4.3, seed 003's 30 s request / 60 s resource timeouts): 60 s total,
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget, a consecutive-failure breaker
+    /// (5 failures, 60 s open), a token bucket (10 burst, 5/s), 30 s per attempt.
+    public static var standard: PipelinePreset { PipelinePreset() }
+
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s), a breaker that
+    /// trips sooner (3 failures, 15 s open), a token bucket (10 burst, 5/s), 5 s per attempt.
+    public static var interactive: PipelinePreset {
+        var preset = PipelinePreset()
+        preset.totalDeadline = .seconds(10)
+        preset.retry = StandardRetryPolicy.interactive
+        preset.breaker = .consecutiveFailures(.interactive)
+        preset.attemptTimeout = .seconds(5)
+        return preset
+    }
+
+    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a patient breaker (10 failures,
+    /// 120 s open), seed 000's backing-off token bucket, 60 s per attempt.
+    public static var background: PipelinePreset {
+        var preset = PipelinePreset()
+        preset.totalDeadline = .seconds(300)
+        preset.retry = StandardRetryPolicy.background
+        preset.breaker = .consecutiveFailures(.background)
+        preset.limiter = .tokenBucket(.backingOff)
+        preset.attemptTimeout = .seconds(60)
+        return preset
+    }
+}

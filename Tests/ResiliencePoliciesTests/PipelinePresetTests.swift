@@ -1,0 +1,116 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("Pipeline presets")
+struct PipelinePresetTests {
+    @Test("The standard preset builds the default order with the documented settings")
+    func standardOrder() {
+        let pipeline = Pipeline.standard(clock: .manual(ManualClock()), random: SharedRandomSource(seed: 1))
+        #expect(
+            pipeline.stages.map(\.name) == ["total-deadline", "retry", "circuit-breaker", "rate-limiter", "timeout"])
+        let text = pipeline.pipelineDescription
+        #expect(text.contains("total-deadline(limit: 60.0 seconds, mode: cooperative)"))
+        #expect(text.contains("retry(policy: standard(maxAttempts: 3"))
+        #expect(text.contains("budget: "))
+        #expect(text.contains("consecutive-failures(threshold: 5, successes: 2, open: 60.0 seconds ±30%)"))
+        #expect(text.contains("token-bucket(burst: 10, refill: 5.0/s), waits: true"))
+        #expect(text.contains("timeout(limit: 30.0 seconds, mode: cooperative)"))
+    }
+
+    @Test(
+        "Interactive and background presets carry their own numbers",
+        arguments: [
+            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "threshold: 3", "limit: 5.0 seconds"),
+            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "threshold: 10", "limit: 60.0 seconds"),
+        ])
+    func otherPresets(name: String, total: String, attempts: String, threshold: String, attempt: String) {
+        let clock = ResilienceClock.manual(ManualClock())
+        let pipeline = name == "interactive" ? Pipeline.interactive(clock: clock) : Pipeline.background(clock: clock)
+        let descriptions = pipeline.stages.map(\.description)
+        #expect(descriptions.count == 5)
+        #expect(descriptions[0].contains(total))
+        #expect(descriptions[1].contains(attempts))
+        #expect(descriptions[2].contains(threshold))
+        #expect(descriptions[4].contains(attempt))
+    }
+
+    @Test("One line swaps one stage's policy and leaves the others alone")
+    func swapOneStage() {
+        let clock = ResilienceClock.manual(ManualClock())
+        let standard = Pipeline.standard(clock: clock).stages
+        let swapped = Pipeline.standard(clock: clock) { $0.breaker = .failureRatio(.standard) }.stages
+        #expect(swapped[2].description.contains("failure-ratio"))
+        #expect(!standard[2].description.contains("failure-ratio"))
+        #expect(Array(swapped[0..<2]) == Array(standard[0..<2]))
+        #expect(Array(swapped[3...]) == Array(standard[3...]))
+        let bulkhead = Pipeline.standard(clock: clock) { $0.limiter = .concurrency(.limit(4, queued: 2)) }
+        #expect(bulkhead.stages[3].description.contains("bulkhead(concurrent: 4, queue: 2)"))
+    }
+
+    @Test("A stage set to nil is left out")
+    func leaveOut() {
+        let pipeline = Pipeline.standard(clock: .manual(ManualClock())) {
+            $0.limiter = nil
+            $0.totalDeadline = nil
+            $0.retryBudget = nil
+        }
+        #expect(pipeline.stages.map(\.name) == ["retry", "circuit-breaker", "timeout"])
+        #expect(!pipeline.pipelineDescription.contains("budget"))
+    }
+
+    @Test("Each pipeline gets its own breaker: tripping one leaves the other closed")
+    func ownBreaker() async throws {
+        let clock = ManualClock()
+        let settings: (inout PipelinePreset) -> Void = { $0.retry = nil }
+        let first = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
+        let second = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
+        let context = makeContext(clock)
+        for _ in 0..<5 {
+            await #expect(throws: TestFailure.self) {
+                try await first.execute(context) { _ -> Int in throw TestFailure.serverError }
+            }
+        }
+        let rejection = await #expect(throws: ResilienceError.self) {
+            try await first.execute(context) { _ in 1 }
+        }
+        #expect(rejection?.code == .circuitOpen)
+        #expect(try await second.execute(context) { _ in 2 } == 2)
+    }
+
+    @Test("The standard pipeline retries a server error, then succeeds within the attempt deadline")
+    func retriesThenSucceeds() async throws {
+        let clock = ManualClock()
+        let pipeline = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 5))
+        let operation = ScriptedOperation<String>([.failure(TestFailure.serverError), .success("ok")])
+        let deadlines = LockedBox<[Duration?]>([])
+        let task = Task {
+            try await pipeline.execute(makeContext(clock)) { context in
+                let now = context.clock.now()
+                deadlines.mutate { $0.append(context.remaining(now: now)) }
+                return try await operation(context)
+            }
+        }
+        #expect(try await drive(clock, task, sleeps: 1) == "ok")
+        #expect(operation.callCount == 2)
+        #expect(deadlines.value.first == .seconds(30))
+    }
+
+    @Test("Interactive attempts get 5 s each, capped by the 10 s total deadline")
+    func interactiveDeadlines() async throws {
+        let clock = ManualClock()
+        let pipeline = Pipeline.interactive(clock: .manual(clock)) { $0.retry = nil }
+        let remaining = try await pipeline.execute(makeContext(clock)) { context in
+            context.remaining(now: context.clock.now())
+        }
+        #expect(remaining == .seconds(5))
+        let tight = Pipeline.interactive(clock: .manual(clock)) {
+            $0.retry = nil
+            $0.totalDeadline = .seconds(2)
+        }
+        let capped = try await tight.execute(makeContext(clock)) { context in
+            context.remaining(now: context.clock.now())
+        }
+        #expect(capped == .seconds(2))
+    }
+}
