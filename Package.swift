@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "retry-playground", targets: ["retry-playground"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
+        .executable(name: "job-board", targets: ["job-board"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -50,7 +51,10 @@ let package = Package(
         // MARK: Composition root
         .target(
             name: "ResilienceKit",
-            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            dependencies: [
+                "ResilienceCore", "ResiliencePolicies", "ResilienceTransport", "ResilienceSources",
+                "ResilienceTelemetry", "ResiliencePresentation",
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -69,6 +73,10 @@ let package = Package(
             name: "retry-playground",
             dependencies: ["ResilienceKit"],
             path: "Examples/RetryPlayground",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "job-board", dependencies: ["ResilienceKit", "ResilienceTesting"], path: "Examples/JobBoard",
             swiftSettings: strictSettings
         ),
         .executableTarget(
