@@ -12,9 +12,13 @@ final class LiveView {
     private let redraws: Bool
     private var linesOnScreen = 0
 
-    init(renderer: TerminalRenderer) {
+    private let columns: Int
+
+    /// `columns` bounds the "why" lines when redrawing in place, so no line wraps and the redraw stays aligned.
+    init(renderer: TerminalRenderer, columns: Int) {
         self.renderer = renderer
         redraws = renderer.usesColor
+        self.columns = max(40, columns)
     }
 
     /// Shows the state of a round after a source finished (or before any has).
@@ -26,7 +30,7 @@ final class LiveView {
         if redraws {
             var lines = [bold(header)]
             lines += renderer.table(rows).components(separatedBy: "\n")
-            lines += reasons.map { "  " + dim($0) }
+            lines += reasons.map { "  " + dim(String($0.prefix(columns - 3))) }
             if linesOnScreen > 0 { print("\u{1B}[\(linesOnScreen)F\u{1B}[J", terminator: "") }
             print(lines.joined(separator: "\n"))
             linesOnScreen = lines.count

@@ -28,7 +28,8 @@ do {
 var environment = ProcessInfo.processInfo.environment
 if options.noColor { environment["NO_COLOR"] = "1" }
 let renderer = TerminalRenderer(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)
-let view: LiveView? = options.json ? nil : LiveView(renderer: renderer)
+let columns = environment["COLUMNS"].flatMap { Int($0) } ?? 100
+let view: LiveView? = options.json ? nil : LiveView(renderer: renderer, columns: columns)
 let root = scenario.root
 let ids = scenario.aggregator.sourceIDs
 
