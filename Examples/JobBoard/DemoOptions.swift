@@ -5,14 +5,16 @@ struct DemoOptions: Sendable {
     var chaos = 0.25
     var json = false
     var noColor = false
+    var describe = false
 
     static let usage = """
-        usage: job-board [--rounds N] [--seed N] [--chaos P] [--json] [--no-color]
+        usage: job-board [--rounds N] [--seed N] [--chaos P] [--json] [--no-color] [--describe]
           --rounds N   refresh rounds (1...20, default 4)
           --seed N     seed for the server's chaos and the pipelines' jitter (default 42)
           --chaos P    probability (0...0.9) of a TCP reset or 503 on the healthy boards (default 0.25; 0 = calm)
           --json       print only a machine-readable summary on stdout
           --no-color   no ANSI colours or cursor movement (also honours NO_COLOR)
+          --describe   print the composition root's configuration (sources, stages, settings) and exit
         """
 
     /// Parses `arguments` (without the program name); throws a message for bad input.
@@ -38,6 +40,7 @@ struct DemoOptions: Sendable {
                 options.chaos = value
             case "--json": options.json = true
             case "--no-color": options.noColor = true
+            case "--describe": options.describe = true
             case "--help", "-h": throw UsageError(nil)
             default: throw UsageError("unknown argument \(argument)")
             }

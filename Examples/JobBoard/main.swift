@@ -33,10 +33,18 @@ let view: LiveView? = options.json ? nil : LiveView(renderer: renderer, columns:
 let root = scenario.root
 let ids = scenario.aggregator.sourceIDs
 
+if options.describe {
+    print(root.configurationDescription)
+    scenario.server.stop()
+    exit(0)
+}
+
 if view != nil {
     print("ResilienceKit job board: \(ids.count) sources on an embedded FaultServer at \(scenario.server.baseURL)")
     print("(everything is simulated on loopback; no internet is used)")
     for role in scenario.roles { print("  \(role.id.rawValue): \(role.simulates)") }
+    print("Every source runs its own copy of one pipeline preset; workable-soylent overrides its breaker (rate-limit,")
+    print("opens on the first 429). `job-board --describe` prints every stage and setting.")
     print("")
 }
 
