@@ -53,6 +53,7 @@ struct DemoSummary: Encodable {
     var durationSeconds: Double
     var serverRequests: Int
     var jobsShown: Int
+    var jobs: [Job]
     var sourcesDelivered: Int
     var sourcesTotal: Int
     var sources: [SourceSummary]
@@ -71,6 +72,7 @@ struct DemoSummary: Encodable {
         durationSeconds = duration.seconds
         serverRequests = scenario.server.requestCount
         jobsShown = result.items.count
+        jobs = result.items
         sourcesDelivered = result.report.deliveredCount
         sourcesTotal = result.report.sources.count
         sources = result.report.sources.map { report in
@@ -128,6 +130,10 @@ struct DemoSummary: Encodable {
             line += "  — \(source.simulates)"
             lines.append(line)
         }
+        lines += ["", "\(jobsShown) unique jobs shown after the last round; one from each source that delivered:"]
+        var seen = Set<String>()
+        let oneEach = jobs.filter { seen.insert($0.source).inserted }
+        lines += oneEach.map { "  \($0.title) — \($0.company), \($0.location) (\($0.source))" }
         lines += ["", "What the user sees (DefaultErrorPresenter):", "  " + (banner ?? "✔ Every source delivered.")]
         lines += [
             "",

@@ -93,7 +93,12 @@ extension SourceReport {
         var text = "\(id): \(status) — \(classification.category) \(classification.code)"
         if let http = classification.httpStatus { text += " HTTP \(http)" }
         if let retryAfter = classification.retryAfter { text += ", retry after \(retryAfter.formattedSeconds)" }
-        if let message = classification.message, !message.isEmpty { text += ": " + message.prefix(90) }
+        // Circuit-open and bare-status messages only repeat what the line already says.
+        if let message = classification.message, !message.isEmpty, classification.category != .circuitOpen,
+            message != "HTTP \(classification.httpStatus ?? 0)"
+        {
+            text += ": " + message.prefix(90)
+        }
         if let cacheAge { text += " (cache \(cacheAge.formattedSeconds) old\(isStale ? ", stale" : ""))" }
         return text
     }
