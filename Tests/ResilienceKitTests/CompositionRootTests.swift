@@ -42,6 +42,42 @@ struct CompositionRootTests {
         #expect(root.sourceIDs == ["a", "b", "c"])
     }
 
+    @Test("Re-registering without an override restores the default; a hand-built pipeline can replace one")
+    func reRegistrationAndCustomPipelines() {
+        var root = CompositionRoot<String>(.standard, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "a", items: ["a"])) { $0.retry = nil }
+        #expect(!root.pipeline(for: "a").stages.map(\.name).contains("retry"))
+        root.register(ScriptedSource<String>(id: "a", items: ["a"]))
+        #expect(root.pipeline(for: "a").stages.map(\.name).contains("retry"))
+        #expect(root.pipelines.overriddenKeys.isEmpty)
+
+        root.override("a", pipeline: Pipeline { TimeoutStrategy(.seconds(1)) })
+        #expect(root.pipeline(for: "a").stages.map(\.name) == ["timeout"])
+        #expect(root.makeAggregator().registrations[0].pipeline.stages.map(\.name) == ["timeout"])
+        #expect(root.sourceDescription("a")?.contains("override: custom") == true)
+        #expect(root.sourceDescription("missing") == nil)
+    }
+
+    @Test("Events reach both the recorder and an extra sink")
+    func extraTelemetrySink() async throws {
+        let events = LockedBox<[ResilienceEventKind]>([])
+        struct Collector: TelemetrySink {
+            let events: LockedBox<[ResilienceEventKind]>
+            func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event.kind) } }
+        }
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var root = CompositionRoot<String>(
+            configuration, clock: .manual(ManualClock()), telemetry: Collector(events: events))
+        root.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        root.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        _ = try await root.makeAggregator().fetch()
+        #expect(events.value.contains(.sourceFailed))
+        #expect(events.value.contains(.fetchCompleted))
+        #expect(root.statistics().fetches == 1)
+        #expect(root.statistics().partialFetches == 1)
+    }
+
     @Test("The configuration describes itself: transport, classifier, presenter, sources, kinds and stages")
     func describesItself() {
         var configuration = CompositionRootConfiguration.interactive
