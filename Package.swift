@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ResiliencePolicies", targets: ["ResiliencePolicies"]),
         .library(name: "ResilienceTesting", targets: ["ResilienceTesting"]),
         .library(name: "ResilienceKit", targets: ["ResilienceKit"]),
+        .executable(name: "storm-simulator", targets: ["storm-simulator"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -32,10 +33,29 @@ let package = Package(
         // MARK: Test kit
         .target(name: "ResilienceTesting", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
 
+        // MARK: Examples
+        .target(
+            name: "StormSimulation",
+            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            path: "Examples/StormSimulator/StormSimulation",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "storm-simulator",
+            dependencies: ["StormSimulation"],
+            path: "Examples/StormSimulator/CLI",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
             dependencies: ["ResilienceCore", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StormSimulationTests",
+            dependencies: ["StormSimulation", "ResilienceCore"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,390 @@
+import ResilienceCore
+
+/// The discrete-event loop behind ``StormSimulator``: one scenario, one strategy, one seed.
+///
+/// Everything happens on virtual time. The real policies are called synchronously with the event's time
+/// as `now`; nothing sleeps and no task is created per request.
+final class SimulationEngine {
+    private enum Event {
+        case arrival
+        case startAttempt(request: Int, isHedge: Bool)
+        case serverArrival(attempt: Int)
+        case serverCompletion(attempt: Int)
+        case contentionWrite(attempt: Int, readVersion: Int)
+        case response(attempt: Int, success: Bool, failure: FailureClassification?)
+        case attemptTimeout(attempt: Int)
+        case hedge(request: Int)
+    }
+
+    private struct Client {
+        var budget: (any RetryBudgeting)?
+        var breaker: (any BreakerPolicy)?
+        var limiter: (any RateLimiter)?
+    }
+
+    private struct Request {
+        var client: Int
+        var start: Nanoseconds
+        var attemptsMade = 0
+        var inFlight: [Int] = []
+        var previousDelay: Duration? = nil
+        var isFinished = false
+        var hedged = false
+    }
+
+    private struct Attempt {
+        var request: Int
+        var number: Int
+        var breakerPermit: BreakerPermit?
+        var limiterPermit: RateLimitPermit?
+        /// The attempt's own random stream (network, failures, service time), keyed by request and ordinal,
+        /// so the same attempt meets the same server in every strategy's run (common random numbers).
+        var random: RandomStream
+        var isResolved = false
+    }
+
+    static let serverError = FailureClassification(
+        category: .serverError, code: .serverUnavailable, httpStatus: 503)
+    static let timeout = FailureClassification(category: .timeout, code: .attemptTimedOut)
+    static let conflict = FailureClassification(
+        category: .conflict, code: FailureCode("SIM_409"), httpStatus: 409, isTransient: true)
+
+    private let scenario: Scenario
+    private let strategy: ClientStrategy
+    private var events = EventQueue<Event>()
+    private var arrivals: RandomStream
+    private let attemptSeed: UInt64
+    private var policyRandom: RandomStream
+    private var clients: [Client] = []
+    private var requests: [Request] = []
+    private var attempts: [Attempt] = []
+    private var queue: [Int] = []
+    private var queueHead = 0
+    private var busyWorkers = 0
+    private var version = 0
+    private var result: SimulationResult
+    private let bucketWidth: Nanoseconds
+    private let horizon: Nanoseconds
+    private let loadEnd: Nanoseconds
+    private let timeoutNanoseconds: Nanoseconds?
+    private var now: Nanoseconds = 0
+
+    init(scenario: Scenario, strategy: ClientStrategy, seed: UInt64) {
+        self.scenario = scenario
+        self.strategy = strategy
+        var root = RandomStream(seed: seed)
+        arrivals = RandomStream(seed: root.childSeed())
+        attemptSeed = root.childSeed()
+        policyRandom = RandomStream(seed: root.childSeed())
+        var clientSeeds = RandomStream(seed: root.childSeed())
+        bucketWidth = max(1, scenario.bucket.nanoseconds)
+        horizon = scenario.workload.horizon.nanoseconds
+        loadEnd = scenario.workload.duration.nanoseconds
+        timeoutNanoseconds = scenario.attemptTimeout?.nanoseconds
+        let bucketCount = Int((horizon + bucketWidth - 1) / bucketWidth)
+        result = SimulationResult(
+            scenario: scenario.id, strategy: strategy.name, bucket: scenario.bucket, bucketCount: max(1, bucketCount))
+        for _ in 0..<max(1, scenario.workload.clients) {
+            let budgetSeed = clientSeeds.childSeed()
+            let breakerSeed = clientSeeds.childSeed()
+            let limiterSeed = clientSeeds.childSeed()
+            clients.append(
+                Client(
+                    budget: strategy.makeRetryBudget?(budgetSeed),
+                    breaker: strategy.makeBreaker?(breakerSeed),
+                    limiter: strategy.makeLimiter?(limiterSeed)))
+        }
+    }
+
+    /// Runs to the horizon and returns the measurements.
+    func run() -> SimulationResult {
+        let workload = scenario.workload
+        for index in 0..<workload.batchSize {
+            startRequest(client: index % clients.count, at: 0)
+        }
+        if workload.requestsPerSecond > 0, loadEnd > 0 {
+            scheduleNextArrival(after: 0)
+        }
+        while let (time, event) = events.popFirst() {
+            if time > horizon { break }
+            now = time
+            handle(event)
+        }
+        finish()
+        return result
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: Event) {
+        switch event {
+        case .arrival:
+            let client = Int(arrivals.next() % UInt64(clients.count))
+            startRequest(client: client, at: now)
+            scheduleNextArrival(after: now)
+        case .startAttempt(let request, let isHedge):
+            startAttempt(request: request, isHedge: isHedge)
+        case .serverArrival(let attempt):
+            serverArrival(attempt)
+        case .serverCompletion(let attempt):
+            serverCompletion(attempt)
+        case .contentionWrite(let attempt, let readVersion):
+            if version == readVersion {
+                version += 1
+                respond(attempt, success: true, failure: nil)
+            } else {
+                respond(attempt, success: false, failure: Self.conflict)
+            }
+        case .response(let attempt, let success, let failure):
+            if attempts[attempt].isResolved {
+                result.wastedWork += success ? 1 : 0
+            } else {
+                resolve(attempt, success: success, failure: failure)
+            }
+        case .attemptTimeout(let attempt):
+            if !attempts[attempt].isResolved {
+                resolve(attempt, success: false, failure: Self.timeout)
+            }
+        case .hedge(let request):
+            if !requests[request].isFinished, !requests[request].inFlight.isEmpty {
+                requests[request].hedged = true
+                result.hedges += 1
+                startAttempt(request: request, isHedge: true)
+            }
+        }
+    }
+
+    private func scheduleNextArrival(after time: Nanoseconds) {
+        let gap = arrivals.exponential(mean: 1e9 / scenario.workload.requestsPerSecond)
+        let next = time + max(1, Nanoseconds(gap))
+        if next < loadEnd {
+            events.schedule(.arrival, at: next)
+        }
+    }
+
+    // MARK: Client side
+
+    private func startRequest(client: Int, at time: Nanoseconds) {
+        let index = requests.count
+        requests.append(Request(client: client, start: time))
+        result.logicalRequests += 1
+        result.startedPerBucket[bucket(time)] += 1
+        clients[client].budget?.recordRequest(now: time.instant)
+        startAttempt(request: index, isHedge: false)
+    }
+
+    private func startAttempt(request index: Int, isHedge: Bool) {
+        let client = requests[index].client
+        var limiterPermit: RateLimitPermit? = nil
+        if let limiter = clients[client].limiter {
+            switch limiter.tryAcquire(now: now.instant) {
+            case .admitted(let permit):
+                limiterPermit = permit
+            case .delayed(let retryAfter):
+                events.schedule(
+                    .startAttempt(request: index, isHedge: isHedge), at: now + max(1, retryAfter.nanoseconds))
+                return
+            case .rejected:
+                result.rejectedByLimiter += 1
+                failLocally(index)
+                return
+            }
+        }
+        var breakerPermit: BreakerPermit? = nil
+        if let breaker = clients[client].breaker {
+            switch breaker.admit(now: now.instant) {
+            case .admitted(let permit, _):
+                breakerPermit = permit
+            case .rejected:
+                result.rejectedByBreaker += 1
+                if let limiterPermit {
+                    clients[client].limiter?.release(limiterPermit, outcome: .abandoned, now: now.instant)
+                }
+                failLocally(index)
+                return
+            }
+        }
+        requests[index].attemptsMade += 1
+        let attemptIndex = attempts.count
+        attempts.append(
+            Attempt(
+                request: index, number: requests[index].attemptsMade, breakerPermit: breakerPermit,
+                limiterPermit: limiterPermit,
+                random: attemptRandom(request: index, ordinal: requests[index].attemptsMade)
+            ))
+        requests[index].inFlight.append(attemptIndex)
+        result.attempts += 1
+        result.attemptsPerBucket[bucket(now)] += 1
+        events.schedule(.serverArrival(attempt: attemptIndex), at: now + oneWayDelay(attemptIndex))
+        if let timeoutNanoseconds {
+            events.schedule(.attemptTimeout(attempt: attemptIndex), at: now + timeoutNanoseconds)
+        }
+        if !isHedge, !requests[index].hedged, let hedgeDelay = strategy.hedgeDelay {
+            events.schedule(.hedge(request: index), at: now + hedgeDelay.nanoseconds)
+        }
+    }
+
+    /// A local rejection (breaker open, throttled) ends the logical request: it is never retried.
+    private func failLocally(_ index: Int) {
+        guard requests[index].inFlight.isEmpty else { return }
+        finishRequest(index, success: false)
+    }
+
+    private func resolve(_ attemptIndex: Int, success: Bool, failure: FailureClassification?) {
+        attempts[attemptIndex].isResolved = true
+        let attempt = attempts[attemptIndex]
+        let client = clients[requests[attempt.request].client]
+        let instant = now.instant
+        if let permit = attempt.breakerPermit {
+            client.breaker?.record(
+                success ? .success : .failure(failure ?? Self.serverError), for: permit, now: instant)
+        }
+        if let permit = attempt.limiterPermit {
+            client.limiter?.release(permit, outcome: success ? .accepted : .rejectedByBackend, now: instant)
+        }
+        let index = attempt.request
+        requests[index].inFlight.removeAll { $0 == attemptIndex }
+        guard !requests[index].isFinished else { return }
+        if success {
+            cancelSiblings(of: index)
+            finishRequest(index, success: true)
+            return
+        }
+        guard requests[index].inFlight.isEmpty else { return }
+        scheduleRetryOrFail(index, failure: failure ?? Self.serverError)
+    }
+
+    private func cancelSiblings(of index: Int) {
+        for sibling in requests[index].inFlight {
+            attempts[sibling].isResolved = true
+            let attempt = attempts[sibling]
+            let client = clients[requests[index].client]
+            if let permit = attempt.breakerPermit {
+                client.breaker?.record(.cancelled, for: permit, now: now.instant)
+            }
+            if let permit = attempt.limiterPermit {
+                client.limiter?.release(permit, outcome: .abandoned, now: now.instant)
+            }
+        }
+        requests[index].inFlight.removeAll()
+    }
+
+    private func scheduleRetryOrFail(_ index: Int, failure: FailureClassification) {
+        guard let policy = strategy.retryPolicy else {
+            finishRequest(index, success: false)
+            return
+        }
+        let request = requests[index]
+        let attempt = RetryAttempt(
+            number: request.attemptsMade, failure: failure, previousDelay: request.previousDelay,
+            idempotency: .idempotent, elapsed: (now - request.start).duration)
+        let decision = policy.decide(attempt, using: &policyRandom)
+        guard let delay = decision.delay else {
+            finishRequest(index, success: false)
+            return
+        }
+        if let budget = clients[request.client].budget, !budget.tryWithdrawRetry(now: now.instant) {
+            result.deniedByBudget += 1
+            finishRequest(index, success: false)
+            return
+        }
+        requests[index].previousDelay = delay
+        events.schedule(.startAttempt(request: index, isHedge: false), at: now + max(0, delay.nanoseconds))
+    }
+
+    private func finishRequest(_ index: Int, success: Bool) {
+        requests[index].isFinished = true
+        let start = requests[index].start
+        if success {
+            result.successes += 1
+            result.successesPerBucket[bucket(now)] += 1
+            result.successfulStartsPerBucket[bucket(start)] += 1
+            result.latencies.append(now - start)
+        } else {
+            result.failures += 1
+        }
+        result.completionTime = max(result.completionTime, now.duration)
+    }
+
+    // MARK: Server side
+
+    private func serverArrival(_ attempt: Int) {
+        let server = scenario.server
+        for fault in server.faults where now >= fault.startNanoseconds && now < fault.endNanoseconds {
+            if attempts[attempt].random.chance(fault.failureProbability) {
+                if fault.kind == .blackHole { return }
+                respond(attempt, success: false, failure: Self.serverError)
+                return
+            }
+        }
+        if attempts[attempt].random.chance(server.failureProbability) {
+            respond(attempt, success: false, failure: Self.serverError)
+            return
+        }
+        if server.contention {
+            let window = oneWayDelay(attempt) + oneWayDelay(attempt)
+            events.schedule(.contentionWrite(attempt: attempt, readVersion: version), at: now + window)
+            return
+        }
+        if server.workers == 0 || busyWorkers < server.workers {
+            if server.workers > 0 { busyWorkers += 1 }
+            events.schedule(.serverCompletion(attempt: attempt), at: now + serviceTime(attempt))
+        } else if queue.count - queueHead < server.queueLimit {
+            queue.append(attempt)
+        } else {
+            respond(attempt, success: false, failure: Self.serverError)
+        }
+    }
+
+    private func serverCompletion(_ attempt: Int) {
+        respond(attempt, success: true, failure: nil)
+        guard scenario.server.workers > 0 else { return }
+        if queueHead < queue.count {
+            let next = queue[queueHead]
+            queueHead += 1
+            if queueHead > 4_096, queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            events.schedule(.serverCompletion(attempt: next), at: now + serviceTime(next))
+        } else {
+            busyWorkers -= 1
+        }
+    }
+
+    private func respond(_ attempt: Int, success: Bool, failure: FailureClassification?) {
+        events.schedule(.response(attempt: attempt, success: success, failure: failure), at: now + oneWayDelay(attempt))
+    }
+
+    private func attemptRandom(request: Int, ordinal: Int) -> RandomStream {
+        RandomStream(
+            seed: attemptSeed ^ (UInt64(request) &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(ordinal) &* 0xC2B2_AE3D_27D4_EB4F))
+    }
+
+    private func oneWayDelay(_ attempt: Int) -> Nanoseconds {
+        let server = scenario.server
+        return attempts[attempt].random.around(
+            server.networkDelay.nanoseconds, spread: server.networkDelaySpread.nanoseconds)
+    }
+
+    private func serviceTime(_ attempt: Int) -> Nanoseconds {
+        let server = scenario.server
+        if attempts[attempt].random.chance(server.slowFraction) {
+            return attempts[attempt].random.between(
+                server.slowServiceMinimum.nanoseconds, server.slowServiceMaximum.nanoseconds)
+        }
+        let mean = server.serviceTime.nanoseconds
+        return attempts[attempt].random.around(mean, spread: Nanoseconds(Double(mean) * server.serviceSpread))
+    }
+
+    // MARK: Bookkeeping
+
+    private func bucket(_ time: Nanoseconds) -> Int {
+        min(max(0, Int(time / bucketWidth)), result.startedPerBucket.count - 1)
+    }
+
+    private func finish() {
+        result.unfinished = requests.reduce(0) { $0 + ($1.isFinished ? 0 : 1) }
+        result.latencies.sort()
+    }
+}
