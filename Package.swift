@@ -58,6 +58,24 @@ let package = Package(
             dependencies: ["StormSimulation", "ResilienceCore"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ResiliencePoliciesTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceKitTests",
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Examples
+        .executableTarget(
+            name: "retry-playground",
+            dependencies: ["ResilienceKit"],
+            path: "Examples/RetryPlayground",
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

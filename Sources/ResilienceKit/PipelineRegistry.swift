@@ -1,0 +1,137 @@
+/// The pipelines of a process, one per key (a ``SourceID`` raw value or a host): a default factory plus
+/// per-key overrides set in code, bounded, with idle keys evicted.
+///
+/// Each key gets its own pipeline instance, so stateful stages (retry budget, breakers, limiters) are per
+/// key. Overrides are pinned and never evicted; pipelines built by the factory are evicted when unused for
+/// ``Configuration/idleTimeout`` or, when ``Configuration/maximumKeys`` is reached, least recently used
+/// first. Safe to share across tasks: a small lock, and the factory is never called while holding it.
+///
+/// ```swift
+/// let registry = PipelineRegistry(clock: clock) { key in
+///     Pipeline { RetryStrategy(policy: .standard, budget: RetryBudget(clock: clock)) }
+/// }
+/// registry.setOverride(for: "indeed", Pipeline { RetryStrategy(policy: StandardRetryPolicy.background) })
+/// let pipeline = registry.pipeline(for: "indeed")
+/// ```
+public final class PipelineRegistry: Sendable {
+    /// Bounds and eviction.
+    public struct Configuration: Sendable, Hashable {
+        /// The most factory-built pipelines kept at once (default 1,000).
+        public var maximumKeys: Int = 1_000
+        /// How long an unused factory-built pipeline is kept (default 10 minutes).
+        public var idleTimeout: Duration = .seconds(600)
+
+        /// Creates a configuration.
+        public init(maximumKeys: Int = 1_000, idleTimeout: Duration = .seconds(600)) {
+            self.maximumKeys = maximumKeys
+            self.idleTimeout = idleTimeout
+        }
+
+        /// 1,000 keys, 10 minutes idle.
+        public static let standard = Configuration()
+    }
+
+    private struct Entry {
+        var pipeline: any ResiliencePipeline
+        var lastUsed: ResilienceInstant
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var overrides: [String: any ResiliencePipeline] = [:]
+        var evictions = 0
+    }
+
+    /// The bounds.
+    public let configuration: Configuration
+    private let clock: ResilienceClock
+    private let factory: @Sendable (String) -> any ResiliencePipeline
+    private let state = LockedState(initialState: State())
+
+    /// Creates a registry that builds a key's pipeline with `factory` the first time the key is used.
+    public init(
+        _ configuration: Configuration = .standard,
+        clock: ResilienceClock = .continuous,
+        factory: @escaping @Sendable (String) -> any ResiliencePipeline
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.factory = factory
+    }
+
+    /// The pipeline for `key`: its override, its cached pipeline, or a new one from the factory.
+    public func pipeline(for key: String) -> any ResiliencePipeline {
+        let now = clock.now()
+        let existing = state.withLock { state -> (any ResiliencePipeline)? in
+            if let pinned = state.overrides[key] { return pinned }
+            guard var entry = state.entries[key] else { return nil }
+            entry.lastUsed = now
+            state.entries[key] = entry
+            return entry.pipeline
+        }
+        if let existing { return existing }
+        let built = factory(key)
+        return state.withLock { state -> any ResiliencePipeline in
+            if let pinned = state.overrides[key] { return pinned }
+            if var raced = state.entries[key] {
+                raced.lastUsed = now
+                state.entries[key] = raced
+                return raced.pipeline
+            }
+            evict(&state, now: now, making: 1)
+            state.entries[key] = Entry(pipeline: built, lastUsed: now)
+            return built
+        }
+    }
+
+    /// The pipeline for a source (keyed by its raw value).
+    public func pipeline(for source: SourceID) -> any ResiliencePipeline {
+        pipeline(for: source.rawValue)
+    }
+
+    /// Pins `pipeline` for `key`, replacing any cached or previous override.
+    public func setOverride(for key: String, _ pipeline: any ResiliencePipeline) {
+        state.withLock { state in
+            state.overrides[key] = pipeline
+            state.entries[key] = nil
+        }
+    }
+
+    /// Removes the override for `key`; the factory applies again.
+    public func removeOverride(for key: String) {
+        _ = state.withLock { $0.overrides.removeValue(forKey: key) }
+    }
+
+    /// Drops idle factory-built pipelines now; returns how many were removed.
+    @discardableResult
+    public func evictIdle() -> Int {
+        let now = clock.now()
+        return state.withLock { state in
+            let before = state.entries.count
+            evict(&state, now: now, making: 0)
+            return before - state.entries.count
+        }
+    }
+
+    /// The keys with a factory-built pipeline, sorted.
+    public var cachedKeys: [String] { state.withLock { $0.entries.keys.sorted() } }
+
+    /// The keys with an override, sorted.
+    public var overriddenKeys: [String] { state.withLock { $0.overrides.keys.sorted() } }
+
+    /// How many pipelines were evicted so far.
+    public var evictionCount: Int { state.withLock { $0.evictions } }
+
+    private func evict(_ state: inout State, now: ResilienceInstant, making room: Int) {
+        let idleTimeout = configuration.idleTimeout
+        let before = state.entries.count
+        state.entries = state.entries.filter { $0.value.lastUsed.duration(to: now) < idleTimeout }
+        let limit = max(configuration.maximumKeys, 1)
+        if room > 0, state.entries.count + room > limit {
+            let excess = state.entries.count + room - limit
+            let oldest = state.entries.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(excess)
+            for (key, _) in oldest { state.entries[key] = nil }
+        }
+        state.evictions += before - state.entries.count
+    }
+}

@@ -1,0 +1,94 @@
+/// The hedging stage: if the first attempt has not finished after ``delay``, launches another in parallel;
+/// the first success wins and the others are cancelled.
+///
+/// - Hedges only operations that are safe to repeat (``Idempotency/isSafeToRepeat``); others run once.
+///   The operation must tolerate concurrent calls.
+/// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain.
+/// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
+/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown.
+public struct HedgingStrategy: ResilienceStrategy {
+    /// How long to wait for an attempt before launching the next.
+    public var delay: Duration
+    /// How many extra attempts may run (default 1).
+    public var maxHedges: Int
+
+    /// Creates the stage.
+    public init(delay: Duration, maxHedges: Int = 1) {
+        self.delay = delay
+        self.maxHedges = maxHedges
+    }
+
+    /// Runs `next`, hedging as configured.
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard maxHedges > 0, context.idempotency.isSafeToRepeat else { return try await next(context) }
+        let clock = context.clock
+        let delay = self.delay > .zero ? self.delay : .zero
+        let maxHedges = self.maxHedges
+        return try await withoutActuallyEscaping(next) { escapable in
+            let operation = UncheckedOperation(run: escapable)
+            return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
+                var launched = 0
+                var running = 0
+                func launch() {
+                    var hedged = context
+                    hedged.attempt += launched
+                    let attemptContext = hedged
+                    if launched > 0 { attemptContext.emit(.hedgeLaunched) { $0.duration = delay } }
+                    launched += 1
+                    running += 1
+                    group.addTask {
+                        do {
+                            return .finished(.success(try await operation.run(attemptContext)))
+                        } catch {
+                            return .finished(.failure(error))
+                        }
+                    }
+                    if launched <= maxHedges {
+                        group.addTask {
+                            do {
+                                try await clock.sleep(for: delay)
+                                return .timerFired
+                            } catch {
+                                return .timerCancelled
+                            }
+                        }
+                    }
+                }
+                launch()
+                var lastError: (any Error)?
+                while let outcome = try await group.next() {
+                    switch outcome {
+                    case .finished(.success(let value)):
+                        group.cancelAll()
+                        return value
+                    case .finished(.failure(let error)):
+                        running -= 1
+                        lastError = error
+                        if Task.isCancelled { break }
+                        let transient = context.classify(error).isTransient
+                        if transient && launched <= maxHedges {
+                            launch()
+                        } else if running == 0 {
+                            group.cancelAll()
+                            throw error
+                        }
+                    case .timerFired:
+                        if running > 0 && launched <= maxHedges { launch() }
+                    case .timerCancelled:
+                        continue
+                    }
+                }
+                if Task.isCancelled { throw CancellationError() }
+                throw lastError ?? CancellationError()
+            }
+        }
+    }
+
+    /// `hedging(delay: 2 seconds, maxHedges: 1)`.
+    public var stageDescription: StageDescription {
+        StageDescription(name: "hedging", settings: [.init("delay", "\(delay)"), .init("maxHedges", "\(maxHedges)")])
+    }
+}

@@ -1,0 +1,77 @@
+import ResilienceKit
+import ResilienceTesting
+import Testing
+
+@Suite("Pipeline registry")
+struct PipelineRegistryTests {
+    func makeRegistry(_ clock: ManualClock, maximumKeys: Int = 3, built: LockedBox<[String]>) -> PipelineRegistry {
+        PipelineRegistry(
+            PipelineRegistry.Configuration(maximumKeys: maximumKeys, idleTimeout: .seconds(60)), clock: .manual(clock)
+        ) { key in
+            built.mutate { $0.append(key) }
+            return Pipeline { RetryStrategy(policy: StandardRetryPolicy.standard) }
+        }
+    }
+
+    @Test("Builds once per key, reuses it, and honours overrides")
+    func buildsAndOverrides() {
+        let clock = ManualClock()
+        let built = LockedBox<[String]>([])
+        let registry = makeRegistry(clock, built: built)
+        _ = registry.pipeline(for: "a")
+        _ = registry.pipeline(for: "a")
+        #expect(built.value == ["a"])
+        registry.setOverride(for: "b", Pipeline { TimeoutStrategy(.seconds(1)) })
+        #expect(registry.pipeline(for: "b").stages.map(\.name) == ["timeout"])
+        #expect(registry.pipeline(for: "a").stages.map(\.name) == ["retry"])
+        registry.removeOverride(for: "b")
+        #expect(registry.pipeline(for: "b").stages.map(\.name) == ["retry"])
+        #expect(built.value == ["a", "b"])
+    }
+
+    @Test("Bounded: least recently used keys are evicted; overrides are pinned")
+    func bounded() {
+        let clock = ManualClock()
+        let built = LockedBox<[String]>([])
+        let registry = makeRegistry(clock, maximumKeys: 2, built: built)
+        registry.setOverride(for: "pinned", .passthrough)
+        _ = registry.pipeline(for: "a")
+        clock.advance(by: .seconds(1))
+        _ = registry.pipeline(for: "b")
+        clock.advance(by: .seconds(1))
+        _ = registry.pipeline(for: "a")
+        _ = registry.pipeline(for: "c")
+        #expect(registry.cachedKeys == ["a", "c"])
+        #expect(registry.overriddenKeys == ["pinned"])
+        #expect(registry.evictionCount == 1)
+    }
+
+    @Test("Idle keys are evicted on the injected clock")
+    func idleEviction() {
+        let clock = ManualClock()
+        let built = LockedBox<[String]>([])
+        let registry = makeRegistry(clock, built: built)
+        _ = registry.pipeline(for: "a")
+        clock.advance(by: .seconds(30))
+        _ = registry.pipeline(for: "b")
+        clock.advance(by: .seconds(31))
+        #expect(registry.evictIdle() == 1)
+        #expect(registry.cachedKeys == ["b"])
+        _ = registry.pipeline(for: "a")
+        #expect(built.value == ["a", "b", "a"])
+    }
+
+    @Test("Safe to share: many tasks, one pipeline per key")
+    func concurrent() async {
+        let clock = ManualClock()
+        let built = LockedBox<[String]>([])
+        let registry = makeRegistry(clock, maximumKeys: 100, built: built)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<400 {
+                group.addTask { _ = registry.pipeline(for: "key-\(index % 10)") }
+            }
+        }
+        #expect(registry.cachedKeys.count == 10)
+        #expect(Set(built.value).count == 10)
+    }
+}

@@ -1,0 +1,100 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("Fallback and hedging")
+struct FallbackHedgingTests {
+    @Test("Fallback picks the first alternative matching the category and emits fallbackUsed")
+    func fallbackByCategory() async throws {
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let stage = FallbackStrategy<[String]>(
+            .value("cache", when: [.networkUnreachable], ["cached"]),
+            .value("empty", when: [.notFound], []))
+        let offline = ScriptedOperation<[String]>([.failure(TestFailure.unreachable)])
+        #expect(try await stage.execute(makeContext(clock, sink: sink), next: offline.callAsFunction) == ["cached"])
+        #expect(sink.events(.fallbackUsed).map(\.detail) == ["cache"])
+        let missing = ScriptedOperation<[String]>([.failure(TestFailure.notFound)])
+        #expect(try await stage.execute(makeContext(clock), next: missing.callAsFunction) == [])
+        let server = ScriptedOperation<[String]>([.failure(TestFailure.serverError)])
+        await #expect(throws: TestFailure.serverError) {
+            try await stage.execute(makeContext(clock), next: server.callAsFunction)
+        }
+    }
+
+    @Test("A failing alternative moves to the next; all failing gives fallbackExhausted")
+    func fallbackOrder() async throws {
+        let clock = ManualClock()
+        let failing = FallbackAlternative<Int>("broken") { _, _ in throw TestFailure.serverError }
+        let stage = FallbackStrategy<Int>(failing, .value("zero", 0))
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        #expect(try await stage.execute(makeContext(clock), next: operation.callAsFunction) == 0)
+        let exhausted = FallbackStrategy<Int>(failing)
+        let error = await #expect(throws: ResilienceError.self) {
+            try await exhausted.execute(makeContext(clock), next: operation.callAsFunction)
+        }
+        #expect(error?.code == .fallbackExhausted)
+        #expect(error?.underlying?.category == .serverError)
+    }
+
+    @Test("Cancellation never falls back; other output types pass through")
+    func fallbackCancellation() async {
+        let clock = ManualClock()
+        let stage = FallbackStrategy<Int>(.value("zero", 0))
+        let cancelled = ScriptedOperation<Int>([.failure(CancellationError())])
+        await #expect(throws: CancellationError.self) {
+            try await stage.execute(makeContext(clock), next: cancelled.callAsFunction)
+        }
+        let text = ScriptedOperation<String>([.failure(TestFailure.serverError)])
+        await #expect(throws: TestFailure.serverError) {
+            try await stage.execute(makeContext(clock), next: text.callAsFunction)
+        }
+    }
+
+    @Test("Hedging launches a second attempt after the delay; first success wins, loser cancelled")
+    func hedging() async throws {
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let operation = ScriptedOperation<String>([
+            .delayed(.seconds(10), .success("slow")), .delayed(.seconds(1), .success("fast")),
+        ])
+        let stage = HedgingStrategy(delay: .seconds(2))
+        let context = makeContext(clock, sink: sink)
+        let task = Task { try await stage.execute(context, next: operation.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(2))
+        await clock.waitForSleepers(count: 2)
+        #expect(sink.events(.hedgeLaunched).map(\.duration) == [.seconds(2)])
+        clock.advance(by: .seconds(1))
+        #expect(try await task.value == "fast")
+        #expect(operation.attempts == [1, 2])
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("Hedging does not hedge non-idempotent operations")
+    func hedgingIdempotency() async throws {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.delayed(.seconds(5), .success(1))])
+        let stage = HedgingStrategy(delay: .seconds(1))
+        let context = makeContext(clock, idempotency: .nonIdempotent)
+        let task = Task { try await stage.execute(context, next: operation.callAsFunction) }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))
+        #expect(try await task.value == 1)
+        #expect(operation.callCount == 1)
+    }
+
+    @Test("Hedging: a transient failure launches the hedge at once; all failing rethrows the last failure")
+    func hedgingFailures() async throws {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
+        let value = try await HedgingStrategy(delay: .seconds(60)).execute(
+            makeContext(clock), next: operation.callAsFunction)
+        #expect(value == 2)
+        let failing = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        await #expect(throws: TestFailure.serverError) {
+            try await HedgingStrategy(delay: .seconds(60)).execute(makeContext(clock), next: failing.callAsFunction)
+        }
+        #expect(failing.callCount == 2)
+    }
+}

@@ -1,0 +1,78 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("Retry budget")
+struct RetryBudgetTests {
+    @Test("Allows ratio × requests plus the minimum over the window")
+    func allowance() {
+        let clock = ManualClock()
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0.1, minimumPerSecond: 0.5), clock: .manual(clock))
+        for _ in 0..<100 { budget.recordRequest() }
+        var granted = 0
+        while budget.tryWithdraw() { granted += 1 }
+        #expect(granted == 10 + 5)
+        #expect(budget.usage.retries == 15)
+    }
+
+    @Test("The window slides: old requests and retries expire")
+    func slides() {
+        let clock = ManualClock()
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0.5, minimumPerSecond: 0), clock: .manual(clock))
+        for _ in 0..<10 { budget.recordRequest() }
+        #expect((0..<5).allSatisfy { _ in budget.tryWithdraw() })
+        #expect(budget.tryWithdraw() == false)
+        clock.advance(by: .seconds(5))
+        #expect(budget.tryWithdraw() == false)
+        for _ in 0..<2 { budget.recordRequest() }
+        #expect(budget.tryWithdraw())
+        clock.advance(by: .seconds(6))
+        #expect(budget.usage.requests == 2)
+        #expect(budget.usage.retries == 1)
+        clock.advance(by: .seconds(60))
+        #expect(budget.usage.requests == 0)
+        #expect(budget.tryWithdraw() == false)
+    }
+
+    @Test("Full outage amplification stays at or below 1.1×")
+    func amplification() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0.1, minimumPerSecond: 0), clock: .manual(clock))
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let retry = RetryStrategy(
+            policy: StandardRetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none), budget: budget,
+            random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        var budgetRejections = 0
+        for _ in 0..<1_000 {
+            do {
+                _ = try await retry.execute(context, next: operation.callAsFunction)
+            } catch let error as ResilienceError where error.code == .budgetExhausted {
+                budgetRejections += 1
+            } catch {}
+        }
+        #expect(operation.callCount == 1_100)
+        #expect(budgetRejections > 0)
+    }
+
+    @Test("Many concurrent tasks: exact counts, no deadlock")
+    func stress() async {
+        let clock = ManualClock()
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0.1, minimumPerSecond: 1), clock: .manual(clock))
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<64 {
+                group.addTask { for _ in 0..<250 { budget.recordRequest() } }
+            }
+        }
+        let granted = LockedBox(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    for _ in 0..<50 where budget.tryWithdraw() { granted.mutate { $0 += 1 } }
+                }
+            }
+        }
+        #expect(granted.value == 1_600 + 10)
+        #expect(budget.usage == (requests: 16_000, retries: 1_610, allowance: 1_610))
+    }
+}

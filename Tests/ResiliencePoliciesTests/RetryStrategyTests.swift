@@ -1,0 +1,158 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("Retry stage")
+struct RetryStrategyTests {
+    let policy = StandardRetryPolicy(
+        maxAttempts: 4, backoff: .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(30)), jitter: .none)
+
+    @Test("Retries on the clock's schedule, sets attempt numbers, emits events")
+    func retriesOnSchedule() async throws {
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let operation = ScriptedOperation<String>([
+            .failure(TestFailure.serverError), .failure(TestFailure.serverError), .success("ok"),
+        ])
+        let retry = RetryStrategy(policy: policy, random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock, sink: sink)
+        let task = Task { try await retry.execute(context, next: operation.callAsFunction) }
+        await clock.waitForSleepers(count: 1)
+        #expect(clock.nextDeadline?.offset == .seconds(1))
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(count: 1)
+        #expect(clock.nextDeadline?.offset == .seconds(3))
+        clock.advance(by: .seconds(2))
+        #expect(try await task.value == "ok")
+        #expect(operation.attempts == [1, 2, 3])
+        #expect(sink.events(.retryScheduled).map(\.duration) == [.seconds(1), .seconds(2)])
+        #expect(sink.events(.attemptFailed).count == 2)
+        #expect(sink.events(.attemptSucceeded).count == 1)
+        #expect(sink.events(.attemptStarted).map(\.attempt) == [1, 2, 3])
+    }
+
+    @Test("Gives up after max attempts with the operation's own error")
+    func givesUp() async throws {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let retry = RetryStrategy(policy: policy, random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let task = Task { try await retry.execute(context, next: operation.callAsFunction) }
+        await #expect(throws: TestFailure.serverError) { try await drive(clock, task, sleeps: 3) }
+        #expect(operation.callCount == 4)
+    }
+
+    @Test("Cancellation is never retried, and a cancelled wait ends at once")
+    func cancellationNotRetried() async throws {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(CancellationError())])
+        let retry = RetryStrategy(policy: policy)
+        await #expect(throws: CancellationError.self) {
+            try await retry.execute(makeContext(clock), next: operation.callAsFunction)
+        }
+        #expect(operation.callCount == 1)
+
+        let failing = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let context = makeContext(clock)
+        let task = Task { try await retry.execute(context, next: failing.callAsFunction) }
+        await clock.waitForSleepers(count: 1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(failing.callCount == 1)
+    }
+
+    @Test("Circuit-open rejections are never retried, even by a policy that would")
+    func circuitOpenNotRetried() async {
+        struct Always: RetryPolicy {
+            func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
+                .retry(after: .zero)
+            }
+        }
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(ResilienceError(.circuitOpen, retryAfter: .seconds(5)))])
+        let retry = RetryStrategy(policy: Always())
+        await #expect(throws: ResilienceError.self) {
+            try await retry.execute(makeContext(clock), next: operation.callAsFunction)
+        }
+        #expect(operation.callCount == 1)
+    }
+
+    @Test("Non-transient failures and non-idempotent sent requests are not retried")
+    func guardApplies() async {
+        let clock = ManualClock()
+        let notFound = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
+        let retry = RetryStrategy(policy: policy)
+        await #expect(throws: TestFailure.notFound) {
+            try await retry.execute(makeContext(clock), next: notFound.callAsFunction)
+        }
+        #expect(notFound.callCount == 1)
+        let post = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        await #expect(throws: TestFailure.serverError) {
+            try await retry.execute(makeContext(clock, idempotency: .nonIdempotent), next: post.callAsFunction)
+        }
+        #expect(post.callCount == 1)
+    }
+
+    @Test("Retry-After waits not counted as attempts still stop at the hard limit")
+    func uncountedHintsAreBounded() async throws {
+        let clock = ManualClock()
+        var hinted = policy
+        hinted.retryAfter = RetryAfterRule(countsAsAttempt: false)
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.rateLimited(after: .seconds(1)))])
+        let retry = RetryStrategy(policy: hinted, maximumTotalAttempts: 6)
+        let context = makeContext(clock)
+        let task = Task { try await retry.execute(context, next: operation.callAsFunction) }
+        await #expect(throws: TestFailure.self) { try await drive(clock, task, sleeps: 5) }
+        #expect(operation.callCount == 6)
+        #expect(clock.now.offset == .seconds(5))
+    }
+
+    @Test("Does not sleep past the context's deadline")
+    func respectsDeadline() async {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        var context = makeContext(clock)
+        context.deadline = ResilienceInstant(offset: .milliseconds(500))
+        await #expect(throws: TestFailure.serverError) {
+            try await RetryStrategy(policy: policy).execute(context, next: operation.callAsFunction)
+        }
+        #expect(operation.callCount == 1)
+    }
+
+    @Test("An exhausted budget stops retrying with budgetExhausted and an event")
+    func budget() async {
+        let clock = ManualClock()
+        let sink = RecordingSink()
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 0), clock: .manual(clock))
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let retry = RetryStrategy(policy: policy, budget: budget)
+        do {
+            _ = try await retry.execute(makeContext(clock, sink: sink), next: operation.callAsFunction)
+            Issue.record("expected a failure")
+        } catch let error as ResilienceError {
+            #expect(error.code == .budgetExhausted)
+            #expect(error.underlying?.category == .serverError)
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(operation.callCount == 1)
+        #expect(sink.events(.budgetExhausted).count == 1)
+    }
+
+    @Test("Seeded jitter gives the same schedule twice")
+    func seededJitter() async throws {
+        func schedule() async throws -> [Duration?] {
+            let clock = ManualClock()
+            let sink = RecordingSink()
+            let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+            let retry = RetryStrategy(policy: StandardRetryPolicy.standard, random: SharedRandomSource(seed: 77))
+            let context = makeContext(clock, sink: sink)
+            let task = Task { try await retry.execute(context, next: operation.callAsFunction) }
+            _ = try? await drive(clock, task, sleeps: 2)
+            return sink.events(.retryScheduled).map(\.duration)
+        }
+        let first = try await schedule()
+        #expect(first.count == 2)
+        #expect(first == (try await schedule()))
+    }
+}
