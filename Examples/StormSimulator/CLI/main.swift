@@ -36,7 +36,7 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let report = StormReport.generate(mode: mode, seed: seed, catalog: StrategyCatalog.baselines)
+let report = StormReport.generate(mode: mode, seed: seed, catalog: StrategyCatalog.all)
 let markdown = MarkdownReport.render(report)
 print(markdown, terminator: "")
 

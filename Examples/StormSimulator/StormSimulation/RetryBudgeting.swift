@@ -6,7 +6,7 @@ import ResilienceCore
 /// talks to it through this small adapter protocol; the conformance of the real type only forwards calls.
 public protocol RetryBudgeting: AnyObject, Sendable {
     /// A logical request (its first attempt) started at `now`.
-    func recordRequest(now: ResilienceInstant)
+    func noteRequest(at now: ResilienceInstant)
     /// Asks to spend one retry at `now`; `false` when the budget is exhausted.
-    func tryWithdrawRetry(now: ResilienceInstant) -> Bool
+    func spendRetry(at now: ResilienceInstant) -> Bool
 }

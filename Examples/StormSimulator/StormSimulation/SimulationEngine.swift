@@ -11,7 +11,7 @@ final class SimulationEngine {
         case serverArrival(attempt: Int)
         case serverCompletion(attempt: Int)
         case contentionWrite(attempt: Int, readVersion: Int)
-        case response(attempt: Int, success: Bool, failure: FailureClassification?)
+        case response(attempt: Int, outcome: AttemptOutcome)
         case attemptTimeout(attempt: Int)
         case hedge(request: Int)
     }
@@ -26,7 +26,7 @@ final class SimulationEngine {
         var client: Int
         var start: Nanoseconds
         var attemptsMade = 0
-        var inFlight: [Int] = []
+        var live = LiveAttempts()
         var previousDelay: Duration? = nil
         var isFinished = false
         var hedged = false
@@ -42,12 +42,6 @@ final class SimulationEngine {
         var random: RandomStream
         var isResolved = false
     }
-
-    static let serverError = FailureClassification(
-        category: .serverError, code: .serverUnavailable, httpStatus: 503)
-    static let timeout = FailureClassification(category: .timeout, code: .attemptTimedOut)
-    static let conflict = FailureClassification(
-        category: .conflict, code: FailureCode("SIM_409"), httpStatus: 409, isTransient: true)
 
     private let scenario: Scenario
     private let strategy: ClientStrategy
@@ -131,22 +125,22 @@ final class SimulationEngine {
         case .contentionWrite(let attempt, let readVersion):
             if version == readVersion {
                 version += 1
-                respond(attempt, success: true, failure: nil)
+                respond(attempt, .success)
             } else {
-                respond(attempt, success: false, failure: Self.conflict)
+                respond(attempt, .conflict)
             }
-        case .response(let attempt, let success, let failure):
+        case .response(let attempt, let outcome):
             if attempts[attempt].isResolved {
-                result.wastedWork += success ? 1 : 0
+                result.wastedWork += outcome == .success ? 1 : 0
             } else {
-                resolve(attempt, success: success, failure: failure)
+                resolve(attempt, outcome)
             }
         case .attemptTimeout(let attempt):
             if !attempts[attempt].isResolved {
-                resolve(attempt, success: false, failure: Self.timeout)
+                resolve(attempt, .timedOut)
             }
         case .hedge(let request):
-            if !requests[request].isFinished, !requests[request].inFlight.isEmpty {
+            if !requests[request].isFinished, !requests[request].live.isEmpty {
                 requests[request].hedged = true
                 result.hedges += 1
                 startAttempt(request: request, isHedge: true)
@@ -169,7 +163,7 @@ final class SimulationEngine {
         requests.append(Request(client: client, start: time))
         result.logicalRequests += 1
         result.startedPerBucket[bucket(time)] += 1
-        clients[client].budget?.recordRequest(now: time.instant)
+        clients[client].budget?.noteRequest(at: time.instant)
         startAttempt(request: index, isHedge: false)
     }
 
@@ -212,7 +206,7 @@ final class SimulationEngine {
                 limiterPermit: limiterPermit,
                 random: attemptRandom(request: index, ordinal: requests[index].attemptsMade)
             ))
-        requests[index].inFlight.append(attemptIndex)
+        requests[index].live.insert(attemptIndex)
         result.attempts += 1
         result.attemptsPerBucket[bucket(now)] += 1
         events.schedule(.serverArrival(attempt: attemptIndex), at: now + oneWayDelay(attemptIndex))
@@ -226,39 +220,40 @@ final class SimulationEngine {
 
     /// A local rejection (breaker open, throttled) ends the logical request: it is never retried.
     private func failLocally(_ index: Int) {
-        guard requests[index].inFlight.isEmpty else { return }
+        guard requests[index].live.isEmpty else { return }
         finishRequest(index, success: false)
     }
 
-    private func resolve(_ attemptIndex: Int, success: Bool, failure: FailureClassification?) {
+    private func resolve(_ attemptIndex: Int, _ outcome: AttemptOutcome) {
+        let success = outcome == .success
         attempts[attemptIndex].isResolved = true
         let attempt = attempts[attemptIndex]
         let client = clients[requests[attempt.request].client]
         let instant = now.instant
         if let permit = attempt.breakerPermit {
             client.breaker?.record(
-                success ? .success : .failure(failure ?? Self.serverError), for: permit, now: instant)
+                success ? .success : .failure(outcome.classification), for: permit, now: instant)
         }
         if let permit = attempt.limiterPermit {
-            client.limiter?.release(permit, outcome: success ? .accepted : .rejectedByBackend, now: instant)
+            client.limiter?.release(permit, outcome: outcome.limiterOutcome, now: instant)
         }
         let index = attempt.request
-        requests[index].inFlight.removeAll { $0 == attemptIndex }
+        requests[index].live.remove(attemptIndex)
         guard !requests[index].isFinished else { return }
         if success {
             cancelSiblings(of: index)
             finishRequest(index, success: true)
             return
         }
-        guard requests[index].inFlight.isEmpty else { return }
-        scheduleRetryOrFail(index, failure: failure ?? Self.serverError)
+        guard requests[index].live.isEmpty else { return }
+        scheduleRetryOrFail(index, failure: outcome.classification)
     }
 
     private func cancelSiblings(of index: Int) {
-        for sibling in requests[index].inFlight {
+        let client = clients[requests[index].client]
+        requests[index].live.forEach { sibling in
             attempts[sibling].isResolved = true
             let attempt = attempts[sibling]
-            let client = clients[requests[index].client]
             if let permit = attempt.breakerPermit {
                 client.breaker?.record(.cancelled, for: permit, now: now.instant)
             }
@@ -266,7 +261,7 @@ final class SimulationEngine {
                 client.limiter?.release(permit, outcome: .abandoned, now: now.instant)
             }
         }
-        requests[index].inFlight.removeAll()
+        requests[index].live = LiveAttempts()
     }
 
     private func scheduleRetryOrFail(_ index: Int, failure: FailureClassification) {
@@ -283,7 +278,7 @@ final class SimulationEngine {
             finishRequest(index, success: false)
             return
         }
-        if let budget = clients[request.client].budget, !budget.tryWithdrawRetry(now: now.instant) {
+        if let budget = clients[request.client].budget, !budget.spendRetry(at: now.instant) {
             result.deniedByBudget += 1
             finishRequest(index, success: false)
             return
@@ -313,12 +308,12 @@ final class SimulationEngine {
         for fault in server.faults where now >= fault.startNanoseconds && now < fault.endNanoseconds {
             if attempts[attempt].random.chance(fault.failureProbability) {
                 if fault.kind == .blackHole { return }
-                respond(attempt, success: false, failure: Self.serverError)
+                respond(attempt, .unavailable)
                 return
             }
         }
         if attempts[attempt].random.chance(server.failureProbability) {
-            respond(attempt, success: false, failure: Self.serverError)
+            respond(attempt, .unavailable)
             return
         }
         if server.contention {
@@ -332,12 +327,12 @@ final class SimulationEngine {
         } else if queue.count - queueHead < server.queueLimit {
             queue.append(attempt)
         } else {
-            respond(attempt, success: false, failure: Self.serverError)
+            respond(attempt, .unavailable)
         }
     }
 
     private func serverCompletion(_ attempt: Int) {
-        respond(attempt, success: true, failure: nil)
+        respond(attempt, .success)
         guard scenario.server.workers > 0 else { return }
         if queueHead < queue.count {
             let next = queue[queueHead]
@@ -352,8 +347,8 @@ final class SimulationEngine {
         }
     }
 
-    private func respond(_ attempt: Int, success: Bool, failure: FailureClassification?) {
-        events.schedule(.response(attempt: attempt, success: success, failure: failure), at: now + oneWayDelay(attempt))
+    private func respond(_ attempt: Int, _ outcome: AttemptOutcome) {
+        events.schedule(.response(attempt: attempt, outcome: outcome), at: now + oneWayDelay(attempt))
     }
 
     private func attemptRandom(request: Int, ordinal: Int) -> RandomStream {

@@ -14,7 +14,7 @@ public enum StormScenarios {
         let start: Duration = mode.isQuick ? .seconds(5) : .seconds(10)
         let length: Duration = mode.isQuick ? .seconds(5) : .seconds(10)
         server.faults = [FaultWindow(start: start, duration: length, kind: .failFast)]
-        let load: Duration = mode.isQuick ? .seconds(25) : .seconds(50)
+        let load: Duration = mode.isQuick ? .seconds(20) : .seconds(50)
         return Scenario(
             id: "outage", title: "Full outage of \(FixedFormat.seconds(length, decimals: 0)) under steady load",
             server: server,
@@ -45,7 +45,7 @@ public enum StormScenarios {
         server.workers = 0
         server.serviceTime = .milliseconds(20)
         server.failureProbability = p
-        let load: Duration = mode.isQuick ? .seconds(10) : .seconds(30)
+        let load: Duration = mode.isQuick ? .seconds(5) : .seconds(30)
         return Scenario(
             id: "independent", title: "Independent failures, p = \(FixedFormat.number(p, decimals: 3))",
             server: server,
@@ -65,7 +65,7 @@ public enum StormScenarios {
     public static func metastable(_ mode: RunMode, offeredFraction: Double = 280.0 / 300.0) -> Scenario {
         var server = standardServer
         server.faults = [FaultWindow(start: .seconds(10), duration: .seconds(10), kind: .blackHole)]
-        let load: Duration = mode.isQuick ? .seconds(50) : .seconds(80)
+        let load: Duration = mode.isQuick ? .seconds(40) : .seconds(80)
         let rate = server.capacity * offeredFraction
         return Scenario(
             id: "metastable",
@@ -77,13 +77,13 @@ public enum StormScenarios {
 
     /// The offered loads (fractions of capacity) swept to find the highest stable one.
     public static func stabilityLoads(_ mode: RunMode) -> [Double] {
-        mode.isQuick ? [0.8, 0.9] : [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+        mode.isQuick ? [0.9] : [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
     }
 
     /// Scenario 4: a brownout: half the requests fail for a minute.
     public static func brownout(_ mode: RunMode) -> Scenario {
         var server = standardServer
-        let length: Duration = mode.isQuick ? .seconds(20) : .seconds(60)
+        let length: Duration = mode.isQuick ? .seconds(10) : .seconds(60)
         server.faults = [FaultWindow(start: .seconds(10), duration: length, failureProbability: 0.5, kind: .failFast)]
         let load = length + .seconds(30)
         return Scenario(
@@ -102,7 +102,7 @@ public enum StormScenarios {
         server.slowFraction = 0.05
         server.slowServiceMinimum = .milliseconds(100)
         server.slowServiceMaximum = .seconds(2)
-        let load: Duration = mode.isQuick ? .seconds(20) : .seconds(60)
+        let load: Duration = mode.isQuick ? .seconds(10) : .seconds(60)
         return Scenario(
             id: "tail", title: "Tail latency: 5% of responses take 100 ms to 2 s", server: server,
             workload: .steady(requestsPerSecond: 200, for: load, clients: 4, horizon: load + .seconds(10)),
