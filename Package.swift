@@ -64,6 +64,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ResilienceBreakerTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ResilienceKitTests",
             dependencies: ["ResilienceKit", "ResilienceTesting"],
             swiftSettings: strictSettings

@@ -1,0 +1,161 @@
+/// The closed → open → half-open → closed cycle shared by every breaker in this module.
+///
+/// A value type that takes `now`: breakers keep one inside their `LockedState` next to their own counters.
+/// Every state change bumps ``generation`` so outcomes of calls admitted earlier are recognised as stale.
+struct BreakerCycle: Sendable {
+    /// How half-open behaves; `nil` means an expired open period closes the breaker directly.
+    struct HalfOpenRules: Sendable {
+        var probeLimit: Int
+        var successesToClose: Int
+        var probeTimeout: Duration
+    }
+
+    private(set) var state: BreakerState = .closed
+    private(set) var generation: UInt64 = 0
+    private(set) var openedAt: ResilienceInstant = .origin
+    private(set) var openUntil: ResilienceInstant = .origin
+    private(set) var totalOpens = 0
+    /// Trips in a row without a return to healthy operation: the backoff's trip index.
+    var consecutiveTrips = 0
+    private(set) var probesInFlight = 0
+    private(set) var lastProbeAt: ResilienceInstant = .origin
+    private(set) var halfOpenSuccesses = 0
+    let halfOpen: HalfOpenRules?
+    /// What an isolated breaker reports as `retryAfter`.
+    let isolatedRetryAfter: Duration
+
+    init(halfOpen: HalfOpenRules?, isolatedRetryAfter: Duration) {
+        if let halfOpen {
+            self.halfOpen = HalfOpenRules(
+                probeLimit: max(1, halfOpen.probeLimit), successesToClose: max(1, halfOpen.successesToClose),
+                probeTimeout: max(.zero, halfOpen.probeTimeout))
+        } else {
+            self.halfOpen = nil
+        }
+        self.isolatedRetryAfter = isolatedRetryAfter
+    }
+
+    /// Admits or rejects one call; moves an expired open period to half-open (or closed).
+    mutating func admit(now: ResilienceInstant) -> BreakerAdmission {
+        var transition: BreakerTransition?
+        switch state {
+        case .closed:
+            return .admitted(BreakerPermit(generation: generation, isProbe: false, admittedAt: now), transition: nil)
+        case .isolated:
+            return .rejected(retryAfter: isolatedRetryAfter, state: .isolated)
+        case .open:
+            if now < openUntil { return .rejected(retryAfter: now.duration(to: openUntil), state: .open) }
+            if halfOpen == nil {
+                transition = move(to: .closed, now: now)
+                return .admitted(
+                    BreakerPermit(generation: generation, isProbe: false, admittedAt: now), transition: transition)
+            }
+            transition = move(to: .halfOpen, now: now)
+        case .halfOpen:
+            break
+        }
+        guard let rules = halfOpen else {
+            return .admitted(BreakerPermit(generation: generation, isProbe: false, admittedAt: now), transition: nil)
+        }
+        if probesInFlight >= rules.probeLimit {
+            let reclaimAt = lastProbeAt.advanced(by: rules.probeTimeout)
+            guard now >= reclaimAt else {
+                return .rejected(retryAfter: now.duration(to: reclaimAt), state: .halfOpen)
+            }
+            // The probes never reported back: treat them as lost so half-open cannot get stuck.
+            probesInFlight = 0
+        }
+        probesInFlight += 1
+        lastProbeAt = now
+        return .admitted(BreakerPermit(generation: generation, isProbe: true, admittedAt: now), transition: transition)
+    }
+
+    /// Whether `permit` belongs to the current generation.
+    func isCurrent(_ permit: BreakerPermit) -> Bool { permit.generation == generation }
+
+    /// Releases a current half-open probe's slot; returns whether it was a current probe.
+    mutating func releaseProbe(_ permit: BreakerPermit) -> Bool {
+        guard state == .halfOpen, permit.isProbe, isCurrent(permit) else { return false }
+        probesInFlight = max(0, probesInFlight - 1)
+        return true
+    }
+
+    /// Records a half-open success; closes when enough probes succeeded.
+    mutating func probeSucceeded(now: ResilienceInstant) -> BreakerTransition? {
+        halfOpenSuccesses += 1
+        guard halfOpenSuccesses >= (halfOpen?.successesToClose ?? 1) else { return nil }
+        consecutiveTrips = 0
+        return move(to: .closed, now: now)
+    }
+
+    /// Opens the breaker for `duration` (one more trip in a row).
+    mutating func trip(now: ResilienceInstant, duration: Duration) -> BreakerTransition? {
+        let transition = move(to: .open, now: now, openFor: duration)
+        totalOpens += 1
+        consecutiveTrips += 1
+        return transition
+    }
+
+    /// Forces the breaker open until reset.
+    mutating func isolate(now: ResilienceInstant) -> BreakerTransition? {
+        guard state != .isolated else { return nil }
+        return move(to: .isolated, now: now)
+    }
+
+    /// Closes the breaker and forgets the trips in a row.
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveTrips = 0
+        guard state != .closed else {
+            generation &+= 1
+            return nil
+        }
+        return move(to: .closed, now: now)
+    }
+
+    /// Puts the breaker into a restored state.
+    mutating func restore(
+        state restored: BreakerState, remainingOpen: Duration, totalOpens restoredOpens: Int, now: ResilienceInstant
+    ) -> BreakerTransition? {
+        let previous = state
+        let remaining = max(.zero, remainingOpen)
+        _ = move(to: restored, now: now, openFor: restored == .open ? remaining : nil)
+        totalOpens = max(0, restoredOpens)
+        guard previous != restored else { return nil }
+        return BreakerTransition(from: previous, to: restored, openFor: restored == .open ? remaining : nil)
+    }
+
+    /// The state a call at `now` would find: an expired open period reads as half-open (or closed).
+    func effectiveState(now: ResilienceInstant) -> BreakerState {
+        guard state == .open, now >= openUntil else { return state }
+        return halfOpen == nil ? .closed : .halfOpen
+    }
+
+    /// Time left in the open state at `now` (zero unless open).
+    func remainingOpen(now: ResilienceInstant) -> Duration {
+        guard state == .open, now < openUntil else { return .zero }
+        return now.duration(to: openUntil)
+    }
+
+    /// How long the breaker has been open or isolated at `now`.
+    func currentOpenDuration(now: ResilienceInstant) -> Duration {
+        guard state == .open || state == .isolated else { return .zero }
+        return max(.zero, openedAt.duration(to: now))
+    }
+
+    private mutating func move(
+        to next: BreakerState, now: ResilienceInstant, openFor: Duration? = nil
+    ) -> BreakerTransition? {
+        let previous = state
+        state = next
+        generation &+= 1
+        probesInFlight = 0
+        halfOpenSuccesses = 0
+        if next == .open || next == .isolated {
+            if previous != .open && previous != .isolated { openedAt = now }
+            openUntil = now.advanced(by: openFor ?? .zero)
+        }
+        if next == .open && previous == .open { openedAt = now }
+        guard previous != next else { return nil }
+        return BreakerTransition(from: previous, to: next, openFor: next == .open ? openFor : nil)
+    }
+}

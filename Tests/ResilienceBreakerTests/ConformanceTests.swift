@@ -1,0 +1,109 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("BreakerPolicyConformance")
+struct ConformanceTests {
+    @Test func consecutiveFailureBreakerConforms() throws {
+        try BreakerPolicyConformance { ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 1)) }
+            .check()
+    }
+
+    @Test func failureRatioBreakerConforms() throws {
+        try BreakerPolicyConformance { FailureRatioBreaker(.standard) }.check()
+        try BreakerPolicyConformance { FailureRatioBreaker(.countBased) }.check()
+    }
+
+    @Test func rateLimitBreakerConforms() throws {
+        try BreakerPolicyConformance { RateLimitBreaker() }.check()
+    }
+
+    @Test func theKitCatchesABrokenBreaker() {
+        let violations = BreakerPolicyConformance { ForgetfulBreaker() }.run()
+        let rules = Set(violations.map(\.rule))
+        #expect(rules.contains("cancelled-probe-releases"))
+        #expect(rules.contains("stale-generation-ignored"))
+        #expect(rules.contains("export-restore-round-trip"))
+        #expect(throws: BreakerPolicyConformance.Failure.self) {
+            try BreakerPolicyConformance { ForgetfulBreaker() }.check()
+        }
+    }
+}
+
+/// A deliberately broken breaker: ignores generations, never frees a cancelled probe, exports nothing.
+private final class ForgetfulBreaker: BreakerPolicy {
+    private struct State {
+        var state: BreakerState = .closed
+        var failures = 0
+        var openUntil = ResilienceInstant.origin
+        var probeOut = false
+    }
+
+    private let box = LockedBox(State())
+
+    func admit(now: ResilienceInstant) -> BreakerAdmission {
+        box.mutate { state in
+            switch state.state {
+            case .closed:
+                return .admitted(BreakerPermit(generation: 0, isProbe: false, admittedAt: now), transition: nil)
+            case .open where now >= state.openUntil, .halfOpen:
+                let from = state.state
+                guard !state.probeOut else { return .rejected(retryAfter: .seconds(1), state: .halfOpen) }
+                state.state = .halfOpen
+                state.probeOut = true
+                return .admitted(
+                    BreakerPermit(generation: 0, isProbe: true, admittedAt: now),
+                    transition: from == .halfOpen ? nil : BreakerTransition(from: from, to: .halfOpen))
+            default:
+                return .rejected(retryAfter: now.duration(to: state.openUntil), state: state.state)
+            }
+        }
+    }
+
+    func record(_ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant) -> BreakerTransition? {
+        box.mutate { state in
+            switch outcome {
+            case .cancelled:
+                return nil
+            case .success:
+                let from = state.state
+                state.state = .closed
+                state.failures = 0
+                state.probeOut = false
+                return from == .closed ? nil : BreakerTransition(from: from, to: .closed)
+            case .failure:
+                state.failures += 1
+                guard state.failures >= 3, state.state == .closed else { return nil }
+                state.state = .open
+                state.openUntil = now.advanced(by: .seconds(10))
+                return BreakerTransition(from: .closed, to: .open, openFor: .seconds(10))
+            }
+        }
+    }
+
+    func isolate(now: ResilienceInstant) -> BreakerTransition? {
+        box.mutate { state in
+            let from = state.state
+            state.state = .isolated
+            return BreakerTransition(from: from, to: .isolated)
+        }
+    }
+
+    func reset(now: ResilienceInstant) -> BreakerTransition? {
+        box.mutate { state in
+            let from = state.state
+            state = State()
+            return from == .closed ? nil : BreakerTransition(from: from, to: .closed)
+        }
+    }
+
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        box.mutate { BreakerMetrics(state: $0.state, consecutiveFailures: $0.failures) }
+    }
+
+    func exportState(now: ResilienceInstant) -> BreakerSnapshot { BreakerSnapshot(state: .closed) }
+
+    func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? { nil }
+
+    var policyDescription: String { "forgetful" }
+}

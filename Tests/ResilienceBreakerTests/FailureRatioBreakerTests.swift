@@ -1,0 +1,103 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("FailureRatioBreaker")
+struct FailureRatioBreakerTests {
+    func countBased(_ calls: Int, minimum: Int, ratio: Double) -> FailureRatioBreaker.Configuration {
+        var configuration = FailureRatioBreaker.Configuration.standard
+        configuration.window = .count(calls)
+        configuration.minimumThroughput = minimum
+        configuration.failureRatio = ratio
+        return configuration
+    }
+
+    @Test func nothingIsJudgedBelowMinimumThroughput() {
+        let breaker = FailureRatioBreaker(countBased(10, minimum: 10, ratio: 0.5))
+        for _ in 0..<9 { call(breaker, .failure(Failures.server), at: at(0)) }
+        #expect(breaker.metrics(now: at(0)).state == .closed)
+        #expect(call(breaker, .failure(Failures.server), at: at(0))?.to == .open)
+    }
+
+    @Test func opensWhenTheRatioIsReached() {
+        let breaker = FailureRatioBreaker(countBased(10, minimum: 10, ratio: 0.5))
+        for index in 0..<9 {
+            call(breaker, index < 4 ? .failure(Failures.server) : .success, at: at(0))
+        }
+        #expect(breaker.windowCounts(now: at(0)) == (9, 4, 0))
+        // 4 of 10 fail: below 50 %.
+        call(breaker, .success, at: at(0))
+        #expect(breaker.metrics(now: at(0)).state == .closed)
+        // The window slides: the oldest (a failure) drops out, a new failure comes in: still 4 of 10.
+        call(breaker, .failure(Failures.server), at: at(0))
+        #expect(breaker.windowCounts(now: at(0)) == (10, 4, 0))
+        // Each further failure replaces a failure until the successes start to drop out.
+        for _ in 0..<3 { call(breaker, .failure(Failures.server), at: at(0)) }
+        #expect(breaker.windowCounts(now: at(0)).failures == 4)
+        let transition = call(breaker, .failure(Failures.server), at: at(0))
+        #expect(transition == BreakerTransition(from: .closed, to: .open, openFor: .seconds(30)))
+        #expect(breaker.windowCounts(now: at(0)) == (0, 0, 0))
+    }
+
+    @Test func clientErrorsCountAsSuccesses() {
+        let breaker = FailureRatioBreaker(countBased(4, minimum: 4, ratio: 0.5))
+        for _ in 0..<8 { call(breaker, .failure(Failures.client), at: at(0)) }
+        call(breaker, .failure(Failures.server), at: at(0))
+        #expect(breaker.metrics(now: at(0)).state == .closed)
+        #expect(breaker.windowCounts(now: at(0)) == (4, 1, 0))
+    }
+
+    @Test func timeWindowForgetsOldCalls() {
+        var configuration = FailureRatioBreaker.Configuration.standard
+        configuration.window = .time(.seconds(10), buckets: 10)
+        configuration.minimumThroughput = 4
+        let breaker = FailureRatioBreaker(configuration)
+        for second in 0..<3 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
+        #expect(breaker.windowCounts(now: at(2.5)) == (3, 3, 0))
+        #expect(breaker.windowCounts(now: at(11.5)).calls == 1)
+        #expect(breaker.windowCounts(now: at(30)).calls == 0)
+        // The old failures are gone: one failure among four calls does not open it.
+        for _ in 0..<3 { call(breaker, .success, at: at(30)) }
+        call(breaker, .failure(Failures.server), at: at(30))
+        #expect(breaker.metrics(now: at(30)).state == .closed)
+        // Within the window it does.
+        call(breaker, .failure(Failures.server), at: at(31))
+        #expect(breaker.metrics(now: at(31)).state == .closed)
+        call(breaker, .failure(Failures.server), at: at(31))
+        #expect(breaker.metrics(now: at(31)).state == .open)
+    }
+
+    @Test func slowCallsOpenTheBreaker() {
+        var configuration = countBased(5, minimum: 5, ratio: 0.9)
+        configuration.slowCallThreshold = .seconds(2)
+        configuration.slowCallRatio = 0.6
+        let breaker = FailureRatioBreaker(configuration)
+        var transition: BreakerTransition?
+        for index in 0..<5 {
+            let start = at(Double(index * 10))
+            let permit = breaker.admit(now: start).permit!
+            let end = start.advanced(by: index < 3 ? .seconds(3) : .milliseconds(100))
+            transition = breaker.record(.success, for: permit, now: end)
+        }
+        #expect(transition?.to == .open)
+        #expect(breaker.policyDescription.contains("slow"))
+    }
+
+    @Test func halfOpenClosesAfterEnoughProbesAndReopensOnFailure() {
+        var configuration = countBased(4, minimum: 4, ratio: 0.5)
+        configuration.successesToClose = 2
+        configuration.halfOpenProbeLimit = 2
+        let breaker = FailureRatioBreaker(configuration)
+        for _ in 0..<4 { call(breaker, .failure(Failures.server), at: at(0)) }
+        let first = breaker.admit(now: at(30))
+        let second = breaker.admit(now: at(30))
+        #expect(first.permit?.isProbe == true && second.permit?.isProbe == true)
+        #expect(breaker.admit(now: at(30)).rejection?.state == .halfOpen)
+        #expect(breaker.record(.failure(Failures.server), for: first.permit!, now: at(31))?.to == .open)
+        #expect(breaker.record(.success, for: second.permit!, now: at(31)) == nil)
+        let third = breaker.admit(now: at(61)).permit!
+        let fourth = breaker.admit(now: at(61)).permit!
+        breaker.record(.success, for: third, now: at(62))
+        #expect(breaker.record(.success, for: fourth, now: at(62)) == BreakerTransition(from: .halfOpen, to: .closed))
+    }
+}

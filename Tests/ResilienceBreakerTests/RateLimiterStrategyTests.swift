@@ -1,0 +1,90 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("RateLimiterStrategy")
+struct RateLimiterStrategyTests {
+    @Test func rejectsWithoutWaiting() async throws {
+        let sink = RecordingSink()
+        let context = ResilienceContext(key: "api", telemetry: sink, clock: .manual(ManualClock()))
+        let stage = RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1, burst: 1)), waits: false)
+        #expect(try await stage.execute(context) { _ in 1 } == 1)
+        await #expect(throws: ResilienceError(.rateLimited, key: "api", retryAfter: .seconds(1))) {
+            try await stage.execute(context) { _ in 2 }
+        }
+        #expect(sink.events(.rateLimited).map(\.duration) == [.seconds(1)])
+    }
+
+    @Test func waitsOnTheClock() async throws {
+        let clock = ManualClock()
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        let stage = RateLimiterStrategy.rateLimiter(TokenBucketLimiter(.rate(1, burst: 1)))
+        #expect(try await stage.execute(context) { _ in 1 } == 1)
+        let second = Task { try await stage.execute(context) { _ in 2 } }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        #expect(try await second.value == 2)
+    }
+
+    @Test func aWaitBeyondTheDeadlineIsRejectedAtOnce() async throws {
+        let clock = ManualClock()
+        let context = ResilienceContext(
+            key: "api", deadline: ResilienceInstant(offset: .milliseconds(500)), clock: .manual(clock))
+        let stage = RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1, burst: 1)))
+        _ = try await stage.execute(context) { _ in 1 }
+        await #expect(throws: ResilienceError(.rateLimited, key: "api", retryAfter: .seconds(1))) {
+            try await stage.execute(context) { _ in 2 }
+        }
+    }
+
+    @Test func releasesWithTheOutcome() async {
+        let throttle = AdaptiveThrottle(.standard, random: SharedRandomSource(seed: 2))
+        let stage = RateLimiterStrategy(limiter: throttle, waits: false)
+        let context = ResilienceContext(key: "api", clock: .manual(ManualClock()))
+        _ = try? await stage.execute(context) { _ in 1 }
+        await #expect(throws: ScriptedError.self) {
+            try await stage.execute(context) { _ -> Int in throw ScriptedError(classification: Failures.server) }
+        }
+        await #expect(throws: ScriptedError.self) {
+            try await stage.execute(context) { _ -> Int in throw ScriptedError(classification: Failures.client) }
+        }
+        await #expect(throws: CancellationError.self) {
+            try await stage.execute(context) { _ -> Int in throw CancellationError() }
+        }
+        let counts = throttle.counts(now: at(0))
+        #expect(counts.requests == 3)
+        #expect(counts.accepts == 2)
+    }
+
+    @Test func queuesInABulkheadAndNeverLeaksASlot() async throws {
+        let clock = ManualClock()
+        let bulkhead = ConcurrencyLimiter(.limit(1, queued: 2))
+        let stage = RateLimiterStrategy(limiter: bulkhead)
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        let first = Task { try await stage.execute(context) { _ in try await clock.sleep(for: .seconds(1)) } }
+        await clock.waitForSleepers(count: 1)
+        let second = Task { try await stage.execute(context) { _ in 2 } }
+        await eventually { bulkhead.occupancy.queued == 1 }
+        clock.advance(by: .seconds(1))
+        try await first.value
+        #expect(try await second.value == 2)
+        await #expect(throws: CancellationError.self) {
+            try await stage.execute(context) { _ -> Int in throw CancellationError() }
+        }
+        #expect(bulkhead.occupancy == (0, 0))
+    }
+
+    @Test func aFullBulkheadRejectsWhenNotWaiting() async {
+        let bulkhead = ConcurrencyLimiter(.limit(1, queued: 2))
+        let held = bulkhead.tryAcquire(now: at(0)).permit!
+        let stage = RateLimiterStrategy(limiter: bulkhead, waits: false)
+        let context = ResilienceContext(key: "api", clock: .manual(ManualClock()))
+        await #expect(throws: ResilienceError(.bulkheadFull, key: "api")) {
+            try await stage.execute(context) { _ in 1 }
+        }
+        bulkhead.release(held, outcome: .accepted, now: at(0))
+        #expect(
+            stage.stageDescription.description
+                == "rate-limiter(policy: bulkhead(concurrent: 1, queue: 2), waits: false)")
+    }
+}

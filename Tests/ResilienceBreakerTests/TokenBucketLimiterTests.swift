@@ -1,0 +1,51 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("TokenBucketLimiter")
+struct TokenBucketLimiterTests {
+    @Test func burstThenRefill() {
+        let limiter = TokenBucketLimiter(.rate(2, burst: 3))
+        for _ in 0..<3 { #expect(limiter.tryAcquire(now: at(0)).permit != nil) }
+        #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .milliseconds(500)))
+        #expect(limiter.tryAcquire(now: at(0.25)) == .delayed(retryAfter: .milliseconds(250)))
+        #expect(limiter.tryAcquire(now: at(0.5)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(0.5)) == .delayed(retryAfter: .milliseconds(500)))
+        #expect(abs(limiter.availableTokens(now: at(100)) - 3) < 1e-9)
+    }
+
+    @Test func waitsLongerThanTheMaximumAreRejected() {
+        var configuration = TokenBucketLimiter.Configuration.rate(0.1, burst: 1)
+        configuration.maximumWait = .seconds(5)
+        let limiter = TokenBucketLimiter(configuration)
+        #expect(limiter.tryAcquire(now: at(0)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(0)) == .rejected(.rateLimited, retryAfter: .seconds(10)))
+        #expect(limiter.tryAcquire(now: at(6)) == .delayed(retryAfter: .seconds(4)))
+    }
+
+    @Test func exhaustionBackoffGrowsAndResetsOnSuccess() {
+        var configuration = TokenBucketLimiter.Configuration.backingOff
+        configuration.burst = 1
+        configuration.refillPerSecond = 100
+        configuration.exhaustionBackoff?.jitter = 0
+        let limiter = TokenBucketLimiter(configuration)
+        let permit = limiter.tryAcquire(now: at(0)).permit!
+        let waits = (0..<10).map { _ in limiter.tryAcquire(now: at(0)) }
+        let expected: [RateLimitDecision] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 300].map {
+            .delayed(retryAfter: .seconds($0))
+        }
+        #expect(waits == expected)
+        limiter.release(permit, outcome: .accepted, now: at(0))
+        #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .seconds(1)))
+    }
+
+    @Test func zeroRateNeverHangs() {
+        let limiter = TokenBucketLimiter(.rate(0, burst: 1))
+        #expect(limiter.tryAcquire(now: at(0)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(1000)) == .rejected(.rateLimited, retryAfter: nil))
+    }
+
+    @Test func describesItself() {
+        #expect(TokenBucketLimiter(.rate(2, burst: 5)).policyDescription == "token-bucket(burst: 5, refill: 2.0/s)")
+    }
+}
