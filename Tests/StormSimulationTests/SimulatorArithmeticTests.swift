@@ -90,7 +90,7 @@ import Testing
         var server = exactServer(workers: 0)
         server.slowFraction = 1
         server.slowServiceMinimum = .milliseconds(500)
-        server.slowServiceMaximum = .milliseconds(500)
+        server.slowServiceTailMean = .zero
         let scenario = Scenario(id: "hedge", title: "hedge", server: server, workload: batch(1), attemptTimeout: nil)
         let hedged = StormSimulator.run(
             scenario, strategy: noRetry.hedged(after: .milliseconds(100), name: "h"), seed: 1)

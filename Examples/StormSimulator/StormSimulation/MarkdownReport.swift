@@ -52,8 +52,8 @@ public enum MarkdownReport {
         if server.slowFraction > 0 {
             lines.append(
                 "- slow responses: \(FixedFormat.percent(server.slowFraction, decimals: 0)) take "
-                    + "\(FixedFormat.milliseconds(server.slowServiceMinimum, decimals: 0)) to "
-                    + "\(FixedFormat.milliseconds(server.slowServiceMaximum, decimals: 0))")
+                    + "\(FixedFormat.milliseconds(server.slowServiceMinimum, decimals: 0)) plus an exponential tail of mean "
+                    + "\(FixedFormat.milliseconds(server.slowServiceTailMean, decimals: 0))")
         }
         lines.append(
             "- network: \(FixedFormat.milliseconds(server.networkDelay, decimals: 0)) ± "

@@ -16,8 +16,9 @@ public struct ServerModel: Hashable, Sendable {
     public var slowFraction: Double = 0
     /// The shortest slow service time.
     public var slowServiceMinimum: Duration = .milliseconds(100)
-    /// The longest slow service time.
-    public var slowServiceMaximum: Duration = .seconds(1)
+    /// The mean of the exponential tail added to ``slowServiceMinimum`` (zero: every slow response takes
+    /// exactly the minimum).
+    public var slowServiceTailMean: Duration = .milliseconds(300)
     /// Requests that may wait for a worker; beyond it the server sheds load with an immediate 503.
     public var queueLimit: Int = 3_000
     /// Mean one-way network delay.
@@ -39,7 +40,7 @@ public struct ServerModel: Hashable, Sendable {
         guard workers > 0 else { return .infinity }
         let mean =
             serviceTime.seconds * (1 - slowFraction) + slowFraction
-            * (slowServiceMinimum.seconds + slowServiceMaximum.seconds) / 2
+            * (slowServiceMinimum.seconds + slowServiceTailMean.seconds)
         return Double(workers) / mean
     }
 }

@@ -25,6 +25,8 @@ final class SimulationEngine {
     private struct Request {
         var client: Int
         var start: Nanoseconds
+        /// False for requests started during the warm-up: they run but are left out of the totals.
+        var isCounted: Bool
         var attemptsMade = 0
         var live = LiveAttempts()
         var previousDelay: Duration? = nil
@@ -60,6 +62,7 @@ final class SimulationEngine {
     private let bucketWidth: Nanoseconds
     private let horizon: Nanoseconds
     private let loadEnd: Nanoseconds
+    private let warmUp: Nanoseconds
     private let timeoutNanoseconds: Nanoseconds?
     private var now: Nanoseconds = 0
 
@@ -74,6 +77,7 @@ final class SimulationEngine {
         bucketWidth = max(1, scenario.bucket.nanoseconds)
         horizon = scenario.workload.horizon.nanoseconds
         loadEnd = scenario.workload.duration.nanoseconds
+        warmUp = scenario.workload.warmUp.nanoseconds
         timeoutNanoseconds = scenario.attemptTimeout?.nanoseconds
         let bucketCount = Int((horizon + bucketWidth - 1) / bucketWidth)
         result = SimulationResult(
@@ -131,21 +135,26 @@ final class SimulationEngine {
             }
         case .response(let attempt, let outcome):
             if attempts[attempt].isResolved {
-                result.wastedWork += outcome == .success ? 1 : 0
+                result.wastedWork += outcome == .success && isCounted(attempt: attempt) ? 1 : 0
             } else {
                 resolve(attempt, outcome)
             }
         case .attemptTimeout(let attempt):
             if !attempts[attempt].isResolved {
+                result.timeoutsPerBucket[bucket(now)] += 1
                 resolve(attempt, .timedOut)
             }
         case .hedge(let request):
             if !requests[request].isFinished, !requests[request].live.isEmpty {
                 requests[request].hedged = true
-                result.hedges += 1
+                if requests[request].isCounted { result.hedges += 1 }
                 startAttempt(request: request, isHedge: true)
             }
         }
+    }
+
+    private func isCounted(attempt: Int) -> Bool {
+        requests[attempts[attempt].request].isCounted
     }
 
     private func scheduleNextArrival(after time: Nanoseconds) {
@@ -160,41 +169,45 @@ final class SimulationEngine {
 
     private func startRequest(client: Int, at time: Nanoseconds) {
         let index = requests.count
-        requests.append(Request(client: client, start: time))
-        result.logicalRequests += 1
+        requests.append(Request(client: client, start: time, isCounted: time >= warmUp))
+        if time >= warmUp { result.logicalRequests += 1 }
         result.startedPerBucket[bucket(time)] += 1
         clients[client].budget?.noteRequest(at: time.instant)
         startAttempt(request: index, isHedge: false)
     }
 
+    /// Starts one attempt through the stages in ARCHITECTURE.md's order: breaker, then rate limiter.
     private func startAttempt(request index: Int, isHedge: Bool) {
         let client = requests[index].client
-        var limiterPermit: RateLimitPermit? = nil
-        if let limiter = clients[client].limiter {
-            switch limiter.tryAcquire(now: now.instant) {
-            case .admitted(let permit):
-                limiterPermit = permit
-            case .delayed(let retryAfter):
-                events.schedule(
-                    .startAttempt(request: index, isHedge: isHedge), at: now + max(1, retryAfter.nanoseconds))
-                return
-            case .rejected:
-                result.rejectedByLimiter += 1
-                failLocally(index)
-                return
-            }
-        }
         var breakerPermit: BreakerPermit? = nil
         if let breaker = clients[client].breaker {
             switch breaker.admit(now: now.instant) {
             case .admitted(let permit, _):
                 breakerPermit = permit
             case .rejected:
-                result.rejectedByBreaker += 1
-                if let limiterPermit {
-                    clients[client].limiter?.release(limiterPermit, outcome: .abandoned, now: now.instant)
-                }
+                if requests[index].isCounted { result.rejectedByBreaker += 1 }
+                result.localRejectionsPerBucket[bucket(now)] += 1
                 failLocally(index)
+                return
+            }
+        }
+        var limiterPermit: RateLimitPermit? = nil
+        if let limiter = clients[client].limiter {
+            let decision = limiter.tryAcquire(now: now.instant)
+            if case .admitted(let permit) = decision {
+                limiterPermit = permit
+            } else {
+                if let breakerPermit {
+                    clients[client].breaker?.record(.cancelled, for: breakerPermit, now: now.instant)
+                }
+                if case .delayed(let retryAfter) = decision {
+                    events.schedule(
+                        .startAttempt(request: index, isHedge: isHedge), at: now + max(1, retryAfter.nanoseconds))
+                } else {
+                    if requests[index].isCounted { result.rejectedByLimiter += 1 }
+                    result.localRejectionsPerBucket[bucket(now)] += 1
+                    failLocally(index)
+                }
                 return
             }
         }
@@ -207,7 +220,7 @@ final class SimulationEngine {
                 random: attemptRandom(request: index, ordinal: requests[index].attemptsMade)
             ))
         requests[index].live.insert(attemptIndex)
-        result.attempts += 1
+        if requests[index].isCounted { result.attempts += 1 }
         result.attemptsPerBucket[bucket(now)] += 1
         events.schedule(.serverArrival(attempt: attemptIndex), at: now + oneWayDelay(attemptIndex))
         if let timeoutNanoseconds {
@@ -279,7 +292,8 @@ final class SimulationEngine {
             return
         }
         if let budget = clients[request.client].budget, !budget.spendRetry(at: now.instant) {
-            result.deniedByBudget += 1
+            if request.isCounted { result.deniedByBudget += 1 }
+            result.localRejectionsPerBucket[bucket(now)] += 1
             finishRequest(index, success: false)
             return
         }
@@ -290,12 +304,13 @@ final class SimulationEngine {
     private func finishRequest(_ index: Int, success: Bool) {
         requests[index].isFinished = true
         let start = requests[index].start
+        let counted = requests[index].isCounted
         if success {
-            result.successes += 1
+            if counted { result.successes += 1 }
             result.successesPerBucket[bucket(now)] += 1
             result.successfulStartsPerBucket[bucket(start)] += 1
-            result.latencies.append(now - start)
-        } else {
+            if counted { result.latencies.append(now - start) }
+        } else if counted {
             result.failures += 1
         }
         result.completionTime = max(result.completionTime, now.duration)
@@ -365,8 +380,8 @@ final class SimulationEngine {
     private func serviceTime(_ attempt: Int) -> Nanoseconds {
         let server = scenario.server
         if attempts[attempt].random.chance(server.slowFraction) {
-            return attempts[attempt].random.between(
-                server.slowServiceMinimum.nanoseconds, server.slowServiceMaximum.nanoseconds)
+            let tail = attempts[attempt].random.exponential(mean: Double(server.slowServiceTailMean.nanoseconds))
+            return server.slowServiceMinimum.nanoseconds + Nanoseconds(min(tail, 1e12))
         }
         let mean = server.serviceTime.nanoseconds
         return attempts[attempt].random.around(mean, spread: Nanoseconds(Double(mean) * server.serviceSpread))
@@ -379,7 +394,7 @@ final class SimulationEngine {
     }
 
     private func finish() {
-        result.unfinished = requests.reduce(0) { $0 + ($1.isFinished ? 0 : 1) }
+        result.unfinished = requests.reduce(0) { $0 + ($1.isFinished || !$1.isCounted ? 0 : 1) }
         result.latencies.sort()
     }
 }

@@ -36,6 +36,10 @@ public struct SimulationResult: Hashable, Sendable {
     public var successesPerBucket: [Int]
     /// Logical requests that eventually succeeded, per bucket in which they started.
     public var successfulStartsPerBucket: [Int]
+    /// Attempts refused locally (breaker, limiter) or retries refused by the budget, per bucket.
+    public var localRejectionsPerBucket: [Int]
+    /// Attempts that timed out at the client, per bucket.
+    public var timeoutsPerBucket: [Int]
     /// Latencies of successful logical requests in nanoseconds, sorted.
     var latencies: [Int64] = []
 
@@ -48,6 +52,8 @@ public struct SimulationResult: Hashable, Sendable {
         attemptsPerBucket = Array(repeating: 0, count: bucketCount)
         successesPerBucket = Array(repeating: 0, count: bucketCount)
         successfulStartsPerBucket = Array(repeating: 0, count: bucketCount)
+        localRejectionsPerBucket = Array(repeating: 0, count: bucketCount)
+        timeoutsPerBucket = Array(repeating: 0, count: bucketCount)
     }
 
     /// Attempts per logical request over the whole run.

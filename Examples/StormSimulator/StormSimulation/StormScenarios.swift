@@ -39,17 +39,20 @@ public enum StormScenarios {
             bucket: .milliseconds(100))
     }
 
-    /// Scenario 2: independent failures with probability `p`.
+    /// Scenario 2: independent failures with probability `p`, from the end of a healthy warm-up on.
     public static func independent(p: Double, mode: RunMode) -> Scenario {
         var server = standardServer
         server.workers = 0
         server.serviceTime = .milliseconds(20)
-        server.failureProbability = p
-        let load: Duration = mode.isQuick ? .seconds(5) : .seconds(30)
+        let warmUp: Duration = mode.isQuick ? .seconds(3) : .seconds(5)
+        let measured: Duration = mode.isQuick ? .seconds(5) : .seconds(30)
+        server.faults = [FaultWindow(start: warmUp, duration: measured + .seconds(60), failureProbability: p)]
         return Scenario(
             id: "independent", title: "Independent failures, p = \(FixedFormat.number(p, decimals: 3))",
             server: server,
-            workload: .steady(requestsPerSecond: 200, for: load, clients: 2, horizon: load + .seconds(30)),
+            workload: .steady(
+                requestsPerSecond: 200, for: warmUp + measured, clients: 2, horizon: warmUp + measured + .seconds(30),
+                warmUp: warmUp),
             attemptTimeout: .seconds(1))
     }
 
@@ -93,7 +96,7 @@ public enum StormScenarios {
             attemptTimeout: .seconds(1))
     }
 
-    /// Scenario 5: tail latency, 5 % of responses slow (100 ms to 2 s).
+    /// Scenario 5: tail latency, 5 % of responses slow (100 ms plus an exponential tail of mean 300 ms).
     public static func tail(_ mode: RunMode) -> Scenario {
         var server = standardServer
         server.workers = 0
@@ -101,11 +104,12 @@ public enum StormScenarios {
         server.serviceSpread = 0.5
         server.slowFraction = 0.05
         server.slowServiceMinimum = .milliseconds(100)
-        server.slowServiceMaximum = .seconds(2)
-        let load: Duration = mode.isQuick ? .seconds(10) : .seconds(60)
+        server.slowServiceTailMean = .milliseconds(300)
+        let load: Duration = mode.isQuick ? .seconds(35) : .seconds(125)
         return Scenario(
-            id: "tail", title: "Tail latency: 5% of responses take 100 ms to 2 s", server: server,
-            workload: .steady(requestsPerSecond: 200, for: load, clients: 4, horizon: load + .seconds(10)),
-            attemptTimeout: .seconds(3), bucket: .seconds(1))
+            id: "tail", title: "Tail latency: 5% of responses are slow (100 ms + exponential, mean 300 ms)",
+            server: server,
+            workload: .steady(requestsPerSecond: 400, for: load, clients: 4, horizon: load + .seconds(10)),
+            attemptTimeout: .seconds(10), bucket: .seconds(1))
     }
 }

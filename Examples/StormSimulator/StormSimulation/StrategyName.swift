@@ -24,4 +24,6 @@ public enum StrategyName {
     public static let withThrottle = "jitter + throttle"
     /// ResilienceKit's default pipeline: jittered backoff + budget + breaker + adaptive throttling.
     public static let defaultPipeline = "ResilienceKit default"
+    /// The default pipeline with the library's untuned time constants (breaker open 60 s, throttle window 120 s).
+    public static let defaultLibrarySettings = "default, library timings"
 }

@@ -10,15 +10,20 @@ public struct Workload: Hashable, Sendable {
     public var horizon: Duration = .seconds(60)
     /// The number of independent clients; each has its own breaker, budget and limiter.
     public var clients: Int = 10
+    /// Requests started before this run normally (policies learn from them) but are left out of the totals,
+    /// so the measurements describe a system in its steady state, not one starting cold.
+    public var warmUp: Duration = .zero
 
     /// A workload with no requests; set the fields you need.
     public init() {}
 
     /// An open-loop Poisson workload.
     public static func steady(
-        requestsPerSecond: Double, for duration: Duration, clients: Int, horizon: Duration
+        requestsPerSecond: Double, for duration: Duration, clients: Int, horizon: Duration,
+        warmUp: Duration = .seconds(5)
     ) -> Workload {
         var workload = Workload()
+        workload.warmUp = warmUp
         workload.requestsPerSecond = requestsPerSecond
         workload.duration = duration
         workload.clients = clients
