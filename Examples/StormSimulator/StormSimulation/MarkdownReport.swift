@@ -77,6 +77,11 @@ public enum MarkdownReport {
                     + "\(FixedFormat.seconds(workload.duration, decimals: 0)) from \(workload.clients) clients, "
                     + "each with its own breaker, budget and throttle")
         }
+        if workload.warmUp > .zero {
+            lines.append(
+                "- warm-up: requests started in the first \(FixedFormat.seconds(workload.warmUp, decimals: 0)) "
+                    + "run but are left out of the totals")
+        }
         lines.append(
             "- attempt timeout: \(scenario.attemptTimeout.map { FixedFormat.seconds($0, decimals: 1) } ?? "none")")
         if let schedule {
@@ -128,8 +133,12 @@ public enum MarkdownReport {
     static func sweepTable(_ report: StormReport) -> [String] {
         var lines = ["## 2. Independent failures", ""]
         if let p = report.independent.first?.p {
-            lines += parameters(
-                StormScenarios.independent(p: p, mode: report.mode), schedule: StormScenarios.standardSchedule)
+            let scenario = StormScenarios.independent(p: p, mode: report.mode)
+            lines += parameters(scenario, schedule: StormScenarios.standardSchedule).map { line in
+                guard line.hasPrefix("- fault:") else { return line }
+                return "- failures: each attempt fails (503) independently with probability p, from "
+                    + "\(FixedFormat.seconds(scenario.workload.warmUp, decimals: 0)) on"
+            }
         }
         lines.append("")
         lines.append("| strategy | p | n | success | bound 1 - p^n | load | bound (1 - p^n)/(1 - p) |")

@@ -45,7 +45,7 @@ public enum StormScenarios {
         server.workers = 0
         server.serviceTime = .milliseconds(20)
         let warmUp: Duration = mode.isQuick ? .seconds(3) : .seconds(5)
-        let measured: Duration = mode.isQuick ? .seconds(5) : .seconds(30)
+        let measured: Duration = mode.isQuick ? .seconds(10) : .seconds(30)
         server.faults = [FaultWindow(start: warmUp, duration: measured + .seconds(60), failureProbability: p)]
         return Scenario(
             id: "independent", title: "Independent failures, p = \(FixedFormat.number(p, decimals: 3))",
@@ -59,7 +59,7 @@ public enum StormScenarios {
     /// The failure probabilities swept in scenario 2.
     public static func failureProbabilities(_ mode: RunMode) -> [Double] {
         mode.isQuick
-            ? [0.001, 0.01, 0.05, 0.2, 0.5, 1.0]
+            ? [0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0]
             : [0.001, 0.005, 0.01, 0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
     }
 
