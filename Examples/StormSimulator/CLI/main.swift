@@ -1,15 +1,18 @@
 import Foundation
 import StormSimulation
 
-/// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario, prints the markdown report and
-/// writes results.md, results.json and the SVG charts to DIR (default `Docs/Simulation`).
+// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario, prints the markdown report and
+// writes results.md, results.json and the SVG charts to DIR (default `Docs/Simulation` for the full run; the
+// quick run writes files only with `--output`).
+
+/// Writes one line to standard error.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
 var mode = RunMode.full
 var seed: UInt64 = 42
-var output = "Docs/Simulation"
+var output: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -49,18 +52,20 @@ func write(_ text: String, to path: String) {
     }
 }
 
-do {
-    try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-} catch {
-    printError("cannot create \(output): \(error)")
-    exit(1)
-}
-let suffix = mode == .quick ? "-quick" : ""
-write(markdown, to: "\(output)/results\(suffix).md")
-write(JSONReport.render(report), to: "\(output)/results\(suffix).json")
-if mode == .full {
+// The full run writes to Docs/Simulation unless told otherwise; the quick run (CI) writes only when asked.
+if let directory = output ?? (mode == .full ? "Docs/Simulation" : nil) {
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+        printError("cannot create \(directory): \(error)")
+        exit(1)
+    }
+    let suffix = mode == .quick ? "-quick" : ""
+    write(markdown, to: "\(directory)/results\(suffix).md")
+    write(JSONReport.render(report), to: "\(directory)/results\(suffix).json")
     for chart in ReportCharts.render(report) {
-        write(chart.svg, to: "\(output)/\(chart.name)")
+        let name = mode == .quick ? chart.name.replacingOccurrences(of: ".svg", with: "-quick.svg") : chart.name
+        write(chart.svg, to: "\(directory)/\(name)")
     }
 }
 let failed = report.goals.filter { !$0.passed }

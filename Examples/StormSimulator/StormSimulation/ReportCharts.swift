@@ -50,7 +50,8 @@ public enum ReportCharts {
         }
         let ps = Array(Set(report.independent.map(\.p))).sorted()
         var theory: [Int] = []
-        for point in report.independent where !theory.contains(point.maxAttempts) {
+        for point in report.independent
+        where MarkdownReport.sweepStrategies.contains(point.strategy) && !theory.contains(point.maxAttempts) {
             theory.append(point.maxAttempts)
         }
         for n in theory.sorted() {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A small hand-written SVG line chart: axes, grid, series, a shaded fault window and a legend.
 public struct SVGChart: Sendable {
     /// One line on the chart.
@@ -125,18 +133,7 @@ public struct SVGChart: Sendable {
     }
 
     private func transformX(_ x: Double) -> Double {
-        guard logarithmicX else { return x }
-        var exponent = 0.0
-        var value = max(x, 1e-12)
-        while value < 1 {
-            value *= 10
-            exponent -= 1
-        }
-        while value >= 10 {
-            value /= 10
-            exponent += 1
-        }
-        return exponent + (value - 1) / 9
+        logarithmicX ? log10(max(x, 1e-12)) : x
     }
 
     private func tenToThe(_ tick: Double) -> Double {
