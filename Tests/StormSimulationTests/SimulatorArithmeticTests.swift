@@ -114,3 +114,47 @@ import Testing
         #expect(first.attemptsPerBucket != other.attemptsPerBucket)
     }
 }
+
+/// Hostile configurations end quickly with a result, never a trap or a hang.
+@Suite struct HostileConfigurationTests {
+    @Test func nonsenseParametersAreClampedNotTrusted() {
+        var server = ServerModel()
+        server.workers = -3
+        server.serviceTime = .seconds(Int64.max)
+        server.failureProbability = .nan
+        server.networkDelaySpread = .seconds(-5)
+        server.faults = [
+            FaultWindow(start: .seconds(-10), duration: .seconds(Int64.max), failureProbability: .infinity)
+        ]
+        var workload = Workload()
+        workload.requestsPerSecond = .nan
+        workload.batchSize = -7
+        workload.clients = -1
+        workload.horizon = .seconds(Int64.max)
+        let scenario = Scenario(
+            id: "hostile", title: "hostile", server: server, workload: workload, attemptTimeout: .seconds(-1),
+            bucket: .zero)
+        let result = StormSimulator.run(
+            scenario, strategy: ClientStrategy(name: "x", retryPolicy: ImmediateRetry(maxAttempts: 4), maxAttempts: 4),
+            seed: 1)
+        #expect(result.logicalRequests == 0)
+        #expect(result.attempts == 0)
+    }
+
+    @Test func aDeadServerWithHugeDurationsStillFinishesEveryRequest() {
+        var server = ServerModel()
+        server.workers = -3
+        server.serviceTime = .seconds(Int64.max)
+        server.faults = [FaultWindow(start: .zero, duration: .seconds(Int64.max), kind: .blackHole)]
+        let scenario = Scenario(
+            id: "dead", title: "dead", server: server, workload: .batch(count: 5, horizon: .seconds(Int64.max)),
+            attemptTimeout: .seconds(2))
+        let result = StormSimulator.run(
+            scenario, strategy: ClientStrategy(name: "x", retryPolicy: ImmediateRetry(maxAttempts: 2), maxAttempts: 2),
+            seed: 1)
+        #expect(result.logicalRequests == 5)
+        #expect(result.attempts == 10)
+        #expect(result.failures == 5)
+        #expect(result.completionTime == .seconds(4))
+    }
+}

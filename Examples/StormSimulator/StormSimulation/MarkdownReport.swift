@@ -39,7 +39,7 @@ public enum MarkdownReport {
         if server.contention {
             lines.append(
                 "- server: one optimistic-concurrency resource (a write fails if another landed since its read)")
-        } else if server.workers == 0 {
+        } else if server.workers <= 0 {
             lines.append(
                 "- server: unlimited capacity, service \(FixedFormat.milliseconds(server.serviceTime)) "
                     + "± \(FixedFormat.percent(server.serviceSpread, decimals: 0))")

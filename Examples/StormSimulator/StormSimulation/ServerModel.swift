@@ -6,7 +6,7 @@
 /// unlimited (no queueing). With `contention` the server is the single optimistic-concurrency resource of
 /// AWS's backoff study instead: a write succeeds only if nobody wrote since the same attempt's read.
 public struct ServerModel: Hashable, Sendable {
-    /// Parallel workers; 0 means unlimited capacity.
+    /// Parallel workers; 0 (or less) means unlimited capacity.
     public var workers: Int = 30
     /// Mean service time of a normal request.
     public var serviceTime: Duration = .milliseconds(100)
@@ -35,7 +35,7 @@ public struct ServerModel: Hashable, Sendable {
     /// A server with the default settings (30 workers × 100 ms = 300 requests per second).
     public init() {}
 
-    /// Requests per second the server completes when saturated (infinite when `workers == 0`).
+    /// Requests per second the server completes when saturated (infinite when `workers <= 0`).
     public var capacity: Double {
         guard workers > 0 else { return .infinity }
         let mean =

@@ -45,6 +45,13 @@ final class SimulationEngine {
         var isResolved = false
     }
 
+    /// Bounds that keep a hostile configuration from exhausting memory or time; larger values are clamped.
+    static let maximumBuckets = 1_000_000
+    static let maximumClients = 100_000
+    static let maximumBatch = 1_000_000
+    static let maximumRate = 100_000.0
+    static let maximumRequests = 5_000_000
+
     private let scenario: Scenario
     private let strategy: ClientStrategy
     private var events = EventQueue<Event>()
@@ -64,6 +71,7 @@ final class SimulationEngine {
     private let loadEnd: Nanoseconds
     private let warmUp: Nanoseconds
     private let timeoutNanoseconds: Nanoseconds?
+    private let arrivalRate: Double
     private var now: Nanoseconds = 0
 
     init(scenario: Scenario, strategy: ClientStrategy, seed: UInt64) {
@@ -78,11 +86,13 @@ final class SimulationEngine {
         horizon = scenario.workload.horizon.nanoseconds
         loadEnd = scenario.workload.duration.nanoseconds
         warmUp = scenario.workload.warmUp.nanoseconds
+        let rate = scenario.workload.requestsPerSecond
+        arrivalRate = rate.isFinite ? min(max(rate, 0), Self.maximumRate) : 0
         timeoutNanoseconds = scenario.attemptTimeout?.nanoseconds
-        let bucketCount = Int((horizon + bucketWidth - 1) / bucketWidth)
+        let bucketCount = min(Int((max(horizon, 0) + bucketWidth - 1) / bucketWidth), Self.maximumBuckets)
         result = SimulationResult(
             scenario: scenario.id, strategy: strategy.name, bucket: scenario.bucket, bucketCount: max(1, bucketCount))
-        for _ in 0..<max(1, scenario.workload.clients) {
+        for _ in 0..<min(max(1, scenario.workload.clients), Self.maximumClients) {
             let budgetSeed = clientSeeds.childSeed()
             let breakerSeed = clientSeeds.childSeed()
             let limiterSeed = clientSeeds.childSeed()
@@ -97,10 +107,10 @@ final class SimulationEngine {
     /// Runs to the horizon and returns the measurements.
     func run() -> SimulationResult {
         let workload = scenario.workload
-        for index in 0..<workload.batchSize {
+        for index in 0..<min(max(0, workload.batchSize), Self.maximumBatch) {
             startRequest(client: index % clients.count, at: 0)
         }
-        if workload.requestsPerSecond > 0, loadEnd > 0 {
+        if arrivalRate > 0, loadEnd > 0 {
             scheduleNextArrival(after: 0)
         }
         while let (time, event) = events.popFirst() {
@@ -158,9 +168,9 @@ final class SimulationEngine {
     }
 
     private func scheduleNextArrival(after time: Nanoseconds) {
-        let gap = arrivals.exponential(mean: 1e9 / scenario.workload.requestsPerSecond)
-        let next = time + max(1, Nanoseconds(gap))
-        if next < loadEnd {
+        let gap = arrivals.exponential(mean: 1e9 / arrivalRate)
+        let next = time + max(1, Nanoseconds(min(gap, 1e15)))
+        if next < loadEnd, requests.count < Self.maximumRequests {
             events.schedule(.arrival, at: next)
         }
     }
@@ -336,7 +346,7 @@ final class SimulationEngine {
             events.schedule(.contentionWrite(attempt: attempt, readVersion: version), at: now + window)
             return
         }
-        if server.workers == 0 || busyWorkers < server.workers {
+        if server.workers <= 0 || busyWorkers < server.workers {
             if server.workers > 0 { busyWorkers += 1 }
             events.schedule(.serverCompletion(attempt: attempt), at: now + serviceTime(attempt))
         } else if queue.count - queueHead < server.queueLimit {

@@ -4,9 +4,16 @@ import ResilienceCore
 typealias Nanoseconds = Int64
 
 extension Duration {
-    /// The duration in whole nanoseconds (rounded toward zero).
+    /// The largest magnitude the simulator uses (about 73 years), so sums of times never overflow.
+    static let simulationLimit: Nanoseconds = Int64.max / 4
+
+    /// The duration in whole nanoseconds (rounded toward zero), clamped to ±``simulationLimit``.
     var nanoseconds: Nanoseconds {
         let parts = components
+        let limit = Self.simulationLimit
+        guard parts.seconds < limit / 1_000_000_000, parts.seconds > -limit / 1_000_000_000 else {
+            return parts.seconds < 0 ? -limit : limit
+        }
         return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
     }
 
