@@ -50,9 +50,9 @@ public struct BreakerBackoff: Hashable, Sendable {
     public func duration(tripIndex: Int, unit: Double) -> Duration {
         let spread = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         let scale = multiplier(tripIndex: tripIndex) * (1 + spread * (2 * unit - 1))
-        let seconds = BreakerDurationArithmetic.seconds(base) * scale
-        let limit = BreakerDurationArithmetic.seconds(maximum)
-        return BreakerDurationArithmetic.duration(seconds: min(seconds, limit))
+        let seconds = DurationArithmetic.seconds(base) * scale
+        let limit = DurationArithmetic.seconds(maximum)
+        return DurationArithmetic.duration(seconds: min(seconds, limit))
     }
 
     /// The duration for `tripIndex`, drawing jitter from `generator` only when jitter is on.

@@ -29,7 +29,7 @@ struct OutcomeWindow: Sendable {
             storage = .count(flags: Array(repeating: 0, count: max(1, calls)), next: 0, filled: 0, totals: Totals())
         case .time(let duration, let buckets):
             let slices = max(1, min(buckets, 1000))
-            let width = max(1, BreakerDurationArithmetic.nanoseconds(duration) / Int64(slices))
+            let width = max(1, DurationArithmetic.nanoseconds(duration) / Int64(slices))
             storage = .time(buckets: Array(repeating: Bucket(), count: slices), width: width)
         }
     }
@@ -54,7 +54,7 @@ struct OutcomeWindow: Sendable {
             storage = .count(flags: flags, next: next, filled: filled, totals: totals)
         case .time(var buckets, let width):
             storage = .time(buckets: [], width: width)
-            let epoch = BreakerDurationArithmetic.floorDivide(BreakerDurationArithmetic.nanoseconds(now.offset), width)
+            let epoch = DurationArithmetic.floorDivide(DurationArithmetic.nanoseconds(now.offset), width)
             let slot = Int(((epoch % Int64(buckets.count)) + Int64(buckets.count)) % Int64(buckets.count))
             if buckets[slot].epoch != epoch { buckets[slot] = Bucket(epoch: epoch, totals: Totals()) }
             buckets[slot].totals.calls += 1
@@ -69,7 +69,7 @@ struct OutcomeWindow: Sendable {
         case .count(_, _, _, let totals):
             return totals
         case .time(let buckets, let width):
-            let epoch = BreakerDurationArithmetic.floorDivide(BreakerDurationArithmetic.nanoseconds(now.offset), width)
+            let epoch = DurationArithmetic.floorDivide(DurationArithmetic.nanoseconds(now.offset), width)
             var sum = Totals()
             for bucket in buckets where bucket.epoch > epoch &- Int64(buckets.count) && bucket.epoch <= epoch {
                 sum.calls += bucket.totals.calls

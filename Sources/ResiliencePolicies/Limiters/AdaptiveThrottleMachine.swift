@@ -14,13 +14,13 @@ struct AdaptiveThrottleMachine: Sendable {
     init(configuration: AdaptiveThrottle.Configuration, generator: PseudoRandomGenerator) {
         let slices = max(1, min(configuration.buckets, 1000))
         multiplier = configuration.acceptsMultiplier.isFinite ? max(0, configuration.acceptsMultiplier) : 2
-        width = max(1, BreakerDurationArithmetic.nanoseconds(configuration.window) / Int64(slices))
+        width = max(1, DurationArithmetic.nanoseconds(configuration.window) / Int64(slices))
         buckets = Array(repeating: Bucket(), count: slices)
         self.generator = generator
     }
 
     private func epoch(_ instant: ResilienceInstant) -> Int64 {
-        BreakerDurationArithmetic.floorDivide(BreakerDurationArithmetic.nanoseconds(instant.offset), width)
+        DurationArithmetic.floorDivide(DurationArithmetic.nanoseconds(instant.offset), width)
     }
 
     private mutating func slot(for instant: ResilienceInstant, current: Int64) -> Int? {

@@ -22,7 +22,7 @@ struct TokenBucketMachine: Sendable {
     mutating func refill(now: ResilienceInstant) {
         defer { lastRefill = now }
         guard let lastRefill, lastRefill < now else { return }
-        let elapsed = BreakerDurationArithmetic.seconds(lastRefill.duration(to: now))
+        let elapsed = DurationArithmetic.seconds(lastRefill.duration(to: now))
         tokens = min(burst, tokens + elapsed * refillPerSecond)
     }
 
@@ -33,7 +33,7 @@ struct TokenBucketMachine: Sendable {
             return .admitted(RateLimitPermit(token: 0, admittedAt: now))
         }
         guard refillPerSecond > 0 else { return .rejected(.rateLimited, retryAfter: nil) }
-        var wait = BreakerDurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond)
+        var wait = DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond)
         if let exhaustionBackoff {
             wait = max(wait, exhaustionBackoff.duration(tripIndex: refusalsInARow, using: &generator))
             refusalsInARow = min(refusalsInARow + 1, 64)

@@ -1,0 +1,45 @@
+/// Overflow-safe conversions between `Duration` and plain numbers, shared by backoff, breakers and limiters.
+///
+/// Backoff grows geometrically, so intermediate values are computed as `Double` (which saturates to
+/// infinity instead of trapping) and converted back only after clamping to ``maximumSeconds``.
+enum DurationArithmetic {
+    /// The largest delay any policy produces: about 31 years. Keeps conversions far from `Int64` limits.
+    static let maximumSeconds: Double = 1_000_000_000
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        let components = duration.components
+        return Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+
+    /// The largest delay any policy produces, as a duration.
+    static let maximum = Duration.seconds(Int64(maximumSeconds))
+
+    /// `duration` clamped to `0...maximum`: safe to add to an instant and to sleep for.
+    static func clamp(_ duration: Duration) -> Duration {
+        duration < .zero ? .zero : (duration > maximum ? maximum : duration)
+    }
+
+    /// A duration of `seconds`, clamped to `0...maximumSeconds`; NaN becomes zero.
+    static func duration(seconds: Double) -> Duration {
+        guard seconds.isFinite || seconds == .infinity else { return .zero }
+        let clamped = min(max(seconds, 0), maximumSeconds)
+        return .nanoseconds(Int64((clamped * 1e9).rounded()))
+    }
+
+    /// `duration` in whole nanoseconds, saturating at the `Int64` limits.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let parts = duration.components
+        let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return parts.seconds < 0 ? .min : .max }
+        let (total, overflowSum) = whole.addingReportingOverflow(parts.attoseconds / 1_000_000_000)
+        if overflowSum { return parts.seconds < 0 ? .min : .max }
+        return total
+    }
+
+    /// `lhs` divided by `rhs`, rounded towards negative infinity (`rhs` > 0).
+    static func floorDivide(_ lhs: Int64, _ rhs: Int64) -> Int64 {
+        let quotient = lhs / rhs
+        return (lhs % rhs != 0 && lhs < 0) ? quotient - 1 : quotient
+    }
+}
