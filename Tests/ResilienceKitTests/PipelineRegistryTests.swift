@@ -75,3 +75,33 @@ struct PipelineRegistryTests {
         #expect(Set(built.value).count == 10)
     }
 }
+
+@Suite("Registry keeps per-key state")
+struct RegistryStateTests {
+    @Test("Each key's pipeline has its own retry budget")
+    func perKeyBudget() async throws {
+        let clock = ManualClock()
+        let registry = PipelineRegistry(clock: .manual(clock)) { _ in
+            Pipeline {
+                RetryStrategy(
+                    policy: StandardRetryPolicy(maxAttempts: 2, backoff: .constant(.zero), jitter: .none),
+                    budget: RetryBudget(
+                        RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 0.1), clock: .manual(clock)))
+            }
+        }
+        struct Unavailable: ClassifiedError {
+            var classification: FailureClassification {
+                FailureClassification(category: .serverError, code: .serverUnavailable, httpStatus: 503)
+            }
+        }
+        func run(_ key: String) async -> Int {
+            let operation = ScriptedOperation<Int>([.failure(Unavailable())])
+            _ = try? await registry.pipeline(for: key).execute(
+                ResilienceContext(key: key, clock: .manual(clock)), operation.callAsFunction)
+            return operation.callCount
+        }
+        #expect(await run("a") == 2)
+        #expect(await run("a") == 1)
+        #expect(await run("b") == 2)
+    }
+}

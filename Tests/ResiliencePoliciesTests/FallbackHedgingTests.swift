@@ -98,3 +98,39 @@ struct FallbackHedgingTests {
         #expect(failing.callCount == 2)
     }
 }
+
+@Suite("Cancellation through racing stages")
+struct RacingCancellationTests {
+    @Test("Cancelling the caller of a hedged operation cancels every attempt and surfaces cancellation")
+    func hedgingCancelled() async {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.delayed(.seconds(100), .success(1))])
+        let stage = HedgingStrategy(delay: .seconds(1))
+        let context = makeContext(clock)
+        let task = Task { try await stage.execute(context, next: operation.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(count: 2)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(operation.callCount == 2)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("Enforced total deadline stops a retry loop whose operation ignores deadlines")
+    func enforcedTotalDeadline() async {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.delayed(.seconds(100), .success(1))])
+        let pipeline = Pipeline {
+            TotalDeadlineStrategy(.seconds(5), mode: .enforced)
+            RetryStrategy(policy: StandardRetryPolicy.standard)
+        }
+        let context = makeContext(clock)
+        let task = Task { try await pipeline.execute(context, operation.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(5))
+        let error = await #expect(throws: ResilienceError.self) { try await task.value }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(operation.callCount == 1)
+    }
+}

@@ -76,3 +76,30 @@ struct RetryBudgetTests {
         #expect(budget.usage == (requests: 16_000, retries: 1_610, allowance: 1_610))
     }
 }
+
+@Suite("Hostile settings")
+struct HostileSettingsTests {
+    @Test("Huge, negative and NaN settings neither trap nor hang")
+    func hostile() async throws {
+        let clock = ManualClock()
+        for configuration in [
+            RetryBudgetConfiguration(ratio: .nan, minimumPerSecond: .infinity, window: .seconds(Int64.max), buckets: 0),
+            RetryBudgetConfiguration(ratio: -1, minimumPerSecond: -1, window: .seconds(-5), buckets: Int.max),
+        ] {
+            let budget = RetryBudget(configuration, clock: .manual(clock))
+            budget.recordRequest()
+            _ = budget.tryWithdraw()
+            #expect(budget.usage.requests == 1)
+        }
+        let operation = ScriptedOperation<Int>([.success(1)])
+        let context = makeContext(clock)
+        #expect(try await TimeoutStrategy(.seconds(Int64.max)).execute(context, next: operation.callAsFunction) == 1)
+        #expect(try await TimeoutStrategy(.seconds(-3)).execute(context, next: operation.callAsFunction) == 1)
+        #expect(
+            try await HedgingStrategy(delay: .seconds(Int64.max)).execute(context, next: operation.callAsFunction)
+                == 1)
+        var random = SeededRandomNumberGenerator(seed: 1)
+        let jitter = Jitter.proportional(.nan).apply(to: .seconds(1), using: &random)
+        #expect(jitter == .seconds(1))
+    }
+}

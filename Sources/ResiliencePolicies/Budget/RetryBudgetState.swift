@@ -11,7 +11,7 @@ struct RetryBudgetState: Sendable {
 
     init(configuration: RetryBudgetConfiguration) {
         let bucketCount = min(max(configuration.buckets, 1), 1000)
-        let window = max(configuration.window, .milliseconds(1))
+        let window = max(DurationArithmetic.clamp(configuration.window), .milliseconds(1))
         let windowNanoseconds = max(Int64(DurationArithmetic.seconds(window) * 1e9), Int64(bucketCount))
         ratio = configuration.ratio.isFinite ? min(max(configuration.ratio, 0), 1_000) : 0
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0

@@ -25,7 +25,7 @@ public struct HedgingStrategy: ResilienceStrategy {
     ) async throws -> Output {
         guard maxHedges > 0, context.idempotency.isSafeToRepeat else { return try await next(context) }
         let clock = context.clock
-        let delay = self.delay > .zero ? self.delay : .zero
+        let delay = DurationArithmetic.clamp(self.delay)
         let maxHedges = self.maxHedges
         return try await withoutActuallyEscaping(next) { escapable in
             let operation = UncheckedOperation(run: escapable)

@@ -69,7 +69,7 @@ public struct RetryStrategy: ResilienceStrategy {
                 var generator = random.makeGenerator()
                 let decision = policy.decide(attempt, using: &generator)
                 guard let proposed = decision.delay else { throw error }
-                let delay = proposed > .zero ? proposed : .zero
+                let delay = DurationArithmetic.clamp(proposed)
                 if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
                 if let budget, !budget.tryWithdraw(now: now) {
                     current.emit(.budgetExhausted) { $0.classification = failure }

@@ -11,7 +11,7 @@ struct TimeLimit: Sendable {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         let clock = context.clock
-        let deadline = clock.now().advanced(by: limit > .zero ? limit : .zero)
+        let deadline = clock.now().advanced(by: DurationArithmetic.clamp(limit))
         var inner = context
         inner.narrowDeadline(to: deadline)
         do {
