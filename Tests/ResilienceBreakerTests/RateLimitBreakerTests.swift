@@ -1,3 +1,4 @@
+import Foundation
 import ResiliencePolicies
 import ResilienceTesting
 import Testing
@@ -131,5 +132,16 @@ struct RateLimitBreakerTests {
                 == BreakerSnapshot(
                     state: .open, remainingOpen: .seconds(20),
                     values: ["multiplier": 2, "consecutiveTrips": 1, "consecutiveRateLimits": 0, "totalOpens": 1]))
+    }
+
+    @Test func persistedAsJSONTheCooldownSurvivesARestart() throws {
+        let breaker = RateLimitBreaker()
+        _ = tripWithThree429s(breaker, at: at(0))
+        let data = try JSONEncoder().encode(breaker.exportState(now: at(5)))
+        let decoded = try JSONDecoder().decode(BreakerSnapshot.self, from: data)
+        let afterRestart = RateLimitBreaker()
+        afterRestart.restoreState(decoded, now: at(1000))
+        #expect(afterRestart.admit(now: at(1000)).rejection?.retryAfter == .seconds(25))
+        #expect(afterRestart.multiplier() == 2)
     }
 }

@@ -15,6 +15,7 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
     }
 
     /// Admits, runs and records one call.
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
@@ -54,7 +55,8 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
         StageDescription(name: "circuit-breaker", settings: [.init("policy", breaker.policyDescription)])
     }
 
-    private static func emit(_ transition: BreakerTransition, _ context: ResilienceContext) {
+    @usableFromInline
+    static func emit(_ transition: BreakerTransition, _ context: ResilienceContext) {
         context.emit(.breakerTransition) { event in
             event.transition = transition
             event.duration = transition.openFor

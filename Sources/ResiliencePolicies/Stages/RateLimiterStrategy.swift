@@ -18,6 +18,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     }
 
     /// Acquires, runs and releases one call.
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
@@ -56,6 +57,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
 
     /// How a failed call counts for limiters that learn: overload answers are backend rejections; local
     /// rejections and cancellation are abandoned; anything else the backend handled is an accept.
+    @usableFromInline
     static func outcome(of error: any Error, _ context: ResilienceContext) -> RateLimitOutcome {
         let classification = context.classify(error)
         if Task.isCancelled || classification.category == .cancelled || classification.requestWasNotSent {
@@ -71,7 +73,8 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         }
     }
 
-    private static func emitLimited(_ context: ResilienceContext, _ retryAfter: Duration?, _ detail: String) {
+    @usableFromInline
+    static func emitLimited(_ context: ResilienceContext, _ retryAfter: Duration?, _ detail: String) {
         context.emit(.rateLimited) { event in
             event.duration = retryAfter
             event.detail = detail
