@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The SVG charts of a ``StormReport``: load over time, and success and load against p with the theory.
 public enum ReportCharts {
     /// File names and SVG documents, in a fixed order.
@@ -9,6 +17,7 @@ public enum ReportCharts {
             ("brownout-load.svg", loadChart(report.brownout, title: "Brownout: load on the server")),
             ("independent-success.svg", sweepChart(report, success: true)),
             ("independent-load.svg", sweepChart(report, success: false)),
+            ("tail-latency.svg", tailChart(report)),
         ].map { (name: $0.0, svg: $0.1) }
     }
 
@@ -38,6 +47,24 @@ public enum ReportCharts {
             series: series(run) { $0.successesPerBucket },
             shaded: (run.faultStart.seconds, run.faultEnd.seconds)
         ).render()
+    }
+
+    static func tailChart(_ report: StormReport) -> String {
+        let lines = report.tail.map { row in
+            let points = zip(TailRow.chartQuantiles, row.quantileLatencies).compactMap { quantile, latency in
+                latency.map { (x: nines(quantile), y: $0.seconds * 1000) }
+            }
+            return SVGChart.Series(name: row.strategy, points: points, dashed: row.hedgeDelay != nil)
+        }
+        return SVGChart(
+            title: "Tail latency with and without hedging at p95",
+            xLabel: "percentile in nines (1 = p90, 2 = p99, 3 = p99.9)", yLabel: "latency (ms)", series: lines
+        ).render()
+    }
+
+    /// −log10(1 − q): 1 for p90, 2 for p99, 3 for p99.9.
+    static func nines(_ quantile: Double) -> Double {
+        -log10(max(1 - quantile, 1e-12))
     }
 
     static func sweepChart(_ report: StormReport, success: Bool) -> String {

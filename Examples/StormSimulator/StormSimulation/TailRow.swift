@@ -16,6 +16,11 @@ public struct TailRow: Hashable, Sendable {
     public var load: Double
     /// Success rate.
     public var successRate: Double
+    /// Latency at each of ``chartQuantiles``, for the chart.
+    public var quantileLatencies: [Duration?]
+
+    /// The quantiles drawn on the tail-latency chart (p50 to p99.95).
+    public static let chartQuantiles = [0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.995, 0.998, 0.999, 0.9995]
 
     /// The row for `result`.
     init(result: SimulationResult, hedgeDelay: Duration?) {
@@ -27,5 +32,6 @@ public struct TailRow: Hashable, Sendable {
         p999 = result.latency(at: 0.999)
         load = result.amplification
         successRate = result.successRate
+        quantileLatencies = Self.chartQuantiles.map { result.latency(at: $0) }
     }
 }
