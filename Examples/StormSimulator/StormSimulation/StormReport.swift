@@ -41,10 +41,17 @@ public struct StormReport: Sendable {
         let awsOutage = runAll(
             StormScenarios.awsContention(outage: .seconds(5)), awsStrategies, StormScenarios.awsSchedule)
 
+        // The quick run sweeps and stress-tests only the strategies its tables and goals need.
+        let swept = mode.isQuick ? standard.filter { MarkdownReport.sweepStrategies.contains($0.name) } : standard
+        let quickStability = [
+            StrategyName.noRetry, StrategyName.immediate, StrategyName.withBudget, StrategyName.defaultPipeline,
+        ]
+        let stressed = mode.isQuick ? standard.filter { quickStability.contains($0.name) } : standard
+
         var independent: [SweepPoint] = []
         for p in StormScenarios.failureProbabilities(mode) {
             let scenario = StormScenarios.independent(p: p, mode: mode)
-            for strategy in standard {
+            for strategy in swept {
                 let result = StormSimulator.run(scenario, strategy: strategy, seed: seed)
                 independent.append(
                     SweepPoint(
@@ -55,7 +62,7 @@ public struct StormReport: Sendable {
 
         let metastable = runAll(StormScenarios.metastable(mode), standard, StormScenarios.standardSchedule)
         var stability: [StabilityRow] = []
-        for strategy in standard {
+        for strategy in stressed {
             var points: [StabilityPoint] = []
             for fraction in StormScenarios.stabilityLoads(mode) {
                 let scenario = StormScenarios.metastable(mode, offeredFraction: fraction)
