@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "retry-playground", targets: ["retry-playground"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
+        .executable(name: "storm-simulator", targets: ["storm-simulator"]),
         .executable(name: "job-board", targets: ["job-board"]),
     ],
     targets: [
@@ -100,6 +101,19 @@ let package = Package(
             path: "Examples/SyncDemo", swiftSettings: strictSettings
         ),
 
+        .target(
+            name: "StormSimulation",
+            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            path: "Examples/StormSimulator/StormSimulation",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "storm-simulator",
+            dependencies: ["StormSimulation"],
+            path: "Examples/StormSimulator/CLI",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "ResilienceCoreTests",
@@ -152,6 +166,11 @@ let package = Package(
         .testTarget(
             name: "ResilienceKitTests",
             dependencies: ["ResilienceKit", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StormSimulationTests",
+            dependencies: ["StormSimulation", "ResilienceCore"],
             swiftSettings: strictSettings
         ),
     ],
