@@ -27,6 +27,8 @@ let package = Package(
         .executable(name: "retry-playground", targets: ["retry-playground"]),
         .executable(name: "fault-server", targets: ["fault-server"]),
         .executable(name: "sync-demo", targets: ["sync-demo"]),
+        .executable(name: "storm-simulator", targets: ["storm-simulator"]),
+        .executable(name: "job-board", targets: ["job-board"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -50,7 +52,10 @@ let package = Package(
         // MARK: Composition root
         .target(
             name: "ResilienceKit",
-            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            dependencies: [
+                "ResilienceCore", "ResiliencePolicies", "ResilienceTransport", "ResilienceSources",
+                "ResilienceTelemetry", "ResiliencePresentation",
+            ],
             swiftSettings: strictSettings
         ),
 
@@ -72,6 +77,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "job-board", dependencies: ["ResilienceKit", "ResilienceTesting"], path: "Examples/JobBoard",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "fault-server", dependencies: ["ResilienceTesting"], path: "Examples/FaultServerCLI",
             swiftSettings: strictSettings
         ),
@@ -90,6 +99,19 @@ let package = Package(
                 "SyncExampleSupport",
             ],
             path: "Examples/SyncDemo", swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "StormSimulation",
+            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            path: "Examples/StormSimulator/StormSimulation",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "storm-simulator",
+            dependencies: ["StormSimulation"],
+            path: "Examples/StormSimulator/CLI",
+            swiftSettings: strictSettings
         ),
 
         // MARK: Tests
@@ -144,6 +166,11 @@ let package = Package(
         .testTarget(
             name: "ResilienceKitTests",
             dependencies: ["ResilienceKit", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StormSimulationTests",
+            dependencies: ["StormSimulation", "ResilienceCore"],
             swiftSettings: strictSettings
         ),
     ],

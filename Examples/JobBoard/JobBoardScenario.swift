@@ -1,0 +1,142 @@
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+
+/// The demo's world: an embedded FaultServer playing six job boards, and the composition root wired to it.
+struct JobBoardScenario {
+    /// What one source stands for and what the server does to it.
+    struct Role: Sendable {
+        var id: SourceID
+        var simulates: String
+    }
+
+    let server: FaultServer
+    let root: CompositionRoot<Job>
+    let aggregator: Aggregator<Job>
+    let roles: [Role]
+
+    /// Starts the server (throws ``FaultServerError`` when it cannot bind) and registers the six sources.
+    init(options: DemoOptions) throws {
+        var serverConfiguration = FaultServerConfiguration()
+        serverConfiguration.seed = options.seed
+        serverConfiguration.lifetime = .seconds(120)
+        let server = try FaultServer(configuration: serverConfiguration)
+        self.server = server
+        Self.script(server, chaos: options.chaos)
+
+        var configuration = CompositionRootConfiguration.interactive
+        configuration.aggregator.itemNoun = "jobs"
+        configuration.aggregator.sourceTimeout = .seconds(6)
+        // Everything here is loopback http://. 127.0.0.1 stands for the HTTPS boards; "localhost" plays a
+        // host that serves only plaintext, which the policy blocks before a byte is sent.
+        configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        // Loopback-sized waits so the demo takes seconds: 3 attempts, 100 ms ×2, hints honoured up to 2 s.
+        configuration.preset.retry = StandardRetryPolicy(
+            maxAttempts: 3, backoff: .exponential(base: .milliseconds(100), multiplier: 2, cap: .seconds(1)),
+            jitter: .equal, retryAfter: RetryAfterRule(maximum: .seconds(2)))
+        configuration.preset.attemptTimeout = .seconds(2)
+        configuration.preset.totalDeadline = .seconds(5)
+        configuration.session.defaultAttemptTimeout = .seconds(2)
+
+        var root = CompositionRoot<Job>(
+            configuration, random: SharedRandomSource(seed: options.seed),
+            deduplicationKey: { $0.url })
+        let transport = root.transport
+        let base = server.baseURL.absoluteString
+        let plaintextBase = "http://localhost:\(server.port)"
+
+        root.register(
+            JSONAPISource<GreenhouseBoard.Posting>(
+                id: "greenhouse-acme", displayName: "Acme (Greenhouse)", transport: transport,
+                envelope: GreenhouseBoard.self, items: \.jobs
+            ) { _, _ in HTTPRequest(url: URL(string: base + "/v1/boards/acme/jobs")!) }
+            .mapItems {
+                Job(
+                    title: $0.title, company: "Acme", location: $0.location.name, url: $0.absoluteURL,
+                    source: "greenhouse-acme")
+            }
+        )
+        root.register(
+            JSONAPISource<LeverPosting>(id: "lever-globex", displayName: "Globex (Lever)", transport: transport) {
+                _, _ in HTTPRequest(url: URL(string: base + "/v0/postings/globex")!)
+            }
+            .mapItems {
+                Job(
+                    title: $0.text, company: "Globex", location: $0.categories.location, url: $0.hostedUrl,
+                    source: "lever-globex")
+            }
+        )
+        root.register(
+            FeedSource(
+                id: "hooli-atom", displayName: "Hooli (Atom)", url: URL(string: base + "/careers/hooli.atom")!,
+                transport: transport
+            ) { Job(feedItem: $0, company: "Hooli") }
+        )
+        root.register(
+            FeedSource(
+                id: "initech-rss", displayName: "Initech (RSS, plaintext)",
+                url: URL(string: plaintextBase + "/feeds/initech.rss")!, transport: transport
+            ) { Job(feedItem: $0, company: "Initech") }
+        )
+        root.register(
+            FeedSource(
+                id: "umbrella-rss", displayName: "Umbrella (RSS)", url: URL(string: base + "/feeds/umbrella.rss")!,
+                transport: transport
+            ) { Job(feedItem: $0, company: "Umbrella") }
+        )
+        // The one-line per-source override: this board enforces a quota, so its breaker is a rate-limit
+        // breaker that opens on the first 429 and keeps later rounds from asking again.
+        root.register(
+            JSONAPISource<WorkableBoard.Result>(
+                id: "workable-soylent", displayName: "Soylent (Workable)", transport: transport,
+                envelope: WorkableBoard.self, items: \.results
+            ) { _, _ in HTTPRequest(url: URL(string: base + "/spi/v3/soylent/jobs")!) }
+            .mapItems {
+                Job(title: $0.title, company: "Soylent", location: $0.city, url: $0.url, source: "workable-soylent")
+            }
+        ) { $0.breaker = .rateLimit(.strict) }
+
+        self.root = root
+        aggregator = root.makeAggregator()
+        let chaos =
+            options.chaos > 0 ? "; seeded chaos: resets and 503s on \(Int(options.chaos * 100)) % of requests" : ""
+        roles = [
+            Role(id: "greenhouse-acme", simulates: "Greenhouse-style JSON board" + chaos),
+            Role(id: "lever-globex", simulates: "Lever-style JSON board" + chaos),
+            Role(id: "hooli-atom", simulates: "Atom feed" + chaos),
+            Role(
+                id: "initech-rss",
+                simulates:
+                    "RSS feed on a plaintext-only host (simulated: \"localhost\"; the policy allows only 127.0.0.1)"),
+            Role(id: "umbrella-rss", simulates: "RSS feed truncated mid-item (HTTP 200)"),
+            Role(id: "workable-soylent", simulates: "JSON board: answers once, then 429 with Retry-After: 30"),
+        ]
+    }
+
+    private static func script(_ server: FaultServer, chaos: Double) {
+        func board(_ body: String, contentType: String) -> Fault {
+            guard chaos > 0 else { return .ok(body, headers: ["Content-Type": contentType]) }
+            var profile = ChaosProfile()
+            profile.reset = chaos / 2
+            profile.serviceUnavailable = chaos / 2
+            profile.successBody = body
+            return .chaos(profile)
+        }
+        server.script("/v1/boards/acme/jobs", board(Fixtures.greenhouse, contentType: "application/json"))
+        server.script("/v0/postings/globex", board(Fixtures.lever, contentType: "application/json"))
+        server.script("/careers/hooli.atom", board(Fixtures.hooliAtom, contentType: "application/atom+xml"))
+        server.script("/feeds/initech.rss", .ok(Fixtures.initechRSS, headers: ["Content-Type": "application/rss+xml"]))
+        server.script(
+            "/feeds/umbrella.rss", .ok(Fixtures.umbrellaTruncatedRSS, headers: ["Content-Type": "application/rss+xml"]))
+        server.script("/spi/v3/soylent/jobs", .json(Fixtures.workable), .rateLimited(retryAfter: "30"))
+    }
+}
+
+extension Job {
+    init(feedItem: FeedItem, company: String) {
+        self.init(
+            title: feedItem.title, company: company,
+            location: feedItem.summary.components(separatedBy: ".").first ?? "",
+            url: feedItem.link?.absoluteString ?? feedItem.id, source: feedItem.source.rawValue)
+    }
+}

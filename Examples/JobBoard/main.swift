@@ -1,0 +1,102 @@
+// `swift run job-board`: six job sources on an embedded loopback FaultServer, failing in realistic ways, run
+// through the ResilienceKit composition root for a few refresh rounds.
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("job-board: \(message)\n".utf8))
+    exit(code)
+}
+
+let options: DemoOptions
+do {
+    options = try DemoOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if let message = error.message { fail(message + "\n" + DemoOptions.usage, code: 2) }
+    print(DemoOptions.usage)
+    exit(0)
+}
+
+let scenario: JobBoardScenario
+do {
+    scenario = try JobBoardScenario(options: options)
+} catch {
+    fail("could not start the embedded FaultServer on 127.0.0.1 (\(error)); nothing was fetched", code: 1)
+}
+
+var environment = ProcessInfo.processInfo.environment
+if options.noColor { environment["NO_COLOR"] = "1" }
+let renderer = TerminalRenderer(environment: environment, isTerminal: isatty(STDOUT_FILENO) == 1)
+let columns = environment["COLUMNS"].flatMap { Int($0) } ?? 100
+let view: LiveView? = options.json ? nil : LiveView(renderer: renderer, columns: columns)
+let root = scenario.root
+let ids = scenario.aggregator.sourceIDs
+
+if options.describe {
+    print(root.configurationDescription)
+    scenario.server.stop()
+    exit(0)
+}
+
+if view != nil {
+    print("ResilienceKit job board: \(ids.count) sources on an embedded FaultServer at \(scenario.server.baseURL)")
+    print("(everything is simulated on loopback; no internet is used)")
+    for role in scenario.roles { print("  \(role.id.rawValue): \(role.simulates)") }
+    print("Every source runs its own copy of one pipeline preset; workable-soylent overrides its breaker (rate-limit,")
+    print("opens on the first 429). `job-board --describe` prints every stage and setting.")
+    print("")
+}
+
+func breakerState(_ id: SourceID) -> BreakerState? {
+    root.statistics().sources[id.rawValue]?.breakerState
+}
+
+let started = ContinuousClock.now
+var lastResult: AggregateResult<Job>?
+for round in 1...options.rounds {
+    var rows = ids.map { SourceStatusRow(source: $0.rawValue, status: .waiting, breakerState: breakerState($0)) }
+    var reports: [SourceID: SourceReport] = [:]
+    func reasons() -> [String] { ids.compactMap { reports[$0]?.reason } }
+    view?.update(round: round, of: options.rounds, rows: rows, reasons: [], completed: 0, latest: nil)
+    do {
+        for try await step in scenario.aggregator.progress(for: SourceQuery()) {
+            switch step {
+            case .sourceCompleted(let report, let completed, _):
+                reports[report.id] = report
+                if let index = ids.firstIndex(of: report.id) {
+                    rows[index] = report.row(breaker: breakerState(report.id))
+                }
+                view?.update(
+                    round: round, of: options.rounds, rows: rows, reasons: reasons(), completed: completed,
+                    latest: report)
+            case .finished(let result):
+                lastResult = result
+            }
+        }
+    } catch {
+        fail("round \(round) ended with \(error)", code: 1)
+    }
+    if let view, let result = lastResult {
+        let message = root.present(result).map(renderer.banner) ?? "✔ Every source delivered."
+        view.finish(rows: rows, reasons: reasons(), message: "\(result.items.count) jobs shown. " + message)
+    }
+    if round < options.rounds { try? await Task.sleep(for: .milliseconds(600)) }
+}
+let duration = started.duration(to: .now)
+
+guard let result = lastResult else { fail("no round finished", code: 1) }
+let message = root.present(result)
+let summary = DemoSummary(
+    options: options, scenario: scenario, result: result, duration: duration, statistics: root.statistics(),
+    health: root.health(), message: message)
+scenario.server.stop()
+if options.json {
+    do {
+        print(try summary.json())
+    } catch {
+        fail("could not encode the summary: \(error)", code: 1)
+    }
+} else {
+    print(summary.text(banner: message.map(renderer.banner)))
+}

@@ -1,0 +1,72 @@
+import Foundation
+import StormSimulation
+
+// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario, prints the markdown report and
+// writes results.md, results.json and the SVG charts to DIR (default `Docs/Simulation` for the full run; the
+// quick run writes files only with `--output`).
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+var mode = RunMode.full
+var seed: UInt64 = 42
+var output: String? = nil
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--quick":
+        mode = .quick
+    case "--seed":
+        guard let value = arguments.popFirst(), let parsed = UInt64(value) else {
+            printError("--seed needs a non-negative integer")
+            exit(2)
+        }
+        seed = parsed
+    case "--output":
+        guard let value = arguments.popFirst() else {
+            printError("--output needs a directory")
+            exit(2)
+        }
+        output = value
+    case "--help", "-h":
+        print("usage: storm-simulator [--quick] [--seed N] [--output DIR]")
+        exit(0)
+    default:
+        printError("unknown argument \(argument); try --help")
+        exit(2)
+    }
+}
+
+let report = StormReport.generate(mode: mode, seed: seed, catalog: StrategyCatalog.all)
+let markdown = MarkdownReport.render(report)
+print(markdown, terminator: "")
+
+func write(_ text: String, to path: String) {
+    do {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+        printError("cannot write \(path): \(error)")
+        exit(1)
+    }
+}
+
+// The full run writes to Docs/Simulation unless told otherwise; the quick run (CI) writes only when asked.
+if let directory = output ?? (mode == .full ? "Docs/Simulation" : nil) {
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+        printError("cannot create \(directory): \(error)")
+        exit(1)
+    }
+    let suffix = mode == .quick ? "-quick" : ""
+    write(markdown, to: "\(directory)/results\(suffix).md")
+    write(JSONReport.render(report), to: "\(directory)/results\(suffix).json")
+    for chart in ReportCharts.render(report) {
+        let name = mode == .quick ? chart.name.replacingOccurrences(of: ".svg", with: "-quick.svg") : chart.name
+        write(chart.svg, to: "\(directory)/\(name)")
+    }
+}
+let failed = report.goals.filter { !$0.passed }
+printError("\(report.goals.count - failed.count)/\(report.goals.count) goals hold")

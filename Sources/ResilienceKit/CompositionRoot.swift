@@ -1,0 +1,224 @@
+import Foundation
+
+/// Where concrete types meet: register sources in code, each with the default pipeline preset or a per-source
+/// override, and get an ``Aggregator`` whose sources run through their own pipelines, a secured transport for
+/// the sources to use, a telemetry recorder, a health report and one honest user-facing message.
+///
+/// - Pipelines come from a ``PipelineRegistry`` keyed by source id: the factory builds
+///   ``CompositionRootConfiguration/preset``; a registration with a preset or a customisation pins an
+///   override for that source only.
+/// - Failures are classified by ``CompositionRootConfiguration/classifiers`` composed through
+///   ``CompositeErrorClassifier`` (``TransportErrorClassifier/standard`` by default).
+/// - ``transport`` is the injected (or URLSession) transport, optionally wrapped by a per-host
+///   ``ResilientTransport``, wrapped by ``SecureTransport`` so blocked plaintext requests never leave.
+/// - Events go to ``recorder`` (and to the extra sink given at creation); ``health()`` evaluates the rules.
+///
+/// ```swift
+/// var root = CompositionRoot<Job>(.interactive, clock: clock)
+/// root.register(greenhouse)                                             // the default preset
+/// root.register(lever) { $0.retry = CategoryRetryPolicy.standard }      // swap one source's retry policy
+/// root.register(workable) { $0.breaker = .rateLimit(.strict) }          // or its breaker
+/// print(root.configurationDescription)
+/// let result = try await root.makeAggregator().fetch(SourceQuery(text: "swift"))
+/// let message = root.present(result)    // "Showing jobs from 4 of 6 sources. …"
+/// ```
+///
+/// A value type built once at start-up. Copies share the registry, recorder, cache and transport, so build
+/// the aggregator once (its pipelines keep breaker and budget state between fetches).
+public struct CompositionRoot<Item: Sendable>: Sendable {
+    /// The settings every source starts from.
+    public let configuration: CompositionRootConfiguration
+    /// The source of time for pipelines, deadlines, the cache and the recorder.
+    public let clock: ResilienceClock
+    /// The random source for jitter, breakers and limiters (seed it for reproducible schedules).
+    public let random: SharedRandomSource
+    /// The pipelines, one per source id.
+    public let pipelines: PipelineRegistry
+    /// Classifies every failure: the configured classifiers, then Core's universal rules.
+    public let classifier: CompositeErrorClassifier
+    /// Records every event for statistics and health.
+    public let recorder: TelemetryRecorder
+    /// Where events go: the recorder and the extra sink given at creation, if any.
+    public let telemetry: any TelemetrySink
+    /// The transport sources should send through: secured, and per-host resilient if configured.
+    public let transport: any HTTPTransport
+    /// The cache of last good results, if configured.
+    public let cache: SourceCache<Item>?
+    /// A key for de-duplicating merged items, if any.
+    public var deduplicationKey: (@Sendable (Item) -> String)?
+    private var entries: [Entry] = []
+
+    private struct Entry: Sendable {
+        var registration: SourceRegistration<Item>
+        var override: String?
+    }
+
+    /// Creates a root. `baseTransport` replaces the URLSession transport (a scripted one in tests); it is
+    /// still wrapped by the host pipeline (if configured) and the secure-transport policy. `telemetry`
+    /// receives every event besides ``recorder``.
+    public init(
+        _ configuration: CompositionRootConfiguration = .standard,
+        clock: ResilienceClock = .continuous,
+        random: SharedRandomSource = SharedRandomSource(),
+        baseTransport: (any HTTPTransport)? = nil,
+        telemetry: (any TelemetrySink)? = nil,
+        deduplicationKey: (@Sendable (Item) -> String)? = nil
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.random = random
+        self.deduplicationKey = deduplicationKey
+        let preset = configuration.preset
+        pipelines = PipelineRegistry(configuration.registry, clock: clock) { _ in
+            Pipeline.preset(preset, clock: clock, random: random)
+        }
+        classifier = CompositeErrorClassifier(configuration.classifiers)
+        let recorder = TelemetryRecorder(configuration: configuration.recorder, clock: clock)
+        self.recorder = recorder
+        if let telemetry {
+            self.telemetry = MultiplexingSink([recorder, telemetry])
+        } else {
+            self.telemetry = recorder
+        }
+        cache = configuration.cache.map { SourceCache<Item>(configuration: $0, clock: clock) }
+        var stack: any HTTPTransport = baseTransport ?? URLSessionTransport(configuration: configuration.session)
+        if let hostPreset = configuration.hostPipeline {
+            let hosts = PipelineRegistry(configuration.registry, clock: clock) { _ in
+                Pipeline.preset(hostPreset, clock: clock, random: random)
+            }
+            stack = ResilientTransport(wrapping: stack, classifier: classifier) { hosts.pipeline(for: $0) }
+        }
+        transport = SecureTransport(wrapping: stack, policy: configuration.secureTransport)
+    }
+
+    /// Registers `source` with the default preset, or with `preset` and/or `customize` applied to it as an
+    /// override for this source only. Registering the same id again replaces the earlier registration.
+    ///
+    /// ```swift
+    /// root.register(feed, timeout: .seconds(5)) { $0.breaker = .failureRatio(.standard) }
+    /// ```
+    public mutating func register(
+        _ source: some Source<Item>, timeout: Duration? = nil, usesCache: Bool = true,
+        preset: PipelinePreset? = nil, customize: ((inout PipelinePreset) -> Void)? = nil
+    ) {
+        let key = source.id.rawValue
+        var override: String?
+        if preset != nil || customize != nil {
+            var settings = preset ?? configuration.preset
+            customize?(&settings)
+            pipelines.setOverride(for: key, Pipeline.preset(settings, clock: clock, random: random))
+            override = preset == nil ? "customized" : "preset"
+        } else {
+            pipelines.removeOverride(for: key)
+        }
+        let registration = SourceRegistration(source, timeout: timeout, usesCache: usesCache)
+        upsert(Entry(registration: registration, override: override))
+    }
+
+    /// Swaps the pipeline of one registered source: its current settings are the configured preset, adjusted
+    /// by `customize`. Other sources keep theirs.
+    ///
+    /// ```swift
+    /// root.override("lever-globex") { $0.retry = StandardRetryPolicy.background }
+    /// ```
+    public mutating func override(_ id: SourceID, _ customize: (inout PipelinePreset) -> Void) {
+        var settings = configuration.preset
+        customize(&settings)
+        override(id, pipeline: Pipeline.preset(settings, clock: clock, random: random))
+        setOverrideLabel("customized", for: id)
+    }
+
+    /// Gives one registered source a hand-built pipeline.
+    public mutating func override(_ id: SourceID, pipeline: any ResiliencePipeline) {
+        pipelines.setOverride(for: id.rawValue, pipeline)
+        setOverrideLabel("custom", for: id)
+    }
+
+    /// The registered sources' ids, in registration order.
+    public var sourceIDs: [SourceID] { entries.map(\.registration.id) }
+
+    /// The pipeline source `id` runs through (built on first use).
+    public func pipeline(for id: SourceID) -> any ResiliencePipeline {
+        pipelines.pipeline(for: id)
+    }
+
+    /// The aggregator over every registered source, each with its own pipeline from the registry. Build it
+    /// once and reuse it: the pipelines keep their state between fetches.
+    public func makeAggregator() -> Aggregator<Item> {
+        var aggregator = Aggregator<Item>(
+            configuration: configuration.aggregator, clock: clock, classifier: classifier, telemetry: telemetry,
+            cache: cache, deduplicationKey: deduplicationKey)
+        for entry in entries {
+            var registration = entry.registration
+            registration.pipeline = pipelines.pipeline(for: registration.id)
+            aggregator.register(registration)
+        }
+        return aggregator
+    }
+
+    /// The message to show for `result`, or `nil` when every source delivered live items.
+    public func present(_ result: AggregateResult<Item>) -> UserFacingError? {
+        result.presentedFailure.map { configuration.presenter.present($0, context: result.presentationContext) }
+    }
+
+    /// Statistics of the recorded events (the recorder's whole window by default).
+    public func statistics(window: Duration? = nil) -> TelemetryStatistics {
+        recorder.statistics(window: window)
+    }
+
+    /// Evaluates the configured health rules against the recorded events now.
+    public func health() -> HealthReport {
+        HealthMonitor(recorder: recorder, rules: configuration.healthRules).evaluate()
+    }
+
+    /// One line describing source `id`: kind, deadline, whether it is overridden, and its pipeline's stages.
+    public func sourceDescription(_ id: SourceID) -> String? {
+        guard let entry = entries.first(where: { $0.registration.id == id }) else { return nil }
+        let registration = entry.registration
+        let timeout = (registration.timeout ?? configuration.aggregator.sourceTimeout).map { "\($0)" } ?? "none"
+        return "\(registration.id) [\(registration.kind)] \"\(registration.displayName)\" timeout: \(timeout), "
+            + "cache: \(registration.usesCache && cache != nil ? "yes" : "no"), "
+            + "pipeline (\(entry.override.map { "override: \($0)" } ?? "default")): "
+            + pipelines.pipeline(for: registration.id).pipelineDescription
+    }
+
+    /// The whole configuration for debugging: transport, classifier, presenter, aggregator, then one line
+    /// per source with its kind, settings and pipeline stages.
+    public var configurationDescription: String {
+        let aggregator = configuration.aggregator
+        let policy = configuration.secureTransport
+        let allowed = policy.allowedInsecureHosts.sorted().joined(separator: ", ")
+        var lines = [
+            "composition root: \(entries.count) sources",
+            "  transport: secure(plaintext: \(policy.action.rawValue), allowed: [\(allowed)])"
+                + (configuration.hostPipeline == nil ? "" : " → per-host pipeline") + " → \(baseTransportName)",
+            "  classifier: composite(\(classifier.classifiers.map { "\(type(of: $0))" }.joined(separator: ", ")))",
+            "  presenter: \(type(of: configuration.presenter))",
+            "  aggregator: maxConcurrent \(aggregator.maximumConcurrentSources), timeout "
+                + "\(aggregator.sourceTimeout.map { "\($0)" } ?? "none"), completion \(aggregator.completion), "
+                + "cache: \(configuration.cache == nil ? "off" : "on")",
+            "  sources:",
+        ]
+        lines += entries.compactMap { sourceDescription($0.registration.id).map { "    " + $0 } }
+        return lines.joined(separator: "\n")
+    }
+
+    private var baseTransportName: String {
+        guard let secure = transport as? SecureTransport else { return "\(type(of: transport))" }
+        if let resilient = secure.base as? ResilientTransport { return "\(type(of: resilient.base))" }
+        return "\(type(of: secure.base))"
+    }
+
+    private mutating func upsert(_ entry: Entry) {
+        if let index = entries.firstIndex(where: { $0.registration.id == entry.registration.id }) {
+            entries[index] = entry
+        } else {
+            entries.append(entry)
+        }
+    }
+
+    private mutating func setOverrideLabel(_ label: String, for id: SourceID) {
+        guard let index = entries.firstIndex(where: { $0.registration.id == id }) else { return }
+        entries[index].override = label
+    }
+}

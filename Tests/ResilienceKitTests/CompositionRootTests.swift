@@ -1,0 +1,197 @@
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+import Testing
+
+@Suite("Composition root")
+struct CompositionRootTests {
+    /// A configuration whose only waits are the retry stage's (100 ms, no jitter), so tests drive them exactly.
+    func quietConfiguration() -> CompositionRootConfiguration {
+        var configuration = CompositionRootConfiguration.standard
+        configuration.aggregator.sourceTimeout = nil
+        configuration.aggregator.itemNoun = "jobs"
+        configuration.preset.totalDeadline = nil
+        configuration.preset.attemptTimeout = nil
+        configuration.preset.limiter = nil
+        configuration.preset.retry = StandardRetryPolicy(
+            maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none)
+        return configuration
+    }
+
+    @Test("A per-source override changes only that source's pipeline description")
+    func overrideChangesOneSource() {
+        let clock = ManualClock()
+        var root = CompositionRoot<String>(.standard, clock: .manual(clock))
+        for id in ["a", "b", "c"] { root.register(ScriptedSource<String>(id: SourceID(id), items: [id])) }
+        let before = root.sourceIDs.map { root.pipeline(for: $0).pipelineDescription }
+        #expect(Set(before).count == 1)
+
+        root.override("b") { $0.retry = StandardRetryPolicy.background }
+        let after = root.sourceIDs.map { root.pipeline(for: $0).pipelineDescription }
+        #expect(after[0] == before[0])
+        #expect(after[2] == before[2])
+        #expect(after[1] != before[1])
+        #expect(after[1].contains("maxAttempts: 6"))
+        #expect(root.pipelines.overriddenKeys == ["b"])
+        #expect(root.sourceDescription("b")?.contains("override: customized") == true)
+        #expect(root.sourceDescription("a")?.contains("(default)") == true)
+
+        root.register(ScriptedSource<String>(id: "c", items: ["c"])) { $0.breaker = .rateLimit(.strict) }
+        #expect(root.pipeline(for: "c").pipelineDescription.contains("rate-limit"))
+        #expect(root.pipeline(for: "a").pipelineDescription == before[0])
+        #expect(root.sourceIDs == ["a", "b", "c"])
+    }
+
+    @Test("Re-registering without an override restores the default; a hand-built pipeline can replace one")
+    func reRegistrationAndCustomPipelines() {
+        var root = CompositionRoot<String>(.standard, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "a", items: ["a"])) { $0.retry = nil }
+        #expect(!root.pipeline(for: "a").stages.map(\.name).contains("retry"))
+        root.register(ScriptedSource<String>(id: "a", items: ["a"]))
+        #expect(root.pipeline(for: "a").stages.map(\.name).contains("retry"))
+        #expect(root.pipelines.overriddenKeys.isEmpty)
+
+        root.override("a", pipeline: Pipeline { TimeoutStrategy(.seconds(1)) })
+        #expect(root.pipeline(for: "a").stages.map(\.name) == ["timeout"])
+        #expect(root.makeAggregator().registrations[0].pipeline.stages.map(\.name) == ["timeout"])
+        #expect(root.sourceDescription("a")?.contains("override: custom") == true)
+        #expect(root.sourceDescription("missing") == nil)
+    }
+
+    @Test("Events reach both the recorder and an extra sink")
+    func extraTelemetrySink() async throws {
+        let events = LockedBox<[ResilienceEventKind]>([])
+        struct Collector: TelemetrySink {
+            let events: LockedBox<[ResilienceEventKind]>
+            func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event.kind) } }
+        }
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var root = CompositionRoot<String>(
+            configuration, clock: .manual(ManualClock()), telemetry: Collector(events: events))
+        root.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        root.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        _ = try await root.makeAggregator().fetch()
+        #expect(events.value.contains(.sourceFailed))
+        #expect(events.value.contains(.fetchCompleted))
+        #expect(root.statistics().fetches == 1)
+        #expect(root.statistics().partialFetches == 1)
+    }
+
+    @Test("The configuration describes itself: transport, classifier, presenter, sources, kinds and stages")
+    func describesItself() {
+        var configuration = CompositionRootConfiguration.interactive
+        configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        var root = CompositionRoot<String>(configuration, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "greenhouse", kind: "json-api", steps: []))
+        root.register(ScriptedSource<String>(id: "feed", kind: "feed", steps: []), timeout: .seconds(3))
+        let text = root.configurationDescription
+        #expect(text.contains("composition root: 2 sources"))
+        #expect(text.contains("secure(plaintext: block, allowed: [127.0.0.1])"))
+        #expect(text.contains("TransportErrorClassifier"))
+        #expect(text.contains("DefaultErrorPresenter"))
+        #expect(text.contains("greenhouse [json-api]"))
+        #expect(text.contains("feed [feed]"))
+        #expect(text.contains("timeout: 3.0 seconds"))
+        #expect(text.contains("circuit-breaker"))
+        #expect(text.contains("retry"))
+    }
+
+    @Test("The aggregator built by the root runs each source through its own pipeline")
+    func eachSourceHasItsOwnPipeline() async throws {
+        let clock = ManualClock()
+        var root = CompositionRoot<String>(quietConfiguration(), clock: .manual(clock))
+        let retried = ScriptedSource<String>(
+            id: "retried", steps: [.failure(URLError(.networkConnectionLost)), .items(["r1", "r2"])],
+            clock: .manual(clock))
+        let unretried = ScriptedSource<String>(
+            id: "unretried", steps: [.failure(URLError(.networkConnectionLost)), .items(["never"])],
+            clock: .manual(clock))
+        root.register(retried)
+        root.register(unretried) { $0.retry = nil }
+        let aggregator = root.makeAggregator()
+
+        let fetch = Task { try await aggregator.fetch() }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(100))
+        let result = try await fetch.value
+
+        #expect(result.items == ["r1", "r2"])
+        let retriedReport = try #require(result.report.report(for: "retried"))
+        let unretriedReport = try #require(result.report.report(for: "unretried"))
+        #expect(retriedReport.status == .succeeded)
+        #expect(retriedReport.attempts == 2)
+        #expect(unretriedReport.status == .failed)
+        #expect(unretriedReport.attempts == 1)
+        // The root's classifier (TransportErrorClassifier) recognised the URLError.
+        #expect(unretriedReport.classification?.category == .transient)
+        #expect(retried.callCount == 2)
+        #expect(unretried.callCount == 1)
+        #expect(root.statistics().sources["retried"]?.retries == 1)
+    }
+
+    @Test("The presenter turns a partial report into \"Showing jobs from N of M sources\"")
+    func presentsPartialResults() async throws {
+        let clock = ManualClock()
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var root = CompositionRoot<String>(configuration, clock: .manual(clock))
+        root.register(ScriptedSource<String>(id: "acme", items: ["a"]))
+        root.register(ScriptedSource<String>(id: "globex", items: ["g"]))
+        root.register(
+            ScriptedSource<String>(
+                id: "lever", displayName: "Lever",
+                steps: [.failure(HTTPStatusError(response: HTTPResponse(status: 503), request: nil))]))
+        let result = try await root.makeAggregator().fetch()
+        let message = try #require(root.present(result))
+        #expect(message.message.contains("Showing jobs from 2 of 3 sources"))
+        #expect(message.message.contains("Lever"))
+        #expect(message.severity == .info)
+        #expect(result.report.report(for: "lever")?.classification?.category == .serverError)
+    }
+
+    @Test("Every source delivering live means no message")
+    func noMessageWhenComplete() async throws {
+        var root = CompositionRoot<String>(quietConfiguration(), clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "acme", items: ["a"]))
+        let result = try await root.makeAggregator().fetch()
+        #expect(root.present(result) == nil)
+        #expect(result.items == ["a"])
+    }
+
+    @Test("The transport stack applies the secure-transport policy before the base transport")
+    func transportStack() async throws {
+        let clock = ManualClock()
+        let base = ScriptedHTTPTransport(sequence: [.json("[]")], clock: .manual(clock))
+        var configuration = quietConfiguration()
+        configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        let root = CompositionRoot<String>(configuration, clock: .manual(clock), baseTransport: base)
+        let context = ResilienceContext(key: "t", operation: "fetch", clock: .manual(clock))
+
+        let allowed = try await root.transport.send(
+            HTTPRequest(url: URL(string: "http://127.0.0.1:1/ok")!), context: context)
+        #expect(allowed.status == 200)
+        await #expect(throws: TransportError.self) {
+            try await root.transport.send(HTTPRequest(url: URL(string: "http://jobs.example/feed")!), context: context)
+        }
+        #expect(base.requests.map(\.url.absoluteString) == ["http://127.0.0.1:1/ok"])
+    }
+
+    @Test("A host pipeline wraps the base transport in ResilientTransport, inside the secure policy")
+    func hostPipeline() async throws {
+        let clock = ManualClock()
+        let base = ScriptedHTTPTransport(sequence: [.status(503), .json("[]")], clock: .manual(clock))
+        var configuration = quietConfiguration()
+        configuration.hostPipeline = configuration.preset
+        let root = CompositionRoot<String>(configuration, clock: .manual(clock), baseTransport: base)
+        #expect(root.configurationDescription.contains("per-host pipeline → ScriptedHTTPTransport"))
+        let context = ResilienceContext(key: "t", operation: "fetch", clock: .manual(clock))
+        let send = Task {
+            try await root.transport.send(HTTPRequest(url: URL(string: "https://jobs.example/")!), context: context)
+        }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(100))
+        #expect(try await send.value.status == 200)
+        #expect(base.requests.count == 2)
+    }
+}
