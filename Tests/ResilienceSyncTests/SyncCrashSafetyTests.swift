@@ -58,7 +58,7 @@ struct SyncCrashSafetyTests {
     func killAndRestart() async throws {
         let child = try #require(Self.childBinary(), "sync-crash-child is not built beside the tests")
         var serverConfiguration = FaultServerConfiguration()
-        serverConfiguration.lifetime = .seconds(150)
+        serverConfiguration.lifetime = .seconds(300)
         let server = try FaultServer(configuration: serverConfiguration)
         defer { server.stop() }
         // The response to each key's first apply is lost (connection reset) after the server committed it:
@@ -74,7 +74,7 @@ struct SyncCrashSafetyTests {
         let started = ContinuousClock.now
         var kills = 0
         var cleanExits = 0
-        while kills < 55, ContinuousClock.now - started < .seconds(60) {
+        while kills < 55, ContinuousClock.now - started < .seconds(180) {
             let process = try Self.launch(child, arguments + ["--count", "20"])
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...300, using: &random)))
             if process.isRunning {
