@@ -80,6 +80,32 @@ struct BreakerCycle: Sendable {
         return true
     }
 
+    /// Sorts the outcome of a call admitted with `permit`: `nil` when it must change nothing (a permit from an
+    /// older generation, or a cancelled call, whose half-open probe is released here); otherwise whether
+    /// `predicate` counts it as a failure.
+    mutating func countsAsFailure(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, predicate: BreakerFailurePredicate
+    ) -> Bool? {
+        guard isCurrent(permit) else { return nil }
+        switch outcome {
+        case .cancelled:
+            _ = releaseProbe(permit)
+            return nil
+        case .success:
+            return false
+        case .failure(let classification):
+            return predicate.counts(classification)
+        }
+    }
+
+    /// The counters every breaker reports, with the breaker's own failure and success counts.
+    func metrics(now: ResilienceInstant, consecutiveFailures: Int, consecutiveSuccesses: Int) -> BreakerMetrics {
+        BreakerMetrics(
+            state: effectiveState(now: now), consecutiveFailures: consecutiveFailures,
+            consecutiveSuccesses: consecutiveSuccesses, totalOpens: totalOpens,
+            currentOpenDuration: currentOpenDuration(now: now), remainingOpenDuration: remainingOpen(now: now))
+    }
+
     /// Records a half-open success; closes when enough probes succeeded.
     mutating func probeSucceeded(now: ResilienceInstant) -> BreakerTransition? {
         halfOpenSuccesses += 1

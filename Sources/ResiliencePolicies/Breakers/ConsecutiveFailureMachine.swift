@@ -21,17 +21,8 @@ struct ConsecutiveFailureMachine: Sendable {
     )
         -> BreakerTransition?
     {
-        guard cycle.isCurrent(permit) else { return nil }
-        let counted: Bool
-        switch outcome {
-        case .cancelled:
-            _ = cycle.releaseProbe(permit)
-            return nil
-        case .success:
-            counted = false
-        case .failure(let classification):
-            counted = configuration.countsAsFailure.counts(classification)
-        }
+        guard let counted = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
+        else { return nil }
         if cycle.releaseProbe(permit) {
             if counted { return trip(now: now) }
             consecutiveSuccesses += 1
@@ -64,11 +55,7 @@ struct ConsecutiveFailureMachine: Sendable {
     }
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        BreakerMetrics(
-            state: cycle.effectiveState(now: now), consecutiveFailures: consecutiveFailures,
-            consecutiveSuccesses: consecutiveSuccesses, totalOpens: cycle.totalOpens,
-            currentOpenDuration: cycle.currentOpenDuration(now: now),
-            remainingOpenDuration: cycle.remainingOpen(now: now))
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {

@@ -23,17 +23,8 @@ struct FailureRatioMachine: Sendable {
     )
         -> BreakerTransition?
     {
-        guard cycle.isCurrent(permit) else { return nil }
-        let failed: Bool
-        switch outcome {
-        case .cancelled:
-            _ = cycle.releaseProbe(permit)
-            return nil
-        case .success:
-            failed = false
-        case .failure(let classification):
-            failed = configuration.countsAsFailure.counts(classification)
-        }
+        guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
+        else { return nil }
         if failed {
             consecutiveFailures += 1
             consecutiveSuccesses = 0
@@ -75,11 +66,7 @@ struct FailureRatioMachine: Sendable {
     }
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        BreakerMetrics(
-            state: cycle.effectiveState(now: now), consecutiveFailures: consecutiveFailures,
-            consecutiveSuccesses: consecutiveSuccesses, totalOpens: cycle.totalOpens,
-            currentOpenDuration: cycle.currentOpenDuration(now: now),
-            remainingOpenDuration: cycle.remainingOpen(now: now))
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
     }
 
     func windowTotals(now: ResilienceInstant) -> OutcomeWindow.Totals {

@@ -50,11 +50,7 @@ struct RateLimitMachine: Sendable {
     }
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        BreakerMetrics(
-            state: cycle.effectiveState(now: now), consecutiveFailures: consecutiveRateLimits,
-            consecutiveSuccesses: consecutiveSuccesses, totalOpens: cycle.totalOpens,
-            currentOpenDuration: cycle.currentOpenDuration(now: now),
-            remainingOpenDuration: cycle.remainingOpen(now: now))
+        cycle.metrics(now: now, consecutiveFailures: consecutiveRateLimits, consecutiveSuccesses: consecutiveSuccesses)
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {
