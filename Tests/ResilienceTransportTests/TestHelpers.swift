@@ -26,5 +26,6 @@ func realContext(timeout: Duration = .seconds(10), telemetry: (any TelemetrySink
         classifier: TransportErrorClassifier.standard)
 }
 
-/// Shared transport for the FaultServer suites (one long-lived session, as in production).
-let sharedTransport = URLSessionTransport()
+/// A transport for one FaultServer test: a session of its own, so suites running in parallel never queue
+/// behind each other's delegate callbacks (the size-cap tests stream hundreds of megabytes through theirs).
+var sharedTransport: URLSessionTransport { URLSessionTransport() }

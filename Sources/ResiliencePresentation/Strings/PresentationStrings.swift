@@ -4,7 +4,7 @@ import Foundation
 /// underneath for missing keys, and integrator overrides on top.
 ///
 /// Values use named placeholders (`"Try again in {time}."`), filled by ``string(_:_:)`` without any
-/// locale-dependent formatting, so output is deterministic. Tables are loaded from `Bundle.module` by
+/// locale-dependent formatting, so output is deterministic. Tables are loaded from the module's resources by
 /// parsing the `.strings` file with ``StringsFileParser`` (binary property lists, as Xcode may produce, are
 /// read with `PropertyListSerialization`), which works the same on Linux and Apple platforms.
 ///
@@ -81,7 +81,7 @@ public struct PresentationStrings: Sendable, Hashable {
     }
 
     private static func tableURL(language: String) -> URL? {
-        let bundle = Bundle.module
+        guard let bundle = PresentationResources.bundle else { return nil }
         if let url = bundle.url(
             forResource: "Localizable", withExtension: "strings", subdirectory: nil, localization: language)
         {
