@@ -12,32 +12,10 @@
 /// ```
 public struct BreakerPolicyConformance: Sendable {
     /// One broken rule.
-    public struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The rule's name (`"reset-closes"`).
-        public var rule: String
-        /// What was observed.
-        public var detail: String
+    public typealias Violation = ConformanceViolation
 
-        /// Creates a violation.
-        public init(rule: String, detail: String) {
-            self.rule = rule
-            self.detail = detail
-        }
-
-        /// `rule: detail`.
-        public var description: String { "\(rule): \(detail)" }
-    }
-
-    /// Every violation found by ``check()``, thrown as one error.
-    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The broken rules.
-        public var violations: [Violation]
-
-        /// One line per violation.
-        public var description: String {
-            "BreakerPolicy conformance failed:\n" + violations.map { "  - \($0)" }.joined(separator: "\n")
-        }
-    }
+    /// Every violation found by `check()`, thrown as one error.
+    public typealias Failure = ConformanceFailure
 
     /// Makes a fresh breaker for each rule.
     public let makeBreaker: @Sendable () -> any BreakerPolicy
@@ -76,7 +54,7 @@ public struct BreakerPolicyConformance: Sendable {
     /// Runs every rule; throws ``Failure`` listing the violations, if any.
     public func check() throws {
         let violations = run()
-        if !violations.isEmpty { throw Failure(violations: violations) }
+        if !violations.isEmpty { throw Failure(subject: "BreakerPolicy", violations: violations) }
     }
 
     // MARK: Rules

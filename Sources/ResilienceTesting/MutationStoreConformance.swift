@@ -15,32 +15,10 @@ import Foundation
 /// ```
 public struct MutationStoreConformance: Sendable {
     /// One broken rule.
-    public struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The rule's name (`"fifo-order"`).
-        public var rule: String
-        /// What was observed.
-        public var detail: String
+    public typealias Violation = ConformanceViolation
 
-        /// Creates a violation.
-        public init(rule: String, detail: String) {
-            self.rule = rule
-            self.detail = detail
-        }
-
-        /// `rule: detail`.
-        public var description: String { "\(rule): \(detail)" }
-    }
-
-    /// Every violation found by ``check()``, thrown as one error.
-    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
-        /// The broken rules.
-        public var violations: [Violation]
-
-        /// One line per violation.
-        public var description: String {
-            "MutationStore conformance failed:\n" + violations.map { "  - \($0)" }.joined(separator: "\n")
-        }
-    }
+    /// Every violation found by `check()`, thrown as one error.
+    public typealias Failure = ConformanceFailure
 
     /// Makes a fresh, empty store for each rule.
     public let makeStore: @Sendable () throws -> any MutationStore
@@ -70,7 +48,7 @@ public struct MutationStoreConformance: Sendable {
                 violations.append(Violation(rule: rule.name, detail: "unexpected error \(error)"))
             }
         }
-        if !violations.isEmpty { throw Failure(violations: violations) }
+        if !violations.isEmpty { throw Failure(subject: "MutationStore", violations: violations) }
     }
 
     private static func draft(

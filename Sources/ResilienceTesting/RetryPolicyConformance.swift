@@ -12,29 +12,10 @@
 /// ```
 public struct RetryPolicyConformance: Sendable {
     /// One broken rule.
-    public struct Violation: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's short name (`"never-retries-cancellation"`).
-        public var rule: String
-        /// What happened.
-        public var detail: String
-        /// Creates a violation.
-        public init(rule: String, detail: String) {
-            self.rule = rule
-            self.detail = detail
-        }
-        /// `rule: detail`.
-        public var description: String { "\(rule): \(detail)" }
-    }
+    public typealias Violation = ConformanceViolation
 
-    /// The error ``check()`` throws, listing every violation.
-    public struct Failure: Error, CustomStringConvertible {
-        /// The violations.
-        public var violations: [Violation]
-        /// One violation per line.
-        public var description: String {
-            "RetryPolicy conformance failed:\n" + violations.map { "- \($0)" }.joined(separator: "\n")
-        }
-    }
+    /// Every violation found by `check()`, thrown as one error.
+    public typealias Failure = ConformanceFailure
 
     /// The policy under test.
     public var policy: any RetryPolicy
@@ -53,7 +34,7 @@ public struct RetryPolicyConformance: Sendable {
     /// Throws ``Failure`` when any rule is broken.
     public func check() throws {
         let found = violations()
-        if !found.isEmpty { throw Failure(violations: found) }
+        if !found.isEmpty { throw Failure(subject: "RetryPolicy", violations: found) }
     }
 
     /// Every broken rule; empty when the policy conforms.

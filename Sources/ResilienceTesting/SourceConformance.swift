@@ -21,21 +21,7 @@ import ResilienceCore
 /// ```
 public struct SourceConformance<S: Source>: Sendable {
     /// One broken rule.
-    public struct Violation: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's name (`"no-silent-empty"`).
-        public var rule: String
-        /// What happened.
-        public var detail: String
-
-        /// Creates a violation.
-        public init(rule: String, detail: String) {
-            self.rule = rule
-            self.detail = detail
-        }
-
-        /// `rule: detail`.
-        public var description: String { "\(rule): \(detail)" }
-    }
+    public typealias Violation = ConformanceViolation
 
     /// A named failure the source must report as a typed, thrown error.
     public struct FailureScenario: Sendable {
