@@ -93,6 +93,10 @@ let package = Package(
             path: "Examples/SyncCrashChild", swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "transport-memory-probe", dependencies: ["ResilienceTransport", "ResilienceTesting"],
+            path: "Examples/TransportMemoryProbe", swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "sync-demo",
             dependencies: [
                 "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
@@ -132,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResilienceTransportTests",
-            dependencies: ["ResilienceTransport", "ResilienceTesting"],
+            dependencies: ["ResilienceTransport", "ResilienceTesting", "transport-memory-probe"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -21,6 +21,9 @@ public struct ResilienceContext: Sendable {
     public var clock: ResilienceClock
     /// Classifies failures for the stages.
     public var classifier: any ErrorClassifier
+    /// Where a transport reports the quotas servers advertise (``reportQuota(from:responseDate:)``); set by
+    /// a quota-pacing limiter stage for the calls it wraps, `nil` otherwise.
+    public var quotaObserver: (any ServerQuotaObserver)?
     /// An instant read from ``clock`` during this execution with no suspension since, shared by the stages
     /// so that the success path reads the clock once instead of once per stage (a read costs more than a
     /// whole stage). `nil` until a stage needs the time; a stage clears it on the copy it passes inward

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A response whose status the caller did not accept, thrown so a classifier can classify it.
 ///
 /// Transports return every response; whoever validates it (a source, a client) throws this for statuses it
@@ -9,14 +11,16 @@ public struct HTTPStatusError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The request that got it, if known.
     public var request: HTTPRequest?
 
-    /// How many body bytes the error keeps (enough for any error document; hostile bodies are cut).
-    public static let maximumRetainedBody = 16 * 1024
+    /// How many body bytes the error keeps: 16 MB, above a transport's response cap (10 MB by default), so
+    /// the message of a large error document (a problem+json body of any size the transport accepted) can
+    /// still be extracted. Classifiers keep the displayed text bounded; larger bodies are cut.
+    public static let maximumRetainedBody = 16 * 1024 * 1024
 
     /// Creates an error, truncating a large body.
     public init(response: HTTPResponse, request: HTTPRequest? = nil) {
         var kept = response
         if kept.body.count > Self.maximumRetainedBody {
-            kept.body = kept.body.prefix(Self.maximumRetainedBody)
+            kept.body = Data(kept.body.prefix(Self.maximumRetainedBody))
         }
         self.response = kept
         self.request = request

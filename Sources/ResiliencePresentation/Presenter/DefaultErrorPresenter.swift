@@ -10,7 +10,8 @@ import ResilienceCore
 /// 2. Offline, rate limiting, credentials, insecure transport and storage are reported as such even when
 ///    several sources failed: they are what the person can act on.
 /// 3. Several sources and none succeeded: "Couldn't load jobs from any source."
-/// 4. Otherwise, by category (and code for authentication and storage).
+/// 4. Otherwise, by category (and code for authentication, storage and TLS: a certificate or handshake
+///    failure, `NET_005`, gets its own message and no retry action, because retrying cannot fix it).
 ///
 /// Raw error text never reaches `title` or `message`; codes, statuses and the (redacted) failure message go
 /// to `technicalDetails`.
@@ -35,7 +36,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
             return partial(failure, context: context)
         }
         if context.sources.count > 1 && context.sourcesSucceeded == 0
-            && !Self.actionableCategories.contains(failure.category)
+            && !Self.actionableCategories.contains(failure.category) && !Self.actionableCodes.contains(failure.code)
         {
             return make(
                 "allUnavailable", failure, context: context, severity: .error, recoverable: true,
@@ -48,6 +49,9 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     static let actionableCategories: Set<FailureCategory> = [
         .networkUnreachable, .rateLimited, .throttled, .authentication, .insecureTransport, .storage,
     ]
+
+    /// Codes reported as themselves even when several sources failed.
+    static let actionableCodes: Set<FailureCode> = [.certificateInvalid]
 
     private func partial(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
         let failed = context.sources.filter { $0.failure != nil }
@@ -115,6 +119,8 @@ public struct DefaultErrorPresenter: ErrorPresenter {
             default:
                 return make("storage", failure, context: context, action: nil, retry: true)
             }
+        case .invalidResponse where failure.code == .certificateInvalid:
+            return make("security", failure, context: context, recoverable: false, action: nil, retry: false)
         case .invalidResponse:
             return make("unreadable", failure, context: context, action: "action.tryAgainLater", retry: true)
         case .conflict:

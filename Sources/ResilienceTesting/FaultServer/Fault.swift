@@ -18,6 +18,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case redirect(status: Int, location: String)
         case gzipBomb(decompressedSize: Int)
         case hugeBody(size: Int)
+        case chunkedBody(size: Int, gzip: Bool)
         case chaos(ChaosProfile)
         case mutationSink(status: Int, body: Data, afterFirstApply: Kind?)
         case requireHeader(name: String, values: Set<String>, then: Kind, otherwise: Kind)
@@ -44,6 +45,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case .redirect(let status, let location): "redirect(\(status) → \(location))"
         case .gzipBomb(let size): "gzipBomb(\(size))"
         case .hugeBody(let size): "hugeBody(\(size))"
+        case .chunkedBody(let size, let gzip): "chunkedBody(\(size)\(gzip ? ", gzip" : ""))"
         case .chaos: "chaos"
         case .mutationSink(let status, _, _): "mutationSink(\(status))"
         case .requireHeader(let header, _, let then, _): "requireHeader(\(header), \(name(of: then)))"
@@ -134,6 +136,12 @@ extension Fault {
 
     /// `200 OK` with a body of `size` bytes, streamed without buffering it.
     public static func hugeBody(size: Int = 200 * 1024 * 1024) -> Fault { Fault(.hugeBody(size: max(0, size))) }
+
+    /// `200 OK` with `Transfer-Encoding: chunked` and no length: `size` bytes streamed in 64 KB chunks, or, with
+    /// `gzip`, a gzip body (`Content-Encoding: gzip`) inflating to `size` zero bytes, sent in chunks.
+    public static func chunkedBody(size: Int = 200 * 1024 * 1024, gzip: Bool = false) -> Fault {
+        Fault(.chunkedBody(size: max(0, size), gzip: gzip))
+    }
 
     /// `200 OK` with JSON that does not parse.
     public static let malformedJSON = json(#"{"jobs": [{"id": 1, "title": "Swift"#)

@@ -109,6 +109,8 @@ extension FaultServer {
                 sent += count
             }
             return true
+        case .chunkedBody(let size, let gzip):
+            return streamChunked(size: size, gzip: gzip, on: descriptor)
         case .mutationSink(let status, let body, let afterFirstApply):
             return sink(request, status: status, body: body, afterFirstApply: afterFirstApply, on: descriptor)
         case .requireHeader(let name, let values, let then, let otherwise):
@@ -150,6 +152,38 @@ extension FaultServer {
             }
             return writeResponse(descriptor, status: status, headers: ["Content-Type": "application/json"], body: body)
         }
+    }
+
+    /// Streams a chunked body of `size` bytes (or a gzip bomb inflating to `size`) without buffering it.
+    private func streamChunked(size: Int, gzip: Bool, on descriptor: Int32) -> Bool {
+        var head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n"
+        if gzip { head += "Content-Encoding: gzip\r\n" }
+        guard SocketIO.write(descriptor, Data((head + "\r\n").utf8)) else { return false }
+        let payload: Data
+        if gzip {
+            payload = state.withLock { state in
+                if let cached = state.gzipCache[size] { return cached }
+                let made = GzipBomb.make(decompressedSize: size)
+                state.gzipCache[size] = made
+                return made
+            }
+        } else {
+            payload = Data(repeating: 0x61, count: min(size, 64 * 1024))
+        }
+        let total = gzip ? payload.count : size
+        let chunkSize = 64 * 1024
+        var sent = 0
+        while sent < total {
+            let count = min(chunkSize, total - sent)
+            let bytes = gzip ? payload.subdata(in: sent..<(sent + count)) : payload.prefix(count)
+            var chunk = Data(String(count, radix: 16).utf8)
+            chunk.append(contentsOf: [13, 10])
+            chunk.append(bytes)
+            chunk.append(contentsOf: [13, 10])
+            guard !isStopped, SocketIO.write(descriptor, chunk) else { return false }
+            sent += count
+        }
+        return SocketIO.write(descriptor, Data("0\r\n\r\n".utf8))
     }
 
     /// Sleeps up to `duration` of real time; false when the client left or the server stopped meanwhile.

@@ -1,7 +1,15 @@
 import Foundation
 
-/// Classifies ``HTTPStatusError`` (a response somebody rejected) by its status, with the server's retry hint
-/// and message.
+/// Classifies ``HTTPStatusError`` (a response somebody rejected) from its status, headers and body together,
+/// with the server's retry hint and message.
+///
+/// The whole response is read, not only the status:
+/// - a `403` (or `401`) that says the quota is spent (`X-RateLimit-Remaining: 0`, `RateLimit-Remaining: 0`,
+///   `RateLimit: r=0`, or a `Retry-After`) is **rate-limited** (`NET_004`, transient, with the reset as its
+///   hint), as GitHub answers; it is not an authentication failure;
+/// - a `409` that says a request with the same `Idempotency-Key` is still in progress
+///   (``InProgressConflict``) is **transient**: retry later with the same key;
+/// - otherwise the status decides, by this table:
 ///
 /// | status | category | transient |
 /// |---|---|---|
@@ -14,8 +22,22 @@ import Foundation
 /// | 400, 422, 501, other 4xx | clientError | no |
 /// | anything else | invalidResponse | no |
 ///
-/// ``overrides`` replace a status's base classification for one source (hint and message are still added).
+/// Integrators adjust it at two levels: ``responseRules`` see the whole response (status, headers, body) and
+/// win when they return a classification; ``overrides`` replace a status's base classification. Hint and
+/// message are still added to either.
+///
+/// ```swift
+/// let classifier = HTTPStatusClassifier(responseRules: [{ response in
+///     response.status == 400 && response.headers["X-Reason"] == "maintenance"
+///         ? FailureClassification(category: .serverError, code: .serverUnavailable) : nil
+/// }])
+/// ```
 public struct HTTPStatusClassifier: ErrorClassifier {
+    /// A rule that sees the whole rejected response and returns its classification, or nil to pass.
+    public typealias ResponseRule = @Sendable (HTTPResponse) -> FailureClassification?
+
+    /// Rules over the whole response, asked in order before anything else.
+    public var responseRules: [ResponseRule]
     /// Per-status replacements of the base classification.
     public var overrides: [Int: FailureClassification]
     /// Reads `Retry-After` and the rate-limit hints.
@@ -25,10 +47,16 @@ public struct HTTPStatusClassifier: ErrorClassifier {
     public var wallClock: @Sendable () -> Date
 
     /// Creates a classifier.
+    /// - Parameters:
+    ///   - responseRules: rules over the whole response, asked first, in order.
+    ///   - overrides: per-status replacements of the base classification.
+    ///   - hintParser: reads `Retry-After` and the rate-limit hints.
+    ///   - wallClock: the wall clock for HTTP-date hints without a `Date` header.
     public init(
-        overrides: [Int: FailureClassification] = [:], hintParser: RetryHintParser = RetryHintParser(),
-        wallClock: @escaping @Sendable () -> Date = { Date() }
+        responseRules: [ResponseRule] = [], overrides: [Int: FailureClassification] = [:],
+        hintParser: RetryHintParser = RetryHintParser(), wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.responseRules = responseRules
         self.overrides = overrides
         self.hintParser = hintParser
         self.wallClock = wallClock
@@ -40,9 +68,12 @@ public struct HTTPStatusClassifier: ErrorClassifier {
         return classification(of: statusError.response)
     }
 
-    /// The classification of a rejected response: base (or override), plus retry hint and server message.
+    /// The classification of a rejected response: a response rule's, else an override, else the built-in
+    /// reading of status, headers and body; plus retry hint and server message.
     public func classification(of response: HTTPResponse) -> FailureClassification {
-        var classification = overrides[response.status] ?? Self.baseClassification(status: response.status)
+        var classification =
+            responseRules.lazy.compactMap { $0(response) }.first ?? overrides[response.status]
+            ?? Self.baseClassification(of: response)
         classification.httpStatus = response.status
         if classification.retryAfter == nil {
             classification.retryAfter = hintParser.retryDelay(from: response.headers, now: wallClock())
@@ -54,7 +85,29 @@ public struct HTTPStatusClassifier: ErrorClassifier {
         return classification
     }
 
-    /// The table above, without hint or message.
+    /// The built-in reading of status, headers and body (the rules above), without hint or message.
+    public static func baseClassification(of response: HTTPResponse) -> FailureClassification {
+        switch response.status {
+        case 401 where quotaIsSpent(response.headers), 403 where quotaIsSpent(response.headers):
+            return FailureClassification(
+                category: .rateLimited, code: .rateLimited, httpStatus: response.status, logLevel: .notice)
+        case 409 where InProgressConflict.matches(response):
+            return FailureClassification(
+                category: .transient, code: .http(409), httpStatus: 409, isTransient: true, logLevel: .notice)
+        default:
+            return baseClassification(status: response.status)
+        }
+    }
+
+    /// Whether the headers say the client's quota is spent: a remaining count of zero in any of the common
+    /// rate-limit fields, or a `Retry-After`.
+    public static func quotaIsSpent(_ headers: HTTPHeaders) -> Bool {
+        if headers.contains("Retry-After") { return true }
+        if let quota = ServerQuota(headers: headers, now: Date()), quota.remaining == 0 { return true }
+        return false
+    }
+
+    /// The status table above, without hint or message.
     public static func baseClassification(status: Int) -> FailureClassification {
         func make(
             _ category: FailureCategory, _ code: FailureCode, level: LogLevel = .warning

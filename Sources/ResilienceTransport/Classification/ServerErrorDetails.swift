@@ -6,13 +6,16 @@ import Foundation
 /// RFC 9457 `application/problem+json` (`detail`, then `title`; `type` as the code), and the `X-Error-Code`
 /// header. Members of the wrong type are ignored; bodies that are not JSON give no message. Never throws.
 public struct ServerErrorDetails: Sendable, Hashable {
-    /// The server's message, trimmed to ``maximumMessageLength`` characters, without control characters.
+    /// The server's message, trimmed to ``maximumMessageLength`` characters, without control characters,
+    /// however large the body it came from (up to ``maximumParsedBody``).
     public var message: String?
     /// The server's own error code (`ITEM_NOT_FOUND`), if any.
     public var code: String?
 
     /// The longest message kept.
     public static let maximumMessageLength = 500
+    /// The largest body parsed for a message (the transport's response cap bounds it in practice).
+    public static let maximumParsedBody = 16 * 1024 * 1024
 
     /// Creates details.
     public init(message: String? = nil, code: String? = nil) {
@@ -23,7 +26,7 @@ public struct ServerErrorDetails: Sendable, Hashable {
     /// Extracts the details from an error response.
     public static func parse(body: Data, headers: HTTPHeaders) -> ServerErrorDetails {
         var details = ServerErrorDetails()
-        if body.count <= 64 * 1024, let first = body.first(where: { !$0.isASCIIWhitespace }),
+        if body.count <= maximumParsedBody, let first = body.first(where: { !$0.isASCIIWhitespace }),
             first == UInt8(ascii: "{"),
             let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         {
@@ -55,7 +58,7 @@ public struct ServerErrorDetails: Sendable, Hashable {
     }
 
     private static func clean(_ text: String) -> String {
-        let visible = text.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
+        let visible = text.unicodeScalars.lazy.filter { !CharacterSet.controlCharacters.contains($0) }
         return String(String.UnicodeScalarView(visible.prefix(maximumMessageLength)))
             .trimmingCharacters(in: .whitespaces)
     }

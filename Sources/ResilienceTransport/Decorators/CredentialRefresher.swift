@@ -3,6 +3,11 @@
 /// Every credential gets a generation number. A request rejected with generation `g` asks for a refresh;
 /// if the current generation is already newer, it just uses the current credential; if a refresh is under
 /// way, it joins it; otherwise it starts one. So N concurrent rejections cause exactly one refresh.
+///
+/// A failed refresh also moves the generation on, and remembers which generation it failed from: a request
+/// rejected with that generation (one that was in flight while the refresh ran, whose 401 arrived after it
+/// failed) fails with `AUTH_001` at once instead of starting another refresh. Requests that start later use
+/// the new generation, so the next rejection may try one refresh again: one refresh per round, no loop.
 final class CredentialRefresher: Sendable {
     struct Snapshot {
         var credential: Credential?
@@ -15,10 +20,14 @@ final class CredentialRefresher: Sendable {
         var loaded = false
         var inFlight: Task<Credential, any Error>?
         var refreshTimes: [ResilienceInstant] = []
+        /// The generation the last refresh started from, when that refresh failed.
+        var failedFrom: Int?
+        var failureReason: String?
     }
 
     private enum Plan {
         case use(Snapshot)
+        case failed(String?)
         case join(Task<Credential, any Error>)
         case limitReached
     }
@@ -57,6 +66,7 @@ final class CredentialRefresher: Sendable {
         let limit = configuration.maximumRefreshes
         let provider = provider
         let plan = state.withLock { state -> Plan in
+            if state.failedFrom == generation { return .failed(state.failureReason) }
             if state.generation > generation {
                 return .use(Snapshot(credential: state.credential, generation: state.generation))
             }
@@ -72,6 +82,8 @@ final class CredentialRefresher: Sendable {
         switch plan {
         case .use(let snapshot):
             return snapshot
+        case .failed(let reason):
+            throw AuthenticationFailure.sessionExpired(reason: reason)
         case .limitReached:
             throw AuthenticationFailure.refreshLimitReached(limit: limit, window: window)
         case .join(let task):
@@ -80,11 +92,17 @@ final class CredentialRefresher: Sendable {
                 let isFirst = state.inFlight == task
                 if isFirst {
                     state.inFlight = nil
-                    if case .success(let credential) = result {
+                    switch result {
+                    case .success(let credential):
                         state.credential = credential
                         state.loaded = true
-                        state.generation += 1
+                        state.failedFrom = nil
+                        state.failureReason = nil
+                    case .failure(let error):
+                        state.failedFrom = state.generation
+                        state.failureReason = error is CancellationError ? nil : "\(error)"
                     }
+                    state.generation += 1
                 }
                 if case .success = result {
                     return (Snapshot(credential: state.credential, generation: state.generation), isFirst)

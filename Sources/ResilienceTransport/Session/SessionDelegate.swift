@@ -72,7 +72,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             exchanges[dataTask.taskIdentifier] = exchange
             return false
         }
-        if overLimit { dataTask.cancel() }
+        if overLimit { Self.cancelLater(dataTask) }
     }
 
     func urlSession(
@@ -93,7 +93,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         case .refuse(let failure):
             exchanges.withLock { $0[task.taskIdentifier]?.failure = failure }
             completionHandler(nil)
-            task.cancel()
+            Self.cancelLater(task)
         case .follow(let stripCredentials):
             var next = request
             if stripCredentials {
@@ -131,6 +131,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         exchange.continuation.resume(
             returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body, url: http.url))
+    }
+
+    /// Cancels `task` from another thread: callbacks run on FoundationNetworking's own queue (see
+    /// ``InlineDelegateQueue``), where `cancel()` would wait for itself.
+    static func cancelLater(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 
     /// Platform error → cancellation or ``TransportError`` via our own table, using what we saw on the wire.

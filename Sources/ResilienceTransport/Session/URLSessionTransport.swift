@@ -11,12 +11,16 @@ import FoundationNetworking
 /// - the attempt deadline (`context.deadline`, else ``URLSessionTransportConfiguration/defaultAttemptTimeout``)
 ///   is enforced with the context's injected clock, so a slow drip cannot outlive it;
 /// - the body is capped while it streams (after decompression), so a gzip bomb or a huge body fails fast
-///   with bounded memory;
+///   with bounded memory: on Linux the delegate runs on FoundationNetworking's own queue
+///   (``InlineDelegateQueue``), so no chunk waits in a backlog past the cap (peak growth ≈ cap + 17 MB,
+///   measured in `Docs/Transport.md`);
 /// - redirects that leave the origin lose `Authorization`, `Cookie` and other credentials; loops, too many
 ///   hops and https→http downgrades fail with a classified error;
 /// - platform errors are classified by ResilienceKit's own table (``URLErrorClassifier``), including Linux's
 ///   `URLError.unknown` cases;
-/// - cancelling the calling task cancels the request at once.
+/// - cancelling the calling task cancels the request at once;
+/// - the quota a server advertises on any response (`RateLimit`, `X-RateLimit-*`) is reported to the
+///   context's ``ResilienceContext/quotaObserver`` (a quota-pacing limiter stage).
 ///
 /// ```swift
 /// let transport = URLSessionTransport()
@@ -43,7 +47,11 @@ public final class URLSessionTransport: HTTPTransport {
         configureSession(sessionConfiguration)
         let delegate = SessionDelegate(configuration: configuration)
         self.delegate = delegate
+        #if canImport(FoundationNetworking)
+        let queue: OperationQueue = InlineDelegateQueue()
+        #else
         let queue = OperationQueue()
+        #endif
         queue.maxConcurrentOperationCount = 1
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
     }
@@ -72,6 +80,7 @@ public final class URLSessionTransport: HTTPTransport {
                 context.emit(.timedOut) { $0.duration = limit }
                 throw TransportError.timedOut(after: limit, url: request.url)
             }
+            context.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
             return response
         }
     }

@@ -1,0 +1,84 @@
+/// A limiter that paces calls by the quota the server advertises on any response (success included):
+/// `RateLimit: "default";r=0;t=10`, `RateLimit-Remaining` / `RateLimit-Reset`, or `X-RateLimit-Remaining: 0`
+/// with `X-RateLimit-Reset` (see ``ServerQuota``).
+///
+/// After the server says "0 left, resets in 10 s", the next call waits until the reset (or, when that wait
+/// exceeds the context's deadline or ``Configuration/maximumWait``, is refused locally with `RES_002` and
+/// the time left as its retry hint) instead of being sent and rejected. While the quota has calls left, they
+/// are admitted (optionally spread evenly over the window); once the window has reset, calls pass freely
+/// until the next response advertises a quota. Create one per key.
+///
+/// It learns the quota as a ``ServerQuotaObserver``: wrap calls in ``ServerQuotaStrategy``, which puts the
+/// limiter in the context's ``ResilienceContext/quotaObserver``; the transport (``HTTPTransport``
+/// implementations call ``ResilienceContext/reportQuota(from:responseDate:)`` for every response) reports
+/// each response's quota there.
+///
+/// ```swift
+/// let quota = ServerQuotaLimiter()
+/// let pipeline = Pipeline {
+///     RetryStrategy(policy: .standard)
+///     ServerQuotaStrategy(limiter: quota)
+/// }
+/// ```
+public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
+    /// Settings of a ``ServerQuotaLimiter``.
+    public struct Configuration: Sendable, Hashable {
+        /// The longest wait offered; a longer one is refused at once with the time left (`nil`: any wait,
+        /// the stage still honours the deadline). Default 60 s.
+        public var maximumWait: Duration? = .seconds(60)
+        /// Whether the calls left in a window are spread evenly over it instead of admitted at once.
+        public var spreadsEvenly = false
+
+        /// The defaults: waits of up to 60 s, no spreading.
+        public init() {}
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - maximumWait: the longest wait offered before refusing locally.
+        ///   - spreadsEvenly: whether calls left in a window are spread evenly over it.
+        public init(maximumWait: Duration?, spreadsEvenly: Bool = false) {
+            self.maximumWait = maximumWait
+            self.spreadsEvenly = spreadsEvenly
+        }
+
+        /// Waits of up to 60 s, no spreading.
+        public static var standard: Configuration { Configuration() }
+    }
+
+    /// The settings it was created with.
+    public let configuration: Configuration
+    private let machine: LockedState<ServerQuotaMachine>
+
+    /// Creates a limiter that knows no quota yet (every call passes until a response advertises one).
+    /// - Parameter configuration: the longest wait and whether to spread calls.
+    public init(_ configuration: Configuration = .standard) {
+        self.configuration = configuration
+        machine = LockedState(initialState: ServerQuotaMachine(configuration: configuration))
+    }
+
+    /// Admits a call, or says how long until the advertised window resets.
+    public func tryAcquire(now: ResilienceInstant) -> RateLimitDecision {
+        machine.withLock { $0.acquire(now: now) }
+    }
+
+    /// Nothing to return: the server's quota, not the limiter, counts calls.
+    public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {}
+
+    /// Records the quota a response advertised.
+    public func observe(_ quota: ServerQuota, now: ResilienceInstant) {
+        machine.withLock { $0.observe(quota, now: now) }
+    }
+
+    /// Calls left in the advertised window at `now`, or nil when no quota is in force.
+    public func remaining(now: ResilienceInstant) -> Int? {
+        machine.withLock { state in
+            guard let resetAt = state.resetAt, now < resetAt else { return nil }
+            return state.remaining
+        }
+    }
+
+    /// `server-quota(max-wait: 60 seconds, spread: false)`.
+    public var policyDescription: String {
+        "server-quota(max-wait: \(configuration.maximumWait.map { "\($0)" } ?? "none"), spread: \(configuration.spreadsEvenly))"
+    }
+}

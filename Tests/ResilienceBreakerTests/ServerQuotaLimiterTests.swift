@@ -1,0 +1,93 @@
+import Foundation
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("ServerQuotaLimiter (ManualClock)")
+struct ServerQuotaLimiterTests {
+    @Test func passesFreelyUntilAQuotaIsAdvertised() {
+        let limiter = ServerQuotaLimiter()
+        for _ in 0..<100 { #expect(limiter.tryAcquire(now: at(0)).permit != nil) }
+        #expect(limiter.remaining(now: at(0)) == nil)
+    }
+
+    @Test func aSpentQuotaDelaysTheNextCallUntilTheReset() {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(10)), now: at(0))
+        #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .seconds(10)))
+        #expect(limiter.tryAcquire(now: at(4)) == .delayed(retryAfter: .seconds(6)))
+        #expect(limiter.tryAcquire(now: at(10)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(10)).permit != nil)
+    }
+
+    @Test func callsLeftAreCountedDown() {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 2, resetAfter: .seconds(30), limit: 60), now: at(0))
+        #expect(limiter.tryAcquire(now: at(1)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(1)).permit != nil)
+        #expect(limiter.remaining(now: at(1)) == 0)
+        #expect(limiter.tryAcquire(now: at(1)) == .delayed(retryAfter: .seconds(29)))
+    }
+
+    @Test func aWaitBeyondTheMaximumIsRefusedWithTheTimeLeft() {
+        let limiter = ServerQuotaLimiter(.init(maximumWait: .seconds(5)))
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(60)), now: at(0))
+        #expect(limiter.tryAcquire(now: at(0)) == .rejected(.rateLimited, retryAfter: .seconds(60)))
+        #expect(limiter.tryAcquire(now: at(56)) == .delayed(retryAfter: .seconds(4)))
+    }
+
+    @Test func spreadingEvenlySpacesTheCallsLeft() {
+        let limiter = ServerQuotaLimiter(.init(maximumWait: nil, spreadsEvenly: true))
+        limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(8)), now: at(0))
+        #expect(limiter.tryAcquire(now: at(0)).permit != nil)
+        #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .seconds(2)))
+        #expect(limiter.tryAcquire(now: at(2)).permit != nil)
+    }
+
+    @Test func aQuotaWithoutResetIsIgnored() {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 0), now: at(0))
+        #expect(limiter.tryAcquire(now: at(0)).permit != nil)
+    }
+
+    @Test("The stage hands the quota reported inside it to the limiter; the next call waits on the clock")
+    func stageWaitsForTheReset() async throws {
+        let clock = ManualClock()
+        let limiter = ServerQuotaLimiter()
+        let stage = ServerQuotaStrategy(limiter: limiter)
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        var headers = HTTPHeaders()
+        headers.add(name: "RateLimit", value: #""default";r=0;t=10"#)
+        let reported = headers
+        try await stage.execute(context) { inner in inner.reportQuota(from: reported) }
+        let calls = LockedBox(0)
+        let second = Task { try await stage.execute(context) { _ in calls.mutate { $0 += 1 } } }
+        await clock.waitForSleepers()
+        #expect(calls.value == 0)
+        clock.advance(by: .seconds(9))
+        #expect(calls.value == 0)
+        clock.advance(by: .seconds(1))
+        try await second.value
+        #expect(calls.value == 1)
+    }
+
+    @Test("A reset beyond the deadline is refused locally at once with the time left")
+    func refusedWhenTheWaitExceedsTheDeadline() async throws {
+        let clock = ManualClock()
+        let limiter = ServerQuotaLimiter()
+        let stage = ServerQuotaStrategy(limiter: limiter)
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(30)), now: .init(offset: .zero))
+        let context = ResilienceContext(
+            key: "api", deadline: .init(offset: .seconds(5)), clock: .manual(clock))
+        let error = await #expect(throws: ResilienceError.self) {
+            try await stage.execute(context) { _ in 1 }
+        }
+        #expect(error?.retryAfter == .seconds(30))
+        #expect(context.classify(error!).code == .rateLimitedLocally)
+    }
+
+    @Test func describesItself() {
+        #expect(ServerQuotaStrategy(limiter: ServerQuotaLimiter()).stageDescription.name == "server-quota")
+        #expect(ServerQuotaLimiter().policyDescription.hasPrefix("server-quota("))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import ResilienceCore
+import Testing
+
+@Suite("ServerQuota header parsing")
+struct ServerQuotaTests {
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func quota(_ fields: [(String, String)], date: Date? = nil) -> ServerQuota? {
+        var headers = HTTPHeaders()
+        for (name, value) in fields { headers.add(name: name, value: value) }
+        return ServerQuota(headers: headers, responseDate: date, now: Self.now)
+    }
+
+    @Test func structuredRateLimitField() {
+        #expect(quota([("RateLimit", #""default";r=0;t=10"#)]) == ServerQuota(remaining: 0, resetAfter: .seconds(10)))
+        let withPolicy = quota([("RateLimit", #""day";r=5"#), ("RateLimit-Policy", #""day";q=100;w=86400"#)])
+        #expect(withPolicy == ServerQuota(remaining: 5, resetAfter: .seconds(86_400), limit: 100))
+        let mostRestrictive = quota([("RateLimit", #""hour";r=40;t=600, "minute";r=0;t=20"#)])
+        #expect(mostRestrictive == ServerQuota(remaining: 0, resetAfter: .seconds(20)))
+    }
+
+    @Test func olderDraftRateLimitField() {
+        #expect(
+            quota([("RateLimit", "limit=100, remaining=0, reset=30")])
+                == ServerQuota(remaining: 0, resetAfter: .seconds(30), limit: 100))
+    }
+
+    @Test func separateFields() {
+        #expect(
+            quota([("RateLimit-Remaining", "3"), ("RateLimit-Reset", "7"), ("RateLimit-Limit", "10")])
+                == ServerQuota(remaining: 3, resetAfter: .seconds(7), limit: 10))
+        #expect(
+            quota([("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "15")])
+                == ServerQuota(remaining: 0, resetAfter: .seconds(15)))
+    }
+
+    @Test("X-RateLimit-Reset as a Unix time is measured against the response's Date, else now")
+    func unixTimeReset() {
+        let fields = [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1700000042")]
+        #expect(quota(fields)?.resetAfter == .seconds(42))
+        #expect(quota(fields, date: Self.now.addingTimeInterval(40))?.resetAfter == .seconds(2))
+        #expect(quota(fields, date: Self.now.addingTimeInterval(100))?.resetAfter == .zero)
+    }
+
+    @Test func garbageIsIgnored() {
+        #expect(quota([("RateLimit", "r=-1;t=abc")]) == nil)
+        #expect(quota([("X-RateLimit-Remaining", "zero")]) == nil)
+        #expect(quota([("RateLimit", String(repeating: "r=1;", count: 5_000))]) == nil)
+        #expect(quota([("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "99999999999999999")])?.resetAfter == nil)
+        #expect(
+            quota([("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "99999999999")])?.resetAfter
+                == ServerQuota.maximumReset)
+        #expect(quota([]) == nil)
+    }
+}
