@@ -133,8 +133,13 @@ struct HostileResponseTests {
     func failedRefreshIsSingleFlight() async throws {
         let server = try FaultServer()
         defer { server.stop() }
-        server.script("/me", .requireHeader(oneOf: ["Bearer never"]))
-        server.script("/oauth/token", .delayed(by: .milliseconds(20), then: .status(401, body: "invalid_grant")))
+        // The 401s arrive spread over 80 ms and the refresh fails at once, so most requests meet their 401
+        // after the refresh has already failed: they must not start another one.
+        server.script(
+            "/me",
+            .randomlyDelayed(
+                between: .zero, and: .milliseconds(80), then: .requireHeader(oneOf: ["Bearer never"])))
+        server.script("/oauth/token", .status(401, body: "invalid_grant"))
         let refreshTransport = URLSessionTransport()
         let provider = RejectedRefreshProvider(tokenURL: server.url("/oauth/token"), transport: refreshTransport)
         var configuration = AuthenticationConfiguration()
