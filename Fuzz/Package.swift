@@ -3,26 +3,21 @@
 // each with its seed corpus in `Corpus/<TargetName>/`. Build and run with `Fuzz/build.sh` (see Fuzz/README.md).
 import PackageDescription
 
-let fuzzSettings: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
-
 let package = Package(
     name: "ResilienceFuzz",
     dependencies: [.package(name: "ResilienceKit", path: "..")],
     targets: [
         .executableTarget(
             name: "RetryAfterFuzzer",
-            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")],
-            swiftSettings: fuzzSettings
+            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")]
         ),
         .executableTarget(
             name: "RateLimitFieldsFuzzer",
-            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")],
-            swiftSettings: fuzzSettings
+            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")]
         ),
         .executableTarget(
             name: "ErrorBodyFuzzer",
-            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")],
-            swiftSettings: fuzzSettings
+            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -52,5 +52,9 @@ struct ServerQuotaTests {
             quota([("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "99999999999")])?.resetAfter
                 == ServerQuota.maximumReset)
         #expect(quota([]) == nil)
+        // Found by the RateLimitFieldsFuzzer: an empty key crashed the parameter parser.
+        #expect(quota([("RateLimit", "=")]) == nil)
+        #expect(quota([("RateLimit", "r=0;=;t=1, =5")]) == ServerQuota(remaining: 0, resetAfter: .seconds(1)))
+        #expect(quota([("RateLimit-Policy", "="), ("RateLimit", "remaining=2,;=")])?.remaining == 2)
     }
 }

@@ -120,8 +120,9 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
     private static func parameters(_ item: Substring) -> [String: String] {
         var result: [String: String] = [:]
         for piece in item.split(separator: ";") {
-            let pair = piece.split(separator: "=", maxSplits: 1)
+            let pair = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
+            if pair.count == 2 && key.isEmpty { continue }
             let raw = pair.count == 2 ? pair[1].trimmingCharacters(in: .whitespaces) : ""
             let unquoted = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             if pair.count == 1 {

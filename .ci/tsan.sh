@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The concurrency stress tests under ThreadSanitizer, in a scratch path of their own so the normal debug
+# build is not invalidated. Any data race reported fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== ThreadSanitizer: concurrency stress tests"
+suites="StressTests|ConcurrencyLimiterTests|LockedStateTests|AuthenticatingTransportTests|failedRefreshIsSingleFlight"
+log=$(mktemp)
+TSAN_OPTIONS="halt_on_error=1" swift test --scratch-path .build-tsan --sanitize=thread --no-parallel \
+    --filter "$suites" 2>&1 | tee "$log" | grep -E "Test run|✘|ThreadSanitizer|SUMMARY" || true
+if grep -q "ThreadSanitizer" "$log"; then echo "ThreadSanitizer reported a race"; exit 1; fi
+grep -q "Test run with .* passed" "$log" || { echo "stress tests failed under ThreadSanitizer"; tail -40 "$log"; exit 1; }
