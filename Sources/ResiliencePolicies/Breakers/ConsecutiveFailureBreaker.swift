@@ -70,3 +70,130 @@ public final class ConsecutiveFailureBreaker: BreakerPolicy {
             + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int(open.jitter * 100))%)"
     }
 }
+
+extension ConsecutiveFailureBreaker {
+    /// Settings of a ``ConsecutiveFailureBreaker`` (seed 000 §4.3).
+    public struct Configuration: Sendable {
+        /// Counted failures in a row that open the breaker.
+        public var failureThreshold = 5
+        /// Successful half-open probes needed to close it.
+        public var successesToClose = 2
+        /// How many probes may run at once in half-open.
+        public var halfOpenProbeLimit = 1
+        /// After this long without an answer from the probes in flight, half-open admits new probes (so a
+        /// lost probe can never wedge the breaker).
+        public var probeTimeout: Duration = .seconds(30)
+        /// How long it stays open: 60 s ±30 %, doubling on each trip in a row, at most 10 min.
+        public var openDuration = BreakerBackoff(
+            base: .seconds(60), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(600), jitter: 0.3)
+        /// Which failures count.
+        public var countsAsFailure: BreakerFailurePredicate = .standard
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// Seed 000 §4.3: 5 failures, 2 successes, 60 s ±30 % growing up to 10 min, one probe at a time.
+        public static var standard: Configuration { Configuration() }
+
+        /// For user-facing calls: trips after 3 failures, opens 15 s ±30 % (at most 2 min).
+        public static var interactive: Configuration {
+            var configuration = Configuration()
+            configuration.failureThreshold = 3
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(15), growthFactor: 2, maximumMultiplier: 8, maximum: .seconds(120), jitter: 0.3)
+            configuration.probeTimeout = .seconds(10)
+            return configuration
+        }
+
+        /// For background work: tolerates 10 failures, opens 2 min ±30 % (at most 30 min).
+        public static var background: Configuration {
+            var configuration = Configuration()
+            configuration.failureThreshold = 10
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(120), growthFactor: 2, maximumMultiplier: 15, maximum: .seconds(1800), jitter: 0.3)
+            configuration.probeTimeout = .seconds(60)
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``ConsecutiveFailureBreaker``: a value type that takes `now`.
+struct ConsecutiveFailureMachine: Sendable {
+    let configuration: ConsecutiveFailureBreaker.Configuration
+    var cycle: BreakerCycle
+    var consecutiveFailures = 0
+    var consecutiveSuccesses = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: ConsecutiveFailureBreaker.Configuration, generator: PseudoRandomGenerator) {
+        self.configuration = configuration
+        self.generator = generator
+        cycle = BreakerCycle(
+            halfOpen: .init(
+                probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
+                probeTimeout: configuration.probeTimeout),
+            isolatedRetryAfter: configuration.openDuration.base)
+    }
+
+    mutating func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    {
+        guard let counted = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
+        else { return nil }
+        if cycle.releaseProbe(permit) {
+            if counted { return trip(now: now) }
+            consecutiveSuccesses += 1
+            let transition = cycle.probeSucceeded(now: now)
+            if transition != nil { consecutiveFailures = 0 }
+            return transition
+        }
+        guard cycle.state == .closed else { return nil }
+        if counted {
+            consecutiveFailures += 1
+            consecutiveSuccesses = 0
+            if consecutiveFailures >= max(1, configuration.failureThreshold) { return trip(now: now) }
+        } else {
+            consecutiveFailures = 0
+            consecutiveSuccesses += 1
+        }
+        return nil
+    }
+
+    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+        let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
+        consecutiveSuccesses = 0
+        return cycle.trip(now: now, duration: duration)
+    }
+
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveFailures = 0
+        consecutiveSuccesses = 0
+        return cycle.reset(now: now)
+    }
+
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
+    }
+
+    func export(now: ResilienceInstant) -> BreakerSnapshot {
+        BreakerSnapshot(
+            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
+            values: [
+                "consecutiveFailures": Double(consecutiveFailures),
+                "consecutiveTrips": Double(cycle.consecutiveTrips),
+                "totalOpens": Double(cycle.totalOpens),
+            ])
+    }
+
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveFailures = SnapshotValues.count(snapshot, "consecutiveFailures")
+        consecutiveSuccesses = 0
+        let transition = cycle.restore(
+            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips")
+        return transition
+    }
+}

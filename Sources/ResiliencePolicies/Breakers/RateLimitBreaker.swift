@@ -78,3 +78,110 @@ public final class RateLimitBreaker: BreakerPolicy {
             + "\(cooldown.growthFactor)^n ≤ \(cooldown.maximum))"
     }
 }
+
+extension RateLimitBreaker {
+    /// Settings of a ``RateLimitBreaker`` (seed 004).
+    public struct Configuration: Sendable {
+        /// Rate-limit answers in a row that trip the breaker.
+        public var threshold = 3
+        /// Cooldown `30 s × multiplier`; the multiplier doubles on each trip up to 10; at most 300 s:
+        /// 30 / 60 / 120 / 240 / 300 s.
+        public var cooldown = BreakerBackoff(
+            base: .seconds(30), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(300))
+        /// Which failures are rate-limit answers (default: category rate-limited or HTTP 429).
+        public var countsAsRateLimit: BreakerFailurePredicate = .rateLimitedOnly
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// Seed 004: 3 × 429 trips; 30 / 60 / 120 / 240 / 300 s.
+        public static var standard: Configuration { Configuration() }
+
+        /// Trips on the first 429 and backs off 10 s doubling up to 120 s (for APIs with strict quotas).
+        public static var strict: Configuration {
+            var configuration = Configuration()
+            configuration.threshold = 1
+            configuration.cooldown = BreakerBackoff(
+                base: .seconds(10), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(120))
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``RateLimitBreaker``: a value type that takes `now`.
+struct RateLimitMachine: Sendable {
+    let configuration: RateLimitBreaker.Configuration
+    var cycle: BreakerCycle
+    var consecutiveRateLimits = 0
+    var consecutiveSuccesses = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: RateLimitBreaker.Configuration, generator: PseudoRandomGenerator) {
+        self.configuration = configuration
+        self.generator = generator
+        cycle = BreakerCycle(halfOpen: nil, isolatedRetryAfter: configuration.cooldown.maximum)
+    }
+
+    /// The multiplier the next trip will use (1, 2, 4, 8, 10 …).
+    var multiplier: Double { configuration.cooldown.multiplier(tripIndex: cycle.consecutiveTrips) }
+
+    mutating func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    {
+        guard cycle.isCurrent(permit), cycle.state == .closed else { return nil }
+        switch outcome {
+        case .cancelled:
+            return nil
+        case .success:
+            consecutiveRateLimits = 0
+            consecutiveSuccesses += 1
+            cycle.consecutiveTrips = 0
+            return nil
+        case .failure(let classification):
+            consecutiveSuccesses = 0
+            guard configuration.countsAsRateLimit.counts(classification) else {
+                consecutiveRateLimits = 0
+                return nil
+            }
+            consecutiveRateLimits += 1
+            guard consecutiveRateLimits >= max(1, configuration.threshold) else { return nil }
+            consecutiveRateLimits = 0
+            let duration = configuration.cooldown.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
+            return cycle.trip(now: now, duration: duration)
+        }
+    }
+
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveRateLimits = 0
+        consecutiveSuccesses = 0
+        return cycle.reset(now: now)
+    }
+
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveRateLimits, consecutiveSuccesses: consecutiveSuccesses)
+    }
+
+    func export(now: ResilienceInstant) -> BreakerSnapshot {
+        BreakerSnapshot(
+            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
+            values: [
+                "multiplier": multiplier,
+                "consecutiveTrips": Double(cycle.consecutiveTrips),
+                "consecutiveRateLimits": Double(consecutiveRateLimits),
+                "totalOpens": Double(cycle.totalOpens),
+            ])
+    }
+
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveRateLimits = SnapshotValues.count(snapshot, "consecutiveRateLimits")
+        consecutiveSuccesses = 0
+        let state = snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
+        let transition = cycle.restore(
+            state: state, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
+        return transition
+    }
+}

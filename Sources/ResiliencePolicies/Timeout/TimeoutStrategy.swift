@@ -35,3 +35,60 @@ public struct TimeoutStrategy: ResilienceStrategy {
         StageDescription(name: "timeout", settings: [.init("limit", "\(timeout)"), .init("mode", mode.rawValue)])
     }
 }
+
+/// The total-deadline stage: the whole operation, every retry and wait included, gets at most ``timeout``.
+///
+/// By default cooperative (``TimeoutMode/cooperative``): it narrows ``ResilienceContext/deadline`` and, when
+/// the operation fails after that instant, reports `ResilienceError(.deadlineExceeded)` (not transient, so
+/// never retried) instead of whatever the operation threw; never the caller's cancellation.
+/// A success that arrives late is returned. Put it outermost; the retry stage never sleeps past it.
+public struct TotalDeadlineStrategy: ResilienceStrategy {
+    /// The limit for the whole operation.
+    public var timeout: Duration
+    /// Cooperative (default) or enforced.
+    public var mode: TimeoutMode {
+        didSet { isEnforced = mode == .enforced }
+    }
+    /// `mode == .enforced`, kept beside it so the hot path compares no strings.
+    @usableFromInline var isEnforced: Bool
+
+    /// Creates the stage.
+    public init(_ timeout: Duration, mode: TimeoutMode = .cooperative) {
+        self.timeout = timeout
+        self.mode = mode
+        isEnforced = mode == .enforced
+    }
+
+    /// Runs `next` within ``timeout``.
+    @inlinable @inline(__always)
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await TimeLimit(limit: timeout, enforced: isEnforced, isTotal: true).run(context, next: next)
+    }
+
+    /// `total-deadline(limit: 10 seconds, mode: cooperative)`.
+    public var stageDescription: StageDescription {
+        StageDescription(
+            name: "total-deadline", settings: [.init("limit", "\(timeout)"), .init("mode", mode.rawValue)])
+    }
+}
+
+/// How a timeout stage makes an operation stop.
+public struct TimeoutMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The identifier.
+    public let rawValue: String
+    /// Creates a mode.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The identifier.
+    public var description: String { rawValue }
+
+    /// The default: narrow ``ResilienceContext/deadline`` and trust the operation (transport, source) to
+    /// honour it. No task, no allocation; a failure after the deadline is reported as a timeout.
+    public static let cooperative = TimeoutMode(rawValue: "cooperative")
+    /// Also race the operation against a sleep on the context's clock in a child task and cancel it when
+    /// the time is up: for operations that ignore the deadline (but do respond to cancellation).
+    /// Costs a task group per call.
+    public static let enforced = TimeoutMode(rawValue: "enforced")
+}
