@@ -174,12 +174,13 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// One line describing source `id`: kind, deadline, whether it is overridden, and its pipeline's stages.
     public func sourceDescription(_ id: SourceID) -> String? {
         guard let entry = entries.first(where: { $0.registration.id == id }) else { return nil }
-        let registration = entry.registration
-        let timeout = (registration.timeout ?? configuration.aggregator.sourceTimeout).map { "\($0)" } ?? "none"
-        return "\(registration.id) [\(registration.kind)] \"\(registration.displayName)\" timeout: \(timeout), "
+        var registration = entry.registration
+        registration.pipeline = pipelines.pipeline(for: registration.id)
+        let pipeline = registration.pipeline(defaultTimeout: configuration.aggregator.sourceTimeout)
+        return "\(registration.id) [\(registration.kind)] \"\(registration.displayName)\" "
             + "cache: \(registration.usesCache && cache != nil ? "yes" : "no"), "
             + "pipeline (\(entry.override.map { "override: \($0)" } ?? "default")): "
-            + pipelines.pipeline(for: registration.id).pipelineDescription
+            + pipeline.pipelineDescription
     }
 
     /// The whole configuration for debugging: transport, classifier, presenter, aggregator, then one line

@@ -92,7 +92,7 @@ struct CompositionRootTests {
         #expect(text.contains("DefaultErrorPresenter"))
         #expect(text.contains("greenhouse [json-api]"))
         #expect(text.contains("feed [feed]"))
-        #expect(text.contains("timeout: 3.0 seconds"))
+        #expect(text.contains("source-deadline(limit: 3.0 seconds, mode: enforced) → "))
         #expect(text.contains("circuit-breaker"))
         #expect(text.contains("retry"))
     }

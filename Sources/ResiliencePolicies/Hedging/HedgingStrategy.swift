@@ -35,7 +35,6 @@ public struct HedgingStrategy: ResilienceStrategy {
                 func launch() {
                     var hedged = context
                     hedged.attempt += launched
-                    if launched > 0 { hedged.knownNow = nil }
                     let attemptContext = hedged
                     if launched > 0 { attemptContext.emit(.hedgeLaunched) { $0.duration = delay } }
                     launched += 1

@@ -1,19 +1,108 @@
-/// A stage that never looks at the operation's output, never produces one of its own, and calls the
-/// operation at most once at a time: it only returns normally after a call of the operation did.
-///
-/// ``Pipeline`` runs a chain made only of such stages through a runner specialised when the pipeline is
-/// built (see ``Pipeline``). Fallback (produces values of its own type) and hedging (calls the operation
-/// concurrently) are not output-agnostic; neither is any stage this module does not know.
-public protocol OutputAgnosticStrategy: ResilienceStrategy {}
+// Speed tricks, all in this file: nothing here changes what a pipeline does, only how fast it does it.
+// A reader learning the design can skip it. Nothing in it is public: third-party stages never see it.
+//
+// 1. Built-in stages share one clock reading. A stage that has just read the clock (or was handed a
+//    reading) passes that instant as an explicit argument to the built-in stage inside it, and passes none
+//    after anything that suspends (a retry's sleep, a wait for a permit, an enforced race). The instant
+//    never travels in the `ResilienceContext`, so a stage this module does not know, which may suspend
+//    before calling `next`, can never make an inner stage see a stale instant: composed with such a stage,
+//    every stage runs through its public `execute(_:next:)` and reads the clock itself.
+// 2. `Pipeline` is type-erased, and Swift cannot specialise generic code behind an existential for every
+//    output type. For a chain of built-in, output-agnostic stages the pipeline keeps a runner specialised
+//    for its stages when it is built, and passes the output around the stages rather than through them.
+// 3. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
+//    the call.
 
-extension TotalDeadlineStrategy: OutputAgnosticStrategy {}
-extension TimeoutStrategy: OutputAgnosticStrategy {}
-extension RetryStrategy: OutputAgnosticStrategy {}
-extension CircuitBreakerStrategy: OutputAgnosticStrategy {}
-extension RateLimiterStrategy: OutputAgnosticStrategy {}
-extension EmptyStrategy: OutputAgnosticStrategy {}
-extension ComposedStrategy: OutputAgnosticStrategy where Outer: OutputAgnosticStrategy, Inner: OutputAgnosticStrategy {}
-extension EitherStrategy: OutputAgnosticStrategy where First: OutputAgnosticStrategy, Second: OutputAgnosticStrategy {}
+/// A built-in stage that can run on the fast path.
+///
+/// Conforming stages never look at the operation's output, never produce one of their own, and call `next`
+/// at most once at a time: they return normally only after a call of `next` did. They take the current
+/// instant when the stage outside has just read it (`nil` otherwise), and hand `next` an instant only when
+/// nothing suspended since it was read.
+@usableFromInline
+protocol FastPathStage: ResilienceStrategy {
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output
+}
+
+extension TotalDeadlineStrategy: FastPathStage {}
+extension TimeoutStrategy: FastPathStage {}
+extension RetryStrategy: FastPathStage {}
+extension CircuitBreakerStrategy: FastPathStage {}
+extension RateLimiterStrategy: FastPathStage {}
+
+extension EmptyStrategy: FastPathStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        try await next(context, now)
+    }
+}
+
+extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: FastPathStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        try await outer.execute(context, now: now) { outerContext, outerNow in
+            try await inner.execute(outerContext, now: outerNow, next: next)
+        }
+    }
+}
+
+extension EitherStrategy: FastPathStage where First: FastPathStage, Second: FastPathStage {
+    @inlinable
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.execute(context, now: now, next: next)
+        case .second(let stage): try await stage.execute(context, now: now, next: next)
+        }
+    }
+}
+
+/// Runs a fast-path stage chain, specialised for its stages, around an operation that stores its own
+/// output.
+@usableFromInline
+typealias FastPathRunner =
+    @Sendable (ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
+
+@usableFromInline
+enum FastPath {
+    /// A runner for `root` when every stage in it is a fast-path stage, else `nil`.
+    @inlinable
+    static func runner<Root: ResilienceStrategy>(for root: Root) -> FastPathRunner? {
+        guard let stage = root as? any FastPathStage else { return nil }
+        return makeRunner(stage)
+    }
+
+    @inlinable
+    static func makeRunner<Stage: FastPathStage>(_ stage: Stage) -> FastPathRunner {
+        { context, operation in
+            try await stage.execute(context, now: nil) { inner, _ in try await operation(inner) }
+        }
+    }
+
+    /// Runs `operation` through `runner`, carrying its output around the stages.
+    @inlinable
+    static func run<Output: Sendable>(
+        _ runner: @escaping FastPathRunner, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var output: Output?
+        try await runner(context) { inner in output = try await operation(inner) }
+        // Fast-path stages return normally only after the operation did.
+        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        return output
+    }
+}
 
 /// Breakers and limiters of this module that can record a successful call without a fresh reading of the
 /// clock, so their stages skip the read after the call.

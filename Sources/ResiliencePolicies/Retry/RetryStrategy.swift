@@ -35,15 +35,25 @@ public struct RetryStrategy: ResilienceStrategy {
     }
 
     /// Runs `next`, retrying as the policy decides.
-    ///
-    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
-    /// the clock at most once (not at all when an outer stage already did).
-    @inlinable @inline(__always)
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let start = context.knownNow ?? context.clock.now()
+        try await execute(context, now: nil) { context, _ in try await next(context) }
+    }
+
+    /// Runs `next`, retrying as the policy decides; `now` is the current instant when the caller just read
+    /// it. The first attempt is passed the same instant; later ones, after a sleep, none.
+    ///
+    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
+    /// the clock at most once (not at all when `now` is given).
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let start = now ?? context.clock.now()
         budget?.recordRequest(now: start)
         let listening = context.telemetry != nil
         if listening { context.emit(.attemptStarted, at: start) }
@@ -58,7 +68,7 @@ public struct RetryStrategy: ResilienceStrategy {
         }
         let firstError: any Error
         do {
-            return try await next(context)
+            return try await next(context, start)
         } catch {
             succeeded = false
             firstError = error
@@ -70,16 +80,17 @@ public struct RetryStrategy: ResilienceStrategy {
     @usableFromInline
     func retry<Output: Sendable>(
         after firstError: any Error, start: ResilienceInstant, context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
     ) async throws -> Output {
         var current = context
         var loop = RetryLoop(start: start)
         try await prepareRetry(after: firstError, attemptStart: start, context: &current, loop: &loop)
         while true {
-            let attemptStart = current.currentInstant()
+            // The retry slept: the attempt reads the time afresh and hands that reading inward.
+            let attemptStart = current.clock.now()
             current.emit(.attemptStarted, at: attemptStart)
             do {
-                let output = try await next(current)
+                let output = try await next(current, attemptStart)
                 if current.telemetry != nil {
                     let end = current.clock.now()
                     current.emit(.attemptSucceeded, at: end) { $0.duration = attemptStart.duration(to: end) }
@@ -129,7 +140,6 @@ public struct RetryStrategy: ResilienceStrategy {
         if decision.countsAsAttempt { loop.countedAttempt += 1 }
         loop.previousDelay = delay
         current.attempt += 1
-        current.knownNow = nil
         loop.totalAttempts += 1
     }
 

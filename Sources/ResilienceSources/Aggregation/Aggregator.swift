@@ -4,8 +4,9 @@ import ResilienceCore
 /// each source.
 ///
 /// - Fans out concurrently, at most ``AggregatorConfiguration/maximumConcurrentSources`` at a time.
-/// - Runs each source through its own ``ResiliencePipeline`` (retry, breaker, … built elsewhere) under its
-///   own deadline; a source that overruns it is cancelled and reported as timed out.
+/// - Runs each source through its own ``ResiliencePipeline`` (retry, breaker, … built elsewhere) whose
+///   outermost stage is the source's deadline (``SourceRegistration/pipeline(defaultTimeout:)``); a source
+///   that overruns it is cancelled and reported as timed out.
 /// - Reports every source (``SourceReport``): succeeded, failed with its classification, skipped because its
 ///   breaker is open, served from cache (stale results marked with their age), served by a fallback.
 /// - Applies a ``CompletionPolicy``; when it can no longer be met, cancels the rest and throws
@@ -89,9 +90,9 @@ public struct Aggregator<Item: Sendable>: Sendable {
             "aggregator(maxConcurrent: \(configuration.maximumConcurrentSources), "
             + "timeout: \(configuration.sourceTimeout.map { "\($0)" } ?? "none"), completion: \(configuration.completion))"
         let lines = registrations.map { registration in
-            let timeout = (registration.timeout ?? configuration.sourceTimeout).map { "\($0)" } ?? "none"
-            return "  \(registration.id) [\(registration.kind)] timeout: \(timeout), cache: "
-                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(registration.pipeline.pipelineDescription)"
+            let pipeline = registration.pipeline(defaultTimeout: configuration.sourceTimeout)
+            return "  \(registration.id) [\(registration.kind)] cache: "
+                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(pipeline.pipelineDescription)"
         }
         return ([header] + lines).joined(separator: "\n")
     }
