@@ -102,6 +102,7 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         preset: PipelinePreset? = nil, customize: ((inout PipelinePreset) -> Void)? = nil
     ) {
         let key = source.id.rawValue
+        pipelines.pin(key)
         var override: String?
         if preset != nil || customize != nil {
             var settings = preset ?? configuration.preset

@@ -58,6 +58,37 @@ struct CompositionRootTests {
         #expect(root.sourceDescription("missing") == nil)
     }
 
+    @Test("A registered source keeps one breaker across aggregators, idle time and registry pressure")
+    func oneBreakerPerRegisteredSource() async throws {
+        let clock = ManualClock()
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var breaker = ConsecutiveFailureBreaker.Configuration.standard
+        breaker.failureThreshold = 1
+        configuration.preset.breaker = .consecutiveFailures(breaker)
+        configuration.registry = PipelineRegistry.Configuration(maximumKeys: 1, idleTimeout: .seconds(1))
+        var root = CompositionRoot<String>(configuration, clock: .manual(clock))
+        root.register(
+            ScriptedSource<String>(
+                id: "flaky", steps: [.failure(URLError(.cannotConnectToHost)), .items(["recovered"])]))
+        root.register(ScriptedSource<String>(id: "steady", items: ["s"]))
+
+        let first = try await root.makeAggregator().fetch()
+        #expect(first.report.report(for: "flaky")?.status == .failed)
+
+        // Idle far past the registry's idle timeout (but within the breaker's open time), and unregistered
+        // keys competing for the registry's single slot.
+        clock.advance(by: .seconds(10))
+        root.pipelines.evictIdle()
+        _ = root.pipelines.pipeline(for: "some-host")
+        _ = root.pipelines.pipeline(for: "another-host")
+        #expect(root.pipelines.pinnedKeys == ["flaky", "steady"])
+
+        let second = try await root.makeAggregator().fetch()
+        #expect(second.report.report(for: "flaky")?.status == .skippedCircuitOpen)
+        #expect(second.items == ["s"])
+    }
+
     @Test("Events reach both the recorder and an extra sink")
     func extraTelemetrySink() async throws {
         let events = LockedBox<[ResilienceEventKind]>([])

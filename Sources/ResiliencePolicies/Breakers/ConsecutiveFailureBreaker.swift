@@ -1,6 +1,6 @@
 /// Opens after a number of counted failures in a row; closes after enough successful half-open probes.
 ///
-/// Seed 000 §4.3's breaker, made synchronous: 5 failures open it for 60 s ±30 % (jitter from an injected
+/// The classic breaker, made synchronous: 5 failures open it for 60 s ±30 % (jitter from an injected
 /// random source, so a fleet does not probe in step), the open time doubles on each trip in a row up to a
 /// cap, half-open admits a limited number of probes and closes after 2 successes.
 ///
@@ -72,7 +72,7 @@ public final class ConsecutiveFailureBreaker: BreakerPolicy {
 }
 
 extension ConsecutiveFailureBreaker {
-    /// Settings of a ``ConsecutiveFailureBreaker`` (seed 000 §4.3).
+    /// Settings of a ``ConsecutiveFailureBreaker``.
     public struct Configuration: Sendable {
         /// Counted failures in a row that open the breaker.
         public var failureThreshold = 5
@@ -92,7 +92,7 @@ extension ConsecutiveFailureBreaker {
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
 
-        /// Seed 000 §4.3: 5 failures, 2 successes, 60 s ±30 % growing up to 10 min, one probe at a time.
+        /// 5 failures, 2 successes, 60 s ±30 % growing up to 10 min, one probe at a time.
         public static var standard: Configuration { Configuration() }
 
         /// For user-facing calls: trips after 3 failures, opens 15 s ±30 % (at most 2 min).

@@ -1,9 +1,9 @@
-/// Seed 004's rate-limit breaker: stops calling a server that keeps answering 429.
+/// The rate-limit breaker: stops calling a server that keeps answering 429.
 ///
 /// Three rate-limit answers in a row trip it; it stays open for `30 s × multiplier` (capped at 300 s), and
 /// each trip doubles the multiplier up to 10: 30 / 60 / 120 / 240 / 300 s. Any other outcome resets the
 /// 429 counter; a success also resets the multiplier. When the cooldown ends the breaker closes again (no
-/// half-open: the seed lets traffic resume and counts 429s afresh). Export the state and restore it at the
+/// half-open: traffic resumes and counts 429s afresh). Export the state and restore it at the
 /// next launch so a restart does not hammer a server that asked us to back off.
 ///
 /// ```swift
@@ -44,7 +44,7 @@ public final class RateLimitBreaker: BreakerPolicy {
         machine.withLock { $0.cycle.isolate(now: now) }
     }
 
-    /// The seed's manual reset: clears the counter, the cooldown and the multiplier.
+    /// The manual reset: clears the counter, the cooldown and the multiplier.
     @discardableResult
     public func reset(now: ResilienceInstant) -> BreakerTransition? {
         machine.withLock { $0.reset(now: now) }
@@ -80,7 +80,7 @@ public final class RateLimitBreaker: BreakerPolicy {
 }
 
 extension RateLimitBreaker {
-    /// Settings of a ``RateLimitBreaker`` (seed 004).
+    /// Settings of a ``RateLimitBreaker``.
     public struct Configuration: Sendable {
         /// Rate-limit answers in a row that trip the breaker.
         public var threshold = 3
@@ -94,7 +94,7 @@ extension RateLimitBreaker {
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
 
-        /// Seed 004: 3 × 429 trips; 30 / 60 / 120 / 240 / 300 s.
+        /// 3 × 429 trips; 30 / 60 / 120 / 240 / 300 s.
         public static var standard: Configuration { Configuration() }
 
         /// Trips on the first 429 and backs off 10 s doubling up to 120 s (for APIs with strict quotas).

@@ -1,7 +1,7 @@
 /// A token bucket: bursts up to `burst` calls, then admits `refillPerSecond` calls per second.
 ///
 /// When the bucket is empty it answers ``RateLimitDecision/delayed(retryAfter:)`` with the time until the
-/// next token (plus, when configured, seed 000's growing backoff while exhaustion lasts), or rejects when
+/// next token (plus, when configured, a growing backoff while exhaustion lasts), or rejects when
 /// that wait exceeds ``Configuration/maximumWait``. `RateLimiterStrategy` then waits within the deadline or
 /// rejects. Create one per key.
 ///
@@ -45,7 +45,7 @@ public final class TokenBucketLimiter: RateLimiter {
 }
 
 extension TokenBucketLimiter {
-    /// Settings of a ``TokenBucketLimiter`` (seed 000 §1.2's RateLimitManager).
+    /// Settings of a ``TokenBucketLimiter``.
     public struct Configuration: Sendable {
         /// The bucket's size: how many calls may burst at once.
         public var burst = 10
@@ -64,7 +64,7 @@ extension TokenBucketLimiter {
         /// 10 calls of burst, 5 per second, waits of up to 30 s.
         public static var standard: Configuration { Configuration() }
 
-        /// Seed 000's RateLimitManager: the bucket plus exponential backoff on exhaustion
+        /// The bucket plus exponential backoff on exhaustion
         /// (1 s doubling, ±10 % jitter, at most 300 s), reset on success.
         public static var backingOff: Configuration {
             var configuration = Configuration()

@@ -1,6 +1,6 @@
 import ResilienceCore
 
-/// A source that tries an ordered list of alternatives until one delivers (seed 000 §3.3): API → RSS for
+/// A source that tries an ordered list of alternatives until one delivers: API → RSS for
 /// dual-source companies, primary → backup, live → cache, full query → simplified query.
 ///
 /// It records which alternative served (``SourceFetchResult/servedBy``, a `fallback-used` event) so the
