@@ -89,6 +89,37 @@ struct CompositionRootTests {
         #expect(second.items == ["s"])
     }
 
+    @Test("root.fetch returns items, reports and one message; a missed completion policy is presented too")
+    func fetchPresentsEveryOutcome() async throws {
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var root = CompositionRoot<String>(configuration, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        root.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        let partial = try await root.fetch()
+        #expect(partial.metPolicy)
+        #expect(partial.items == ["u"])
+        #expect(partial.report.sources.count == 2)
+        #expect(partial.message != nil)
+
+        var strict = quietConfiguration()
+        strict.preset.retry = nil
+        strict.aggregator.completion = .allOrNothing
+        var failing = CompositionRoot<String>(strict, clock: .manual(ManualClock()))
+        failing.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        failing.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        let missed = try await failing.fetch()
+        #expect(!missed.metPolicy)
+        #expect(missed.items.isEmpty)
+        let message = try #require(missed.message)
+        #expect(
+            message
+                == failing.configuration.presenter.present(
+                    missed.report.presentedFailure ?? .unknown,
+                    context: missed.report.presentationContext(itemNoun: "jobs", itemsShown: 0)))
+        #expect(!message.message.contains("AggregationError"))
+    }
+
     @Test("Events reach both the recorder and an extra sink")
     func extraTelemetrySink() async throws {
         let events = LockedBox<[ResilienceEventKind]>([])
