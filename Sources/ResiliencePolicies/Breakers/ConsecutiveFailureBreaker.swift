@@ -8,63 +8,18 @@
 /// let breaker = ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 42))
 /// let stage = CircuitBreakerStrategy(breaker: breaker)
 /// ```
-public final class ConsecutiveFailureBreaker: BreakerPolicy {
-    private let machine: LockedState<ConsecutiveFailureMachine>
+public final class ConsecutiveFailureBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
     /// Creates a breaker; jitter comes from `random` (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: ConsecutiveFailureMachine(configuration: configuration, generator: random.makeGenerator()))
-    }
-
-    /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
-    }
-
-    /// Counts the outcome of a call admitted in the current generation.
-    @discardableResult
-    public func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
-    )
-        -> BreakerTransition?
-    {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
-    }
-
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
-    }
-
-    /// Closes the breaker, clears its counters and the growing open time.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
-    }
-
-    /// The breaker's counters at `now`.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
-    }
-
-    /// State, time left open, failures, trips in a row and total opens.
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
-    }
-
-    /// Restores a snapshot from ``exportState(now:)``.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        super.init(ConsecutiveFailureMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
     /// `consecutive-failures(threshold: 5, successes: 2, open: 60 s ±30%)`.
-    public var policyDescription: String {
+    public override var policyDescription: String {
         let open = configuration.openDuration
         return "consecutive-failures(threshold: \(configuration.failureThreshold), "
             + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int(open.jitter * 100))%)"
@@ -118,7 +73,7 @@ extension ConsecutiveFailureBreaker {
 }
 
 /// The state machine behind ``ConsecutiveFailureBreaker``: a value type that takes `now`.
-struct ConsecutiveFailureMachine: Sendable {
+struct ConsecutiveFailureMachine: BreakerMachine {
     let configuration: ConsecutiveFailureBreaker.Configuration
     var cycle: BreakerCycle
     var consecutiveFailures = 0

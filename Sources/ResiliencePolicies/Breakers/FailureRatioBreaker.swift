@@ -10,69 +10,24 @@
 /// settings.slowCallThreshold = .seconds(2)
 /// let breaker = FailureRatioBreaker(settings)
 /// ```
-public final class FailureRatioBreaker: BreakerPolicy {
-    private let machine: LockedState<FailureRatioMachine>
+public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
     /// Creates a breaker; `random` feeds the open duration's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))
-    }
-
-    /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
-    }
-
-    /// Adds the outcome to the window (closed) or judges the probe (half-open).
-    @discardableResult
-    public func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
-    )
-        -> BreakerTransition?
-    {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
-    }
-
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
-    }
-
-    /// Closes the breaker and empties the window.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
-    }
-
-    /// The breaker's counters at `now`.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+        super.init(FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
     /// Calls, failures and slow calls currently in the window.
     public func windowCounts(now: ResilienceInstant) -> (calls: Int, failures: Int, slow: Int) {
-        let totals = machine.withLock { $0.windowTotals(now: now) }
-        return (totals.calls, totals.failures, totals.slow)
-    }
-
-    /// State, time left open, trips in a row and total opens (the window is not persisted).
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
-    }
-
-    /// Restores a snapshot from ``exportState(now:)`` with an empty window.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        let totals = inspect(FailureRatioMachine.self) { $0.windowTotals(now: now) }
+        return (totals?.calls ?? 0, totals?.failures ?? 0, totals?.slow ?? 0)
     }
 
     /// `failure-ratio(window: 30 s, ratio: 0.5, minimum: 20)`.
-    public var policyDescription: String {
+    public override var policyDescription: String {
         let window: String
         switch configuration.window {
         case .count(let calls): window = "\(calls) calls"
@@ -151,7 +106,7 @@ extension FailureRatioBreaker {
 }
 
 /// The state machine behind ``FailureRatioBreaker``: a value type that takes `now`.
-struct FailureRatioMachine: Sendable {
+struct FailureRatioMachine: BreakerMachine {
     let configuration: FailureRatioBreaker.Configuration
     var cycle: BreakerCycle
     var window: OutcomeWindow

@@ -11,68 +11,23 @@
 /// let saved = breaker.exportState(now: clock.now())      // persist `saved` (it is Codable)
 /// restored.restoreState(saved, now: newClock.now())      // next launch
 /// ```
-public final class RateLimitBreaker: BreakerPolicy {
-    private let machine: LockedState<RateLimitMachine>
+public final class RateLimitBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
     /// Creates a breaker; `random` feeds the cooldown's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: RateLimitMachine(configuration: configuration, generator: random.makeGenerator()))
-    }
-
-    /// Admits the call unless the cooldown is running or the breaker is isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
-    }
-
-    /// Counts rate-limit answers in a row; other outcomes reset the count, a success the multiplier.
-    @discardableResult
-    public func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
-    )
-        -> BreakerTransition?
-    {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
-    }
-
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
-    }
-
-    /// The manual reset: clears the counter, the cooldown and the multiplier.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
-    }
-
-    /// The breaker's counters; `consecutiveFailures` is the 429 count.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+        super.init(RateLimitMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
     /// The multiplier the next trip will use (1, 2, 4, 8, then 10).
     public func multiplier() -> Double {
-        machine.withLock { $0.multiplier }
-    }
-
-    /// State, cooldown left, `multiplier`, trips in a row, 429 count and total opens.
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
-    }
-
-    /// Restores a snapshot from ``exportState(now:)``; the remaining cooldown is honoured.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        inspect(RateLimitMachine.self) { $0.multiplier } ?? 1
     }
 
     /// `rate-limit(threshold: 3, cooldown: 30 s × 2^n ≤ 300 s)`.
-    public var policyDescription: String {
+    public override var policyDescription: String {
         let cooldown = configuration.cooldown
         return "rate-limit(threshold: \(configuration.threshold), cooldown: \(cooldown.base) × "
             + "\(cooldown.growthFactor)^n ≤ \(cooldown.maximum))"
@@ -109,7 +64,7 @@ extension RateLimitBreaker {
 }
 
 /// The state machine behind ``RateLimitBreaker``: a value type that takes `now`.
-struct RateLimitMachine: Sendable {
+struct RateLimitMachine: BreakerMachine {
     let configuration: RateLimitBreaker.Configuration
     var cycle: BreakerCycle
     var consecutiveRateLimits = 0
