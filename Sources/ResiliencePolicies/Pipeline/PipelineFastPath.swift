@@ -27,8 +27,8 @@ protocol FastPathStage: ResilienceStrategy {
     ) async throws -> Output
 }
 
-extension TotalDeadlineStrategy: FastPathStage {}
-extension TimeoutStrategy: FastPathStage {}
+extension TotalDeadlineStrategy: DeadlineStage {}
+extension TimeoutStrategy: DeadlineStage {}
 extension RetryStrategy: FastPathStage {}
 extension CircuitBreakerStrategy: FastPathStage {}
 extension RateLimiterStrategy: FastPathStage {}
@@ -64,6 +64,26 @@ extension EitherStrategy: FastPathStage where First: FastPathStage, Second: Fast
         switch self {
         case .first(let stage): try await stage.execute(context, now: now, next: next)
         case .second(let stage): try await stage.execute(context, now: now, next: next)
+        }
+    }
+}
+
+/// The two timeout stages: their deadline counts from the instant handed in, which they hand on unless
+/// the operation runs in a race's child task.
+@usableFromInline
+protocol DeadlineStage: FastPathStage {
+    var deadline: ResilienceDeadline { get }
+}
+
+extension DeadlineStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let start = now ?? context.clock.now()
+        return try await deadline.run(context, startingAt: start) { inner in
+            try await next(inner, deadline.isEnforced ? nil : start)
         }
     }
 }

@@ -36,18 +36,6 @@ public struct TimeoutStrategy: ResilienceStrategy {
         try await deadline.run(context, next)
     }
 
-    /// Runs `next` within ``timeout``, counted from `now` when the caller just read it.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: ResilienceContext, now: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        return try await deadline.run(context, startingAt: start) { inner in
-            try await next(inner, deadline.isEnforced ? nil : start)
-        }
-    }
-
     /// `timeout(limit: 10 seconds, mode: cooperative)`.
     public var stageDescription: StageDescription {
         StageDescription(name: "timeout", settings: [.init("limit", "\(timeout)"), .init("mode", mode.rawValue)])
@@ -89,18 +77,6 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         try await deadline.run(context, next)
-    }
-
-    /// Runs `next` within ``timeout``, counted from `now` when the caller just read it.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: ResilienceContext, now: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        return try await deadline.run(context, startingAt: start) { inner in
-            try await next(inner, deadline.isEnforced ? nil : start)
-        }
     }
 
     /// `total-deadline(limit: 10 seconds, mode: cooperative)`.
