@@ -56,6 +56,14 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// Creates a root. `baseTransport` replaces the URLSession transport (a scripted one in tests); it is
     /// still wrapped by the host pipeline (if configured) and the secure-transport policy. `telemetry`
     /// receives every event besides ``recorder``.
+    ///
+    /// - Parameters:
+    ///   - configuration: The defaults every source starts from.
+    ///   - clock: The source of time for pipelines, deadlines, the cache and the recorder.
+    ///   - random: The random source for jitter, breakers and limiters.
+    ///   - baseTransport: Replaces the URLSession transport; `nil` for URLSession.
+    ///   - telemetry: An extra sink besides ``recorder``.
+    ///   - deduplicationKey: A key for de-duplicating merged items.
     public init(
         _ configuration: CompositionRootConfiguration = .standard,
         clock: ResilienceClock = .continuous,

@@ -23,6 +23,10 @@ public final class PipelineRegistry: Sendable {
         public var idleTimeout: Duration = .seconds(600)
 
         /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - maximumKeys: The most factory-built pipelines of unpinned keys kept at once.
+        ///   - idleTimeout: How long an unused factory-built pipeline of an unpinned key is kept.
         public init(maximumKeys: Int = 1_000, idleTimeout: Duration = .seconds(600)) {
             self.maximumKeys = maximumKeys
             self.idleTimeout = idleTimeout

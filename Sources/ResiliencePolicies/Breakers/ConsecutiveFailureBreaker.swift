@@ -12,7 +12,11 @@ public final class ConsecutiveFailureBreaker: StateMachineBreaker, @unchecked Se
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; jitter comes from `random` (seed it in tests).
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: Threshold, half-open rules and the growing open time.
+    ///   - random: The source of the open time's jitter (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         super.init(ConsecutiveFailureMachine(configuration: configuration, generator: random.makeGenerator()))

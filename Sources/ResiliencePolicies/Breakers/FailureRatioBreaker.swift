@@ -14,7 +14,11 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; `random` feeds the open duration's jitter when one is configured.
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: The window, ratios, minimum throughput and half-open rules.
+    ///   - random: Feeds the open duration's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         super.init(FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))

@@ -15,7 +15,11 @@ public final class RateLimitBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; `random` feeds the cooldown's jitter when one is configured.
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: The 429 threshold and the growing cooldown.
+    ///   - random: Feeds the cooldown's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         super.init(RateLimitMachine(configuration: configuration, generator: random.makeGenerator()))

@@ -10,7 +10,11 @@ public final class AdaptiveThrottle: RateLimiter {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a throttle; `random` decides the rejections (seed it in tests).
+    /// Creates a throttle.
+    ///
+    /// - Parameters:
+    ///   - configuration: The window and how aggressively it throttles.
+    ///   - random: Decides the rejections (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         machine = LockedState(

@@ -13,7 +13,11 @@ public final class TokenBucketLimiter: RateLimiter {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a full bucket; `random` feeds the exhaustion backoff's jitter.
+    /// Creates a full bucket.
+    ///
+    /// - Parameters:
+    ///   - configuration: Capacity, refill rate and the optional backoff while exhausted.
+    ///   - random: Feeds the exhaustion backoff's jitter (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         machine = LockedState(

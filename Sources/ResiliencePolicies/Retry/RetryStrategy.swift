@@ -22,6 +22,12 @@ public struct RetryStrategy: ResilienceStrategy {
     public var maximumTotalAttempts: Int
 
     /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - policy: Decides whether and when to retry.
+    ///   - budget: Caps retries to a share of requests; `nil` for no cap (share one per key).
+    ///   - random: The source of jitter (seed it for reproducible schedules).
+    ///   - maximumTotalAttempts: A hard limit on attempts, counted or not.
     public init(
         policy: any RetryPolicy = StandardRetryPolicy.standard,
         budget: RetryBudget? = nil,

@@ -39,6 +39,14 @@ public struct Aggregator<Item: Sendable>: Sendable {
     private var indexByID: [SourceID: Int] = [:]
 
     /// Creates an aggregator with no sources.
+    ///
+    /// - Parameters:
+    ///   - configuration: How it fans out, each source's deadline, and when it is done.
+    ///   - clock: The source of time for deadlines, durations and the cache.
+    ///   - classifier: Classifies source failures.
+    ///   - telemetry: Where events go; `nil` for nowhere.
+    ///   - cache: Last good results, served when a source fails; `nil` for none.
+    ///   - deduplicationKey: A key for de-duplicating merged items; `nil` to keep all.
     public init(
         configuration: AggregatorConfiguration = .standard,
         clock: ResilienceClock = .continuous,
