@@ -303,7 +303,7 @@ struct SyncEngineTests {
             if seen.count == 6 { break }
         }
         #expect(seen == ["idle", "syncing", "rate-limited", "idle", "syncing", "idle"])
-        let events = harness.telemetry.events.value
+        let events = harness.telemetry.events
         let changes = events.filter { $0.kind == .syncStateChanged }.compactMap(\.detail)
         #expect(
             changes == [

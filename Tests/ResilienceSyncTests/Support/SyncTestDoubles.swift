@@ -124,12 +124,6 @@ final class RecordingSyncDelegate: SyncEngineDelegate {
     }
 }
 
-/// Keeps every event.
-final class RecordingTelemetrySink: TelemetrySink {
-    let events = LockedBox<[ResilienceEvent]>([])
-    func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event) } }
-}
-
 /// Everything an engine test needs, wired together.
 struct SyncHarness {
     let clock = ManualClock()
