@@ -60,28 +60,24 @@ public struct RateLimiterConformance: ConformanceKit {
             let (_, detail) = saturate(makeLimiter())
             return detail
         }
-        await run.check("release-and-time-restore") {
-            let limiter = makeLimiter()
-            let (permits, detail) = saturate(limiter)
-            if let detail { return detail }
-            let later = Self.start.advanced(by: recoveryTime)
-            for permit in permits { limiter.release(permit, outcome: .accepted, now: later) }
-            if case .admitted = limiter.tryAcquire(now: later) { return nil }
-            return "after releasing every permit and \(recoveryTime), the limiter still does not admit"
-        }
-        await run.check("abandoned-release-restores") {
-            let limiter = makeLimiter()
-            let (permits, detail) = saturate(limiter)
-            if let detail { return detail }
-            let later = Self.start.advanced(by: recoveryTime)
-            for permit in permits { limiter.release(permit, outcome: .abandoned, now: later) }
-            if case .admitted = limiter.tryAcquire(now: later) { return nil }
-            return "after abandoning every permit and \(recoveryTime), the limiter still does not admit"
-        }
+        await run.check("release-and-time-restore") { restores(releasing: .accepted) }
+        await run.check("abandoned-release-restores") { restores(releasing: .abandoned) }
         await run.check("wait-admits-when-free") { await waitAdmitsWhenFree() }
         await run.check("wait-respects-deadline") { await waitRespectsDeadline() }
         await run.check("cancelled-waiter-leaves-no-trace") { await cancelledWaiter() }
         return run.report(subject)
+    }
+
+    /// Saturates a fresh limiter, releases every permit with `outcome` after ``recoveryTime``, and checks it
+    /// admits again.
+    private func restores(releasing outcome: RateLimitOutcome) -> String? {
+        let limiter = makeLimiter()
+        let (permits, detail) = saturate(limiter)
+        if let detail { return detail }
+        let later = Self.start.advanced(by: recoveryTime)
+        for permit in permits { limiter.release(permit, outcome: outcome, now: later) }
+        if case .admitted = limiter.tryAcquire(now: later) { return nil }
+        return "after releasing every permit as \(outcome) and \(recoveryTime), the limiter still does not admit"
     }
 
     /// Takes permits at one instant until the limiter stops admitting; the permits and a violation, if any.
