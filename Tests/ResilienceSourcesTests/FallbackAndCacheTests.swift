@@ -10,7 +10,7 @@ struct FallbackAndCacheTests {
 
     @Test("Primary → backup → RSS: the first that delivers serves, and is named")
     func chainOrder() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let primary = ScriptedSource<String>(id: "acme", steps: [.failure(TestFailure(category: .serverError))])
         let backup = ScriptedSource<String>(id: "acme-backup", steps: [.failure(TestFailure(category: .timeout))])
         let rss = ScriptedSource<String>(id: "acme-rss", items: ["from-rss"])
