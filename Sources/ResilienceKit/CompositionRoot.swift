@@ -165,9 +165,10 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         return aggregator
     }
 
-    /// The message to show for `result`, or `nil` when every source delivered live items.
+    /// The message to show for `result`, or `nil` when every source delivered live items; the configured
+    /// presenter decides from the whole report.
     public func present(_ result: AggregateResult<Item>) -> UserFacingError? {
-        result.presentedFailure.map { configuration.presenter.present($0, context: result.presentationContext) }
+        configuration.presenter.present(result.presentationContext)
     }
 
     /// Statistics of the recorded events (the recorder's whole window by default).

@@ -90,7 +90,7 @@ extension CompositionRoot {
     public func outcome(of failure: AggregationError) -> FetchOutcome<Item> {
         FetchOutcome(
             items: [], report: failure.report,
-            message: configuration.presenter.present(failure.classification, context: failure.presentationContext),
+            message: configuration.presenter.present(failure.presentationContext),
             metPolicy: false)
     }
 }

@@ -115,8 +115,7 @@ struct CompositionRootTests {
         #expect(
             message
                 == failing.configuration.presenter.present(
-                    missed.report.presentedFailure ?? .unknown,
-                    context: missed.report.presentationContext(itemNoun: "jobs", itemsShown: 0)))
+                    missed.report.presentationContext(itemNoun: "jobs", itemsShown: 0, metPolicy: false)))
         #expect(!message.message.contains("AggregationError"))
     }
 

@@ -41,7 +41,7 @@ struct AggregatorTests {
         #expect(context.sourcesSucceeded == 2)
         #expect(context.itemsShown == 3)
         #expect(context.isPartial)
-        #expect(result.presentedFailure?.category == .serverError)
+        #expect(result.report.mostCommonFailure?.category == .serverError)
     }
 
     @Test("Best effort with every source failing throws a typed error carrying the report")
@@ -62,7 +62,7 @@ struct AggregatorTests {
         let result = try await aggregator().fetch()
         #expect(result.items.isEmpty)
         #expect(result.report.sources.isEmpty)
-        #expect(result.presentedFailure == nil)
+        #expect(result.report.mostCommonFailure == nil)
     }
 
     @Test("At least N: met with N, and fails fast (cancelling the rest) once it cannot be met")
@@ -214,7 +214,7 @@ struct AggregatorTests {
         #expect(result.report.report(for: "flaky")?.attempts == 3)
         #expect(result.report.report(for: "flaky")?.status == .succeeded)
         #expect(result.report.report(for: "flaky")?.classification?.category == .serverError)
-        #expect(result.presentedFailure == nil)
+        #expect(result.report.mostCommonFailure == nil)
         #expect(result.items == ["ok"])
     }
 
@@ -238,7 +238,7 @@ struct AggregatorTests {
         #expect(report.classification?.category == .serverError)
         #expect(second.items == ["a1"])
         #expect(second.presentationContext.sources.first?.servedFromCache == true)
-        #expect(second.presentedFailure?.category == .serverError)
+        #expect(second.report.mostCommonFailure?.category == .serverError)
 
         await #expect(throws: AggregationError.self) { try await aggregator.fetch(SourceQuery(text: "other")) }
     }
@@ -256,7 +256,7 @@ struct AggregatorTests {
         #expect(report.servedBy == "rss")
         #expect(result.items == ["from-rss"])
         #expect(sink.events(.fallbackUsed).first?.detail == "rss")
-        #expect(result.presentedFailure == nil)
+        #expect(result.report.mostCommonFailure == nil)
     }
 
     @Test("De-duplication keeps the first occurrence in registration order")
@@ -309,27 +309,41 @@ struct AggregatorTests {
         #expect(final?.items == ["a", "c"])
     }
 
-    @Test("The presented failure is the most common category, most actionable on ties, longest wait within")
-    func presentedFailureSelection() {
-        func report(_ id: SourceID, _ category: FailureCategory, retryAfter: Duration? = nil) -> SourceReport {
+    @Test("The neutral summary is the first failure of the most common category, first seen on ties")
+    func mostCommonFailureSummary() {
+        func report(
+            _ id: SourceID, _ category: FailureCategory, retryAfter: Duration? = nil,
+            status: SourceReport.Status = .failed
+        ) -> SourceReport {
             SourceReport(
-                id: id, displayName: id.rawValue, kind: "test", status: .failed,
+                id: id, displayName: id.rawValue, kind: "test", status: status,
                 classification: TestFailure(category: category, retryAfter: retryAfter).classification)
         }
         let tie = AggregateReport(
             sources: [report("a", .serverError), report("b", .rateLimited, retryAfter: .seconds(5))],
             policy: .bestEffort, duration: .zero)
-        #expect(tie.presentedFailure?.category == .rateLimited)
+        #expect(tie.mostCommonFailure?.category == .serverError)
         let majority = AggregateReport(
             sources: [
                 report("a", .serverError), report("b", .rateLimited, retryAfter: .seconds(5)),
-                report("c", .rateLimited, retryAfter: .seconds(60)), report("d", .timeout),
+                report("c", .rateLimited, retryAfter: .seconds(60), status: .servedFromCache), report("d", .timeout),
+                report("e", .timeout, status: .servedByFallback), report("f", .timeout, status: .succeeded),
             ], policy: .bestEffort, duration: .zero)
-        #expect(majority.presentedFailure?.retryAfter == .seconds(60))
+        #expect(majority.mostCommonFailure?.category == .rateLimited)
+        #expect(majority.mostCommonFailure?.retryAfter == .seconds(5))
+        #expect(AggregationError(report: majority).classification == majority.mostCommonFailure)
+        let context = majority.presentationContext(itemNoun: "jobs", itemsShown: 0)
+        #expect(context.sources.map(\.classification) == majority.sources.map(\.classification))
+        #expect(context.sources.map(\.delivered) == [false, false, true, false, true, true])
+        #expect(context.sourcesServedFromCache == 1)
+        #expect(context.sources.first?.kind == "test")
+        #expect(context.metPolicy)
+        #expect(!AggregationError(report: majority).presentationContext.metPolicy)
         let fine = AggregateReport(
             sources: [SourceReport(id: "x", displayName: "X", kind: "test", status: .succeeded, itemCount: 1)],
             policy: .bestEffort, duration: .zero)
-        #expect(fine.presentedFailure == nil)
+        #expect(fine.mostCommonFailure == nil)
+        #expect(AggregationError(report: fine).classification == .unknown)
         #expect(fine.isComplete)
     }
 

@@ -1,4 +1,7 @@
 /// What a presenter needs to know besides the failure itself: what else was tried and what is on screen.
+///
+/// For a multi-source fetch this is the whole outcome, one ``SourceStatus`` per source, from which an
+/// ``ErrorPresenter`` decides alone which failure to explain (``ErrorPresenter/present(_:)``).
 public struct PresentationContext: Hashable, Sendable {
     /// One source's part in a multi-source fetch.
     public struct SourceStatus: Hashable, Sendable {
@@ -6,20 +9,58 @@ public struct PresentationContext: Hashable, Sendable {
         public var id: SourceID
         /// Its name for people.
         public var displayName: String
-        /// Its failure, or `nil` when it succeeded (possibly from cache or a fallback).
+        /// Its kind, when known.
+        public var kind: SourceKind?
+        /// Its failure, or `nil` when it delivered (live, from a cache or from a fallback).
         public var failure: FailureClassification?
+        /// The last failure it saw, even when it delivered (from a cache, a fallback, or after retries);
+        /// `nil` when none was recorded.
+        public var classification: FailureClassification?
         /// True when its results came from a cache.
         public var servedFromCache: Bool
+        /// True when the cached results it served were older than the cache's freshness window.
+        public var isStale: Bool
 
-        /// Creates a status.
+        /// Creates a status whose last failure is `failure`.
+        ///
+        /// - Parameters:
+        ///   - id: The source.
+        ///   - displayName: Its name for people.
+        ///   - failure: Its failure, or `nil` when it delivered.
+        ///   - servedFromCache: True when its results came from a cache.
         public init(
             id: SourceID, displayName: String, failure: FailureClassification? = nil, servedFromCache: Bool = false
         ) {
+            self.init(
+                id: id, displayName: displayName, failure: failure, classification: failure,
+                servedFromCache: servedFromCache)
+        }
+
+        /// Creates a status.
+        ///
+        /// - Parameters:
+        ///   - id: The source.
+        ///   - displayName: Its name for people.
+        ///   - kind: Its kind, when known.
+        ///   - failure: Its failure, or `nil` when it delivered (live, from a cache or from a fallback).
+        ///   - classification: The last failure it saw, even when it delivered; `nil` when none was recorded.
+        ///   - servedFromCache: True when its results came from a cache.
+        ///   - isStale: True when those cached results were older than the cache's freshness window.
+        public init(
+            id: SourceID, displayName: String, kind: SourceKind? = nil, failure: FailureClassification?,
+            classification: FailureClassification?, servedFromCache: Bool = false, isStale: Bool = false
+        ) {
             self.id = id
             self.displayName = displayName
+            self.kind = kind
             self.failure = failure
+            self.classification = classification
             self.servedFromCache = servedFromCache
+            self.isStale = isStale
         }
+
+        /// True when the source contributed items (live, from a cache or from a fallback).
+        public var delivered: Bool { failure == nil }
     }
 
     /// What the items are called in messages (`"jobs"`, `"items"`).
@@ -28,18 +69,31 @@ public struct PresentationContext: Hashable, Sendable {
     public var sources: [SourceStatus]
     /// How many items are on screen despite the failure.
     public var itemsShown: Int
+    /// False when the fetch failed as a whole (its completion policy was not met): something must be said.
+    public var metPolicy: Bool
 
     /// Creates a context.
-    public init(itemNoun: String = "items", sources: [SourceStatus] = [], itemsShown: Int = 0) {
+    ///
+    /// - Parameters:
+    ///   - itemNoun: What the items are called in messages.
+    ///   - sources: One status per source tried; empty for a single operation.
+    ///   - itemsShown: How many items are on screen despite the failure.
+    ///   - metPolicy: False when the fetch failed as a whole.
+    public init(
+        itemNoun: String = "items", sources: [SourceStatus] = [], itemsShown: Int = 0, metPolicy: Bool = true
+    ) {
         self.itemNoun = itemNoun
         self.sources = sources
         self.itemsShown = itemsShown
+        self.metPolicy = metPolicy
     }
 
     /// How many sources were tried.
     public var sourcesAttempted: Int { sources.count }
     /// How many sources succeeded.
     public var sourcesSucceeded: Int { sources.filter { $0.failure == nil }.count }
+    /// How many sources were served from a cache.
+    public var sourcesServedFromCache: Int { sources.filter(\.servedFromCache).count }
     /// True when some results are shown although something failed.
     public var isPartial: Bool { itemsShown > 0 || (sourcesSucceeded > 0 && sourcesSucceeded < sourcesAttempted) }
 }

@@ -34,44 +34,32 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     /// The report of source `id`, if registered.
     public func report(for id: SourceID) -> SourceReport? { sources.first { $0.id == id } }
 
-    /// The one failure to present, or `nil` when every source delivered live.
-    ///
-    /// Picks the category most sources failed with (offline explains everything, so the most common wins);
-    /// ties go to the more actionable category (network unreachable, rate limited, authentication, insecure
-    /// transport, server error, timeout, …). Within the category, the failure with the longest `retryAfter`
-    /// wins (so a countdown is honest), then the first in registration order. Failures of sources served from
-    /// cache count too: the cache is stale data the user should know about.
-    public var presentedFailure: FailureClassification? {
+    /// A neutral summary of what went wrong, for logs, telemetry and ``AggregationError/classification``:
+    /// the first failure (in registration order) of the category most sources that did not deliver live
+    /// failed with (sources served from cache included, cancellations excluded); on a tie, the category seen
+    /// first. `nil` when every source delivered live or by a fallback. What the person is told is decided by
+    /// the ``ErrorPresenter`` from ``presentationContext(itemNoun:itemsShown:metPolicy:)``, not by this.
+    public var mostCommonFailure: FailureClassification? {
         let failures = sources.filter { $0.status != .succeeded && $0.status != .servedByFallback }
             .compactMap(\.classification).filter { $0.category != .cancelled }
-        guard !failures.isEmpty else { return nil }
         var counts: [FailureCategory: Int] = [:]
         for failure in failures { counts[failure.category, default: 0] += 1 }
-        let rank = { (category: FailureCategory) -> Int in
-            Self.actionableOrder.firstIndex(of: category) ?? Self.actionableOrder.count
-        }
-        let category = counts.keys.max { lhs, rhs in
-            let (left, right) = (counts[lhs, default: 0], counts[rhs, default: 0])
-            if left != right { return left < right }
-            return rank(lhs) > rank(rhs)
-        }
-        let candidates = failures.filter { $0.category == category }
-        var best = candidates[0]
-        for candidate in candidates.dropFirst() where (candidate.retryAfter ?? .zero) > (best.retryAfter ?? .zero) {
-            best = candidate
-        }
-        return best
+        let most = counts.values.max()
+        return failures.first { counts[$0.category] == most }
     }
 
-    /// Categories in the order a presenter prefers them when equally common.
-    public static let actionableOrder: [FailureCategory] = [
-        .networkUnreachable, .rateLimited, .authentication, .insecureTransport, .serverError, .timeout, .transient,
-        .invalidResponse, .notFound, .clientError, .circuitOpen, .throttled,
-    ]
-
-    /// The report as a ``PresentationContext`` for an ``ErrorPresenter``.
-    public func presentationContext(itemNoun: String = "items", itemsShown: Int) -> PresentationContext {
-        PresentationContext(itemNoun: itemNoun, sources: sources.map(\.presentationStatus), itemsShown: itemsShown)
+    /// The report as a ``PresentationContext`` for an ``ErrorPresenter``, which decides what to tell.
+    ///
+    /// - Parameters:
+    ///   - itemNoun: What the items are called in messages.
+    ///   - itemsShown: How many items are on screen.
+    ///   - metPolicy: Whether the fetch met its completion policy; ``meetsPolicy`` when `nil`.
+    public func presentationContext(
+        itemNoun: String = "items", itemsShown: Int, metPolicy: Bool? = nil
+    ) -> PresentationContext {
+        PresentationContext(
+            itemNoun: itemNoun, sources: sources.map(\.presentationStatus), itemsShown: itemsShown,
+            metPolicy: metPolicy ?? meetsPolicy)
     }
 
     /// One line per source, then the totals.

@@ -16,11 +16,9 @@ public struct AggregateResult<Item: Sendable>: Sendable {
         self.itemNoun = itemNoun
     }
 
-    /// The context an ``ErrorPresenter`` needs to describe this result.
+    /// The whole outcome an ``ErrorPresenter`` needs to decide what to say about this result (the policy
+    /// was met).
     public var presentationContext: PresentationContext {
-        report.presentationContext(itemNoun: itemNoun, itemsShown: items.count)
+        report.presentationContext(itemNoun: itemNoun, itemsShown: items.count, metPolicy: true)
     }
-
-    /// The failure to present (with ``presentationContext``), or `nil` when every source delivered live.
-    public var presentedFailure: FailureClassification? { report.presentedFailure }
 }

@@ -13,14 +13,16 @@ public struct AggregationError: ClassifiedError, Hashable, Sendable, CustomStrin
         self.itemNoun = itemNoun
     }
 
-    /// The report's ``AggregateReport/presentedFailure``, or an unknown failure when none is recorded.
+    /// The report's ``AggregateReport/mostCommonFailure`` (a neutral summary for retry decisions and logs),
+    /// or an unknown failure when none is recorded. What the person is told comes from an
+    /// ``ErrorPresenter`` given ``presentationContext``.
     public var classification: FailureClassification {
-        report.presentedFailure ?? .unknown
+        report.mostCommonFailure ?? .unknown
     }
 
-    /// The context for an ``ErrorPresenter``.
+    /// The whole outcome for an ``ErrorPresenter`` (no items are shown; the policy was not met).
     public var presentationContext: PresentationContext {
-        report.presentationContext(itemNoun: itemNoun, itemsShown: 0)
+        report.presentationContext(itemNoun: itemNoun, itemsShown: 0, metPolicy: false)
     }
 
     /// `only 1 of 6 sources delivered; at-least(3) required`.

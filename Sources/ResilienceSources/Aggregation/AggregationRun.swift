@@ -84,7 +84,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
             context.emit(.partialResults) { event in
                 event.count = delivered
                 event.total = total
-                event.classification = report.presentedFailure
+                event.classification = report.mostCommonFailure
             }
         }
         context.emit(.fetchCompleted) { event in

@@ -72,11 +72,12 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// This source's row in a ``PresentationContext``: delivered sources (live, fallback, cache) have no
-    /// failure, as ``PresentationContext/SourceStatus`` defines.
+    /// failure, as ``PresentationContext/SourceStatus`` defines; the last failure is kept either way.
     public var presentationStatus: PresentationContext.SourceStatus {
         PresentationContext.SourceStatus(
-            id: id, displayName: displayName, failure: status.delivered ? nil : (classification ?? .unknown),
-            servedFromCache: status == .servedFromCache)
+            id: id, displayName: displayName, kind: kind,
+            failure: status.delivered ? nil : (classification ?? .unknown), classification: classification,
+            servedFromCache: status == .servedFromCache, isStale: isStale)
     }
 
     /// `greenhouse-acme: failed (server-error/NET_014) 0 items, 3 attempts, 1.2 seconds`.

@@ -1,0 +1,64 @@
+import ResilienceCore
+import ResiliencePresentation
+import Testing
+
+@Suite("DefaultErrorPresenter: which failure a multi-source fetch explains")
+struct PresenterHeadlineTests {
+    let presenter = DefaultErrorPresenter()
+
+    private func failed(
+        _ id: SourceID, _ category: FailureCategory, retryAfter: Duration? = nil, cached: Bool = false
+    ) -> PresentationContext.SourceStatus {
+        let failure = FailureClassification(category: category, code: .unknown, retryAfter: retryAfter)
+        return PresentationContext.SourceStatus(
+            id: id, displayName: id.rawValue, failure: cached ? nil : failure, classification: failure,
+            servedFromCache: cached)
+    }
+
+    private func delivered(_ id: SourceID, lastFailure: FailureCategory? = nil) -> PresentationContext.SourceStatus {
+        PresentationContext.SourceStatus(
+            id: id, displayName: id.rawValue, failure: nil,
+            classification: lastFailure.map { FailureClassification(category: $0, code: .unknown) })
+    }
+
+    @Test("The most common category wins, the more actionable on ties, the longest wait within")
+    func headlineSelection() {
+        let tie = PresentationContext(sources: [failed("a", .serverError), failed("b", .rateLimited)])
+        #expect(presenter.headline(of: tie)?.category == .rateLimited)
+        let majority = PresentationContext(sources: [
+            failed("a", .serverError), failed("b", .rateLimited, retryAfter: .seconds(5)),
+            failed("c", .rateLimited, retryAfter: .seconds(60)), failed("d", .timeout),
+        ])
+        #expect(presenter.headline(of: majority)?.retryAfter == .seconds(60))
+        let fine = PresentationContext(sources: [delivered("x")])
+        #expect(presenter.headline(of: fine) == nil)
+        #expect(presenter.present(fine) == nil)
+    }
+
+    @Test("Cache-served failures count; live successes after retries, fallbacks and cancellations do not")
+    func whatCounts() {
+        let context = PresentationContext(sources: [
+            delivered("retried", lastFailure: .timeout), delivered("fallback", lastFailure: .timeout),
+            failed("cached", .serverError, cached: true), failed("cancelled", .cancelled),
+            failed("other-cancelled", .cancelled),
+        ])
+        #expect(presenter.headline(of: context)?.category == .serverError)
+        let onlyCancelled = PresentationContext(sources: [failed("a", .cancelled), delivered("b")])
+        #expect(presenter.headline(of: onlyCancelled) == nil)
+    }
+
+    @Test("The message is the one for the chosen failure; a missed policy is always explained")
+    func presentsTheHeadline() {
+        let context = PresentationContext(
+            itemNoun: "jobs", sources: [failed("a", .networkUnreachable), failed("b", .networkUnreachable)],
+            metPolicy: false)
+        let chosen = presenter.headline(of: context)
+        #expect(chosen?.category == .networkUnreachable)
+        #expect(presenter.present(context) == chosen.map { presenter.present($0, context: context) })
+        #expect(presenter.present(context)?.title == "You're Offline")
+        let nothingRecorded = PresentationContext(
+            itemNoun: "jobs", sources: [failed("a", .cancelled), failed("b", .cancelled)], metPolicy: false)
+        #expect(presenter.present(nothingRecorded) == presenter.present(.unknown, context: nothingRecorded))
+        #expect(presenter.present(PresentationContext(metPolicy: true)) == nil)
+    }
+}
