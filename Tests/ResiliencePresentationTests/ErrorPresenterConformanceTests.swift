@@ -21,10 +21,15 @@ struct ErrorPresenterConformanceTests {
                     title: "Error", message: failure.message ?? "", severity: .error, isRecoverable: true,
                     code: failure.code)
             }
+            func present(_ context: PresentationContext) -> UserFacingError? {
+                context.sources.compactMap(\.failure).first.map { present($0, context: context) }
+            }
         }
         let report = await ErrorPresenterConformance(Raw()).run()
         #expect(report.result("no-raw-text-or-secrets")?.passed == false)
         #expect(report.result("partial-results-say-how-many")?.passed == false)
+        #expect(report.result("fetch-decides-from-the-whole-report")?.passed == false)
+        #expect(report.result("fetch-with-nothing-to-tell")?.passed == true)
         #expect(report.result("title-and-message")?.passed == true)
     }
 }

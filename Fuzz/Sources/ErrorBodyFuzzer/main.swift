@@ -12,7 +12,7 @@ public func errorBodyFuzzer(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt
         precondition(message.unicodeScalars.count <= ServerErrorDetails.maximumMessageLength)
     }
     let response = HTTPResponse(status: 409, headers: headers, body: body)
-    _ = InProgressConflict.matches(response)
+    _ = IdempotencyConflict.meaning(of: response)
     for status in [400, 403, 409, 422, 503] {
         let classification = HTTPStatusClassifier().classification(
             of: HTTPResponse(status: status, headers: headers, body: body))

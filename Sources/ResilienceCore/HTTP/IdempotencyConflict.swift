@@ -10,9 +10,10 @@ import Foundation
 /// - ``ambiguous``: a 409 that says neither; a caller must not conclude the write was applied.
 ///
 /// Recognised signals, compared case-insensitively after turning `_`, spaces and `.` into `-`:
-/// - in progress: `idempotency-key-in-use`, `key-in-use`, `request-in-progress`, `in-progress`,
-///   `still-processing`, `concurrent-request`, `request-in-flight`, or an `idempotency…` type or code whose
-///   text says `progress` or `processing`;
+/// - in progress: `idempotency-key-in-use`, `key-in-use`, `request-in-progress`, `in-progress`, `inprogress`,
+///   `still-processing`, `being-processed`, `outstanding`, `concurrent-request`, `request-in-flight`, or an
+///   `idempotency…` type or code whose text says `progress` or `processing`; a 409 that names no meaning but
+///   carries `Retry-After` is read as in progress too (the server says when to come back);
 /// - exists: `already-exists`, `duplicate`, `resource-exists`, `entity-exists`.
 ///
 /// A problem `type` URI counts by its last path component (`https://example.com/problems/already-exists`).
@@ -31,7 +32,9 @@ public enum IdempotencyConflict: String, Sendable, Hashable, CaseIterable {
     /// What `response` means; `nil` when its status is not 409.
     public static func meaning(of response: HTTPResponse) -> IdempotencyConflict? {
         guard response.status == 409 else { return nil }
-        return meaning(ofSignals: signals(in: response.body))
+        let meaning = meaning(ofSignals: signals(in: response.body))
+        if meaning == .ambiguous, response.headers.contains("Retry-After") { return .requestInProgress }
+        return meaning
     }
 
     /// What a 409 carrying these problem types or error codes means (the most specific signal wins:
@@ -43,8 +46,8 @@ public enum IdempotencyConflict: String, Sendable, Hashable, CaseIterable {
         return .ambiguous
     }
 
-    /// The problem `type` and the `code` / `error` / `error_code` / `errorCode` strings of a JSON body (one
-    /// level of nesting under `error` included), in that order. Empty for a body that is not a JSON object.
+    /// The problem `type`, `title` and `detail` and the `code` / `error` / `error_code` / `errorCode` /
+    /// `reason` / `message` strings of a JSON body (one level of nesting under `error` included), in that order. Empty for a body that is not a JSON object.
     public static func signals(in body: Data) -> [String] {
         guard !body.isEmpty, body.count <= maximumInspectedBody,
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
@@ -55,7 +58,9 @@ public enum IdempotencyConflict: String, Sendable, Hashable, CaseIterable {
         return found
     }
 
-    private static let fields = ["type", "code", "error", "error_code", "errorCode", "reason"]
+    private static let fields = [
+        "type", "title", "detail", "code", "error", "error_code", "errorCode", "reason", "message",
+    ]
 
     private static func collect(_ object: [String: Any], into found: inout [String]) {
         for field in fields {
@@ -77,8 +82,8 @@ public enum IdempotencyConflict: String, Sendable, Hashable, CaseIterable {
     }
 
     private static let inProgressTokens = [
-        "idempotency-key-in-use", "key-in-use", "request-in-progress", "in-progress", "still-processing",
-        "concurrent-request", "request-in-flight",
+        "idempotency-key-in-use", "key-in-use", "request-in-progress", "in-progress", "inprogress",
+        "still-processing", "being-processed", "outstanding", "concurrent-request", "request-in-flight",
     ]
     private static let existsTokens = ["already-exists", "duplicate", "resource-exists", "entity-exists"]
 

@@ -106,6 +106,26 @@ public struct ErrorPresenterConformance: ConformanceKit {
             return visible.contains(succeeded) && visible.contains(attempted)
                 ? nil : "a partial result (\(succeeded) of \(attempted) sources) does not say so: \(visible)"
         }
+        await run.check("fetch-with-nothing-to-tell") {
+            let allDelivered = PresentationContext(
+                itemNoun: "jobs",
+                sources: [.init(id: "a", displayName: "Alpha"), .init(id: "b", displayName: "Beta")], itemsShown: 3)
+            return presenter.present(allDelivered).map { "every source delivered, yet it says: \($0.message)" }
+        }
+        await run.check("fetch-decides-from-the-whole-report") {
+            let partial = contexts[1].context
+            guard let shown = presenter.present(partial) else {
+                return
+                    "a fetch with a failed source (\(partial.sourcesSucceeded) of \(partial.sourcesAttempted)) says nothing"
+            }
+            let visible = [shown.title, shown.message, shown.suggestedAction ?? ""].joined(separator: " ")
+            if visible.contains(Self.secret) || visible.contains("://") {
+                return "the fetch's message shows raw error text: \(visible)"
+            }
+            return visible.contains(String(partial.sourcesSucceeded))
+                && visible.contains(String(partial.sourcesAttempted))
+                ? nil : "the fetch's message does not say how many sources delivered: \(visible)"
+        }
         await run.run("pure") {
             each { name, category, shown in
                 let again = presenter.present(failure(category), context: context(named: name))

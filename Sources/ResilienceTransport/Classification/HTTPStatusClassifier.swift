@@ -8,7 +8,7 @@ import Foundation
 ///   `RateLimit: r=0`, or a `Retry-After`) is **rate-limited** (`NET_004`, transient, with the reset as its
 ///   hint), as GitHub answers; it is not an authentication failure;
 /// - a `409` that says a request with the same `Idempotency-Key` is still in progress
-///   (``InProgressConflict``) is **transient**: retry later with the same key;
+///   (Core's ``IdempotencyConflict``) is **transient**: retry later with the same key;
 /// - otherwise the status decides, by this table:
 ///
 /// | status | category | transient |
@@ -91,7 +91,7 @@ public struct HTTPStatusClassifier: ErrorClassifier {
         case 401 where quotaIsSpent(response.headers), 403 where quotaIsSpent(response.headers):
             return FailureClassification(
                 category: .rateLimited, code: .rateLimited, httpStatus: response.status, logLevel: .notice)
-        case 409 where InProgressConflict.matches(response):
+        case 409 where IdempotencyConflict.meaning(of: response) == .requestInProgress:
             return FailureClassification(
                 category: .transient, code: .http(409), httpStatus: 409, isTransient: true, logLevel: .notice)
         default:
