@@ -185,7 +185,8 @@ enum FeedCharset {
                 core(value))
         }
         add(["cp437", "cspc8codepage437"], core(0x400))
-        add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], .macOSRoman)
+        // CoreFoundation's Mac Roman: `String.Encoding.macOSRoman` decodes Mac Roman wrongly on Linux.
+        add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], core(0))
         add(["x-mac-greek", "macgreek"], core(6))
         add(["x-mac-turkish", "macturkish"], core(35))
         add(["x-mac-cyrillic", "maccyrillic", "x-mac-ukrainian"], core(7))
