@@ -284,3 +284,22 @@ struct FeedDateFormsTests {
         #expect(FeedDateParser.parse("13:00 PM 13 Dec 2003") == nil)
     }
 }
+
+@Suite("Feed parser, fuzz findings")
+struct FeedFuzzFindingsTests {
+    @Test("Processing instructions without data never reach Foundation's XMLParser (it crashes on them)")
+    func emptyProcessingInstruction() throws {
+        let parser = FeedParser()
+        let feed =
+            #"<?xm?><rss version="2.0"><channel><?pi?><item><title>ok</title><guid>1</guid></item></channel></rss>"#
+        #expect(try parser.parse(Data(feed.utf8), source: "t").map(\.title) == ["ok"])
+        let crashInput = Data([
+            0x3C, 0x3F, 0x78, 0x6D, 0x3F, 0x3E, 0x3C, 0x72, 0x73, 0x73, 0x20, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6F, 0x6E,
+            0x3D, 0x22, 0x32, 0x2E, 0x30, 0x22, 0x3E, 0x3C, 0x9E, 0x63, 0x2F, 0x63, 0x68, 0x61, 0x6E, 0x6E, 0x65, 0x00,
+            0x00, 0x00, 0x72,
+        ])
+        #expect(throws: FeedError.self) { try parser.parse(crashInput, source: "t") }
+        let declared = #"<?xml version="1.0"?><?xml-stylesheet href="s.xsl"?><rss version="2.0"><channel/></rss>"#
+        #expect(try parser.parse(Data(declared.utf8), source: "t").isEmpty)
+    }
+}

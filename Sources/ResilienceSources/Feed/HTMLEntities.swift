@@ -6,8 +6,8 @@ import Foundation
 /// XML defines five named entities; feeds use the HTML ones (`&nbsp;`, `&rArr;` …) anyway. Before parsing,
 /// ``prepare(_:)`` rewrites every known HTML name to numeric references, an unknown name to a marked
 /// placeholder (so the parser does not fail and the item can say which text was lost), a reference to a
-/// character XML forbids the same way, and a bare `&` to `&amp;`. CDATA sections and comments are copied
-/// unchanged.
+/// character XML forbids the same way, and a bare `&` to `&amp;`; processing instructions after the XML
+/// declaration are dropped. CDATA sections and comments are copied unchanged.
 enum HTMLEntities {
     /// Marks the start of an unknown entity's name in parsed text (a noncharacter, never in real text).
     static let unknownStart = Unicode.Scalar(0xFDD0 as UInt32)!
@@ -43,7 +43,9 @@ enum HTMLEntities {
     /// `data` (UTF-8) with HTML entities made readable for an XML parser; returns `data` itself (no copy)
     /// when nothing needs rewriting.
     static func prepare(_ data: Data) -> Preparation {
-        guard data.contains(UInt8(ascii: "&")) else { return Preparation(data: data) }
+        guard data.contains(UInt8(ascii: "&")) || containsProcessingInstruction(data) else {
+            return Preparation(data: data)
+        }
         return data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var output: [UInt8] = []
@@ -64,6 +66,14 @@ enum HTMLEntities {
             while index < count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "<") {
+                    if index + 1 < count, bytes[index + 1] == UInt8(ascii: "?"), !isDeclaration(bytes, at: index) {
+                        // A processing instruction after the declaration carries nothing a feed needs, and
+                        // Foundation's XMLParser on Linux crashes on one without data (`<?pi?>`): dropped.
+                        let end = find(bytes, Array("?>".utf8), from: index + 2) ?? count
+                        replace(index..<end, with: [])
+                        index = end
+                        continue
+                    }
                     if let end = skipVerbatim(bytes, from: index) {
                         index = end
                         continue
@@ -107,6 +117,28 @@ enum HTMLEntities {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<count]))
             return Preparation(data: Data(output), bareAmpersands: bare)
         }
+    }
+
+    /// True when `data` has a `<?` that is not the XML declaration at its very start.
+    private static func containsProcessingInstruction(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard bytes.count > 2 else { return false }
+            for index in 0..<(bytes.count - 1)
+            where bytes[index] == UInt8(ascii: "<") && bytes[index + 1] == UInt8(ascii: "?")
+                && !isDeclaration(bytes, at: index)
+            {
+                return true
+            }
+            return false
+        }
+    }
+
+    /// True for `<?xml` followed by whitespace at the start of the document.
+    private static func isDeclaration(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        guard index == 0, bytes.count > 5, hasPrefix(bytes, at: 0, Array("<?xml".utf8)) else { return false }
+        let next = bytes[5]
+        return next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
     }
 
     private enum Reference {
