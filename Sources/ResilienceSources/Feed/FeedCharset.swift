@@ -70,7 +70,9 @@ enum FeedCharset {
 
     private static func isValidUTF8(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
-            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let firstNonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) else { return true }
+            var iterator = UnsafeBufferPointer(rebasing: bytes[firstNonASCII...]).makeIterator()
             var decoder = UTF8()
             while true {
                 switch decoder.decode(&iterator) {

@@ -146,9 +146,9 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         }
         let parentBase = bases.last ?? documentURL
         var base = parentBase
-        if let xmlBase = attribute(attributes, FeedVocabulary.xml, "base") {
+        if !attributes.isEmpty, let xmlBase = attributes["xml:base"] {
             base =
-                URL(string: xmlBase.trimmingCharacters(in: .whitespaces), relativeTo: parentBase)?.absoluteURL
+                URL(string: xmlBase.trimmedFeedWhitespace, relativeTo: parentBase)?.absoluteURL
                 ?? parentBase
         }
         let parent = openElements.last
@@ -285,7 +285,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
 
     private func atomLink(_ attributes: [String: String], base: URL?) {
         guard let href = attributes["href"], let url = resolveLink(href, base: base) else { return }
-        var rel = (attributes["rel"] ?? "alternate").trimmingCharacters(in: .whitespaces).lowercased()
+        var rel = (attributes["rel"] ?? "alternate").trimmedFeedWhitespace.lowercased()
         if rel.hasPrefix("http://www.iana.org/assignments/relation/") {
             rel = String(rel.dropFirst("http://www.iana.org/assignments/relation/".count))
         }
@@ -314,11 +314,11 @@ final class FeedCollector: NSObject, XMLParserDelegate {
     /// `text` as an absolute URL, resolved against `base`; `nil` (with a warning) when it cannot be.
     func resolveLink(_ text: String, base: URL?) -> URL? {
         var unknown: [String] = []
-        let cleaned = HTMLEntities.removePlaceholders(text, unknown: &unknown)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let cleaned = HTMLEntities.removePlaceholders(text, unknown: &unknown).trimmedFeedWhitespace
         guard !cleaned.isEmpty, cleaned.utf8.count <= configuration.maximumFieldLength else { return nil }
+        let isAbsolute = cleaned.hasPrefix("https://") || cleaned.hasPrefix("http://")
         let url =
-            URL(string: cleaned, relativeTo: base)?.absoluteURL
+            (isAbsolute ? URL(string: cleaned) : URL(string: cleaned, relativeTo: base)?.absoluteURL)
             ?? cleaned.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
             .flatMap { URL(string: $0, relativeTo: base)?.absoluteURL }
         guard let url, let scheme = url.scheme, !scheme.isEmpty else {

@@ -55,7 +55,7 @@ struct FeedItemBuilder {
         let atomID = draft.fields[.atomID].map { text($0, warnings: &warnings) } ?? ""
         let linkText = link.map { String($0.absoluteString.prefix(fieldLimit)) } ?? ""
         let id =
-            [atomID, guid, draft.about.trimmingCharacters(in: .whitespacesAndNewlines), linkText, title]
+            [atomID, guid, draft.about.trimmedFeedWhitespace, linkText, title]
             .first { !$0.isEmpty }.map { String($0.prefix(fieldLimit)) } ?? ""
         let published = date(Self.publishedOrder, draft, warnings: &warnings)
         let updated = date(Self.updatedOrder, draft, warnings: &warnings)
@@ -120,7 +120,7 @@ struct FeedItemBuilder {
         var unknown: [String] = []
         let value = HTMLEntities.removePlaceholders(captured.raw, unknown: &unknown)
         record(unknown, in: &warnings)
-        return value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.trimmedFeedWhitespace
     }
 
     private func plainText(_ captured: FeedCollector.Captured, limit: Int, warnings: inout [FeedWarning]) -> String {

@@ -147,17 +147,26 @@ public struct FeedParser: Sendable {
 
     /// True when `data` contains `<!ENTITY` (ASCII case-insensitive).
     static func containsEntityDeclaration(_ data: Data) -> Bool {
-        let pattern = Array("<!ENTITY".utf8)
-        var matched = 0
-        for byte in data {
-            let upper = (97...122).contains(byte) ? byte - 32 : byte
-            if upper == pattern[matched] {
-                matched += 1
-                if matched == pattern.count { return true }
-            } else {
-                matched = upper == pattern[0] ? 1 : 0
+        let pattern = Array("!ENTITY".utf8)
+        return data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "<"), index + pattern.count < bytes.count {
+                    var matched = true
+                    for offset in 0..<pattern.count {
+                        let byte = bytes[index + 1 + offset]
+                        let upper = (97...122).contains(byte) ? byte - 32 : byte
+                        if upper != pattern[offset] {
+                            matched = false
+                            break
+                        }
+                    }
+                    if matched { return true }
+                }
+                index += 1
             }
+            return false
         }
-        return false
     }
 }

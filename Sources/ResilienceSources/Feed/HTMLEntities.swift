@@ -248,49 +248,50 @@ enum HTMLEntities {
     /// `text` with named (HTML and XML) and numeric character references decoded; unknown ones kept as
     /// written, as browsers do.
     static func decode(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
-        var result = String.UnicodeScalarView()
-        let scalars = Array(text.unicodeScalars)
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "&")) else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
         var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if scalar == "&", let (decoded, end) = decodeReference(scalars, at: index) {
-                result.append(contentsOf: decoded.unicodeScalars)
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&"), let (decoded, end) = decodeReference(bytes, at: index) {
+                output.append(contentsOf: decoded.utf8)
                 index = end
             } else {
-                result.append(scalar)
+                output.append(byte)
                 index += 1
             }
         }
-        return String(result)
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private static func decodeReference(_ scalars: [Unicode.Scalar], at start: Int) -> (String, Int)? {
+    private static func decodeReference(_ bytes: [UInt8], at start: Int) -> (String, Int)? {
         var index = start + 1
-        var name = ""
-        while index < scalars.count, index - start <= longestName + 2, scalars[index] != ";" {
-            let scalar = scalars[index]
-            guard scalar.isASCII, scalar == "#" || isASCIIAlphanumeric(UInt8(scalar.value)) else { return nil }
-            name.unicodeScalars.append(scalar)
+        while index < bytes.count, index - start <= longestName + 2, bytes[index] != UInt8(ascii: ";") {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "#") || isASCIIAlphanumeric(byte) else { return nil }
             index += 1
         }
-        guard index < scalars.count, scalars[index] == ";", !name.isEmpty else { return nil }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ";"), index > start + 1 else { return nil }
+        let name = String(decoding: bytes[(start + 1)..<index], as: UTF8.self)
+        let end = index + 1
         if name.hasPrefix("#x") || name.hasPrefix("#X") {
             guard let code = UInt32(name.dropFirst(2), radix: 16) else { return nil }
-            return (String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}"), index + 1)
+            return (String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}"), end)
         }
         if name.hasPrefix("#") {
             guard let code = UInt32(name.dropFirst()) else { return nil }
             let scalar = code == 0 ? nil : Unicode.Scalar(code)
-            return (String(scalar.map(Character.init) ?? "\u{FFFD}"), index + 1)
+            return (String(scalar.map(Character.init) ?? "\u{FFFD}"), end)
         }
         switch name {
-        case "amp": return ("&", index + 1)
-        case "lt": return ("<", index + 1)
-        case "gt": return (">", index + 1)
-        case "quot": return ("\"", index + 1)
-        case "apos": return ("'", index + 1)
-        default: return table[name].map { ($0, index + 1) }
+        case "amp": return ("&", end)
+        case "lt": return ("<", end)
+        case "gt": return (">", end)
+        case "quot": return ("\"", end)
+        case "apos": return ("'", end)
+        default: return table[name].map { ($0, end) }
         }
     }
 

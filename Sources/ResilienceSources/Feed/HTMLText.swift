@@ -65,7 +65,9 @@ enum HTMLText {
         tokenize(bytes, wantAttributes: true) { token in
             switch token {
             case .text(let range):
-                output += escape(decode(Array(bytes[range])), quotes: false)
+                let slice = bytes[range]
+                output += escape(
+                    slice.contains(0x26) ? decode(Array(slice)) : String(decoding: slice, as: UTF8.self), quotes: false)
             case .start(let name, let attributes):
                 guard let permitted = allowed[name] else { break }
                 output += "<" + name
@@ -80,24 +82,27 @@ enum HTMLText {
             }
             return output.utf8.count < maximumLength * 4
         }
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return output.trimmedFeedWhitespace
     }
 
     /// `text` HTML-escaped (`&`, `<`, `>`, and `"` when `quotes`).
     static func escape(_ text: String, quotes: Bool) -> String {
-        guard text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" || $0 == "\"" }) else { return text }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"" where quotes: result += "&quot;"
-            default: result.append(character)
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || ($0 == 0x22 && quotes) }) else {
+            return text
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(utf8.count + 16)
+        for byte in utf8 {
+            switch byte {
+            case 0x26: result += Array("&amp;".utf8)
+            case 0x3C: result += Array("&lt;".utf8)
+            case 0x3E: result += Array("&gt;".utf8)
+            case 0x22 where quotes: result += Array("&quot;".utf8)
+            default: result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     private static func isSafeURL(_ url: String) -> Bool {
@@ -260,24 +265,48 @@ enum HTMLText {
     }
 
     /// `text` with runs of whitespace (including U+00A0) replaced by one space and trimmed, at most
-    /// `maximumLength` characters.
+    /// `maximumLength` Unicode scalars (so at most that many characters).
     static func collapseWhitespace(_ text: String, maximumLength: Int) -> String {
-        var result = ""
+        var output: [UInt8] = []
+        output.reserveCapacity(min(text.utf8.count, maximumLength * 4))
         var pendingSpace = false
         var count = 0
-        for character in text {
-            if character.isWhitespace || character == "\u{00A0}" {
-                pendingSpace = !result.isEmpty
+        let utf8 = text.utf8
+        let scalars = text.unicodeScalars
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte < 0x80 {
+                index = utf8.index(after: index)
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    pendingSpace = !output.isEmpty
+                    continue
+                }
+                if count >= maximumLength { break }
+                if pendingSpace {
+                    output.append(0x20)
+                    pendingSpace = false
+                }
+                output.append(byte)
+                count += 1
+                continue
+            }
+            // A multi-byte scalar: decode it to ask whether it is white space.
+            let scalarStart = index
+            let next = scalars.index(after: index)
+            index = next
+            guard !scalars[scalarStart].isFeedWhitespace else {
+                pendingSpace = !output.isEmpty
                 continue
             }
             if count >= maximumLength { break }
             if pendingSpace {
-                result.append(" ")
+                output.append(0x20)
                 pendingSpace = false
             }
-            result.append(character)
+            output.append(contentsOf: utf8[scalarStart..<next])
             count += 1
         }
-        return result
+        return String(decoding: output, as: UTF8.self)
     }
 }
