@@ -303,3 +303,21 @@ struct FeedFuzzFindingsTests {
         #expect(try parser.parse(Data(declared.utf8), source: "t").isEmpty)
     }
 }
+
+@Suite("Feed titles, escaped markup")
+struct FeedEscapedMarkupTests {
+    @Test("Double- and triple-escaped script in a title never survives as text")
+    func multiplyEscaped() throws {
+        let feed = """
+            <rss version="2.0"><channel><item><guid>1</guid><title>Safe &amp;lt;script&amp;gt;location.href='x'&amp;lt;/script&amp;gt;title</title></item>
+            <item><guid>2</guid><title><![CDATA[Also &amp;lt;SCRIPT&amp;gt;alert(1)&amp;lt;/SCRIPT&amp;gt;safe]]></title></item>
+            <item><guid>3</guid><title>a &amp;lt; b and AT&amp;amp;T</title></item></channel></rss>
+            """
+        let titles = try FeedParser().parse(Data(feed.utf8), source: "t").map(\.title)
+        #expect(titles[0] == "Safe title")
+        #expect(titles[2] == "a < b and AT&T")
+        // Inside CDATA the escapes are literal text: one decoding leaves `&lt;SCRIPT&gt;`, which is text, not
+        // markup; it never becomes a tag.
+        #expect(!titles[1].lowercased().contains("<script"))
+    }
+}

@@ -14,7 +14,7 @@ public func feedParserFuzzer(_ start: UnsafePointer<UInt8>, _ count: Int) -> CIn
     if let document = try? parser.parseDocument(
         data, source: "fuzz", contentType: contentType, documentURL: URL(string: "https://fuzz.example/feed"))
     {
-        for item in document.items where item.title.contains("<script") {
+        for item in document.items where item.title.lowercased().contains("<script") {
             fatalError("script markup in a title: \(item.title)")
         }
     }

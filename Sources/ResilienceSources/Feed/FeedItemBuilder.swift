@@ -132,8 +132,9 @@ struct FeedItemBuilder {
     /// text in a `text` field never shows up as markup either.
     private func plain(_ raw: String, kind: FeedCollector.TextKind, limit: Int) -> String {
         switch kind {
-        case .text: HTMLText.plainText(fromHTML: raw.replacingOccurrences(of: "&", with: "&amp;"), maximumLength: limit)
-        default: HTMLText.plainText(fromHTML: raw, maximumLength: limit)
+        case .text:
+            HTMLText.markupFreeText(fromHTML: raw.replacingOccurrences(of: "&", with: "&amp;"), maximumLength: limit)
+        default: HTMLText.markupFreeText(fromHTML: raw, maximumLength: limit)
         }
     }
 

@@ -35,6 +35,31 @@ enum HTMLText {
         case end(name: String)
     }
 
+    /// Readable text of possibly multiply-escaped HTML (`&amp;lt;script&amp;gt;` is common in titles): like
+    /// ``plainText(fromHTML:maximumLength:)``, repeated (at most three times) while the text still contains
+    /// markup after decoding, so no tag or script text survives.
+    static func markupFreeText(fromHTML html: String, maximumLength: Int) -> String {
+        var text = plainText(fromHTML: html, maximumLength: maximumLength)
+        var passes = 0
+        while passes < 3, containsMarkup(text) {
+            text = plainText(fromHTML: text.replacingOccurrences(of: "&", with: "&amp;"), maximumLength: maximumLength)
+            passes += 1
+        }
+        return text
+    }
+
+    /// True when `text` has a `<` that would start a tag, comment or declaration in HTML.
+    static func containsMarkup(_ text: String) -> Bool {
+        var previousWasOpen = false
+        for byte in text.utf8 {
+            if previousWasOpen, HTMLEntities.isASCIILetter(byte) || byte == 0x2F || byte == 0x21 || byte == 0x3F {
+                return true
+            }
+            previousWasOpen = byte == 0x3C
+        }
+        return false
+    }
+
     /// Readable text of an HTML fragment: tags removed (block elements become spaces), script and style
     /// content dropped, entities decoded, whitespace collapsed, at most `maximumLength` characters.
     static func plainText(fromHTML html: String, maximumLength: Int) -> String {
