@@ -102,7 +102,7 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
     /// Fetches (conditionally), validates and parses the feed; the result carries the response's
     /// `Cache-Control` freshness.
     public func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Item> {
-        try SourceDeadline.check(context)
+        try context.checkDeadline()
         var request = try request(query)
         let remembered = request.method == .get ? httpCache?.entry(for: request.url) : nil
         if let remembered {
