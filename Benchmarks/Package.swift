@@ -39,6 +39,11 @@ let package = Package(
             path: "Benchmarks/AggregatorMemory",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "FeedParsing",
+            dependencies: [.product(name: "ResilienceSources", package: "ResilienceKit")],
+            path: "Benchmarks/FeedParsing"
+        ),
         .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "DurableQueue",

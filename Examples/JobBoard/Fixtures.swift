@@ -38,7 +38,7 @@ enum Fixtures {
             <summary>Palo Alto &amp; remote. Make the middle-out dream real.</summary>
           </entry>
           <entry>
-            <title>iOS Engineer, Hooli Chat</title>
+            <title>iOS Engineer, Hooli Chat &hoolilogo;</title>
             <id>urn:hooli:job:32</id>
             <link rel="alternate" href="https://careers.hooli.example/jobs/32"/>
             <updated>2026-11-19T15:30:00Z</updated>

@@ -14,6 +14,8 @@ struct JobBoardScenario {
     let root: CompositionRoot<Job>
     let aggregator: Aggregator<Job>
     let roles: [Role]
+    /// The feed warnings the Hooli source reported (an undeclared entity costs its text, not the feed).
+    let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
     /// Starts the server (throws ``FaultServerError`` when it cannot bind) and registers the six sources.
     init(options: DemoOptions) throws {
@@ -70,7 +72,10 @@ struct JobBoardScenario {
             FeedSource(
                 id: "hooli-atom", displayName: "Hooli (Atom)", url: URL(string: base + "/careers/hooli.atom")!,
                 transport: transport
-            ) { Job(feedItem: $0, company: "Hooli") }
+            ) { [hooliWarnings] item in
+                hooliWarnings.withLock { $0.formUnion(item.warnings.map { "\(item.title): \($0)" }) }
+                return Job(feedItem: item, company: "Hooli")
+            }
         )
         root.register(
             FeedSource(
@@ -103,7 +108,9 @@ struct JobBoardScenario {
         roles = [
             Role(id: "greenhouse-acme", simulates: "Greenhouse-style JSON board" + chaos),
             Role(id: "lever-globex", simulates: "Lever-style JSON board" + chaos),
-            Role(id: "hooli-atom", simulates: "Atom feed" + chaos),
+            Role(
+                id: "hooli-atom",
+                simulates: "Atom feed with an ETag (later rounds: 304 Not Modified) and an undeclared entity"),
             Role(
                 id: "initech-rss",
                 simulates:
@@ -111,6 +118,19 @@ struct JobBoardScenario {
             Role(id: "umbrella-rss", simulates: "RSS feed truncated mid-item (HTTP 200)"),
             Role(id: "workable-soylent", simulates: "JSON board: answers once, then 429 with Retry-After: 30"),
         ]
+    }
+
+    /// What the feed sources did beyond delivering jobs: conditional requests answered 304, and what an
+    /// undeclared entity cost.
+    func feedNotes() -> [String] {
+        let requests = server.requests(to: "/careers/hooli.atom")
+        let conditional = requests.filter { $0.headers["If-None-Match"] != nil }.count
+        var notes = [
+            "hooli-atom: \(requests.count) requests, \(conditional) conditional (If-None-Match); each 304 Not Modified "
+                + "served the remembered jobs as fresh"
+        ]
+        notes += hooliWarnings.withLock { $0 }.sorted().map { "hooli-atom warning (job still delivered): \($0)" }
+        return notes
     }
 
     private static func script(_ server: FaultServer, chaos: Double) {
@@ -124,7 +144,14 @@ struct JobBoardScenario {
         }
         server.script("/v1/boards/acme/jobs", board(Fixtures.greenhouse, contentType: "application/json"))
         server.script("/v0/postings/globex", board(Fixtures.lever, contentType: "application/json"))
-        server.script("/careers/hooli.atom", board(Fixtures.hooliAtom, contentType: "application/atom+xml"))
+        // A feed server as feed readers meet it (no chaos here): an ETag on the full answer, 304 to a matching
+        // If-None-Match.
+        let hooli = Fault.ok(
+            Fixtures.hooliAtom,
+            headers: ["Content-Type": "application/atom+xml", "ETag": "\"hooli-1\"", "Cache-Control": "max-age=60"])
+        server.script(
+            "/careers/hooli.atom", hooli,
+            .requireHeader("If-None-Match", oneOf: ["\"hooli-1\""], then: .status(304), otherwise: hooli))
         server.script("/feeds/initech.rss", .ok(Fixtures.initechRSS, headers: ["Content-Type": "application/rss+xml"]))
         server.script(
             "/feeds/umbrella.rss", .ok(Fixtures.umbrellaTruncatedRSS, headers: ["Content-Type": "application/rss+xml"]))

@@ -84,6 +84,7 @@ for round in 1...options.rounds {
     if round < options.rounds { try? await Task.sleep(for: .milliseconds(600)) }
 }
 let duration = started.duration(to: .now)
+if view != nil { for note in scenario.feedNotes() { print(note) } }
 
 guard let outcome = lastOutcome else { fail("no round finished", code: 1) }
 let message = outcome.message

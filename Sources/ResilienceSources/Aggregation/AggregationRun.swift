@@ -150,7 +150,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
                 report.status = .servedFromCache
             } else {
                 if fetched.servedBy != nil { report.status = .servedByFallback }
-                cache?.store(fetched.items, for: registration.id, query: query)
+                cache?.store(fetched.items, for: registration.id, query: query, freshness: fetched.freshness)
             }
             return Outcome(report: report, items: fetched.items)
         case .failure(let error):

@@ -8,10 +8,17 @@ public struct SourceFetchResult<Item: Sendable>: Sendable {
     public var cacheAge: Duration?
     /// True when cached items were older than the cache's freshness window.
     public var isStale: Bool
+    /// How long a cache may keep and serve these items (from the response's `Cache-Control`), if the
+    /// source knows.
+    public var freshness: CacheFreshness?
 
     /// Creates a result.
-    public init(items: [Item], servedBy: String? = nil, cacheAge: Duration? = nil, isStale: Bool = false) {
+    public init(
+        items: [Item], servedBy: String? = nil, cacheAge: Duration? = nil, isStale: Bool = false,
+        freshness: CacheFreshness? = nil
+    ) {
         self.items = items
+        self.freshness = freshness
         self.servedBy = servedBy
         self.cacheAge = cacheAge
         self.isStale = isStale

@@ -3,7 +3,8 @@ import ResilienceCore
 /// The last good items of each source and query, to serve (marked with their age) when a source fails.
 ///
 /// Age-aware: ages are measured on the injected clock; entries older than
-/// ``SourceCacheConfiguration/maximumAge`` are never served. Bounded: beyond
+/// ``SourceCacheConfiguration/maximumAge`` are never served, and an entry stored with a ``CacheFreshness``
+/// (from the response's `Cache-Control`) is fresh and servable only as long as that allows. Bounded: beyond
 /// ``SourceCacheConfiguration/capacity`` entries the least recently used one is evicted. Safe to share
 /// across tasks; every operation is a short critical section.
 public final class SourceCache<Item: Sendable>: Sendable {
@@ -28,6 +29,7 @@ public final class SourceCache<Item: Sendable>: Sendable {
         var items: [Item]
         var storedAt: ResilienceInstant
         var lastUsed: UInt64
+        var freshness: CacheFreshness?
     }
 
     private struct Storage {
@@ -48,12 +50,28 @@ public final class SourceCache<Item: Sendable>: Sendable {
 
     /// Stores `items` as the last good result of `source` for `query`.
     public func store(_ items: [Item], for source: SourceID, query: SourceQuery) {
+        store(items, for: source, query: query, freshness: nil)
+    }
+
+    /// Stores `items` as the last good result of `source` for `query`, fresh and servable as `freshness`
+    /// allows (`no-store` removes any entry instead).
+    /// - Parameters:
+    ///   - items: The items.
+    ///   - source: The source.
+    ///   - query: The query.
+    ///   - freshness: The response's caching rules, or `nil` for the cache's own.
+    public func store(_ items: [Item], for source: SourceID, query: SourceQuery, freshness: CacheFreshness?) {
         let key = Key(source: source, query: query)
+        if freshness?.noStore == true {
+            storage.withLock { $0.entries[key] = nil }
+            return
+        }
         let now = clock.now()
         let capacity = configuration.capacity
         storage.withLock { storage in
             storage.useCounter &+= 1
-            storage.entries[key] = Entry(items: items, storedAt: now, lastUsed: storage.useCounter)
+            storage.entries[key] = Entry(
+                items: items, storedAt: now, lastUsed: storage.useCounter, freshness: freshness)
             if storage.entries.count > capacity,
                 let oldest = storage.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
             {
@@ -71,15 +89,17 @@ public final class SourceCache<Item: Sendable>: Sendable {
         return storage.withLock { storage -> CachedItems<Item>? in
             guard var entry = storage.entries[key] else { return nil }
             let age = entry.storedAt.duration(to: now)
-            if let maximumAge = configuration.maximumAge, age > maximumAge {
+            let servableFor = [configuration.maximumAge, entry.freshness?.servableFor].compactMap { $0 }.min()
+            if let servableFor, age > servableFor {
                 storage.entries[key] = nil
                 return nil
             }
+            let freshFor = entry.freshness?.maxAge ?? configuration.freshFor
             storage.useCounter &+= 1
             entry.lastUsed = storage.useCounter
             storage.entries[key] = entry
             return CachedItems(
-                items: entry.items, storedAt: entry.storedAt, age: age, isStale: age > configuration.freshFor)
+                items: entry.items, storedAt: entry.storedAt, age: age, isStale: age > freshFor)
         }
     }
 

@@ -5,122 +5,388 @@ import ResilienceCore
 import FoundationXML
 #endif
 
-/// The `XMLParser` delegate behind ``FeedParser``: tracks the element stack, collects RSS items and Atom
-/// entries, and aborts on anything the hardening rules forbid. Text inside an item field's child elements
-/// (inline XHTML in a description) is kept as the field's text. Used by one parse on one thread.
+/// The `XMLParser` delegate behind ``FeedParser``: resolves names by namespace URI, tracks `xml:base`,
+/// captures the fields of each RSS item or Atom entry with their text kind, and aborts on anything the
+/// hardening rules forbid. Used by one parse on one thread.
 final class FeedCollector: NSObject, XMLParserDelegate {
-    enum Format { case rss, atom }
+    typealias Name = FeedVocabulary.Name
 
-    private struct Draft {
-        var title = ""
-        var link = ""
-        var alternateLink: String?
-        var id = ""
-        var published = ""
-        var updated = ""
-        var summary = ""
-        var content = ""
+    /// How a captured field's text is to be read.
+    enum TextKind: Equatable {
+        case text
+        case html
+        case xhtml
+        case base64(html: Bool)
+    }
+
+    /// The item fields captured, each kept from its first occurrence.
+    enum Field: Hashable {
+        case title, dcTitle, mediaTitle
+        case summary, content, xhtmlBody, dcDescription, itunesSummary, mediaDescription
+        case rssLink, guid, atomID
+        case pubDate, published, issued03, dctermsIssued, created03, dctermsCreated, dcDate
+        case updated, modified03, dctermsModified
+        case feedTitle, ttl, updatePeriod, updateFrequency
+    }
+
+    struct Captured {
+        var raw: String
+        var kind: TextKind
+        var base: URL?
+        var attributes: [String: String]
+    }
+
+    private struct Capture {
+        var field: Field
+        var depth: Int
+        var kind: TextKind
+        var base: URL?
+        var attributes: [String: String]
+        var buffer = ""
+        var full = false
+    }
+
+    struct Draft {
+        var fields: [Field: Captured] = [:]
+        var about = ""
+        var alternate: (url: URL, isHTML: Bool)?
+        var enclosures: [FeedEnclosure] = []
+        var related: [URL] = []
+        var warnings: [FeedWarning] = []
     }
 
     let configuration: FeedParser.Configuration
-    let source: SourceID
-    private(set) var root: String?
-    private(set) var format: Format?
-    private(set) var openElements: [String] = []
-    private(set) var items: [FeedItem] = []
+    let documentURL: URL?
+    private(set) var root: Name?
+    private(set) var format: FeedDocument.Format?
+    private(set) var openElements: [Name] = []
+    private(set) var drafts: [Draft] = []
+    private(set) var feedFields: [Field: Captured] = [:]
     private(set) var violation: FeedError?
-    private(set) var parseError: (any Error)?
+    private(set) var parseError: NSError?
     private(set) var documentEnded = false
     private(set) var sawChannel = false
+    private(set) var warnings: [FeedWarning] = []
+    private var bases: [URL?] = []
+    private var prefixes: [String: [String]] = [:]
+    private var reportedPrefixes: Set<String> = []
     private var draft: Draft?
     private var itemDepth = 0
-    private var text = ""
-    private var textIsFull = false
+    private var mediaGroupDepth = 0
+    private var capture: Capture?
 
-    init(configuration: FeedParser.Configuration, source: SourceID) {
+    init(configuration: FeedParser.Configuration, documentURL: URL?) {
         self.configuration = configuration
-        self.source = source
+        self.documentURL = documentURL
     }
 
+    // MARK: Names
+
+    private func resolve(_ localName: String, namespaceURI: String?, qualifiedName: String?) -> Name {
+        if let namespaceURI, !namespaceURI.isEmpty { return Name(namespaceURI, localName) }
+        guard let qualifiedName, let colon = qualifiedName.firstIndex(of: ":") else { return Name("", localName) }
+        let prefix = String(qualifiedName[..<colon])
+        let local = String(qualifiedName[qualifiedName.index(after: colon)...])
+        return Name(namespace(ofPrefix: prefix), local)
+    }
+
+    private func namespace(ofPrefix prefix: String) -> String {
+        if prefix == "xml" { return FeedVocabulary.xml }
+        if let declared = prefixes[prefix]?.last { return declared }
+        if !reportedPrefixes.contains(prefix), reportedPrefixes.count < 16 {
+            reportedPrefixes.insert(prefix)
+            warnings.append(FeedWarning(.undeclaredPrefix, detail: prefix))
+        }
+        return FeedVocabulary.conventionalPrefixes[prefix] ?? "urn:undeclared:\(prefix)"
+    }
+
+    /// Attributes keyed by `namespace|local` for prefixed names and by the local name otherwise.
+    private func attribute(_ attributes: [String: String], _ namespace: String, _ local: String) -> String? {
+        for (key, value) in attributes {
+            guard let colon = key.firstIndex(of: ":") else { continue }
+            if key[key.index(after: colon)...] == local, self.namespace(ofPrefix: String(key[..<colon])) == namespace {
+                return value
+            }
+        }
+        return nil
+    }
+
+    private func isAtom(_ name: Name) -> Bool {
+        name.isAtom || (name.namespace.isEmpty && (format == .atom || format == .atom03) && root?.namespace == "")
+    }
+
+    // MARK: Delegate
+
     func parserDidEndDocument(_ parser: XMLParser) { documentEnded = true }
+
+    func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
+        prefixes[prefix, default: []].append(namespaceURI)
+    }
+
+    func parser(_ parser: XMLParser, didEndMappingPrefix prefix: String) {
+        prefixes[prefix]?.removeLast()
+    }
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        let name = resolve(elementName, namespaceURI: namespaceURI, qualifiedName: qualifiedName)
         if root == nil {
-            root = elementName
-            switch elementName {
-            case "rss", "rdf:RDF": format = .rss
-            case "feed": format = .atom
+            root = name
+            switch (name.namespace, name.local) {
+            case (let namespace, "rss") where FeedVocabulary.rssNamespaces.contains(namespace): format = .rss
+            case (FeedVocabulary.rdf, "RDF"): format = .rdf
+            case (FeedVocabulary.atom, "feed"), ("", "feed"): format = .atom
+            case (FeedVocabulary.atom03, "feed"): format = .atom03
             default:
-                abort(parser, FeedError(.notAFeed, detail: "root element <\(elementName)>"))
+                abort(parser, FeedError(.notAFeed, detail: "root element <\(qualifiedName ?? elementName)>"))
                 return
             }
         }
-        openElements.append(elementName)
-        if elementName == "channel", openElements.count == 2 { sawChannel = true }
-        if openElements.count > configuration.maximumDepth {
+        let parentBase = bases.last ?? documentURL
+        var base = parentBase
+        if !attributes.isEmpty, let xmlBase = attributes["xml:base"] {
+            base =
+                URL(string: xmlBase.trimmedFeedWhitespace, relativeTo: parentBase)?.absoluteURL
+                ?? parentBase
+        }
+        let parent = openElements.last
+        openElements.append(name)
+        bases.append(base)
+        let depth = openElements.count
+        if depth > configuration.maximumDepth {
             abort(parser, FeedError(.tooDeep, detail: "more than \(configuration.maximumDepth) levels"))
             return
         }
-        if draft == nil || openElements.count == itemDepth + 1 {
-            text = ""
-            textIsFull = false
+        if capture != nil {
+            appendStartTag(name, attributes: attributes)
+            return
         }
-        if draft == nil, elementName == (format == .atom ? "entry" : "item") {
-            if items.count >= configuration.maximumItems {
-                abort(parser, FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
-                return
+        if depth == 2, name.local == "channel", name.isRSS { sawChannel = true }
+        if draft == nil {
+            if isItem(name) {
+                if drafts.count >= configuration.maximumItems {
+                    abort(parser, FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
+                    return
+                }
+                draft = Draft()
+                draft?.about = attribute(attributes, FeedVocabulary.rdf, "about") ?? ""
+                itemDepth = depth
+            } else if let parent, isFeedContainer(parent, depth: depth - 1), let field = feedField(name) {
+                begin(field, depth: depth, name: name, attributes: attributes, base: base)
             }
-            draft = Draft()
-            itemDepth = openElements.count
-        } else if draft != nil, openElements.count == itemDepth + 1, elementName == "link",
-            let href = attributes["href"]
-        {
-            let rel = attributes["rel"] ?? "alternate"
-            if rel == "alternate", draft?.alternateLink == nil { draft?.alternateLink = href }
-            if draft?.link.isEmpty == true { draft?.link = href }
+            return
         }
+        let isChild = depth == itemDepth + 1 || (mediaGroupDepth > 0 && depth == mediaGroupDepth + 1)
+        guard isChild else { return }
+        if name.namespace == FeedVocabulary.media, name.local == "group", depth == itemDepth + 1 {
+            mediaGroupDepth = depth
+            return
+        }
+        itemElement(name, attributes: attributes, base: base, depth: depth)
+    }
+
+    private func isItem(_ name: Name) -> Bool {
+        switch format {
+        case .rss, .rdf: name.local == "item" && name.isRSS
+        case .atom, .atom03: name.local == "entry" && isAtom(name)
+        case nil: false
+        }
+    }
+
+    private func isFeedContainer(_ name: Name, depth: Int) -> Bool {
+        switch format {
+        case .rss, .rdf: depth == 2 && name.local == "channel" && name.isRSS
+        case .atom, .atom03: depth == 1
+        case nil: false
+        }
+    }
+
+    private func feedField(_ name: Name) -> Field? {
+        switch (name.namespace, name.local) {
+        case (_, "title") where name.isRSS || isAtom(name): .feedTitle
+        case (_, "ttl") where name.isRSS: .ttl
+        case (FeedVocabulary.syndication, "updatePeriod"): .updatePeriod
+        case (FeedVocabulary.syndication, "updateFrequency"): .updateFrequency
+        default: nil
+        }
+    }
+
+    private func itemElement(_ name: Name, attributes: [String: String], base: URL?, depth: Int) {
+        let atom = isAtom(name)
+        if atom, name.local == "link" {
+            atomLink(attributes, base: base)
+            return
+        }
+        if name.isRSS, name.local == "enclosure" {
+            enclosure(attributes["url"], type: attributes["type"], length: attributes["length"], base: base)
+            return
+        }
+        if name.namespace == FeedVocabulary.media, name.local == "content" {
+            enclosure(attributes["url"], type: attributes["type"], length: attributes["fileSize"], base: base)
+            return
+        }
+        let field: Field
+        var kind = TextKind.text
+        switch (name.namespace, name.local) {
+        case (_, "title") where atom: (field, kind) = (.title, atomKind(attributes))
+        case (_, "summary") where atom: (field, kind) = (.summary, atomKind(attributes))
+        case (_, "content") where atom:
+            guard attributes["src"] == nil else { return }
+            (field, kind) = (.content, atomKind(attributes))
+        case (_, "id") where atom: field = .atomID
+        case (_, "published") where atom: field = .published
+        case (_, "updated") where atom: field = .updated
+        case (_, "issued") where atom: field = .issued03
+        case (_, "created") where atom: field = .created03
+        case (_, "modified") where atom: field = .modified03
+        case (_, "title") where name.isRSS: (field, kind) = (.title, .html)
+        case (_, "description") where name.isRSS: (field, kind) = (.summary, .html)
+        case (_, "link") where name.isRSS: field = .rssLink
+        case (_, "guid") where name.isRSS: field = .guid
+        case (_, "pubDate") where name.isRSS: field = .pubDate
+        case (FeedVocabulary.content, "encoded"): (field, kind) = (.content, .html)
+        case (FeedVocabulary.xhtml, "body"):
+            (field, kind) = (.xhtmlBody, .xhtml)
+        case (FeedVocabulary.dc, "title"): (field, kind) = (.dcTitle, .html)
+        case (FeedVocabulary.dc, "description"): (field, kind) = (.dcDescription, .html)
+        case (FeedVocabulary.dc, "date"): field = .dcDate
+        case (FeedVocabulary.dcterms, "issued"): field = .dctermsIssued
+        case (FeedVocabulary.dcterms, "created"): field = .dctermsCreated
+        case (FeedVocabulary.dcterms, "modified"): field = .dctermsModified
+        case (FeedVocabulary.itunes, "summary"): field = .itunesSummary
+        case (FeedVocabulary.media, "title"):
+            (field, kind) = (.mediaTitle, attributes["type"] == "html" ? .html : .text)
+        case (FeedVocabulary.media, "description"):
+            (field, kind) = (.mediaDescription, attributes["type"] == "html" ? .html : .text)
+        default: return
+        }
+        begin(field, depth: depth, name: name, attributes: attributes, base: base, kind: kind)
+    }
+
+    /// The text kind of an Atom text construct (1.0 `type`, 0.3 `type` + `mode`).
+    private func atomKind(_ attributes: [String: String]) -> TextKind {
+        let type = (attributes["type"] ?? "text").lowercased()
+        let isHTML = type == "html" || type == "text/html"
+        let isXHTML = type == "xhtml" || type == "application/xhtml+xml"
+        if let mode = attributes["mode"]?.lowercased() {
+            switch mode {
+            case "base64": return .base64(html: isHTML || isXHTML)
+            case "escaped": return isHTML || isXHTML ? .html : .text
+            default: return isHTML || isXHTML ? .xhtml : .text
+            }
+        }
+        if isHTML { return .html }
+        if isXHTML || type.hasSuffix("+xml") || type.hasSuffix("/xml") { return .xhtml }
+        if type == "text" || type.hasPrefix("text/") { return .text }
+        return .base64(html: false)
+    }
+
+    private func atomLink(_ attributes: [String: String], base: URL?) {
+        guard let href = attributes["href"], let url = resolveLink(href, base: base) else { return }
+        var rel = (attributes["rel"] ?? "alternate").trimmedFeedWhitespace.lowercased()
+        if rel.hasPrefix("http://www.iana.org/assignments/relation/") {
+            rel = String(rel.dropFirst("http://www.iana.org/assignments/relation/".count))
+        }
+        switch rel {
+        case "alternate", "":
+            let isHTML = (attributes["type"] ?? "text/html").lowercased().contains("html")
+            if draft?.alternate == nil || (draft?.alternate?.isHTML == false && isHTML) {
+                draft?.alternate = (url, isHTML)
+            }
+        case "enclosure":
+            draft?.enclosures.append(
+                FeedEnclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+        case "related":
+            draft?.related.append(url)
+        default:
+            break
+        }
+    }
+
+    private func enclosure(_ url: String?, type: String?, length: String?, base: URL?) {
+        guard let url, let resolved = resolveLink(url, base: base) else { return }
+        guard draft?.enclosures.contains(where: { $0.url == resolved }) == false else { return }
+        draft?.enclosures.append(FeedEnclosure(url: resolved, type: type, length: length.flatMap { Int($0) }))
+    }
+
+    /// `text` as an absolute URL, resolved against `base`; `nil` (with a warning) when it cannot be.
+    func resolveLink(_ text: String, base: URL?) -> URL? {
+        var unknown: [String] = []
+        let cleaned = HTMLEntities.removePlaceholders(text, unknown: &unknown).trimmedFeedWhitespace
+        guard !cleaned.isEmpty, cleaned.utf8.count <= configuration.maximumFieldLength else { return nil }
+        let isAbsolute = cleaned.hasPrefix("https://") || cleaned.hasPrefix("http://")
+        let url =
+            (isAbsolute ? URL(string: cleaned) : URL(string: cleaned, relativeTo: base)?.absoluteURL)
+            ?? cleaned.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
+            .flatMap { URL(string: $0, relativeTo: base)?.absoluteURL }
+        guard let url, let scheme = url.scheme, !scheme.isEmpty else {
+            if draft != nil { draft?.warnings.append(FeedWarning(.unresolvableLink, detail: cleaned)) }
+            return nil
+        }
+        return url
+    }
+
+    private func begin(
+        _ field: Field, depth: Int, name: Name, attributes: [String: String], base: URL?, kind: TextKind = .text
+    ) {
+        let existing = draft == nil ? feedFields[field] : draft?.fields[field]
+        guard existing == nil else { return }
+        capture = Capture(field: field, depth: depth, kind: kind, base: base, attributes: attributes)
+    }
+
+    private func appendStartTag(_ name: Name, attributes: [String: String]) {
+        guard let kind = capture?.kind, kind == .xhtml || kind == .html else { return }
+        var tag = "<" + name.local
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
+            tag += " \(key)=\"\(HTMLText.escape(value, quotes: true))\""
+        }
+        append(tag + ">", escaping: false)
     }
 
     func parser(
         _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
     ) {
-        guard openElements.last == elementName else {
-            abort(
-                parser, FeedError(.unbalancedElements, detail: "</\(elementName)> closes <\(openElements.last ?? "")>"))
+        guard !openElements.isEmpty else {
+            abort(parser, FeedError(.unbalancedElements, detail: "</\(elementName)> closes nothing"))
             return
         }
         let depth = openElements.count
-        defer {
-            openElements.removeLast()
-            if draft == nil || depth <= itemDepth + 1 {
-                text = ""
-                textIsFull = false
+        let name = openElements.removeLast()
+        bases.removeLast()
+        if let open = capture {
+            if depth > open.depth {
+                if open.kind == .xhtml || open.kind == .html { append("</\(name.local)>", escaping: false) }
+                return
             }
+            capture = nil
+            let captured = Captured(raw: open.buffer, kind: open.kind, base: open.base, attributes: open.attributes)
+            if draft != nil { draft?.fields[open.field] = captured } else { feedFields[open.field] = captured }
+            return
         }
-        guard draft != nil else { return }
-        if openElements.count == itemDepth {
-            finishItem()
-        } else if openElements.count == itemDepth + 1 {
-            record(elementName)
+        if depth == mediaGroupDepth { mediaGroupDepth = 0 }
+        if draft != nil, depth == itemDepth, let finished = draft {
+            drafts.append(finished)
+            draft = nil
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
+    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string, escaping: true) }
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        append(String(decoding: block, as: UTF8.self))
+        append(String(decoding: block, as: UTF8.self), escaping: true)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if self.parseError == nil { self.parseError = parseError }
+        let error = parseError as NSError
+        // 200…205: namespace errors (an undeclared prefix …), which do not stop libxml2; names fall back to
+        // the prefixes' conventional meaning.
+        if (200...205).contains(error.code) { return }
+        if self.parseError == nil { self.parseError = error }
     }
 
-    func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {
-        if parseError == nil { parseError = validationError }
-    }
+    func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {}
 
     func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
         abort(parser, FeedError(.entityDeclaration, detail: "external entity \(name) refused"))
@@ -149,43 +415,15 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         parser.abortParsing()
     }
 
-    private func append(_ string: String) {
-        guard draft != nil, !textIsFull else { return }
+    private func append(_ string: String, escaping: Bool) {
+        guard let kind = capture?.kind, capture?.full == false, let used = capture?.buffer.utf8.count else { return }
+        let text = escaping && kind == .xhtml ? HTMLText.escape(string, quotes: false) : string
         let limit = max(configuration.maximumFieldLength, configuration.maximumSummaryLength) * 4
-        if text.utf8.count + string.utf8.count > limit {
-            text += string.prefix(max(0, limit - text.utf8.count))
-            textIsFull = true
+        if used + text.utf8.count > limit {
+            capture?.buffer.append(contentsOf: text.prefix(max(0, limit - used)))
+            capture?.full = true
         } else {
-            text += string
+            capture?.buffer.append(contentsOf: text)
         }
-    }
-
-    private func record(_ element: String) {
-        switch element {
-        case "title": draft?.title = text
-        case "link":
-            if draft?.link.isEmpty == true { draft?.link = text.trimmingCharacters(in: .whitespacesAndNewlines) }
-        case "guid", "id": draft?.id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        case "pubDate", "published": draft?.published = text
-        case "updated", "dc:date": if draft?.updated.isEmpty == true { draft?.updated = text }
-        case "description", "summary": draft?.summary = text
-        case "content", "content:encoded": draft?.content = text
-        default: break
-        }
-    }
-
-    private func finishItem() {
-        guard let finished = draft else { return }
-        draft = nil
-        let fieldLimit = configuration.maximumFieldLength
-        let title = HTMLEntities.collapseWhitespace(HTMLEntities.decode(finished.title), maximumLength: fieldLimit)
-        let linkText = String((finished.alternateLink ?? finished.link).prefix(fieldLimit))
-        let link = URL(string: linkText).flatMap { $0.scheme == nil ? nil : $0 }
-        let summarySource = finished.summary.isEmpty ? finished.content : finished.summary
-        let summary = HTMLEntities.plainText(
-            fromHTML: summarySource, maximumLength: configuration.maximumSummaryLength)
-        let id = [String(finished.id.prefix(fieldLimit)), linkText, title].first { !$0.isEmpty } ?? ""
-        let published = FeedDateParser.parse(finished.published) ?? FeedDateParser.parse(finished.updated)
-        items.append(FeedItem(title: title, link: link, id: id, published: published, summary: summary, source: source))
     }
 }

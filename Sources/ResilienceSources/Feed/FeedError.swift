@@ -1,3 +1,4 @@
+import Foundation
 import ResilienceCore
 
 /// Why a feed could not be read. Every failure of ``FeedParser`` is one of these: never a crash, a hang,
@@ -21,11 +22,16 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
         public static let tooLarge = Code(rawValue: "too-large")
         /// The body declares entities (`<!ENTITY`): refused, so no expansion bomb or external entity can run.
         public static let entityDeclaration = Code(rawValue: "entity-declaration")
-        /// The body is not in an ASCII-compatible encoding (UTF-16/32), which the parser does not accept.
+        /// The body's encoding is unknown, cannot be converted on this platform, or the body is not valid in
+        /// it; ``FeedError/detail`` names the encoding.
         public static let unsupportedEncoding = Code(rawValue: "unsupported-encoding")
+        /// The document ends before its elements are closed (a cut-off download).
+        public static let truncated = Code(rawValue: "truncated")
+        /// The document contains a character XML forbids (a control character, an unpaired surrogate).
+        public static let invalidCharacter = Code(rawValue: "invalid-character")
         /// The XML is not well-formed (the parser's own error, even when `parse()` claimed success).
         public static let malformedXML = Code(rawValue: "malformed-xml")
-        /// Elements are not balanced (truncated input).
+        /// Elements are not balanced: an end tag closes an element that is not open.
         public static let unbalancedElements = Code(rawValue: "unbalanced-elements")
         /// The root element is neither `rss`, `rdf:RDF` nor Atom's `feed`.
         public static let notAFeed = Code(rawValue: "not-a-feed")
@@ -47,6 +53,20 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
         self.code = code
         self.detail = detail
         self.line = line
+    }
+
+    /// The error for an `XMLParser` failure, with libxml2's codes mapped to the rule that was broken.
+    static func fromParser(_ error: NSError, line: Int) -> FeedError {
+        switch error.code {
+        case 76: return FeedError(.unbalancedElements, detail: "end tag does not match (XML error 76)", line: line)
+        case 5, 77, 74:
+            return FeedError(
+                .truncated, detail: "the document ends inside an element (XML error \(error.code))", line: line)
+        case 9: return FeedError(.invalidCharacter, detail: "a character XML forbids (XML error 9)", line: line)
+        case 26, 27:
+            return FeedError(.malformedXML, detail: "undeclared entity (XML error \(error.code))", line: line)
+        default: return FeedError(.malformedXML, detail: "XML error \(error.code)", line: line)
+        }
     }
 
     /// `invalid-response / PARSE_002`, never transient.

@@ -5,22 +5,23 @@ import ResilienceCore
 import FoundationXML
 #endif
 
-/// A hardened RSS 2.0 / RSS 1.0 / Atom 1.0 parser built on Foundation's `XMLParser`.
+/// A hardened RSS (0.9x, 1.0, 2.0) and Atom (0.3, 1.0) parser built on Foundation's `XMLParser`.
 ///
-/// Defences, in order:
+/// Defences and repairs, in order:
 /// 1. Size: bodies over ``Configuration-swift.struct/maximumBytes`` are refused before parsing; empty or tiny
 ///    bodies are refused too (a feed is never "nothing").
-/// 2. Encoding: UTF-16/UTF-32 bodies are refused (so the byte scans below cannot be bypassed).
-/// 3. Entities: any `<!ENTITY` declaration is refused before parsing, so entity-expansion bombs ("billion
-///    laughs") and external entities never reach the parser; external entity resolution is also switched
-///    off, and the delegate aborts on any entity declaration it still sees.
-/// 4. HTML entities (`&nbsp;`, `&mdash;` …), common in real feeds but undefined in XML, are rewritten to
-///    numeric references first, so they read as text instead of failing the feed.
-/// 5. After `parse()`, the parser's error is checked even when `parse()` returned `true` (it does on
-///    truncated input on Linux), and the element stack must be balanced.
-/// 6. Depth, item count and field lengths are bounded.
+/// 2. Encoding: the body is converted to UTF-8 first (byte-order mark, then the HTTP `charset`, then the XML
+///    declaration, as RFC 7303 orders them), so the byte scans below see every document the same way.
+/// 3. Entities: any `<!ENTITY` declaration is refused, so entity-expansion bombs and external entities never
+///    reach the parser; external entity resolution is also off, and the delegate aborts on any declaration.
+/// 4. HTML named entities (the full HTML5 set) become numeric references; an unknown one loses only the text
+///    it stands for, with a ``FeedWarning`` on its item; a bare `&` reads as a literal ampersand.
+/// 5. Names are resolved by namespace URI (`<atom:feed>` and `<feed xmlns="…Atom">` are the same element);
+///    a prefix used without a declaration falls back to its conventional namespace.
+/// 6. After `parse()`, the parser's error is checked even when `parse()` returned `true`, and the element
+///    stack must be balanced. Depth, item count and field lengths are bounded.
 ///
-/// Every failure throws ``FeedError``; a feed with no items returns `[]` only when it really is a feed.
+/// What is read from where is documented in `Docs/Feeds.md`.
 public struct FeedParser: Sendable {
     /// Limits.
     public struct Configuration: Hashable, Sendable {
@@ -38,6 +39,13 @@ public struct FeedParser: Sendable {
         public var maximumSummaryLength: Int = 4_096
 
         /// Creates a configuration.
+        /// - Parameters:
+        ///   - maximumBytes: The largest body accepted, in bytes.
+        ///   - minimumBytes: The smallest body accepted (after whitespace), in bytes.
+        ///   - maximumItems: The most items accepted.
+        ///   - maximumDepth: The deepest element nesting accepted.
+        ///   - maximumFieldLength: The longest title, link or id kept, in characters.
+        ///   - maximumSummaryLength: The longest summary kept, in characters.
         public init(
             maximumBytes: Int = 5 * 1024 * 1024, minimumBytes: Int = 16, maximumItems: Int = 5_000,
             maximumDepth: Int = 64, maximumFieldLength: Int = 2_048, maximumSummaryLength: Int = 4_096
@@ -58,6 +66,7 @@ public struct FeedParser: Sendable {
     public var configuration: Configuration
 
     /// Creates a parser.
+    /// - Parameter configuration: The limits.
     public init(configuration: Configuration = .standard) {
         self.configuration = configuration
     }
@@ -65,70 +74,99 @@ public struct FeedParser: Sendable {
     /// The items of the feed in `data`, attributed to `source`; throws ``FeedError`` for anything that is
     /// not a well-formed, bounded RSS or Atom document.
     public func parse(_ data: Data, source: SourceID) throws -> [FeedItem] {
-        try checkBeforeParsing(data)
-        let prepared = HTMLEntities.numericReferences(in: data)
-        let parser = XMLParser(data: prepared)
+        try parseDocument(data, source: source).items
+    }
+
+    /// The whole feed in `data`: items, title, polling hint and warnings.
+    /// - Parameters:
+    ///   - data: The body as received.
+    ///   - source: The source the items are attributed to.
+    ///   - contentType: The HTTP `Content-Type`, whose `charset` takes precedence over the XML declaration.
+    ///   - documentURL: Where the feed was fetched from: the base for relative links.
+    /// - Throws: ``FeedError``.
+    public func parseDocument(
+        _ data: Data, source: SourceID, contentType: String? = nil, documentURL: URL? = nil
+    ) throws -> FeedDocument {
+        try checkSize(data)
+        let decoded = try FeedCharset.decode(data, contentType: contentType)
+        if decoded.data.count > configuration.maximumBytes * 2 {
+            throw FeedError(.tooLarge, detail: "\(decoded.data.count) bytes as UTF-8")
+        }
+        if Self.containsEntityDeclaration(decoded.data) {
+            throw FeedError(.entityDeclaration, detail: "entity declarations are refused")
+        }
+        let prepared = HTMLEntities.prepare(decoded.data)
+        let parser = XMLParser(data: prepared.data)
         parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        let collector = FeedCollector(configuration: configuration, source: source)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = true
+        let collector = FeedCollector(configuration: configuration, documentURL: documentURL)
         parser.delegate = collector
         let finished = parser.parse()
         if let violation = collector.violation { throw violation }
-        if let error = parser.parserError ?? collector.parseError {
-            throw FeedError(.malformedXML, detail: Self.describe(error), line: parser.lineNumber)
+        if let error = collector.parseError
+            ?? (parser.parserError as NSError?).flatMap({ (200...205).contains($0.code) ? nil : $0 })
+        {
+            throw FeedError.fromParser(error, line: parser.lineNumber)
         }
         if !finished { throw FeedError(.malformedXML, detail: "the parser stopped", line: parser.lineNumber) }
         guard let root = collector.root else { throw FeedError(.malformedXML, detail: "no root element") }
         if !collector.openElements.isEmpty || !collector.documentEnded {
             throw FeedError(
-                .unbalancedElements, detail: "unclosed <\(collector.openElements.last ?? root)>",
+                .truncated, detail: "unclosed <\(collector.openElements.last?.local ?? root.local)>",
                 line: parser.lineNumber)
         }
-        guard collector.format != nil else { throw FeedError(.notAFeed, detail: "root element <\(root)>") }
-        if collector.format == .rss, !collector.sawChannel {
-            throw FeedError(.notAFeed, detail: "<\(root)> without a <channel>")
+        guard let format = collector.format else { throw FeedError(.notAFeed, detail: "root element <\(root.local)>") }
+        if format == .rss || format == .rdf, !collector.sawChannel {
+            throw FeedError(.notAFeed, detail: "<\(root.local)> without a <channel>")
         }
-        return collector.items
+        var warnings = decoded.warnings
+        if prepared.bareAmpersands > 0 {
+            warnings.append(FeedWarning(.bareAmpersand, detail: "\(prepared.bareAmpersands) read as text"))
+        }
+        warnings += collector.warnings
+        let builder = FeedItemBuilder(configuration: configuration, source: source, collector: collector)
+        return FeedDocument(
+            format: format, title: builder.feedTitle(), items: collector.drafts.map(builder.item),
+            pollingInterval: builder.pollingInterval(), encoding: decoded.encodingName, warnings: warnings)
     }
 
-    private func checkBeforeParsing(_ data: Data) throws {
+    private func checkSize(_ data: Data) throws {
         if data.count > configuration.maximumBytes {
             throw FeedError(.tooLarge, detail: "\(data.count) bytes, limit \(configuration.maximumBytes)")
         }
-        let meaningful = data.lazy.filter { !(Self.whitespace.contains($0)) }.prefix(configuration.minimumBytes).count
+        let meaningful = data.lazy.filter { !(Self.insignificant.contains($0)) }.prefix(configuration.minimumBytes)
+            .count
         if meaningful < configuration.minimumBytes {
             throw FeedError(.empty, detail: data.isEmpty ? "empty body" : "\(data.count) bytes is too short for a feed")
         }
-        let head = Array(data.prefix(4))
-        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) || head.prefix(4).contains(0) {
-            throw FeedError(.unsupportedEncoding, detail: "UTF-16/UTF-32 feeds are not accepted")
-        }
-        if Self.containsEntityDeclaration(data) {
-            throw FeedError(.entityDeclaration, detail: "entity declarations are refused")
-        }
     }
 
-    private static let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
+    /// Whitespace, byte-order-mark bytes and the NULs of UTF-16/32.
+    private static let insignificant: Set<UInt8> = [0x00, 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF]
 
     /// True when `data` contains `<!ENTITY` (ASCII case-insensitive).
     static func containsEntityDeclaration(_ data: Data) -> Bool {
-        let pattern = Array("<!ENTITY".utf8)
-        var matched = 0
-        for byte in data {
-            let upper = (97...122).contains(byte) ? byte - 32 : byte
-            if upper == pattern[matched] {
-                matched += 1
-                if matched == pattern.count { return true }
-            } else {
-                matched = upper == pattern[0] ? 1 : 0
+        let pattern = Array("!ENTITY".utf8)
+        return data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "<"), index + pattern.count < bytes.count {
+                    var matched = true
+                    for offset in 0..<pattern.count {
+                        let byte = bytes[index + 1 + offset]
+                        let upper = (97...122).contains(byte) ? byte - 32 : byte
+                        if upper != pattern[offset] {
+                            matched = false
+                            break
+                        }
+                    }
+                    if matched { return true }
+                }
+                index += 1
             }
+            return false
         }
-        return false
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        return "XML error \(nsError.code)"
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+import ResilienceCore
+
+/// How long a response's items may be served, as its HTTP `Cache-Control` says (RFC 9111, RFC 5861).
+///
+/// A ``SourceCache`` entry stored with a freshness counts as fresh for `max-age`; after that it may be
+/// served when the source fails for `stale-if-error` more, and never when the response said `no-store`
+/// or, past `max-age`, `no-cache` / `must-revalidate`. Without a `stale-if-error` the cache's own
+/// ``SourceCacheConfiguration/maximumAge`` bounds it. The cache's `maximumAge` is always an upper bound.
+public struct CacheFreshness: Hashable, Sendable {
+    /// How long the items are fresh (`max-age`), or `nil` to use the cache's own window.
+    public var maxAge: Duration?
+    /// How long past `maxAge` they may still be served when the source fails (`stale-if-error`).
+    public var staleIfError: Duration?
+    /// True when stale items must never be served (`no-cache`, `must-revalidate`, `proxy-revalidate`).
+    public var mustRevalidate: Bool
+    /// True when the items must not be stored at all (`no-store`).
+    public var noStore: Bool
+
+    /// Creates a freshness.
+    /// - Parameters:
+    ///   - maxAge: How long the items are fresh.
+    ///   - staleIfError: How long past that they may be served when the source fails.
+    ///   - mustRevalidate: Whether stale items must never be served.
+    ///   - noStore: Whether the items must not be stored.
+    public init(
+        maxAge: Duration? = nil, staleIfError: Duration? = nil, mustRevalidate: Bool = false, noStore: Bool = false
+    ) {
+        self.maxAge = maxAge
+        self.staleIfError = staleIfError
+        self.mustRevalidate = mustRevalidate
+        self.noStore = noStore
+    }
+
+    /// The freshness a `Cache-Control` header value gives, or `nil` when it says nothing this type models.
+    /// - Parameter cacheControl: The header's value (`max-age=600, stale-if-error=86400`).
+    public init?(cacheControl: String) {
+        var freshness = CacheFreshness()
+        var understood = false
+        for directive in cacheControl.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1)
+            let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+            let value =
+                parts.count > 1
+                ? Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\""))) : nil
+            switch name {
+            case "max-age":
+                guard let value, value >= 0 else { continue }
+                freshness.maxAge = .seconds(value)
+            case "stale-if-error":
+                guard let value, value >= 0 else { continue }
+                freshness.staleIfError = .seconds(value)
+            case "no-cache", "must-revalidate", "proxy-revalidate":
+                freshness.mustRevalidate = true
+                if name == "no-cache" { freshness.maxAge = .zero }
+            case "no-store":
+                freshness.noStore = true
+            default:
+                continue
+            }
+            understood = true
+        }
+        guard understood else { return nil }
+        self = freshness
+    }
+
+    /// How long items may be served at all, or `nil` when only the cache's own limit applies.
+    var servableFor: Duration? {
+        if noStore { return .zero }
+        guard let maxAge else { return nil }
+        if mustRevalidate { return maxAge }
+        return staleIfError.map { maxAge + $0 }
+    }
+}

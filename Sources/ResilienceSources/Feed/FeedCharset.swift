@@ -1,0 +1,213 @@
+import Foundation
+
+/// Finds a feed's character encoding and converts the body to UTF-8 before parsing.
+///
+/// Precedence (RFC 7303 §3, XML 1.0 Appendix F): a byte-order mark; else the `charset` parameter of the
+/// HTTP `Content-Type`; else the byte pattern of a BOM-less UTF-16/UTF-32 document; else the `encoding` of
+/// the XML declaration; else UTF-8. Any encoding the platform converts is accepted (the IANA names and
+/// aliases in ``encodingsByName``); a body that is not valid in a merely *assumed* UTF-8 is read as
+/// Windows-1252, with a warning, as feed readers do.
+enum FeedCharset {
+    /// The body as UTF-8 with its XML declaration's `encoding` removed, and what was decided.
+    struct Decoded {
+        var data: Data
+        var encodingName: String
+        var warnings: [FeedWarning] = []
+    }
+
+    static func decode(_ data: Data, contentType: String?) throws -> Decoded {
+        let head = Array(data.prefix(4))
+        if let (name, encoding, bomLength) = byteOrderMark(head) {
+            return try convert(data.dropFirst(bomLength), name: name, encoding: encoding)
+        }
+        if let label = contentType.flatMap(charsetParameter) {
+            return try convert(data, label: label, source: "Content-Type")
+        }
+        if let (name, encoding) = bomlessUnicode(head) {
+            return try convert(data, name: name, encoding: encoding)
+        }
+        if let label = declaredEncoding(data) {
+            return try convert(data, label: label, source: "XML declaration")
+        }
+        return try convert(data, name: "UTF-8", encoding: .utf8, assumed: true)
+    }
+
+    private static func convert(_ data: Data, label: String, source: String) throws -> Decoded {
+        let key = label.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+        guard let encoding = encodingsByName[key] else {
+            throw FeedError(.unsupportedEncoding, detail: "unknown encoding \"\(label)\" (from the \(source))")
+        }
+        return try convert(data, name: label, encoding: encoding)
+    }
+
+    private static func convert(
+        _ data: Data, name: String, encoding: String.Encoding, assumed: Bool = false
+    ) throws -> Decoded {
+        if encoding == .utf8 || encoding == .ascii {
+            if isValidUTF8(data) { return Decoded(data: Data(data), encodingName: "UTF-8") }
+            guard let text = String(data: data, encoding: .windowsCP1252) else {
+                throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
+            }
+            let warning = FeedWarning(
+                .invalidEncoding,
+                detail:
+                    "\(assumed ? "no encoding declared" : "declared \(name)"), but not valid UTF-8: read as windows-1252"
+            )
+            return Decoded(data: withoutDeclaredEncoding(text), encodingName: "windows-1252", warnings: [warning])
+        }
+        guard String(data: Data("<".utf8), encoding: encoding) != nil || isWide(encoding) else {
+            throw FeedError(.unsupportedEncoding, detail: "this platform cannot convert \(name)")
+        }
+        guard let text = String(data: data, encoding: encoding) else {
+            throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
+        }
+        return Decoded(data: withoutDeclaredEncoding(text), encodingName: name)
+    }
+
+    private static func isWide(_ encoding: String.Encoding) -> Bool {
+        [.utf16, .utf16BigEndian, .utf16LittleEndian, .utf32, .utf32BigEndian, .utf32LittleEndian].contains(encoding)
+    }
+
+    private static func isValidUTF8(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let firstNonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) else { return true }
+            var iterator = UnsafeBufferPointer(rebasing: bytes[firstNonASCII...]).makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        }
+    }
+
+    /// `text` as UTF-8 with the XML declaration's `encoding="…"` pseudo-attribute removed (the bytes are
+    /// UTF-8 now, whatever it said).
+    private static func withoutDeclaredEncoding(_ text: String) -> Data {
+        var data = Data(text.utf8)
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
+        guard data.starts(with: Array("<?xml".utf8)),
+            let close = data.prefix(512).firstRange(of: Data("?>".utf8))
+        else { return data }
+        let declaration = String(decoding: data[..<close.lowerBound], as: UTF8.self)
+        guard let range = declaration.range(of: #"\s+encoding\s*=\s*("[^"]*"|'[^']*')"#, options: .regularExpression)
+        else { return data }
+        var rewritten = declaration
+        rewritten.removeSubrange(range)
+        return Data(rewritten.utf8) + data[close.lowerBound...]
+    }
+
+    private static func byteOrderMark(_ head: [UInt8]) -> (String, String.Encoding, Int)? {
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { return ("UTF-8", .utf8, 3) }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return ("UTF-32BE", .utf32BigEndian, 4) }
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return ("UTF-32LE", .utf32LittleEndian, 4) }
+        if head.starts(with: [0xFE, 0xFF]) { return ("UTF-16BE", .utf16BigEndian, 2) }
+        if head.starts(with: [0xFF, 0xFE]) { return ("UTF-16LE", .utf16LittleEndian, 2) }
+        return nil
+    }
+
+    private static func bomlessUnicode(_ head: [UInt8]) -> (String, String.Encoding)? {
+        switch head {
+        case [0x00, 0x00, 0x00, 0x3C]: ("UTF-32BE", .utf32BigEndian)
+        case [0x3C, 0x00, 0x00, 0x00]: ("UTF-32LE", .utf32LittleEndian)
+        case [0x00, 0x3C, 0x00, 0x3F]: ("UTF-16BE", .utf16BigEndian)
+        case [0x3C, 0x00, 0x3F, 0x00]: ("UTF-16LE", .utf16LittleEndian)
+        default: nil
+        }
+    }
+
+    /// The `charset` parameter of a media type (`application/rss+xml; charset="koi8-r"`).
+    static func charsetParameter(_ contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+                continue
+            }
+            let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// The `encoding` of an ASCII-compatible XML declaration, if any.
+    static func declaredEncoding(_ data: Data) -> String? {
+        guard data.starts(with: Array("<?xml".utf8)) else { return nil }
+        let head = String(decoding: data.prefix(256), as: UTF8.self)
+        guard let end = head.range(of: "?>") else { return nil }
+        let declaration = head[..<end.lowerBound]
+        guard let match = declaration.range(of: #"encoding\s*=\s*("[^"]*"|'[^']*')"#, options: .regularExpression)
+        else { return nil }
+        let value = declaration[match].drop { $0 != "\"" && $0 != "'" }.dropFirst().dropLast()
+        return value.isEmpty ? nil : String(value)
+    }
+
+    private static func core(_ value: UInt32) -> String.Encoding {
+        String.Encoding(rawValue: UInt(0x8000_0000 | value))
+    }
+
+    /// IANA charset names and common aliases (lower case) → the platform's encoding.
+    static let encodingsByName: [String: String.Encoding] = {
+        var table: [String: String.Encoding] = [:]
+        func add(_ names: [String], _ encoding: String.Encoding) { for name in names { table[name] = encoding } }
+        add(["utf-8", "utf8", "unicode-1-1-utf-8"], .utf8)
+        add(["us-ascii", "ascii", "ansi_x3.4-1968", "iso646-us"], .utf8)
+        add(["utf-16", "utf16"], .utf16)
+        add(["utf-16be"], .utf16BigEndian)
+        add(["utf-16le"], .utf16LittleEndian)
+        add(["utf-32", "utf32"], .utf32)
+        add(["utf-32be"], .utf32BigEndian)
+        add(["utf-32le"], .utf32LittleEndian)
+        add(["iso-8859-1", "iso8859-1", "latin1", "l1", "iso_8859-1", "cp819", "ibm819"], .isoLatin1)
+        let iso: [(Int, UInt32)] = [
+            (2, 0x202), (3, 0x203), (4, 0x204), (5, 0x205), (6, 0x206), (7, 0x207), (8, 0x208), (9, 0x209),
+            (10, 0x20A), (11, 0x20B), (13, 0x20D), (14, 0x20E), (15, 0x20F), (16, 0x210),
+        ]
+        for (number, value) in iso {
+            add(["iso-8859-\(number)", "iso8859-\(number)", "iso_8859-\(number)"], core(value))
+        }
+        add(["latin2", "l2"], core(0x202))
+        add(["latin9", "l9"], core(0x20F))
+        add(["windows-874", "cp874", "tis-620"], core(0x41D))
+        let windows: [(String, UInt32)] = [
+            ("1252", 0x500), ("1250", 0x501), ("1251", 0x502), ("1253", 0x503), ("1254", 0x504), ("1255", 0x505),
+            ("1256", 0x506), ("1257", 0x507), ("1258", 0x508),
+        ]
+        for (number, value) in windows { add(["windows-\(number)", "cp\(number)", "x-cp\(number)"], core(value)) }
+        let dos: [(String, UInt32)] = [
+            ("437", 0x400), ("737", 0x405), ("775", 0x406), ("850", 0x410), ("851", 0x411), ("852", 0x412),
+            ("855", 0x413), ("857", 0x414), ("860", 0x415), ("861", 0x416), ("862", 0x417), ("863", 0x418),
+            ("864", 0x419), ("865", 0x41A), ("866", 0x41B), ("869", 0x41C),
+        ]
+        for (number, value) in dos {
+            add(
+                ["ibm\(number)", "cp\(number)", "ibm-\(number)", "\(number)", "csibm\(number)", "cspc\(number)"],
+                core(value))
+        }
+        add(["cp437", "cspc8codepage437"], core(0x400))
+        // CoreFoundation's Mac Roman: `String.Encoding.macOSRoman` decodes Mac Roman wrongly on Linux.
+        add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], core(0))
+        add(["x-mac-greek", "macgreek"], core(6))
+        add(["x-mac-turkish", "macturkish"], core(35))
+        add(["x-mac-cyrillic", "maccyrillic", "x-mac-ukrainian"], core(7))
+        add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope"], core(29))
+        add(["x-mac-croatian"], core(36))
+        add(["x-mac-icelandic"], core(37))
+        add(["x-mac-romanian"], core(38))
+        add(["x-mac-hebrew"], core(5))
+        add(["x-mac-arabic"], core(4))
+        add(["koi8-r", "koi8r", "cskoi8r"], core(0xA02))
+        add(["koi8-u", "koi8u"], core(0xA08))
+        add(["shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "windows-31j", "cp932"], .shiftJIS)
+        add(["euc-jp", "eucjp", "cseucpkdfmtjapanese"], .japaneseEUC)
+        add(["iso-2022-jp", "csiso2022jp"], .iso2022JP)
+        add(["gb2312", "euc-cn", "csgb2312"], core(0x930))
+        add(["gbk", "cp936", "x-gbk"], core(0x631))
+        add(["gb18030"], core(0x632))
+        add(["big5", "csbig5", "x-x-big5", "big5-hkscs"], core(0xA03))
+        add(["euc-kr", "euckr", "cseuckr", "ks_c_5601-1987", "cp949"], core(0x940))
+        return table
+    }()
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ResilienceSources
+import ResilienceTesting
+import Testing
+
+@Suite("Feed HTTP caching")
+struct FeedHTTPCachingTests {
+    static let url = "https://feeds.example/jobs.rss"
+    static let rss = """
+        <rss version="2.0"><channel><title>Jobs</title><ttl>30</ttl><item><title>Swift Engineer</title>
+        <link>/jobs/1</link></item></channel></rss>
+        """
+
+    func fullResponse(cacheControl: String = "max-age=600, stale-if-error=3600") -> ScriptedHTTPTransport.Answer {
+        ScriptedHTTPTransport.Answer(
+            result: .success(
+                HTTPResponse(
+                    status: 200,
+                    headers: [
+                        "ETag": "\"v1\"", "Last-Modified": "Tue, 24 Nov 2026 09:00:00 GMT",
+                        "Cache-Control": cacheControl, "Content-Type": "application/rss+xml; charset=utf-8",
+                    ], body: Data(Self.rss.utf8))))
+    }
+
+    @Test("The second fetch is conditional and a 304 serves the remembered items as fresh")
+    func conditionalGet() async throws {
+        let transport = ScriptedHTTPTransport()
+        transport.script(Self.url, [fullResponse(), .status(304)])
+        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: transport)
+        let context = ResilienceContext(key: "jobs")
+        let first = try await feed.fetchResult(SourceQuery(), context: context)
+        let second = try await feed.fetchResult(SourceQuery(), context: context)
+        #expect(first.items.map(\.title) == ["Swift Engineer"])
+        #expect(first.items.first?.link?.absoluteString == "https://feeds.example/jobs/1")
+        #expect(second.items == first.items)
+        #expect(second.cacheAge == nil && !second.isStale)
+        #expect(first.freshness == CacheFreshness(maxAge: .seconds(600), staleIfError: .seconds(3_600)))
+        let requests = transport.requests
+        #expect(requests.count == 2)
+        #expect(requests[0].headers["If-None-Match"] == nil)
+        #expect(requests[1].headers["If-None-Match"] == "\"v1\"")
+        #expect(requests[1].headers["If-Modified-Since"] == "Tue, 24 Nov 2026 09:00:00 GMT")
+        #expect(feed.pollingInterval(for: URL(string: Self.url)!) == .seconds(1_800))
+    }
+
+    @Test("A 304 with nothing remembered is an HTTP error, and caching can be turned off")
+    func unexpected304() async throws {
+        let transport = ScriptedHTTPTransport()
+        transport.script(Self.url, [.status(304)])
+        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: transport)
+        await #expect(throws: HTTPStatusError.self) {
+            try await feed.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
+        }
+        let plain = ScriptedHTTPTransport()
+        plain.script(Self.url, [fullResponse()])
+        let uncached = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: plain, httpCache: nil)
+        _ = try await uncached.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
+        _ = try await uncached.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
+        #expect(plain.requests.allSatisfy { $0.headers["If-None-Match"] == nil })
+    }
+
+    @Test("Cache-Control parsing")
+    func cacheControl() {
+        #expect(CacheFreshness(cacheControl: "public, max-age=60") == CacheFreshness(maxAge: .seconds(60)))
+        #expect(
+            CacheFreshness(cacheControl: "max-age=60, must-revalidate")
+                == CacheFreshness(maxAge: .seconds(60), mustRevalidate: true))
+        #expect(CacheFreshness(cacheControl: "no-store")?.noStore == true)
+        #expect(CacheFreshness(cacheControl: "public") == nil)
+        #expect(CacheFreshness(cacheControl: "max-age=abc") == nil)
+    }
+
+    @Test("max-age and stale-if-error bound what SourceCache serves")
+    func sourceCacheBounds() {
+        let clock = ManualClock()
+        let cache = SourceCache<String>(clock: .manual(clock))
+        let query = SourceQuery()
+        cache.store(
+            ["a"], for: "s", query: query, freshness: CacheFreshness(maxAge: .seconds(60), staleIfError: .seconds(120)))
+        cache.store(
+            ["b"], for: "r", query: query, freshness: CacheFreshness(maxAge: .seconds(60), mustRevalidate: true))
+        cache.store(["c"], for: "n", query: query, freshness: CacheFreshness(noStore: true))
+        cache.store(["d"], for: "plain", query: query)
+        #expect(cache.entry(for: "s", query: query)?.isStale == false)
+        #expect(cache.entry(for: "n", query: query) == nil)
+        clock.advance(by: .seconds(61))
+        #expect(cache.entry(for: "s", query: query)?.isStale == true)
+        #expect(cache.entry(for: "r", query: query) == nil)
+        clock.advance(by: .seconds(120))
+        #expect(cache.entry(for: "s", query: query) == nil)
+        #expect(cache.entry(for: "plain", query: query)?.items == ["d"])
+    }
+}
