@@ -25,3 +25,4 @@ build_and_test_integration() {
 # --- issue14-observability: swift-log, swift-metrics, swift-distributed-tracing, swift-service-lifecycle,
 # the Hummingbird example ---
 build_and_test_integration Logging
+build_and_test_integration Metrics
