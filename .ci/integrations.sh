@@ -29,3 +29,4 @@ build_and_test_integration() {
 build_and_test_integration Logging
 build_and_test_integration Metrics
 build_and_test_integration Tracing
+build_and_test_integration ServiceLifecycle
