@@ -33,3 +33,4 @@ build_and_test_integration ServiceLifecycle
 
 # --- issue14-transport: the AsyncHTTPClient transport and the OpenAPI middleware ---
 build_and_test_integration AsyncHTTPClientTransport
+build_and_test_integration OpenAPI
