@@ -45,3 +45,7 @@ if command -v chromium >/dev/null; then
 else
     echo "== skipping the status-page screenshot: no chromium"
 fi
+
+# --- issue14-transport: the AsyncHTTPClient transport and the OpenAPI middleware ---
+build_and_test_integration AsyncHTTPClientTransport
+build_and_test_integration OpenAPI
