@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "ResilienceKit", path: "../../.."),
+        .package(name: "ResilienceAsyncHTTPClient", path: "../../AsyncHTTPClientTransport"),
         .package(name: "ResilienceLogging", path: "../../Logging"),
         .package(name: "ResilienceMetrics", path: "../../Metrics"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -26,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ResilienceKit", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "ResilienceAsyncHTTPClient", package: "ResilienceAsyncHTTPClient"),
                 .product(name: "ResilienceLogging", package: "ResilienceLogging"),
                 .product(name: "ResilienceMetrics", package: "ResilienceMetrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -49,6 +51,7 @@ let package = Package(
             name: "JobBoardServiceTests",
             dependencies: [
                 "JobBoardService",
+                .product(name: "ResilienceAsyncHTTPClient", package: "ResilienceAsyncHTTPClient"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

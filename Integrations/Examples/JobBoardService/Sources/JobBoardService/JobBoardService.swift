@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Prometheus
+import ResilienceAsyncHTTPClient
 import ResilienceKit
 import ResilienceLogging
 import ResilienceMetrics
@@ -44,8 +45,9 @@ public struct JobBoardServiceConfiguration: Sendable {
     }
 }
 
-/// The job board as a server: the composition root over six sources on an embedded `FaultServer`, its
-/// events logged through the app's `Logger` and counted by swift-metrics into a Prometheus registry.
+/// The job board as a server: the composition root over six sources on an embedded `FaultServer`, sending
+/// through AsyncHTTPClient (`AsyncHTTPClientTransport`), its events logged through the app's `Logger` and
+/// counted by swift-metrics into a Prometheus registry.
 ///
 /// Routes: `GET /jobs` (JSON: jobs, per-source reports, the user-facing message), `GET /metrics` (Prometheus
 /// text), `GET /health` (the health rules; 503 when critical), `GET /` (an HTML status page).
@@ -58,6 +60,9 @@ public final class JobBoardService: Sendable {
     public let metrics: MetricsTelemetrySink
     /// The app's logger; events are logged through it.
     public let logger: Logger
+    /// The transport the sources send through (before the composition root's secure-transport policy).
+    public let transport: any HTTPTransport
+    private let ownedTransport: AsyncHTTPClientTransport?
     let scenario: JobBoardScenario
 
     /// Starts the embedded FaultServer and builds the composition root.
@@ -65,8 +70,8 @@ public final class JobBoardService: Sendable {
     /// - Parameters:
     ///   - configuration: Address, seed, chaos and bounds.
     ///   - logger: The app's logger: the service's own lines and every resilience event go through it.
-    ///   - transport: The HTTP transport the sources use (the composition root's URLSession transport when
-    ///     `nil`); it is still wrapped by the root's secure-transport policy.
+    ///   - transport: The HTTP transport the sources use; by default an `AsyncHTTPClientTransport` of the
+    ///     service's own (shut down by ``shutdown()``). The root's secure-transport policy wraps it either way.
     public init(
         configuration: JobBoardServiceConfiguration = JobBoardServiceConfiguration(), logger: Logger,
         transport: (any HTTPTransport)? = nil
@@ -83,6 +88,10 @@ public final class JobBoardService: Sendable {
         options.seed = configuration.seed
         options.chaos = configuration.chaos
         options.serverLifetime = configuration.faultServerLifetime
+        let owned = transport == nil ? AsyncHTTPClientTransport() : nil
+        ownedTransport = owned
+        let transport = transport ?? owned!
+        self.transport = transport
         scenario = try JobBoardScenario(
             options: options, baseTransport: transport,
             telemetry: MultiplexingSink(LoggingTelemetrySink(logger: logger), metrics))
@@ -144,8 +153,11 @@ public final class JobBoardService: Sendable {
             logger: logger)
     }
 
-    /// Stops the embedded FaultServer.
-    public func stop() { scenario.server.stop() }
+    /// Stops the embedded FaultServer and shuts down the transport the service created.
+    public func shutdown() async throws {
+        scenario.server.stop()
+        try await ownedTransport?.shutdown()
+    }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()

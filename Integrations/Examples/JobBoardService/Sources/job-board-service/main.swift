@@ -29,4 +29,4 @@ let application = service.makeApplication { port in
     logger.info("serving the job board on http://\(settings.host):\(port)/")
 }
 try await application.runService()
-service.stop()
+try await service.shutdown()

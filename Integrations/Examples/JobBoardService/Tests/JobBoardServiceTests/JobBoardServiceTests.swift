@@ -5,10 +5,11 @@ import InMemoryLogging
 import JobBoardService
 import Logging
 import NIOCore
+import ResilienceAsyncHTTPClient
 import Testing
 
 /// End to end: the service on 127.0.0.1 (a free port), asked by a real HTTP client (AsyncHTTPClient), its
-/// sources on the embedded loopback FaultServer. Real sockets and real time, generous bounds.
+/// sources on the embedded loopback FaultServer, fetched through the AsyncHTTPClient transport. Real sockets and real time, generous bounds.
 @Suite("JobBoardService end to end", .serialized)
 struct JobBoardServiceTests {
     struct Reply {
@@ -25,7 +26,7 @@ struct JobBoardServiceTests {
         let service = try JobBoardService(
             configuration: JobBoardServiceConfiguration(port: 0, chaos: 0, faultServerLifetime: .seconds(120)),
             logger: logger)
-        defer { service.stop() }
+        #expect(service.transport is AsyncHTTPClientTransport)  // the sources send through AsyncHTTPClient
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = service.makeApplication { port in portContinuation.yield(port) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -47,11 +48,13 @@ struct JobBoardServiceTests {
             } catch {
                 tasks.cancelAll()
                 try await client.shutdown()
+                try await service.shutdown()
                 throw error
             }
             tasks.cancelAll()
         }
         try await client.shutdown()
+        try await service.shutdown()
     }
 
     @Test("/jobs: JSON with the jobs, one report per source and the user-facing message")
