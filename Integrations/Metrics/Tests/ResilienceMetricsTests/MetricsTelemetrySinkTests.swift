@@ -6,13 +6,6 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-/// An error carrying its classification.
-struct TestFailure: ClassifiedError {
-    var classification: FailureClassification
-    static let unavailable = TestFailure(
-        classification: FailureClassification(category: .serverError, code: .serverUnavailable, httpStatus: 503))
-}
-
 @Suite("MetricsTelemetrySink")
 struct MetricsTelemetrySinkTests {
     static func event(
@@ -31,7 +24,7 @@ struct MetricsTelemetrySinkTests {
         sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(120)))
         sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(80)))
         sink.receive(
-            Self.event(.attemptFailed, duration: .seconds(2), classification: TestFailure.unavailable.classification))
+            Self.event(.attemptFailed, duration: .seconds(2), classification: TestFailure.serverError.classification))
         sink.receive(Self.event(.attemptFailed, classification: .cancelled))
 
         let successes = try metrics.expectCounter(
@@ -128,7 +121,7 @@ struct MetricsTelemetrySinkTests {
             RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 3, backoff: .constant(.seconds(1)), jitter: .none))
         }
         let operation = ScriptedOperation<Int>(
-            [.failure(TestFailure.unavailable), .delayed(.milliseconds(250), .success(7))], manualClock: clock)
+            [.failure(TestFailure.serverError), .delayed(.milliseconds(250), .success(7))], manualClock: clock)
         let context = ResilienceContext(key: "lever", telemetry: sink, clock: .manual(clock))
         let task = Task { try await pipeline.execute(context) { try await operation($0) } }
         await clock.waitForSleepers()
@@ -148,7 +141,7 @@ struct MetricsTelemetrySinkTests {
                 .totalValue == 1)
         #expect(pipeline.stages.first?.name == "metrics")
 
-        let failing = ScriptedOperation<Int>([.failure(TestFailure.unavailable)], manualClock: clock)
+        let failing = ScriptedOperation<Int>([.failure(TestFailure.serverError)], manualClock: clock)
         let once = Pipeline { MetricsStrategy(sink: sink) }
         await #expect(throws: TestFailure.self) { try await once.execute(context) { try await failing($0) } }
         #expect(

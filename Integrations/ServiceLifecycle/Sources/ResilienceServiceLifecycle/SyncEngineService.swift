@@ -16,7 +16,8 @@ import ServiceLifecycle
 /// - **Cancellation** (the group's hard stop) stops at once, without the last pass.
 ///
 /// ```swift
-/// let engine = SyncEngine(store: store, transport: transport, requestBuilder: EventsAPI(), breaker: RateLimitBreaker())
+/// let engine = SyncEngine(store: store, transport: transport, requestBuilder: EventsAPI(),
+///                         pipeline: Pipeline { CircuitBreakerStrategy(breaker: breaker) }, breaker: breaker)
 /// let group = ServiceGroup(
 ///     services: [SyncEngineService(engine: engine, logger: logger), httpServer],
 ///     gracefulShutdownSignals: [.sigterm], logger: logger)

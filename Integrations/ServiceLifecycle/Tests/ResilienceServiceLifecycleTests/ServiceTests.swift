@@ -17,12 +17,6 @@ struct EventsAPI: SyncRequestBuilder {
     }
 }
 
-/// Counts the events it receives.
-struct CountingSink: TelemetrySink {
-    let received = LockedBox<[ResilienceEventKind]>([])
-    func receive(_ event: ResilienceEvent) { received.mutate { $0.append(event.kind) } }
-}
-
 /// Polls `condition` (yielding between polls) until it holds; the bound only stops a broken test.
 func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
     for _ in 0..<10_000 {
@@ -39,10 +33,11 @@ struct SyncEngineServiceTests {
     ) -> SyncEngine {
         var configuration = SyncEngine.Configuration()
         configuration.retryInterval = .seconds(60)
+        let breaker = RateLimitBreaker()
         return SyncEngine(
             store: store, transport: ScriptedHTTPTransport(sequence: answers, clock: .manual(clock)),
-            requestBuilder: EventsAPI(), breaker: RateLimitBreaker(), configuration: configuration,
-            clock: .manual(clock))
+            requestBuilder: EventsAPI(), pipeline: Pipeline { CircuitBreakerStrategy(breaker: breaker) },
+            breaker: breaker, configuration: configuration, clock: .manual(clock))
     }
 
     @Test("graceful shutdown in a ServiceGroup stops the loop while it waits to retry, and drains the queue")
@@ -118,7 +113,7 @@ struct TelemetryServiceTests {
 
     @Test("graceful shutdown flushes every buffered event downstream, then the service returns")
     func bufferedSinkFlushes() async throws {
-        let downstream = CountingSink()
+        let downstream = RecordingTelemetrySink()
         let buffered = BufferedSink(capacity: 1_000, downstream: downstream)
         let group = ServiceGroup(services: [BufferedSinkService(buffered)], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -128,8 +123,8 @@ struct TelemetryServiceTests {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(downstream.received.value.count == 501)
-        #expect(downstream.received.value.last == .fetchCompleted)
+        #expect(downstream.events.count == 501)
+        #expect(downstream.kinds.last == .fetchCompleted)
         #expect(buffered.droppedCount == 0)
     }
 
