@@ -4,7 +4,7 @@
 # compile once. Each package has its own block below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scratch=.build-integrations
+scratch=${INTEGRATIONS_SCRATCH_PATH:-.build-integrations}  # shared by every package below
 
 # Builds `Integrations/$1` with its tests (failing on any warning from our code), then runs the tests.
 build_and_test_integration() {
