@@ -100,12 +100,12 @@ public final class JobBoardService: Sendable {
     /// The embedded FaultServer's base URL (loopback).
     public var faultServerURL: URL { scenario.server.baseURL }
 
-    /// Fetches every source once and describes the result.
+    /// Fetches every source once through the composition root (which presents the result) and describes it.
     public func fetchJobs() async throws -> JobsResponse {
-        let result = try await scenario.aggregator.fetch(SourceQuery())
+        let outcome = try await scenario.root.fetch(SourceQuery())
         let statistics = scenario.root.statistics()
         return JobsResponse(
-            result: result, message: scenario.root.present(result),
+            outcome: outcome,
             breakerStates: statistics.sources.compactMapValues(\.breakerState),
             roles: Dictionary(uniqueKeysWithValues: scenario.roles.map { ($0.id.rawValue, $0.simulates) }))
     }

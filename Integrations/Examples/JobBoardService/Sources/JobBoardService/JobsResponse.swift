@@ -72,11 +72,9 @@ public struct JobsResponse: Codable, Sendable {
     /// The merged, de-duplicated jobs.
     public var jobs: [Posting]
 
-    init(
-        result: AggregateResult<Job>, message: UserFacingError?, breakerStates: [String: BreakerState],
-        roles: [String: String]
-    ) {
-        self.message = message.map {
+    init(outcome: FetchOutcome<Job>, breakerStates: [String: BreakerState], roles: [String: String]) {
+        let result = outcome
+        message = outcome.message.map {
             Message(
                 title: $0.title, message: $0.message, severity: $0.severity.rawValue, code: $0.code.rawValue,
                 suggestedAction: $0.suggestedAction, showsRetry: $0.showsRetry)
