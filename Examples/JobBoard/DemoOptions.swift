@@ -6,6 +6,8 @@ struct DemoOptions: Sendable {
     var json = false
     var noColor = false
     var describe = false
+    /// How long the embedded FaultServer serves (a long-running server sets more).
+    var serverLifetime: Duration = .seconds(120)
 
     static let usage = """
         usage: job-board [--rounds N] [--seed N] [--chaos P] [--json] [--no-color] [--describe]

@@ -18,10 +18,14 @@ struct JobBoardScenario {
     let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
     /// Starts the server (throws ``FaultServerError`` when it cannot bind) and registers the six sources.
-    init(options: DemoOptions) throws {
+    /// `baseTransport` replaces the URLSession transport (the Hummingbird example passes AsyncHTTPClient's);
+    /// `telemetry` receives every event besides the root's recorder.
+    init(
+        options: DemoOptions, baseTransport: (any HTTPTransport)? = nil, telemetry: (any TelemetrySink)? = nil
+    ) throws {
         var serverConfiguration = FaultServerConfiguration()
         serverConfiguration.seed = options.seed
-        serverConfiguration.lifetime = .seconds(120)
+        serverConfiguration.lifetime = options.serverLifetime
         let server = try FaultServer(configuration: serverConfiguration)
         self.server = server
         Self.script(server, chaos: options.chaos)
@@ -41,8 +45,8 @@ struct JobBoardScenario {
         configuration.session.defaultAttemptTimeout = .seconds(2)
 
         var root = CompositionRoot<Job>(
-            configuration, random: SharedRandomSource(seed: options.seed),
-            deduplicationKey: { $0.url })
+            configuration, random: SharedRandomSource(seed: options.seed), baseTransport: baseTransport,
+            telemetry: telemetry, deduplicationKey: { $0.url })
         let transport = root.transport
         let base = server.baseURL.absoluteString
         let plaintextBase = "http://localhost:\(server.port)"

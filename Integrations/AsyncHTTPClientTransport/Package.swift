@@ -1,0 +1,60 @@
+// swift-tools-version: 6.0
+// ResilienceAsyncHTTPClient: an HTTPTransport on swift-server/async-http-client, with a streaming byte cap,
+// deadlines on the injected clock, classified errors and credential-safe redirects.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "ResilienceAsyncHTTPClient",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "ResilienceAsyncHTTPClient", targets: ["ResilienceAsyncHTTPClient"]),
+        .executable(name: "transport-comparison", targets: ["transport-comparison"]),
+    ],
+    dependencies: [
+        .package(name: "ResilienceKit", path: "../.."),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    ],
+    targets: [
+        .target(
+            name: "ResilienceAsyncHTTPClient",
+            dependencies: [
+                .product(name: "ResilienceCore", package: "ResilienceKit"),
+                .product(name: "ResilienceTransport", package: "ResilienceKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "transport-comparison",
+            dependencies: [
+                "ResilienceAsyncHTTPClient",
+                .product(name: "ResilienceTransport", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResilienceAsyncHTTPClientTests",
+            dependencies: [
+                "ResilienceAsyncHTTPClient",
+                .product(name: "ResilienceCore", package: "ResilienceKit"),
+                .product(name: "ResilienceTransport", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

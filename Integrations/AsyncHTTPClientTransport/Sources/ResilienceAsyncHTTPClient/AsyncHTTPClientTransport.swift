@@ -1,0 +1,272 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import ResilienceCore
+import ResilienceTransport
+
+/// An `HTTPTransport` on swift-server's AsyncHTTPClient: SwiftNIO's event loops, a connection pool, and
+/// true backpressure on the response body. For servers on Linux, where `URLSessionTransport` has
+/// FoundationNetworking's quirks (no backpressure, resends without the body, shared delegate queues).
+///
+/// It keeps the `HTTPTransport` contract exactly like `URLSessionTransport`, with the same stable codes:
+/// - every response that arrived is returned, whatever its status; otherwise it throws a `TransportError`
+///   (or `CancellationError`);
+/// - the attempt deadline (`context.deadline`, else ``AsyncHTTPClientTransportConfiguration/defaultAttemptTimeout``)
+///   is enforced on the context's injected clock for the whole exchange, body included;
+/// - the body is streamed with backpressure and capped as it is read (after bounded decompression): at the
+///   cap the transport stops reading, the request is cancelled and `responseTooLarge` (`NET_011`) is thrown;
+/// - it follows redirects itself: loops, too many hops and https→http fail with a classified error, and
+///   `Authorization`, `Cookie` and the other ``AsyncHTTPClientTransportConfiguration/credentialHeaders`` never
+///   cross to another origin;
+/// - every AsyncHTTPClient and SwiftNIO error is classified (``AsyncHTTPClientErrorClassifier``);
+/// - it never resends a request by itself: a reset keep-alive connection fails the attempt, and the retry
+///   stage decides.
+///
+/// ```swift
+/// let transport = AsyncHTTPClientTransport()            // owns its HTTPClient
+/// let response = try await transport.send(HTTPRequest(url: url), context: ResilienceContext(key: "jobs"))
+/// try await transport.shutdown()
+/// ```
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    /// The limits it enforces.
+    public let configuration: AsyncHTTPClientTransportConfiguration
+    /// The client it sends with.
+    public let client: HTTPClient
+    private let ownsClient: Bool
+
+    /// Creates the transport and an `HTTPClient` of its own (configured by
+    /// ``clientConfiguration(for:)``) on `eventLoopGroup`. Call ``shutdown()`` when done.
+    /// - Parameters:
+    ///   - configuration: The limits and pool settings.
+    ///   - eventLoopGroup: The event loops the client runs on (the process-wide singleton by default).
+    public init(
+        configuration: AsyncHTTPClientTransportConfiguration = .standard,
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
+    ) {
+        self.configuration = configuration
+        self.client = HTTPClient(
+            eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(for: configuration))
+        self.ownsClient = true
+    }
+
+    /// Creates the transport on a client you own (and shut down yourself).
+    ///
+    /// Create the client with ``clientConfiguration(for:)`` (or at least `redirectConfiguration: .disallow`):
+    /// a client that follows redirects itself bypasses the transport's redirect rules, and one without a
+    /// decompression limit inflates ahead of the byte cap.
+    /// - Parameters:
+    ///   - client: The client to send with; the transport never shuts it down.
+    ///   - configuration: The limits the transport enforces.
+    public init(client: HTTPClient, configuration: AsyncHTTPClientTransportConfiguration = .standard) {
+        self.configuration = configuration
+        self.client = client
+        self.ownsClient = false
+    }
+
+    deinit {
+        // A client left running traps in its own deinit; this one shuts down in the background instead.
+        if ownsClient { client.shutdown { _ in } }
+    }
+
+    /// Shuts down the client the transport created (does nothing for a client passed in). Idempotent.
+    public func shutdown() async throws {
+        guard ownsClient else { return }
+        do {
+            try await client.shutdown()
+        } catch let error as HTTPClientError where error == .alreadyShutdown {
+            return
+        }
+    }
+
+    /// The `HTTPClient` settings the transport relies on: redirects disallowed (it follows them itself),
+    /// decompression bounded by the byte cap, the connect timeout, the pool size, and no silent connection
+    /// retries unless configured.
+    /// - Parameter configuration: The transport's settings.
+    public static func clientConfiguration(
+        for configuration: AsyncHTTPClientTransportConfiguration
+    ) -> HTTPClient.Configuration {
+        var client = HTTPClient.Configuration()
+        client.redirectConfiguration = .disallow
+        client.timeout = HTTPClient.Configuration.Timeout(connect: TimeAmount(configuration.connectTimeout))
+        client.decompression =
+            configuration.decompressesResponses
+            ? .enabled(limit: .size(max(0, configuration.maximumResponseSize))) : .disabled
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: TimeAmount(configuration.idleConnectionTimeout),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost))
+        pool.retryConnectionEstablishment = configuration.retriesConnectionEstablishment
+        client.connectionPool = pool
+        return client
+    }
+
+    /// Sends `request`, racing the whole exchange (redirects and body included) against the attempt deadline
+    /// on `context.clock`.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let clock = context.clock
+        let now = clock.now()
+        let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
+        let limit = now.duration(to: deadline)
+        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
+        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await self.exchange(request, within: limit) }
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            guard let response = first else {
+                try Task.checkCancellation()
+                context.emit(.timedOut) { $0.duration = limit }
+                throw TransportError.timedOut(after: limit, url: request.url)
+            }
+            return response
+        }
+    }
+
+    // MARK: The exchange
+
+    /// Sends `request`, following redirects under ``RedirectRules``, and reads the final body under the cap.
+    private func exchange(_ request: HTTPRequest, within limit: Duration) async throws -> HTTPResponse {
+        // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
+        let backstop = NIODeadline.now() + TimeAmount(limit)
+        var rules = RedirectRules(
+            originalURL: request.url, maximumRedirects: configuration.maximumRedirects,
+            allowsDowngrade: configuration.allowsRedirectDowngrade)
+        var current = request
+        while true {
+            let response = try await execute(current, deadline: backstop)
+            guard let target = Self.redirectTarget(of: response, from: current.url) else {
+                return try await collect(response, url: current.url)
+            }
+            await Self.discard(response.body)
+            switch rules.evaluate(from: current.url, to: target) {
+            case .refuse(let failure):
+                throw failure
+            case .follow(let stripCredentials):
+                current = RedirectRules.nextRequest(
+                    after: current, status: Int(response.status.code), target: target,
+                    stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
+            }
+        }
+    }
+
+    private func execute(_ request: HTTPRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            return try await client.execute(outgoing, deadline: deadline)
+        } catch {
+            throw Self.translate(error, url: request.url, progress: nil)
+        }
+    }
+
+    /// Reads the body chunk by chunk (AsyncHTTPClient asks the socket for more only as chunks are consumed),
+    /// failing as soon as the count crosses the cap; leaving the loop cancels the request.
+    private func collect(_ response: HTTPClientResponse, url: URL) async throws -> HTTPResponse {
+        let cap = configuration.maximumResponseSize
+        let encoding = response.headers.first(name: "content-encoding")?.lowercased() ?? ""
+        let encoded = !encoding.isEmpty && encoding != "identity"
+        let declared = response.headers.first(name: "content-length").flatMap { Int($0) }
+        if let declared, declared > cap, !encoded { throw TransportError.responseTooLarge(limit: cap, url: url) }
+        var body = Data()
+        if let declared, !encoded { body.reserveCapacity(declared) }
+        do {
+            for try await chunk in response.body {
+                guard body.count + chunk.readableBytes <= cap else {
+                    throw TransportError.responseTooLarge(limit: cap, url: url)
+                }
+                chunk.withUnsafeReadableBytes { body.append(contentsOf: $0) }
+            }
+        } catch let failure as TransportError {
+            throw failure
+        } catch {
+            let progress = Progress(received: body.count, declared: encoded ? nil : declared)
+            throw Self.translate(error, url: url, progress: progress)
+        }
+        if let declared, !encoded, body.count < declared {
+            throw TransportError.truncated(received: body.count, expected: declared, url: url)
+        }
+        var headers = ResilienceCore.HTTPHeaders()
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        return HTTPResponse(status: Int(response.status.code), headers: headers, body: body, url: url)
+    }
+
+    /// Reads a redirect's (small) body so the connection can be reused; a large one is abandoned, which
+    /// closes that connection.
+    private static func discard(_ body: HTTPClientResponse.Body) async {
+        var left = 64 * 1024
+        do {
+            for try await chunk in body {
+                left -= chunk.readableBytes
+                if left < 0 { return }
+            }
+        } catch {
+            return
+        }
+    }
+
+    /// The absolute target of a 301, 302, 303, 307 or 308 with a `Location`, or nil.
+    static func redirectTarget(of response: HTTPClientResponse, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.status.code),
+            let location = response.headers.first(name: "location"), !location.isEmpty
+        else { return nil }
+        return URL(string: location, relativeTo: url)?.absoluteURL
+    }
+
+    // MARK: Errors
+
+    /// How much of a body had arrived when a read failed.
+    struct Progress {
+        var received: Int
+        var declared: Int?
+    }
+
+    /// An AsyncHTTPClient/NIO error → `CancellationError` or a `TransportError` with the stable code, using
+    /// what the transport saw: a connection that closes before any response byte is an empty reply, one that
+    /// closes before the declared length is a truncated body.
+    static func translate(_ error: any Error, url: URL, progress: Progress?) -> any Error {
+        if CancellationDetection.isCancellation(error) { return CancellationError() }
+        if let clientError = error as? HTTPClientError,
+            clientError == .cancelled || clientError == .requestStreamCancelled
+        {
+            return CancellationError()
+        }
+        let classification = AsyncHTTPClientErrorClassifier().classify(error)
+        if let progress {
+            let connectionEnded =
+                classification.map {
+                    $0.code == .connectionReset || $0.code == .truncatedResponse
+                } ?? false
+            if connectionEnded, let declared = progress.declared, progress.received < declared {
+                return TransportError.truncated(received: progress.received, expected: declared, url: url)
+            }
+        } else if let clientError = error as? HTTPClientError, clientError == .remoteConnectionClosed {
+            return TransportError(
+                FailureClassification(
+                    category: .transient, code: .emptyReply,
+                    message: "the server closed the connection without a response"),
+                url: url)
+        }
+        return TransportError(
+            classification
+                ?? FailureClassification(
+                    category: .unknown, code: .unknown, isTransient: false, logLevel: .error, message: "\(error)"),
+            url: url)
+    }
+}
+
+extension TimeAmount {
+    /// The nearest whole number of nanoseconds (saturating).
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = .nanoseconds(overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
+    }
+}

@@ -1,0 +1,55 @@
+/// Settings of an ``AsyncHTTPClientTransport``: its limits, its redirect rules and the connection pool of the
+/// `HTTPClient` it creates.
+///
+/// The defaults match `URLSessionTransportConfiguration.standard`, so swapping transports keeps behaviour.
+public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
+    /// The largest body accepted, counted after decompression while streaming (default 10 MB). A larger body
+    /// fails with `TransportError.responseTooLarge` (`NET_011`) as soon as it crosses the limit; a plain body
+    /// whose `Content-Length` is already larger is refused on the response head, before any byte is read.
+    public var maximumResponseSize: Int = 10 * 1024 * 1024
+    /// How many redirects one request may follow (default 10). The transport follows them itself.
+    public var maximumRedirects: Int = 10
+    /// The attempt deadline used when the context has none (default 30 s).
+    public var defaultAttemptTimeout: Duration = .seconds(30)
+    /// How long a TCP (and TLS) connection may take to establish (default 10 s); the attempt deadline still
+    /// ends the attempt earlier when it is shorter.
+    public var connectTimeout: Duration = .seconds(10)
+    /// How long an idle pooled connection is kept (default 60 s).
+    public var idleConnectionTimeout: Duration = .seconds(60)
+    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), lower-case.
+    public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
+    /// Whether an `https` request may be redirected to plain `http` (never, by default).
+    public var allowsRedirectDowngrade: Bool = false
+    /// How many HTTP/1.1 connections the pool opens per host (default 8, a soft limit).
+    public var maximumConnectionsPerHost: Int = 8
+    /// Whether the pool keeps retrying a failed connection until ``connectTimeout`` (off by default: the
+    /// resilience pipeline owns retries, budgets and backoff, and a refused connection should fail at once
+    /// as `NET_007` so a breaker can see it).
+    public var retriesConnectionEstablishment: Bool = false
+    /// Whether `gzip`/`deflate` bodies are inflated (default true). Inflation is bounded: the decompressor
+    /// stops at ``maximumResponseSize``.
+    public var decompressesResponses: Bool = true
+
+    /// The defaults.
+    public init() {}
+
+    /// 10 MB, 10 redirects, 30 s attempts.
+    public static let standard = AsyncHTTPClientTransportConfiguration()
+
+    /// For requests a person waits on: 10 s attempts, 5 redirects, 5 s connects.
+    public static let interactive: AsyncHTTPClientTransportConfiguration = {
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.defaultAttemptTimeout = .seconds(10)
+        configuration.maximumRedirects = 5
+        configuration.connectTimeout = .seconds(5)
+        return configuration
+    }()
+
+    /// For background jobs: 60 s attempts, 50 MB bodies.
+    public static let background: AsyncHTTPClientTransportConfiguration = {
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.defaultAttemptTimeout = .seconds(60)
+        configuration.maximumResponseSize = 50 * 1024 * 1024
+        return configuration
+    }()
+}

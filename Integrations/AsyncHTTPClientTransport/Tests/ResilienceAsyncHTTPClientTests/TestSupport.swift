@@ -1,0 +1,62 @@
+import Foundation
+import ResilienceAsyncHTTPClient
+import ResilienceTesting
+import ResilienceTransport
+
+/// Runs `body` and returns the error it threw (nil if none).
+func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The classification of an error the way a pipeline would see it.
+func classify(_ error: (any Error)?) -> FailureClassification? {
+    guard let error else { return nil }
+    return CompositeErrorClassifier([TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier()])
+        .classification(of: error)
+}
+
+/// A context on the real continuous clock with an attempt deadline `timeout` from now.
+func realContext(timeout: Duration = .seconds(10), telemetry: (any TelemetrySink)? = nil) -> ResilienceContext {
+    let clock = ResilienceClock.continuous
+    return ResilienceContext(
+        key: "test", deadline: clock.now().advanced(by: timeout), telemetry: telemetry, clock: clock,
+        classifier: TransportErrorClassifier.standard)
+}
+
+/// Runs `body` with a transport of its own (its own connection pool), shut down afterwards.
+func withTransport<T>(
+    _ configuration: AsyncHTTPClientTransportConfiguration = .standard,
+    _ body: (AsyncHTTPClientTransport) async throws -> T
+) async throws -> T {
+    let transport = AsyncHTTPClientTransport(configuration: configuration)
+    do {
+        let result = try await body(transport)
+        try await transport.shutdown()
+        return result
+    } catch {
+        try await transport.shutdown()
+        throw error
+    }
+}
+
+/// Polls `condition` (real time) until it holds or `seconds` pass.
+func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let end = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+    while ContinuousClock.now < end {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Collects telemetry events.
+final class RecordingSink: TelemetrySink {
+    let events = LockedBox<[ResilienceEvent]>([])
+    func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event) } }
+    func kinds() -> [ResilienceEventKind] { events.value.map(\.kind) }
+}

@@ -1,0 +1,119 @@
+import Logging
+import ResilienceCore
+import ResilienceTelemetry
+
+/// A ``TelemetrySink`` that logs every event through a swift-log `Logger` you pass in.
+///
+/// - **Your logger.** The sink never creates a logger of its own: it logs through the one you give it, with
+///   its label, handler, level and metadata (add a request id to it and every event carries it).
+/// - **Levels** come from the failure's classification (``FailureClassification/logLevel``); breaker
+///   transitions and blocked plaintext requests log at `notice`; `attempt-started` at `trace` and
+///   `attempt-succeeded` at `debug` (a busy server logs nothing per request at its usual `info`); every
+///   other kind at `info`. ``Configuration/levels`` overrides any kind.
+/// - **Metadata** uses OpenTelemetry's semantic-convention names: `error.type` (the stable code, `NET_002`),
+///   `http.response.status_code`, `http.request.resend_count` (from the second attempt on), `server.address`
+///   and `url.full` (when the event names a URL), `error.message`, and `resilience.*` for the rest (see
+///   ``SemanticAttribute/Name``).
+/// - **Redaction.** Every string (key, operation, detail, message) passes the ``Redactor`` first.
+/// - **Cheap when quiet.** Events below the logger's level are dropped before any metadata is built.
+///
+/// ```swift
+/// var logger = Logger(label: "jobs.resilience")
+/// logger.logLevel = .info
+/// let sink = LoggingTelemetrySink(logger: logger)
+/// var root = CompositionRoot<Job>(.interactive, telemetry: sink)
+/// ```
+public struct LoggingTelemetrySink: TelemetrySink {
+    /// How events become log records.
+    public struct Configuration: Sendable {
+        /// Levels for particular event kinds, overriding the default rule.
+        public var levels: [ResilienceEventKind: Logger.Level]
+        /// Removes secrets from every string before it is logged.
+        public var redactor: Redactor
+        /// The log message's prefix; the message is `"<prefix> <kind>"` (`resilience retry-scheduled`).
+        public var messagePrefix: String
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - levels: Levels for particular event kinds, overriding the default rule (default: `trace` for
+        ///     `attempt-started`, `debug` for `attempt-succeeded`).
+        ///   - redactor: Removes secrets from every string before it is logged.
+        ///   - messagePrefix: The log message's prefix.
+        public init(
+            levels: [ResilienceEventKind: Logger.Level] = [.attemptStarted: .trace, .attemptSucceeded: .debug],
+            redactor: Redactor = .standard,
+            messagePrefix: String = "resilience"
+        ) {
+            self.levels = levels
+            self.redactor = redactor
+            self.messagePrefix = messagePrefix
+        }
+
+        /// The defaults.
+        public static var standard: Configuration { Configuration() }
+    }
+
+    /// The logger events go to.
+    public let logger: Logger
+    /// How events become log records.
+    public let configuration: Configuration
+
+    /// Creates a sink that logs through `logger`.
+    ///
+    /// - Parameters:
+    ///   - logger: The integrator's logger; its level, handler and metadata apply.
+    ///   - configuration: Level overrides, redaction and the message prefix.
+    public init(logger: Logger, configuration: Configuration = .standard) {
+        self.logger = logger
+        self.configuration = configuration
+    }
+
+    /// The level `event` is logged at.
+    public func level(of event: ResilienceEvent) -> Logger.Level {
+        if let level = configuration.levels[event.kind] { return level }
+        if let failure = event.classification { return Logger.Level(failure.logLevel) }
+        switch event.kind {
+        case .breakerTransition, .insecureTransportBlocked: return .notice
+        default: return .info
+        }
+    }
+
+    /// Logs `event` if the logger's level lets it through.
+    public func receive(_ event: ResilienceEvent) {
+        let level = level(of: event)
+        guard level >= logger.logLevel else { return }
+        var metadata: Logger.Metadata = [:]
+        for attribute in SemanticAttribute.describing(event, redactor: configuration.redactor, includingKind: false) {
+            metadata[attribute.key] = Logger.MetadataValue(attribute.value)
+        }
+        logger.log(level: level, "\(configuration.messagePrefix) \(event.kind.rawValue)", metadata: metadata)
+    }
+}
+
+extension Logger.Level {
+    /// The swift-log level with the same name as `level`.
+    public init(_ level: LogLevel) {
+        switch level {
+        case .trace: self = .trace
+        case .debug: self = .debug
+        case .info: self = .info
+        case .notice: self = .notice
+        case .warning: self = .warning
+        case .error: self = .error
+        case .critical: self = .critical
+        }
+    }
+}
+
+extension Logger.MetadataValue {
+    /// The metadata value for an attribute: text as `.string`, numbers and flags as `.stringConvertible`.
+    public init(_ value: SemanticAttribute.Value) {
+        switch value {
+        case .string(let text): self = .string(text)
+        case .int(let number): self = .stringConvertible(number)
+        case .double(let number): self = .stringConvertible(number)
+        case .bool(let flag): self = .stringConvertible(flag)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import ResilienceCore
+
+/// A swift-openapi-runtime `ClientMiddleware` that runs every operation of a generated client through a
+/// resilience pipeline keyed by its `operationId` (or host), so the client gets retries, budgets, circuit
+/// breakers, rate limits and `Retry-After` handling whatever its transport (URLSession, AsyncHTTPClient, or
+/// ``ResilienceClientTransport`` over a ResilienceKit transport).
+///
+/// - Failure statuses (by default 408, 429 and 5xx but 501) fail the attempt inside the pipeline as a
+///   classified ``RejectedResponse``, with the server's `Retry-After` as the retry hint; when the pipeline
+///   gives up, the last such response is returned to the client (or thrown, see
+///   ``ResilienceMiddlewareConfiguration/returnsFinalFailureResponse``).
+/// - The request body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``)
+///   so a retry sends it again whole; a body that can be iterated several times is reused as is.
+/// - Idempotency follows the method (GET, PUT, DELETE … may be repeated; POST and PATCH only with an
+///   `Idempotency-Key` header or when the failure proves nothing was sent), through the pipeline's retry guard.
+///
+/// ```swift
+/// let middleware = ResilienceMiddleware { key in registry.pipeline(for: key) }
+/// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [middleware])
+/// ```
+public struct ResilienceMiddleware: ClientMiddleware {
+    /// The settings.
+    public var configuration: ResilienceMiddlewareConfiguration
+    private let pipeline: @Sendable (String) -> any ResiliencePipeline
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - configuration: Keying, failure statuses, buffering bounds, clock and telemetry.
+    ///   - pipeline: The pipeline for a key; called per operation call, so return cached instances (a breaker
+    ///     must keep its state).
+    public init(
+        configuration: ResilienceMiddlewareConfiguration = .init(),
+        pipeline: @escaping @Sendable (_ key: String) -> any ResiliencePipeline
+    ) {
+        self.configuration = configuration
+        self.pipeline = pipeline
+    }
+
+    /// Runs the rest of the middleware chain and the transport as the pipeline's operation.
+    public func intercept(
+        _ request: HTTPTypes.HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPTypes.HTTPRequest, HTTPBody?, URL) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
+        let key = configuration.key(operationID: operationID, baseURL: baseURL)
+        let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody)
+        let context = ResilienceContext(
+            key: key, operation: operationID, idempotency: Self.idempotency(of: request),
+            telemetry: configuration.telemetry, clock: configuration.clock, classifier: configuration.classifier)
+        let configuration = configuration
+        let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
+        do {
+            let exchange = try await pipeline(key).execute(context) { attemptContext in
+                try Task.checkCancellation()
+                do {
+                    let (response, responseBody) = try await AttemptContext.$current.withValue(attemptContext) {
+                        try await next(request, replay.body, baseURL)
+                    }
+                    if configuration.failureStatuses(response.status.code) {
+                        throw RejectedResponse(
+                            response: response,
+                            body: await Self.retained(responseBody, limit: configuration.maximumRetainedFailureBody),
+                            url: url, classifier: configuration.statusClassifier)
+                    }
+                    return Exchange(response: response, body: responseBody)
+                } catch {
+                    // The client wraps transport errors; the stages classify what happened underneath.
+                    let failure = (error as? ClientError)?.underlyingError ?? error
+                    guard replay.isSinglePass, !CancellationDetection.isCancellation(failure) else { throw failure }
+                    throw Self.final(failure, classification: attemptContext.classify(failure))
+                }
+            }
+            return (exchange.response, exchange.body)
+        } catch let rejected as RejectedResponse where configuration.returnsFinalFailureResponse {
+            return (rejected.response, rejected.body.isEmpty ? nil : HTTPBody(rejected.body))
+        }
+    }
+
+    /// A failure of a call whose body cannot be sent again, marked not transient so no stage retries it.
+    static func final(_ failure: any Error, classification: FailureClassification) -> any Error {
+        let note = "the request body can be sent only once, so the call is not retried"
+        if var rejected = failure as? RejectedResponse {
+            rejected.classification.isTransient = false
+            rejected.classification.message = [rejected.classification.message, note].compactMap { $0 }.joined(
+                separator: "; ")
+            return rejected
+        }
+        return NotReplayable(failure: failure, classification: classification, note: note)
+    }
+
+    /// Idempotent methods may be repeated; an `Idempotency-Key` header makes POST and PATCH repeatable.
+    static func idempotency(of request: HTTPTypes.HTTPRequest) -> Idempotency {
+        if let name = HTTPField.Name("Idempotency-Key"), let key = request.headerFields[name], !key.isEmpty {
+            return .keyed(key)
+        }
+        switch request.method {
+        case .get, .head, .put, .delete, .options, .trace: return .idempotent
+        default: return .nonIdempotent
+        }
+    }
+
+    /// Up to `limit` bytes of a failure body; the rest is dropped unread.
+    static func retained(_ body: HTTPBody?, limit: Int) async -> [UInt8] {
+        guard let body else { return [] }
+        var bytes: [UInt8] = []
+        do {
+            for try await chunk in body {
+                bytes.append(contentsOf: chunk.prefix(max(0, limit - bytes.count)))
+                if bytes.count >= limit { break }
+            }
+        } catch {
+            return bytes
+        }
+        return bytes
+    }
+}
+
+/// One attempt's response, carried out of the pipeline.
+struct Exchange: Sendable {
+    var response: HTTPTypes.HTTPResponse
+    var body: HTTPBody?
+}
+
+/// The attempt's context, for ``ResilienceClientTransport`` (deadline, clock, telemetry) down the chain.
+enum AttemptContext {
+    @TaskLocal static var current: ResilienceContext?
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import ResilienceOpenAPI
+import ResiliencePolicies
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// A hand-written OpenAPI client with the middleware, over `ResilienceClientTransport(URLSessionTransport())`,
+/// against FaultServer on loopback (real time; short backoffs).
+@Suite("ResilienceMiddleware over FaultServer", .serialized)
+struct ResilienceMiddlewareTests {
+    /// Up to `attempts` attempts, 20 ms apart, honouring Retry-After; keys seen are recorded.
+    final class Pipelines: Sendable {
+        let keys = LockedBox<[String]>([])
+        let pipeline: Pipeline
+
+        init(attempts: Int = 3, breaker: ConsecutiveFailureBreaker? = nil) {
+            var policy = StandardRetryPolicy.standard
+            policy.maxAttempts = attempts
+            policy.backoff = .constant(.milliseconds(20))
+            policy.jitter = .none
+            let retry = RetryStrategy(policy: policy)
+            if let breaker {
+                pipeline = Pipeline {
+                    retry
+                    CircuitBreakerStrategy(breaker: breaker)
+                }
+            } else {
+                pipeline = Pipeline { retry }
+            }
+        }
+
+        func callAsFunction(_ key: String) -> any ResiliencePipeline {
+            keys.mutate { $0.append(key) }
+            return pipeline
+        }
+    }
+
+    func client(
+        _ server: FaultServer, _ pipelines: Pipelines,
+        configure: (inout ResilienceMiddlewareConfiguration) -> Void = { _ in }
+    ) -> JobsClient {
+        var configuration = ResilienceMiddlewareConfiguration()
+        configure(&configuration)
+        let middleware = ResilienceMiddleware(configuration: configuration) { pipelines($0) }
+        return JobsClient(
+            serverURL: server.baseURL, transport: ResilienceClientTransport(URLSessionTransport()),
+            middlewares: [middleware])
+    }
+
+    @Test("A 503 with Retry-After is a failure for the pipeline: retried after the hint, then 200")
+    func retryAfterHonoured() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script(
+            "/jobs", .status(503, headers: ["Retry-After": "1"], body: #"{"detail":"maintenance"}"#),
+            .json(#"["swift"]"#))
+        let pipelines = Pipelines()
+        let started = ContinuousClock.now
+        let output = try await client(server, pipelines).listJobs()
+        #expect(output == .ok(#"["swift"]"#))
+        #expect(server.requestCount(for: "/jobs") == 2)
+        #expect(ContinuousClock.now - started >= .milliseconds(950), "the retry waited for Retry-After: 1")
+        #expect(pipelines.keys.value == ["listJobs"])
+    }
+
+    @Test("When the retries run out, the last 503 reaches the client as its response")
+    func finalFailureReturned() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(503, body: "down"))
+        let output = try await client(server, Pipelines(attempts: 3)).listJobs()
+        #expect(output == .undocumented(statusCode: 503, body: "down"))
+        #expect(server.requestCount(for: "/jobs") == 3)
+    }
+
+    @Test("Or it is thrown, classified, when configured so")
+    func finalFailureThrown() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .rateLimited(retryAfter: "0"))
+        let error = await thrownError {
+            try await client(server, Pipelines(attempts: 2)) { $0.returnsFinalFailureResponse = false }.listJobs()
+        }
+        let rejected = try #require((error as? ClientError)?.underlyingError as? RejectedResponse)
+        #expect(rejected.classification.code == .rateLimited)
+        #expect(rejected.response.status.code == 429)
+        #expect(server.requestCount(for: "/jobs") == 2)
+    }
+
+    @Test("A bare POST is not retried after a 503; with an Idempotency-Key it is, and every retry carries the body")
+    func idempotencyOfMethods() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(503), .status(201, body: "made"))
+        let bare = try await client(server, Pipelines()).createJob(#"{"title":"a"}"#)
+        #expect(bare == .undocumented(statusCode: 503, body: ""))
+        #expect(server.requestCount(for: "/jobs") == 1)
+        server.script("/jobs", .status(503), .status(503), .status(201, body: "made"))
+        let keyed = try await client(server, Pipelines()).createJob(#"{"title":"b"}"#, idempotencyKey: "k-1")
+        #expect(keyed == .created("made"))
+        let posts = server.requests(to: "/jobs").dropFirst()
+        #expect(posts.count == 3)
+        #expect(posts.allSatisfy { $0.body == Data(#"{"title":"b"}"#.utf8) })
+        #expect(posts.allSatisfy { $0.headers["Idempotency-Key"] == "k-1" })
+    }
+
+    @Test("A single-pass body above the replay bound is sent once and not retried")
+    func unreplayableBody() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(503), .status(201))
+        let json = String(repeating: "x", count: 2_000)
+        let output = try await client(server, Pipelines()) { $0.maximumReplayableRequestBody = 1_000 }
+            .createJob(json, idempotencyKey: "k-2") { text in
+                HTTPBody(
+                    AsyncStream { continuation in
+                        continuation.yield(ArraySlice(text.utf8))
+                        continuation.finish()
+                    }, length: .known(Int64(text.utf8.count)))
+            }
+        #expect(output == .undocumented(statusCode: 503, body: ""))
+        #expect(server.requestCount(for: "/jobs") == 1)
+        #expect(server.requests(to: "/jobs").first?.body.count == 2_000)
+    }
+
+    @Test("Keyed by host, every operation shares one pipeline; an open breaker stops calls before the network")
+    func breakerByHost() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(500))
+        var breakerConfiguration = ConsecutiveFailureBreaker.Configuration()
+        breakerConfiguration.failureThreshold = 2
+        let pipelines = Pipelines(attempts: 1, breaker: ConsecutiveFailureBreaker(breakerConfiguration))
+        let jobs = client(server, pipelines) { $0.key = .host }
+        _ = try await jobs.listJobs()
+        _ = try await jobs.createJob("{}", idempotencyKey: "k-3")
+        let error = await thrownError { try await jobs.listJobs() }
+        let underlying = try #require((error as? ClientError)?.underlyingError, "\(String(describing: error))")
+        #expect(CompositeErrorClassifier.standard.classification(of: underlying).code == .circuitOpen)
+        #expect(server.requestCount(for: "/jobs") == 2)
+        #expect(Set(pipelines.keys.value) == ["127.0.0.1"])
+    }
+
+    @Test("Transport failures are classified through the adapter and retried when safe")
+    func transportFailures() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .reset, .json("[]"))
+        #expect(try await client(server, Pipelines()).listJobs() == .ok("[]"))
+        #expect(server.requestCount(for: "/jobs") == 2)
+    }
+}
+
+func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}

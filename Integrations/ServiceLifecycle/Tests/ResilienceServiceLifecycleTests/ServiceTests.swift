@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import ResilienceCore
+import ResiliencePolicies
+import ResilienceServiceLifecycle
+import ResilienceSync
+import ResilienceTelemetry
+import ResilienceTesting
+import ServiceLifecycle
+import ServiceLifecycleTestKit
+import Testing
+
+/// `POST https://api.example.com/events` for every mutation.
+struct EventsAPI: SyncRequestBuilder {
+    func request(for mutation: Mutation) throws -> HTTPRequest {
+        HTTPRequest(method: .post, url: URL(string: "https://api.example.com/events")!, body: mutation.payload)
+    }
+}
+
+/// Polls `condition` (yielding between polls) until it holds; the bound only stops a broken test.
+func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
+    for _ in 0..<10_000 {
+        if try await condition() { return true }
+        await Task.yield()
+    }
+    return false
+}
+
+@Suite("SyncEngineService")
+struct SyncEngineServiceTests {
+    static func engine(
+        _ answers: [ScriptedHTTPTransport.Answer], clock: ManualClock, store: InMemoryMutationStore
+    ) -> SyncEngine {
+        var configuration = SyncEngine.Configuration()
+        configuration.retryInterval = .seconds(60)
+        let breaker = RateLimitBreaker()
+        return SyncEngine(
+            store: store, transport: ScriptedHTTPTransport(sequence: answers, clock: .manual(clock)),
+            requestBuilder: EventsAPI(), pipeline: Pipeline { CircuitBreakerStrategy(breaker: breaker) },
+            breaker: breaker, configuration: configuration, clock: .manual(clock))
+    }
+
+    @Test("graceful shutdown in a ServiceGroup stops the loop while it waits to retry, and drains the queue")
+    func drainsOnGracefulShutdown() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        for id in ["a", "b"] {
+            _ = try store.enqueue(MutationDraft(entityType: "event", entityID: id, operation: .create))
+        }
+        let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
+        let group = ServiceGroup(
+            services: [SyncEngineService(engine: engine, clock: .manual(clock))], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // The first pass sent "a" (503: it stays) and "b" (201); the loop now sleeps 60 s (manual time)
+            // before the next pass.
+            await clock.waitForSleepers()
+            #expect(try store.pendingCount() == 1)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(try store.pendingCount() == 0)
+        #expect(clock.now.offset == .zero)  // nobody waited out the retry delay
+    }
+
+    @Test("a last pass that outlasts the drain timeout is cancelled; the mutation stays in the store")
+    func drainTimeout() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let engine = Self.engine([.status(503), .status(201, after: .seconds(20))], clock: clock, store: store)
+        let service = SyncEngineService(
+            engine: engine, configuration: .init(drainTimeout: .seconds(2)), clock: .manual(clock))
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await service.run() }
+                await clock.waitForSleepers()
+                trigger.triggerGracefulShutdown()
+                // The last pass's request waits 20 s, the drain timeout 2 s.
+                await clock.waitForSleepers(count: 2)
+                clock.advance(by: .seconds(2))
+                try await tasks.waitForAll()
+            }
+        }
+        #expect(try store.pendingCount() == 1)
+    }
+
+    @Test("without draining, graceful shutdown only stops the loop")
+    func noDrain() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
+        let service = SyncEngineService(
+            engine: engine, configuration: .init(drainOnShutdown: false), clock: .manual(clock))
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await service.run() }
+                await clock.waitForSleepers()
+                trigger.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        }
+        #expect(try store.pendingCount() == 1)
+    }
+}
+
+@Suite("BufferedSinkService and PeriodicFlushService")
+struct TelemetryServiceTests {
+    static func event(_ kind: ResilienceEventKind) -> ResilienceEvent {
+        ResilienceEvent(kind: kind, key: "lever", time: .origin)
+    }
+
+    @Test("graceful shutdown flushes every buffered event downstream, then the service returns")
+    func bufferedSinkFlushes() async throws {
+        let downstream = RecordingTelemetrySink()
+        let buffered = BufferedSink(capacity: 1_000, downstream: downstream)
+        let group = ServiceGroup(services: [BufferedSinkService(buffered)], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for _ in 0..<500 { buffered.receive(Self.event(.attemptSucceeded)) }
+            buffered.receive(Self.event(.fetchCompleted))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(downstream.events.count == 501)
+        #expect(downstream.kinds.last == .fetchCompleted)
+        #expect(buffered.droppedCount == 0)
+    }
+
+    @Test("a periodic flush runs every interval and once more on graceful shutdown")
+    func periodicFlush() async throws {
+        let clock = ManualClock()
+        let flushes = LockedBox(0)
+        let service = PeriodicFlushService(every: .seconds(10), clock: .manual(clock)) {
+            flushes.mutate { $0 += 1 }
+        }
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { await service.run() }
+                await clock.waitForSleepers()
+                clock.advance(by: .seconds(10))
+                #expect(await eventually { flushes.value == 1 })
+                await clock.waitForSleepers()
+                clock.advance(by: .seconds(10))
+                #expect(await eventually { flushes.value == 2 })
+                await clock.waitForSleepers()
+                trigger.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        }
+        #expect(flushes.value == 3)
+        #expect(clock.now.offset == .seconds(20))
+    }
+}
