@@ -25,6 +25,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "shared-limit-demo",
+            dependencies: [
+                "ResiliencePostgreSQL",
+                .product(name: "ResiliencePolicies", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ResiliencePostgreSQLTests",
             dependencies: [
