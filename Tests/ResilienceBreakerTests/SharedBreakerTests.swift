@@ -64,10 +64,14 @@ struct SharedBreakerTests {
         let replicas = (0..<4).map { SharedBreaker(store: store, configuration("r\($0)"), clock: resilienceClock) }
         defer { replicas.forEach { $0.shutdown() } }
         _ = fail(replicas[0], times: 3)
-        #expect(await settles { replicas[0].metrics(now: now).state == .open })
-        for _ in 0..<200 { await Task.yield() }
+        var stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<2000 where stored == nil {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        #expect(stored?.state == .open)
         await refreshAll(4)
-        #expect(replicas.allSatisfy { $0.metrics(now: now).state == .open })
+        #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .open } })
         clock.advance(by: .seconds(5))
         // Every replica asks; the store grants the lease to one.
         for replica in replicas { #expect(replica.admit(now: now).permit == nil) }
