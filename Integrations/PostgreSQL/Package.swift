@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+// ResilienceKit's PostgreSQL coordination store: shared rate limits and breaker state across replicas.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "ResiliencePostgreSQL",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "ResiliencePostgreSQL", targets: ["ResiliencePostgreSQL"])
+    ],
+    dependencies: [
+        .package(name: "ResilienceKit", path: "../.."),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "ResiliencePostgreSQL",
+            dependencies: [
+                .product(name: "ResilienceCore", package: "ResilienceKit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "shared-limit-demo",
+            dependencies: [
+                "ResiliencePostgreSQL",
+                .product(name: "ResiliencePolicies", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ResiliencePostgreSQLTests",
+            dependencies: [
+                "ResiliencePostgreSQL",
+                .product(name: "ResiliencePolicies", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

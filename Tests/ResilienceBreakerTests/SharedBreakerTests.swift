@@ -1,0 +1,152 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+@Suite("Shared breaker")
+struct SharedBreakerTests {
+    let clock = ManualClock()
+    var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }
+    var now: ResilienceInstant { ResilienceInstant(offset: clock.now.offset) }
+
+    func configuration(
+        _ replica: String, mode: SharedStateFailureMode = .failOpen(expectedReplicas: 2)
+    )
+        -> SharedBreaker.Configuration
+    {
+        var configuration = SharedBreaker.Configuration(key: "api", replica: replica)
+        configuration.failureThreshold = 3
+        configuration.openDuration = .seconds(5)
+        configuration.failureMode = mode
+        return configuration
+    }
+
+    func fail(_ breaker: SharedBreaker, times: Int) -> BreakerTransition? {
+        var last: BreakerTransition?
+        for _ in 0..<times {
+            guard let permit = breaker.admit(now: now).permit else { return last }
+            last = breaker.record(.failure(Failures.server), for: permit, now: now) ?? last
+        }
+        return last
+    }
+
+    /// Advances one refresh interval once every breaker's refresh task sleeps.
+    func refreshAll(_ count: Int) async {
+        await clock.waitForSleepers(count: count)
+        clock.advance(by: .milliseconds(250))
+        for _ in 0..<200 { await Task.yield() }
+    }
+
+    @Test func aTripOnOneReplicaStopsTheOthersWithinARefresh() async throws {
+        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let sink = RecordingSink()
+        let first = SharedBreaker(store: store, configuration("a"), clock: resilienceClock)
+        let second = SharedBreaker(store: store, configuration("b"), clock: resilienceClock, telemetry: sink)
+        defer {
+            first.shutdown()
+            second.shutdown()
+        }
+        #expect(fail(first, times: 3)?.to == .open)
+        var stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<2000 where stored == nil {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        #expect(stored?.state == .open)
+        #expect(second.admit(now: now).permit != nil)
+        await refreshAll(2)
+        #expect(await settles { second.metrics(now: now).state == .open })
+        #expect(second.admit(now: now).rejection?.state == .open)
+        #expect(sink.events(.sharedBreakerSynced).first?.transition?.to == .open)
+    }
+
+    @Test func exactlyOneReplicaProbesAndItsVerdictReachesEveryone() async throws {
+        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let replicas = (0..<4).map { SharedBreaker(store: store, configuration("r\($0)"), clock: resilienceClock) }
+        defer { replicas.forEach { $0.shutdown() } }
+        _ = fail(replicas[0], times: 3)
+        var stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<2000 where stored == nil {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        #expect(stored?.state == .open)
+        await refreshAll(4)
+        #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .open } })
+        clock.advance(by: .seconds(5))
+        // Every replica asks; the store grants the lease to one.
+        for replica in replicas { #expect(replica.admit(now: now).permit == nil) }
+        for _ in 0..<2000 { await Task.yield() }
+        var probes: [(SharedBreaker, BreakerPermit)] = []
+        for replica in replicas {
+            if let permit = replica.admit(now: now).permit { probes.append((replica, permit)) }
+        }
+        #expect(probes.count == 1)
+        #expect(probes.first?.1.isProbe == true)
+        guard let (prober, permit) = probes.first else { return }
+        #expect(prober.record(.success, for: permit, now: now)?.to == .closed)
+        #expect(await settles { replicas.filter { $0.metrics(now: now).state == .closed }.count == 1 })
+        await refreshAll(4)
+        #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .closed } })
+    }
+
+    @Test func failsOpenAsALocalBreakerAndPublishesWhenTheStoreReturns() async throws {
+        let base = InMemoryCoordinationStore(clock: resilienceClock)
+        let store = FaultInjectingCoordinationStore(wrapping: base, clock: resilienceClock)
+        let sink = RecordingSink()
+        let breaker = SharedBreaker(store: store, configuration("a"), clock: resilienceClock, telemetry: sink)
+        defer { breaker.shutdown() }
+        store.fault = .unavailable
+        await refreshAll(1)
+        #expect(await settles { breaker.isDegraded })
+        #expect(fail(breaker, times: 3)?.to == .open)
+        #expect(breaker.admit(now: now).rejection?.state == .open)
+        // The open period ends while the store is still down: the replica probes on its own.
+        clock.advance(by: .seconds(5))
+        let probe = breaker.admit(now: now).permit
+        #expect(probe?.isProbe == true)
+        if let probe { breaker.record(.failure(Failures.server), for: probe, now: now) }
+        store.fault = nil
+        await refreshAll(1)
+        clock.advance(by: .seconds(1))
+        for _ in 0..<10 where try await base.breakerRecord(key: "api") == nil { await refreshAll(1) }
+        #expect(try await base.breakerRecord(key: "api")?.state == .open)
+        #expect(!breaker.isDegraded)
+        #expect(sink.events(.coordinationStoreFailed).count == 1)
+        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+    }
+
+    @Test func failsClosedWhileTheStoreIsDown() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let breaker = SharedBreaker(store: store, configuration("a", mode: .failClosed), clock: resilienceClock)
+        defer { breaker.shutdown() }
+        #expect(breaker.admit(now: now).permit != nil)
+        store.fault = .stall
+        await refreshAll(1)
+        #expect(!breaker.isDegraded)
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .milliseconds(250))
+        #expect(await settles { breaker.isDegraded })
+        #expect(breaker.admit(now: now).permit == nil)
+    }
+
+    @Test func staleOutcomesAfterAnAdoptedChangeAreIgnored() async {
+        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let first = SharedBreaker(store: store, configuration("a"), clock: resilienceClock)
+        let second = SharedBreaker(store: store, configuration("b"), clock: resilienceClock)
+        defer {
+            first.shutdown()
+            second.shutdown()
+        }
+        guard let early = second.admit(now: now).permit else {
+            Issue.record("a closed breaker rejected")
+            return
+        }
+        _ = fail(first, times: 3)
+        for _ in 0..<200 { await Task.yield() }
+        await refreshAll(2)
+        #expect(await settles { second.metrics(now: now).state == .open })
+        #expect(second.record(.success, for: early, now: now) == nil)
+        #expect(second.metrics(now: now).state == .open)
+    }
+}

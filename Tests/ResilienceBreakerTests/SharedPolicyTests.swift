@@ -1,0 +1,157 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+/// Lets background tasks run until `condition` holds (or gives up after many turns).
+func settles(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<20_000 {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+@Suite("Shared rate limiter")
+struct SharedRateLimiterTests {
+    let clock = ManualClock()
+    var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }
+    var now: ResilienceInstant { ResilienceInstant(offset: clock.now.offset) }
+
+    func configuration(
+        _ mode: SharedStateFailureMode = .failOpen(expectedReplicas: 2)
+    ) -> SharedRateLimiter.Configuration {
+        var configuration = SharedRateLimiter.Configuration(
+            key: "api", quota: SharedRateQuota(permits: 20, per: .seconds(1)))
+        configuration.failureMode = mode
+        return configuration
+    }
+
+    /// Drives `limiters` in 5 ms steps for `duration`, each taking every slot that is due; returns the
+    /// admission times.
+    func drive(_ limiters: [SharedRateLimiter], for duration: Duration) async -> [Duration] {
+        var admissions: [Duration] = []
+        let end = clock.now.offset + duration
+        while clock.now.offset < end {
+            for limiter in limiters {
+                while case .admitted = limiter.tryAcquire(now: now) { admissions.append(clock.now.offset) }
+            }
+            for _ in 0..<300 { await Task.yield() }
+            for limiter in limiters {
+                while case .admitted = limiter.tryAcquire(now: now) { admissions.append(clock.now.offset) }
+            }
+            clock.advance(by: .milliseconds(5))
+        }
+        return admissions
+    }
+
+    func maximumPerWindow(_ admissions: [Duration], window: Duration = .seconds(1)) -> Int {
+        admissions.map { start in admissions.filter { $0 >= start && $0 < start + window }.count }.max() ?? 0
+    }
+
+    @Test func leasesInBatchesAndAdmitsWithoutAStoreCallPerCall() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)
+        let admissions = await drive([limiter], for: .seconds(3))
+        #expect(admissions.count >= 54 && admissions.count <= 61)
+        #expect(maximumPerWindow(admissions) <= 21)
+        #expect(store.calls * 2 <= admissions.count + 4)
+    }
+
+    @Test func replicasShareOneLimit() async {
+        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let replicas = (0..<4).map { _ in SharedRateLimiter(store: store, configuration(), clock: resilienceClock) }
+        let admissions = await drive(replicas, for: .seconds(3))
+        #expect(maximumPerWindow(admissions) <= 21)
+        #expect(admissions.count >= 54)
+    }
+
+    @Test func failsOpenAtItsShareAndResumesWhenTheStoreReturns() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingSink()
+        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
+        store.fault = .unavailable
+        _ = limiter.tryAcquire(now: now)
+        #expect(await settles { limiter.isDegraded })
+        let local = await drive([limiter], for: .seconds(2))
+        // Half of 20/s while the store is down.
+        #expect(local.count >= 18 && local.count <= 22)
+        #expect(sink.events(.coordinationStoreFailed).count == 1)
+        store.fault = nil
+        clock.advance(by: .seconds(1))
+        _ = limiter.tryAcquire(now: now)
+        #expect(await settles { !limiter.isDegraded })
+        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+        let shared = await drive([limiter], for: .seconds(2))
+        #expect(shared.count >= 36)
+    }
+
+    @Test func failsClosedWhileTheStoreIsDown() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let limiter = SharedRateLimiter(store: store, configuration(.failClosed), clock: resilienceClock)
+        store.fault = .unavailable
+        _ = limiter.tryAcquire(now: now)
+        #expect(await settles { limiter.isDegraded })
+        guard case .rejected(.rateLimited, let retryAfter) = limiter.tryAcquire(now: now) else {
+            Issue.record("a fail-closed limiter admitted while the store was down")
+            return
+        }
+        #expect(retryAfter != nil)
+    }
+
+    @Test func aStalledStoreMeetsTheDeadline() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingSink()
+        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
+        store.fault = .stall
+        _ = limiter.tryAcquire(now: now)
+        await clock.waitForSleepers(count: 2)
+        #expect(!limiter.isDegraded)
+        clock.advance(by: .milliseconds(250))
+        #expect(await settles { limiter.isDegraded })
+        #expect(sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250))
+        #expect(await settles { clock.sleeperCount == 0 })
+    }
+
+    @Test func waitsInAPipelineStage() async throws {
+        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)
+        let context = ResilienceContext(key: "api", clock: resilienceClock)
+        let done = LockedBox<RateLimitPermit?>(nil)
+        let task = Task {
+            let permit = try await limiter.waitForPermit(context: context)
+            done.mutate { $0 = permit }
+        }
+        // Step time until the waiter has its permit (its first ask starts the lease).
+        for _ in 0..<20 where done.value == nil {
+            for _ in 0..<300 { await Task.yield() }
+            clock.advance(by: .milliseconds(5))
+        }
+        try await task.value
+        #expect(done.value != nil)
+        #expect((done.value?.admittedAt ?? now) <= ResilienceInstant(offset: .milliseconds(100)))
+    }
+}
+
+@Suite("Shared policies in presets")
+struct SharedPresetTests {
+    @Test func oneLineDropsSharedPoliciesIntoAPreset() {
+        let manual = ManualClock()
+        let clock = ResilienceClock(manual, origin: manual.now)
+        let store = InMemoryCoordinationStore(clock: clock)
+        let limiter = SharedRateLimiter(
+            store: store, .init(key: "api", quota: SharedRateQuota(permits: 20, per: .seconds(1))), clock: clock)
+        let breaker = SharedBreaker(store: store, .init(key: "api", replica: "a"), clock: clock)
+        defer { breaker.shutdown() }
+        let pipeline = Pipeline.standard(clock: clock) {
+            $0.limiter = .shared(limiter)
+            $0.breaker = .shared(breaker)
+        }
+        let descriptions = pipeline.stages.map(\.description).joined(separator: " ")
+        #expect(descriptions.contains("shared-rate(key: api"))
+        #expect(descriptions.contains("shared-breaker(key: api"))
+    }
+}
