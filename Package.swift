@@ -169,6 +169,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ResilienceSimulationTests",
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StormSimulationTests",
             dependencies: ["StormSimulation", "ResilienceCore"],
             swiftSettings: strictSettings
