@@ -103,7 +103,7 @@ let package = Package(
 
         .target(
             name: "StormSimulation",
-            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
             path: "Examples/StormSimulator/StormSimulation",
             swiftSettings: strictSettings
         ),
@@ -175,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StormSimulationTests",
-            dependencies: ["StormSimulation", "ResilienceCore"],
+            dependencies: ["StormSimulation", "ResilienceKit", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],

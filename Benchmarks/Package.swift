@@ -39,6 +39,14 @@ let package = Package(
             path: "Benchmarks/AggregatorMemory",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "simulation-throughput",
+            dependencies: [
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/SimulationThroughput"
+        ),
         .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "DurableQueue",

@@ -77,28 +77,25 @@ public final class VirtualClock: Clock, Sendable {
     /// How many tasks sleep on this clock.
     public var sleeperCount: Int { state.withLock { $0.pending } }
 
-    /// Suspends until the simulation's time reaches `deadline`; throws `CancellationError` when the task is
-    /// cancelled first. A deadline not after now returns at once.
+    /// Suspends until the simulation's time reaches `deadline` (rounded up to a whole nanosecond, and at
+    /// least one nanosecond from now); throws `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let sleeper = Sleeper()
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                enum Action { case wait, resume, cancel }
-                let action = state.withLock { state -> Action in
-                    if sleeper.cancelled { return .cancel }
-                    if deadline <= state.now { return .resume }
+                let cancelled = state.withLock { state -> Bool in
+                    if sleeper.cancelled { return true }
+                    // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that
+                    // sleeps until "now" (or a rounded-down instant) still lets time move.
+                    let wake = max(Self.roundedUp(deadline), state.now.advanced(by: .nanoseconds(1)))
                     sleeper.continuation = continuation
                     state.sequence &+= 1
                     state.pending += 1
-                    Self.push(Entry(deadline: deadline, sequence: state.sequence, sleeper: sleeper), into: &state.heap)
-                    return .wait
+                    Self.push(Entry(deadline: wake, sequence: state.sequence, sleeper: sleeper), into: &state.heap)
+                    return false
                 }
-                switch action {
-                case .wait: break
-                case .resume: continuation.resume()
-                case .cancel: continuation.resume(throwing: CancellationError())
-                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
             let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
@@ -155,6 +152,15 @@ public final class VirtualClock: Clock, Sendable {
     /// Moves time forward to `instant` without waking anybody (used when a run stops at its time limit).
     func advance(to instant: Instant) {
         state.withLock { state in if state.now < instant { state.now = instant } }
+    }
+
+    /// `instant` rounded up to a whole nanosecond.
+    private static func roundedUp(_ instant: Instant) -> Instant {
+        let (seconds, attoseconds) = instant.offset.components
+        let remainder = attoseconds % 1_000_000_000
+        guard remainder != 0 else { return instant }
+        let nanoseconds = attoseconds / 1_000_000_000 + (remainder > 0 ? 1 : 0)
+        return Instant(offset: .seconds(seconds) + .nanoseconds(nanoseconds))
     }
 
     private static func push(_ entry: Entry, into heap: inout [Entry]) {
