@@ -130,6 +130,7 @@ extension StormReport {
         ]
         var rows: [[String]] = []
         var medians: [[Double]] = Array(repeating: [], count: strategies.count)
+        var budgetLimited: [String] = []
         for p in mode.brownoutLevels {
             let results = measure(Scenarios.brownout(mode, p: p), strategies)
             for (index, strategy) in strategies.enumerated() {
@@ -152,6 +153,18 @@ extension StormReport {
                         summary: SeedSummary(
                             values: success, passed: zip(success, baseline).map { $0 >= $1.successRate }),
                         format: Self.percent))
+                // The budget allows n attempts when the retries they need, p + p² + … + pⁿ⁻¹ per request, fit in
+                // its allowance: ratio + minimum per second ÷ the client's request rate.
+                let budget = Self.budget(strategy)
+                let allowance =
+                    budget.map { $0.ratio + $0.minimumPerSecond / strategy.profile.ratePerClient } ?? .infinity
+                let needed = (1..<max(attempts, 1)).reduce(0.0) { $0 + pow(p, Double($1)) }
+                guard needed <= allowance else {
+                    budgetLimited.append(
+                        "\(strategy.name) at p = \(FixedFormat.number(p)) (needs \(FixedFormat.number(needed)) retries per request, "
+                            + "the budget allows \(FixedFormat.number(allowance)))")
+                    continue
+                }
                 goals.append(
                     Goal(
                         name:
@@ -166,6 +179,8 @@ extension StormReport {
                 notes: [
                     "server: as in the outage; each request fails with probability p (503 after service) for the whole run",
                     "n = the preset's attempts; 1 − pⁿ is the success of n independent attempts; median [min – max] over \(seeds.count) seeds",
+                    "the 1 − pⁿ goal applies only where the retry budget allows n attempts; it does not for "
+                        + (budgetLimited.isEmpty ? "none" : budgetLimited.joined(separator: "; ")),
                 ],
                 header: ["p", "strategy", "n", "1 − pⁿ", "success"], rows: rows))
         charts.append(
@@ -181,6 +196,15 @@ extension StormReport {
                             dashed: strategy.profile == .appFacing && strategy.role == .baseline, color: strategy.color)
                     })
             ))
+    }
+
+    static func budget(_ strategy: Strategy) -> RetryBudgetConfiguration? {
+        switch strategy.name {
+        case StrategyCatalog.standard.name: PipelinePreset.standard.retryBudget
+        case StrategyCatalog.background.name: PipelinePreset.background.retryBudget
+        case StrategyCatalog.interactive.name: PipelinePreset.interactive.retryBudget
+        default: nil
+        }
     }
 
     static func maxAttempts(_ strategy: Strategy) -> Int {
