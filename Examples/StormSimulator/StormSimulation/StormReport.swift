@@ -93,10 +93,14 @@ extension StormReport {
             }
             if strategy.name == StrategyCatalog.budgetOnly.name {
                 let configuration = RetryBudgetConfiguration.standard
-                let bound = 1 + configuration.ratio + configuration.minimumPerSecond / strategy.profile.ratePerClient
+                // The documented bound, at the rate each client really sends.
+                let clients = strategy.profile.clients(offering: run.offeredPerSecond)
+                let rate = run.offeredPerSecond / Double(clients)
+                let slices = Double(configuration.buckets)
+                let bound = 1 + (configuration.ratio + configuration.minimumPerSecond / rate) * slices / (slices - 1)
                 goals.append(
                     Goal(
-                        name: "Retry budget alone, full outage: load ≤ 1 + ratio + minimum/s ÷ rate per key",
+                        name: "Retry budget alone, full outage: load ≤ the documented bound 1 + (ratio + minimum/s ÷ rate) × n ÷ (n − 1)",
                         strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
             }

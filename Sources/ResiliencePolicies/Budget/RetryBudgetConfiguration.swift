@@ -1,6 +1,7 @@
 /// The settings of a ``RetryBudget``.
 public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConvertible {
-    /// Retries allowed per request in the window (0.1 = 10 %: a full outage amplifies load by at most 1.1×).
+    /// Retries allowed per request in the window (0.1 = 10 %). A full outage amplifies the load of a key
+    /// sending `r` requests per second by at most 1 + (ratio + minimumPerSecond ÷ r) × buckets ÷ (buckets − 1).
     public var ratio: Double = 0.1
     /// Retries per second always allowed, so a quiet key can still retry (Finagle: 10/s; here 1/s by default).
     public var minimumPerSecond: Double = 1
