@@ -100,7 +100,8 @@ extension StormReport {
                 let bound = 1 + (configuration.ratio + configuration.minimumPerSecond / rate) * slices / (slices - 1)
                 goals.append(
                     Goal(
-                        name: "Retry budget alone, full outage: load ≤ documented bound 1 + (ratio + min/s ÷ rate) × n ÷ (n − 1)",
+                        name: "Retry budget alone, full outage: load ≤ documented bound "
+                            + "1 + (ratio + min/s ÷ rate) × n ÷ (n − 1)",
                         strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
             }
