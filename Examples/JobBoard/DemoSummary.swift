@@ -63,8 +63,8 @@ struct DemoSummary: Encodable {
     var configuration: String
 
     init(
-        options: DemoOptions, scenario: JobBoardScenario, result: AggregateResult<Job>, duration: Duration,
-        statistics: TelemetryStatistics, health: HealthReport, message: UserFacingError?
+        options: DemoOptions, scenario: JobBoardScenario, outcome result: FetchOutcome<Job>, duration: Duration,
+        statistics: TelemetryStatistics, health: HealthReport
     ) {
         seed = options.seed
         rounds = options.rounds
@@ -86,7 +86,7 @@ struct DemoSummary: Encodable {
                 httpStatus: failure?.httpStatus, retryAfterSeconds: failure?.retryAfter?.seconds,
                 cacheAgeSeconds: report.cacheAge?.seconds, reason: failure?.message)
         }
-        userMessage = message.map {
+        userMessage = result.message.map {
             Message(
                 title: $0.title, message: $0.message, severity: $0.severity.rawValue, code: "\($0.code)",
                 retryAfterSeconds: $0.retryAfter?.seconds)

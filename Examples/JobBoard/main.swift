@@ -53,14 +53,14 @@ func breakerState(_ id: SourceID) -> BreakerState? {
 }
 
 let started = ContinuousClock.now
-var lastResult: AggregateResult<Job>?
+var lastOutcome: FetchOutcome<Job>?
 for round in 1...options.rounds {
     var rows = ids.map { SourceStatusRow(source: $0.rawValue, status: .waiting, breakerState: breakerState($0)) }
     var reports: [SourceID: SourceReport] = [:]
     func reasons() -> [String] { ids.compactMap { reports[$0]?.reason } }
     view?.update(round: round, of: options.rounds, rows: rows, reasons: [], completed: 0, latest: nil)
     do {
-        for try await step in scenario.aggregator.progress(for: SourceQuery()) {
+        for try await step in scenario.root.progress(for: SourceQuery()) {
             switch step {
             case .sourceCompleted(let report, let completed, _):
                 reports[report.id] = report
@@ -70,26 +70,26 @@ for round in 1...options.rounds {
                 view?.update(
                     round: round, of: options.rounds, rows: rows, reasons: reasons(), completed: completed,
                     latest: report)
-            case .finished(let result):
-                lastResult = result
+            case .finished(let outcome):
+                lastOutcome = outcome
             }
         }
     } catch {
         fail("round \(round) ended with \(error)", code: 1)
     }
-    if let view, let result = lastResult {
-        let message = root.present(result).map(renderer.banner) ?? "✔ Every source delivered."
-        view.finish(rows: rows, reasons: reasons(), message: "\(result.items.count) jobs shown. " + message)
+    if let view, let outcome = lastOutcome {
+        let message = outcome.message.map(renderer.banner) ?? "✔ Every source delivered."
+        view.finish(rows: rows, reasons: reasons(), message: "\(outcome.items.count) jobs shown. " + message)
     }
     if round < options.rounds { try? await Task.sleep(for: .milliseconds(600)) }
 }
 let duration = started.duration(to: .now)
 
-guard let result = lastResult else { fail("no round finished", code: 1) }
-let message = root.present(result)
+guard let outcome = lastOutcome else { fail("no round finished", code: 1) }
+let message = outcome.message
 let summary = DemoSummary(
-    options: options, scenario: scenario, result: result, duration: duration, statistics: root.statistics(),
-    health: root.health(), message: message)
+    options: options, scenario: scenario, outcome: outcome, duration: duration, statistics: root.statistics(),
+    health: root.health())
 scenario.server.stop()
 if options.json {
     do {

@@ -56,6 +56,14 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// Creates a root. `baseTransport` replaces the URLSession transport (a scripted one in tests); it is
     /// still wrapped by the host pipeline (if configured) and the secure-transport policy. `telemetry`
     /// receives every event besides ``recorder``.
+    ///
+    /// - Parameters:
+    ///   - configuration: The defaults every source starts from.
+    ///   - clock: The source of time for pipelines, deadlines, the cache and the recorder.
+    ///   - random: The random source for jitter, breakers and limiters.
+    ///   - baseTransport: Replaces the URLSession transport; `nil` for URLSession.
+    ///   - telemetry: An extra sink besides ``recorder``.
+    ///   - deduplicationKey: A key for de-duplicating merged items.
     public init(
         _ configuration: CompositionRootConfiguration = .standard,
         clock: ResilienceClock = .continuous,
@@ -102,6 +110,7 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         preset: PipelinePreset? = nil, customize: ((inout PipelinePreset) -> Void)? = nil
     ) {
         let key = source.id.rawValue
+        pipelines.pin(key)
         var override: String?
         if preset != nil || customize != nil {
             var settings = preset ?? configuration.preset
@@ -174,12 +183,13 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// One line describing source `id`: kind, deadline, whether it is overridden, and its pipeline's stages.
     public func sourceDescription(_ id: SourceID) -> String? {
         guard let entry = entries.first(where: { $0.registration.id == id }) else { return nil }
-        let registration = entry.registration
-        let timeout = (registration.timeout ?? configuration.aggregator.sourceTimeout).map { "\($0)" } ?? "none"
-        return "\(registration.id) [\(registration.kind)] \"\(registration.displayName)\" timeout: \(timeout), "
+        var registration = entry.registration
+        registration.pipeline = pipelines.pipeline(for: registration.id)
+        let pipeline = registration.pipeline(defaultTimeout: configuration.aggregator.sourceTimeout)
+        return "\(registration.id) [\(registration.kind)] \"\(registration.displayName)\" "
             + "cache: \(registration.usesCache && cache != nil ? "yes" : "no"), "
             + "pipeline (\(entry.override.map { "override: \($0)" } ?? "default")): "
-            + pipelines.pipeline(for: registration.id).pipelineDescription
+            + pipeline.pipelineDescription
     }
 
     /// The whole configuration for debugging: transport, classifier, presenter, aggregator, then one line
@@ -220,5 +230,66 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     private mutating func setOverrideLabel(_ label: String, for id: SourceID) {
         guard let index = entries.firstIndex(where: { $0.registration.id == id }) else { return }
         entries[index].override = label
+    }
+}
+
+/// The settings of a ``CompositionRoot``: one place for the defaults every registered source starts from.
+///
+/// Start from ``standard``, ``interactive`` or ``background`` and change the `var`s you need:
+///
+/// ```swift
+/// var configuration = CompositionRootConfiguration.interactive
+/// configuration.secureTransport = .block
+/// configuration.aggregator.itemNoun = "jobs"
+/// ```
+public struct CompositionRootConfiguration: Sendable {
+    /// The pipeline every source gets unless its registration overrides it.
+    public var preset: PipelinePreset = .standard
+    /// How the aggregator fans out and when a fetch is done.
+    public var aggregator: AggregatorConfiguration = .standard
+    /// Classifiers consulted in order before Core's universal rules (cancellation, ``ClassifiedError``);
+    /// composed through ``CompositeErrorClassifier``. Put your own in front of the transport's.
+    public var classifiers: [any ErrorClassifier] = [TransportErrorClassifier.standard]
+    /// Turns a failure and a multi-source report into one honest message.
+    public var presenter: any ErrorPresenter = DefaultErrorPresenter()
+    /// What happens to plaintext `http://` requests (loopback allowed, everything else upgraded by default).
+    public var secureTransport: SecureTransportPolicy = .standard
+    /// The limits of the URLSession transport the root builds when none is injected.
+    public var session: URLSessionTransportConfiguration = .standard
+    /// A per-host pipeline run inside the transport (``ResilientTransport``), for limits shared by every source
+    /// on one host; `nil` (the default) for none, since each source already runs through its own pipeline and a
+    /// second retry stage would multiply retries.
+    public var hostPipeline: PipelinePreset? = nil
+    /// The cache of last good results per source and query; `nil` for no cache.
+    public var cache: SourceCacheConfiguration? = .standard
+    /// How much the telemetry recorder keeps.
+    public var recorder: TelemetryRecorder.Configuration = .standard
+    /// Bounds of the per-source pipeline registry.
+    public var registry: PipelineRegistry.Configuration = .standard
+    /// The rules the health report evaluates.
+    public var healthRules: [HealthRule] = HealthRule.standard()
+
+    /// Creates the standard configuration; adjust the `var`s as needed.
+    public init() {}
+
+    /// General use: the standard pipeline preset and aggregator, the standard session, a cache.
+    public static var standard: CompositionRootConfiguration { CompositionRootConfiguration() }
+
+    /// A person waiting at the screen: interactive preset, aggregator and session.
+    public static var interactive: CompositionRootConfiguration {
+        var configuration = CompositionRootConfiguration()
+        configuration.preset = .interactive
+        configuration.aggregator = .interactive
+        configuration.session = .interactive
+        return configuration
+    }
+
+    /// Background refresh: background preset, aggregator and session.
+    public static var background: CompositionRootConfiguration {
+        var configuration = CompositionRootConfiguration()
+        configuration.preset = .background
+        configuration.aggregator = .background
+        configuration.session = .background
+        return configuration
     }
 }

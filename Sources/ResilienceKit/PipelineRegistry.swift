@@ -2,9 +2,10 @@
 /// per-key overrides set in code, bounded, with idle keys evicted.
 ///
 /// Each key gets its own pipeline instance, so stateful stages (retry budget, breakers, limiters) are per
-/// key. Overrides are pinned and never evicted; pipelines built by the factory are evicted when unused for
-/// ``Configuration/idleTimeout`` or, when ``Configuration/maximumKeys`` is reached, least recently used
-/// first. Safe to share across tasks: a small lock, and the factory is never called while holding it.
+/// key. Overrides and the pipelines of pinned keys (``pin(_:)``: the composition root pins every registered
+/// source) are never evicted, so a registered source keeps one breaker and one budget however long it is
+/// idle; other pipelines built by the factory are evicted when unused for ``Configuration/idleTimeout``
+/// or, when ``Configuration/maximumKeys`` is reached, least recently used first. Safe to share across tasks: a small lock, and the factory is never called while holding it.
 ///
 /// ```swift
 /// let registry = PipelineRegistry(clock: clock) { key in
@@ -22,6 +23,10 @@ public final class PipelineRegistry: Sendable {
         public var idleTimeout: Duration = .seconds(600)
 
         /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - maximumKeys: The most factory-built pipelines of unpinned keys kept at once.
+        ///   - idleTimeout: How long an unused factory-built pipeline of an unpinned key is kept.
         public init(maximumKeys: Int = 1_000, idleTimeout: Duration = .seconds(600)) {
             self.maximumKeys = maximumKeys
             self.idleTimeout = idleTimeout
@@ -39,6 +44,7 @@ public final class PipelineRegistry: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var overrides: [String: any ResiliencePipeline] = [:]
+        var pinned: Set<String> = []
         var evictions = 0
     }
 
@@ -49,6 +55,11 @@ public final class PipelineRegistry: Sendable {
     private let state = LockedState(initialState: State())
 
     /// Creates a registry that builds a key's pipeline with `factory` the first time the key is used.
+    ///
+    /// - Parameters:
+    ///   - configuration: Bounds and eviction of factory-built pipelines.
+    ///   - clock: The source of time for idle eviction.
+    ///   - factory: Builds the pipeline for a key; called outside the registry's lock.
     public init(
         _ configuration: Configuration = .standard,
         clock: ResilienceClock = .continuous,
@@ -97,6 +108,20 @@ public final class PipelineRegistry: Sendable {
         }
     }
 
+    /// Keeps `key`'s pipeline (factory-built or overridden) for as long as the key is pinned: it is never
+    /// evicted, so every user of the key shares one pipeline and its state.
+    public func pin(_ key: String) {
+        _ = state.withLock { $0.pinned.insert(key) }
+    }
+
+    /// Lets `key`'s factory-built pipeline be evicted again when idle.
+    public func unpin(_ key: String) {
+        _ = state.withLock { $0.pinned.remove(key) }
+    }
+
+    /// The pinned keys, sorted.
+    public var pinnedKeys: [String] { state.withLock { $0.pinned.sorted() } }
+
     /// Removes the override for `key`; the factory applies again.
     public func removeOverride(for key: String) {
         _ = state.withLock { $0.overrides.removeValue(forKey: key) }
@@ -125,11 +150,16 @@ public final class PipelineRegistry: Sendable {
     private func evict(_ state: inout State, now: ResilienceInstant, making room: Int) {
         let idleTimeout = configuration.idleTimeout
         let before = state.entries.count
-        state.entries = state.entries.filter { $0.value.lastUsed.duration(to: now) < idleTimeout }
+        let pinned = state.pinned
+        state.entries = state.entries.filter {
+            pinned.contains($0.key) || $0.value.lastUsed.duration(to: now) < idleTimeout
+        }
         let limit = max(configuration.maximumKeys, 1)
-        if room > 0, state.entries.count + room > limit {
-            let excess = state.entries.count + room - limit
-            let oldest = state.entries.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(excess)
+        let evictable = state.entries.filter { !pinned.contains($0.key) }
+        let unpinnedCount = evictable.count
+        if room > 0, unpinnedCount + room > limit {
+            let excess = unpinnedCount + room - limit
+            let oldest = evictable.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(excess)
             for (key, _) in oldest { state.entries[key] = nil }
         }
         state.evictions += before - state.entries.count

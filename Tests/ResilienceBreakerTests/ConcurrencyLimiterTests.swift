@@ -45,6 +45,29 @@ struct ConcurrencyLimiterTests {
         #expect(limiter.occupancy == (0, 0))
     }
 
+    @Test("A long queue (past the ring's first growth) stays first-in-first-out when waiters leave it")
+    func longQueueWithDepartures() async throws {
+        let limiter = ConcurrencyLimiter(.limit(1, queued: 200))
+        let held = limiter.tryAcquire(now: at(0)).permit!
+        let order = LockedBox<[Int]>([])
+        var tasks: [Task<Void, any Error>] = []
+        for index in 0..<150 {
+            tasks.append(
+                Task { [context] in
+                    let permit = try await limiter.waitForPermit(context: context)
+                    order.mutate { $0.append(index) }
+                    limiter.release(permit, outcome: .accepted, now: at(0))
+                })
+            await eventually { limiter.occupancy.queued == index + 1 }
+        }
+        for index in stride(from: 0, to: 150, by: 3) { tasks[index].cancel() }
+        await eventually { limiter.occupancy.queued == 100 }
+        limiter.release(held, outcome: .accepted, now: at(0))
+        for (index, task) in tasks.enumerated() where index % 3 != 0 { try await task.value }
+        #expect(order.value == (0..<150).filter { $0 % 3 != 0 })
+        #expect(limiter.occupancy == (0, 0))
+    }
+
     @Test func aFullQueueRejects() async throws {
         let limiter = ConcurrencyLimiter(.limit(1, queued: 1))
         let held = limiter.tryAcquire(now: at(0)).permit!

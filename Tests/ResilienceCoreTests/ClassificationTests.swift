@@ -35,6 +35,15 @@ struct ClassificationTests {
         #expect(CompositeErrorClassifier([NeverRecognises()]).classification(of: OtherError()) == .unknown)
     }
 
+    @Test("A composite in which nobody recognises the error returns nil, as the ErrorClassifier contract says")
+    func compositeReturnsNilWhenNobodyKnows() {
+        #expect(CompositeErrorClassifier([NeverRecognises()]).classify(OtherError()) == nil)
+        #expect(CompositeErrorClassifier.standard.classify(OtherError()) == nil)
+        let nested = CompositeErrorClassifier([CompositeErrorClassifier([NeverRecognises()]), AlwaysServerError()])
+        #expect(nested.classify(OtherError())?.category == .serverError)
+        #expect(CompositeErrorClassifier.standard.classify(CancellationError()) == .cancelled)
+    }
+
     @Test("A ResilienceError classifies itself; circuit-open is never transient")
     func resilienceErrorClassifiesItself() {
         let open = ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(12))

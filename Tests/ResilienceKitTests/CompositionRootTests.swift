@@ -58,6 +58,68 @@ struct CompositionRootTests {
         #expect(root.sourceDescription("missing") == nil)
     }
 
+    @Test("A registered source keeps one breaker across aggregators, idle time and registry pressure")
+    func oneBreakerPerRegisteredSource() async throws {
+        let clock = ManualClock()
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var breaker = ConsecutiveFailureBreaker.Configuration.standard
+        breaker.failureThreshold = 1
+        configuration.preset.breaker = .consecutiveFailures(breaker)
+        configuration.registry = PipelineRegistry.Configuration(maximumKeys: 1, idleTimeout: .seconds(1))
+        var root = CompositionRoot<String>(configuration, clock: .manual(clock))
+        root.register(
+            ScriptedSource<String>(
+                id: "flaky", steps: [.failure(URLError(.cannotConnectToHost)), .items(["recovered"])]))
+        root.register(ScriptedSource<String>(id: "steady", items: ["s"]))
+
+        let first = try await root.makeAggregator().fetch()
+        #expect(first.report.report(for: "flaky")?.status == .failed)
+
+        // Idle far past the registry's idle timeout (but within the breaker's open time), and unregistered
+        // keys competing for the registry's single slot.
+        clock.advance(by: .seconds(10))
+        root.pipelines.evictIdle()
+        _ = root.pipelines.pipeline(for: "some-host")
+        _ = root.pipelines.pipeline(for: "another-host")
+        #expect(root.pipelines.pinnedKeys == ["flaky", "steady"])
+
+        let second = try await root.makeAggregator().fetch()
+        #expect(second.report.report(for: "flaky")?.status == .skippedCircuitOpen)
+        #expect(second.items == ["s"])
+    }
+
+    @Test("root.fetch returns items, reports and one message; a missed completion policy is presented too")
+    func fetchPresentsEveryOutcome() async throws {
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        var root = CompositionRoot<String>(configuration, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        root.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        let partial = try await root.fetch()
+        #expect(partial.metPolicy)
+        #expect(partial.items == ["u"])
+        #expect(partial.report.sources.count == 2)
+        #expect(partial.message != nil)
+
+        var strict = quietConfiguration()
+        strict.preset.retry = nil
+        strict.aggregator.completion = .allOrNothing
+        var failing = CompositionRoot<String>(strict, clock: .manual(ManualClock()))
+        failing.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
+        failing.register(ScriptedSource<String>(id: "up", items: ["u"]))
+        let missed = try await failing.fetch()
+        #expect(!missed.metPolicy)
+        #expect(missed.items.isEmpty)
+        let message = try #require(missed.message)
+        #expect(
+            message
+                == failing.configuration.presenter.present(
+                    missed.report.presentedFailure ?? .unknown,
+                    context: missed.report.presentationContext(itemNoun: "jobs", itemsShown: 0)))
+        #expect(!message.message.contains("AggregationError"))
+    }
+
     @Test("Events reach both the recorder and an extra sink")
     func extraTelemetrySink() async throws {
         let events = LockedBox<[ResilienceEventKind]>([])
@@ -92,7 +154,7 @@ struct CompositionRootTests {
         #expect(text.contains("DefaultErrorPresenter"))
         #expect(text.contains("greenhouse [json-api]"))
         #expect(text.contains("feed [feed]"))
-        #expect(text.contains("timeout: 3.0 seconds"))
+        #expect(text.contains("source-deadline(limit: 3.0 seconds, mode: enforced) → "))
         #expect(text.contains("circuit-breaker"))
         #expect(text.contains("retry"))
     }

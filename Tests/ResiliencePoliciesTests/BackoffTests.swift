@@ -4,6 +4,16 @@ import Testing
 
 @Suite("Backoff and jitter")
 struct BackoffTests {
+    @Test("Shapes and timeout modes reject names they do not know instead of behaving as another")
+    func openSetsRejectUnknownNames() {
+        #expect(Backoff.Shape(rawValue: "fibonacci") == nil)
+        #expect(TimeoutMode(rawValue: "eventually") == nil)
+        for shape in [Backoff.Shape.exponential, .linear, .constant, .decorrelated] {
+            #expect(Backoff.Shape(rawValue: shape.rawValue) == shape)
+        }
+        #expect(TimeoutMode(rawValue: "enforced") == .enforced)
+    }
+
     @Test(
         "Seed 000 §1.2: 1, 2, 4 … 256 s, capped at 300 s",
         arguments: [(1, 1), (2, 2), (3, 4), (4, 8), (5, 16), (6, 32), (7, 64), (8, 128), (9, 256), (10, 300)])

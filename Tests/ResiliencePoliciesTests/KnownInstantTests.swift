@@ -2,8 +2,8 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-/// Stages share one clock reading per execution (`ResilienceContext.knownNow`); these tests pin down when
-/// that reading must not be reused.
+/// Built-in stages share one clock reading per execution (handed inward, never stored in the context);
+/// these tests pin down when that reading must not be reused.
 @Suite("Known instant")
 struct KnownInstantTests {
     @Test("Stages inside a deadline reuse its reading; the operation sees the full limit")
@@ -17,17 +17,6 @@ struct KnownInstantTests {
         let remaining = try await pipeline.execute(makeContext(clock)) { context in
             context.remaining(now: context.clock.now())
         }
-        #expect(remaining == .seconds(10))
-    }
-
-    @Test("A pipeline ignores an instant carried in from an enclosing execution")
-    func staleReadingDropped() async throws {
-        let clock = ManualClock()
-        var context = makeContext(clock)
-        context.knownNow = context.clock.now()
-        clock.advance(by: .seconds(100))
-        let pipeline = Pipeline { TimeoutStrategy(.seconds(10)) }
-        let remaining = try await pipeline.execute(context) { inner in inner.remaining(now: inner.clock.now()) }
         #expect(remaining == .seconds(10))
     }
 

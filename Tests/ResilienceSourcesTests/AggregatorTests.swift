@@ -345,7 +345,9 @@ struct AggregatorTests {
         #expect(result.items == ["job-1", "job-2"])
         #expect(result.report.report(for: "api")?.status == .servedByFallback)
         #expect(result.report.report(for: "api")?.servedBy == "backup")
-        #expect(aggregator.configurationDescription.contains("api [scripted] timeout: 3.0 seconds"))
+        #expect(
+            aggregator.configurationDescription.contains(
+                "pipeline: source-deadline(limit: 3.0 seconds, mode: enforced) → retry(maxAttempts: 2)"))
         #expect(aggregator.configurationDescription.contains("retry(maxAttempts: 2)"))
     }
 

@@ -8,22 +8,20 @@ struct FallbackAndCacheTests {
     let clock = ManualClock()
     var context: ResilienceContext { ResilienceContext(key: "k", clock: .manual(clock)) }
 
-    @Test("Primary → backup → cache: the first that delivers serves, and is named")
+    @Test("Primary → backup → RSS: the first that delivers serves, and is named")
     func chainOrder() async throws {
         let sink = RecordingSink()
-        let cache = SourceCache<String>(clock: .manual(clock))
-        cache.store(["cached"], for: "acme", query: SourceQuery())
         let primary = ScriptedSource<String>(id: "acme", steps: [.failure(TestFailure(category: .serverError))])
         let backup = ScriptedSource<String>(id: "acme-backup", steps: [.failure(TestFailure(category: .timeout))])
+        let rss = ScriptedSource<String>(id: "acme-rss", items: ["from-rss"])
         let chain = FallbackSource(
-            primary: primary, fallbacks: [.source(backup, name: "backup"), .cache(cache, for: "acme")])
-        clock.advance(by: .seconds(42))
+            primary: primary, fallbacks: [.source(backup, name: "backup"), .source(rss, name: "rss")])
         var observed = context
         observed.telemetry = sink
         let result = try await chain.fetchResult(SourceQuery(), context: observed)
-        #expect(result.items == ["cached"])
-        #expect(result.servedBy == "cache")
-        #expect(result.cacheAge == .seconds(42))
+        #expect(result.items == ["from-rss"])
+        #expect(result.servedBy == "rss")
+        #expect(result.cacheAge == nil)
         #expect(sink.events(.fallbackUsed).first?.classification?.category == .serverError)
         #expect(chain.id == "acme")
         #expect(primary.callCount == 1)
@@ -32,12 +30,11 @@ struct FallbackAndCacheTests {
 
     @Test("Every alternative failing throws fallbackExhausted with the primary's failure underneath")
     func exhausted() async throws {
-        let cache = SourceCache<String>(clock: .manual(clock))
         let chain = FallbackSource<String>(
             id: "x",
             alternatives: [
                 .source(ScriptedSource<String>(id: "p", steps: [.failure(TestFailure(category: .rateLimited))])),
-                .cache(cache, for: "x"),
+                .simplifiedQuery(ScriptedSource<String>(id: "s", items: ["never"]), simplify: { _ in nil }),
                 .source(ScriptedSource<String>(id: "b", steps: [.failure(TestFailure(category: .timeout))])),
             ])
         let error = try await #require(throws: ResilienceError.self) {
@@ -54,7 +51,7 @@ struct FallbackAndCacheTests {
             id: "search", steps: [.failure(TestFailure(category: .clientError)), .items(["broad"])])
         let chain = FallbackSource(
             primary: source,
-            fallbacks: [.simplifiedQuery(source, simplify: FallbackAlternative<String>.droppingFilters)])
+            fallbacks: [.simplifiedQuery(source, simplify: FallbackSource<String>.Alternative.droppingFilters)])
         let query = SourceQuery(text: "swift", filters: ["location": "remote"])
         let result = try await chain.fetchResult(query, context: context)
         #expect(result.items == ["broad"])

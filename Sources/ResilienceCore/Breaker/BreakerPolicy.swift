@@ -43,3 +43,135 @@ public protocol BreakerPolicy: AnyObject, Sendable {
     /// A short description of the breaker and its settings.
     var policyDescription: String { get }
 }
+
+/// A breaker's answer to "may this call run?".
+public enum BreakerAdmission: Hashable, Sendable {
+    /// Run the call, then record its outcome with the permit.
+    case admitted(BreakerPermit, transition: BreakerTransition?)
+    /// Do not run the call; the breaker expects to admit calls again after `retryAfter`.
+    case rejected(retryAfter: Duration, state: BreakerState)
+}
+
+/// Proof that a breaker admitted a call; hand it back to ``BreakerPolicy/record(_:for:now:)``.
+///
+/// The generation lets a breaker ignore outcomes of calls admitted before a state change (a late success
+/// from before a trip must not close the breaker). A probe permit must always be returned, even when the
+/// call is cancelled or times out, so half-open can never get stuck.
+public struct BreakerPermit: Hashable, Sendable {
+    /// The breaker's state generation when the call was admitted.
+    public var generation: UInt64
+    /// True when the call is a half-open probe.
+    public var isProbe: Bool
+    /// When the call was admitted (for slow-call detection).
+    public var admittedAt: ResilienceInstant
+
+    /// Creates a permit.
+    public init(generation: UInt64, isProbe: Bool, admittedAt: ResilienceInstant) {
+        self.generation = generation
+        self.isProbe = isProbe
+        self.admittedAt = admittedAt
+    }
+}
+
+/// What happened to an admitted call.
+public enum BreakerOutcome: Hashable, Sendable {
+    /// It succeeded.
+    case success
+    /// It failed; the breaker's own predicate decides whether this failure counts.
+    case failure(FailureClassification)
+    /// It was cancelled (or otherwise abandoned): release the permit without counting anything.
+    case cancelled
+}
+
+/// A change of a breaker's state, returned by the breaker so the caller can emit telemetry outside the lock.
+public struct BreakerTransition: Hashable, Sendable, CustomStringConvertible {
+    /// The state before.
+    public var from: BreakerState
+    /// The state after.
+    public var to: BreakerState
+    /// How long the breaker will stay open, when `to` is ``BreakerState/open``.
+    public var openFor: Duration?
+
+    /// Creates a transition.
+    public init(from: BreakerState, to: BreakerState, openFor: Duration? = nil) {
+        self.from = from
+        self.to = to
+        self.openFor = openFor
+    }
+
+    /// `closed → open (30 s)`.
+    public var description: String {
+        var text = "\(from) → \(to)"
+        if let openFor { text += " (\(openFor))" }
+        return text
+    }
+}
+
+/// The three states of a circuit breaker, plus the manually forced ones.
+public enum BreakerState: String, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// Calls flow; failures are counted.
+    case closed
+    /// Calls are rejected until the open period ends.
+    case open
+    /// A limited number of probe calls test whether the dependency recovered.
+    case halfOpen = "half-open"
+    /// Manually isolated: every call is rejected until ``BreakerPolicy/reset(now:)``.
+    case isolated
+
+    /// The state's name.
+    public var description: String { rawValue }
+}
+
+/// A snapshot of a breaker's counters, for dashboards and health rules.
+public struct BreakerMetrics: Hashable, Sendable, Codable {
+    /// The current state.
+    public var state: BreakerState
+    /// Failures counted since the last success (or the failure count in the current window).
+    public var consecutiveFailures: Int
+    /// Successes since the last failure.
+    public var consecutiveSuccesses: Int
+    /// How many times the breaker has opened.
+    public var totalOpens: Int
+    /// How long the breaker has been open now (zero when not open).
+    public var currentOpenDuration: Duration
+    /// Time left until the breaker admits a probe (zero when not open).
+    public var remainingOpenDuration: Duration
+
+    /// Creates a snapshot.
+    public init(
+        state: BreakerState,
+        consecutiveFailures: Int = 0,
+        consecutiveSuccesses: Int = 0,
+        totalOpens: Int = 0,
+        currentOpenDuration: Duration = .zero,
+        remainingOpenDuration: Duration = .zero
+    ) {
+        self.state = state
+        self.consecutiveFailures = consecutiveFailures
+        self.consecutiveSuccesses = consecutiveSuccesses
+        self.totalOpens = totalOpens
+        self.currentOpenDuration = currentOpenDuration
+        self.remainingOpenDuration = remainingOpenDuration
+    }
+}
+
+/// A breaker's persistable state, with times expressed relative to the moment it was taken.
+///
+/// Relative times survive a restart on a monotonic clock: "open for 42 more seconds" means the same thing
+/// in the next process. Policies put anything else they need (a cooldown multiplier, window counts) in
+/// ``values``.
+public struct BreakerSnapshot: Hashable, Sendable, Codable {
+    /// The state.
+    public var state: BreakerState
+    /// Time left in the open state (zero unless open).
+    public var remainingOpen: Duration
+    /// Policy-specific numbers (e.g. `"multiplier": 4`, `"consecutiveFailures": 2`).
+    public var values: [String: Double]
+
+    /// Creates a snapshot.
+    public init(state: BreakerState, remainingOpen: Duration = .zero, values: [String: Double] = [:]) {
+        self.state = state
+        self.remainingOpen = remainingOpen
+        self.values = values
+    }
+}

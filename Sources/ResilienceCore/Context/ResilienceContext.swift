@@ -1,5 +1,5 @@
 /// What travels with one execution through a pipeline: who is calling, which attempt this is, when it must
-/// end, whether it may be repeated, where events go, and what time it is.
+/// end, whether it may be repeated, where events go, and which clock tells the time.
 ///
 /// A value type. Stages pass a modified copy inward (the retry stage sets `attempt`, the timeout stage
 /// narrows `deadline`); nothing is shared or allocated per stage.
@@ -21,14 +21,17 @@ public struct ResilienceContext: Sendable {
     public var clock: ResilienceClock
     /// Classifies failures for the stages.
     public var classifier: any ErrorClassifier
-    /// An instant read from ``clock`` during this execution with no suspension since, shared by the stages
-    /// so that the success path reads the clock once instead of once per stage (a read costs more than a
-    /// whole stage). `nil` until a stage needs the time; a stage clears it on the copy it passes inward
-    /// after it suspends (a retry's sleep, a wait for a permit), and ``ResiliencePipeline`` implementations
-    /// in this package clear a stale one on entry.
-    @usableFromInline package var knownNow: ResilienceInstant?
-
     /// Creates a context.
+    ///
+    /// - Parameters:
+    ///   - key: The key whose policies apply (a source id, a host, any stable name).
+    ///   - operation: The operation's name, for telemetry.
+    ///   - attempt: The 1-based attempt number (the retry stage sets it).
+    ///   - deadline: The instant by which the operation must finish, if any.
+    ///   - idempotency: Whether the operation may be repeated.
+    ///   - telemetry: Where events go; `nil` for nowhere.
+    ///   - clock: The source of time.
+    ///   - classifier: Classifies failures for the stages.
     public init(
         key: String,
         operation: String = "call",
@@ -91,15 +94,5 @@ public struct ResilienceContext: Sendable {
         var event = ResilienceEvent(kind: kind, key: key, operation: operation, attempt: attempt, time: time)
         fill(&event)
         telemetry.receive(event)
-    }
-
-    /// ``knownNow`` if a stage already read the time during this execution, else a fresh reading, which
-    /// becomes ``knownNow`` for the stages this context is passed to.
-    @inlinable
-    package mutating func currentInstant() -> ResilienceInstant {
-        if let knownNow { return knownNow }
-        let now = clock.now()
-        knownNow = now
-        return now
     }
 }

@@ -45,3 +45,38 @@ extension RateLimiter {
     /// The type's name.
     public var policyDescription: String { String(describing: Self.self) }
 }
+
+/// A limiter's answer to "may this call run now?".
+public enum RateLimitDecision: Hashable, Sendable {
+    /// Run the call now; release the permit when it ends.
+    case admitted(RateLimitPermit)
+    /// Not now; a permit is expected after `retryAfter`. The stage may wait (within the deadline) and ask
+    /// again, or reject.
+    case delayed(retryAfter: Duration)
+    /// Rejected outright (queue full, throttled); `retryAfter` is a hint when known.
+    case rejected(ResilienceError.Code, retryAfter: Duration?)
+}
+
+/// Proof that a limiter admitted a call; return it with ``RateLimiter/release(_:outcome:now:)``.
+public struct RateLimitPermit: Hashable, Sendable {
+    /// A limiter-specific identifier (a slot number, a generation); zero when the limiter needs none.
+    public var token: UInt64
+    /// When the call was admitted.
+    public var admittedAt: ResilienceInstant
+
+    /// Creates a permit.
+    public init(token: UInt64 = 0, admittedAt: ResilienceInstant) {
+        self.token = token
+        self.admittedAt = admittedAt
+    }
+}
+
+/// How an admitted call ended, for limiters that learn from outcomes (adaptive throttling, bulkheads).
+public enum RateLimitOutcome: Hashable, Sendable {
+    /// The backend accepted the call.
+    case accepted
+    /// The backend rejected or failed it (counts against adaptive throttling).
+    case rejectedByBackend
+    /// The call was cancelled or failed locally; the backend's acceptance is unknown.
+    case abandoned
+}

@@ -27,3 +27,93 @@ extension RetryPolicy {
     /// The type's name.
     public var policyDescription: String { String(describing: Self.self) }
 }
+
+/// The facts a ``RetryPolicy`` decides on after an attempt failed.
+public struct RetryAttempt: Sendable, Hashable {
+    /// The 1-based number of the attempt that just failed.
+    public var number: Int
+    /// How it failed.
+    public var failure: FailureClassification
+    /// The delay chosen before this attempt, if it was a retry (decorrelated jitter builds on it).
+    public var previousDelay: Duration?
+    /// Whether the operation may be repeated.
+    public var idempotency: Idempotency
+    /// Time since the first attempt started.
+    public var elapsed: Duration
+
+    /// Creates the input for one decision.
+    public init(
+        number: Int,
+        failure: FailureClassification,
+        previousDelay: Duration? = nil,
+        idempotency: Idempotency = .idempotent,
+        elapsed: Duration = .zero
+    ) {
+        self.number = number
+        self.failure = failure
+        self.previousDelay = previousDelay
+        self.idempotency = idempotency
+        self.elapsed = elapsed
+    }
+}
+
+/// A ``RetryPolicy``'s answer: wait and retry, or stop.
+public struct RetryDecision: Sendable, Hashable, CustomStringConvertible {
+    /// Why the policy stopped.
+    public struct StopReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The identifier.
+        public let rawValue: String
+        /// Creates a reason.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The identifier.
+        public var description: String { rawValue }
+
+        /// The failure is not transient (4xx, invalid response …).
+        public static let notRetryable = StopReason(rawValue: "not-retryable")
+        /// The caller cancelled.
+        public static let cancelled = StopReason(rawValue: "cancelled")
+        /// A circuit breaker rejected the call.
+        public static let circuitOpen = StopReason(rawValue: "circuit-open")
+        /// The maximum number of attempts was reached.
+        public static let attemptsExhausted = StopReason(rawValue: "attempts-exhausted")
+        /// A non-idempotent request without a key may already have reached the server.
+        public static let notIdempotent = StopReason(rawValue: "not-idempotent")
+        /// The server's retry hint exceeds the configured maximum.
+        public static let retryAfterTooLong = StopReason(rawValue: "retry-after-too-long")
+        /// The total time allowed for retrying is spent.
+        public static let timeExhausted = StopReason(rawValue: "time-exhausted")
+    }
+
+    /// Retry after ``delay``; `nil` when the policy stops.
+    public var delay: Duration?
+    /// Whether the retry uses up one of the allowed attempts (`false` when the wait came from the server's
+    /// hint and the policy is configured not to count those).
+    public var countsAsAttempt: Bool
+    /// Why the policy stopped; `nil` when it retries.
+    public var stopReason: StopReason?
+    /// Where the delay came from, for telemetry (`"backoff"`, `"retry-after"`).
+    public var source: String
+
+    /// Retry after `delay`.
+    public static func retry(
+        after delay: Duration, countsAsAttempt: Bool = true, source: String = "backoff"
+    )
+        -> RetryDecision
+    {
+        RetryDecision(delay: delay, countsAsAttempt: countsAsAttempt, stopReason: nil, source: source)
+    }
+
+    /// Stop retrying.
+    public static func stop(_ reason: StopReason) -> RetryDecision {
+        RetryDecision(delay: nil, countsAsAttempt: true, stopReason: reason, source: "")
+    }
+
+    /// True when the policy asks for a retry.
+    public var shouldRetry: Bool { delay != nil }
+
+    /// `retry after …` or `stop (reason)`.
+    public var description: String {
+        if let delay { return "retry after \(delay) (\(source))" }
+        return "stop (\(stopReason?.rawValue ?? "?"))"
+    }
+}

@@ -17,18 +17,33 @@ import Android
 ///
 /// The storage is a single `ManagedBuffer` holding both the state and the lock, so creating one costs one
 /// allocation and locking costs none. `Mutex` from the Synchronization module needs macOS 15, which is why
-/// this type exists.
-package struct LockedState<State>: @unchecked Sendable {
-    private let storage: LockStorage<State>
+/// this type exists. Third-party breakers, limiters and sinks use it the same way:
+///
+/// ```swift
+/// final class MyBreaker: BreakerPolicy {
+///     private let machine = LockedState(initialState: MyMachine())
+///     func admit(now: ResilienceInstant) -> BreakerAdmission { machine.withLock { $0.admit(now: now) } }
+///     …
+/// }
+/// ```
+///
+/// The lock is not recursive: calling `withLock` on the same value inside `body` deadlocks.
+public struct LockedState<State>: @unchecked Sendable {
+    @usableFromInline let storage: LockStorage<State>
 
     /// Creates the lock with an initial state.
-    package init(initialState: State) {
+    ///
+    /// - Parameter initialState: The state the lock guards.
+    public init(initialState: State) {
         storage = LockStorage.create(initialState: initialState)
     }
 
-    /// Runs `body` with exclusive access to the state.
+    /// Runs `body` with exclusive access to the state and returns its result.
+    ///
+    /// - Parameter body: Reads or changes the state; must not suspend, block, or call back into code that
+    ///   may take the same lock.
     @inlinable
-    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try storage.withLock(body)
     }
 }

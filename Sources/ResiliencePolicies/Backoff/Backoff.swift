@@ -11,23 +11,39 @@ import Foundation
 /// backoff.delay(forRetry: 10)  // 300 s (capped)
 /// ```
 public struct Backoff: Sendable, Hashable, CustomStringConvertible {
-    /// The shape of the curve.
+    /// The shape of the curve: a closed set that can grow without breaking anyone's code. A name this
+    /// version does not know is rejected (`init?(rawValue:)` returns `nil`), never treated as another shape.
     public struct Shape: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Kind: String, CaseIterable {
+            case exponential, linear, constant, decorrelated
+        }
+
+        fileprivate let kind: Kind
+
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
+        /// The shape named `rawValue` (`"exponential"`, `"linear"`, `"constant"`, `"decorrelated"`), or `nil`
+        /// for a name this version does not know.
+        ///
+        /// - Parameter rawValue: The shape's name.
+        public init?(rawValue: String) {
+            guard let kind = Kind(rawValue: rawValue) else { return nil }
+            self.kind = kind
+        }
+
         /// The identifier.
-        public let rawValue: String
-        /// Creates a shape.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        public var rawValue: String { kind.rawValue }
         /// The identifier.
         public var description: String { rawValue }
 
         /// `base × multiplier^(n−1)`.
-        public static let exponential = Shape(rawValue: "exponential")
+        public static let exponential = Shape(.exponential)
         /// `base + increment × (n−1)`.
-        public static let linear = Shape(rawValue: "linear")
+        public static let linear = Shape(.linear)
         /// `base` every time.
-        public static let constant = Shape(rawValue: "constant")
+        public static let constant = Shape(.constant)
         /// AWS "decorrelated jitter": uniform in `base ... previous × 3`, capped (random by itself).
-        public static let decorrelated = Shape(rawValue: "decorrelated")
+        public static let decorrelated = Shape(.decorrelated)
     }
 
     /// The curve.
@@ -42,6 +58,13 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
     public var cap: Duration
 
     /// Creates a backoff; prefer the static constructors.
+    ///
+    /// - Parameters:
+    ///   - shape: The curve.
+    ///   - base: The first delay.
+    ///   - multiplier: The growth factor per retry (exponential; decorrelated uses it as its upper factor).
+    ///   - increment: The growth per retry (linear).
+    ///   - cap: The largest delay before jitter.
     public init(
         shape: Shape, base: Duration, multiplier: Double = 2, increment: Duration = .zero,
         cap: Duration = .seconds(300)
@@ -53,14 +76,14 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
         self.cap = cap
     }
 
-    /// `base × multiplier^(n−1)`, at most `cap` (seed 000 §1.2: 1 s × 2, cap 300 s).
+    /// `base × multiplier^(n−1)`, at most `cap` (1 s × 2 with a 300 s cap by default).
     public static func exponential(
         base: Duration = .seconds(1), multiplier: Double = 2, cap: Duration = .seconds(300)
     ) -> Backoff {
         Backoff(shape: .exponential, base: base, multiplier: multiplier, cap: cap)
     }
 
-    /// `base + increment × (n−1)`, at most `cap` (seed 000 §2.2: timeouts back off linearly).
+    /// `base + increment × (n−1)`, at most `cap` (the usual curve for timeouts).
     public static func linear(
         base: Duration = .seconds(1), increment: Duration? = nil, cap: Duration = .seconds(60)
     )
@@ -93,7 +116,7 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
         let baseSeconds = max(DurationArithmetic.seconds(base), 0)
         let capSeconds = max(DurationArithmetic.seconds(cap), 0)
         let seconds: Double
-        switch shape {
+        switch shape.kind {
         case .linear:
             seconds = baseSeconds + max(DurationArithmetic.seconds(increment), 0) * (n - 1)
         case .constant:
@@ -103,7 +126,7 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
             let upper = min(max(previousSeconds * max(multiplier, 1), baseSeconds), capSeconds)
             let lower = min(baseSeconds, upper)
             seconds = upper > lower ? Double.random(in: lower...upper, using: &random) : upper
-        default:
+        case .exponential:
             seconds = baseSeconds * pow(max(multiplier, 0), n - 1)
         }
         return DurationArithmetic.duration(seconds: min(seconds.isNaN ? capSeconds : seconds, capSeconds))
@@ -111,11 +134,11 @@ public struct Backoff: Sendable, Hashable, CustomStringConvertible {
 
     /// `exponential(base: 1 s, ×2, cap: 300 s)`.
     public var description: String {
-        switch shape {
+        switch shape.kind {
         case .exponential: "exponential(base: \(base), ×\(multiplier), cap: \(cap))"
         case .linear: "linear(base: \(base), +\(increment), cap: \(cap))"
         case .constant: "constant(\(base))"
-        default: "\(shape)(base: \(base), cap: \(cap))"
+        case .decorrelated: "decorrelated(base: \(base), cap: \(cap))"
         }
     }
 }

@@ -20,7 +20,7 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
         public static let full = Mode(rawValue: "full")
         /// `delay / 2 + uniform(0, delay / 2)` (AWS "equal jitter").
         public static let equal = Mode(rawValue: "equal")
-        /// `delay + uniform(0, maximum)` (seed 002: 0–500 ms).
+        /// `delay + uniform(0, maximum)`.
         public static let additive = Mode(rawValue: "additive")
     }
 
@@ -45,12 +45,12 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
     /// `delay / 2 + uniform(0, delay / 2)`.
     public static let equal = Jitter(mode: .equal)
 
-    /// ±`fraction` of the delay (seed 000: 0.2).
+    /// ±`fraction` of the delay.
     public static func proportional(_ fraction: Double) -> Jitter {
         Jitter(mode: .proportional, fraction: fraction)
     }
 
-    /// Adds `uniform(0, maximum)` (seed 002: 500 ms).
+    /// Adds `uniform(0, maximum)`.
     public static func additive(maximum: Duration) -> Jitter {
         Jitter(mode: .additive, maximum: maximum)
     }

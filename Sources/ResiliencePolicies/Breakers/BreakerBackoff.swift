@@ -2,7 +2,7 @@
 ///
 /// The n-th trip in a row (0-based) opens for
 /// `min(base × min(growthFactor^n, maximumMultiplier) × (1 ± jitter), maximum)`.
-/// With `base` 30 s, factor 2, multiplier cap 10 and maximum 300 s this gives seed 004's
+/// With `base` 30 s, factor 2, multiplier cap 10 and maximum 300 s this gives the rate-limit breaker's
 /// 30 / 60 / 120 / 240 / 300 s.
 public struct BreakerBackoff: Hashable, Sendable {
     /// The open duration of the first trip.

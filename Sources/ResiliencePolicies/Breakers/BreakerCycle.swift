@@ -1,3 +1,86 @@
+/// The implementation every breaker of this module shares: a state machine (its counters beside a
+/// ``BreakerCycle``) in a ``LockedState``. ``ConsecutiveFailureBreaker``, ``FailureRatioBreaker`` and
+/// ``RateLimitBreaker`` differ only in their machine, configuration and description.
+///
+/// Not meant to be subclassed outside this module (its initializer is internal); third-party breakers
+/// conform to ``BreakerPolicy`` directly.
+public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
+    let machine: LockedState<any BreakerMachine>
+
+    init(_ machine: some BreakerMachine) {
+        self.machine = LockedState(initialState: machine)
+    }
+
+    /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
+    public final func admit(now: ResilienceInstant) -> BreakerAdmission {
+        machine.withLock { $0.admit(now: now) }
+    }
+
+    /// Counts the outcome of a call admitted in the current generation.
+    @discardableResult
+    public final func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    ) -> BreakerTransition? {
+        machine.withLock { $0.record(outcome, for: permit, now: now) }
+    }
+
+    /// Forces the breaker open until ``reset(now:)``.
+    @discardableResult
+    public final func isolate(now: ResilienceInstant) -> BreakerTransition? {
+        machine.withLock { $0.isolate(now: now) }
+    }
+
+    /// Closes the breaker and clears its counters (and any growing open time).
+    @discardableResult
+    public final func reset(now: ResilienceInstant) -> BreakerTransition? {
+        machine.withLock { $0.reset(now: now) }
+    }
+
+    /// The breaker's counters at `now`.
+    public final func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        machine.withLock { $0.metrics(now: now) }
+    }
+
+    /// The breaker's state as a portable snapshot.
+    public final func exportState(now: ResilienceInstant) -> BreakerSnapshot {
+        machine.withLock { $0.export(now: now) }
+    }
+
+    /// Restores a snapshot from ``exportState(now:)``.
+    @discardableResult
+    public final func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        machine.withLock { $0.restore(snapshot, now: now) }
+    }
+
+    /// A short description of the breaker and its settings (each breaker names its own).
+    public var policyDescription: String { "state-machine-breaker" }
+
+    /// Reads the concrete machine (for the few queries only one breaker has).
+    final func inspect<Machine: BreakerMachine, Result>(
+        _ type: Machine.Type, _ body: (Machine) -> Result
+    ) -> Result? {
+        machine.withLock { state in (state as? Machine).map(body) }
+    }
+}
+
+/// What a breaker's state machine does; the shared ``BreakerCycle`` handles admission and isolation.
+protocol BreakerMachine: Sendable {
+    var cycle: BreakerCycle { get set }
+    mutating func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition?
+    func metrics(now: ResilienceInstant) -> BreakerMetrics
+    func export(now: ResilienceInstant) -> BreakerSnapshot
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition?
+}
+
+extension BreakerMachine {
+    mutating func admit(now: ResilienceInstant) -> BreakerAdmission { cycle.admit(now: now) }
+    mutating func isolate(now: ResilienceInstant) -> BreakerTransition? { cycle.isolate(now: now) }
+}
+
 /// The closed → open → half-open → closed cycle shared by every breaker in this module.
 ///
 /// A value type that takes `now`: breakers keep one inside their `LockedState` next to their own counters.
@@ -183,5 +266,14 @@ struct BreakerCycle: Sendable {
         if next == .open && previous == .open { openedAt = now }
         guard previous != next else { return nil }
         return BreakerTransition(from: previous, to: next, openFor: next == .open ? openFor : nil)
+    }
+}
+
+/// Reads numbers out of a ``BreakerSnapshot`` defensively: restored state may come from disk.
+enum SnapshotValues {
+    /// The non-negative whole number stored under `key` (zero when missing, negative, NaN or huge).
+    static func count(_ snapshot: BreakerSnapshot, _ key: String, limit: Int = 1_000_000_000) -> Int {
+        guard let value = snapshot.values[key], value.isFinite, value > 0 else { return 0 }
+        return Int(min(value, Double(limit)))
     }
 }

@@ -1,6 +1,6 @@
 /// Opens after a number of counted failures in a row; closes after enough successful half-open probes.
 ///
-/// Seed 000 §4.3's breaker, made synchronous: 5 failures open it for 60 s ±30 % (jitter from an injected
+/// The classic breaker, made synchronous: 5 failures open it for 60 s ±30 % (jitter from an injected
 /// random source, so a fleet does not probe in step), the open time doubles on each trip in a row up to a
 /// cap, half-open admits a limited number of probes and closes after 2 successes.
 ///
@@ -8,65 +8,151 @@
 /// let breaker = ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 42))
 /// let stage = CircuitBreakerStrategy(breaker: breaker)
 /// ```
-public final class ConsecutiveFailureBreaker: BreakerPolicy {
-    private let machine: LockedState<ConsecutiveFailureMachine>
+public final class ConsecutiveFailureBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; jitter comes from `random` (seed it in tests).
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: Threshold, half-open rules and the growing open time.
+    ///   - random: The source of the open time's jitter (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: ConsecutiveFailureMachine(configuration: configuration, generator: random.makeGenerator()))
+        super.init(ConsecutiveFailureMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
-    /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
+    /// `consecutive-failures(threshold: 5, successes: 2, open: 60 s ±30%)`.
+    public override var policyDescription: String {
+        let open = configuration.openDuration
+        return "consecutive-failures(threshold: \(configuration.failureThreshold), "
+            + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int(open.jitter * 100))%)"
+    }
+}
+
+extension ConsecutiveFailureBreaker {
+    /// Settings of a ``ConsecutiveFailureBreaker``.
+    public struct Configuration: Sendable {
+        /// Counted failures in a row that open the breaker.
+        public var failureThreshold = 5
+        /// Successful half-open probes needed to close it.
+        public var successesToClose = 2
+        /// How many probes may run at once in half-open.
+        public var halfOpenProbeLimit = 1
+        /// After this long without an answer from the probes in flight, half-open admits new probes (so a
+        /// lost probe can never wedge the breaker).
+        public var probeTimeout: Duration = .seconds(30)
+        /// How long it stays open: 60 s ±30 %, doubling on each trip in a row, at most 10 min.
+        public var openDuration = BreakerBackoff(
+            base: .seconds(60), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(600), jitter: 0.3)
+        /// Which failures count.
+        public var countsAsFailure: BreakerFailurePredicate = .standard
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// 5 failures, 2 successes, 60 s ±30 % growing up to 10 min, one probe at a time.
+        public static var standard: Configuration { Configuration() }
+
+        /// For user-facing calls: trips after 3 failures, opens 15 s ±30 % (at most 2 min).
+        public static var interactive: Configuration {
+            var configuration = Configuration()
+            configuration.failureThreshold = 3
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(15), growthFactor: 2, maximumMultiplier: 8, maximum: .seconds(120), jitter: 0.3)
+            configuration.probeTimeout = .seconds(10)
+            return configuration
+        }
+
+        /// For background work: tolerates 10 failures, opens 2 min ±30 % (at most 30 min).
+        public static var background: Configuration {
+            var configuration = Configuration()
+            configuration.failureThreshold = 10
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(120), growthFactor: 2, maximumMultiplier: 15, maximum: .seconds(1800), jitter: 0.3)
+            configuration.probeTimeout = .seconds(60)
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``ConsecutiveFailureBreaker``: a value type that takes `now`.
+struct ConsecutiveFailureMachine: BreakerMachine {
+    let configuration: ConsecutiveFailureBreaker.Configuration
+    var cycle: BreakerCycle
+    var consecutiveFailures = 0
+    var consecutiveSuccesses = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: ConsecutiveFailureBreaker.Configuration, generator: PseudoRandomGenerator) {
+        self.configuration = configuration
+        self.generator = generator
+        cycle = BreakerCycle(
+            halfOpen: .init(
+                probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
+                probeTimeout: configuration.probeTimeout),
+            isolatedRetryAfter: configuration.openDuration.base)
     }
 
-    /// Counts the outcome of a call admitted in the current generation.
-    @discardableResult
-    public func record(
+    mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     )
         -> BreakerTransition?
     {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
+        guard let counted = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
+        else { return nil }
+        if cycle.releaseProbe(permit) {
+            if counted { return trip(now: now) }
+            consecutiveSuccesses += 1
+            let transition = cycle.probeSucceeded(now: now)
+            if transition != nil { consecutiveFailures = 0 }
+            return transition
+        }
+        guard cycle.state == .closed else { return nil }
+        if counted {
+            consecutiveFailures += 1
+            consecutiveSuccesses = 0
+            if consecutiveFailures >= max(1, configuration.failureThreshold) { return trip(now: now) }
+        } else {
+            consecutiveFailures = 0
+            consecutiveSuccesses += 1
+        }
+        return nil
     }
 
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
+    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+        let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
+        consecutiveSuccesses = 0
+        return cycle.trip(now: now, duration: duration)
     }
 
-    /// Closes the breaker, clears its counters and the growing open time.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveFailures = 0
+        consecutiveSuccesses = 0
+        return cycle.reset(now: now)
     }
 
-    /// The breaker's counters at `now`.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
     }
 
-    /// State, time left open, failures, trips in a row and total opens.
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
+    func export(now: ResilienceInstant) -> BreakerSnapshot {
+        BreakerSnapshot(
+            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
+            values: [
+                "consecutiveFailures": Double(consecutiveFailures),
+                "consecutiveTrips": Double(cycle.consecutiveTrips),
+                "totalOpens": Double(cycle.totalOpens),
+            ])
     }
 
-    /// Restores a snapshot from ``exportState(now:)``.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
-    }
-
-    /// `consecutive-failures(threshold: 5, successes: 2, open: 60 s ±30%)`.
-    public var policyDescription: String {
-        let open = configuration.openDuration
-        return "consecutive-failures(threshold: \(configuration.failureThreshold), "
-            + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int(open.jitter * 100))%)"
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveFailures = SnapshotValues.count(snapshot, "consecutiveFailures")
+        consecutiveSuccesses = 0
+        let transition = cycle.restore(
+            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips")
+        return transition
     }
 }

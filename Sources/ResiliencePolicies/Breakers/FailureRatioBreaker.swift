@@ -10,69 +10,28 @@
 /// settings.slowCallThreshold = .seconds(2)
 /// let breaker = FailureRatioBreaker(settings)
 /// ```
-public final class FailureRatioBreaker: BreakerPolicy {
-    private let machine: LockedState<FailureRatioMachine>
+public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; `random` feeds the open duration's jitter when one is configured.
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: The window, ratios, minimum throughput and half-open rules.
+    ///   - random: Feeds the open duration's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))
-    }
-
-    /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
-    }
-
-    /// Adds the outcome to the window (closed) or judges the probe (half-open).
-    @discardableResult
-    public func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
-    )
-        -> BreakerTransition?
-    {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
-    }
-
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
-    }
-
-    /// Closes the breaker and empties the window.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
-    }
-
-    /// The breaker's counters at `now`.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+        super.init(FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
     /// Calls, failures and slow calls currently in the window.
     public func windowCounts(now: ResilienceInstant) -> (calls: Int, failures: Int, slow: Int) {
-        let totals = machine.withLock { $0.windowTotals(now: now) }
-        return (totals.calls, totals.failures, totals.slow)
-    }
-
-    /// State, time left open, trips in a row and total opens (the window is not persisted).
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
-    }
-
-    /// Restores a snapshot from ``exportState(now:)`` with an empty window.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        let totals = inspect(FailureRatioMachine.self) { $0.windowTotals(now: now) }
+        return (totals?.calls ?? 0, totals?.failures ?? 0, totals?.slow ?? 0)
     }
 
     /// `failure-ratio(window: 30 s, ratio: 0.5, minimum: 20)`.
-    public var policyDescription: String {
+    public override var policyDescription: String {
         let window: String
         switch configuration.window {
         case .count(let calls): window = "\(calls) calls"
@@ -84,5 +43,164 @@ public final class FailureRatioBreaker: BreakerPolicy {
             text += ", slow: \(slow) at \(configuration.slowCallRatio)"
         }
         return text + ")"
+    }
+}
+
+extension FailureRatioBreaker {
+    /// The window a ``FailureRatioBreaker`` measures over.
+    public enum Window: Hashable, Sendable {
+        /// The last `calls` recorded calls (resilience4j's COUNT_BASED).
+        case count(Int)
+        /// The calls of the last `duration`, kept in `buckets` slices (resilience4j's TIME_BASED, Polly's
+        /// sampling duration).
+        case time(Duration, buckets: Int = 10)
+    }
+
+    /// Settings of a ``FailureRatioBreaker`` (resilience4j / Polly semantics).
+    public struct Configuration: Sendable {
+        /// The measuring window.
+        public var window: Window = .time(.seconds(30))
+        /// Calls the window must hold before the ratio is judged at all.
+        public var minimumThroughput = 20
+        /// The failure ratio (0...1) that opens the breaker when reached.
+        public var failureRatio = 0.5
+        /// A call taking at least this long is slow; `nil` turns slow-call detection off.
+        public var slowCallThreshold: Duration?
+        /// The slow-call ratio (0...1) that opens the breaker when reached.
+        public var slowCallRatio = 1.0
+        /// Successful half-open probes needed to close it.
+        public var successesToClose = 3
+        /// How many probes may run at once in half-open.
+        public var halfOpenProbeLimit = 3
+        /// After this long without an answer from the probes in flight, half-open admits new probes.
+        public var probeTimeout: Duration = .seconds(30)
+        /// How long it stays open (constant 30 s by default).
+        public var openDuration: BreakerBackoff = .constant(.seconds(30))
+        /// Which failures count.
+        public var countsAsFailure: BreakerFailurePredicate = .standard
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// 50 % failures over 30 s (10 buckets), at least 20 calls, open 30 s, 3 probes.
+        public static var standard: Configuration { Configuration() }
+
+        /// resilience4j's defaults: the last 100 calls, at least 100, 50 %, open 60 s, 10 probes.
+        public static var countBased: Configuration {
+            var configuration = Configuration()
+            configuration.window = .count(100)
+            configuration.minimumThroughput = 100
+            configuration.openDuration = .constant(.seconds(60))
+            configuration.successesToClose = 10
+            configuration.halfOpenProbeLimit = 10
+            return configuration
+        }
+
+        /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
+        public static var sensitive: Configuration {
+            var configuration = Configuration()
+            configuration.failureRatio = 0.1
+            configuration.minimumThroughput = 100
+            configuration.openDuration = .constant(.seconds(5))
+            configuration.successesToClose = 1
+            configuration.halfOpenProbeLimit = 1
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``FailureRatioBreaker``: a value type that takes `now`.
+struct FailureRatioMachine: BreakerMachine {
+    let configuration: FailureRatioBreaker.Configuration
+    var cycle: BreakerCycle
+    var window: OutcomeWindow
+    var consecutiveFailures = 0
+    var consecutiveSuccesses = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: FailureRatioBreaker.Configuration, generator: PseudoRandomGenerator) {
+        self.configuration = configuration
+        self.generator = generator
+        window = OutcomeWindow(configuration.window)
+        cycle = BreakerCycle(
+            halfOpen: .init(
+                probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
+                probeTimeout: configuration.probeTimeout),
+            isolatedRetryAfter: configuration.openDuration.base)
+    }
+
+    mutating func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    {
+        guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
+        else { return nil }
+        if failed {
+            consecutiveFailures += 1
+            consecutiveSuccesses = 0
+        } else {
+            consecutiveFailures = 0
+            consecutiveSuccesses += 1
+        }
+        if cycle.releaseProbe(permit) {
+            if failed { return trip(now: now) }
+            let transition = cycle.probeSucceeded(now: now)
+            if transition != nil { window.clear() }
+            return transition
+        }
+        guard cycle.state == .closed else { return nil }
+        let slow = configuration.slowCallThreshold.map { permit.admittedAt.duration(to: now) >= $0 } ?? false
+        window.record(failure: failed, slow: slow, now: now)
+        let totals = window.totals(now: now)
+        guard totals.calls >= max(1, configuration.minimumThroughput) else { return nil }
+        let calls = Double(totals.calls)
+        let failureRatioReached = Double(totals.failures) / calls >= configuration.failureRatio
+        let slowRatioReached =
+            configuration.slowCallThreshold != nil && Double(totals.slow) / calls >= configuration.slowCallRatio
+        guard failureRatioReached || slowRatioReached else { return nil }
+        return trip(now: now)
+    }
+
+    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+        let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
+        window.clear()
+        consecutiveSuccesses = 0
+        return cycle.trip(now: now, duration: duration)
+    }
+
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        window.clear()
+        consecutiveFailures = 0
+        consecutiveSuccesses = 0
+        return cycle.reset(now: now)
+    }
+
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
+    }
+
+    func windowTotals(now: ResilienceInstant) -> OutcomeWindow.Totals {
+        window.totals(now: now)
+    }
+
+    func export(now: ResilienceInstant) -> BreakerSnapshot {
+        BreakerSnapshot(
+            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
+            values: [
+                "consecutiveTrips": Double(cycle.consecutiveTrips),
+                "totalOpens": Double(cycle.totalOpens),
+            ])
+    }
+
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        window.clear()
+        consecutiveFailures = 0
+        consecutiveSuccesses = 0
+        let transition = cycle.restore(
+            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
+        return transition
     }
 }

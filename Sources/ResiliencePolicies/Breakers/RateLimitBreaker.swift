@@ -1,9 +1,9 @@
-/// Seed 004's rate-limit breaker: stops calling a server that keeps answering 429.
+/// The rate-limit breaker: stops calling a server that keeps answering 429.
 ///
 /// Three rate-limit answers in a row trip it; it stays open for `30 s × multiplier` (capped at 300 s), and
 /// each trip doubles the multiplier up to 10: 30 / 60 / 120 / 240 / 300 s. Any other outcome resets the
 /// 429 counter; a success also resets the multiplier. When the cooldown ends the breaker closes again (no
-/// half-open: the seed lets traffic resume and counts 429s afresh). Export the state and restore it at the
+/// half-open: traffic resumes and counts 429s afresh). Export the state and restore it at the
 /// next launch so a restart does not hammer a server that asked us to back off.
 ///
 /// ```swift
@@ -11,70 +11,136 @@
 /// let saved = breaker.exportState(now: clock.now())      // persist `saved` (it is Codable)
 /// restored.restoreState(saved, now: newClock.now())      // next launch
 /// ```
-public final class RateLimitBreaker: BreakerPolicy {
-    private let machine: LockedState<RateLimitMachine>
+public final class RateLimitBreaker: StateMachineBreaker, @unchecked Sendable {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a breaker; `random` feeds the cooldown's jitter when one is configured.
+    /// Creates a breaker.
+    ///
+    /// - Parameters:
+    ///   - configuration: The 429 threshold and the growing cooldown.
+    ///   - random: Feeds the cooldown's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        machine = LockedState(
-            initialState: RateLimitMachine(configuration: configuration, generator: random.makeGenerator()))
-    }
-
-    /// Admits the call unless the cooldown is running or the breaker is isolated.
-    public func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.cycle.admit(now: now) }
-    }
-
-    /// Counts rate-limit answers in a row; other outcomes reset the count, a success the multiplier.
-    @discardableResult
-    public func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
-    )
-        -> BreakerTransition?
-    {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
-    }
-
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.cycle.isolate(now: now) }
-    }
-
-    /// The seed's manual reset: clears the counter, the cooldown and the multiplier.
-    @discardableResult
-    public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
-    }
-
-    /// The breaker's counters; `consecutiveFailures` is the 429 count.
-    public func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+        super.init(RateLimitMachine(configuration: configuration, generator: random.makeGenerator()))
     }
 
     /// The multiplier the next trip will use (1, 2, 4, 8, then 10).
     public func multiplier() -> Double {
-        machine.withLock { $0.multiplier }
-    }
-
-    /// State, cooldown left, `multiplier`, trips in a row, 429 count and total opens.
-    public func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
-    }
-
-    /// Restores a snapshot from ``exportState(now:)``; the remaining cooldown is honoured.
-    @discardableResult
-    public func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        inspect(RateLimitMachine.self) { $0.multiplier } ?? 1
     }
 
     /// `rate-limit(threshold: 3, cooldown: 30 s × 2^n ≤ 300 s)`.
-    public var policyDescription: String {
+    public override var policyDescription: String {
         let cooldown = configuration.cooldown
         return "rate-limit(threshold: \(configuration.threshold), cooldown: \(cooldown.base) × "
             + "\(cooldown.growthFactor)^n ≤ \(cooldown.maximum))"
+    }
+}
+
+extension RateLimitBreaker {
+    /// Settings of a ``RateLimitBreaker``.
+    public struct Configuration: Sendable {
+        /// Rate-limit answers in a row that trip the breaker.
+        public var threshold = 3
+        /// Cooldown `30 s × multiplier`; the multiplier doubles on each trip up to 10; at most 300 s:
+        /// 30 / 60 / 120 / 240 / 300 s.
+        public var cooldown = BreakerBackoff(
+            base: .seconds(30), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(300))
+        /// Which failures are rate-limit answers (default: category rate-limited or HTTP 429).
+        public var countsAsRateLimit: BreakerFailurePredicate = .rateLimitedOnly
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// 3 × 429 trips; 30 / 60 / 120 / 240 / 300 s.
+        public static var standard: Configuration { Configuration() }
+
+        /// Trips on the first 429 and backs off 10 s doubling up to 120 s (for APIs with strict quotas).
+        public static var strict: Configuration {
+            var configuration = Configuration()
+            configuration.threshold = 1
+            configuration.cooldown = BreakerBackoff(
+                base: .seconds(10), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(120))
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``RateLimitBreaker``: a value type that takes `now`.
+struct RateLimitMachine: BreakerMachine {
+    let configuration: RateLimitBreaker.Configuration
+    var cycle: BreakerCycle
+    var consecutiveRateLimits = 0
+    var consecutiveSuccesses = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: RateLimitBreaker.Configuration, generator: PseudoRandomGenerator) {
+        self.configuration = configuration
+        self.generator = generator
+        cycle = BreakerCycle(halfOpen: nil, isolatedRetryAfter: configuration.cooldown.maximum)
+    }
+
+    /// The multiplier the next trip will use (1, 2, 4, 8, 10 …).
+    var multiplier: Double { configuration.cooldown.multiplier(tripIndex: cycle.consecutiveTrips) }
+
+    mutating func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    {
+        guard cycle.isCurrent(permit), cycle.state == .closed else { return nil }
+        switch outcome {
+        case .cancelled:
+            return nil
+        case .success:
+            consecutiveRateLimits = 0
+            consecutiveSuccesses += 1
+            cycle.consecutiveTrips = 0
+            return nil
+        case .failure(let classification):
+            consecutiveSuccesses = 0
+            guard configuration.countsAsRateLimit.counts(classification) else {
+                consecutiveRateLimits = 0
+                return nil
+            }
+            consecutiveRateLimits += 1
+            guard consecutiveRateLimits >= max(1, configuration.threshold) else { return nil }
+            consecutiveRateLimits = 0
+            let duration = configuration.cooldown.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
+            return cycle.trip(now: now, duration: duration)
+        }
+    }
+
+    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveRateLimits = 0
+        consecutiveSuccesses = 0
+        return cycle.reset(now: now)
+    }
+
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveRateLimits, consecutiveSuccesses: consecutiveSuccesses)
+    }
+
+    func export(now: ResilienceInstant) -> BreakerSnapshot {
+        BreakerSnapshot(
+            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
+            values: [
+                "multiplier": multiplier,
+                "consecutiveTrips": Double(cycle.consecutiveTrips),
+                "consecutiveRateLimits": Double(consecutiveRateLimits),
+                "totalOpens": Double(cycle.totalOpens),
+            ])
+    }
+
+    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
+        consecutiveRateLimits = SnapshotValues.count(snapshot, "consecutiveRateLimits")
+        consecutiveSuccesses = 0
+        let state = snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
+        let transition = cycle.restore(
+            state: state, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
+        return transition
     }
 }

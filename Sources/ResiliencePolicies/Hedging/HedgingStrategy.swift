@@ -13,6 +13,10 @@ public struct HedgingStrategy: ResilienceStrategy {
     public var maxHedges: Int
 
     /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait for an attempt before launching the next one.
+    ///   - maxHedges: How many extra attempts may run beside the first.
     public init(delay: Duration, maxHedges: Int = 1) {
         self.delay = delay
         self.maxHedges = maxHedges
@@ -35,7 +39,6 @@ public struct HedgingStrategy: ResilienceStrategy {
                 func launch() {
                     var hedged = context
                     hedged.attempt += launched
-                    if launched > 0 { hedged.knownNow = nil }
                     let attemptContext = hedged
                     if launched > 0 { attemptContext.emit(.hedgeLaunched) { $0.duration = delay } }
                     launched += 1

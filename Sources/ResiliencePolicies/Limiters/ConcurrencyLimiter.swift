@@ -11,7 +11,10 @@ public final class ConcurrencyLimiter: RateLimiter {
     private struct State {
         var inFlight = 0
         var nextID: UInt64 = 1
-        var queue: [Waiter] = []
+        var queue: WaiterRing<Waiter>
+        /// Waiters that have an id but are not queued yet, with the error that ended their wait early (their
+        /// deadline timer fired, or they were cancelled) before they could queue.
+        var arriving: [UInt64: (any Error)?] = [:]
     }
 
     private let state: LockedState<State>
@@ -21,13 +24,13 @@ public final class ConcurrencyLimiter: RateLimiter {
     private let queueLimit: Int
 
     /// Creates a bulkhead.
+    ///
+    /// - Parameter configuration: How many calls run at once and how many may wait.
     public init(_ configuration: Configuration = .standard) {
         self.configuration = configuration
         limit = max(1, configuration.maximumConcurrent)
         queueLimit = max(0, configuration.maximumQueued)
-        var initial = State()
-        initial.queue.reserveCapacity(queueLimit)
-        state = LockedState(initialState: initial)
+        state = LockedState(initialState: State(queue: WaiterRing(capacity: min(queueLimit, 64))))
     }
 
     /// Takes a free slot when nobody is queued, else rejects with `bulkheadFull`.
@@ -53,6 +56,7 @@ public final class ConcurrencyLimiter: RateLimiter {
         }
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID &+= 1 }
+            state.arriving[state.nextID] = .some(nil)
             return state.nextID
         }
         let timer = context.deadline.map { deadline in
@@ -67,15 +71,18 @@ public final class ConcurrencyLimiter: RateLimiter {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
                 enum Action { case wait, admit(RateLimitPermit), fail(any Error) }
+                // Read outside the lock; a deadline that passes after this reading is caught by the timer,
+                // which records its expiry for a waiter that has not queued yet.
+                let arrival = context.clock.now()
                 let action = state.withLock { state -> Action in
+                    let early = state.arriving.removeValue(forKey: id) ?? nil
                     if Task.isCancelled { return .fail(CancellationError()) }
+                    if let early { return .fail(early) }
                     if state.inFlight < limit && state.queue.isEmpty {
                         state.inFlight += 1
-                        return .admit(RateLimitPermit(token: id, admittedAt: context.clock.now()))
+                        return .admit(RateLimitPermit(token: id, admittedAt: arrival))
                     }
-                    // Checked under the lock, so a deadline timer that fired before this waiter was queued
-                    // cannot leave it waiting past the deadline.
-                    if let deadline = context.deadline, context.clock.now() >= deadline {
+                    if let deadline = context.deadline, arrival >= deadline {
                         return .fail(ResilienceError(.bulkheadFull, key: context.key))
                     }
                     guard state.queue.count < queueLimit else {
@@ -107,7 +114,7 @@ public final class ConcurrencyLimiter: RateLimiter {
                 state.inFlight = max(0, state.inFlight - 1)
                 return nil
             }
-            return state.queue.removeFirst()
+            return state.queue.popFirst()
         }
         next?.continuation.resume(returning: RateLimitPermit(token: next?.id ?? 0, admittedAt: now))
     }
@@ -124,9 +131,86 @@ public final class ConcurrencyLimiter: RateLimiter {
 
     private func expire(_ id: UInt64, error: any Error) {
         let waiter = state.withLock { state -> Waiter? in
-            guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.queue.remove(at: index)
+            if let queued = state.queue.remove(where: { $0.id == id }) { return queued }
+            if state.arriving[id] != nil { state.arriving[id] = .some(error) }
+            return nil
         }
         waiter?.continuation.resume(throwing: error)
+    }
+}
+
+/// A first-in-first-out ring buffer: appending and taking the oldest element cost O(1); removing one from
+/// the middle (a waiter that gave up) shifts the elements after it.
+struct WaiterRing<Element> {
+    private var storage: [Element?]
+    private var head = 0
+    private(set) var count = 0
+
+    /// An empty ring with room for `capacity` elements before it grows.
+    init(capacity: Int) {
+        storage = Array(repeating: nil, count: max(capacity, 1))
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ element: Element) {
+        if count == storage.count { grow() }
+        storage[(head + count) % storage.count] = element
+        count += 1
+    }
+
+    mutating func popFirst() -> Element? {
+        guard count > 0 else { return nil }
+        let element = storage[head]
+        storage[head] = nil
+        head = (head + 1) % storage.count
+        count -= 1
+        return element
+    }
+
+    /// Removes and returns the oldest element matching `predicate`, if any.
+    mutating func remove(where predicate: (Element) -> Bool) -> Element? {
+        let capacity = storage.count
+        guard let offset = (0..<count).first(where: { storage[(head + $0) % capacity].map(predicate) ?? false }) else {
+            return nil
+        }
+        let element = storage[(head + offset) % capacity]
+        for later in offset..<(count - 1) {
+            storage[(head + later) % capacity] = storage[(head + later + 1) % capacity]
+        }
+        storage[(head + count - 1) % capacity] = nil
+        count -= 1
+        return element
+    }
+
+    private mutating func grow() {
+        var grown = [Element?](repeating: nil, count: storage.count * 2)
+        for index in 0..<count { grown[index] = storage[(head + index) % storage.count] }
+        storage = grown
+        head = 0
+    }
+}
+
+extension ConcurrencyLimiter {
+    /// Settings of a ``ConcurrencyLimiter`` (a bulkhead).
+    public struct Configuration: Hashable, Sendable {
+        /// Calls that may run at once.
+        public var maximumConcurrent = 10
+        /// Callers that may wait for a slot, first come first served; more are rejected at once.
+        public var maximumQueued = 20
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// 10 at once, 20 waiting.
+        public static var standard: Configuration { Configuration() }
+
+        /// `concurrent` at once, `queued` waiting.
+        public static func limit(_ concurrent: Int, queued: Int = 0) -> Configuration {
+            var configuration = Configuration()
+            configuration.maximumConcurrent = concurrent
+            configuration.maximumQueued = queued
+            return configuration
+        }
     }
 }

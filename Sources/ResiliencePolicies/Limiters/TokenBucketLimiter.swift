@@ -1,7 +1,7 @@
 /// A token bucket: bursts up to `burst` calls, then admits `refillPerSecond` calls per second.
 ///
 /// When the bucket is empty it answers ``RateLimitDecision/delayed(retryAfter:)`` with the time until the
-/// next token (plus, when configured, seed 000's growing backoff while exhaustion lasts), or rejects when
+/// next token (plus, when configured, a growing backoff while exhaustion lasts), or rejects when
 /// that wait exceeds ``Configuration/maximumWait``. `RateLimiterStrategy` then waits within the deadline or
 /// rejects. Create one per key.
 ///
@@ -13,7 +13,11 @@ public final class TokenBucketLimiter: RateLimiter {
     /// The settings it was created with.
     public let configuration: Configuration
 
-    /// Creates a full bucket; `random` feeds the exhaustion backoff's jitter.
+    /// Creates a full bucket.
+    ///
+    /// - Parameters:
+    ///   - configuration: Capacity, refill rate and the optional backoff while exhausted.
+    ///   - random: Feeds the exhaustion backoff's jitter (seed it in tests).
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
         machine = LockedState(
@@ -41,5 +45,101 @@ public final class TokenBucketLimiter: RateLimiter {
     /// `token-bucket(burst: 10, refill: 5.0/s)`.
     public var policyDescription: String {
         "token-bucket(burst: \(configuration.burst), refill: \(configuration.refillPerSecond)/s)"
+    }
+}
+
+extension TokenBucketLimiter {
+    /// Settings of a ``TokenBucketLimiter``.
+    public struct Configuration: Sendable {
+        /// The bucket's size: how many calls may burst at once.
+        public var burst = 10
+        /// Tokens added per second.
+        public var refillPerSecond = 5.0
+        /// The longest wait a caller is told to accept; beyond it the call is rejected outright.
+        /// `nil` means any wait is offered (the stage still honours the deadline).
+        public var maximumWait: Duration? = .seconds(30)
+        /// Extra delay while the bucket stays exhausted, growing with each refusal in a row and reset by
+        /// an accepted call; `nil` waits only for the next token.
+        public var exhaustionBackoff: BreakerBackoff?
+
+        /// Creates the standard configuration; adjust the `var`s as needed.
+        public init() {}
+
+        /// 10 calls of burst, 5 per second, waits of up to 30 s.
+        public static var standard: Configuration { Configuration() }
+
+        /// The bucket plus exponential backoff on exhaustion
+        /// (1 s doubling, ±10 % jitter, at most 300 s), reset on success.
+        public static var backingOff: Configuration {
+            var configuration = Configuration()
+            configuration.maximumWait = nil
+            configuration.exhaustionBackoff = BreakerBackoff(
+                base: .seconds(1), growthFactor: 2, maximumMultiplier: 512, maximum: .seconds(300), jitter: 0.1)
+            return configuration
+        }
+
+        /// A bucket of `burst` calls refilled at `perSecond`.
+        public static func rate(_ perSecond: Double, burst: Int) -> Configuration {
+            var configuration = Configuration()
+            configuration.refillPerSecond = perSecond
+            configuration.burst = burst
+            return configuration
+        }
+    }
+}
+
+/// The state machine behind ``TokenBucketLimiter``: a value type that takes `now`.
+struct TokenBucketMachine: Sendable {
+    let burst: Double
+    let refillPerSecond: Double
+    let maximumWait: Duration?
+    let exhaustionBackoff: BreakerBackoff?
+    var tokens: Double
+    var lastRefill: ResilienceInstant?
+    var refusalsInARow = 0
+    var generator: PseudoRandomGenerator
+
+    init(configuration: TokenBucketLimiter.Configuration, generator: PseudoRandomGenerator) {
+        burst = Double(max(1, configuration.burst))
+        let rate = configuration.refillPerSecond
+        refillPerSecond = rate.isFinite && rate > 0 ? rate : 0
+        maximumWait = configuration.maximumWait
+        exhaustionBackoff = configuration.exhaustionBackoff
+        tokens = burst
+        self.generator = generator
+    }
+
+    mutating func refill(now: ResilienceInstant) {
+        guard let last = lastRefill else {
+            lastRefill = now
+            return
+        }
+        // Never move backwards: a caller holding a slightly older instant (read before another caller took
+        // the lock) adds nothing, instead of making the next refill count the same time twice.
+        guard last < now else { return }
+        // `Duration / Duration` converts to `Double` without the 128-bit division `components` needs.
+        let elapsed = last.duration(to: now) / .seconds(1)
+        tokens = min(burst, tokens + elapsed * refillPerSecond)
+        lastRefill = now
+    }
+
+    mutating func acquire(now: ResilienceInstant) -> RateLimitDecision {
+        refill(now: now)
+        if tokens >= 1 {
+            tokens -= 1
+            return .admitted(RateLimitPermit(token: 0, admittedAt: now))
+        }
+        guard refillPerSecond > 0 else { return .rejected(.rateLimited, retryAfter: nil) }
+        var wait = DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond)
+        if let exhaustionBackoff {
+            wait = max(wait, exhaustionBackoff.duration(tripIndex: refusalsInARow, using: &generator))
+            refusalsInARow = min(refusalsInARow + 1, 64)
+        }
+        if let maximumWait, wait > maximumWait { return .rejected(.rateLimited, retryAfter: wait) }
+        return .delayed(retryAfter: wait)
+    }
+
+    mutating func release(outcome: RateLimitOutcome) {
+        if outcome == .accepted { refusalsInARow = 0 }
     }
 }

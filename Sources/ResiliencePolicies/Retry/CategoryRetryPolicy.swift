@@ -1,7 +1,7 @@
-/// A retry policy with one rule per failure category: seed 000's per-error-type configurations.
+/// A retry policy with one rule per failure category (network, timeout, rate limit, server error).
 ///
 /// Before the table it applies the module's guard (never cancellation, circuit-open, non-transient; the
-/// idempotency guard) and seed 000 §2.2's status rule: 408 and 504 use the timeout rule (linear), 429 the
+/// idempotency guard) and the HTTP status rule: 408 and 504 use the timeout rule (linear), 429 the
 /// rate-limit rule, other 5xx their category's rule or the server-error rule, and 501 and every other 4xx
 /// are never retried, whatever the classifier's category. The ``standard`` table maps timeouts (408, 504) to a linear curve and rate limits (429) and
 /// server errors (5xx) to exponential ones, with Appendix B's numbers.
@@ -10,7 +10,7 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
     public var rules: [FailureCategory: CategoryRetryRule]
     /// How the server's retry hint is treated.
     public var retryAfter: RetryAfterRule
-    /// Whether seed 000 §2.2's HTTP rule applies (no retry for 501 or 4xx other than 408 and 429).
+    /// Whether the HTTP status rule applies (no retry for 501 or 4xx other than 408 and 429).
     public var appliesStatusRule: Bool
 
     /// Creates a policy from a table.
@@ -24,7 +24,7 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
         self.appliesStatusRule = appliesStatusRule
     }
 
-    /// Seed 000: network (transient, unreachable) 3/1 s/10 s/0.2; timeouts linear 3/1 s/10 s/0.2;
+    /// Network (transient, unreachable) 3/1 s/10 s/0.2; timeouts linear 3/1 s/10 s/0.2;
     /// rate limits 2/5 s/60 s/0.3; server errors 3/2 s/30 s/0.2.
     public static let standard = CategoryRetryPolicy(rules: [
         .transient: .network,
@@ -69,13 +69,13 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
 }
 
 extension RetryPolicy where Self == CategoryRetryPolicy {
-    /// Seed 000's per-category table (``CategoryRetryPolicy/standard``).
+    /// The standard per-category table (``CategoryRetryPolicy/standard``).
     public static var perCategory: CategoryRetryPolicy { .standard }
 }
 
 extension RetryPolicy where Self == StandardRetryPolicy {
     /// 3 attempts, exponential 1 s ×2 capped at 30 s, ±20 % jitter (``StandardRetryPolicy/standard``).
     public static var standard: StandardRetryPolicy { StandardRetryPolicy.standard }
-    /// The seed 002 API client policy (``StandardRetryPolicy/apiClient``).
+    /// The API client policy (``StandardRetryPolicy/apiClient``).
     public static var apiClient: StandardRetryPolicy { StandardRetryPolicy.apiClient }
 }

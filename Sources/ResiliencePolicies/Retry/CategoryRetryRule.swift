@@ -14,22 +14,22 @@ public struct CategoryRetryRule: Sendable, Hashable, CustomStringConvertible {
         self.jitter = jitter
     }
 
-    /// Seed 000 Appendix B `networkRetryConfig`: 3 attempts, 1 s ×2 capped at 10 s, ±20 %.
+    /// Network failures: 3 attempts, 1 s ×2 capped at 10 s, ±20 %.
     public static let network = CategoryRetryRule(
         maxAttempts: 3, backoff: .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(10)),
         jitter: .proportional(0.2))
 
-    /// Seed 000 Appendix B `rateLimitRetryConfig`: 2 attempts, 5 s ×2 capped at 60 s, ±30 %.
+    /// Rate limits: 2 attempts, 5 s ×2 capped at 60 s, ±30 %.
     public static let rateLimit = CategoryRetryRule(
         maxAttempts: 2, backoff: .exponential(base: .seconds(5), multiplier: 2, cap: .seconds(60)),
         jitter: .proportional(0.3))
 
-    /// Seed 000 Appendix B `serverErrorRetryConfig`: 3 attempts, 2 s ×2 capped at 30 s, ±20 %.
+    /// Server errors: 3 attempts, 2 s ×2 capped at 30 s, ±20 %.
     public static let serverError = CategoryRetryRule(
         maxAttempts: 3, backoff: .exponential(base: .seconds(2), multiplier: 2, cap: .seconds(30)),
         jitter: .proportional(0.2))
 
-    /// Seed 000 §2.2 for timeouts (408, 504): the network numbers with a linear curve (1, 2, 3 … s, cap 10 s).
+    /// Timeouts (408, 504): the network numbers with a linear curve (1, 2, 3 … s, cap 10 s).
     public static let timeout = CategoryRetryRule(
         maxAttempts: 3, backoff: .linear(base: .seconds(1), increment: .seconds(1), cap: .seconds(10)),
         jitter: .proportional(0.2))

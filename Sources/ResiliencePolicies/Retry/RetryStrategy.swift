@@ -22,6 +22,12 @@ public struct RetryStrategy: ResilienceStrategy {
     public var maximumTotalAttempts: Int
 
     /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - policy: Decides whether and when to retry.
+    ///   - budget: Caps retries to a share of requests; `nil` for no cap (share one per key).
+    ///   - random: The source of jitter (seed it for reproducible schedules).
+    ///   - maximumTotalAttempts: A hard limit on attempts, counted or not.
     public init(
         policy: any RetryPolicy = StandardRetryPolicy.standard,
         budget: RetryBudget? = nil,
@@ -35,15 +41,25 @@ public struct RetryStrategy: ResilienceStrategy {
     }
 
     /// Runs `next`, retrying as the policy decides.
-    ///
-    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
-    /// the clock at most once (not at all when an outer stage already did).
-    @inlinable @inline(__always)
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let start = context.knownNow ?? context.clock.now()
+        try await execute(context, now: nil) { context, _ in try await next(context) }
+    }
+
+    /// Runs `next`, retrying as the policy decides; `now` is the current instant when the caller just read
+    /// it. The first attempt is passed the same instant; later ones, after a sleep, none.
+    ///
+    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
+    /// the clock at most once (not at all when `now` is given).
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let start = now ?? context.clock.now()
         budget?.recordRequest(now: start)
         let listening = context.telemetry != nil
         if listening { context.emit(.attemptStarted, at: start) }
@@ -58,7 +74,7 @@ public struct RetryStrategy: ResilienceStrategy {
         }
         let firstError: any Error
         do {
-            return try await next(context)
+            return try await next(context, start)
         } catch {
             succeeded = false
             firstError = error
@@ -70,16 +86,17 @@ public struct RetryStrategy: ResilienceStrategy {
     @usableFromInline
     func retry<Output: Sendable>(
         after firstError: any Error, start: ResilienceInstant, context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
     ) async throws -> Output {
         var current = context
         var loop = RetryLoop(start: start)
         try await prepareRetry(after: firstError, attemptStart: start, context: &current, loop: &loop)
         while true {
-            let attemptStart = current.currentInstant()
+            // The retry slept: the attempt reads the time afresh and hands that reading inward.
+            let attemptStart = current.clock.now()
             current.emit(.attemptStarted, at: attemptStart)
             do {
-                let output = try await next(current)
+                let output = try await next(current, attemptStart)
                 if current.telemetry != nil {
                     let end = current.clock.now()
                     current.emit(.attemptSucceeded, at: end) { $0.duration = attemptStart.duration(to: end) }
@@ -129,7 +146,6 @@ public struct RetryStrategy: ResilienceStrategy {
         if decision.countsAsAttempt { loop.countedAttempt += 1 }
         loop.previousDelay = delay
         current.attempt += 1
-        current.knownNow = nil
         loop.totalAttempts += 1
     }
 
@@ -139,5 +155,19 @@ public struct RetryStrategy: ResilienceStrategy {
         if let budget { settings.append(.init("budget", budget.configuration.description)) }
         settings.append(.init("maximumTotalAttempts", "\(maximumTotalAttempts)"))
         return StageDescription(name: "retry", settings: settings)
+    }
+}
+
+/// The retry stage's counters across the attempts of one execution.
+@usableFromInline
+struct RetryLoop: Sendable {
+    @usableFromInline let start: ResilienceInstant
+    @usableFromInline var countedAttempt = 1
+    @usableFromInline var previousDelay: Duration?
+    @usableFromInline var totalAttempts = 1
+
+    @usableFromInline
+    init(start: ResilienceInstant) {
+        self.start = start
     }
 }

@@ -52,12 +52,12 @@ public struct StandardRetryPolicy: RetryPolicy, Hashable {
         maxAttempts: 6, backoff: .exponential(base: .seconds(2), multiplier: 2, cap: .seconds(300)),
         jitter: .proportional(0.2))
 
-    /// Seed 002's API client: 3 attempts, 1 s doubling, plus 0–500 ms additive jitter; honours `Retry-After`.
+    /// An API client: 3 attempts, 1 s doubling, plus 0–500 ms additive jitter; honours `Retry-After`.
     public static let apiClient = StandardRetryPolicy(
         maxAttempts: 3, backoff: .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(300)),
         jitter: .additive(maximum: .milliseconds(500)))
 
-    /// Seed 000 §1.2's schedule: 1, 2, 4 … 256 s, capped at 300 s, 10 attempts, ±10 % jitter.
+    /// A long background schedule: 1, 2, 4 … 256 s, capped at 300 s, 10 attempts, ±10 % jitter.
     public static let rateLimitManager = StandardRetryPolicy(
         maxAttempts: 10, backoff: .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(300)),
         jitter: .proportional(0.1))

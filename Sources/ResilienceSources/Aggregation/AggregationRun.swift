@@ -1,7 +1,7 @@
 import ResilienceCore
 
-/// One execution of ``Aggregator/fetch(_:onSourceCompleted:)``: the fan-out, the per-source deadline race,
-/// the policy check, the merge and the events.
+/// One execution of ``Aggregator/fetch(_:onSourceCompleted:)``: the fan-out, each source through its
+/// pipeline, the policy check, the merge and the events.
 struct AggregationRun<Item: Sendable>: Sendable {
     let aggregator: Aggregator<Item>
     let query: SourceQuery
@@ -101,86 +101,35 @@ struct AggregationRun<Item: Sendable>: Sendable {
             telemetry: aggregator.telemetry, clock: aggregator.clock, classifier: aggregator.classifier)
     }
 
-    private enum Race: Sendable {
-        case finished(Result<SourceFetchResult<Item>, any Error>, attempts: Int, lastFailure: FailureClassification?)
-        case timedOut
-        case timerCancelled
-    }
-
-    /// Runs one source through its pipeline under its deadline and turns the outcome into a report.
+    /// Runs one source through its pipeline, whose outermost stage is the source's deadline, and turns the
+    /// outcome into a report.
     private func run(_ registration: SourceRegistration<Item>) async -> Outcome {
         let clock = aggregator.clock
         let started = clock.now()
-        let timeout = registration.timeout ?? aggregator.configuration.sourceTimeout
-        let deadline = timeout.map { started.advanced(by: $0) }
-        let context = context(key: registration.id.rawValue, deadline: deadline)
+        let context = context(key: registration.id.rawValue, deadline: nil)
+        let pipeline = registration.pipeline(defaultTimeout: aggregator.configuration.sourceTimeout)
         let query = query
-
-        var result: Result<SourceFetchResult<Item>, any Error> = .failure(CancellationError())
         var attempts = 0
         var lastFailure: FailureClassification?
-        var timedOut = false
-        if let deadline {
-            await withTaskGroup(of: Race.self) { group in
-                group.addTask { await Self.attempt(registration, query: query, context: context) }
-                group.addTask {
+        let result: Result<SourceFetchResult<Item>, any Error>
+        do {
+            result = .success(
+                try await pipeline.execute(context) { attemptContext in
+                    attempts += 1
                     do {
-                        try await clock.sleep(until: deadline)
-                        return .timedOut
+                        return try await registration.fetch(query, attemptContext)
                     } catch {
-                        return .timerCancelled
+                        lastFailure = attemptContext.classify(error)
+                        throw error
                     }
-                }
-                while let race = await group.next() {
-                    switch race {
-                    case .finished(let finished, let count, let failure):
-                        if !timedOut { result = finished }
-                        attempts = count
-                        lastFailure = failure
-                        group.cancelAll()
-                    case .timedOut:
-                        timedOut = true
-                        group.cancelAll()
-                    case .timerCancelled:
-                        break
-                    }
-                }
-            }
-        } else if case .finished(let finished, let count, let failure) = await Self.attempt(
-            registration, query: query, context: context)
-        {
-            result = finished
-            attempts = count
-            lastFailure = failure
+                })
+        } catch {
+            result = .failure(error)
         }
         let duration = started.duration(to: clock.now())
-        if timedOut {
-            result = .failure(ResilienceError(.deadlineExceeded, key: registration.id.rawValue, retryAfter: nil))
-        }
         var outcome = outcome(registration, result: result, attempts: attempts, duration: duration, context: context)
         if outcome.report.classification == nil { outcome.report.classification = lastFailure }
         return outcome
-    }
-
-    private static func attempt(
-        _ registration: SourceRegistration<Item>, query: SourceQuery, context: ResilienceContext
-    ) async -> Race {
-        var attempts = 0
-        var lastFailure: FailureClassification?
-        do {
-            let value = try await registration.pipeline.execute(context) { attemptContext in
-                attempts += 1
-                do {
-                    return try await registration.fetch(query, attemptContext)
-                } catch {
-                    lastFailure = attemptContext.classify(error)
-                    throw error
-                }
-            }
-            return .finished(.success(value), attempts: attempts, lastFailure: lastFailure)
-        } catch {
-            return .finished(.failure(error), attempts: attempts, lastFailure: lastFailure)
-        }
     }
 
     private func outcome(

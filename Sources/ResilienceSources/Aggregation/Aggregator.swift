@@ -4,8 +4,9 @@ import ResilienceCore
 /// each source.
 ///
 /// - Fans out concurrently, at most ``AggregatorConfiguration/maximumConcurrentSources`` at a time.
-/// - Runs each source through its own ``ResiliencePipeline`` (retry, breaker, … built elsewhere) under its
-///   own deadline; a source that overruns it is cancelled and reported as timed out.
+/// - Runs each source through its own ``ResiliencePipeline`` (retry, breaker, … built elsewhere) whose
+///   outermost stage is the source's deadline (``SourceRegistration/pipeline(defaultTimeout:)``); a source
+///   that overruns it is cancelled and reported as timed out.
 /// - Reports every source (``SourceReport``): succeeded, failed with its classification, skipped because its
 ///   breaker is open, served from cache (stale results marked with their age), served by a fallback.
 /// - Applies a ``CompletionPolicy``; when it can no longer be met, cancels the rest and throws
@@ -38,6 +39,14 @@ public struct Aggregator<Item: Sendable>: Sendable {
     private var indexByID: [SourceID: Int] = [:]
 
     /// Creates an aggregator with no sources.
+    ///
+    /// - Parameters:
+    ///   - configuration: How it fans out, each source's deadline, and when it is done.
+    ///   - clock: The source of time for deadlines, durations and the cache.
+    ///   - classifier: Classifies source failures.
+    ///   - telemetry: Where events go; `nil` for nowhere.
+    ///   - cache: Last good results, served when a source fails; `nil` for none.
+    ///   - deduplicationKey: A key for de-duplicating merged items; `nil` to keep all.
     public init(
         configuration: AggregatorConfiguration = .standard,
         clock: ResilienceClock = .continuous,
@@ -89,9 +98,9 @@ public struct Aggregator<Item: Sendable>: Sendable {
             "aggregator(maxConcurrent: \(configuration.maximumConcurrentSources), "
             + "timeout: \(configuration.sourceTimeout.map { "\($0)" } ?? "none"), completion: \(configuration.completion))"
         let lines = registrations.map { registration in
-            let timeout = (registration.timeout ?? configuration.sourceTimeout).map { "\($0)" } ?? "none"
-            return "  \(registration.id) [\(registration.kind)] timeout: \(timeout), cache: "
-                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(registration.pipeline.pipelineDescription)"
+            let pipeline = registration.pipeline(defaultTimeout: configuration.sourceTimeout)
+            return "  \(registration.id) [\(registration.kind)] cache: "
+                + "\(registration.usesCache && cache != nil ? "yes" : "no"), pipeline: \(pipeline.pipelineDescription)"
         }
         return ([header] + lines).joined(separator: "\n")
     }
@@ -129,4 +138,38 @@ public struct Aggregator<Item: Sendable>: Sendable {
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
+}
+
+/// How an ``Aggregator`` fans out and when it is done.
+public struct AggregatorConfiguration: Hashable, Sendable {
+    /// The most sources fetched at the same time.
+    public var maximumConcurrentSources: Int = 6
+    /// Each source's deadline (from its start), unless its registration overrides it; `nil` for none.
+    public var sourceTimeout: Duration? = .seconds(15)
+    /// When the fetch counts as a success.
+    public var completion: CompletionPolicy = .bestEffort
+    /// What the items are called in messages (`"jobs"`).
+    public var itemNoun: String = "items"
+    /// The operation name in contexts and events.
+    public var operation: String = "fetch"
+
+    /// Creates a configuration.
+    public init(
+        maximumConcurrentSources: Int = 6, sourceTimeout: Duration? = .seconds(15),
+        completion: CompletionPolicy = .bestEffort, itemNoun: String = "items", operation: String = "fetch"
+    ) {
+        self.maximumConcurrentSources = max(1, maximumConcurrentSources)
+        self.sourceTimeout = sourceTimeout
+        self.completion = completion
+        self.itemNoun = itemNoun
+        self.operation = operation
+    }
+
+    /// Six at a time, 15 s per source, best effort.
+    public static let standard = AggregatorConfiguration()
+    /// For a screen someone is waiting on: eight at a time, 8 s per source, best effort.
+    public static let interactive = AggregatorConfiguration(maximumConcurrentSources: 8, sourceTimeout: .seconds(8))
+    /// For background refresh: two at a time, 60 s per source, at least half the sources.
+    public static let background = AggregatorConfiguration(
+        maximumConcurrentSources: 2, sourceTimeout: .seconds(60), completion: .ratio(0.5))
 }

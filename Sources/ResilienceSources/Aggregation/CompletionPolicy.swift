@@ -1,4 +1,4 @@
-/// When a multi-source fetch counts as a success (seed 000 §2.5: "1 success = pass" is not enough for
+/// When a multi-source fetch counts as a success ("1 success = pass" is not enough for
 /// everyone).
 ///
 /// A source counts as delivered when it succeeded, was served by a fallback, or was served from cache.

@@ -1,7 +1,8 @@
 import ResilienceCore
 
-/// A source that tries an ordered list of alternatives until one delivers (seed 000 §3.3): API → RSS for
-/// dual-source companies, primary → backup, live → cache, full query → simplified query.
+/// A source that tries an ordered list of alternatives until one delivers: API → RSS for
+/// dual-source companies, primary → backup, full query → simplified query (last good results from a
+/// cache are served by the ``Aggregator``, not by a chain).
 ///
 /// It records which alternative served (``SourceFetchResult/servedBy``, a `fallback-used` event) so the
 /// ``Aggregator`` reports "served by a fallback". Cancellation is never answered with a fallback: it is
@@ -11,7 +12,7 @@ import ResilienceCore
 /// ```swift
 /// let acme = FallbackSource(
 ///     id: "acme", displayName: "Acme",
-///     alternatives: [.source(acmeAPI, name: "api"), .source(acmeRSS, name: "rss"), .cache(cache, for: "acme")])
+///     alternatives: [.source(acmeAPI, name: "api"), .source(acmeRSS, name: "rss")])
 /// ```
 public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
     /// The stable identifier.
@@ -21,14 +22,14 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
     /// A name for people.
     public let displayName: String
     /// The alternatives, primary first.
-    public let alternatives: [FallbackAlternative<Item>]
+    public let alternatives: [Alternative]
     /// Whether a failure may be answered by the next alternative; by default everything except cancellation.
     public let shouldFallBack: @Sendable (FailureClassification) -> Bool
 
     /// Creates a fallback chain.
     public init(
         id: SourceID, kind: SourceKind = "fallback", displayName: String? = nil,
-        alternatives: [FallbackAlternative<Item>],
+        alternatives: [Alternative],
         shouldFallBack: @escaping @Sendable (FailureClassification) -> Bool = { _ in true }
     ) {
         self.id = id
@@ -40,7 +41,7 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
 
     /// Creates a chain whose primary is `primary` and whose id, kind and name are the primary's.
     public init(
-        primary: some Source<Item>, fallbacks: [FallbackAlternative<Item>],
+        primary: some Source<Item>, fallbacks: [Alternative],
         shouldFallBack: @escaping @Sendable (FailureClassification) -> Bool = { _ in true }
     ) {
         self.init(
@@ -83,3 +84,56 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
         throw ResilienceError(.fallbackExhausted, key: id.rawValue, underlying: primaryFailure ?? .unknown)
     }
 }
+
+extension FallbackSource {
+    /// One alternative in a ``FallbackSource``: a name for reports and a way to fetch.
+    ///
+    /// Serving last good results from a cache is not an alternative here: the ``Aggregator`` does it for
+    /// every source registered with `usesCache` (``SourceCache``), the one place cache fallback lives.
+    public struct Alternative: Sendable {
+        /// The name reports and `fallback-used` events show (`"rss"`, `"backup"`).
+        public var name: String
+        /// Fetches the items.
+        public var fetch: @Sendable (SourceQuery, ResilienceContext) async throws -> SourceFetchResult<Item>
+
+        /// Creates an alternative from a closure.
+        ///
+        /// - Parameters:
+        ///   - name: The name reports and `fallback-used` events show.
+        ///   - fetch: Fetches the items; throw to let the next alternative try.
+        public init(
+            name: String,
+            fetch: @escaping @Sendable (SourceQuery, ResilienceContext) async throws -> SourceFetchResult<Item>
+        ) {
+            self.name = name
+            self.fetch = fetch
+        }
+
+        /// Another source (primary → backup, API → RSS).
+        public static func source(_ source: some Source<Item>, name: String? = nil) -> Self {
+            Alternative(name: name ?? source.id.rawValue) { query, context in
+                SourceFetchResult(items: try await source.fetch(query, context: context))
+            }
+        }
+
+        /// The same or another source with a simplified query (full query → simplified query). When `simplify`
+        /// returns `nil` or the same query, the alternative is not applicable and fails with the primary's error.
+        public static func simplifiedQuery(
+            _ source: some Source<Item>, name: String = "simplified-query",
+            simplify: @escaping @Sendable (SourceQuery) -> SourceQuery?
+        ) -> Self {
+            Alternative(name: name) { query, context in
+                guard let simpler = simplify(query), simpler != query else { throw FallbackNotApplicable() }
+                return SourceFetchResult(items: try await source.fetch(simpler, context: context))
+            }
+        }
+
+        /// A simplified query: drops the filters and keeps the text and limit.
+        public static func droppingFilters(_ query: SourceQuery) -> SourceQuery? {
+            query.filters.isEmpty ? nil : SourceQuery(text: query.text, limit: query.limit)
+        }
+    }
+}
+
+/// Thrown by an alternative that does not apply (nothing to simplify); never reported itself.
+struct FallbackNotApplicable: Error {}

@@ -64,7 +64,7 @@ public struct FeedSource<Item: Sendable>: Source {
 
     /// Fetches, validates and parses the feed.
     public func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [Item] {
-        try SourceDeadline.check(context)
+        try context.checkDeadline()
         let request = try request(query)
         let response = try await transport.send(request, context: context)
         try Task.checkCancellation()

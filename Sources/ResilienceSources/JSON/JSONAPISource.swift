@@ -93,7 +93,7 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
         var page = JSONAPIPage(index: 0, number: pagination.firstPageNumber)
         var seenCursors = Set<String>()
         while page.index < pagination.maximumPages {
-            try SourceDeadline.check(context)
+            try context.checkDeadline()
             let request = try endpoint(query, page)
             let response = try await transport.send(request, context: context)
             try Task.checkCancellation()

@@ -3,7 +3,7 @@ import ResilienceCore
 /// Evaluates a rule set against a ``TelemetryRecorder`` on the recorder's (injected) clock.
 ///
 /// ```swift
-/// let monitor = HealthMonitor(recorder: recorder)            // seed 000 §8's rules
+/// let monitor = HealthMonitor(recorder: recorder)            // the standard rules
 /// let report = monitor.evaluate()
 /// if !report.isHealthy { page(report.alerts) }
 /// ```
@@ -13,7 +13,7 @@ public struct HealthMonitor: Sendable {
     /// Where events come from.
     public let recorder: TelemetryRecorder
 
-    /// Creates a monitor with `rules` (seed 000 §8's by default).
+    /// Creates a monitor with `rules` (the standard rules by default).
     public init(recorder: TelemetryRecorder, rules: [HealthRule] = HealthRule.standard()) {
         self.recorder = recorder
         self.rules = rules

@@ -2,7 +2,7 @@ import ResilienceCore
 
 /// One alert rule: looks at a ``HealthInput`` and returns an alert when its condition holds.
 ///
-/// Rules are values; a rule set is an array of them. Build seed 000 §8's set with ``standard(_:)``, drop or
+/// Rules are values; a rule set is an array of them. Build the standard set with ``standard(_:)``, drop or
 /// replace rules, or add your own with ``init(id:severity:evaluate:)``.
 public struct HealthRule: Sendable {
     /// The rule's identifier, unique in a set.
@@ -19,7 +19,7 @@ public struct HealthRule: Sendable {
         self.evaluate = evaluate
     }
 
-    /// Seed 000 §8's rules with `thresholds`: three critical, three warning, three info.
+    /// The standard rules with `thresholds`: three critical, three warning, three info.
     public static func standard(_ thresholds: HealthThresholds = .standard) -> [HealthRule] {
         [
             .allSourcesFailing(for: thresholds.allSourcesFailingFor),

@@ -1,4 +1,4 @@
-/// How urgent a health alert is (seed 000 §8).
+/// How urgent a health alert is.
 public enum HealthSeverity: Int, Hashable, Sendable, Comparable, CaseIterable, CustomStringConvertible {
     /// Worth knowing: a breaker opened, a retry rescued a request.
     case info

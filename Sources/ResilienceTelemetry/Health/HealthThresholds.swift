@@ -1,4 +1,4 @@
-/// The numbers in seed 000 §8's alert rules; change any and build the rule set with
+/// The numbers in the standard alert rules; change any and build the rule set with
 /// ``HealthRule/standard(_:)``.
 public struct HealthThresholds: Sendable, Hashable {
     /// Critical when every source has been failing for longer than this.
@@ -26,9 +26,9 @@ public struct HealthThresholds: Sendable, Hashable {
     /// How far back the info rules look (breaker opened, insecure transport blocked, retry succeeded).
     public var recentWindow: Duration = .seconds(300)
 
-    /// Seed 000 §8's thresholds.
+    /// The standard thresholds.
     public init() {}
 
-    /// Seed 000 §8's thresholds.
+    /// The standard thresholds.
     public static let standard = HealthThresholds()
 }

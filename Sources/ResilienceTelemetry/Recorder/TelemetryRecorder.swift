@@ -34,7 +34,7 @@ public final class TelemetryRecorder: TelemetrySink {
         /// Creates a configuration.
         public init() {}
 
-        /// 1,000 records, one hour (seed 000 §4.4).
+        /// 1,000 records, one hour.
         public static let standard = Configuration()
     }
 

@@ -1,6 +1,6 @@
 import ResilienceCore
 
-/// Counts failures by code and says whether a repeat should be suppressed (seed 001's error handler).
+/// Counts failures by code and says whether a repeat should be suppressed.
 ///
 /// ``record(_:key:)`` counts the code and returns ``Verdict/report`` the first time a (key, code) pair is
 /// seen within ``window`` and ``Verdict/suppress`` for repeats inside it, so logs and notifications show each

@@ -1,6 +1,6 @@
 import ResilienceCore
 
-/// Statistics over a window of recorded events (seed 000 §4.4 and §8): error rates per source, retry success,
+/// Statistics over a window of recorded events: error rates per source, retry success,
 /// category and code distribution, breaker behaviour and latency percentiles.
 ///
 /// Computed from a snapshot, never on the hot path. Definitions:

@@ -2,7 +2,8 @@
 /// pipeline so its retry stage sees rejected responses as ``HTTPStatusError``.
 ///
 /// It sets the context's ``ResilienceContext/idempotency`` from the request (so an idempotency guard can
-/// tell a keyed POST from a bare one) and puts ``classifier`` in front of the context's own. The pipeline
+/// tell a keyed POST from a bare one) and classifies failures with the context's classifier first (the
+/// application's configured rules), then ``classifier`` for what the context's does not recognise. The pipeline
 /// closure is called per request: return long-lived instances (a breaker must keep its state), for example
 /// from a registry keyed by host.
 ///
@@ -35,7 +36,7 @@ public struct ResilientTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         var context = context
         context.idempotency = request.idempotency
-        context.classifier = CompositeErrorClassifier([classifier, context.classifier])
+        context.classifier = CompositeErrorClassifier([context.classifier, classifier])
         let base = base
         let validation = validation
         return try await pipeline(request.url.host ?? "").execute(context) { attempt in

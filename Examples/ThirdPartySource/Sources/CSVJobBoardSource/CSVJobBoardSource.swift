@@ -45,10 +45,7 @@ public struct CSVJobBoardSource: Source {
 
     /// Downloads and parses the board.
     public func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [CSVJob] {
-        try Task.checkCancellation()
-        if let remaining = context.remaining(now: context.clock.now()), remaining <= .zero {
-            throw ResilienceError(.deadlineExceeded, key: id.rawValue)
-        }
+        try context.checkDeadline()
         let request = HTTPRequest(url: url, headers: ["Accept": "text/csv"])
         let response = try await transport.send(request, context: context)
         try Task.checkCancellation()

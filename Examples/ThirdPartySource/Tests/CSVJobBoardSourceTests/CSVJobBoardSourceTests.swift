@@ -69,7 +69,9 @@ struct CSVJobBoardSourceTests {
             CSVJobBoardSource(id: "csv-initech", url: Self.url, transport: transport).mapItems { $0.title },
             pipeline: PassthroughPipeline(), timeout: .seconds(5))
         aggregator.register(ScriptedSource(id: "other", items: ["Other job"]))
-        #expect(aggregator.configurationDescription.contains("csv-initech [csv-job-board] timeout: 5.0 seconds"))
+        #expect(
+            aggregator.configurationDescription.contains(
+                "csv-initech [csv-job-board] cache: no, pipeline: source-deadline(limit: 5.0 seconds, mode: enforced)"))
         let result = try await aggregator.fetch(SourceQuery(text: "swift"))
         #expect(result.items == ["Swift Engineer, Server", "Other job"])
         #expect(CSVJobBoardSource(id: "x", url: Self.url, transport: transport).kind == .csvJobBoard)

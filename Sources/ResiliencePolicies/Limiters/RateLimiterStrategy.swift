@@ -14,6 +14,10 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     @usableFromInline let releaseNeedsTime: Bool
 
     /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - limiter: The limiter (share one per key).
+    ///   - waits: Whether to wait, within the deadline, for a permit instead of rejecting at once.
     public init(limiter: any RateLimiter, waits: Bool = true) {
         self.limiter = limiter
         self.waits = waits
@@ -21,22 +25,29 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     }
 
     /// Acquires, runs and releases one call.
-    ///
-    /// The fast path copies no context and reads the clock at most once (not at all inside a stage that
-    /// already read it, and once more after the call only for limiters that learn from time).
-    @inlinable @inline(__always)
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let now = context.knownNow ?? context.clock.now()
+        try await execute(context, now: nil) { context, _ in try await next(context) }
+    }
+
+    /// Acquires, runs and releases one call; `now` is the current instant when the caller just read it.
+    ///
+    /// The fast path copies no context and reads the clock at most once (not at all when `now` is given,
+    /// and once more after the call only for limiters that learn from time). After a wait for a permit the
+    /// call is handed no instant: the stages inside read the time afresh.
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now known: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let now = known ?? context.clock.now()
         let decision = limiter.tryAcquire(now: now)
         guard case .admitted(let permit) = decision else {
             let permit = try await waitForPermit(after: decision, context)
-            // The wait suspended: the stages inside must read the time afresh.
-            var resumed = context
-            resumed.knownNow = nil
-            return try await run(resumed, permit: permit, admittedAt: nil, next: next)
+            return try await run(context, permit: permit, admittedAt: nil, next: next)
         }
         return try await run(context, permit: permit, admittedAt: now, next: next)
     }
@@ -46,7 +57,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     @inlinable @inline(__always)
     func run<Output: Sendable>(
         _ context: ResilienceContext, permit: RateLimitPermit, admittedAt: ResilienceInstant?,
-        next: (ResilienceContext) async throws -> Output
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
     ) async throws -> Output {
         var succeeded = true
         // Releases after the output went straight into the caller's return slot (see the breaker stage).
@@ -57,7 +68,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             }
         }
         do {
-            return try await next(context)
+            return try await next(context, admittedAt)
         } catch {
             succeeded = false
             limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())

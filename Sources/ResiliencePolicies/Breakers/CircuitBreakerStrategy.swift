@@ -14,18 +14,30 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
     @usableFromInline let successNeedsTime: Bool
 
     /// Creates the stage.
+    ///
+    /// - Parameter breaker: The breaker that guards the call (share one per key).
     public init(breaker: any BreakerPolicy) {
         self.breaker = breaker
         successNeedsTime = (breaker as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
     /// Admits, runs and records one call.
-    @inlinable @inline(__always)
+    @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let now = context.knownNow ?? context.clock.now()
+        try await execute(context, now: nil) { context, _ in try await next(context) }
+    }
+
+    /// Admits, runs and records one call; `now` is the current instant when the caller just read it, and
+    /// is handed inward with the call.
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now known: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let now = known ?? context.clock.now()
         let permit: BreakerPermit
         switch breaker.admit(now: now) {
         case .rejected(let retryAfter, let state):
@@ -46,7 +58,7 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
             }
         }
         do {
-            return try await next(context)
+            return try await next(context, now)
         } catch {
             succeeded = false
             recordFailure(error, permit: permit, context)

@@ -1,0 +1,167 @@
+/// The one deadline primitive: a time limit, what passing it is called, and how it is enforced.
+///
+/// Every stage that limits time runs through it (the per-attempt timeout, the total deadline, an
+/// aggregator's per-source timeout), and sources check it between network calls:
+///
+/// - **check**: ``ResilienceContext/checkDeadline()`` throws once `context.deadline` has passed;
+/// - **remaining**: ``ResilienceContext/remaining(now:)`` is the time left;
+/// - **race**: ``run(_:startingAt:_:)`` narrows the context's deadline, runs the operation (racing it
+///   against a timer when ``isEnforced``), and reports a failure after the deadline as a
+///   ``ResilienceError`` with ``code``.
+///
+/// ```swift
+/// let limit = ResilienceDeadline(.seconds(10), code: .attemptTimedOut)
+/// let page = try await limit.run(context) { context in try await transport.send(request, context: context) }
+/// ```
+public struct ResilienceDeadline: Sendable, Hashable {
+    /// How long the operation may take, from when it starts.
+    public var limit: Duration
+    /// The error code a failure after the deadline becomes (`attemptTimedOut` for one attempt,
+    /// `deadlineExceeded` for a whole operation).
+    public var code: ResilienceError.Code
+    /// Whether to race the operation against a timer and cancel it when the time is up (for operations that
+    /// ignore `context.deadline` but honour cancellation). Costs a task group per call; the default,
+    /// cooperative, narrows the deadline and trusts the operation to honour it.
+    public var isEnforced: Bool
+
+    /// Creates a deadline.
+    ///
+    /// - Parameters:
+    ///   - limit: How long the operation may take; negative limits count as zero.
+    ///   - code: The error code a failure after the deadline becomes.
+    ///   - isEnforced: Whether to cancel the operation when the time is up instead of trusting it to honour
+    ///     `context.deadline`.
+    @inlinable
+    public init(_ limit: Duration, code: ResilienceError.Code = .deadlineExceeded, isEnforced: Bool = false) {
+        self.limit = limit
+        self.code = code
+        self.isEnforced = isEnforced
+    }
+
+    /// The limit clamped to what an instant can safely be advanced by (zero to about 31 years).
+    @inlinable
+    var clampedLimit: Duration {
+        let maximum = Duration.seconds(1_000_000_000)
+        return limit < .zero ? .zero : (limit > maximum ? maximum : limit)
+    }
+
+    /// Runs `operation` with the context's deadline narrowed to `now + limit`; a failure once that instant
+    /// has passed becomes a ``ResilienceError`` with ``code`` (never the caller's cancellation). A success
+    /// that arrives late is returned.
+    ///
+    /// - Parameters:
+    ///   - context: The execution's context; the operation gets a copy with the narrower deadline.
+    ///   - now: The current instant if the caller has just read it (no suspension since), else `nil` and
+    ///     the context's clock is read.
+    ///   - operation: The work to limit.
+    @inlinable @inline(__always)
+    public func run<Output: Sendable>(
+        _ context: ResilienceContext,
+        startingAt now: ResilienceInstant? = nil,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var inner = context
+        let deadline = (now ?? context.clock.now()).advanced(by: clampedLimit)
+        inner.narrowDeadline(to: deadline)
+        do {
+            if isEnforced {
+                return try await Self.race(inner, until: deadline, operation)
+            }
+            return try await operation(inner)
+        } catch {
+            throw translate(error, context: inner, deadline: deadline)
+        }
+    }
+
+    /// The error to rethrow: a ``ResilienceError`` with ``code`` when `deadline` has passed (and the caller
+    /// did not cancel), else `error` unchanged. Emits `timedOut` when it translates.
+    @usableFromInline
+    func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
+        if Task.isCancelled { return error }
+        if let own = error as? ResilienceError, own.code == code { return error }
+        let now = context.clock.now()
+        guard now >= deadline else { return error }
+        let underlying = context.classify(error)
+        context.emit(.timedOut, at: now) {
+            $0.duration = limit
+            $0.detail = code.rawValue
+        }
+        return ResilienceError(
+            code, key: context.key, underlying: underlying.category == .cancelled ? nil : underlying)
+    }
+
+    /// Runs `operation` in a child task and cancels it when `deadline` passes on the context's clock; returns
+    /// or throws whatever the operation ends with.
+    @usableFromInline
+    static func race<Output: Sendable>(
+        _ context: ResilienceContext,
+        until deadline: ResilienceInstant,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        let clock = context.clock
+        return try await withoutActuallyEscaping(operation) { escapable in
+            let operation = UncheckedOperation(run: escapable)
+            return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
+                group.addTask {
+                    do {
+                        return .finished(.success(try await operation.run(context)))
+                    } catch {
+                        return .finished(.failure(error))
+                    }
+                }
+                group.addTask {
+                    do {
+                        try await clock.sleep(until: deadline)
+                        return .timerFired
+                    } catch {
+                        return .timerCancelled
+                    }
+                }
+                while let outcome = try await group.next() {
+                    switch outcome {
+                    case .finished(let result):
+                        group.cancelAll()
+                        return try result.get()
+                    case .timerFired:
+                        group.cancelAll()
+                    case .timerCancelled:
+                        continue
+                    }
+                }
+                throw CancellationError()
+            }
+        }
+    }
+}
+
+extension ResilienceContext {
+    /// Throws `CancellationError` when the task is cancelled, and ``ResilienceError`` with code
+    /// `deadlineExceeded` when ``deadline`` has passed: what a source checks before and between network
+    /// calls.
+    public func checkDeadline() throws {
+        try Task.checkCancellation()
+        if let deadline, clock.now() >= deadline {
+            throw ResilienceError(.deadlineExceeded, key: key)
+        }
+    }
+}
+
+/// What a child of a race reports.
+package enum RaceOutcome<Output: Sendable>: Sendable {
+    case finished(Result<Output, any Error>)
+    case timerFired
+    case timerCancelled
+}
+
+/// Lets a non-escaping operation run in a child task of a task group that cannot outlive it.
+///
+/// Sound because the group is awaited before `withoutActuallyEscaping` returns, and the operation is
+/// called from one child at a time (deadlines) or, for hedging, only when the context says it is safe to
+/// repeat (callers of hedging promise the operation tolerates concurrent calls).
+package struct UncheckedOperation<Output>: @unchecked Sendable {
+    package let run: (ResilienceContext) async throws -> Output
+
+    package init(run: @escaping (ResilienceContext) async throws -> Output) {
+        self.run = run
+    }
+}

@@ -1,0 +1,150 @@
+// Speed tricks, all in this file: nothing here changes what a pipeline does, only how fast it does it.
+// A reader learning the design can skip it. Nothing in it is public: third-party stages never see it.
+//
+// 1. Built-in stages share one clock reading. A stage that has just read the clock (or was handed a
+//    reading) passes that instant as an explicit argument to the built-in stage inside it, and passes none
+//    after anything that suspends (a retry's sleep, a wait for a permit, an enforced race). The instant
+//    never travels in the `ResilienceContext`, so a stage this module does not know, which may suspend
+//    before calling `next`, can never make an inner stage see a stale instant: composed with such a stage,
+//    every stage runs through its public `execute(_:next:)` and reads the clock itself.
+// 2. `Pipeline` is type-erased, and Swift cannot specialise generic code behind an existential for every
+//    output type. For a chain of built-in, output-agnostic stages the pipeline keeps a runner specialised
+//    for its stages when it is built, and passes the output around the stages rather than through them.
+// 3. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
+//    the call.
+
+/// A built-in stage that can run on the fast path.
+///
+/// Conforming stages never look at the operation's output, never produce one of their own, and call `next`
+/// at most once at a time: they return normally only after a call of `next` did. They take the current
+/// instant when the stage outside has just read it (`nil` otherwise), and hand `next` an instant only when
+/// nothing suspended since it was read.
+@usableFromInline
+protocol FastPathStage: ResilienceStrategy {
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output
+}
+
+extension TotalDeadlineStrategy: DeadlineStage {}
+extension TimeoutStrategy: DeadlineStage {}
+extension RetryStrategy: FastPathStage {}
+extension CircuitBreakerStrategy: FastPathStage {}
+extension RateLimiterStrategy: FastPathStage {}
+
+extension EmptyStrategy: FastPathStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        try await next(context, now)
+    }
+}
+
+extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: FastPathStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        try await outer.execute(context, now: now) { outerContext, outerNow in
+            try await inner.execute(outerContext, now: outerNow, next: next)
+        }
+    }
+}
+
+extension EitherStrategy: FastPathStage where First: FastPathStage, Second: FastPathStage {
+    @inlinable
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.execute(context, now: now, next: next)
+        case .second(let stage): try await stage.execute(context, now: now, next: next)
+        }
+    }
+}
+
+/// The two timeout stages: their deadline counts from the instant handed in, which they hand on unless
+/// the operation runs in a race's child task.
+@usableFromInline
+protocol DeadlineStage: FastPathStage {
+    var deadline: ResilienceDeadline { get }
+}
+
+extension DeadlineStage {
+    @inlinable @inline(__always)
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, now: ResilienceInstant?,
+        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+    ) async throws -> Output {
+        let start = now ?? context.clock.now()
+        return try await deadline.run(context, startingAt: start) { inner in
+            try await next(inner, deadline.isEnforced ? nil : start)
+        }
+    }
+}
+
+/// Runs a fast-path stage chain, specialised for its stages, around an operation that stores its own
+/// output.
+@usableFromInline
+typealias FastPathRunner =
+    @Sendable (ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
+
+@usableFromInline
+enum FastPath {
+    /// A runner for `root` when every stage in it is a fast-path stage, else `nil`.
+    @inlinable
+    static func runner<Root: ResilienceStrategy>(for root: Root) -> FastPathRunner? {
+        guard let stage = root as? any FastPathStage else { return nil }
+        return makeRunner(stage)
+    }
+
+    @inlinable
+    static func makeRunner<Stage: FastPathStage>(_ stage: Stage) -> FastPathRunner {
+        { context, operation in
+            try await stage.execute(context, now: nil) { inner, _ in try await operation(inner) }
+        }
+    }
+
+    /// Runs `operation` through `runner`, carrying its output around the stages.
+    @inlinable
+    static func run<Output: Sendable>(
+        _ runner: @escaping FastPathRunner, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var output: Output?
+        try await runner(context) { inner in output = try await operation(inner) }
+        // Fast-path stages return normally only after the operation did.
+        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        return output
+    }
+}
+
+/// Breakers and limiters of this module that can record a successful call without a fresh reading of the
+/// clock, so their stages skip the read after the call.
+///
+/// A type conforms only where the instant passed to `record(.success, …)` or `release(_:outcome:now:)` with
+/// `.accepted` cannot change the result: the stage then passes the instant the call was admitted at.
+protocol SuccessTimeAware: AnyObject, Sendable {
+    /// Whether a success may be recorded with the admission instant instead of the current one.
+    var recordsSuccessWithoutTime: Bool { get }
+}
+
+/// Success only resets counters or closes a half-open breaker; neither uses `now`.
+extension ConsecutiveFailureBreaker: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
+}
+
+/// Success only resets the 429 counter and the multiplier; it never uses `now`.
+extension RateLimitBreaker: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
+}
+
+/// Tokens are not returned and an accepted release only resets the exhaustion backoff.
+extension TokenBucketLimiter: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
+}

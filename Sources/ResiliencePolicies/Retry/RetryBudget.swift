@@ -1,0 +1,154 @@
+/// A token-style retry budget for one key (gRPC A6, Google SRE, Finagle): retries may add at most
+/// ``RetryBudgetConfiguration/ratio`` of the recent requests, plus a small minimum rate, over a sliding
+/// window on the injected clock.
+///
+/// The bound: retries counted in the window ≤ `ratio` × requests counted + `minimumPerSecond` × window, and
+/// the window slides a slice at a time, so retries leave it after between (buckets − 1)/buckets of a window
+/// and a whole one. A key sending `r` requests per second therefore amplifies a full outage's load by at
+/// most 1 + (`ratio` + `minimumPerSecond` ÷ `r`) × buckets ÷ (buckets − 1): with the defaults 1.39× at 4
+/// requests/s and 1.12× only from about 100 requests/s, instead of the 3× that three attempts per request
+/// would cause. A circuit breaker in front keeps a quiet key's outage load down. Use one instance per key
+/// (the registry builds one pipeline per key).
+/// Thread-safe: a small lock around a value-type state machine; never suspends.
+///
+/// ```swift
+/// let budget = RetryBudget(clock: clock)
+/// budget.recordRequest()            // every first attempt
+/// if budget.tryWithdraw() { … }      // every retry
+/// ```
+public final class RetryBudget: Sendable, CustomStringConvertible {
+    /// The settings.
+    public let configuration: RetryBudgetConfiguration
+    private let clock: ResilienceClock
+    private let state: LockedState<RetryBudgetState>
+
+    /// Creates a budget reading time from `clock`.
+    public init(_ configuration: RetryBudgetConfiguration = .standard, clock: ResilienceClock = .continuous) {
+        self.configuration = configuration
+        self.clock = clock
+        state = LockedState(initialState: RetryBudgetState(configuration: configuration))
+    }
+
+    /// Counts one first attempt (a deposit).
+    public func recordRequest(now: ResilienceInstant? = nil) {
+        let instant = now ?? clock.now()
+        state.withLock { $0.recordRequest(now: instant) }
+    }
+
+    /// Takes one retry from the budget; `false` when the budget is spent.
+    public func tryWithdraw(now: ResilienceInstant? = nil) -> Bool {
+        let instant = now ?? clock.now()
+        return state.withLock { $0.tryWithdraw(now: instant) }
+    }
+
+    /// Requests, retries and retries allowed in the current window.
+    public var usage: (requests: Int, retries: Int, allowance: Int) {
+        let now = clock.now()
+        return state.withLock { state in
+            state.slide(to: now)
+            return (state.requests, state.retries, state.allowance)
+        }
+    }
+
+    /// `retry-budget(ratio: 10%, …)`.
+    public var description: String { "retry-budget(\(configuration))" }
+}
+
+/// The settings of a ``RetryBudget``.
+public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// Retries allowed per request in the window (0.1 = 10 %). A full outage amplifies the load of a key
+    /// sending `r` requests per second by at most 1 + (ratio + minimumPerSecond ÷ r) × buckets ÷ (buckets − 1).
+    public var ratio: Double = 0.1
+    /// Retries per second always allowed, so a quiet key can still retry (Finagle: 10/s; here 1/s by default).
+    public var minimumPerSecond: Double = 1
+    /// The sliding window over which requests and retries are counted.
+    public var window: Duration = .seconds(10)
+    /// How many slices the window is divided into (precision of the slide).
+    public var buckets: Int = 10
+
+    /// Creates a configuration.
+    public init(
+        ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10
+    ) {
+        self.ratio = ratio
+        self.minimumPerSecond = minimumPerSecond
+        self.window = window
+        self.buckets = buckets
+    }
+
+    /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style).
+    public static let standard = RetryBudgetConfiguration()
+
+    /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
+    public var description: String {
+        "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
+    }
+}
+
+/// The pure state machine behind ``RetryBudget``: requests and retries counted in time slices.
+struct RetryBudgetState: Sendable {
+    let ratio: Double
+    let minimumRetries: Double
+    let sliceNanoseconds: Int64
+    /// Requests and retries per time slice, in one array (one allocation per budget, not two).
+    private var slices: [(requests: Int, retries: Int)]
+    private var currentSlice: Int64 = 0
+    private(set) var requests = 0
+    private(set) var retries = 0
+
+    init(configuration: RetryBudgetConfiguration) {
+        let bucketCount = min(max(configuration.buckets, 1), 1000)
+        let window = max(DurationArithmetic.clamp(configuration.window), .milliseconds(1))
+        let windowNanoseconds = max(Int64(DurationArithmetic.seconds(window) * 1e9), Int64(bucketCount))
+        ratio = configuration.ratio.isFinite ? min(max(configuration.ratio, 0), 1_000) : 0
+        let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
+        minimumRetries = min(perSecond * DurationArithmetic.seconds(window), 1e12)
+        sliceNanoseconds = windowNanoseconds / Int64(bucketCount)
+        slices = Array(repeating: (0, 0), count: bucketCount)
+    }
+
+    /// Retries currently allowed in the window.
+    var allowance: Int {
+        Int(min((ratio * Double(requests) + minimumRetries).rounded(.down), Double(Int32.max)))
+    }
+
+    /// Counts one first attempt.
+    mutating func recordRequest(now: ResilienceInstant) {
+        slide(to: now)
+        requests += 1
+        slices[index].requests += 1
+    }
+
+    /// Takes one retry from the budget if the window allows it.
+    mutating func tryWithdraw(now: ResilienceInstant) -> Bool {
+        slide(to: now)
+        guard retries < allowance else { return false }
+        retries += 1
+        slices[index].retries += 1
+        return true
+    }
+
+    /// The slot of ``currentSlice`` in the slice arrays, kept with it so the hot path does not divide.
+    private var index = 0
+    /// Where ``currentSlice`` ends on the clock: until then `slide` has nothing to do (a comparison, no
+    /// conversion).
+    private var currentSliceEnd: Duration = .zero
+
+    /// Expires the slices that left the window.
+    mutating func slide(to now: ResilienceInstant) {
+        guard now.offset >= currentSliceEnd else { return }
+        let slice = max(DurationArithmetic.nanoseconds(now.offset), 0) / sliceNanoseconds
+        let (end, overflow) = (slice + 1).multipliedReportingOverflow(by: sliceNanoseconds)
+        currentSliceEnd = overflow ? .seconds(Int64.max) : .nanoseconds(end)
+        guard slice > currentSlice else { return }
+        let steps = min(slice - currentSlice, Int64(slices.count))
+        for step in 1...steps {
+            let expired = Int((currentSlice + step) % Int64(slices.count))
+            requests -= slices[expired].requests
+            retries -= slices[expired].retries
+            slices[expired] = (0, 0)
+        }
+        currentSlice = slice
+        index = Int(slice % Int64(slices.count))
+    }
+}
