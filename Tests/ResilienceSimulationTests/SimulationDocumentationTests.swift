@@ -18,7 +18,7 @@ import Testing
                 ]))
         let clock = simulation.resilienceClock
 
-        func makeClient(_ index: Int) -> any HTTPTransport {
+        @Sendable func makeClient(_ index: Int) -> any HTTPTransport {
             let pipeline = Pipeline.standard(clock: clock, random: simulation.random(stream: UInt64(index)))
             return ResilientTransport(wrapping: SimulatedHTTPTransport(server: server), pipeline: { _ in pipeline })
         }
