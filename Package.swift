@@ -108,7 +108,7 @@ let package = Package(
 
         .target(
             name: "StormSimulation",
-            dependencies: ["ResilienceCore", "ResiliencePolicies"],
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
             path: "Examples/StormSimulator/StormSimulation",
             swiftSettings: strictSettings
         ),
@@ -175,8 +175,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ResilienceSimulationTests",
+            dependencies: ["ResilienceKit", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StormSimulationTests",
-            dependencies: ["StormSimulation", "ResilienceCore"],
+            dependencies: ["StormSimulation", "ResilienceKit", "ResilienceTesting"],
             swiftSettings: strictSettings
         ),
     ],

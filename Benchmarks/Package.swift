@@ -44,6 +44,14 @@ let package = Package(
             dependencies: [.product(name: "ResilienceSources", package: "ResilienceKit")],
             path: "Benchmarks/FeedParsing"
         ),
+        .executableTarget(
+            name: "simulation-throughput",
+            dependencies: [
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/SimulationThroughput"
+        ),
         .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "DurableQueue",

@@ -1,9 +1,9 @@
 import Foundation
 import StormSimulation
 
-// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario, prints the markdown report and
-// writes results.md, results.json and the SVG charts to DIR (default `Docs/Simulation` for the full run; the
-// quick run writes files only with `--output`).
+// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario over 20 seeds (2 with --quick)
+// starting at N (default 1), prints the markdown report and writes results.md, results.json and the SVG
+// charts to DIR (default `Docs/Simulation` for the full run; the quick run writes files only with --output).
 
 /// Writes one line to standard error.
 func printError(_ message: String) {
@@ -11,7 +11,7 @@ func printError(_ message: String) {
 }
 
 var mode = RunMode.full
-var seed: UInt64 = 42
+var seed: UInt64 = 1
 var output: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -39,7 +39,12 @@ while let argument = arguments.popFirst() {
     }
 }
 
-let report = StormReport.generate(mode: mode, seed: seed, catalog: StrategyCatalog.all)
+guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
+    printError("the storm simulator needs macOS 15 or later (task executor preferences)")
+    exit(1)
+}
+
+let report = StormReport.generate(mode: mode, firstSeed: seed)
 let markdown = MarkdownReport.render(report)
 print(markdown, terminator: "")
 
@@ -63,10 +68,10 @@ if let directory = output ?? (mode == .full ? "Docs/Simulation" : nil) {
     let suffix = mode == .quick ? "-quick" : ""
     write(markdown, to: "\(directory)/results\(suffix).md")
     write(JSONReport.render(report), to: "\(directory)/results\(suffix).json")
-    for chart in ReportCharts.render(report) {
-        let name = mode == .quick ? chart.name.replacingOccurrences(of: ".svg", with: "-quick.svg") : chart.name
-        write(chart.svg, to: "\(directory)/\(name)")
+    for (name, chart) in report.charts {
+        let file = mode == .quick ? name.replacingOccurrences(of: ".svg", with: "-quick.svg") : name
+        write(chart.render(), to: "\(directory)/\(file)")
     }
 }
-let failed = report.goals.filter { !$0.passed }
-printError("\(report.goals.count - failed.count)/\(report.goals.count) goals hold")
+let held = report.goals.filter(\.summary.holds).count
+printError("\(held)/\(report.goals.count) goals hold over \(report.seeds.count) seeds")

@@ -1,19 +1,19 @@
-/// How much to simulate: `quick` for CI (a few seconds), `full` for the published charts.
-public struct RunMode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    /// The identifier.
-    public let rawValue: String
+/// How much to simulate.
+public enum RunMode: String, Sendable {
+    /// Every scenario over 20 seeds: the published report.
+    case full
+    /// Fewer seeds, shorter runs, fewer brownout levels: a CI smoke run, byte-reproducible.
+    case quick
 
-    /// Creates a mode.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The seeds every goal is evaluated over.
+    public func seeds(from first: UInt64) -> [UInt64] {
+        let count: UInt64 = self == .full ? 20 : 2
+        return (0..<count).map { first &+ $0 }
+    }
 
-    /// Shorter scenarios and coarser sweeps.
-    public static let quick = RunMode(rawValue: "quick")
-    /// Every scenario at full length.
-    public static let full = RunMode(rawValue: "full")
+    /// The scale of offered load and server capacity (1 in full mode; the quick run keeps their ratios).
+    var scale: Double { self == .full ? 1 : 0.1 }
 
-    /// The identifier.
-    public var description: String { rawValue }
-
-    /// True for ``quick``.
-    var isQuick: Bool { self == .quick }
+    /// The brownout failure probabilities.
+    var brownoutLevels: [Double] { self == .full ? [0.05, 0.1, 0.2, 0.3, 0.5, 0.7] : [0.1, 0.5] }
 }

@@ -16,9 +16,12 @@ public struct SVGChart: Sendable {
         public var points: [(x: Double, y: Double)]
         /// True for a dashed line (theoretical curves).
         public var dashed: Bool
+        /// The line's colour (`#rrggbb`); the palette's colour for its index when `nil`.
+        public var color: String?
 
         /// Creates a series.
-        public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false) {
+        public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false, color: String? = nil) {
+            self.color = color
             self.name = name
             self.points = points
             self.dashed = dashed
@@ -37,6 +40,8 @@ public struct SVGChart: Sendable {
     public var shaded: (from: Double, to: Double)?
     /// True for a base-10 logarithmic x axis.
     public var logarithmicX = false
+    /// Horizontal reference lines (capacity, offered load), drawn grey and dashed with their labels.
+    public var references: [(label: String, y: Double)] = []
 
     static let palette = [
         "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -65,7 +70,7 @@ public struct SVGChart: Sendable {
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.points.map { transformX($0.x) } }
-        let ys = series.flatMap { $0.points.map(\.y) }
+        let ys = series.flatMap { $0.points.map(\.y) } + references.map(\.y)
         let xMin = xs.min() ?? 0
         let xMax = max(xs.max() ?? 1, xMin + 1e-9)
         let yMax = niceCeiling(max(ys.max() ?? 1, 1e-9))
@@ -115,8 +120,17 @@ public struct SVGChart: Sendable {
         svg.append(
             "<text x=\"16\" y=\"\(f(top + plotHeight / 2))\" text-anchor=\"middle\" "
                 + "transform=\"rotate(-90 16 \(f(top + plotHeight / 2)))\">\(escape(yLabel))</text>")
+        for reference in references {
+            let y = py(reference.y)
+            svg.append(
+                "<line x1=\"\(f(left))\" y1=\"\(f(y))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(y))\" "
+                    + "stroke=\"#555555\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/>")
+            svg.append(
+                "<text x=\"\(f(left + plotWidth - 4))\" y=\"\(f(y - 4))\" text-anchor=\"end\" fill=\"#555555\">"
+                    + "\(escape(reference.label))</text>")
+        }
         for (index, line) in series.enumerated() {
-            let color = Self.palette[index % Self.palette.count]
+            let color = line.color ?? Self.palette[index % Self.palette.count]
             let path = line.points.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
             let dash = line.dashed ? " stroke-dasharray=\"6 4\"" : ""
             svg.append(

@@ -1,100 +1,399 @@
-/// Every scenario run with every strategy, the goals checked, ready to print as markdown, JSON and SVG.
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+import Synchronization
+
+/// Everything the storm simulator measured: goals over seeds, calibrations, tables and charts.
 public struct StormReport: Sendable {
-    /// Quick or full.
+    /// The mode it ran in.
     public var mode: RunMode
-    /// The seed every run derives its randomness from.
-    public var seed: UInt64
-    /// Scenario 1 under steady load.
-    public var outage: ScenarioRun
-    /// Scenario 1 in AWS's contention setup, without an outage.
-    public var aws: ScenarioRun
-    /// Scenario 1 in AWS's contention setup, after an outage.
-    public var awsOutage: ScenarioRun
-    /// Scenario 2's sweep.
-    public var independent: [SweepPoint]
-    /// Scenario 3 at 280 req/s.
-    public var metastable: ScenarioRun
-    /// Scenario 3's offered-load sweep.
-    public var stability: [StabilityRow]
-    /// Scenario 4.
-    public var brownout: ScenarioRun
-    /// Scenario 5.
-    public var tail: [TailRow]
-    /// The goals for the default pipeline.
-    public var goals: [GoalCheck] = []
+    /// The seeds every goal was evaluated over.
+    public var seeds: [UInt64]
+    /// The goals for the shipped presets, each over every seed.
+    public var goals: [Goal] = []
+    /// The published anchors, reproduced.
+    public var calibrations: [Calibration] = []
+    /// One table per scenario.
+    public var tables: [ReportTable] = []
+    /// The charts, by file name.
+    public var charts: [(name: String, chart: SVGChart)] = []
+}
 
-    /// Runs everything with the strategies `catalog` builds for a schedule.
-    public static func generate(
-        mode: RunMode, seed: UInt64, catalog: @Sendable (RetrySchedule) -> [ClientStrategy]
-    ) -> StormReport {
-        let standard = catalog(StormScenarios.standardSchedule)
-        let awsStrategies = catalog(StormScenarios.awsSchedule)
-
-        func runAll(_ scenario: Scenario, _ strategies: [ClientStrategy], _ schedule: RetrySchedule) -> ScenarioRun {
-            ScenarioRun(
-                scenario: scenario, schedule: schedule,
-                results: strategies.map { StormSimulator.run(scenario, strategy: $0, seed: seed) })
-        }
-
-        let outage = runAll(StormScenarios.outage(mode), standard, StormScenarios.standardSchedule)
-        let aws = runAll(StormScenarios.awsContention(outage: .zero), awsStrategies, StormScenarios.awsSchedule)
-        let awsOutage = runAll(
-            StormScenarios.awsContention(outage: .seconds(5)), awsStrategies, StormScenarios.awsSchedule)
-
-        // The quick run sweeps and stress-tests only the strategies its tables and goals need.
-        let swept = mode.isQuick ? standard.filter { MarkdownReport.sweepStrategies.contains($0.name) } : standard
-        let quickStability = [
-            StrategyName.noRetry, StrategyName.immediate, StrategyName.withBudget, StrategyName.defaultPipeline,
-        ]
-        let stressed = mode.isQuick ? standard.filter { quickStability.contains($0.name) } : standard
-
-        var independent: [SweepPoint] = []
-        for p in StormScenarios.failureProbabilities(mode) {
-            let scenario = StormScenarios.independent(p: p, mode: mode)
-            for strategy in swept {
-                let result = StormSimulator.run(scenario, strategy: strategy, seed: seed)
-                independent.append(
-                    SweepPoint(
-                        strategy: strategy.name, p: p, maxAttempts: strategy.maxAttempts,
-                        successRate: result.successRate, load: result.amplification))
-            }
-        }
-
-        let metastable = runAll(StormScenarios.metastable(mode), standard, StormScenarios.standardSchedule)
-        var stability: [StabilityRow] = []
-        for strategy in stressed {
-            var points: [StabilityPoint] = []
-            for fraction in StormScenarios.stabilityLoads(mode) {
-                let scenario = StormScenarios.metastable(mode, offeredFraction: fraction)
-                let run = runAll(scenario, [strategy], StormScenarios.standardSchedule)
-                let recovery = run.recovery(run.results[0])
-                let limit = run.loadEnd - run.faultEnd - .seconds(10)
-                points.append(
-                    StabilityPoint(
-                        fraction: fraction, recovery: recovery, recovered: recovery.map { $0 <= limit } ?? false))
-            }
-            stability.append(StabilityRow(strategy: strategy.name, loads: points))
-        }
-
-        let brownout = runAll(StormScenarios.brownout(mode), standard, StormScenarios.standardSchedule)
-
-        var tail: [TailRow] = []
-        let tailScenario = StormScenarios.tail(mode)
-        for name in [StrategyName.noRetry, StrategyName.defaultPipeline] {
-            guard let strategy = standard.first(where: { $0.name == name }) else { continue }
-            let plain = StormSimulator.run(tailScenario, strategy: strategy, seed: seed)
-            tail.append(TailRow(result: plain, hedgeDelay: nil))
-            guard let p95 = plain.latency(at: 0.95) else { continue }
-            let delay = Duration.milliseconds(Int64((p95.seconds * 1000).rounded(.up)))
-            let hedged = strategy.hedged(after: delay, name: name + " + hedging")
-            tail.append(
-                TailRow(result: StormSimulator.run(tailScenario, strategy: hedged, seed: seed), hedgeDelay: delay))
-        }
-
-        var report = StormReport(
-            mode: mode, seed: seed, outage: outage, aws: aws, awsOutage: awsOutage, independent: independent,
-            metastable: metastable, stability: stability, brownout: brownout, tail: tail)
-        report.goals = GoalEvaluator.evaluate(report)
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension StormReport {
+    /// Runs every scenario over the mode's seeds starting at `firstSeed`; the same arguments give the same
+    /// report.
+    public static func generate(mode: RunMode, firstSeed: UInt64) -> StormReport {
+        var report = StormReport(mode: mode, seeds: mode.seeds(from: firstSeed))
+        report.addOutage()
+        report.addBrownout()
+        report.addMetastable()
+        report.addRateLimit()
+        report.addContention()
+        report.addHedging()
         return report
+    }
+
+    /// Runs `body` for every seed, two at a time on separate threads; results come back in seed order.
+    func perSeed<T: Sendable>(_ body: @escaping @Sendable (UInt64) -> T) -> [T] {
+        let seeds = seeds
+        let results = Mutex<[T?]>(Array(repeating: nil, count: seeds.count))
+        DispatchQueue.concurrentPerform(iterations: seeds.count) { index in
+            let value = body(seeds[index])
+            results.withLock { $0[index] = value }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// Every strategy's measurement per seed.
+    func measure(_ run: TrafficRun, _ strategies: [Strategy]) -> [[Measurement]] {
+        let perSeed = perSeed { seed in strategies.map { run.measure($0, seed: seed) } }
+        return strategies.indices.map { index in perSeed.map { $0[index] } }
+    }
+
+    static func ratio(_ value: Double) -> String { FixedFormat.number(value) + "×" }
+    static func percent(_ value: Double) -> String { FixedFormat.percent(value) }
+    static func seconds(_ value: Double) -> String {
+        value >= 999 ? "never" : FixedFormat.number(value, decimals: 0) + " s"
+    }
+    static func milliseconds(_ value: Double) -> String { FixedFormat.number(value * 1000, decimals: 1) + " ms" }
+
+    static func cell(_ summary: SeedSummary, _ format: (Double) -> String) -> String {
+        "\(format(summary.median)) [\(format(summary.minimum)) – \(format(summary.maximum))]"
+    }
+
+    static func series(_ strategy: Strategy, _ values: [Int], upTo end: Int) -> SVGChart.Series {
+        SVGChart.Series(
+            name: strategy.name, points: (0..<min(end, values.count)).map { (Double($0), Double(values[$0])) },
+            color: strategy.color)
+    }
+
+    // MARK: Scenarios
+
+    mutating func addOutage() {
+        let (run, window) = Scenarios.outage(mode)
+        let strategies = [
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
+        ]
+        let results = measure(run, strategies)
+        var rows: [[String]] = []
+        for (strategy, measurements) in zip(strategies, results) {
+            let load = SeedSummary(measurements.map { $0.loadRatio(window) })
+            let success = SeedSummary(measurements.map(\.successRate))
+            rows.append([
+                strategy.name, strategy.role.rawValue, strategy.profile.rawValue, Self.cell(load, Self.ratio),
+                Self.cell(success, Self.percent),
+            ])
+            if strategy.role == .shipped {
+                goals.append(
+                    Goal(
+                        name: "Full outage: load ≤ 1.10× offered while it lasts", strategy: strategy.name,
+                        target: "≤ 1.10×", summary: SeedSummary(load.values) { $0 <= 1.10 }, format: Self.ratio))
+            }
+            if strategy.name == StrategyCatalog.budgetOnly.name {
+                let configuration = RetryBudgetConfiguration.standard
+                // The documented bound, at the rate each client really sends.
+                let clients = strategy.profile.clients(offering: run.offeredPerSecond)
+                let rate = run.offeredPerSecond / Double(clients)
+                let slices = Double(configuration.buckets)
+                let bound = 1 + (configuration.ratio + configuration.minimumPerSecond / rate) * slices / (slices - 1)
+                goals.append(
+                    Goal(
+                        name: "Retry budget alone, full outage: load ≤ documented bound "
+                            + "1 + (ratio + min/s ÷ rate) × n ÷ (n − 1)",
+                        strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
+                        summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Full outage",
+                notes: [
+                    "server: \(run.server.workers) workers × exponential 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, network |N(10 ms, 2 ms)| each way",
+                    "fault: every request answered 503 at once from \(window.lowerBound) s to \(window.upperBound) s",
+                    "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s (Poisson) for \(FixedFormat.number(run.duration.seconds, decimals: 0)) s; server-facing 4/s per client, app-facing 0.5/s per client, each client with its own pipeline",
+                    "load = server arrivals ÷ requests offered during the outage; median [min – max] over \(seeds.count) seeds",
+                ],
+                header: ["strategy", "role", "traffic", "load during outage", "success"], rows: rows))
+        var chart = SVGChart(
+            title: "Full outage: server arrivals per second (seed \(seeds[0]))", xLabel: "time (s)",
+            yLabel: "requests/s",
+            series: zip(strategies, results).map { Self.series($0, $1[0].arrivals, upTo: Int(run.duration.seconds)) },
+            shaded: (Double(window.lowerBound), Double(window.upperBound)))
+        chart.references = [
+            ("capacity \(FixedFormat.number(run.server.capacity, decimals: 0))/s", run.server.capacity),
+            ("offered \(FixedFormat.number(run.offeredPerSecond, decimals: 0))/s", run.offeredPerSecond),
+        ]
+        charts.append(("outage-load.svg", chart))
+    }
+
+    mutating func addBrownout() {
+        let strategies = [
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive,
+        ]
+        var rows: [[String]] = []
+        var medians: [[Double]] = Array(repeating: [], count: strategies.count)
+        var budgetLimited: [String] = []
+        for p in mode.brownoutLevels {
+            let results = measure(Scenarios.brownout(mode, p: p), strategies)
+            for (index, strategy) in strategies.enumerated() {
+                let success = results[index].map(\.successRate)
+                let summary = SeedSummary(success)
+                medians[index].append(summary.median)
+                let attempts = Self.maxAttempts(strategy)
+                let ideal = 1 - pow(p, Double(attempts))
+                rows.append([
+                    FixedFormat.number(p), strategy.name, "\(attempts)", Self.percent(ideal),
+                    Self.cell(summary, Self.percent),
+                ])
+                guard strategy.role == .shipped else { continue }
+                let baseline = results[
+                    strategies.firstIndex { $0.role == .baseline && $0.profile == strategy.profile }!]
+                goals.append(
+                    Goal(
+                        name: "Brownout p = \(FixedFormat.number(p)): success ≥ no retry", strategy: strategy.name,
+                        target: "≥ no retry",
+                        summary: SeedSummary(
+                            values: success, passed: zip(success, baseline).map { $0 >= $1.successRate }),
+                        format: Self.percent))
+                // The budget allows n attempts when the retries they need, p + p² + … + pⁿ⁻¹ per request, fit in
+                // its allowance: ratio + minimum per second ÷ the client's request rate.
+                let budget = Self.budget(strategy)
+                let allowance =
+                    budget.map { $0.ratio + $0.minimumPerSecond / strategy.profile.ratePerClient } ?? .infinity
+                let needed = (1..<max(attempts, 1)).reduce(0.0) { $0 + pow(p, Double($1)) }
+                guard needed <= allowance else {
+                    budgetLimited.append(
+                        "\(strategy.name) at p = \(FixedFormat.number(p)) (needs \(FixedFormat.number(needed)) retries per request, "
+                            + "the budget allows \(FixedFormat.number(allowance)))")
+                    continue
+                }
+                goals.append(
+                    Goal(
+                        name:
+                            "Brownout p = \(FixedFormat.number(p)): success within 0.5 pp of 1 − pⁿ (n = \(attempts))",
+                        strategy: strategy.name, target: Self.percent(ideal) + " ± 0.5 pp",
+                        summary: SeedSummary(success) { abs($0 - ideal) <= 0.005 }, format: Self.percent))
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Brownout",
+                notes: [
+                    "server: as in the outage; each request fails with probability p (503 after service) for the whole run",
+                    "n = the preset's attempts; 1 − pⁿ is the success of n independent attempts; median [min – max] over \(seeds.count) seeds",
+                    "the 1 − pⁿ goal applies only where the retry budget allows n attempts; it does not for "
+                        + (budgetLimited.isEmpty ? "none" : budgetLimited.joined(separator: "; ")),
+                ],
+                header: ["p", "strategy", "n", "1 − pⁿ", "success"], rows: rows))
+        charts.append(
+            (
+                "brownout-success.svg",
+                SVGChart(
+                    title: "Brownout: success rate against p (median of \(seeds.count) seeds)",
+                    xLabel: "failure probability p",
+                    yLabel: "success rate",
+                    series: zip(strategies, medians).map { strategy, values in
+                        SVGChart.Series(
+                            name: strategy.name, points: zip(mode.brownoutLevels, values).map { ($0, $1) },
+                            dashed: strategy.profile == .appFacing && strategy.role == .baseline, color: strategy.color)
+                    })
+            ))
+    }
+
+    static func budget(_ strategy: Strategy) -> RetryBudgetConfiguration? {
+        switch strategy.name {
+        case StrategyCatalog.standard.name: PipelinePreset.standard.retryBudget
+        case StrategyCatalog.background.name: PipelinePreset.background.retryBudget
+        case StrategyCatalog.interactive.name: PipelinePreset.interactive.retryBudget
+        default: nil
+        }
+    }
+
+    static func maxAttempts(_ strategy: Strategy) -> Int {
+        switch strategy.name {
+        case StrategyCatalog.standard.name: (PipelinePreset.standard.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
+        case StrategyCatalog.background.name:
+            (PipelinePreset.background.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
+        case StrategyCatalog.interactive.name:
+            (PipelinePreset.interactive.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
+        default: 1
+        }
+    }
+
+    mutating func addMetastable() {
+        let (run, stallEnd, end) = Scenarios.metastable(mode)
+        let strategies = [
+            Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
+        ]
+        let results = measure(run, strategies)
+        var rows: [[String]] = []
+        for (strategy, measurements) in zip(strategies, results) {
+            let tail = SeedSummary(measurements.map { $0.meanArrivals((end - 20)..<end) })
+            let recovery = SeedSummary(measurements.map { Double($0.recovery(after: stallEnd, until: end) ?? 999) })
+            rows.append([
+                strategy.name, strategy.role.rawValue, Self.cell(tail, { FixedFormat.number($0, decimals: 0) + "/s" }),
+                Self.cell(recovery, Self.seconds),
+            ])
+            if strategy.role == .calibration {
+                calibrations.append(
+                    Calibration(
+                        name: "Bronson et al. metastable case: load in the last 20 s (requests/s)",
+                        anchor: 2 * run.offeredPerSecond,
+                        tolerance: 0.10, summary: tail))
+            }
+            if strategy.role == .shipped {
+                goals.append(
+                    Goal(
+                        name: "Metastable case: ≥ 95 % of offered served within 20 s of the outage's end",
+                        strategy: strategy.name, target: "≤ 20 s",
+                        summary: SeedSummary(recovery.values) { $0 <= 20 }, format: Self.seconds))
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Metastable case (Bronson et al.)",
+                notes: [
+                    "server: \(run.server.workers) workers × 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s; it stops serving from 10 s to \(stallEnd) s (requests queue) and finishes work clients gave up on",
+                    "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s for \(end) s; recovery = seconds after \(stallEnd) s from which every second's requests succeed ≥ 95 %",
+                ],
+                header: ["strategy", "role", "load, last 20 s", "recovery"], rows: rows))
+        var load = SVGChart(
+            title: "Metastable case: server arrivals per second (seed \(seeds[0]))", xLabel: "time (s)",
+            yLabel: "requests/s",
+            series: zip(strategies, results).map { Self.series($0, $1[0].arrivals, upTo: end) },
+            shaded: (10, Double(stallEnd)))
+        load.references = [
+            ("capacity \(FixedFormat.number(run.server.capacity, decimals: 0))/s", run.server.capacity),
+            ("offered \(FixedFormat.number(run.offeredPerSecond, decimals: 0))/s", run.offeredPerSecond),
+        ]
+        charts.append(("metastable-load.svg", load))
+        var success = SVGChart(
+            title: "Metastable case: share of each second's requests that succeed (seed \(seeds[0]))",
+            xLabel: "time (s)",
+            yLabel: "success",
+            series: zip(strategies, results).map { strategy, measurements in
+                SVGChart.Series(
+                    name: strategy.name,
+                    points: (0..<end).map { (Double($0), measurements[0].successRate(second: $0)) },
+                    color: strategy.color)
+            }, shaded: (10, Double(stallEnd)))
+        success.references = [("95 %", 0.95)]
+        charts.append(("metastable-success.svg", success))
+    }
+
+    mutating func addRateLimit() {
+        let run = Scenarios.rateLimit(mode)
+        let strategies = [
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive,
+        ]
+        let results = measure(run, strategies)
+        var rows: [[String]] = []
+        for (strategy, measurements) in zip(strategies, results) {
+            let early = SeedSummary(measurements.map { Double($0.earlyRequests) })
+            let load = SeedSummary(measurements.map { $0.loadRatio(0..<Int(run.duration.seconds)) })
+            rows.append([
+                strategy.name, strategy.role.rawValue, strategy.profile.rawValue,
+                Self.cell(early, { FixedFormat.number($0, decimals: 0) }), Self.cell(load, Self.ratio),
+            ])
+            if strategy.role == .shipped {
+                goals.append(
+                    Goal(
+                        name: "Rate limit: zero requests before the time Retry-After asked for",
+                        strategy: strategy.name,
+                        target: "0", summary: SeedSummary(early.values) { $0 == 0 },
+                        format: { FixedFormat.number($0, decimals: 0) }))
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Rate limit with Retry-After",
+                notes: [
+                    "server: each client may send 2 requests/s; beyond that 429 with Retry-After: 30, and the client is blocked 30 s",
+                    "early = requests that arrived while their client was blocked",
+                ],
+                header: ["strategy", "role", "traffic", "early requests", "load"], rows: rows))
+    }
+
+    mutating func addContention() {
+        let entries = Scenarios.contention
+        let perSeed = perSeed { seed in entries.map { ContentionRun().measure($0.policy, seed: seed) } }
+        let results = entries.indices.map { index in perSeed.map { $0[index] } }
+        let fullJitter = results[0]
+        var rows: [[String]] = []
+        for (entry, measured) in zip(entries, results) {
+            let calls = SeedSummary(measured.map { Double($0.calls) })
+            let completion = SeedSummary(measured.map { $0.completion.seconds })
+            let completed = measured.map(\.completed).min() ?? 0
+            rows.append([
+                entry.name, FixedFormat.number(calls.mean, decimals: 0),
+                Self.cell(calls, { FixedFormat.number($0, decimals: 0) }),
+                Self.cell(completion, { FixedFormat.number($0, decimals: 2) + " s" }), "\(completed)/100",
+            ])
+            if let anchor = entry.anchor {
+                calibrations.append(
+                    Calibration(
+                        name: "AWS backoff study, \(entry.name): calls", anchor: anchor, tolerance: 0.05, summary: calls
+                    ))
+            } else {
+                let ratios = zip(measured, fullJitter).map { Double($0.calls) / Double(max($1.calls, 1)) }
+                goals.append(
+                    Goal(
+                        name: "Contention (AWS model): calls ≤ 1.05× full jitter's, all 100 clients complete",
+                        strategy: entry.name, target: "≤ 1.05×",
+                        summary: SeedSummary(
+                            values: ratios, passed: zip(ratios, measured).map { $0 <= 1.05 && $1.completed == 100 }),
+                        format: Self.ratio))
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Contention (AWS backoff study)",
+                notes: [
+                    "100 clients update one row once under optimistic concurrency (read, then write; retry until success); every message |N(10 ms, 2 ms)|",
+                    "backoff base 5 ms (the study's first retry waits 2 × base: the library's base is 10 ms), cap 2 s",
+                ],
+                header: ["backoff", "mean calls", "calls", "completion", "completed (worst seed)"], rows: rows))
+    }
+
+    mutating func addHedging() {
+        let run = Scenarios.tail(mode)
+        let strategies = [StrategyCatalog.standard, Scenarios.hedged]
+        let results = measure(run, strategies)
+        let plain = results[0]
+        let hedged = results[1]
+        let seconds = 0..<Int(run.duration.seconds)
+        let reduction = zip(plain, hedged).map { plain, hedged in
+            1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity) / (plain.latency(at: 0.999)?.seconds ?? .infinity)
+        }
+        let extra = hedged.map { $0.loadRatio(seconds) - 1 }
+        var rows: [[String]] = []
+        for (strategy, measurements) in zip(strategies, results) {
+            let p50 = SeedSummary(measurements.map { $0.latency(at: 0.5)?.seconds ?? .nan })
+            let p999 = SeedSummary(measurements.map { $0.latency(at: 0.999)?.seconds ?? .nan })
+            let load = SeedSummary(measurements.map { $0.loadRatio(seconds) })
+            rows.append([
+                strategy.name, strategy.role.rawValue, Self.cell(p50, Self.milliseconds),
+                Self.cell(p999, Self.milliseconds), Self.cell(load, Self.ratio),
+            ])
+        }
+        goals.append(
+            Goal(
+                name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
+                strategy: Scenarios.hedged.name,
+                target: "≥ 50 % and ≤ 5 %",
+                summary: SeedSummary(values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
+                format: { Self.percent($0) + " shorter" }))
+        tables.append(
+            ReportTable(
+                title: "Tail latency and hedging",
+                notes: [
+                    "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s",
+                    "extra load per seed: \(SeedSummary(extra).median >= 0 ? Self.percent(SeedSummary(extra).median) : "-") median",
+                ],
+                header: ["strategy", "role", "p50", "p99.9", "load"], rows: rows))
     }
 }

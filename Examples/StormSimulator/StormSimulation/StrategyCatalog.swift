@@ -1,61 +1,57 @@
-import ResilienceCore
-import ResiliencePolicies
+import ResilienceKit
 
-/// The strategies every scenario compares, built from the real ResiliencePolicies types for a schedule.
-///
-/// Only the two naive baselines (no retry, ``ImmediateRetry``) are the simulator's own; every other row is a
-/// ResiliencePolicies type, configured here. ``PipelineTuning`` holds the settings of the default pipeline.
+/// Every row of the report. The shipped presets are built by exactly the call a user makes.
 public enum StrategyCatalog {
-    /// The two naive baselines (no retry, immediate retry ×3).
-    public static func baselines(_ schedule: RetrySchedule) -> [ClientStrategy] {
-        [
-            ClientStrategy(name: StrategyName.noRetry, retryPolicy: nil, maxAttempts: 1),
-            ClientStrategy(name: StrategyName.immediate, retryPolicy: ImmediateRetry(maxAttempts: 4), maxAttempts: 4),
-        ]
+    /// One colour per strategy, kept across every chart.
+    enum Color {
+        static let noRetry = "#7f7f7f"
+        static let standard = "#1f77b4"
+        static let interactive = "#2ca02c"
+        static let background = "#9467bd"
+        static let calibration = "#d62728"
+        static let tuned = "#ff7f0e"
+        static let budgetOnly = "#8c564b"
+        static let fullJitter = "#17becf"
+        static let exponential = "#bcbd22"
+        static let noBackoff = "#e377c2"
     }
 
-    /// Every strategy of the comparison, with the default tuning.
-    public static func all(_ schedule: RetrySchedule) -> [ClientStrategy] {
-        all(schedule, tuning: .standard)
+    /// No retry, no breaker: one attempt per request (server-facing traffic).
+    public static let noRetry = Strategy("no retry", role: .baseline, color: Color.noRetry) { _, _ in
+        Pipeline { TotalDeadlineStrategy(.seconds(60)) }
     }
 
-    /// Every strategy of the comparison.
-    public static func all(_ schedule: RetrySchedule, tuning: PipelineTuning) -> [ClientStrategy] {
-        let clock = ResilienceClock(FrozenClock())
-        func backoff(_ jitter: Jitter) -> StandardRetryPolicy {
-            StandardRetryPolicy(
-                maxAttempts: schedule.maxAttempts,
-                backoff: .exponential(base: schedule.base, multiplier: 2, cap: schedule.cap), jitter: jitter)
+    /// No retry with the app-facing traffic (the baseline `.interactive` is compared with).
+    public static let noRetryApp = Strategy(
+        "no retry (app-facing)", role: .baseline, color: Color.noRetry, profile: .appFacing
+    ) { _, _ in Pipeline { TotalDeadlineStrategy(.seconds(60)) } }
+
+    /// `Pipeline.standard(clock:random:)`, as shipped.
+    public static let standard = Strategy("Pipeline.standard", role: .shipped, color: Color.standard) {
+        clock, random in Pipeline.standard(clock: clock, random: random)
+    }
+
+    /// `Pipeline.background(clock:random:)`, as shipped.
+    public static let background = Strategy("Pipeline.background", role: .shipped, color: Color.background) {
+        clock, random in Pipeline.background(clock: clock, random: random)
+    }
+
+    /// `Pipeline.interactive(clock:random:)`, as shipped, with app-facing traffic.
+    public static let interactive = Strategy(
+        "Pipeline.interactive", role: .shipped, color: Color.interactive, profile: .appFacing
+    ) { clock, random in Pipeline.interactive(clock: clock, random: random) }
+
+    /// The shipped presets, in report order.
+    public static let shipped = [standard, background, interactive]
+
+    /// Retry with the standard policy and the retry budget only (no breaker, no limiter): checks the budget's
+    /// documented bound.
+    public static let budgetOnly = Strategy("retry + budget only", role: .tuned, color: Color.budgetOnly) {
+        clock, random in
+        Pipeline {
+            TotalDeadlineStrategy(.seconds(60))
+            RetryStrategy(
+                policy: StandardRetryPolicy.standard, budget: RetryBudget(.standard, clock: clock), random: random)
         }
-        let decorrelated = StandardRetryPolicy(
-            maxAttempts: schedule.maxAttempts, backoff: .decorrelated(base: schedule.base, cap: schedule.cap),
-            jitter: .none)
-        let jittered = backoff(tuning.jitter)
-        let budgetConfiguration = tuning.budget
-        let makeBudget: @Sendable (UInt64) -> any RetryBudgeting = { _ in
-            RetryBudget(budgetConfiguration, clock: clock)
-        }
-        var strategies = baselines(schedule)
-        strategies += [
-            ClientStrategy(
-                name: StrategyName.exponential, retryPolicy: backoff(.none), maxAttempts: schedule.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.fullJitter, retryPolicy: backoff(.full), maxAttempts: schedule.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.equalJitter, retryPolicy: backoff(.equal), maxAttempts: schedule.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.decorrelatedJitter, retryPolicy: decorrelated, maxAttempts: schedule.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.seed000, retryPolicy: CategoryRetryPolicy.standard,
-                maxAttempts: CategoryRetryRule.serverError.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.seed002, retryPolicy: StandardRetryPolicy.apiClient,
-                maxAttempts: StandardRetryPolicy.apiClient.maxAttempts),
-            ClientStrategy(
-                name: StrategyName.withBudget, retryPolicy: jittered, maxAttempts: schedule.maxAttempts,
-                makeRetryBudget: makeBudget),
-        ]
-        strategies += protectiveStrategies(jittered, schedule: schedule, tuning: tuning, makeBudget: makeBudget)
-        return strategies
     }
 }

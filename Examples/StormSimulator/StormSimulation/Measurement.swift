@@ -1,0 +1,63 @@
+/// What one run of one strategy in one scenario with one seed measured, per second and in total.
+public struct Measurement: Sendable {
+    /// Requests the clients started, per second of their start.
+    public var offered: [Int]
+    /// Requests that succeeded, per second of their start.
+    public var succeeded: [Int]
+    /// Requests that reached the server, per second of their arrival.
+    public var arrivals: [Int]
+    /// Requests that arrived while their client was told to wait (`Retry-After`).
+    public var earlyRequests: Int
+    /// The latency of every successful request, in nanoseconds, sorted.
+    public var latencies: [Int64]
+
+    /// Requests started in total.
+    public var totalOffered: Int { offered.reduce(0, +) }
+    /// Requests that succeeded in total.
+    public var totalSucceeded: Int { succeeded.reduce(0, +) }
+    /// Requests that reached the server in total.
+    public var totalArrivals: Int { arrivals.reduce(0, +) }
+
+    /// The share of requests that succeeded.
+    public var successRate: Double { totalOffered == 0 ? 0 : Double(totalSucceeded) / Double(totalOffered) }
+
+    /// Server arrivals ÷ requests offered over whole seconds `range`.
+    public func loadRatio(_ range: Range<Int>) -> Double {
+        let arrived = range.reduce(0) { $0 + (arrivals.indices.contains($1) ? arrivals[$1] : 0) }
+        let started = range.reduce(0) { $0 + (offered.indices.contains($1) ? offered[$1] : 0) }
+        return started == 0 ? 0 : Double(arrived) / Double(started)
+    }
+
+    /// Mean server arrivals per second over `range`.
+    public func meanArrivals(_ range: Range<Int>) -> Double {
+        let arrived = range.reduce(0) { $0 + (arrivals.indices.contains($1) ? arrivals[$1] : 0) }
+        return Double(arrived) / Double(max(range.count, 1))
+    }
+
+    /// The share of the requests started in second `second` that succeeded.
+    public func successRate(second: Int) -> Double {
+        guard offered.indices.contains(second), offered[second] > 0 else { return 1 }
+        return Double(succeeded[second]) / Double(offered[second])
+    }
+
+    /// Seconds after `start` until every later second (before `end`) served at least `share` of its
+    /// requests; `nil` when that never happened.
+    public func recovery(after start: Int, until end: Int, share: Double = 0.95) -> Int? {
+        var recovered: Int?
+        for second in start..<end {
+            if successRate(second: second) >= share {
+                if recovered == nil { recovered = second }
+            } else {
+                recovered = nil
+            }
+        }
+        return recovered.map { $0 - start }
+    }
+
+    /// The latency at `quantile` (nearest rank) of the successful requests.
+    public func latency(at quantile: Double) -> Duration? {
+        guard !latencies.isEmpty else { return nil }
+        let rank = Int((quantile * Double(latencies.count)).rounded(.up))
+        return .nanoseconds(latencies[min(max(rank, 1), latencies.count) - 1])
+    }
+}

@@ -1,0 +1,79 @@
+import ResilienceKit
+import ResilienceTesting
+
+/// Who sends the traffic: a few busy clients (servers calling a dependency) or many quiet ones (apps).
+public enum TrafficProfile: String, Sendable, Hashable {
+    /// Clients of 4 requests per second each (within the presets' token bucket of 5/s): `.standard` and
+    /// `.background` are meant for this.
+    case serverFacing = "server-facing"
+    /// Clients of one request every 2 s each: `.interactive` is meant for this.
+    case appFacing = "app-facing"
+
+    /// Requests per second one client offers.
+    public var ratePerClient: Double { self == .serverFacing ? 4 : 0.5 }
+
+    /// How many clients share `offered` requests per second; each has its own pipeline.
+    public func clients(offering offered: Double) -> Int { max(1, Int((offered / ratePerClient).rounded())) }
+}
+
+/// One row of the report: how a client builds its pipeline, built only with ResilienceKit's public API.
+public struct Strategy: Sendable {
+    /// What the row stands for.
+    public enum Role: String, Sendable, Hashable {
+        /// A reference point (no retry).
+        case baseline
+        /// A preset exactly as shipped, built by the call a user makes.
+        case shipped
+        /// A variant of a shipped preset, labelled as such and never the headline.
+        case tuned
+        /// A published experiment reproduced in its own model.
+        case calibration
+    }
+
+    /// The row's label.
+    public let name: String
+    /// What the row stands for.
+    public let role: Role
+    /// The row's colour in every chart.
+    public let color: String
+    /// Who sends the traffic.
+    public let profile: TrafficProfile
+    /// Builds one client's pipeline on the simulation's clock with the client's random stream.
+    public let makePipeline: @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
+
+    /// Creates a row.
+    public init(
+        _ name: String, role: Role, color: String, profile: TrafficProfile = .serverFacing,
+        makePipeline: @escaping @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
+    ) {
+        self.name = name
+        self.role = role
+        self.color = color
+        self.profile = profile
+        self.makePipeline = makePipeline
+    }
+}
+
+/// Runs an operation through an outer pipeline whose every attempt runs through an inner one: how an app
+/// hedges a whole call made through a preset.
+struct NestedPipeline: ResiliencePipeline {
+    let outer: any ResiliencePipeline
+    let inner: any ResiliencePipeline
+
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await withoutActuallyEscaping(operation) { operation in
+            let inner = inner
+            let box = OperationBox(run: operation)
+            return try await outer.execute(context) { context in try await inner.execute(context, box.run) }
+        }
+    }
+
+    var stages: [StageDescription] { outer.stages + inner.stages }
+}
+
+/// Carries a non-escaping operation into the outer pipeline's attempts, which end before it returns.
+struct OperationBox<Output>: @unchecked Sendable {
+    let run: (ResilienceContext) async throws -> Output
+}

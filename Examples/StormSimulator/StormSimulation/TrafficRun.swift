@@ -1,0 +1,124 @@
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+import Synchronization
+
+/// Open-loop traffic: each client starts requests at Poisson times, whatever happened to the previous
+/// ones, and sends them through `ResilientTransport` over its own pipeline to a ``SimulatedServer`` — the
+/// stack an app runs, on the deterministic runtime.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+public struct TrafficRun: Sendable {
+    /// The server's shape and failure windows.
+    public var server: SimulatedServer.Configuration
+    /// Requests per second offered by all clients together.
+    public var offeredPerSecond: Double
+    /// How long the clients start requests.
+    public var duration: Duration
+    /// How long the run may go on after the last start for the last requests to end.
+    public var drain: Duration = .seconds(400)
+
+    /// Creates a run.
+    public init(server: SimulatedServer.Configuration, offeredPerSecond: Double, duration: Duration) {
+        self.server = server
+        self.offeredPerSecond = offeredPerSecond
+        self.duration = duration
+    }
+
+    /// Runs `strategy` with `seed`.
+    public func measure(_ strategy: Strategy, seed: UInt64) -> Measurement {
+        let simulation = Simulation(seed: seed)
+        let server = SimulatedServer(simulation: simulation, configuration: server)
+        let seconds = Int(duration.seconds.rounded(.up))
+        let recorder = Recorder(seconds: seconds)
+        let clients = strategy.profile.clients(offering: offeredPerSecond)
+        let rate = offeredPerSecond / Double(clients)
+        let duration = duration
+        let clock = simulation.resilienceClock
+        let base = SimulatedHTTPTransport(server: server)
+        let outcome = Result {
+            try simulation.run(timeLimit: duration + drain) {
+                await withTaskGroup(of: Void.self) { group in
+                    for client in 0..<clients {
+                        let pipeline = strategy.makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
+                        let transport = ResilientTransport(wrapping: base, pipeline: { _ in pipeline })
+                        var request = HTTPRequest(url: URL(string: "https://api.example/jobs")!)
+                        request.headers.add(name: "X-Client-ID", value: "\(client)")
+                        let sent = request
+                        group.addTask {
+                            var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
+                            let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
+                            await withTaskGroup(of: Void.self) { requests in
+                                var next = gaps.sample(using: &generator)
+                                while next < duration {
+                                    guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
+                                        break
+                                    }
+                                    let start = next
+                                    recorder.started(at: start)
+                                    requests.addTask {
+                                        let context = ResilienceContext(key: "api", clock: clock)
+                                        let response = try? await transport.send(sent, context: context)
+                                        recorder.finished(
+                                            startedAt: start, at: simulation.clock.now.offset,
+                                            succeeded: response?.isSuccess == true)
+                                    }
+                                    next += gaps.sample(using: &generator)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if case .failure(let error) = outcome {
+            // A simulation that stalls or escapes its executor is a bug in the simulator, not a result.
+            fatalError("simulation failed: \(error)")
+        }
+        let statistics = server.statistics
+        var arrivals = statistics.buckets.map(\.arrivals)
+        if arrivals.count < seconds { arrivals += Array(repeating: 0, count: seconds - arrivals.count) }
+        return recorder.measurement(arrivals: arrivals, early: statistics.earlyRequests)
+    }
+}
+
+/// Collects what the clients saw (on the simulation's one thread; the lock only satisfies `Sendable`).
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class Recorder: Sendable {
+    private struct State {
+        var offered: [Int]
+        var succeeded: [Int]
+        var latencies: [Int64] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(seconds: Int) {
+        state = Mutex(
+            State(offered: Array(repeating: 0, count: seconds), succeeded: Array(repeating: 0, count: seconds)))
+    }
+
+    func started(at offset: Duration) {
+        state.withLock { state in
+            let second = min(Int(offset.seconds), state.offered.count - 1)
+            state.offered[second] += 1
+        }
+    }
+
+    func finished(startedAt start: Duration, at end: Duration, succeeded: Bool) {
+        guard succeeded else { return }
+        state.withLock { state in
+            let second = min(Int(start.seconds), state.succeeded.count - 1)
+            state.succeeded[second] += 1
+            let (seconds, attoseconds) = (end - start).components
+            state.latencies.append(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+    }
+
+    func measurement(arrivals: [Int], early: Int) -> Measurement {
+        state.withLock { state in
+            Measurement(
+                offered: state.offered, succeeded: state.succeeded, arrivals: arrivals, earlyRequests: early,
+                latencies: state.latencies.sorted())
+        }
+    }
+}

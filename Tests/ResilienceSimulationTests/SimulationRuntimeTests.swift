@@ -1,0 +1,148 @@
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+import Testing
+
+/// The deterministic runtime: real pipelines, virtual time, reproducible traces.
+@Suite struct SimulationRuntimeTests {
+    /// Many clients, each with its own `Pipeline.standard` plus hedging and an enforced timeout, against a
+    /// server with a brownout and slow responses; returns the trace's text and the server's statistics.
+    static func storm(seed: UInt64, clients: Int = 40, requests: Int = 15) throws -> (String, UInt64, Int) {
+        let simulation = Simulation(seed: seed, recordsTrace: true)
+        let server = SimulatedServer(
+            simulation: simulation,
+            configuration: .init(
+                workers: 8, serviceTime: .exponential(mean: .milliseconds(20)),
+                networkDelay: .absoluteNormal(mean: .milliseconds(10), standardDeviation: .milliseconds(2)),
+                faults: [
+                    SimulatedFault(
+                        .brownout(failureProbability: 0.3, status: 503), from: .seconds(1), until: .seconds(3)),
+                    SimulatedFault(
+                        .slowResponses(probability: 0.05, extra: .constant(.milliseconds(400))), from: .zero,
+                        until: .seconds(60)),
+                ]))
+        let transport = SimulatedHTTPTransport(server: server)
+        let sink = SimulationTelemetrySink(trace: simulation.trace)
+        let clock = simulation.resilienceClock
+        let succeeded = try simulation.run {
+            await withTaskGroup(of: Int.self) { group in
+                for client in 0..<clients {
+                    let random = simulation.random(stream: UInt64(client) + 1)
+                    let hedging = Pipeline { HedgingStrategy(delay: .milliseconds(150)) }
+                    let pipeline = Pipeline.standard(clock: clock, random: random) {
+                        $0.timeoutMode = .enforced
+                        $0.attemptTimeout = .milliseconds(300)
+                    }
+                    group.addTask {
+                        var generator = simulation.generator(stream: 10_000 + UInt64(client))
+                        var succeeded = 0
+                        for _ in 0..<requests {
+                            try? await simulation.clock.sleep(
+                                for: LatencyDistribution.exponential(mean: .milliseconds(200)).sample(
+                                    using: &generator))
+                            let context = ResilienceContext(
+                                key: "client-\(client)", telemetry: sink, clock: clock)
+                            let status = try? await hedging.execute(context) { hedge in
+                                try await pipeline.execute(hedge) { attempt in
+                                    let response = try await transport.send(
+                                        HTTPRequest(url: URL(string: "https://api.example/jobs")!), context: attempt)
+                                    guard response.isSuccess else { throw HTTPStatusError(response: response) }
+                                    return response.status
+                                }
+                            }
+                            if status == 200 { succeeded += 1 }
+                        }
+                        return succeeded
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        return (simulation.trace.text, simulation.trace.digest, succeeded)
+    }
+
+    @Test func sameSeedGivesTheSameTraceByteForByte() throws {
+        let first = try Self.storm(seed: 7)
+        let second = try Self.storm(seed: 7)
+        #expect(first.0.utf8.count > 10_000)
+        #expect(first.0 == second.0)
+        #expect(first.1 == second.1)
+        #expect(first.2 == second.2)
+        // The run did exercise retries, hedges and timeouts.
+        #expect(first.0.contains("hedge"))
+        #expect(first.0.contains("retry"))
+        let other = try Self.storm(seed: 8)
+        #expect(other.1 != first.1)
+    }
+
+    @Test func sleepersWakeInTimeOrderAndTimeJumps() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let order = try simulation.run {
+            await withTaskGroup(of: (Int, Duration).self) { group in
+                for (index, delay) in [300, 100, 200, 100].enumerated() {
+                    group.addTask {
+                        try? await clock.sleep(for: .seconds(delay))
+                        return (index, clock.now.offset)
+                    }
+                }
+                var order: [(Int, Duration)] = []
+                for await entry in group { order.append(entry) }
+                return order
+            }
+        }
+        #expect(order.map(\.0) == [1, 3, 2, 0])
+        #expect(order.map(\.1) == [.seconds(100), .seconds(100), .seconds(200), .seconds(300)])
+        #expect(simulation.clock.now.offset == .seconds(300))
+    }
+
+    @Test func cancellingASleeperEndsItAtOnce() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let (outcome, end) = try simulation.run {
+            let sleeper = Task(executorPreference: simulation.executor) { () -> String in
+                do {
+                    try await clock.sleep(for: .seconds(3600))
+                    return "woke"
+                } catch {
+                    return "\(type(of: error)) at \(clock.now.offset)"
+                }
+            }
+            try await clock.sleep(for: .seconds(5))
+            sleeper.cancel()
+            return (await sleeper.value, clock.now.offset)
+        }
+        #expect(outcome == "CancellationError at 5.0 seconds")
+        #expect(end == .seconds(5))
+        #expect(simulation.clock.sleeperCount == 0)
+    }
+
+    @Test func timeLimitCancelsTheBody() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let loops = try simulation.run(timeLimit: .seconds(10)) {
+            var loops = 0
+            while (try? await clock.sleep(for: .seconds(1))) != nil { loops += 1 }
+            return loops
+        }
+        #expect(loops == 10)
+    }
+
+    @Test func workOnAnotherExecutorIsReported() {
+        let simulation = Simulation(seed: 1)
+        #expect(throws: SimulationError.self) {
+            try simulation.run {
+                await Task.detached { 42 }.value
+            }
+        }
+    }
+
+    @Test func aRealSleepStallsTheSimulationInsteadOfHanging() {
+        let simulation = Simulation(seed: 1)
+        #expect(throws: SimulationError.self) {
+            try simulation.run {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+}
