@@ -38,7 +38,7 @@ struct SharedBreakerTests {
 
     @Test func aTripOnOneReplicaStopsTheOthersWithinARefresh() async throws {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let first = SharedBreaker(store: store, configuration("a"), clock: resilienceClock)
         let second = SharedBreaker(store: store, configuration("b"), clock: resilienceClock, telemetry: sink)
         defer {
@@ -92,7 +92,7 @@ struct SharedBreakerTests {
     @Test func failsOpenAsALocalBreakerAndPublishesWhenTheStoreReturns() async throws {
         let base = InMemoryCoordinationStore(clock: resilienceClock)
         let store = FaultInjectingCoordinationStore(wrapping: base, clock: resilienceClock)
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let breaker = SharedBreaker(store: store, configuration("a"), clock: resilienceClock, telemetry: sink)
         defer { breaker.shutdown() }
         store.fault = .unavailable

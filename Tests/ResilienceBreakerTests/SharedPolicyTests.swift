@@ -69,7 +69,7 @@ struct SharedRateLimiterTests {
     @Test func failsOpenAtItsShareAndResumesWhenTheStoreReturns() async {
         let store = FaultInjectingCoordinationStore(
             wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
@@ -104,7 +104,7 @@ struct SharedRateLimiterTests {
     @Test func aStalledStoreMeetsTheDeadline() async {
         let store = FaultInjectingCoordinationStore(
             wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
         store.fault = .stall
         _ = limiter.tryAcquire(now: now)
