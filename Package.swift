@@ -89,7 +89,8 @@ let package = Package(
             path: "Examples/SyncExampleSupport", swiftSettings: strictSettings
         ),
         .executableTarget(
-            name: "sync-crash-child", dependencies: ["ResilienceSync", "ResilienceTransport", "SyncExampleSupport"],
+            name: "sync-crash-child",
+            dependencies: ["ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "SyncExampleSupport"],
             path: "Examples/SyncCrashChild", swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -159,7 +160,8 @@ let package = Package(
         .testTarget(
             name: "ResilienceSyncTests",
             dependencies: [
-                "ResilienceSync", "ResilienceTesting", "ResiliencePolicies", "sync-crash-child", systemSQLite,
+                "ResilienceSync", "ResilienceTesting", "ResiliencePolicies", "ResilienceTransport", "sync-crash-child",
+                systemSQLite,
             ],
             swiftSettings: strictSettings
         ),

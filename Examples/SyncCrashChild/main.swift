@@ -8,6 +8,7 @@
 // With --drain it enqueues nothing and exits 0 once the queue is empty.
 import Foundation
 import ResilienceCore
+import ResiliencePolicies
 import ResilienceSync
 import ResilienceTransport
 import SyncExampleSupport
@@ -81,10 +82,11 @@ var configuration = SyncEngine.Configuration()
 configuration.retryInterval = .milliseconds(20)
 configuration.maximumRetryInterval = .milliseconds(200)
 configuration.maxRetries = 1_000
-configuration.requestTimeout = .seconds(5)
+// No breaker: the child must keep sending through every fault; each request gets 5 s.
 let engine = SyncEngine(
     store: store, transport: URLSessionTransport(), requestBuilder: SinkRequestBuilder(url: url),
-    classifier: TransportErrorClassifier(), breaker: NeverTrippingBreaker(), configuration: configuration)
+    classifier: TransportErrorClassifier(), pipeline: Pipeline { TimeoutStrategy(.seconds(5)) },
+    configuration: configuration)
 let runner = Task { await engine.run() }
 
 let processID = UUID().uuidString.prefix(8)

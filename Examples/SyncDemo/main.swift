@@ -58,10 +58,10 @@ var serverConfiguration = FaultServerConfiguration()
 serverConfiguration.lifetime = .seconds(600)
 let server = try FaultServer(configuration: serverConfiguration)
 defer { server.stop() }
-// The server's script: two bursts of 429s, one duplicate, then an idempotent sink that applies each key once.
+// The server's script: two bursts of 429s, one confirmed duplicate (a 409 problem saying the entity exists), then an idempotent sink that applies each key once.
 let rateLimited = Fault.rateLimited(retryAfter: "30")
 server.script(
-    "/mutations", rateLimited, rateLimited, rateLimited, rateLimited, rateLimited, rateLimited, .status(409),
+    "/mutations", rateLimited, rateLimited, rateLimited, rateLimited, rateLimited, rateLimited, .alreadyExists,
     .mutationSink())
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-demo-\(UUID().uuidString)")
@@ -73,10 +73,17 @@ let database = DemoLocalDatabase()
 let telemetry = DemoTelemetry()
 var configuration = SyncEngine.Configuration()
 configuration.retryInterval = .seconds(2)
-configuration.requestTimeout = .seconds(300)  // scaled time: 3 s of real time at --fast
+// Every request runs through one pipeline: the seed-004 rate-limit breaker, then a per-request timeout
+// (300 s of scaled time: 3 s of real time at --fast). The engine keeps no breaker of its own; it is handed
+// the same breaker only to show it, reset it and persist it.
+let breaker = RateLimitBreaker()
+let pipeline = Pipeline {
+    CircuitBreakerStrategy(breaker: breaker)
+    TimeoutStrategy(.seconds(300))
+}
 let engine = SyncEngine(
     store: store, transport: URLSessionTransport(), requestBuilder: SinkRequestBuilder(url: server.url("/mutations")),
-    classifier: TransportErrorClassifier(), breaker: RateLimitBreaker(),
+    classifier: TransportErrorClassifier(), pipeline: pipeline, breaker: breaker,
     delegate: database, configuration: configuration, clock: clock, telemetry: telemetry)
 
 print("sync-demo: FaultServer on port \(server.port), clock ×\(Int(factor)), store \(directory.path)")

@@ -12,7 +12,7 @@ struct CircuitBreakerStrategyTests {
 
     @Test func tripsRejectsAndEmits() async throws {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let context = ResilienceContext(key: "jobs", telemetry: sink, clock: .manual(clock))
         let stage = CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(noJitter()))
         let calls = LockedBox(0)

@@ -4,28 +4,30 @@ import Testing
 
 @Suite("BreakerPolicyConformance")
 struct ConformanceTests {
-    @Test func consecutiveFailureBreakerConforms() throws {
-        try BreakerPolicyConformance { ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 1)) }
+    @Test func consecutiveFailureBreakerConforms() async throws {
+        try await BreakerPolicyConformance { ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 1)) }
             .check()
     }
 
-    @Test func failureRatioBreakerConforms() throws {
-        try BreakerPolicyConformance { FailureRatioBreaker(.standard) }.check()
-        try BreakerPolicyConformance { FailureRatioBreaker(.countBased) }.check()
+    @Test func failureRatioBreakerConforms() async throws {
+        try await BreakerPolicyConformance { FailureRatioBreaker(.standard) }.check()
+        try await BreakerPolicyConformance { FailureRatioBreaker(.countBased) }.check()
     }
 
-    @Test func rateLimitBreakerConforms() throws {
-        try BreakerPolicyConformance { RateLimitBreaker() }.check()
+    @Test func rateLimitBreakerConforms() async throws {
+        try await BreakerPolicyConformance { RateLimitBreaker() }.check()
     }
 
-    @Test func theKitCatchesABrokenBreaker() {
-        let violations = BreakerPolicyConformance { ForgetfulBreaker() }.run()
-        let rules = Set(violations.map(\.rule))
+    @Test func theKitCatchesABrokenBreaker() async {
+        let report = await BreakerPolicyConformance { ForgetfulBreaker() }.run()
+        let rules = Set(report.violations.map(\.rule))
+        #expect(Set(report.failedCases) == rules, "one case per rule")
+        #expect(report.result("reset-closes")?.passed == true)
         #expect(rules.contains("cancelled-probe-releases"))
         #expect(rules.contains("stale-generation-ignored"))
         #expect(rules.contains("export-restore-round-trip"))
-        #expect(throws: BreakerPolicyConformance.Failure.self) {
-            try BreakerPolicyConformance { ForgetfulBreaker() }.check()
+        await #expect(throws: ConformanceFailure.self) {
+            try await BreakerPolicyConformance { ForgetfulBreaker() }.check()
         }
     }
 }

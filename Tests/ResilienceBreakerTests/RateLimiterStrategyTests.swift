@@ -5,7 +5,7 @@ import Testing
 @Suite("RateLimiterStrategy")
 struct RateLimiterStrategyTests {
     @Test func rejectsWithoutWaiting() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let context = ResilienceContext(key: "api", telemetry: sink, clock: .manual(ManualClock()))
         let stage = RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1, burst: 1)), waits: false)
         #expect(try await stage.execute(context) { _ in 1 } == 1)

@@ -18,14 +18,6 @@ struct ScriptedError: ClassifiedError {
     var classification: FailureClassification
 }
 
-/// Collects events.
-final class RecordingSink: TelemetrySink {
-    private let box = LockedBox<[ResilienceEvent]>([])
-    func receive(_ event: ResilienceEvent) { box.mutate { $0.append(event) } }
-    var events: [ResilienceEvent] { box.value }
-    func events(_ kind: ResilienceEventKind) -> [ResilienceEvent] { events.filter { $0.kind == kind } }
-}
-
 extension BreakerAdmission {
     var permit: BreakerPermit? {
         if case .admitted(let permit, _) = self { return permit }

@@ -60,20 +60,16 @@ struct CompositionRootTests {
 
     @Test("Events reach both the recorder and an extra sink")
     func extraTelemetrySink() async throws {
-        let events = LockedBox<[ResilienceEventKind]>([])
-        struct Collector: TelemetrySink {
-            let events: LockedBox<[ResilienceEventKind]>
-            func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event.kind) } }
-        }
+        let sink = RecordingTelemetrySink()
         var configuration = quietConfiguration()
         configuration.preset.retry = nil
         var root = CompositionRoot<String>(
-            configuration, clock: .manual(ManualClock()), telemetry: Collector(events: events))
+            configuration, clock: .manual(ManualClock()), telemetry: sink)
         root.register(ScriptedSource<String>(id: "down", steps: [.failure(URLError(.cannotConnectToHost))]))
         root.register(ScriptedSource<String>(id: "up", items: ["u"]))
         _ = try await root.makeAggregator().fetch()
-        #expect(events.value.contains(.sourceFailed))
-        #expect(events.value.contains(.fetchCompleted))
+        #expect(sink.contains(.sourceFailed))
+        #expect(sink.contains(.fetchCompleted))
         #expect(root.statistics().fetches == 1)
         #expect(root.statistics().partialFetches == 1)
     }

@@ -7,7 +7,7 @@ struct FallbackHedgingTests {
     @Test("Fallback picks the first alternative matching the category and emits fallbackUsed")
     func fallbackByCategory() async throws {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let stage = FallbackStrategy<[String]>(
             .value("cache", when: [.networkUnreachable], ["cached"]),
             .value("empty", when: [.notFound], []))
@@ -54,7 +54,7 @@ struct FallbackHedgingTests {
     @Test("Hedging launches a second attempt after the delay; first success wins, loser cancelled")
     func hedging() async throws {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let operation = ScriptedOperation<String>([
             .delayed(.seconds(10), .success("slow")), .delayed(.seconds(1), .success("fast")),
         ])

@@ -147,7 +147,7 @@ struct RetryPolicyTests {
     }
 
     @Test("The conformance kit passes every policy this module ships")
-    func conformance() throws {
+    func conformance() async throws {
         let policies: [any RetryPolicy] = [
             StandardRetryPolicy.standard, StandardRetryPolicy.interactive, StandardRetryPolicy.background,
             StandardRetryPolicy.apiClient, StandardRetryPolicy.rateLimitManager, CategoryRetryPolicy.standard,
@@ -156,23 +156,26 @@ struct RetryPolicyTests {
                 maxAttempts: .max, retryAfter: RetryAfterRule(whenLonger: .clamp, countsAsAttempt: false)),
         ]
         for policy in policies {
-            try RetryPolicyConformance(policy).check()
+            try await RetryPolicyConformance(policy).check()
         }
     }
 
     @Test("The conformance kit catches a policy that breaks the contract")
-    func conformanceCatchesViolations() {
+    func conformanceCatchesViolations() async {
         struct Reckless: RetryPolicy {
             func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
                 .retry(after: .seconds(Int64(attempt.number)) * Int(random.next() % 2 + 1))
             }
         }
-        let rules = Set(RetryPolicyConformance(Reckless()).violations().map(\.rule))
+        let report = await RetryPolicyConformance(Reckless()).run()
+        let rules = Set(report.violations.map(\.rule))
+        #expect(report.result("deterministic")?.passed == true)
+        #expect(report.result("never-retries-cancelled-circuit-open-or-permanent")?.passed == false)
         #expect(rules.contains("never-retries-cancelled"))
         #expect(rules.contains("never-retries-circuit-open"))
         #expect(rules.contains("idempotency-guard"))
         #expect(rules.contains("capped-non-negative-delay"))
         #expect(rules.contains("deterministic") == false)
-        #expect(throws: RetryPolicyConformance.Failure.self) { try RetryPolicyConformance(Reckless()).check() }
+        await #expect(throws: ConformanceFailure.self) { try await RetryPolicyConformance(Reckless()).check() }
     }
 }

@@ -10,7 +10,7 @@ struct RetryStrategyTests {
     @Test("Retries on the clock's schedule, sets attempt numbers, emits events")
     func retriesOnSchedule() async throws {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let operation = ScriptedOperation<String>([
             .failure(TestFailure.serverError), .failure(TestFailure.serverError), .success("ok"),
         ])
@@ -122,7 +122,7 @@ struct RetryStrategyTests {
     @Test("An exhausted budget stops retrying with budgetExhausted and an event")
     func budget() async {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 0), clock: .manual(clock))
         let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
         let retry = RetryStrategy(policy: policy, budget: budget)
@@ -143,7 +143,7 @@ struct RetryStrategyTests {
     func seededJitter() async throws {
         func schedule() async throws -> [Duration?] {
             let clock = ManualClock()
-            let sink = RecordingSink()
+            let sink = RecordingTelemetrySink()
             let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
             let retry = RetryStrategy(policy: StandardRetryPolicy.standard, random: SharedRandomSource(seed: 77))
             let context = makeContext(clock, sink: sink)

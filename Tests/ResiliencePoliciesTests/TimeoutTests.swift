@@ -9,7 +9,7 @@ struct TimeoutTests {
     @Test("Cooperative: narrows the deadline and reports a timeout, not cancellation")
     func cooperative() async throws {
         let clock = ManualClock()
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let operation = ScriptedOperation<Int>([.untilDeadline(CancellationError())])
         let stage = TimeoutStrategy(.seconds(10))
         let context = makeContext(clock, sink: sink)

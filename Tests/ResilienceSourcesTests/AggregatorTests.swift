@@ -10,14 +10,14 @@ struct AggregatorTests {
 
     func aggregator(
         _ configuration: AggregatorConfiguration = AggregatorConfiguration(sourceTimeout: nil),
-        sink: RecordingSink? = nil, cache: SourceCache<String>? = nil
+        sink: RecordingTelemetrySink? = nil, cache: SourceCache<String>? = nil
     ) -> Aggregator<String> {
         Aggregator<String>(configuration: configuration, clock: resilienceClock, telemetry: sink, cache: cache)
     }
 
     @Test("Best effort merges in registration order and reports each source")
     func bestEffortMergesInOrder() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         var aggregator = aggregator(sink: sink)
         aggregator.register(ScriptedSource(id: "a", items: ["a1", "a2"]))
         aggregator.register(ScriptedSource<String>(id: "b", steps: [.failure(TestFailure())]))
@@ -106,7 +106,7 @@ struct AggregatorTests {
 
     @Test("All or nothing: the first failure cancels the others and throws")
     func allOrNothing() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: nil, completion: .allOrNothing), sink: sink)
         aggregator.register(ScriptedSource(id: "slow", items: ["s"], delay: .seconds(30), clock: resilienceClock))
         aggregator.register(ScriptedSource<String>(id: "broken", steps: [.failure(TestFailure(category: .timeout))]))
@@ -245,7 +245,7 @@ struct AggregatorTests {
 
     @Test("A fallback chain reports which alternative served")
     func fallbackServes() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         var aggregator = aggregator(sink: sink)
         let api = ScriptedSource<String>(id: "acme-api", steps: [.failure(TestFailure(category: .serverError))])
         let rss = ScriptedSource(id: "acme-rss", items: ["from-rss"])

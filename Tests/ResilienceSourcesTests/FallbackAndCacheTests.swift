@@ -10,7 +10,7 @@ struct FallbackAndCacheTests {
 
     @Test("Primary → backup → cache: the first that delivers serves, and is named")
     func chainOrder() async throws {
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let cache = SourceCache<String>(clock: .manual(clock))
         cache.store(["cached"], for: "acme", query: SourceQuery())
         let primary = ScriptedSource<String>(id: "acme", steps: [.failure(TestFailure(category: .serverError))])

@@ -33,7 +33,7 @@ struct SourceConformanceTests {
             FeedSource(
                 id: "globex-atom", url: URL(string: "https://jobs.example.org/globex.atom")!, transport: transport)
         }
-        try await kit.run().requireConformance()
+        try await kit.check()
     }
 
     @Test("JSONAPISource conforms")
@@ -51,9 +51,11 @@ struct SourceConformanceTests {
     func silentSourceViolates() async {
         let report = await SourceConformance(healthy: .status(200, body: "ok")) { SilentSource(transport: $0) }.run()
         #expect(!report.conforms)
-        #expect(report.violations.contains { $0.hasPrefix("no-silent-empty: http-500") })
-        #expect(report.violations.contains { $0.hasPrefix("no-silent-empty: connection-lost") })
-        #expect(report.violations.contains { $0.hasPrefix("cancellation") })
-        #expect(throws: SourceConformanceFailure.self) { try report.requireConformance() }
+        #expect(report.violations.contains { $0.description.hasPrefix("no-silent-empty: http-500") })
+        #expect(report.violations.contains { $0.description.hasPrefix("no-silent-empty: connection-lost") })
+        #expect(report.violations.contains { $0.description.hasPrefix("cancellation") })
+        #expect(report.result("failure:http-500")?.passed == false)
+        #expect(report.result("stable-id")?.passed == true)
+        #expect(throws: ConformanceFailure.self) { try report.requireConformance() }
     }
 }

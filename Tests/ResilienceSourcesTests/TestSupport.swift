@@ -2,14 +2,6 @@ import Foundation
 import ResilienceSources
 import ResilienceTesting
 
-/// Records every event it receives.
-final class RecordingSink: TelemetrySink {
-    private let box = LockedBox<[ResilienceEvent]>([])
-    func receive(_ event: ResilienceEvent) { box.mutate { $0.append(event) } }
-    var events: [ResilienceEvent] { box.value }
-    func events(_ kind: ResilienceEventKind) -> [ResilienceEvent] { events.filter { $0.kind == kind } }
-}
-
 /// Retries every non-cancellation failure up to `maxAttempts`, setting `attempt`: a stand-in for the Policies
 /// module's retry stage.
 struct RetryingPipeline: ResiliencePipeline {
@@ -45,15 +37,6 @@ struct OpenBreakerPipeline: ResiliencePipeline {
     }
 
     var stages: [StageDescription] { [StageDescription(name: "circuit-breaker")] }
-}
-
-/// A failure that classifies itself.
-struct TestFailure: ClassifiedError {
-    var category: FailureCategory = .serverError
-    var retryAfter: Duration?
-    var classification: FailureClassification {
-        FailureClassification(category: category, code: FailureCode("TEST_\(category)"), retryAfter: retryAfter)
-    }
 }
 
 /// A source that tracks how many fetches run at once, sleeping `delay` on the clock.

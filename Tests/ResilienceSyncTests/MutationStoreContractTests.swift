@@ -198,10 +198,10 @@ struct MutationStoreContractTests {
 @Suite("MutationStoreConformance")
 struct MutationStoreConformanceTests {
     @Test("Both stores pass the conformance kit", arguments: StoreKind.allCases)
-    func storesConform(kind: StoreKind) throws {
+    func storesConform(kind: StoreKind) async throws {
         let disposals = LockedBox<[@Sendable () -> Void]>([])
         defer { disposals.value.forEach { $0() } }
-        try MutationStoreConformance {
+        try await MutationStoreConformance {
             let (store, dispose) = try kind.make()
             disposals.mutate { $0.append(dispose) }
             return store
@@ -229,11 +229,12 @@ struct MutationStoreConformanceTests {
     }
 
     @Test("A broken store is reported rule by rule")
-    func brokenStoreFails() throws {
+    func brokenStoreFails() async throws {
         do {
-            try MutationStoreConformance { BrokenStore() }.check()
+            try await MutationStoreConformance { BrokenStore() }.check()
             Issue.record("the broken store passed")
-        } catch let failure as MutationStoreConformance.Failure {
+        } catch {
+            let failure = error
             let rules = Set(failure.violations.map(\.rule))
             #expect(rules.contains("fifo-order"))
             #expect(rules.contains("attempts-and-failed-list"))

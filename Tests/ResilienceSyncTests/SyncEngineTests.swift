@@ -18,7 +18,13 @@ struct SyncEngineTests {
 
     static let errorTable: [ErrorRow] = [
         ErrorRow(name: "429 rate limit", step: .status(429), counterAfter: 2, attemptsAfter: 0),
-        ErrorRow(name: "409 duplicate", step: .status(409), counterAfter: 0, attemptsAfter: nil),
+        ErrorRow(
+            name: "409 duplicate (confirmed)", step: .json(409, ConflictBodies.exists), counterAfter: 0,
+            attemptsAfter: nil),
+        ErrorRow(
+            name: "409 key in progress", step: .json(409, ConflictBodies.inProgress), counterAfter: 0,
+            attemptsAfter: 0),
+        ErrorRow(name: "409 ambiguous", step: .json(409, ConflictBodies.ambiguous), counterAfter: 0, attemptsAfter: 1),
         ErrorRow(name: "network error", step: .fail(TestNetworkError.reset), counterAfter: 0, attemptsAfter: 1),
         ErrorRow(name: "timeout", step: .fail(TestNetworkError.timeout), counterAfter: 0, attemptsAfter: 1),
         ErrorRow(name: "other API error (500)", step: .status(500), counterAfter: 0, attemptsAfter: 1),
@@ -36,9 +42,11 @@ struct SyncEngineTests {
         #expect(subject?.attempts == row.attemptsAfter)
         #expect(try harness.store.failed().isEmpty)
         #expect(report.requestsSent == 2)
-        if row.name.hasPrefix("409") {
+        if row.name.hasPrefix("409 duplicate") {
             #expect(harness.delegate.deletedDuplicates.value == ["subject"])
             #expect(report.synced == 1 && report.duplicates == 1)
+        } else {
+            #expect(harness.delegate.deletedDuplicates.value.isEmpty, "only a confirmed 409 deletes local data")
         }
     }
 
@@ -303,7 +311,7 @@ struct SyncEngineTests {
             if seen.count == 6 { break }
         }
         #expect(seen == ["idle", "syncing", "rate-limited", "idle", "syncing", "idle"])
-        let events = harness.telemetry.events.value
+        let events = harness.telemetry.events
         let changes = events.filter { $0.kind == .syncStateChanged }.compactMap(\.detail)
         #expect(
             changes == [
@@ -372,17 +380,20 @@ struct SyncEngineTests {
             for name in ["a", "b", "c"] {
                 _ = try store.enqueue(MutationDraft(entityType: "event", entityID: name, operation: .create))
             }
+            let breaker = RateLimitBreaker()
             let engine = SyncEngine(
                 store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
-                breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(ManualClock()))
+                pipeline: syncPipeline(breaker), breaker: breaker, configuration: configuration,
+                clock: .manual(ManualClock()))
             #expect(await engine.performSync().finalState.name == "rate-limited")
         }
         let reopened = try SQLiteMutationStore(path: path)
         defer { reopened.close() }
         let clock = ManualClock()
+        let breaker = RateLimitBreaker()
         let engine = SyncEngine(
             store: reopened, transport: transport, requestBuilder: EventsRequestBuilder(),
-            breaker: RateLimitBreaker(), configuration: configuration, clock: .manual(clock))
+            pipeline: syncPipeline(breaker), breaker: breaker, configuration: configuration, clock: .manual(clock))
         #expect(engine.state == .rateLimited(until: ResilienceInstant(offset: .seconds(30)), pending: 3))
         #expect(await engine.performSync().requestsSent == 0)
         #expect(transport.requests.count == 3)

@@ -12,7 +12,7 @@ struct AuthenticatingTransportTests {
         defer { server.stop() }
         server.script("/me", .requireHeader(oneOf: ["Bearer token-1"], then: .json(#"{"name":"Ada"}"#)))
         let provider = CountingCredentialProvider(initial: .bearer("stale"), refreshDelay: .milliseconds(200))
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let transport = AuthenticatingTransport(wrapping: sharedTransport, provider: provider)
         let url = server.url("/me")
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -27,7 +27,7 @@ struct AuthenticatingTransportTests {
         #expect(provider.refreshCount.value == 1)
         #expect(server.requestCount == 40)
         #expect(server.requests.filter { $0.headers["Authorization"] == "Bearer stale" }.count == 20)
-        #expect(sink.events.value.filter { $0.kind == .credentialRefreshed }.map(\.detail) == ["succeeded"])
+        #expect(sink.events.filter { $0.kind == .credentialRefreshed }.map(\.detail) == ["succeeded"])
     }
 
     @Test("A failed refresh fails every waiting request as authentication / session expired")

@@ -67,7 +67,7 @@ struct DecoratorTests {
                 return HTTPResponse(status: 200)
             }
         }
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let context = ResilienceContext(key: "feeds", telemetry: sink)
         let upgrading = SecureTransport(wrapping: Recording(recorder: recorder), policy: .upgrade)
         _ = try await upgrading.send(
@@ -87,7 +87,7 @@ struct DecoratorTests {
         #expect(classification?.code == .insecureTransportBlocked)
         #expect(classification?.message?.contains("jobs.example.com") == true)
         #expect(recorder.value.count == 2)
-        let blocked = try #require(sink.events.value.first { $0.kind == .insecureTransportBlocked })
+        let blocked = try #require(sink.events.first { $0.kind == .insecureTransportBlocked })
         #expect(blocked.detail == "http://jobs.example.com/feed")
     }
 

@@ -86,7 +86,7 @@ struct URLSessionTransportTests {
         defer { server.stop() }
         server.script("/stall", .hang)
         let started = ContinuousClock.now
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let context = realContext(timeout: .milliseconds(300), telemetry: sink)
         let classification = classify(
             await thrownError { try await transport.send(HTTPRequest(url: server.url("/stall")), context: context) })
@@ -94,7 +94,7 @@ struct URLSessionTransportTests {
         #expect(classification?.category == .timeout)
         #expect(classification?.code == .timedOut)
         #expect(elapsed >= .milliseconds(290))
-        #expect(sink.kinds() == [.timedOut])
+        #expect(sink.kinds == [.timedOut])
         #expect(elapsed < .seconds(10), "the stall never ends: only the 300 ms deadline can end it")
     }
 

@@ -47,10 +47,12 @@ func registerDrainBenchmark() {
                         entityType: "job", entityID: "job-\(chunk * 100 + index)", operation: .create, payload: payload)
                 })
         }
+        let breaker = RateLimitBreaker(.standard)
         let engine = SyncEngine(
             store: store, transport: URLSessionTransport(),
             requestBuilder: SinkRequestBuilder(url: server.url("/mutations")),
-            classifier: TransportErrorClassifier(), breaker: RateLimitBreaker(.standard))
+            classifier: TransportErrorClassifier(),
+            pipeline: Pipeline { CircuitBreakerStrategy(breaker: breaker) }, breaker: breaker)
         let started = ContinuousClock.now
         benchmark.startMeasurement()
         var passes = 0

@@ -1,33 +1,46 @@
 import Foundation
 import ResilienceCore
 
-/// Drains a durable ``MutationStore`` to a server, seed 004's way: a long-lived orchestrator (an actor) with
-/// a rate-limit breaker, per-mutation retry limits, duplicate handling and persisted cooldowns.
+/// Drains a durable ``MutationStore`` to a server: a long-lived orchestrator (an actor) that sends every
+/// request through an injected ``ResiliencePipeline`` (normally a rate-limit circuit breaker and a per-request
+/// timeout built with ResiliencePolicies), with per-mutation retry limits, careful 409 handling and persisted
+/// cooldowns. The engine keeps no breaker or backoff of its own: the pipeline's stages decide whether a
+/// request goes out and how long it may take; the engine decides what each answer means for the queue.
 ///
 /// ## Rules
 /// - **Order.** Mutations go out in enqueue order. When one fails, later mutations *of the same entity* wait
 ///   for the next pass; other entities continue.
-/// - **429.** A rate-limit response does not count against the mutation's attempts; it increments
-///   ``consecutiveRateLimitErrors`` and is recorded with the injected breaker (normally ResiliencePolicies'
-///   `RateLimitBreaker`: after 3 in a row it opens for 30 s × a multiplier that doubles up to 10, capped at
-///   300 s). While the breaker is open the engine is ``SyncState/rateLimited(until:pending:)`` and sends
-///   nothing. Any other outcome resets the counter; a success resets everything.
+/// - **429.** A rate-limit response does not count against the mutation's attempts; the pipeline's breaker
+///   records it (normally ResiliencePolicies' `RateLimitBreaker`: after 3 in a row it opens for 30 s × a
+///   multiplier that doubles up to 10, capped at 300 s). While the breaker rejects, the engine is
+///   ``SyncState/rateLimited(until:pending:)`` and sends nothing. Any other outcome resets the breaker's
+///   counter (``consecutiveRateLimitErrors``); a success resets everything.
 /// - **Failures.** Network errors, timeouts and other API errors count against the mutation's attempts; after
 ///   ``Configuration/maxRetries`` the delegate marks the entity failed and the mutation moves to the failed
 ///   list. An unreachable network (``FailureCategory/networkUnreachable``) also ends the pass as
 ///   ``SyncState/offline``.
-/// - **409 duplicate.** The server already has the entity: the delegate deletes the local duplicate and the
-///   mutation counts as synced.
+/// - **409.** Only a 409 that confirms the entity already exists (an RFC 9457 problem `type` or error code
+///   that ``IdempotencyConflict`` recognises, or ``Configuration/conflicts``' predicate) counts as synced: the
+///   delegate deletes the local duplicate. A 409 saying a request with this `Idempotency-Key` is still in
+///   progress keeps the mutation queued, uncounted, for a later pass with the same key. Any other 409 is
+///   ambiguous: it counts as a failed attempt and never deletes local data (unless
+///   ``ConflictRules/ambiguousMeansDuplicate`` says so).
 /// - **Idempotency.** Every request carries the mutation's `Idempotency-Key`, so a resend after a crash or a
 ///   lost response cannot apply twice. A mutation leaves the store only after the server's answer.
-/// - **Persistence.** The breaker's state, multiplier and cooldown are saved in the store's metadata table and
-///   restored on start, aged by the wall time that passed, so a restart does not hammer a rate-limited server.
+/// - **Persistence.** The pipeline's breaker, when handed to the engine as `breaker`, is exported to the store's
+///   metadata table and restored on start (its state, multiplier and cooldown, aged by the wall time that
+///   passed), so a restart does not hammer a rate-limited server.
 /// - **Telemetry.** Every state change emits ``ResilienceEventKind/syncStateChanged``; breaker changes emit
 ///   ``ResilienceEventKind/breakerTransition``.
 ///
 /// ```swift
+/// let breaker = RateLimitBreaker()
+/// let pipeline = Pipeline {
+///     CircuitBreakerStrategy(breaker: breaker)
+///     TimeoutStrategy(.seconds(30))
+/// }
 /// let engine = SyncEngine(store: store, transport: transport, requestBuilder: EventsAPI(),
-///                         breaker: RateLimitBreaker(), delegate: localDatabase)
+///                         pipeline: pipeline, breaker: breaker, delegate: localDatabase)
 /// Task { for await state in engine.stateUpdates() { banner.show(state) } }
 /// Task { await engine.run() }
 /// ```
@@ -36,7 +49,8 @@ public actor SyncEngine {
     private let transport: any HTTPTransport
     private let requestBuilder: any SyncRequestBuilder
     private let classifier: CompositeErrorClassifier
-    private let breaker: any BreakerPolicy
+    private let pipeline: any ResiliencePipeline
+    private let breaker: (any BreakerPolicy)?
     private let delegate: (any SyncEngineDelegate)?
     private let clock: ResilienceClock
     private let telemetry: (any TelemetrySink)?
@@ -45,8 +59,11 @@ public actor SyncEngine {
     /// The engine's settings.
     public let configuration: Configuration
 
-    /// Consecutive 429 responses since the last other outcome.
-    public private(set) var consecutiveRateLimitErrors = 0
+    /// Consecutive 429 responses since the last other outcome, as the breaker counts them (zero without a
+    /// breaker).
+    public var consecutiveRateLimitErrors: Int {
+        breaker?.metrics(now: clock.now()).consecutiveFailures ?? 0
+    }
 
     private var isNetworkAvailable = true
     private var isSyncing = false
@@ -57,23 +74,30 @@ public actor SyncEngine {
 
     /// Creates an engine and restores the breaker state persisted in `store` by an earlier process.
     ///
+    /// `pipeline` runs every request. `breaker`, when given, must be the breaker inside `pipeline`: the engine
+    /// reads it for ``isCircuitBreakerTripped()`` and ``circuitBreakerBackoffRemaining()``, resets it for
+    /// ``resetCircuitBreaker()``, and persists it with its export/restore. Without it, a breaker rejection still
+    /// pauses the engine, but nothing is persisted.
+    ///
     /// - Parameters:
     ///   - store: The durable queue.
     ///   - transport: Sends each request.
     ///   - requestBuilder: Turns mutations into requests.
     ///   - classifier: Classifies thrown errors and rejected responses; ``SyncStatusClassifier`` answers for
     ///     statuses it does not recognise.
-    ///   - breaker: The rate-limit breaker (normally ResiliencePolicies' `RateLimitBreaker`).
+    ///   - pipeline: Runs each request (a rate-limit breaker stage, a per-request timeout stage).
+    ///   - breaker: The breaker inside `pipeline`, for status, manual reset and persistence.
     ///   - delegate: Marks entities failed and deletes local duplicates.
-    ///   - configuration: Retry limit, page and batch sizes, timeouts.
-    ///   - clock: The monotonic clock for cooldowns and deadlines.
+    ///   - configuration: Retry limit, page and batch sizes, 409 rules, pass retry delays.
+    ///   - clock: The monotonic clock the pipeline and the pass retry delays use.
     ///   - telemetry: Receives state changes and breaker transitions.
     public init(
         store: any MutationStore,
         transport: any HTTPTransport,
         requestBuilder: any SyncRequestBuilder,
         classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
-        breaker: any BreakerPolicy,
+        pipeline: any ResiliencePipeline,
+        breaker: (any BreakerPolicy)? = nil,
         delegate: (any SyncEngineDelegate)? = nil,
         configuration: Configuration = .standard,
         clock: ResilienceClock = .continuous,
@@ -85,6 +109,7 @@ public actor SyncEngine {
         self.classifier = CompositeErrorClassifier([
             StatusFallbackClassifier(primary: classifier, fallback: SyncStatusClassifier())
         ])
+        self.pipeline = pipeline
         self.breaker = breaker
         self.delegate = delegate
         self.configuration = configuration
@@ -93,14 +118,14 @@ public actor SyncEngine {
         let restored = Self.restoreBreaker(
             breaker, from: store, configuration: configuration, now: clock.now())
         lastPersistedBreaker = restored.persisted
-        consecutiveRateLimitErrors = restored.persisted?.consecutiveRateLimitErrors ?? 0
         broadcaster = SyncStateBroadcaster(initial: restored.state)
     }
 
     private static func restoreBreaker(
-        _ breaker: any BreakerPolicy, from store: any MutationStore, configuration: Configuration,
+        _ breaker: (any BreakerPolicy)?, from store: any MutationStore, configuration: Configuration,
         now: ResilienceInstant
     ) -> (state: SyncState, persisted: PersistedBreakerState?) {
+        guard let breaker else { return (.idle, nil) }
         let persisted: PersistedBreakerState
         do {
             guard let data = try store.metadata(forKey: configuration.breakerStateKey) else { return (.idle, nil) }
@@ -127,13 +152,13 @@ public actor SyncEngine {
 
     /// Whether the rate-limit breaker currently refuses to send.
     public func isCircuitBreakerTripped() -> Bool {
-        let metrics = breaker.metrics(now: clock.now())
+        guard let metrics = breaker?.metrics(now: clock.now()) else { return false }
         return (metrics.state == .open && metrics.remainingOpenDuration > .zero) || metrics.state == .isolated
     }
 
     /// Time left in the breaker's cooldown (zero when it is not open).
     public func circuitBreakerBackoffRemaining() -> Duration {
-        breaker.metrics(now: clock.now()).remainingOpenDuration
+        breaker?.metrics(now: clock.now()).remainingOpenDuration ?? .zero
     }
 
     // MARK: Controlling
@@ -163,8 +188,7 @@ public actor SyncEngine {
 
     /// The user's "retry now": closes the breaker, clears the 429 counter and the multiplier, and persists it.
     public func resetCircuitBreaker() {
-        let transition = breaker.reset(now: clock.now())
-        consecutiveRateLimitErrors = 0
+        let transition = breaker?.reset(now: clock.now())
         emitBreaker(transition)
         persistBreaker()
         if case .rateLimited = state { self.transition(to: .idle) }
@@ -275,8 +299,9 @@ public actor SyncEngine {
             return finish(pass, ending: .offline)
         }
         let now = clock.now()
-        let metrics = breaker.metrics(now: now)
-        if metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero) {
+        if let metrics = breaker?.metrics(now: now),
+            metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero)
+        {
             let until = now.advanced(by: metrics.remainingOpenDuration)
             return finish(pass, ending: .rateLimited(until: until))
         }
@@ -365,16 +390,18 @@ public actor SyncEngine {
         }
         request.headers["Idempotency-Key"] = mutation.idempotencyKey
         request.idempotency = .keyed(mutation.idempotencyKey)
-        guard let permit = admit(pass: &pass) else { return }
         let verdict: Verdict
         do {
-            pass.report.requestsSent += 1
-            let response = try await transport.send(request, context: context(for: request))
-            verdict = self.verdict(for: response, request: request)
+            let response = try await execute(request, pass: &pass) { [self, request] response in
+                guard !response.isSuccess else { return }
+                if case .duplicate = self.conflictVerdict(for: response, mutation: mutation) { return }
+                throw HTTPStatusError(response: response, request: request)
+            }
+            verdict = response.isSuccess ? .applied(response) : .duplicate
         } catch {
-            verdict = self.verdict(for: error)
+            verdict = self.verdict(for: error, mutation: mutation)
         }
-        record(verdict.breakerOutcome, permit: permit, pass: &pass)
+        stopIfBreakerOpened(verdict, pass: &pass)
         await settle(mutation, verdict, pass: &pass)
     }
 
@@ -383,38 +410,67 @@ public actor SyncEngine {
         let key = Self.batchKey(group)
         request.headers["Idempotency-Key"] = key
         request.idempotency = .keyed(key)
-        guard let permit = admit(pass: &pass) else { return }
-        var verdicts: [Verdict]
+        let verdicts: [Verdict]
+        let itemVerdicts = LockedState<[Verdict]?>(initialState: nil)
         do {
-            pass.report.requestsSent += 1
-            let response = try await transport.send(request, context: context(for: request))
-            if response.isSuccess {
-                do {
-                    let results = try requestBuilder.batchResults(from: response, for: group)
-                    guard results.count == group.count else {
-                        throw MutationBatchError(
-                            message: "the batch response has \(results.count) results for \(group.count) items")
-                    }
-                    verdicts = results.map { verdict(for: $0, request: request) }
-                } catch {
-                    let classification = FailureClassification(
-                        category: .invalidResponse, code: .invalidResponse, message: "\(error)")
-                    verdicts = Array(repeating: .failed(classification, "\(error)"), count: group.count)
+            _ = try await execute(request, pass: &pass) { [self, request] response in
+                guard response.isSuccess else { throw HTTPStatusError(response: response, request: request) }
+                let verdicts = self.batchVerdicts(response, group: group, request: request)
+                itemVerdicts.withLock { $0 = verdicts }
+                // A rate-limited item teaches the breaker what a rate-limited request would.
+                if case .rateLimited(let classification) = verdicts.first(where: \.isRateLimited) {
+                    throw SyncRateLimitedItem(classification: classification)
                 }
-            } else {
-                verdicts = Array(repeating: verdict(for: response, request: request), count: group.count)
             }
+            verdicts = itemVerdicts.withLock { $0 } ?? []
         } catch {
-            verdicts = Array(repeating: verdict(for: error), count: group.count)
+            if let items = itemVerdicts.withLock({ $0 }) {
+                verdicts = items
+            } else {
+                verdicts = group.map { verdict(for: error, mutation: $0) }
+            }
         }
-        let rateLimited = verdicts.first { if case .rateLimited = $0 { return true } else { return false } }
-        let cancelled = verdicts.contains { if case .cancelled = $0 { return true } else { return false } }
-        let outcome: BreakerOutcome =
-            cancelled ? .cancelled : (rateLimited?.breakerOutcome ?? verdicts.first?.breakerOutcome ?? .success)
-        record(outcome, permit: permit, pass: &pass)
+        stopIfBreakerOpened(verdicts.first(where: \.isRateLimited) ?? verdicts.first ?? .cancelled, pass: &pass)
         for (mutation, verdict) in zip(group, verdicts) {
             await settle(mutation, verdict, pass: &pass)
             if case .storage = pass.stop { return }
+        }
+    }
+
+    /// Runs one request through the pipeline; `accept` throws for answers the pipeline's stages should see as
+    /// failures. A rejection by the pipeline (an open breaker, a local limit) ends the pass as rate limited.
+    private func execute(
+        _ request: HTTPRequest, pass: inout SyncPass,
+        accept: @escaping @Sendable (HTTPResponse) throws -> Void
+    ) async throws -> HTTPResponse {
+        let sent = LockedState(initialState: 0)
+        defer { pass.report.requestsSent += sent.withLock { $0 } }
+        return try await pipeline.execute(context(for: request)) { [transport] context in
+            sent.withLock { $0 += 1 }
+            let response = try await transport.send(request, context: context)
+            try accept(response)
+            return response
+        }
+    }
+
+    /// The per-item verdicts of a successful batch response (every item failed when it cannot be split).
+    private nonisolated func batchVerdicts(
+        _ response: HTTPResponse, group: [Mutation], request: HTTPRequest
+    ) -> [Verdict] {
+        do {
+            let results = try requestBuilder.batchResults(from: response, for: group)
+            guard results.count == group.count else {
+                throw MutationBatchError(
+                    message: "the batch response has \(results.count) results for \(group.count) items")
+            }
+            return zip(results, group).map { result, mutation in
+                result.isSuccess
+                    ? .applied(result) : verdict(forUnaccepted: result, request: request, mutation: mutation)
+            }
+        } catch {
+            let classification = FailureClassification(
+                category: .invalidResponse, code: .invalidResponse, message: "\(error)")
+            return Array(repeating: .failed(classification, "\(error)"), count: group.count)
         }
     }
 
@@ -434,75 +490,101 @@ public actor SyncEngine {
 
     private func context(for request: HTTPRequest) -> ResilienceContext {
         ResilienceContext(
-            key: configuration.telemetryKey, operation: "\(request.method) sync",
-            deadline: clock.now().advanced(by: configuration.requestTimeout), idempotency: request.idempotency,
+            key: configuration.telemetryKey, operation: "\(request.method) sync", idempotency: request.idempotency,
             telemetry: telemetry, clock: clock, classifier: classifier)
     }
 
-    private func admit(pass: inout SyncPass) -> BreakerPermit? {
+    /// Ends the pass as rate limited when the answer just opened the pipeline's breaker (so the pass does not
+    /// run on into rejections), and saves the new cooldown at once.
+    private func stopIfBreakerOpened(_ verdict: Verdict, pass: inout SyncPass) {
+        guard verdict.mayOpenBreaker, let breaker else { return }
         let now = clock.now()
-        switch breaker.admit(now: now) {
-        case .admitted(let permit, let transition):
-            emitBreaker(transition)
-            return permit
-        case .rejected(let retryAfter, _):
-            pass.stop = .rateLimited(until: now.advanced(by: retryAfter))
-            return nil
-        }
-    }
-
-    private func record(_ outcome: BreakerOutcome, permit: BreakerPermit, pass: inout SyncPass) {
-        let now = clock.now()
-        let transition = breaker.record(outcome, for: permit, now: now)
-        emitBreaker(transition)
-        if let transition, transition.to == .open || transition.to == .isolated {
-            let remaining = transition.openFor ?? breaker.metrics(now: now).remainingOpenDuration
-            pass.stop = .rateLimited(until: now.advanced(by: remaining))
-            persistBreaker()
-        }
+        let metrics = breaker.metrics(now: now)
+        guard metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero)
+        else { return }
+        pass.stop = .rateLimited(until: now.advanced(by: metrics.remainingOpenDuration))
+        persistBreaker()
     }
 
     // MARK: Verdicts
 
-    private func verdict(for response: HTTPResponse, request: HTTPRequest) -> Verdict {
-        if response.isSuccess { return .applied(response) }
-        let error = HTTPStatusError(response: response, request: request)
-        let classification = classifier.classification(of: error)
-        if classification.category == .conflict { return .duplicate }
+    /// What a 409 means for `mutation`: a confirmed duplicate, a request still in progress, or ambiguous.
+    private nonisolated func conflictVerdict(for response: HTTPResponse, mutation: Mutation?) -> Verdict? {
+        guard let meaning = IdempotencyConflict.meaning(of: response) else { return nil }
+        let rules = configuration.conflicts
+        if let mutation, let confirms = rules.confirmsExisting, confirms(response, mutation) { return .duplicate }
+        switch meaning {
+        case .entityExists:
+            return .duplicate
+        case .requestInProgress:
+            return .inProgress(
+                FailureClassification(
+                    category: .conflict, code: .http(409), httpStatus: 409, isTransient: true,
+                    message: "a request with this idempotency key is still in progress"))
+        case .ambiguous:
+            if rules.ambiguousMeansDuplicate { return .duplicate }
+            return .failed(
+                FailureClassification(
+                    category: .conflict, code: .http(409), httpStatus: 409, isTransient: false,
+                    message: "409 conflict that does not confirm the entity exists"),
+                "HTTP 409 without a recognised meaning (local data kept)")
+        }
+    }
+
+    /// The verdict for a response the engine did not accept as applied.
+    private nonisolated func verdict(
+        forUnaccepted response: HTTPResponse, request: HTTPRequest?, mutation: Mutation?
+    ) -> Verdict {
+        if let conflict = conflictVerdict(for: response, mutation: mutation) { return conflict }
+        let classification = classifier.classification(of: HTTPStatusError(response: response, request: request))
         if classification.category == .rateLimited { return .rateLimited(classification) }
         return .failed(classification, classification.message ?? "HTTP \(response.status)")
     }
 
-    private func verdict(for error: any Error) -> Verdict {
+    private func verdict(for error: any Error, mutation: Mutation?) -> Verdict {
+        if let statusError = error as? HTTPStatusError {
+            return verdict(forUnaccepted: statusError.response, request: statusError.request, mutation: mutation)
+        }
+        if let rejection = error as? ResilienceError, Self.localRejections.contains(rejection.code) {
+            return .rejected(until: clock.now().advanced(by: rejection.retryAfter ?? configuration.retryInterval))
+        }
         let classification = classifier.classification(of: error)
         if classification.category == .cancelled { return .cancelled }
         if classification.category == .rateLimited { return .rateLimited(classification) }
         return .failed(classification, classification.message ?? "\(error)")
     }
 
+    /// Pipeline errors that mean the request was refused locally and never sent.
+    private static let localRejections: Set<ResilienceError.Code> = [
+        .circuitOpen, .rateLimited, .bulkheadFull, .throttled, .budgetExhausted,
+    ]
+
     private func settle(_ mutation: Mutation, _ verdict: Verdict, pass: inout SyncPass) async {
         do {
             switch verdict {
             case .applied(let response):
-                consecutiveRateLimitErrors = 0
                 try store.remove(mutation.id)
                 pass.report.synced += 1
                 await delegate?.mutationApplied(mutation, response: response)
             case .duplicate:
-                consecutiveRateLimitErrors = 0
                 await delegate?.deleteLocalDuplicate(mutation)
                 try store.remove(mutation.id)
                 pass.report.synced += 1
                 pass.report.duplicates += 1
             case .rateLimited:
-                consecutiveRateLimitErrors += 1
                 pass.report.rateLimitResponses += 1
                 pass.blocked.insert(EntityKey(mutation))
                 pass.lastFailure = "rate limited by the server (\(consecutiveRateLimitErrors) in a row)"
+            case .inProgress(let classification):
+                pass.report.inProgressConflicts += 1
+                pass.blocked.insert(EntityKey(mutation))
+                pass.lastFailure = classification.message
+            case .rejected(let until):
+                pass.blocked.insert(EntityKey(mutation))
+                pass.stop = .rateLimited(until: until)
             case .cancelled:
                 pass.stop = .cancelled
             case .failed(let classification, let message):
-                consecutiveRateLimitErrors = 0
                 pass.blocked.insert(EntityKey(mutation))
                 pass.lastFailure = message
                 let description = "\(classification.code): \(message)"
@@ -548,11 +630,12 @@ public actor SyncEngine {
 
     /// Saves the breaker's state when it changed since the last save (a failed save is retried next time).
     private func persistBreaker() {
+        guard let breaker else { return }
         let now = clock.now()
         let snapshot = breaker.exportState(now: now)
         let persisted = PersistedBreakerState(
             snapshot: snapshot, savedAt: configuration.currentDate(),
-            consecutiveRateLimitErrors: consecutiveRateLimitErrors)
+            consecutiveRateLimitErrors: breaker.metrics(now: now).consecutiveFailures)
         if let last = lastPersistedBreaker, last.snapshot.state == snapshot.state,
             last.snapshot.values == snapshot.values,
             last.consecutiveRateLimitErrors == persisted.consecutiveRateLimitErrors,

@@ -11,8 +11,8 @@ extension SyncEngine {
         public var pageSize = 100
         /// The most creates sent in one batch request (when the request builder supports batches).
         public var maximumBatchSize = 50
-        /// The deadline for one request, passed to the transport in the context.
-        public var requestTimeout: Duration = .seconds(30)
+        /// What a 409 answer means (see ``ConflictRules``): by default only a confirmed duplicate is synced.
+        public var conflicts = ConflictRules()
         /// The delay before ``SyncEngine/run()`` retries a pass that ended with failures; doubles per failed
         /// pass up to ``maximumRetryInterval``.
         public var retryInterval: Duration = .seconds(5)
@@ -29,7 +29,7 @@ extension SyncEngine {
         /// Creates a configuration with the defaults.
         public init() {}
 
-        /// Five attempts, pages of 100, batches of 50, 30 s per request.
+        /// Five attempts, pages of 100, batches of 50, only confirmed duplicates synced on a 409.
         public static var standard: Configuration { Configuration() }
     }
 }

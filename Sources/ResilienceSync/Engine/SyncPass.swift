@@ -27,22 +27,37 @@ struct EntityKey: Hashable {
     }
 }
 
-/// What the server's answer means for one mutation.
+/// What the server's answer (or the pipeline's refusal) means for one mutation.
 enum Verdict {
     case applied(HTTPResponse)
+    /// A 409 confirming the entity exists.
     case duplicate
+    /// A 409 saying a request with this idempotency key is still in progress.
+    case inProgress(FailureClassification)
     case rateLimited(FailureClassification)
+    /// The pipeline refused to send (an open breaker, a local limit) until the instant given.
+    case rejected(until: ResilienceInstant)
     case failed(FailureClassification, String)
     case cancelled
 
-    /// What the breaker learns from it.
-    var breakerOutcome: BreakerOutcome {
+    var isRateLimited: Bool {
+        if case .rateLimited = self { return true }
+        return false
+    }
+
+    /// Whether the pipeline's breaker may have opened on this answer.
+    var mayOpenBreaker: Bool {
         switch self {
-        case .applied, .duplicate: .success
-        case .rateLimited(let classification), .failed(let classification, _): .failure(classification)
-        case .cancelled: .cancelled
+        case .rateLimited, .failed, .inProgress: true
+        case .applied, .duplicate, .rejected, .cancelled: false
         }
     }
+}
+
+/// A batch answered 2xx with a rate-limited item: thrown inside the pipeline so the breaker counts it as the
+/// rate limit it is.
+struct SyncRateLimitedItem: ClassifiedError {
+    var classification: FailureClassification
 }
 
 /// A batch response the request builder could not split into per-item results.

@@ -10,6 +10,8 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     public var movedToFailed = 0
     /// Rate-limit (429) responses met; they do not count against attempts.
     public var rateLimitResponses = 0
+    /// 409 answers saying a request with the same idempotency key is still in progress (kept queued).
+    public var inProgressConflicts = 0
     /// Requests sent (a batch counts once).
     public var requestsSent = 0
     /// Mutations still pending after the pass.

@@ -1,7 +1,8 @@
 import ResilienceCore
 
 /// The engine's last-resort classifier for responses nobody else recognised, by status alone: 429 rate
-/// limited, 409 conflict, 408 timeout, 5xx server error, other 4xx client error.
+/// limited, 409 conflict (transient when ``IdempotencyConflict`` reads it as a request still in progress),
+/// 408 timeout, 5xx server error, other 4xx client error.
 public struct SyncStatusClassifier: ErrorClassifier {
     /// Creates the classifier.
     public init() {}
@@ -13,8 +14,9 @@ public struct SyncStatusClassifier: ErrorClassifier {
         switch status {
         case 429: return FailureClassification(category: .rateLimited, code: .rateLimited, httpStatus: status)
         case 409:
+            let inProgress = IdempotencyConflict.meaning(of: statusError.response) == .requestInProgress
             return FailureClassification(
-                category: .conflict, code: .http(status), httpStatus: status, isTransient: false)
+                category: .conflict, code: .http(status), httpStatus: status, isTransient: inProgress)
         case 408: return FailureClassification(category: .timeout, code: .timedOut, httpStatus: status)
         case 500...599:
             return FailureClassification(category: .serverError, code: .serverUnavailable, httpStatus: status)

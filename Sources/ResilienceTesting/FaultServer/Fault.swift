@@ -74,6 +74,17 @@ extension Fault {
         return respond(status: status, headers: headers, body: Data(json.utf8))
     }
 
+    /// `409 Conflict` with an RFC 9457 problem saying a request with the same `Idempotency-Key` is still being
+    /// processed (the IETF Idempotency-Key draft's meaning): retry later with the same key.
+    public static let idempotencyKeyInUse = json(
+        #"{"type":"https://faultserver.test/problems/idempotency-key-in-use","title":"A request with this Idempotency-Key is still in progress","status":409}"#,
+        status: 409, headers: ["Content-Type": "application/problem+json"])
+
+    /// `409 Conflict` with an RFC 9457 problem confirming the entity already exists (a duplicate create).
+    public static let alreadyExists = json(
+        #"{"type":"https://faultserver.test/problems/already-exists","title":"The entity already exists","status":409}"#,
+        status: 409, headers: ["Content-Type": "application/problem+json"])
+
     /// `429 Too Many Requests` with a `Retry-After` value (delta-seconds or an HTTP-date, sent verbatim).
     public static func rateLimited(retryAfter: String, headers: HTTPHeaders = [:]) -> Fault {
         var headers = headers

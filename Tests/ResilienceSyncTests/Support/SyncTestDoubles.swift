@@ -8,6 +8,8 @@ import ResilienceTesting
 final class ScriptedSyncTransport: HTTPTransport {
     enum Step: Sendable {
         case status(Int)
+        /// A response with a JSON body (a 409's RFC 9457 problem, say).
+        case json(Int, String)
         case fail(any Error & Sendable)
         /// A 200 batch response whose per-item statuses are `statuses` (parsed by ``EventsRequestBuilder``).
         case batch([Int])
@@ -52,6 +54,9 @@ final class ScriptedSyncTransport: HTTPTransport {
                 }
             }
             return HTTPResponse(status: status, headers: status == 429 ? ["Retry-After": "30"] : [:])
+        case .json(let status, let body):
+            return HTTPResponse(
+                status: status, headers: ["Content-Type": "application/problem+json"], body: Data(body.utf8))
         case .batch(let statuses):
             return HTTPResponse(status: 200, body: Data(statuses.map(String.init).joined(separator: ",").utf8))
         }
@@ -85,11 +90,25 @@ struct EventsRequestBuilder: SyncRequestBuilder {
 
     func batchResults(from response: HTTPResponse, for mutations: [Mutation]) throws -> [HTTPResponse] {
         let text = String(decoding: response.body, as: UTF8.self)
-        return text.split(separator: ",").compactMap { Int($0) }.map { HTTPResponse(status: $0) }
+        // This test API's batch items answer 409 only for entities that already exist, and say so.
+        return text.split(separator: ",").compactMap { Int($0) }.map { status in
+            HTTPResponse(status: status, body: status == 409 ? Data(ConflictBodies.exists.utf8) : Data())
+        }
     }
 }
 
 struct RequestBuildError: Error {}
+
+/// 409 bodies in the shapes real APIs use.
+enum ConflictBodies {
+    /// An RFC 9457 problem confirming the entity exists.
+    static let exists = #"{"type":"https://api.example.com/problems/already-exists","title":"Event exists"}"#
+    /// The Idempotency-Key draft's "still in progress" answer, as a problem.
+    static let inProgress =
+        #"{"type":"https://api.example.com/problems/idempotency-key-in-use","title":"A request with this key is in progress"}"#
+    /// A 409 that says neither.
+    static let ambiguous = #"{"title":"Conflict"}"#
+}
 
 /// Errors a transport would throw, classified the way ResilienceTransport classifies them.
 struct TestNetworkError: ClassifiedError, Hashable {
@@ -124,12 +143,6 @@ final class RecordingSyncDelegate: SyncEngineDelegate {
     }
 }
 
-/// Keeps every event.
-final class RecordingTelemetrySink: TelemetrySink {
-    let events = LockedBox<[ResilienceEvent]>([])
-    func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event) } }
-}
-
 /// Everything an engine test needs, wired together.
 struct SyncHarness {
     let clock = ManualClock()
@@ -143,6 +156,7 @@ struct SyncHarness {
     init(
         _ script: [ScriptedSyncTransport.Step] = [], fallback: ScriptedSyncTransport.Step = .status(200),
         builder: EventsRequestBuilder = EventsRequestBuilder(), maxRetries: Int = 3,
+        conflicts: ConflictRules = ConflictRules(),
         store: InMemoryMutationStore = InMemoryMutationStore(),
         breaker: any BreakerPolicy = SeedRateLimitBreakerDouble(),
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
@@ -153,9 +167,11 @@ struct SyncHarness {
         var configuration = SyncEngine.Configuration()
         configuration.maxRetries = maxRetries
         configuration.currentDate = currentDate
+        configuration.conflicts = conflicts
         engine = SyncEngine(
-            store: store, transport: transport, requestBuilder: builder, breaker: breaker, delegate: delegate,
-            configuration: configuration, clock: .manual(clock), telemetry: telemetry)
+            store: store, transport: transport, requestBuilder: builder, pipeline: syncPipeline(breaker),
+            breaker: breaker, delegate: delegate, configuration: configuration, clock: .manual(clock),
+            telemetry: telemetry)
     }
 
     /// The multiplier the breaker's next trip will use.
@@ -182,4 +198,9 @@ enum BreakerKind: String, CaseIterable, Sendable {
         case .rateLimitBreaker: RateLimitBreaker()
         }
     }
+}
+
+/// The pipeline an app gives the engine: the rate-limit breaker as its one stage.
+func syncPipeline(_ breaker: any BreakerPolicy) -> any ResiliencePipeline {
+    Pipeline { CircuitBreakerStrategy(breaker: breaker) }
 }

@@ -22,7 +22,7 @@ struct CSVJobBoardSourceTests {
         }
         let report = await kit.run()
         #expect(report.conforms, "\(report)")
-        #expect(report.checks.count >= 10)
+        #expect(report.cases.count >= 10)
         try report.requireConformance()
     }
 

@@ -6,16 +6,12 @@
 /// cancelled half-open probe is released, and export/restore round-trips. It works with any test framework:
 ///
 /// ```swift
-/// @Test func conforms() throws {
-///     try BreakerPolicyConformance { MyBreaker() }.check()
+/// @Test func conforms() async throws {
+///     try await BreakerPolicyConformance { MyBreaker() }.check()
 /// }
 /// ```
-public struct BreakerPolicyConformance: Sendable {
-    /// One broken rule.
-    public typealias Violation = ConformanceViolation
-
-    /// Every violation found by `check()`, thrown as one error.
-    public typealias Failure = ConformanceFailure
+public struct BreakerPolicyConformance: ConformanceKit {
+    typealias Violation = ConformanceViolation
 
     /// Makes a fresh breaker for each rule.
     public let makeBreaker: @Sendable () -> any BreakerPolicy
@@ -27,6 +23,10 @@ public struct BreakerPolicyConformance: Sendable {
     public var maximumOpenDuration: Duration = .seconds(86_400)
 
     /// Creates the kit.
+    ///
+    /// - Parameters:
+    ///   - countedFailure: A failure the breaker counts toward opening.
+    ///   - makeBreaker: Makes a fresh breaker for each case.
     public init(
         countedFailure: FailureClassification = FailureClassification(
             category: .rateLimited, code: .rateLimited, httpStatus: 429),
@@ -36,9 +36,12 @@ public struct BreakerPolicyConformance: Sendable {
         self.makeBreaker = makeBreaker
     }
 
-    /// Runs every rule and returns the violations (empty when the breaker conforms).
-    public func run() -> [Violation] {
-        var violations: [Violation] = []
+    /// `"BreakerPolicy"`.
+    public var subject: String { "BreakerPolicy" }
+
+    /// Runs every rule, one case each, on a fresh breaker.
+    public func run() async -> ConformanceReport {
+        var run = ConformanceRun()
         let rules: [(String, (inout [Violation]) -> Void)] = [
             ("trip-returns-transition", checkTripReturnsTransition),
             ("reset-closes", checkResetCloses),
@@ -47,14 +50,14 @@ public struct BreakerPolicyConformance: Sendable {
             ("cancelled-probe-releases", checkCancelledProbeReleases),
             ("export-restore-round-trip", checkExportRestore),
         ]
-        for (_, rule) in rules { rule(&violations) }
-        return violations
-    }
-
-    /// Runs every rule; throws ``Failure`` listing the violations, if any.
-    public func check() throws {
-        let violations = run()
-        if !violations.isEmpty { throw Failure(subject: "BreakerPolicy", violations: violations) }
+        for (name, rule) in rules {
+            await run.run(name) {
+                var violations: [Violation] = []
+                rule(&violations)
+                return violations
+            }
+        }
+        return run.report(subject)
     }
 
     // MARK: Rules

@@ -9,16 +9,12 @@ import Foundation
 /// crash-safety test shows how. It works with any test framework:
 ///
 /// ```swift
-/// @Test func conforms() throws {
-///     try MutationStoreConformance { try MyStore(path: temporaryPath()) }.check()
+/// @Test func conforms() async throws {
+///     try await MutationStoreConformance { try MyStore(path: temporaryPath()) }.check()
 /// }
 /// ```
-public struct MutationStoreConformance: Sendable {
-    /// One broken rule.
-    public typealias Violation = ConformanceViolation
-
-    /// Every violation found by `check()`, thrown as one error.
-    public typealias Failure = ConformanceFailure
+public struct MutationStoreConformance: ConformanceKit {
+    typealias Violation = ConformanceViolation
 
     /// Makes a fresh, empty store for each rule.
     public let makeStore: @Sendable () throws -> any MutationStore
@@ -26,6 +22,10 @@ public struct MutationStoreConformance: Sendable {
     public let disposeStore: @Sendable (any MutationStore) -> Void
 
     /// Creates the kit.
+    ///
+    /// - Parameters:
+    ///   - disposeStore: Called with each store when its case is done.
+    ///   - makeStore: Makes a fresh, empty store for each case.
     public init(
         disposeStore: @escaping @Sendable (any MutationStore) -> Void = { _ in },
         makeStore: @escaping @Sendable () throws -> any MutationStore
@@ -36,19 +36,29 @@ public struct MutationStoreConformance: Sendable {
 
     private typealias Rule = (name: String, body: @Sendable (any MutationStore) throws -> String?)
 
-    /// Runs every rule; throws a ``Failure`` listing each broken one.
-    public func check() throws {
-        var violations: [Violation] = []
+    /// `"MutationStore"`.
+    public var subject: String { "MutationStore" }
+
+    /// Runs every rule, one case each, on a fresh store.
+    public func run() async -> ConformanceReport {
+        var run = ConformanceRun()
         for rule in Self.rules {
-            let store = try makeStore()
-            defer { disposeStore(store) }
-            do {
-                if let detail = try rule.body(store) { violations.append(Violation(rule: rule.name, detail: detail)) }
-            } catch {
-                violations.append(Violation(rule: rule.name, detail: "unexpected error \(error)"))
+            await run.check(rule.name) {
+                let store: any MutationStore
+                do {
+                    store = try makeStore()
+                } catch {
+                    return "could not make a store: \(error)"
+                }
+                defer { disposeStore(store) }
+                do {
+                    return try rule.body(store)
+                } catch {
+                    return "unexpected error \(error)"
+                }
             }
         }
-        if !violations.isEmpty { throw Failure(subject: "MutationStore", violations: violations) }
+        return run.report(subject)
     }
 
     private static func draft(

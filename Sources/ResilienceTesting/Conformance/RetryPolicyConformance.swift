@@ -2,20 +2,16 @@
 ///
 /// It checks the protocol's contract: never retries cancellation, circuit-open or non-transient failures;
 /// honours the idempotency guard; delays are non-negative and capped even at attempt 10,000 and with huge
-/// server hints; the same seed gives the same decisions. Violations come back as values
-/// (``violations()``) or as a thrown ``Failure`` (``check()``).
+/// server hints; the same seed gives the same decisions. ``run()`` reports one case per rule; ``check()``
+/// throws one ``ConformanceFailure``.
 ///
 /// ```swift
-/// @Test func conforms() throws {
-///     try RetryPolicyConformance(MyPolicy()).check()
+/// @Test func conforms() async throws {
+///     try await RetryPolicyConformance(MyPolicy()).check()
 /// }
 /// ```
-public struct RetryPolicyConformance: Sendable {
-    /// One broken rule.
-    public typealias Violation = ConformanceViolation
-
-    /// Every violation found by `check()`, thrown as one error.
-    public typealias Failure = ConformanceFailure
+public struct RetryPolicyConformance: ConformanceKit {
+    typealias Violation = ConformanceViolation
 
     /// The policy under test.
     public var policy: any RetryPolicy
@@ -25,20 +21,48 @@ public struct RetryPolicyConformance: Sendable {
     public var seed: UInt64
 
     /// Creates the kit for `policy`.
+    ///
+    /// - Parameters:
+    ///   - policy: The policy under test.
+    ///   - maximumDelay: The largest delay considered capped.
+    ///   - seed: The seed for the random generators.
     public init(_ policy: any RetryPolicy, maximumDelay: Duration = .seconds(3600), seed: UInt64 = 0x5EED) {
         self.policy = policy
         self.maximumDelay = maximumDelay
         self.seed = seed
     }
 
-    /// Throws ``Failure`` when any rule is broken.
-    public func check() throws {
+    /// `"RetryPolicy"`.
+    public var subject: String { "RetryPolicy" }
+
+    /// The cases, one per rule.
+    static let caseNames = [
+        "never-retries-cancelled-circuit-open-or-permanent", "idempotency-guard", "capped-non-negative-delay",
+        "deterministic",
+    ]
+
+    /// Runs every rule and reports one case per rule.
+    public func run() async -> ConformanceReport {
         let found = violations()
-        if !found.isEmpty { throw Failure(subject: "RetryPolicy", violations: found) }
+        var names = Self.caseNames
+        for violation in found where !names.contains(Self.caseName(of: violation)) {
+            names.append(Self.caseName(of: violation))
+        }
+        return ConformanceReport(
+            subject: subject,
+            cases: names.map { name in
+                ConformanceReport.CaseResult(name: name, violations: found.filter { Self.caseName(of: $0) == name })
+            })
+    }
+
+    /// The case a violation belongs to (every must-stop category shares one case).
+    static func caseName(of violation: Violation) -> String {
+        violation.rule.hasPrefix("never-retries-")
+            ? "never-retries-cancelled-circuit-open-or-permanent" : violation.rule
     }
 
     /// Every broken rule; empty when the policy conforms.
-    public func violations() -> [Violation] {
+    func violations() -> [Violation] {
         var found: [Violation] = []
         var random = PseudoRandomGenerator(seed: seed)
         let numbers = [1, 2, 3, 10, 100, 10_000, Int.max / 2]

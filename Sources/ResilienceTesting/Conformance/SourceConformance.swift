@@ -17,11 +17,10 @@ import ResilienceCore
 ///     MySource(id: "my-board", transport: transport)
 /// }
 /// let report = await kit.run()
-/// #expect(report.violations.isEmpty, "\(report)")      // or: try report.requireConformance()
+/// #expect(report.conforms, "\(report)")      // or: try await kit.check()
 /// ```
-public struct SourceConformance<S: Source>: Sendable {
-    /// One broken rule.
-    public typealias Violation = ConformanceViolation
+public struct SourceConformance<S: Source>: ConformanceKit {
+    typealias Violation = ConformanceViolation
 
     /// A named failure the source must report as a typed, thrown error.
     public struct FailureScenario: Sendable {
@@ -77,23 +76,21 @@ public struct SourceConformance<S: Source>: Sendable {
         ]
     }
 
-    /// Runs every check and returns what it found.
-    public func run() async -> SourceConformanceReport {
-        var violations: [Violation] = []
-        var checks: [String] = []
-        func check(_ name: String, _ body: () async -> [Violation]) async {
-            checks.append(name)
-            violations += await body()
-        }
-        await check("stable-id", checkStableID)
-        await check("healthy", checkHealthy)
+    /// `"Source"`.
+    public var subject: String { "Source" }
+
+    /// Runs every case and reports what each found.
+    public func run() async -> ConformanceReport {
+        var run = ConformanceRun()
+        await run.run("stable-id", checkStableID)
+        await run.run("healthy", checkHealthy)
         for scenario in failures {
-            await check("failure:\(scenario.name)") { await checkFailure(scenario) }
+            await run.run("failure:\(scenario.name)") { await checkFailure(scenario) }
         }
-        await check("cancel-before-start", checkCancelledBeforeStart)
-        await check("cancel-during-request", checkCancelledDuringRequest)
-        await check("deadline", checkExpiredDeadline)
-        return SourceConformanceReport(checks: checks, violations: violations.map(\.description))
+        await run.run("cancel-before-start", checkCancelledBeforeStart)
+        await run.run("cancel-during-request", checkCancelledDuringRequest)
+        await run.run("deadline", checkExpiredDeadline)
+        return run.report(subject)
     }
 
     private func context(
