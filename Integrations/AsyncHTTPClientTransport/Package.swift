@@ -52,6 +52,8 @@ let package = Package(
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,27 @@
+import Foundation
+import ResilienceAsyncHTTPClient
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// AsyncHTTPClientTransport against ResilienceTesting's HTTPTransport kit, the same kit URLSessionTransport
+/// passes, over real loopback sockets.
+@Suite("AsyncHTTPClientTransport conformance", .serialized)
+struct AsyncHTTPClientConformanceTests {
+    @Test("AsyncHTTPClientTransport passes every case of the HTTPTransport kit")
+    func conforms() async throws {
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 1 << 20
+        let report = try await withTransport(configuration) { transport in
+            await HTTPTransportConformance(
+                transport,
+                classifier: CompositeErrorClassifier([
+                    TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier(),
+                ]),
+                configuration: .init(responseCap: 1 << 20)
+            ).run()
+        }
+        #expect(report.cases.map(\.name) == HTTPTransportConformance.allCases)
+        #expect(report.conforms, "\(report)")
+    }
+}
