@@ -14,6 +14,19 @@ struct TokenBucketLimiterTests {
         #expect(abs(limiter.availableTokens(now: at(100)) - 3) < 1e-9)
     }
 
+    @Test("A wait shorter than a nanosecond is never zero, so a waiter on a virtual clock makes progress")
+    func subNanosecondWaitsRoundUp() {
+        let limiter = TokenBucketLimiter(.rate(3, burst: 1))
+        let start = ResilienceInstant(offset: .zero)
+        #expect(limiter.tryAcquire(now: start).permit != nil)
+        // A third of a second, truncated to whole nanoseconds, leaves the bucket 1e-9 tokens short.
+        guard case .delayed(let wait) = limiter.tryAcquire(now: start.advanced(by: .nanoseconds(333_333_333))) else {
+            Issue.record("expected a delay")
+            return
+        }
+        #expect(wait > .zero)
+    }
+
     @Test func waitsLongerThanTheMaximumAreRejected() {
         var configuration = TokenBucketLimiter.Configuration.rate(0.1, burst: 1)
         configuration.maximumWait = .seconds(5)

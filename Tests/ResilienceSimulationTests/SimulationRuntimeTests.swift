@@ -1,6 +1,7 @@
 import Foundation
 import ResilienceKit
 import ResilienceTesting
+import Synchronization
 import Testing
 
 /// The deterministic runtime: real pipelines, virtual time, reproducible traces.
@@ -137,12 +138,15 @@ import Testing
         }
     }
 
-    @Test func aRealSleepStallsTheSimulationInsteadOfHanging() {
+    @Test func aWaitOutsideTheSimulationStallsItInsteadOfHanging() {
         let simulation = Simulation(seed: 1)
+        let outside = Mutex<CheckedContinuation<Void, Never>?>(nil)
         #expect(throws: SimulationError.self) {
             try simulation.run {
-                try await Task.sleep(for: .milliseconds(50))
+                // Something no simulated task will ever do: only the world outside could resume it.
+                await withCheckedContinuation { continuation in outside.withLock { $0 = continuation } }
             }
         }
+        outside.withLock { $0?.resume() }
     }
 }

@@ -130,7 +130,9 @@ struct TokenBucketMachine: Sendable {
             return .admitted(RateLimitPermit(token: 0, admittedAt: now))
         }
         guard refillPerSecond > 0 else { return .rejected(.rateLimited, retryAfter: nil) }
-        var wait = DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond)
+        // At least a nanosecond: a shortfall worth less than one would round to a zero wait, and a waiter on a
+        // clock that does not move by itself (a virtual clock) would then ask again at the same instant forever.
+        var wait = max(.nanoseconds(1), DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond))
         if let exhaustionBackoff {
             wait = max(wait, exhaustionBackoff.duration(tripIndex: refusalsInARow, using: &generator))
             refusalsInARow = min(refusalsInARow + 1, 64)

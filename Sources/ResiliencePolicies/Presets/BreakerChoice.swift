@@ -26,7 +26,7 @@ public struct BreakerChoice: Sendable, CustomStringConvertible {
         custom("failure-ratio") { FailureRatioBreaker(configuration, random: $0) }
     }
 
-    /// A ``RateLimitBreaker`` (seed 004).
+    /// A ``RateLimitBreaker``: opens on repeated 429s with a growing cooldown (30, 60, 120, 240, 300 s).
     public static func rateLimit(_ configuration: RateLimitBreaker.Configuration) -> BreakerChoice {
         custom("rate-limit") { RateLimitBreaker(configuration, random: $0) }
     }

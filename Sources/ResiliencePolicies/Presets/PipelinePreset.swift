@@ -32,7 +32,7 @@ public struct PipelinePreset: Sendable {
     /// Creates the standard preset; adjust the `var`s as needed.
     public init() {}
 
-    /// General use (seed 000 §4.2–§4.3, seed 003's 30 s request / 60 s resource timeouts): 60 s total,
+    /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget, a consecutive-failure breaker
     /// (5 failures, 60 s open), a token bucket (10 burst, 5/s), 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
@@ -49,7 +49,7 @@ public struct PipelinePreset: Sendable {
     }
 
     /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a patient breaker (10 failures,
-    /// 120 s open), seed 000's backing-off token bucket, 60 s per attempt.
+    /// 120 s open), a token bucket that backs off under pressure, 60 s per attempt.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)
