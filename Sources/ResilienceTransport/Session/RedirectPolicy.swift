@@ -1,21 +1,36 @@
 import Foundation
 
-/// The redirect rules of one request, as a value: hop limit, loop detection, no https→http downgrade, and
-/// credential stripping once the chain has left the original origin (scheme, host and port).
-struct RedirectPolicy: Sendable {
-    enum Verdict: Equatable {
+/// The redirect rules of one request, as a value: hop limit, loop detection, only `http`/`https` targets, no
+/// https→http downgrade, and credential stripping once the chain has left the original origin (scheme, host
+/// and port). Every transport that follows redirects (URLSession's delegate, the AsyncHTTPClient transport in
+/// `Integrations/`) decides each hop with it, so they refuse and strip alike.
+public struct RedirectPolicy: Sendable {
+    /// What to do with one hop.
+    public enum Verdict: Equatable, Sendable {
+        /// Follow it; drop credential headers when `stripCredentials` (the chain has left the first origin).
         case follow(stripCredentials: Bool)
+        /// Stop with this error.
         case refuse(TransportError)
     }
 
-    let originalURL: URL
-    let maximumRedirects: Int
-    let allowsDowngrade: Bool
-    private(set) var redirects = 0
-    private(set) var visited: Set<String>
-    private(set) var leftOrigin = false
+    /// The URL the chain started from: its origin decides what counts as cross-origin.
+    public let originalURL: URL
+    /// The most hops followed; one more is refused.
+    public let maximumRedirects: Int
+    /// Whether an https→http hop is allowed.
+    public let allowsDowngrade: Bool
+    /// The hops evaluated so far.
+    public private(set) var redirects = 0
+    private var visited: Set<String>
+    /// Whether any hop so far left the original origin (credentials stay stripped from then on).
+    public private(set) var leftOrigin = false
 
-    init(originalURL: URL, maximumRedirects: Int, allowsDowngrade: Bool) {
+    /// Creates the rules for one request.
+    /// - Parameters:
+    ///   - originalURL: The request's URL.
+    ///   - maximumRedirects: The most hops to follow.
+    ///   - allowsDowngrade: Whether a hop from https to http may be followed.
+    public init(originalURL: URL, maximumRedirects: Int, allowsDowngrade: Bool) {
         self.originalURL = originalURL
         self.maximumRedirects = maximumRedirects
         self.allowsDowngrade = allowsDowngrade
@@ -23,11 +38,20 @@ struct RedirectPolicy: Sendable {
     }
 
     /// Decides the hop from `source` to `target`.
-    mutating func evaluate(from source: URL, to target: URL) -> Verdict {
+    public mutating func evaluate(from source: URL, to target: URL) -> Verdict {
         redirects += 1
         if redirects > maximumRedirects { return .refuse(.tooManyRedirects(limit: maximumRedirects, url: target)) }
         if !visited.insert(target.absoluteString).inserted { return .refuse(.redirectLoop(url: target)) }
-        if source.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http", !allowsDowngrade {
+        let targetScheme = target.scheme?.lowercased()
+        guard targetScheme == "http" || targetScheme == "https" else {
+            return .refuse(
+                TransportError(
+                    FailureClassification(
+                        category: .invalidResponse, code: .invalidResponse, isTransient: false,
+                        message: "refused a redirect to the unsupported scheme \(targetScheme ?? "none")"),
+                    url: target))
+        }
+        if source.scheme?.lowercased() == "https", targetScheme == "http", !allowsDowngrade {
             return .refuse(.insecureTransport(url: target, reason: "refused a redirect from https to http"))
         }
         if !Self.sameOrigin(originalURL, target) { leftOrigin = true }
@@ -35,9 +59,38 @@ struct RedirectPolicy: Sendable {
     }
 
     /// Same scheme, host and (effective) port.
-    static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+    public static func sameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
         func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
         return lhs.scheme?.lowercased() == rhs.scheme?.lowercased()
             && lhs.host?.lowercased() == rhs.host?.lowercased() && port(lhs) == port(rhs)
+    }
+
+    /// The request for the next hop, for transports that follow redirects themselves: 303 (and 301/302 after a
+    /// POST) become a GET without a body, as RFC 9110 §15.4 allows; 307 and 308 keep the method and body.
+    /// - Parameters:
+    ///   - request: The request that was answered with a redirect.
+    ///   - status: The redirect's status code.
+    ///   - target: The resolved `Location`.
+    ///   - stripCredentials: Whether to drop the credential headers (from ``Verdict/follow(stripCredentials:)``).
+    ///   - credentialHeaders: The lower-cased names of the headers that carry credentials.
+    public static func nextRequest(
+        after request: HTTPRequest, status: Int, target: URL, stripCredentials: Bool, credentialHeaders: Set<String>
+    ) -> HTTPRequest {
+        var next = request
+        next.url = target
+        let becomesGet =
+            status == 303 ? request.method != .head : (status == 301 || status == 302) && request.method == .post
+        if becomesGet {
+            next.method = .get
+            next.body = nil
+            for name in ["content-length", "content-type", "transfer-encoding"] { next.headers.remove(name) }
+        }
+        if stripCredentials {
+            for field in request.headers where credentialHeaders.contains(field.name.lowercased()) {
+                next.headers.remove(field.name)
+            }
+        }
+        next.headers.remove("host")
+        return next
     }
 }

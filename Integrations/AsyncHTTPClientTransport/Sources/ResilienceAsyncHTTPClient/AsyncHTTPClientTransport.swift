@@ -130,11 +130,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     // MARK: The exchange
 
-    /// Sends `request`, following redirects under ``RedirectRules``, and reads the final body under the cap.
+    /// Sends `request`, following redirects under ``RedirectPolicy``, and reads the final body under the cap.
     private func exchange(_ request: HTTPRequest, within limit: Duration) async throws -> HTTPResponse {
         // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
         let backstop = NIODeadline.now() + TimeAmount(limit)
-        var rules = RedirectRules(
+        var rules = RedirectPolicy(
             originalURL: request.url, maximumRedirects: configuration.maximumRedirects,
             allowsDowngrade: configuration.allowsRedirectDowngrade)
         var current = request
@@ -148,7 +148,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             case .refuse(let failure):
                 throw failure
             case .follow(let stripCredentials):
-                current = RedirectRules.nextRequest(
+                current = RedirectPolicy.nextRequest(
                     after: current, status: Int(response.status.code), target: target,
                     stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
             }

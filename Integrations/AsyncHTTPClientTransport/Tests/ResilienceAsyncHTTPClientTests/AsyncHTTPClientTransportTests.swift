@@ -290,7 +290,7 @@ struct AsyncHTTPClientTransportTests {
     @Test("An https→http redirect is refused as insecure (decided before any request to the target)")
     func downgradeRefused() {
         let source = URL(string: "https://api.example.com/a")!
-        var rules = RedirectRules(originalURL: source, maximumRedirects: 5, allowsDowngrade: false)
+        var rules = RedirectPolicy(originalURL: source, maximumRedirects: 5, allowsDowngrade: false)
         guard case .refuse(let failure) = rules.evaluate(from: source, to: URL(string: "http://api.example.com/b")!)
         else {
             Issue.record("an https→http hop must be refused")
@@ -298,7 +298,7 @@ struct AsyncHTTPClientTransportTests {
         }
         #expect(failure.code == .insecureTransportBlocked)
         #expect(failure.classification.requestWasNotSent)
-        var allowing = RedirectRules(originalURL: source, maximumRedirects: 5, allowsDowngrade: true)
+        var allowing = RedirectPolicy(originalURL: source, maximumRedirects: 5, allowsDowngrade: true)
         #expect(
             allowing.evaluate(from: source, to: URL(string: "http://api.example.com/b")!)
                 == .follow(stripCredentials: true))
