@@ -34,6 +34,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "shared-state-overhead",
+            dependencies: [
+                "ResiliencePostgreSQL",
+                .product(name: "ResiliencePolicies", package: "ResilienceKit"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ResiliencePostgreSQLTests",
             dependencies: [
