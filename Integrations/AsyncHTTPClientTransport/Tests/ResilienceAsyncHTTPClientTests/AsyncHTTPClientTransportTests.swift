@@ -106,7 +106,7 @@ struct AsyncHTTPClientTransportTests {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/stall", .hang)
-        let sink = RecordingSink()
+        let sink = RecordingTelemetrySink()
         let started = ContinuousClock.now
         let error = await thrownError {
             try await withTransport { transport in
@@ -119,7 +119,7 @@ struct AsyncHTTPClientTransportTests {
         #expect(classify(error)?.category == .timeout)
         #expect(classify(error)?.code == .timedOut)
         #expect(elapsed >= .milliseconds(290))
-        #expect(sink.kinds() == [.timedOut])
+        #expect(sink.kinds == [.timedOut])
         #expect(elapsed < .seconds(10), "the stall never ends: only the 300 ms deadline can end it")
     }
 

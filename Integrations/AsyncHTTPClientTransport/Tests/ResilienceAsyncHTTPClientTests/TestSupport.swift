@@ -53,10 +53,3 @@ func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
     }
     return condition()
 }
-
-/// Collects telemetry events.
-final class RecordingSink: TelemetrySink {
-    let events = LockedBox<[ResilienceEvent]>([])
-    func receive(_ event: ResilienceEvent) { events.mutate { $0.append(event) } }
-    func kinds() -> [ResilienceEventKind] { events.value.map(\.kind) }
-}
