@@ -79,8 +79,7 @@ let log = DurableLog(path: arguments.log)
 guard log.isOpen else { exit(4) }
 
 var configuration = SyncEngine.Configuration()
-configuration.retryInterval = .milliseconds(20)
-configuration.maximumRetryInterval = .milliseconds(200)
+configuration.pollInterval = .milliseconds(20)
 configuration.maxRetries = 1_000
 // No breaker: the child must keep sending through every fault; each request gets 5 s.
 let engine = SyncEngine(

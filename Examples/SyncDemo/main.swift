@@ -72,7 +72,7 @@ let store = try SQLiteMutationStore(path: directory.appendingPathComponent("queu
 let database = DemoLocalDatabase()
 let telemetry = DemoTelemetry()
 var configuration = SyncEngine.Configuration()
-configuration.retryInterval = .seconds(2)
+configuration.pollInterval = .seconds(2)
 // Every request runs through one pipeline: the seed-004 rate-limit breaker, then a per-request timeout
 // (300 s of scaled time: 3 s of real time at --fast). The engine keeps no breaker of its own; it is handed
 // the same breaker only to show it, reset it and persist it.

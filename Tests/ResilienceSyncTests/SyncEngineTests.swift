@@ -342,28 +342,82 @@ struct SyncEngineTests {
         #expect(harness.transport.applied.count == 3)
     }
 
-    @Test("run() retries after an unreachable network with the growing retry delay, on the clock")
-    func runLoopRetriesWhenOffline() async throws {
-        let harness = SyncHarness([.fail(TestNetworkError.unreachable), .fail(TestNetworkError.unreachable)])
+    @Test("run() passes again after the fixed poll interval: the engine grows no delay of its own")
+    func runLoopPollsAtAFixedInterval() async throws {
+        let unreachable = ScriptedSyncTransport.Step.fail(TestNetworkError.unreachable)
+        let harness = SyncHarness([unreachable, unreachable, unreachable, unreachable], maxRetries: 10)
         try harness.enqueue(["a"])
         let updates = harness.engine.stateUpdates()
         let runner = Task { await harness.engine.run() }
         defer { runner.cancel() }
         var iterator = updates.makeAsyncIterator()
-        while let state = await iterator.next(), state != .offline {}
-        await harness.clock.waitForSleepers(count: 1)
-        #expect(harness.transport.requests.count == 1)
-        harness.clock.advance(by: .seconds(4))
-        #expect(harness.transport.requests.count == 1, "nothing before the 5 s retry interval")
-        harness.clock.advance(by: .seconds(1))
-        while let state = await iterator.next(), state != .offline {}
-        await harness.clock.waitForSleepers(count: 1)
-        #expect(harness.transport.requests.count == 2)
-        harness.clock.advance(by: .seconds(10))
+        for pass in 1...4 {
+            while let state = await iterator.next(), state != .offline {}
+            await harness.clock.waitForSleepers(count: 1)
+            #expect(harness.transport.requests.count == pass)
+            let wait = try #require(harness.clock.nextDeadline).offset - harness.clock.now.offset
+            #expect(wait == .seconds(30), "pass \(pass): the same 30 s poll interval after every failed pass")
+            harness.clock.advance(by: .seconds(29))
+            #expect(harness.transport.requests.count == pass, "nothing before the poll interval")
+            harness.clock.advance(by: .seconds(1))
+        }
         while let state = await iterator.next() {
             if state == .idle, try harness.store.pendingCount() == 0 { break }
         }
-        #expect(harness.transport.requests.count == 3)
+        #expect(harness.transport.requests.count == 5)
+        #expect(harness.clock.now.offset == .seconds(120))
+    }
+
+    @Test("A failure breaker in the pipeline spaces failed passes 10/20/40 s; run() waits for the instant it names")
+    func runLoopSpacedByPipelineBreaker() async throws {
+        let harness = SyncHarness(
+            [.status(500), .status(500), .status(500)], maxRetries: 10, failureBreaker: failureSpacingBreaker(),
+            pollInterval: .seconds(1))
+        try harness.enqueue(["a", "b"])
+        let updates = harness.engine.stateUpdates()
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        var iterator = updates.makeAsyncIterator()
+        var sendTimes: [Duration] = []
+        var seen: [SyncState] = []
+        for expectedWait in [10, 20, 40] {
+            while let state = await iterator.next() {
+                seen.append(state)
+                if case .error = state { break }
+            }
+            await harness.clock.waitForSleepers(count: 1)
+            sendTimes.append(harness.clock.now.offset)
+            let wait = try #require(harness.clock.nextDeadline).offset - harness.clock.now.offset
+            #expect(wait == .seconds(expectedWait), "the breaker's cooldown, not the 1 s poll interval")
+            #expect(harness.transport.requests.count == sendTimes.count, "b is held back, never sent")
+            harness.clock.advance(by: wait)
+        }
+        while let state = await iterator.next() {
+            seen.append(state)
+            if state == .idle, try harness.store.pendingCount() == 0 { break }
+        }
+        #expect(sendTimes == [.seconds(0), .seconds(10), .seconds(30)])
+        #expect(harness.clock.now.offset == .seconds(70))
+        #expect(harness.transport.requests.count == 5, "three failed sends of a, then a and b")
+        #expect(!seen.contains { $0.name == "rate-limited" }, "a server error is not a rate limit")
+        #expect(await !harness.engine.isCircuitBreakerTripped())
+        #expect(harness.delegate.applied.value == ["a", "b"])
+    }
+
+    @Test("A pass the failure breaker holds back keeps showing the last failure, and costs no attempt")
+    func heldBackPassKeepsState() async throws {
+        let harness = SyncHarness(
+            [.fail(TestNetworkError.unreachable)], maxRetries: 10, failureBreaker: failureSpacingBreaker())
+        try harness.enqueue(["a"])
+        let first = await harness.engine.performSync()
+        #expect(first.finalState == .offline)
+        #expect(first.nextAttempt == nil, "nothing held the first pass back")
+        harness.clock.advance(by: .seconds(1))
+        let held = await harness.engine.performSync()
+        #expect(held.requestsSent == 0)
+        #expect(held.finalState == .offline, "still offline, not rate limited")
+        #expect(held.nextAttempt == .init(offset: .seconds(10)))
+        #expect(try harness.store.pending(limit: 1).first?.attempts == 1)
     }
 
     @Test("Over SQLite: the cooldown is in the file, so a relaunch reopening it stays rate limited")

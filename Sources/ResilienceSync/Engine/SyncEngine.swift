@@ -19,6 +19,11 @@ import ResilienceCore
 ///   ``Configuration/maxRetries`` the delegate marks the entity failed and the mutation moves to the failed
 ///   list. An unreachable network (``FailureCategory/networkUnreachable``) also ends the pass as
 ///   ``SyncState/offline``.
+/// - **Spacing.** The engine counts no failed passes and grows no delay. When a stage of the pipeline refuses
+///   to send (an open breaker, a local limit), the pass stops and ``run()`` sleeps until the instant the
+///   rejection names; after a pass that left failures behind it passes again after the fixed
+///   ``Configuration/pollInterval`` or when woken. For a backoff that grows with repeated network or server
+///   errors, add a breaker stage that counts them (ResiliencePolicies' `ConsecutiveFailureBreaker`).
 /// - **409.** Only a 409 that confirms the entity already exists (an RFC 9457 problem `type` or error code
 ///   that ``IdempotencyConflict`` recognises, or ``Configuration/conflicts``' predicate) counts as synced: the
 ///   delegate deletes the local duplicate. A 409 saying a request with this `Idempotency-Key` is still in
@@ -68,7 +73,6 @@ public actor SyncEngine {
     private var isNetworkAvailable = true
     private var isSyncing = false
     private var lastPersistedBreaker: PersistedBreakerState?
-    private var failedPasses = 0
     private var wakeContinuation: CheckedContinuation<Void, Never>?
     private var wakePending = false
 
@@ -88,8 +92,8 @@ public actor SyncEngine {
     ///   - pipeline: Runs each request (a rate-limit breaker stage, a per-request timeout stage).
     ///   - breaker: The breaker inside `pipeline`, for status, manual reset and persistence.
     ///   - delegate: Marks entities failed and deletes local duplicates.
-    ///   - configuration: Retry limit, page and batch sizes, 409 rules, pass retry delays.
-    ///   - clock: The monotonic clock the pipeline and the pass retry delays use.
+    ///   - configuration: Retry limit, page and batch sizes, 409 rules, the poll interval after a failed pass.
+    ///   - clock: The monotonic clock of the pipeline's stages and of ``run()``'s waits.
     ///   - telemetry: Receives state changes and breaker transitions.
     public init(
         store: any MutationStore,
@@ -216,37 +220,33 @@ public actor SyncEngine {
 
     // MARK: Running
 
-    /// Runs passes until the task is cancelled: after enqueues and wake-ups, after a cooldown ends, and after
-    /// a failed pass with a growing delay (``Configuration/retryInterval``, doubling, capped).
+    /// Runs passes until the task is cancelled: after enqueues and wake-ups; when a stage of the pipeline held
+    /// a pass back (an open breaker, a local limit), at the instant its rejection named; after a pass that
+    /// left failures behind, after the fixed ``Configuration/pollInterval``. The engine computes no growing
+    /// delay: repeated failures are spaced out by the pipeline's own policies.
     public func run() async {
         while !Task.isCancelled {
             let report = await performSync()
             if Task.isCancelled { break }
-            await waitForWake(orAfter: delayAfter(report))
+            await waitForWake(orAfter: delay(after: report))
         }
     }
 
-    private func delayAfter(_ report: SyncReport) -> Duration? {
+    /// How long to wait before the next pass (`nil`: until a wake-up).
+    private func delay(after report: SyncReport) -> Duration? {
+        if let next = report.nextAttempt { return max(clock.now().duration(to: next), .milliseconds(1)) }
         switch report.finalState {
         case .rateLimited(let until, _):
-            failedPasses = 0
             return max(clock.now().duration(to: until), .milliseconds(1))
         case .error:
-            return nextRetryDelay()
+            return configuration.pollInterval
         case .offline:
             // Told offline by the integrator: wait for `setNetworkAvailable(true)`. Found offline by a failed
-            // request: probe again with the growing retry delay.
-            return isNetworkAvailable ? nextRetryDelay() : nil
+            // request: probe again after the poll interval (or when the pipeline admits requests again).
+            return isNetworkAvailable ? configuration.pollInterval : nil
         case .idle, .syncing:
-            failedPasses = 0
             return report.remaining > 0 ? .zero : nil
         }
-    }
-
-    private func nextRetryDelay() -> Duration {
-        failedPasses += 1
-        let factor = Int64(1) << Int64(min(failedPasses - 1, 20))
-        return min(configuration.retryInterval * factor, configuration.maximumRetryInterval)
     }
 
     private func wake() {
@@ -285,8 +285,9 @@ public actor SyncEngine {
         timer?.cancel()
     }
 
-    /// One pass over the queue: sends pending mutations in order until the queue is drained, the breaker
-    /// opens, the network is gone, or the task is cancelled. Returns what it did.
+    /// One pass over the queue: sends pending mutations in order until the queue is drained, a stage of the
+    /// pipeline refuses to send (the breaker opened, a local limit), the network is gone, or the task is
+    /// cancelled. Returns what it did.
     @discardableResult
     public func performSync() async -> SyncReport {
         var pass = SyncPass()
@@ -305,6 +306,7 @@ public actor SyncEngine {
             let until = now.advanced(by: metrics.remainingOpenDuration)
             return finish(pass, ending: .rateLimited(until: until))
         }
+        let before = state
         isSyncing = true
         defer { isSyncing = false }
         transition(to: .syncing)
@@ -341,16 +343,31 @@ public actor SyncEngine {
                 if pass.stop != nil { break pages }
             }
         }
-        return finish(pass, ending: pass.stop)
+        return finish(pass, ending: pass.stop, after: before)
     }
 
-    private func finish(_ pass: SyncPass, ending stop: SyncPass.Stop?) -> SyncReport {
+    /// Ends a pass. `previous` is the state before it: a pass the pipeline held back before anything failed
+    /// keeps showing the failure (or the lost network) that led the pipeline to hold it back.
+    private func finish(
+        _ pass: SyncPass, ending stop: SyncPass.Stop?, after previous: SyncState = .idle
+    )
+        -> SyncReport
+    {
         var report = pass.report
         let pending = (try? store.pendingCount()) ?? 0
         report.remaining = pending
         let final: SyncState
         switch stop {
-        case .rateLimited(let until): final = .rateLimited(until: until, pending: pending)
+        case .rateLimited(let until):
+            final = .rateLimited(until: until, pending: pending)
+            report.nextAttempt = until
+        case .heldBack(let until, let reason):
+            switch (pass.lastFailure, previous) {
+            case (let failure?, _): final = .error(failure)
+            case (nil, .offline), (nil, .error): final = previous
+            case (nil, _): final = .error(reason)
+            }
+            report.nextAttempt = until
         case .offline: final = .offline
         case .storage(let message): final = .error("storage failed: \(message)")
         case .cancelled: final = .idle
@@ -546,12 +563,26 @@ public actor SyncEngine {
             return verdict(forUnaccepted: statusError.response, request: statusError.request, mutation: mutation)
         }
         if let rejection = error as? ResilienceError, Self.localRejections.contains(rejection.code) {
-            return .rejected(until: clock.now().advanced(by: rejection.retryAfter ?? configuration.retryInterval))
+            let until = clock.now().advanced(by: rejection.retryAfter ?? configuration.pollInterval)
+            return .rejected(until: until, isRateLimit: isRateLimit(rejection), reason: "\(rejection)")
         }
         let classification = classifier.classification(of: error)
         if classification.category == .cancelled { return .cancelled }
         if classification.category == .rateLimited { return .rateLimited(classification) }
         return .failed(classification, classification.message ?? "\(error)")
+    }
+
+    /// Whether a pipeline rejection holds the queue back for a rate limit: a local rate limiter or throttle, or
+    /// the rate-limit breaker handed to the engine. Another open breaker (one counting network or server
+    /// errors, say), a full bulkhead or a spent budget holds the pass back without calling it a rate limit.
+    private func isRateLimit(_ rejection: ResilienceError) -> Bool {
+        switch rejection.code {
+        case .rateLimited, .throttled: return true
+        case .circuitOpen:
+            guard let metrics = breaker?.metrics(now: clock.now()) else { return false }
+            return metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero)
+        default: return false
+        }
     }
 
     /// Pipeline errors that mean the request was refused locally and never sent.
@@ -579,9 +610,9 @@ public actor SyncEngine {
                 pass.report.inProgressConflicts += 1
                 pass.blocked.insert(EntityKey(mutation))
                 pass.lastFailure = classification.message
-            case .rejected(let until):
+            case .rejected(let until, let isRateLimit, let reason):
                 pass.blocked.insert(EntityKey(mutation))
-                pass.stop = .rateLimited(until: until)
+                pass.stop = isRateLimit ? .rateLimited(until: until) : .heldBack(until: until, reason: reason)
             case .cancelled:
                 pass.stop = .cancelled
             case .failed(let classification, let message):

@@ -13,11 +13,16 @@ extension SyncEngine {
         public var maximumBatchSize = 50
         /// What a 409 answer means (see ``ConflictRules``): by default only a confirmed duplicate is synced.
         public var conflicts = ConflictRules()
-        /// The delay before ``SyncEngine/run()`` retries a pass that ended with failures; doubles per failed
-        /// pass up to ``maximumRetryInterval``.
-        public var retryInterval: Duration = .seconds(5)
-        /// The cap of the retry delay of ``SyncEngine/run()``.
-        public var maximumRetryInterval: Duration = .seconds(300)
+        /// How long ``SyncEngine/run()`` waits after a pass that left work it could not send (failed
+        /// attempts, a network found unreachable, a storage error) before it passes again, unless an enqueue,
+        /// ``SyncEngine/requestSync()``, a network change or a reset wakes it sooner. Also the wait after a
+        /// pipeline rejection that names no time. Default 30 s.
+        ///
+        /// The interval is fixed: the engine keeps no backoff of its own. A spacing that grows with repeated
+        /// failures is a policy of the pipeline, for example a circuit breaker stage that counts network errors
+        /// and server errors: while it is open, its rejection names the instant it admits requests again, and
+        /// ``SyncEngine/run()`` sleeps until then.
+        public var pollInterval: Duration = .seconds(30)
         /// The telemetry key of the engine's events.
         public var telemetryKey = "sync"
         /// The metadata key under which the breaker's state is persisted in the store.

@@ -5,6 +5,9 @@ struct SyncPass {
     /// Why a pass stopped early.
     enum Stop: Hashable {
         case rateLimited(until: ResilienceInstant)
+        /// A stage of the pipeline other than a rate limit (another breaker, a bulkhead, a budget) refused to
+        /// send until the instant given.
+        case heldBack(until: ResilienceInstant, reason: String)
         case offline
         case storage(String)
         case cancelled
@@ -35,8 +38,9 @@ enum Verdict {
     /// A 409 saying a request with this idempotency key is still in progress.
     case inProgress(FailureClassification)
     case rateLimited(FailureClassification)
-    /// The pipeline refused to send (an open breaker, a local limit) until the instant given.
-    case rejected(until: ResilienceInstant)
+    /// The pipeline refused to send (an open breaker, a local limit) until the instant given; `isRateLimit`
+    /// when the refusal is a rate limit (see ``SyncState/rateLimited(until:pending:)``).
+    case rejected(until: ResilienceInstant, isRateLimit: Bool, reason: String)
     case failed(FailureClassification, String)
     case cancelled
 

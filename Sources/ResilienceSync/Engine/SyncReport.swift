@@ -1,3 +1,5 @@
+import ResilienceCore
+
 /// What one sync pass did.
 public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// Mutations the server applied, including duplicates (409) counted as applied.
@@ -18,6 +20,10 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     public var remaining = 0
     /// The state the pass ended in.
     public var finalState: SyncState = .idle
+    /// When a stage of the pipeline held the pass back (an open breaker, a local rate limit, a full bulkhead):
+    /// the instant, on the engine's clock, at which it expects to admit requests again. ``SyncEngine/run()``
+    /// sleeps until then. `nil` when nothing held the pass back.
+    public var nextAttempt: ResilienceInstant?
 
     /// Creates an empty report.
     public init() {}

@@ -159,6 +159,8 @@ struct SyncHarness {
         conflicts: ConflictRules = ConflictRules(),
         store: InMemoryMutationStore = InMemoryMutationStore(),
         breaker: any BreakerPolicy = SeedRateLimitBreakerDouble(),
+        failureBreaker: (any BreakerPolicy)? = nil,
+        pollInterval: Duration = .seconds(30),
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
     ) {
         self.store = store
@@ -168,8 +170,10 @@ struct SyncHarness {
         configuration.maxRetries = maxRetries
         configuration.currentDate = currentDate
         configuration.conflicts = conflicts
+        configuration.pollInterval = pollInterval
         engine = SyncEngine(
-            store: store, transport: transport, requestBuilder: builder, pipeline: syncPipeline(breaker),
+            store: store, transport: transport, requestBuilder: builder,
+            pipeline: syncPipeline(breaker, failureBreaker: failureBreaker),
             breaker: breaker, delegate: delegate, configuration: configuration, clock: .manual(clock),
             telemetry: telemetry)
     }
@@ -200,7 +204,23 @@ enum BreakerKind: String, CaseIterable, Sendable {
     }
 }
 
-/// The pipeline an app gives the engine: the rate-limit breaker as its one stage.
-func syncPipeline(_ breaker: any BreakerPolicy) -> any ResiliencePipeline {
-    Pipeline { CircuitBreakerStrategy(breaker: breaker) }
+/// The pipeline an app gives the engine: the rate-limit breaker, and optionally a breaker that spaces out
+/// passes after network and server errors.
+func syncPipeline(_ breaker: any BreakerPolicy, failureBreaker: (any BreakerPolicy)? = nil) -> any ResiliencePipeline {
+    Pipeline {
+        CircuitBreakerStrategy(breaker: breaker)
+        if let failureBreaker { CircuitBreakerStrategy(breaker: failureBreaker) }
+    }
+}
+
+/// A breaker that opens on the first network or server error for 10 s, doubling on each trip in a row up to
+/// 80 s, and closes on one successful probe: the growing spacing of failed passes, as a pipeline policy.
+func failureSpacingBreaker() -> ConsecutiveFailureBreaker {
+    var configuration = ConsecutiveFailureBreaker.Configuration()
+    configuration.failureThreshold = 1
+    configuration.successesToClose = 1
+    configuration.openDuration = BreakerBackoff(
+        base: .seconds(10), growthFactor: 2, maximumMultiplier: 8, maximum: .seconds(80))
+    configuration.countsAsFailure = .categories([.transient, .timeout, .serverError, .networkUnreachable])
+    return ConsecutiveFailureBreaker(configuration)
 }

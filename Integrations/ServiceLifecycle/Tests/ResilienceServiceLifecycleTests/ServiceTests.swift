@@ -32,7 +32,7 @@ struct SyncEngineServiceTests {
         _ answers: [ScriptedHTTPTransport.Answer], clock: ManualClock, store: InMemoryMutationStore
     ) -> SyncEngine {
         var configuration = SyncEngine.Configuration()
-        configuration.retryInterval = .seconds(60)
+        configuration.pollInterval = .seconds(60)
         let breaker = RateLimitBreaker()
         return SyncEngine(
             store: store, transport: ScriptedHTTPTransport(sequence: answers, clock: .manual(clock)),
