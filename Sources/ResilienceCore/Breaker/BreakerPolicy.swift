@@ -66,6 +66,11 @@ public struct BreakerPermit: Hashable, Sendable {
     public var admittedAt: ResilienceInstant
 
     /// Creates a permit.
+    ///
+    /// - Parameters:
+    ///   - generation: The breaker's state generation when the call was admitted.
+    ///   - isProbe: True when the call is a half-open probe.
+    ///   - admittedAt: When the call was admitted (for slow-call detection).
     public init(generation: UInt64, isProbe: Bool, admittedAt: ResilienceInstant) {
         self.generation = generation
         self.isProbe = isProbe
@@ -93,6 +98,11 @@ public struct BreakerTransition: Hashable, Sendable, CustomStringConvertible {
     public var openFor: Duration?
 
     /// Creates a transition.
+    ///
+    /// - Parameters:
+    ///   - from: The state before.
+    ///   - to: The state after.
+    ///   - openFor: How long the breaker will stay open, when `to` is ``BreakerState/open``.
     public init(from: BreakerState, to: BreakerState, openFor: Duration? = nil) {
         self.from = from
         self.to = to
@@ -138,6 +148,15 @@ public struct BreakerMetrics: Hashable, Sendable, Codable {
     public var remainingOpenDuration: Duration
 
     /// Creates a snapshot.
+    ///
+    /// - Parameters:
+    ///   - state: The current state.
+    ///   - consecutiveFailures: Failures counted since the last success (or the failure count in the current window).
+    ///     Default: `0`.
+    ///   - consecutiveSuccesses: Successes since the last failure. Default: `0`.
+    ///   - totalOpens: How many times the breaker has opened. Default: `0`.
+    ///   - currentOpenDuration: How long the breaker has been open now (zero when not open). Default: `.zero`.
+    ///   - remainingOpenDuration: Time left until the breaker admits a probe (zero when not open). Default: `.zero`.
     public init(
         state: BreakerState,
         consecutiveFailures: Int = 0,
@@ -169,6 +188,11 @@ public struct BreakerSnapshot: Hashable, Sendable, Codable {
     public var values: [String: Double]
 
     /// Creates a snapshot.
+    ///
+    /// - Parameters:
+    ///   - state: The state.
+    ///   - remainingOpen: Time left in the open state (zero unless open). Default: `.zero`.
+    ///   - values: Policy-specific numbers (e.g. `"multiplier": 4`, `"consecutiveFailures": 2`). Default: `[:]`.
     public init(state: BreakerState, remainingOpen: Duration = .zero, values: [String: Double] = [:]) {
         self.state = state
         self.remainingOpen = remainingOpen

@@ -10,12 +10,20 @@ public struct FailureCategory: RawRepresentable, Hashable, Sendable, Codable, Cu
     public let rawValue: String
 
     /// Creates a category from its identifier.
+    ///
+    /// - Parameter rawValue: The identifier, in kebab-case like the predefined categories (`"network-unreachable"`);
+    ///   used in logs, metrics and persisted state.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Creates a category from its identifier.
+    ///
+    /// - Parameter rawValue: The identifier, in kebab-case like the predefined categories (`"network-unreachable"`);
+    ///   used in logs, metrics and persisted state.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Creates a category from a string literal.
+    ///
+    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// The identifier.

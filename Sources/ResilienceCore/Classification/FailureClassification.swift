@@ -23,6 +23,19 @@ public struct FailureClassification: Hashable, Sendable, CustomStringConvertible
     public var requestWasNotSent: Bool
 
     /// Creates a classification. `isTransient` defaults from the category.
+    ///
+    /// - Parameters:
+    ///   - category: The kind of failure.
+    ///   - code: The stable code (e.g. `NET_002`).
+    ///   - httpStatus: The HTTP status, when the failure came from an HTTP response.
+    ///   - retryAfter: The server's hint for when to retry (`Retry-After` and friends), already converted to a
+    ///     duration.
+    ///   - isTransient: Whether trying again later may succeed.
+    ///   - logLevel: How loudly to log it. Default: `.warning`.
+    ///   - message: A human-readable message from the server or the failing component, for technical details.
+    ///     Presenters never show it verbatim as the main message.
+    ///   - requestWasNotSent: True when the failure proves the request never reached the server (connection refused,
+    ///     DNS failure, a local rejection), so even a non-idempotent request is safe to retry. Default: `false`.
     public init(
         category: FailureCategory,
         code: FailureCode,

@@ -10,12 +10,18 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, Codable, Custom
     public let rawValue: String
 
     /// Creates a code.
+    ///
+    /// - Parameter rawValue: The code, a prefix and a number like the catalogue's (`"NET_002"`).
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Creates a code.
+    ///
+    /// - Parameter rawValue: The code, a prefix and a number like the catalogue's (`"NET_002"`).
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Creates a code from a string literal.
+    ///
+    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// The code.

@@ -9,6 +9,10 @@ public struct Idempotency: Hashable, Sendable, CustomStringConvertible {
     public var key: String?
 
     /// Creates a value.
+    ///
+    /// - Parameters:
+    ///   - isIdempotent: True when repeating the request has the same effect as sending it once (GET, PUT, DELETE …).
+    ///   - key: A key the server uses to apply the request at most once (`Idempotency-Key` header), if any.
     public init(isIdempotent: Bool, key: String? = nil) {
         self.isIdempotent = isIdempotent
         self.key = key

@@ -9,6 +9,8 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
         /// The identifier.
         public let rawValue: String
         /// Creates a code.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined codes (`"circuit-open"`).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -42,6 +44,13 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
     public var underlying: FailureClassification?
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What happened.
+    ///   - key: The key (source or host) whose stage raised it. Default: `""`.
+    ///   - retryAfter: How long until trying again could succeed (breaker time left, limiter wait), if known.
+    ///   - underlying: The classification of the failure behind this one (for example the last attempt's failure when a
+    ///     budget runs out), if any.
     public init(
         _ code: Code, key: String = "", retryAfter: Duration? = nil, underlying: FailureClassification? = nil
     ) {

@@ -7,6 +7,10 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
         /// The value.
         public var value: String
         /// Creates a field.
+        ///
+        /// - Parameters:
+        ///   - name: The name as sent.
+        ///   - value: The field value, as sent.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -17,9 +21,13 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     public private(set) var fields: [Field]
 
     /// Creates headers from fields.
+    ///
+    /// - Parameter fields: The fields in order. Default: `[]`.
     public init(_ fields: [Field] = []) { self.fields = fields }
 
     /// Creates headers from a literal.
+    ///
+    /// - Parameter elements: Name/value pairs, kept in order; a repeated name adds another field.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { Field(name: $0.0, value: $0.1) }
     }

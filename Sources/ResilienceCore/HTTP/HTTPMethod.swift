@@ -5,8 +5,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// The method token (`"GET"`).
     public let rawValue: String
     /// Creates a method.
+    ///
+    /// - Parameter rawValue: The method token; stored uppercased, so `"get"` and `"GET"` are the same method.
     public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
     /// Creates a method from a literal.
+    ///
+    /// - Parameter value: The method token; uppercased like ``init(rawValue:)``'s.
     public init(stringLiteral value: String) { self.init(rawValue: value) }
     /// The token.
     public var description: String { rawValue }

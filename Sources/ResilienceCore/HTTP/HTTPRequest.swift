@@ -14,6 +14,14 @@ public struct HTTPRequest: Hashable, Sendable, CustomStringConvertible {
     public var idempotency: Idempotency
 
     /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The method. Default: `.get`.
+    ///   - url: The absolute URL.
+    ///   - headers: The header fields. Default: `[:]`.
+    ///   - body: The body, if any.
+    ///   - idempotency: Whether the request may be repeated; defaults from the method. Decorators set
+    ///     ``Idempotency/key``.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
         idempotency: Idempotency? = nil

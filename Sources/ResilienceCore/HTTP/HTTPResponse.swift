@@ -12,6 +12,12 @@ public struct HTTPResponse: Hashable, Sendable, CustomStringConvertible {
     public var url: URL?
 
     /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: The header fields. Default: `[:]`.
+    ///   - body: The body (already size-limited by the transport). Default: `Data()`.
+    ///   - url: The final URL after redirects, if known.
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
         self.status = status
         self.headers = headers

@@ -17,6 +17,10 @@ public struct HTTPStatusError: Error, Hashable, Sendable, CustomStringConvertibl
     public static let maximumRetainedBody = 16 * 1024 * 1024
 
     /// Creates an error, truncating a large body.
+    ///
+    /// - Parameters:
+    ///   - response: The rejected response (its body is capped at ``maximumRetainedBody`` bytes).
+    ///   - request: The request that got it, if known.
     public init(response: HTTPResponse, request: HTTPRequest? = nil) {
         var kept = response
         if kept.body.count > Self.maximumRetainedBody {

@@ -22,6 +22,17 @@ public struct Mutation: Hashable, Sendable, Codable, Identifiable {
     public var createdAt: Date
 
     /// Creates a mutation.
+    ///
+    /// - Parameters:
+    ///   - id: The store's identifier; increases with enqueue order.
+    ///   - entityType: The entity's type (`"event"`).
+    ///   - entityID: The entity's identifier.
+    ///   - operation: What to do.
+    ///   - payload: The request body or any payload the sender needs.
+    ///   - idempotencyKey: Sent with every attempt so the server applies the mutation at most once.
+    ///   - attempts: Failed attempts so far (rate-limit responses do not count). Default: `0`.
+    ///   - lastError: The last failure's description, if any.
+    ///   - createdAt: When it was enqueued (wall-clock time from the store's injected date source).
     public init(
         id: Int64, entityType: String, entityID: String, operation: MutationOperation, payload: Data,
         idempotencyKey: String, attempts: Int = 0, lastError: String? = nil, createdAt: Date

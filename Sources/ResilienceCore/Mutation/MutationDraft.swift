@@ -14,6 +14,13 @@ public struct MutationDraft: Hashable, Sendable {
     public var idempotencyKey: String
 
     /// Creates a draft.
+    ///
+    /// - Parameters:
+    ///   - entityType: The entity's type.
+    ///   - entityID: The entity's identifier.
+    ///   - operation: What to do.
+    ///   - payload: The payload. Default: `Data()`.
+    ///   - idempotencyKey: The idempotency key; a new UUID when not given. Default: `UUID().uuidString`.
     public init(
         entityType: String, entityID: String, operation: MutationOperation, payload: Data = Data(),
         idempotencyKey: String = UUID().uuidString

@@ -5,8 +5,13 @@ public struct MutationOperation: RawRepresentable, Hashable, Sendable, Codable, 
     /// The operation's identifier.
     public let rawValue: String
     /// Creates an operation.
+    ///
+    /// - Parameter rawValue: The operation's identifier, like the predefined `"create"`, `"update"` and `"delete"`;
+    ///   stored with the mutation.
     public init(rawValue: String) { self.rawValue = rawValue }
     /// Creates an operation from a literal.
+    ///
+    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
     public init(stringLiteral value: String) { self.rawValue = value }
     /// The identifier.
     public var description: String { rawValue }

@@ -6,6 +6,10 @@ public struct MutationStoreError: ClassifiedError, Hashable, CustomStringConvert
     public var message: String
 
     /// Creates an error with one of the `DB_` codes.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - message: Details from the storage engine.
     public init(_ code: FailureCode, message: String) {
         self.code = code
         self.message = message

@@ -34,6 +34,10 @@ public struct StageDescription: Hashable, Sendable, CustomStringConvertible {
         /// Its value, rendered for humans.
         public var value: String
         /// Creates a setting.
+        ///
+        /// - Parameters:
+        ///   - name: The setting's name (`"maxAttempts"`).
+        ///   - value: Its value, rendered for humans (`"3"`, `"30 s"`).
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
@@ -41,6 +45,10 @@ public struct StageDescription: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Creates a description.
+    ///
+    /// - Parameters:
+    ///   - name: The setting's name.
+    ///   - settings: Its settings as ordered key/value pairs (`("maxAttempts", "3")`). Default: `[]`.
     public init(name: String, settings: [Setting] = []) {
         self.name = name
         self.settings = settings

@@ -30,6 +30,17 @@ public struct UserFacingError: Hashable, Sendable, CustomStringConvertible {
     public var code: FailureCode
 
     /// Creates a message.
+    ///
+    /// - Parameters:
+    ///   - title: A short headline (`"You're offline"`).
+    ///   - message: One or two sentences a person understands and can act on. Never a raw error dump.
+    ///   - severity: How prominent the message should be.
+    ///   - isRecoverable: Whether the situation can get better by itself or by the user's action.
+    ///   - suggestedAction: What the user can do (`"Pull to refresh"`), if anything.
+    ///   - showsRetry: Whether a Retry button makes sense now. Default: `false`.
+    ///   - retryAfter: How long until retrying makes sense (for a countdown), if known.
+    ///   - technicalDetails: Details for support (codes, statuses); never shown as the main message.
+    ///   - code: The failure's stable code.
     public init(
         title: String,
         message: String,

@@ -65,6 +65,11 @@ public struct RateLimitPermit: Hashable, Sendable {
     public var admittedAt: ResilienceInstant
 
     /// Creates a permit.
+    ///
+    /// - Parameters:
+    ///   - token: A limiter-specific identifier (a slot number, a generation); zero when the limiter needs none.
+    ///     Default: `0`.
+    ///   - admittedAt: When the call was admitted.
     public init(token: UInt64 = 0, admittedAt: ResilienceInstant) {
         self.token = token
         self.admittedAt = admittedAt

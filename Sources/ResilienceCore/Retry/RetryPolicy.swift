@@ -42,6 +42,13 @@ public struct RetryAttempt: Sendable, Hashable {
     public var elapsed: Duration
 
     /// Creates the input for one decision.
+    ///
+    /// - Parameters:
+    ///   - number: The 1-based number of the attempt that just failed.
+    ///   - failure: How it failed.
+    ///   - previousDelay: The delay chosen before this attempt, if it was a retry (decorrelated jitter builds on it).
+    ///   - idempotency: Whether the operation may be repeated. Default: `.idempotent`.
+    ///   - elapsed: Time since the first attempt started. Default: `.zero`.
     public init(
         number: Int,
         failure: FailureClassification,
@@ -64,6 +71,9 @@ public struct RetryDecision: Sendable, Hashable, CustomStringConvertible {
         /// The identifier.
         public let rawValue: String
         /// Creates a reason.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined reasons (`"attempts-exhausted"`);
+        ///   used in telemetry.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }

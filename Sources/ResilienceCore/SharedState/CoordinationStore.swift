@@ -157,6 +157,13 @@ public struct TokenLease: Hashable, Sendable {
     public var retryAfter: Duration
 
     /// Creates a lease.
+    ///
+    /// - Parameters:
+    ///   - granted: How many slots were granted (0 … the requested count).
+    ///   - firstSlotOffset: When the first granted slot may be used, relative to the decision (zero or negative: at
+    ///     once).
+    ///   - spacing: The time between consecutive granted slots.
+    ///   - retryAfter: When nothing was granted: how long until a slot falls within the horizon again.
     public init(granted: Int, firstSlotOffset: Duration, spacing: Duration, retryAfter: Duration) {
         self.granted = granted
         self.firstSlotOffset = firstSlotOffset
@@ -187,6 +194,16 @@ public struct BreakerRecord: Hashable, Sendable {
     public var probeHolder: String?
 
     /// Creates a record.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - state: The shared state: ``BreakerState/closed``, ``BreakerState/open`` or ``BreakerState/isolated``
+    ///     (half-open is "open, period over, probe lease held").
+    ///   - version: Incremented by every applied update; `0` is never stored.
+    ///   - remainingOpen: Time left in the open period on the store's clock (zero when over or not open). Default:
+    ///     `.zero`.
+    ///   - trips: Trips in a row, for growing open periods. Default: `0`.
+    ///   - probeHolder: Who holds the probe lease, if anyone holds an unexpired one.
     public init(
         key: String, state: BreakerState, version: UInt64, remainingOpen: Duration = .zero, trips: Int = 0,
         probeHolder: String? = nil
@@ -266,6 +283,12 @@ public struct ProbeLeaseResult: Hashable, Sendable {
     public var retryAfter: Duration
 
     /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - granted: True when the asking replica holds the lease now.
+    ///   - version: The record's version at the decision (`0`: no record).
+    ///   - retryAfter: When not granted: how long until asking again could succeed (the rest of the open period or of
+    ///     another holder's lease); zero when the key is not open at all.
     public init(granted: Bool, version: UInt64, retryAfter: Duration) {
         self.granted = granted
         self.version = version

@@ -8,6 +8,11 @@ public struct SourceQuery: Hashable, Sendable, CustomStringConvertible {
     public var limit: Int?
 
     /// Creates a query.
+    ///
+    /// - Parameters:
+    ///   - text: Free text (`"swift engineer"`); empty for "everything". Default: `""`.
+    ///   - filters: Named filters (`"location": "remote"`). Default: `[:]`.
+    ///   - limit: The most items wanted, if limited.
     public init(text: String = "", filters: [String: String] = [:], limit: Int? = nil) {
         self.text = text
         self.filters = filters

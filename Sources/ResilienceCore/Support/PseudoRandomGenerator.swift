@@ -7,6 +7,8 @@ public struct PseudoRandomGenerator: RandomNumberGenerator, Sendable, Hashable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// Creates a generator whose sequence is fully determined by `seed`.
+    ///
+    /// - Parameter seed: Any value; equal seeds give equal sequences.
     public init(seed: UInt64) {
         var splitMix = seed
         func next() -> UInt64 {

@@ -6,6 +6,9 @@ public final class SharedRandomSource: Sendable {
     private let generator: LockedState<PseudoRandomGenerator>
 
     /// Creates a source with a fixed seed (reproducible) or, without one, seeded from the system.
+    ///
+    /// - Parameter seed: A fixed seed for reproducible jitter (tests, simulations); `nil` seeds from the system
+    ///   generator. Default: `nil`.
     public init(seed: UInt64? = nil) {
         generator = LockedState(initialState: seed.map(PseudoRandomGenerator.init(seed:)) ?? PseudoRandomGenerator())
     }

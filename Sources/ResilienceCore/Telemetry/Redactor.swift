@@ -25,6 +25,14 @@ public struct Redactor: Sendable, Hashable {
     private var fragmentBytes: [[UInt8]]
 
     /// Creates a redactor; the defaults cover the common credential carriers.
+    ///
+    /// - Parameters:
+    ///   - replacement: What replaces a secret. Default: `"[REDACTED]"`.
+    ///   - sensitiveHeaders: Header names (lowercased) whose values are always redacted. Default:
+    ///     `Redactor.defaultSensitiveHeaders`.
+    ///   - sensitiveParameters: Parameter names (lowercased) whose values are always redacted. Default:
+    ///     `Redactor.defaultSensitiveParameters`.
+    ///   - sensitiveFragments: Fragments that make any parameter name sensitive when it contains one (lowercased).
     public init(
         replacement: String = "[REDACTED]",
         sensitiveHeaders: Set<String> = Redactor.defaultSensitiveHeaders,

@@ -27,6 +27,19 @@ public struct ResilienceEvent: Sendable, Hashable {
     public var total: Int?
 
     /// Creates an event.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - key: The key (source id or host) it happened to.
+    ///   - operation: The operation's name. Default: `""`.
+    ///   - attempt: The attempt number at the time. Default: `0`.
+    ///   - time: When, on the pipeline's clock.
+    ///   - duration: A latency, delay, wait or limit, depending on the kind.
+    ///   - classification: The failure, for failure kinds.
+    ///   - transition: The breaker's state change, for ``ResilienceEventKind/breakerTransition``.
+    ///   - detail: A short free-form detail (a reason, a fallback's name, a redacted URL).
+    ///   - count: A count (succeeded sources, pending mutations).
+    ///   - total: A total (attempted sources).
     public init(
         kind: ResilienceEventKind,
         key: String,

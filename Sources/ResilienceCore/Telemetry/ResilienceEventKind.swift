@@ -5,8 +5,12 @@ public struct ResilienceEventKind: RawRepresentable, Hashable, Sendable, Codable
     /// The kind's identifier (`"retry-scheduled"`).
     public let rawValue: String
     /// Creates a kind.
+    ///
+    /// - Parameter rawValue: The kind's identifier, in kebab-case like the predefined kinds (`"retry-scheduled"`).
     public init(rawValue: String) { self.rawValue = rawValue }
     /// Creates a kind from a literal.
+    ///
+    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
     public init(stringLiteral value: String) { self.rawValue = value }
     /// The identifier.
     public var description: String { rawValue }

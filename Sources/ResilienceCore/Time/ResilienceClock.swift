@@ -14,12 +14,19 @@ public struct ResilienceClock: Sendable {
     @usableFromInline let source: ClockSource
 
     /// Wraps `clock`, taking its current instant as this clock's origin.
+    ///
+    /// - Parameter clock: The clock to read and sleep on (`ContinuousClock`, a manual or virtual clock); its instant
+    ///   now becomes offset zero.
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
         self.init(clock, origin: clock.now)
     }
 
     /// Wraps `clock`, measuring instants from `origin` (for clocks with a natural zero, like a manual or
     /// virtual clock, so both report the same offsets).
+    ///
+    /// - Parameters:
+    ///   - clock: The clock to read and sleep on.
+    ///   - origin: The instant of `clock` that becomes offset zero.
     public init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
         // The system clocks get closures written for their concrete types: a generic closure would read the
         // time through witness tables, which costs more than the read itself.

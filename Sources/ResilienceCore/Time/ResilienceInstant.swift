@@ -7,6 +7,8 @@ public struct ResilienceInstant: Hashable, Comparable, Sendable, CustomStringCon
     public var offset: Duration
 
     /// Creates an instant `offset` after the origin.
+    ///
+    /// - Parameter offset: Time elapsed since the clock's origin.
     @inlinable
     public init(offset: Duration) {
         self.offset = offset
