@@ -8,6 +8,9 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
         /// The identifier.
         public let rawValue: String
         /// Creates a mode.
+        ///
+        /// - Parameter rawValue: The identifier, like the predefined `"none"`, `"proportional"`, `"full"`, `"equal"`
+        ///   and `"additive"`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -32,6 +35,12 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
     public var maximum: Duration
 
     /// Creates a jitter; prefer the static members.
+    ///
+    /// - Parameters:
+    ///   - mode: How each delay is randomised: ``Mode/none``, ``Mode/proportional``, ``Mode/full``, ``Mode/equal`` or
+    ///     ``Mode/additive``.
+    ///   - fraction: The fraction for ``Mode/proportional`` (0.2 = ±20 %), clamped to `0...1`. Default: `0`.
+    ///   - maximum: The largest addition for ``Mode/additive``. Default: `.zero`.
     public init(mode: Mode, fraction: Double = 0, maximum: Duration = .zero) {
         self.mode = mode
         self.fraction = fraction

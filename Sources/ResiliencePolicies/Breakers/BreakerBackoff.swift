@@ -17,6 +17,13 @@ public struct BreakerBackoff: Hashable, Sendable {
     public var jitter: Double
 
     /// Creates a schedule.
+    ///
+    /// - Parameters:
+    ///   - base: The open duration of the first trip.
+    ///   - growthFactor: The factor the multiplier grows by on each trip in a row (1 keeps it constant). Default: `1`.
+    ///   - maximumMultiplier: The largest multiplier. Default: `1`.
+    ///   - maximum: The longest open duration, after jitter; `nil` uses `base`. Default: `nil`.
+    ///   - jitter: Relative jitter in `0...1` (0.3 = ±30 %), drawn from the breaker's injected generator. Default: `0`.
     public init(
         base: Duration, growthFactor: Double = 1, maximumMultiplier: Double = 1, maximum: Duration? = nil,
         jitter: Double = 0

@@ -6,6 +6,9 @@ public struct BreakerFailurePredicate: Sendable {
     private let decide: @Sendable (FailureClassification) -> Bool
 
     /// Creates a predicate from a closure.
+    ///
+    /// - Parameter decide: Returns `true` when a failure with this classification counts toward opening the breaker;
+    ///   called synchronously on the hot path, so keep it cheap.
     public init(_ decide: @escaping @Sendable (FailureClassification) -> Bool) {
         self.decide = decide
     }

@@ -9,6 +9,12 @@ public struct FallbackAlternative<Value: Sendable>: Sendable {
     public var produce: @Sendable (ResilienceContext, FailureClassification) async throws -> Value
 
     /// Creates an alternative.
+    ///
+    /// - Parameters:
+    ///   - name: The name reported in `fallbackUsed` events.
+    ///   - categories: The categories it handles; `nil` handles every failure (except cancellation, which never falls
+    ///     back).
+    ///   - produce: Produces the value, given the context and the failure that led here.
     public init(
         _ name: String,
         when categories: Set<FailureCategory>? = nil,

@@ -17,11 +17,17 @@ public struct FallbackStrategy<Value: Sendable>: ResilienceStrategy {
     public var alternatives: [FallbackAlternative<Value>]
 
     /// Creates the stage from ordered alternatives.
+    ///
+    /// - Parameter alternatives: The alternatives; after a failure, those that handle its category run in this order
+    ///   until one succeeds.
     public init(_ alternatives: [FallbackAlternative<Value>]) {
         self.alternatives = alternatives
     }
 
     /// Creates the stage from ordered alternatives.
+    ///
+    /// - Parameter alternatives: The alternatives; after a failure, those that handle its category run in this order
+    ///   until one succeeds.
     public init(_ alternatives: FallbackAlternative<Value>...) {
         self.alternatives = alternatives
     }

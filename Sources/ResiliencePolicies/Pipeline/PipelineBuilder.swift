@@ -70,6 +70,10 @@ public struct ComposedStrategy<Outer: ResilienceStrategy, Inner: ResilienceStrat
     public var outer: Outer
 
     /// Nests `inner` inside `outer`.
+    ///
+    /// - Parameters:
+    ///   - outer: The stage that runs first; its `next` runs `inner`.
+    ///   - inner: The stage `outer` calls, which runs the operation (or the next nested stage).
     public init(outer: Outer, inner: Inner) {
         self.outer = outer
         self.inner = inner

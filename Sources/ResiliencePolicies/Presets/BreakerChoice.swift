@@ -10,6 +10,10 @@ public struct BreakerChoice: Sendable, CustomStringConvertible {
     private let build: @Sendable (SharedRandomSource) -> any BreakerPolicy
 
     /// A breaker built by `make`, which receives the pipeline's random source.
+    ///
+    /// - Parameters:
+    ///   - name: A short name for pipeline descriptions.
+    ///   - make: Builds a new breaker for each pipeline, from the pipeline's random source (for jitter).
     public static func custom(
         _ name: String, _ make: @escaping @Sendable (SharedRandomSource) -> any BreakerPolicy
     ) -> BreakerChoice {
@@ -17,16 +21,23 @@ public struct BreakerChoice: Sendable, CustomStringConvertible {
     }
 
     /// A ``ConsecutiveFailureBreaker``.
+    ///
+    /// - Parameter configuration: Threshold, half-open rules and the growing open time.
     public static func consecutiveFailures(_ configuration: ConsecutiveFailureBreaker.Configuration) -> BreakerChoice {
         custom("consecutive-failures") { ConsecutiveFailureBreaker(configuration, random: $0) }
     }
 
     /// A ``FailureRatioBreaker``.
+    ///
+    /// - Parameter configuration: The window, the failure ratio and minimum throughput that open it, slow-call rules,
+    ///   half-open rules and the open time.
     public static func failureRatio(_ configuration: FailureRatioBreaker.Configuration) -> BreakerChoice {
         custom("failure-ratio") { FailureRatioBreaker(configuration, random: $0) }
     }
 
     /// A ``RateLimitBreaker``: opens on repeated 429s with a growing cooldown (30, 60, 120, 240, 300 s).
+    ///
+    /// - Parameter configuration: The 429 threshold and the growing cooldown.
     public static func rateLimit(_ configuration: RateLimitBreaker.Configuration) -> BreakerChoice {
         custom("rate-limit") { RateLimitBreaker(configuration, random: $0) }
     }

@@ -9,6 +9,10 @@ public struct LimiterChoice: Sendable, CustomStringConvertible {
     private let build: @Sendable (SharedRandomSource) -> any RateLimiter
 
     /// A limiter built by `make`, which receives the pipeline's random source.
+    ///
+    /// - Parameters:
+    ///   - name: A short name for pipeline descriptions.
+    ///   - make: Builds a new limiter for each pipeline, from the pipeline's random source.
     public static func custom(
         _ name: String, _ make: @escaping @Sendable (SharedRandomSource) -> any RateLimiter
     ) -> LimiterChoice {
@@ -16,16 +20,23 @@ public struct LimiterChoice: Sendable, CustomStringConvertible {
     }
 
     /// A ``TokenBucketLimiter``.
+    ///
+    /// - Parameter configuration: The burst size, the refill rate, the longest wait and the backoff after exhaustion.
     public static func tokenBucket(_ configuration: TokenBucketLimiter.Configuration) -> LimiterChoice {
         custom("token-bucket") { TokenBucketLimiter(configuration, random: $0) }
     }
 
     /// A ``ConcurrencyLimiter`` (bulkhead).
+    ///
+    /// - Parameter configuration: How many calls may run at once and how many may wait.
     public static func concurrency(_ configuration: ConcurrencyLimiter.Configuration) -> LimiterChoice {
         custom("concurrency") { _ in ConcurrencyLimiter(configuration) }
     }
 
     /// An ``AdaptiveThrottle``.
+    ///
+    /// - Parameter configuration: How far requests may exceed accepted ones before it rejects client-side (the
+    ///   multiplier), and the window it counts over.
     public static func adaptiveThrottle(_ configuration: AdaptiveThrottle.Configuration) -> LimiterChoice {
         custom("adaptive-throttle") { AdaptiveThrottle(configuration, random: $0) }
     }

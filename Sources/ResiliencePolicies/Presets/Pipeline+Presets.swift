@@ -5,6 +5,12 @@ extension Pipeline {
     /// The budget, breaker and limiter are new instances, so build one pipeline per key (the registry's
     /// factory does). `clock` feeds the retry budget; `random` feeds jitter in the retry stage, the breaker and
     /// the limiter (seed it for reproducible schedules).
+    ///
+    /// - Parameters:
+    ///   - preset: Which stages to build and their settings; a stage set to `nil` is left out.
+    ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
+    ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
+    ///     Default: a new system-seeded source.
     public static func preset(
         _ preset: PipelinePreset, clock: ResilienceClock = .continuous,
         random: SharedRandomSource = SharedRandomSource()
@@ -44,6 +50,12 @@ extension Pipeline {
     /// ```swift
     /// Pipeline.standard(clock: clock) { $0.retry = CategoryRetryPolicy.standard }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
+    ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
+    ///     Default: a new system-seeded source.
+    ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func standard(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }
@@ -52,6 +64,12 @@ extension Pipeline {
     }
 
     /// The ``PipelinePreset/interactive`` pipeline, adjusted by `customize`.
+    ///
+    /// - Parameters:
+    ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
+    ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
+    ///     Default: a new system-seeded source.
+    ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func interactive(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }
@@ -60,6 +78,12 @@ extension Pipeline {
     }
 
     /// The ``PipelinePreset/background`` pipeline, adjusted by `customize`.
+    ///
+    /// - Parameters:
+    ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
+    ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
+    ///     Default: a new system-seeded source.
+    ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func background(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
         _ customize: (inout PipelinePreset) -> Void = { _ in }

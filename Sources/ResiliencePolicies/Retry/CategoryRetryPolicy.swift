@@ -14,6 +14,12 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
     public var appliesStatusRule: Bool
 
     /// Creates a policy from a table.
+    ///
+    /// - Parameters:
+    ///   - rules: The rule for each category; a category without a rule is not retried.
+    ///   - retryAfter: How the server's retry hint is treated. Default: `.standard`.
+    ///   - appliesStatusRule: Whether the HTTP status rule applies (no retry for 501 or 4xx other than 408 and 429).
+    ///     Default: `true`.
     public init(
         rules: [FailureCategory: CategoryRetryRule],
         retryAfter: RetryAfterRule = .standard,

@@ -8,6 +8,11 @@ public struct CategoryRetryRule: Sendable, Hashable, CustomStringConvertible {
     public var jitter: Jitter
 
     /// Creates a rule.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: The most attempts in total, the first included.
+    ///   - backoff: The delay curve.
+    ///   - jitter: The randomness added to each delay.
     public init(maxAttempts: Int, backoff: Backoff, jitter: Jitter) {
         self.maxAttempts = maxAttempts
         self.backoff = backoff

@@ -10,6 +10,8 @@ public struct RetryAfterRule: Sendable, Hashable, CustomStringConvertible {
         /// The identifier.
         public let rawValue: String
         /// Creates a value.
+        ///
+        /// - Parameter rawValue: The identifier, like the predefined `"stop"` and `"clamp"`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -30,6 +32,13 @@ public struct RetryAfterRule: Sendable, Hashable, CustomStringConvertible {
     public var countsAsAttempt: Bool = true
 
     /// Creates a rule.
+    ///
+    /// - Parameters:
+    ///   - honoursHint: Whether hints are honoured at all (when `false`, the backoff delay is used). Default: `true`.
+    ///   - maximum: The longest hint honoured (default 300 s).
+    ///   - whenLonger: What to do beyond ``maximum`` (default ``Overflow/stop``).
+    ///   - countsAsAttempt: Whether a retry whose wait came from the hint uses up one of the allowed attempts (default
+    ///     `true`).
     public init(
         honoursHint: Bool = true, maximum: Duration = .seconds(300), whenLonger: Overflow = .stop,
         countsAsAttempt: Bool = true

@@ -23,6 +23,11 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     private let state: LockedState<RetryBudgetState>
 
     /// Creates a budget reading time from `clock`.
+    ///
+    /// - Parameters:
+    ///   - configuration: The ratio of retries to requests, the per-second minimum and the sliding window. Default:
+    ///     `.standard`.
+    ///   - clock: The clock of the budget's sliding window. Default: `.continuous`.
     public init(_ configuration: RetryBudgetConfiguration = .standard, clock: ResilienceClock = .continuous) {
         self.configuration = configuration
         self.clock = clock
@@ -67,6 +72,15 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public var buckets: Int = 10
 
     /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - ratio: Retries allowed per request in the window (0.1 = 10 %). A full outage amplifies the load of a key
+    ///     sending `r` requests per second by at most 1 + (ratio + minimumPerSecond ÷ r) × buckets ÷ (buckets − 1).
+    ///     Default: `0.1`.
+    ///   - minimumPerSecond: Retries per second always allowed, so a quiet key can still retry (Finagle: 10/s; here 1/s
+    ///     by default).
+    ///   - window: The sliding window over which requests and retries are counted. Default: `.seconds(10)`.
+    ///   - buckets: How many slices the window is divided into (precision of the slide). Default: `10`.
     public init(
         ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10
     ) {

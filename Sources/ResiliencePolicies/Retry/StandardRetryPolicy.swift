@@ -23,6 +23,14 @@ public struct StandardRetryPolicy: RetryPolicy, Hashable {
     public var maxElapsed: Duration? = nil
 
     /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: The most attempts in total, the first included (3 = one try and two retries). Default: `3`.
+    ///   - backoff: The delay curve. Default: exponential from 1 s, doubling, capped at 30 s.
+    ///   - jitter: The randomness added to each backoff delay. Default: `.proportional(0.2)`.
+    ///   - retriedCategories: The categories retried; `nil` retries every transient category.
+    ///   - retryAfter: How the server's retry hint is treated. Default: `.standard`.
+    ///   - maxElapsed: Stop once this much time has passed since the first attempt started, if set.
     public init(
         maxAttempts: Int = 3,
         backoff: Backoff = .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(30)),
