@@ -25,6 +25,11 @@ public final class BannerSuppression: Sendable {
     private let shown = LockedState(initialState: [Fingerprint: ResilienceInstant]())
 
     /// Creates a policy suppressing repeats within `window` (30 seconds by default).
+    ///
+    /// - Parameters:
+    ///   - window: How long a shown banner suppresses its repeats. Default: `.seconds(30)`.
+    ///   - maximumEntries: The most banners remembered. Default: `64`.
+    ///   - clock: The clock the window is measured on. Default: `.continuous`.
     public init(window: Duration = .seconds(30), maximumEntries: Int = 64, clock: ResilienceClock = .continuous) {
         self.window = window
         self.maximumEntries = max(1, maximumEntries)

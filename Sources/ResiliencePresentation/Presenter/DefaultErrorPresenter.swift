@@ -24,6 +24,10 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     public var redactor: Redactor
 
     /// Creates a presenter reading `strings` (English by default).
+    ///
+    /// - Parameters:
+    ///   - strings: The message table. Default: `.english`.
+    ///   - redactor: Applied to technical details. Default: `.standard`.
     public init(strings: PresentationStrings = .english, redactor: Redactor = .standard) {
         self.strings = strings
         self.timeFormatter = RelativeTimeFormatter(strings: strings)

@@ -30,6 +30,10 @@ public struct PresentationStrings: Sendable, Hashable {
     public private(set) var table: [String: String]
 
     /// Creates strings from an explicit table (for tests and fully custom tables).
+    ///
+    /// - Parameters:
+    ///   - language: The language the table is for (`"en"`, `"de"`).
+    ///   - table: Key → value, after fallbacks and overrides.
     public init(language: String, table: [String: String]) {
         self.language = language
         self.table = table

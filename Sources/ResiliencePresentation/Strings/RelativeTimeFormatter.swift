@@ -8,6 +8,8 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
     public var strings: PresentationStrings
 
     /// Creates a formatter.
+    ///
+    /// - Parameter strings: The table with the `time.*` keys. Default: `.english`.
     public init(strings: PresentationStrings = .english) {
         self.strings = strings
     }

@@ -10,6 +10,12 @@ public struct ResilienceErrorView: View {
     private let retry: (() -> Void)?
 
     /// Creates the view; `retry` is called when the Retry button is tapped.
+    ///
+    /// - Parameters:
+    ///   - error: The message to show (title, message, suggested action, retry countdown).
+    ///   - strings: The strings for labels such as the Retry button. Default: `.english`.
+    ///   - retry: Called when the Retry button is tapped; the button is shown only when this is given and the error
+    ///     ``UserFacingError/showsRetry``.
     public init(_ error: UserFacingError, strings: PresentationStrings = .english, retry: (() -> Void)? = nil) {
         self.error = error
         self.strings = strings

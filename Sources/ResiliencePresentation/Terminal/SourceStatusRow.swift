@@ -7,10 +7,16 @@ public struct SourceStatusRow: Sendable, Hashable {
         /// The label shown in the table.
         public let rawValue: String
         /// Creates a status.
+        ///
+        /// - Parameter rawValue: The label shown in the table.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Creates a status.
+        ///
+        /// - Parameter rawValue: The label shown in the table.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         /// Creates a status from a literal.
+        ///
+        /// - Parameter value: The identifier, as for ``init(rawValue:)``.
         public init(stringLiteral value: String) { self.rawValue = value }
         /// The label.
         public var description: String { rawValue }
@@ -39,6 +45,14 @@ public struct SourceStatusRow: Sendable, Hashable {
     public var lastErrorCode: FailureCode?
 
     /// Creates a row.
+    ///
+    /// - Parameters:
+    ///   - source: The source's name.
+    ///   - status: Its outcome.
+    ///   - items: Items it contributed. Default: `0`.
+    ///   - attempts: Attempts made. Default: `0`.
+    ///   - breakerState: Its breaker's state, if known.
+    ///   - lastErrorCode: The last failure's code, if any.
     public init(
         source: String, status: Status, items: Int = 0, attempts: Int = 0, breakerState: BreakerState? = nil,
         lastErrorCode: FailureCode? = nil

@@ -20,6 +20,11 @@ public struct TerminalRenderer: Sendable, Hashable {
     public var strings: PresentationStrings
 
     /// Creates a renderer from the environment and whether the output is a terminal.
+    ///
+    /// - Parameters:
+    ///   - environment: The environment variables to read: a non-empty `NO_COLOR`, or `TERM=dumb`, turns colour off.
+    ///   - isTerminal: Whether the output is a terminal; colour is used only when it is.
+    ///   - strings: The strings for labels such as "Retry in". Default: `.english`.
     public init(environment: [String: String], isTerminal: Bool, strings: PresentationStrings = .english) {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"
