@@ -10,6 +10,11 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     public var duration: Duration
 
     /// Creates a report.
+    ///
+    /// - Parameters:
+    ///   - sources: One report per registered source, in registration order.
+    ///   - policy: The completion policy the fetch ran under.
+    ///   - duration: Time from start to end of the whole fetch, on the aggregator's clock.
     public init(sources: [SourceReport], policy: CompletionPolicy, duration: Duration) {
         self.sources = sources
         self.policy = policy

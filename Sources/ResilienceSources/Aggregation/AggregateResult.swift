@@ -10,6 +10,11 @@ public struct AggregateResult<Item: Sendable>: Sendable {
     public var itemNoun: String
 
     /// Creates a result.
+    ///
+    /// - Parameters:
+    ///   - items: The items, in source registration order (each source's own order kept), de-duplicated if configured.
+    ///   - report: What happened to each source.
+    ///   - itemNoun: What the items are called in messages (`"jobs"`). Default: `"items"`.
     public init(items: [Item], report: AggregateReport, itemNoun: String = "items") {
         self.items = items
         self.report = report

@@ -8,6 +8,10 @@ public struct AggregationError: ClassifiedError, Hashable, Sendable, CustomStrin
     public var itemNoun: String
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - report: What happened to each source.
+    ///   - itemNoun: The context an ``ErrorPresenter`` needs (no items are shown). Default: `"items"`.
     public init(report: AggregateReport, itemNoun: String = "items") {
         self.report = report
         self.itemNoun = itemNoun

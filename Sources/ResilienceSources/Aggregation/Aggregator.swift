@@ -154,6 +154,14 @@ public struct AggregatorConfiguration: Hashable, Sendable {
     public var operation: String = "fetch"
 
     /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - maximumConcurrentSources: The most sources fetched at the same time. Default: `6`.
+    ///   - sourceTimeout: Each source's deadline (from its start), unless its registration overrides it; `nil` for
+    ///     none. Default: `.seconds(15)`.
+    ///   - completion: When the fetch counts as a success. Default: `.bestEffort`.
+    ///   - itemNoun: What the items are called in messages (`"jobs"`). Default: `"items"`.
+    ///   - operation: The operation name in contexts and events. Default: `"fetch"`.
     public init(
         maximumConcurrentSources: Int = 6, sourceTimeout: Duration? = .seconds(15),
         completion: CompletionPolicy = .bestEffort, itemNoun: String = "items", operation: String = "fetch"

@@ -7,6 +7,8 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
         /// The identifier (`"succeeded"`).
         public let rawValue: String
         /// Creates a status.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined statuses (`"served-from-cache"`).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -53,6 +55,20 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
     public var isStale: Bool
 
     /// Creates a report.
+    ///
+    /// - Parameters:
+    ///   - id: The source's identifier.
+    ///   - displayName: Its name for people.
+    ///   - kind: Its kind.
+    ///   - status: How it ended.
+    ///   - itemCount: How many items it contributed (before de-duplication). Default: `0`.
+    ///   - attempts: How many times the pipeline called the source (retries included; 0 when skipped). Default: `0`.
+    ///   - duration: Time from start to end of this source's part, on the aggregator's clock. Default: `.zero`.
+    ///   - classification: The last failure, if any: for failed and skipped sources the failure, for cache-served ones
+    ///     why the cache was needed, for sources that succeeded after retries the last failed attempt's.
+    ///   - servedBy: The fallback alternative that served, if any.
+    ///   - cacheAge: The age of cached items, if served from cache.
+    ///   - isStale: True when served cached items were older than the cache's freshness window. Default: `false`.
     public init(
         id: SourceID, displayName: String, kind: SourceKind, status: Status, itemCount: Int = 0, attempts: Int = 0,
         duration: Duration = .zero, classification: FailureClassification? = nil, servedBy: String? = nil,

@@ -12,6 +12,12 @@ public struct CachedItems<Item: Sendable>: Sendable {
     public var isStale: Bool
 
     /// Creates a value.
+    ///
+    /// - Parameters:
+    ///   - items: The items as last stored.
+    ///   - storedAt: When they were stored, on the cache's clock.
+    ///   - age: How old they are now.
+    ///   - isStale: True when older than the cache's freshness window (still served on failure, but marked stale).
     public init(items: [Item], storedAt: ResilienceInstant, age: Duration, isStale: Bool) {
         self.items = items
         self.storedAt = storedAt

@@ -19,6 +19,10 @@ public final class SourceCache<Item: Sendable>: Sendable {
         public var query: String
 
         /// Creates a key.
+        ///
+        /// - Parameters:
+        ///   - source: The source whose items are cached.
+        ///   - query: The query's stable rendering.
         public init(source: SourceID, query: SourceQuery) {
             self.source = source
             self.query = query.description
@@ -43,6 +47,10 @@ public final class SourceCache<Item: Sendable>: Sendable {
     private let storage = LockedState(initialState: Storage())
 
     /// Creates an empty cache measuring age on `clock`.
+    ///
+    /// - Parameters:
+    ///   - configuration: Capacity, freshness window and maximum age. Default: `.standard`.
+    ///   - clock: The clock entries' ages are measured on. Default: `.continuous`.
     public init(configuration: Configuration = .standard, clock: ResilienceClock = .continuous) {
         self.configuration = configuration
         self.clock = clock
@@ -57,7 +65,7 @@ public final class SourceCache<Item: Sendable>: Sendable {
     /// allows (`no-store` removes any entry instead).
     /// - Parameters:
     ///   - items: The items.
-    ///   - source: The source.
+    ///   - source: The source whose items are cached.
     ///   - query: The query.
     ///   - freshness: The response's caching rules, or `nil` for the cache's own.
     public func store(_ items: [Item], for source: SourceID, query: SourceQuery, freshness: CacheFreshness?) {

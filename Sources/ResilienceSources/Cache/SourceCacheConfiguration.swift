@@ -8,6 +8,11 @@ public struct SourceCacheConfiguration: Hashable, Sendable {
     public var maximumAge: Duration? = .seconds(24 * 60 * 60)
 
     /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - capacity: The most entries (source × query) kept. Default: `256`.
+    ///   - freshFor: How long items count as fresh. Default: `.seconds(300)`.
+    ///   - maximumAge: The oldest items ever served, or `nil` for no limit. Default: `.seconds(86_400)`.
     public init(capacity: Int = 256, freshFor: Duration = .seconds(300), maximumAge: Duration? = .seconds(86_400)) {
         self.capacity = max(1, capacity)
         self.freshFor = freshFor

@@ -27,6 +27,14 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
     public let shouldFallBack: @Sendable (FailureClassification) -> Bool
 
     /// Creates a fallback chain.
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - kind: The kind. Default: `"fallback"`.
+    ///   - displayName: A name for people; the identifier's raw value when `nil`.
+    ///   - alternatives: The alternatives, primary first.
+    ///   - shouldFallBack: Whether a failure may be answered by the next alternative; by default everything except
+    ///     cancellation.
     public init(
         id: SourceID, kind: SourceKind = "fallback", displayName: String? = nil,
         alternatives: [Alternative],
@@ -40,6 +48,12 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
     }
 
     /// Creates a chain whose primary is `primary` and whose id, kind and name are the primary's.
+    ///
+    /// - Parameters:
+    ///   - primary: The first alternative (named `"primary"`); the chain takes its id, kind and display name.
+    ///   - fallbacks: The alternatives tried after the primary, in order.
+    ///   - shouldFallBack: Whether a failure may be answered by the next alternative; by default everything except
+    ///     cancellation.
     public init(
         primary: some Source<Item>, fallbacks: [Alternative],
         shouldFallBack: @escaping @Sendable (FailureClassification) -> Bool = { _ in true }

@@ -12,6 +12,8 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
         /// The identifier.
         public let rawValue: String
         /// Creates a code.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined codes (`"malformed-xml"`).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -49,6 +51,11 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
     public var line: Int?
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: Which rule was broken.
+    ///   - detail: What exactly (the parser's message, the offending root element). Default: `""`.
+    ///   - line: The line the parser stopped at, when known.
     public init(_ code: Code, detail: String = "", line: Int? = nil) {
         self.code = code
         self.detail = detail

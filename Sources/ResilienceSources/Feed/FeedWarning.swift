@@ -6,6 +6,8 @@ public struct FeedWarning: Hashable, Sendable, Codable, CustomStringConvertible 
         /// The identifier.
         public let rawValue: String
         /// Creates a code.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined codes (`"unreadable-date"`).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }

@@ -6,6 +6,8 @@ public struct JSONAPIPagination: Hashable, Sendable, CustomStringConvertible {
         /// The identifier.
         public let rawValue: String
         /// Creates a style.
+        ///
+        /// - Parameter rawValue: The identifier, like the predefined `"single"`, `"page-numbers"` and `"cursor"`.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// One request, no pages.
@@ -24,6 +26,11 @@ public struct JSONAPIPagination: Hashable, Sendable, CustomStringConvertible {
     public var firstPageNumber: Int
 
     /// Creates a pagination.
+    ///
+    /// - Parameters:
+    ///   - style: How the next page is addressed.
+    ///   - maximumPages: The most requests one fetch makes (≥ 1). Items beyond it are not fetched. Default: `10`.
+    ///   - firstPageNumber: The first page's number for ``Style/pageNumbers``. Default: `1`.
     public init(style: Style, maximumPages: Int = 10, firstPageNumber: Int = 1) {
         self.style = style
         self.maximumPages = max(1, maximumPages)

@@ -35,6 +35,16 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
     public let decode: @Sendable (Data) throws -> JSONAPIPageContent<Item>
 
     /// Creates a source with a custom page decoder.
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - kind: The kind. Default: ``SourceKind/jsonAPI``.
+    ///   - displayName: A name for people; the identifier's raw value when `nil`.
+    ///   - transport: Sends requests.
+    ///   - pagination: How pages are walked. Default: `.single`.
+    ///   - notFoundMeansEmpty: Whether a 404 means "no items" rather than a failure. Default: `false`.
+    ///   - decode: Decodes one response body.
+    ///   - endpoint: Builds the request for a query and page.
     public init(
         id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
         pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,
@@ -52,6 +62,17 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
     }
 
     /// Creates a source whose responses are a top-level JSON array of items.
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - kind: The kind. Default: ``SourceKind/jsonAPI``.
+    ///   - displayName: A name for people; the identifier's raw value when `nil`.
+    ///   - transport: Sends requests.
+    ///   - pagination: How pages are walked. Default: `.single`.
+    ///   - notFoundMeansEmpty: Whether a 404 means "no items" rather than a failure. Default: `false`.
+    ///   - makeDecoder: Makes the decoder for each response (set date and key strategies here). Default: a plain
+    ///     `JSONDecoder`.
+    ///   - endpoint: Builds the request for a query and page.
     public init(
         id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
         pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,
@@ -66,6 +87,21 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
     }
 
     /// Creates a source whose responses are an envelope object holding the items (and maybe a cursor).
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - kind: The kind. Default: ``SourceKind/jsonAPI``.
+    ///   - displayName: A name for people; the identifier's raw value when `nil`.
+    ///   - transport: Sends requests.
+    ///   - pagination: How pages are walked. Default: `.single`.
+    ///   - notFoundMeansEmpty: Whether a 404 means "no items" rather than a failure. Default: `false`.
+    ///   - makeDecoder: Makes the decoder for each response (set date and key strategies here). Default: a plain
+    ///     `JSONDecoder`.
+    ///   - envelope: The type of the response's top-level object.
+    ///   - items: Reads the page's items from the decoded envelope.
+    ///   - nextCursor: Reads the cursor of the next page, for cursor pagination. Default: none.
+    ///   - hasMore: Reads whether more pages follow, when the API says so. Default: unknown (`nil`).
+    ///   - endpoint: Builds the request for a query and page.
     public init<Envelope: Decodable & Sendable>(
         id: SourceID, kind: SourceKind = .jsonAPI, displayName: String? = nil, transport: any HTTPTransport,
         pagination: JSONAPIPagination = .single, notFoundMeansEmpty: Bool = false,

@@ -10,6 +10,8 @@ public struct JSONAPISourceError: ClassifiedError, Hashable, Sendable, CustomStr
         /// The identifier.
         public let rawValue: String
         /// Creates a code.
+        ///
+        /// - Parameter rawValue: The identifier, in kebab-case like the predefined codes (`"decoding-failed"`).
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The identifier.
         public var description: String { rawValue }
@@ -28,6 +30,12 @@ public struct JSONAPISourceError: ClassifiedError, Hashable, Sendable, CustomStr
     public var pageIndex: Int
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - source: The source that failed.
+    ///   - detail: Where and why (coding path and reason; never the body itself).
+    ///   - pageIndex: The page index it happened on. Default: `0`.
     public init(_ code: Code, source: SourceID, detail: String, pageIndex: Int = 0) {
         self.code = code
         self.source = source

@@ -11,6 +11,10 @@ public struct MappedSource<Base: Source, Item: Sendable>: Source {
     public let transform: @Sendable (Base.Item) -> Item?
 
     /// Creates a mapped source.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped source.
+    ///   - transform: Maps one item; `nil` drops it.
     public init(_ base: Base, transform: @escaping @Sendable (Base.Item) -> Item?) {
         self.base = base
         self.transform = transform
