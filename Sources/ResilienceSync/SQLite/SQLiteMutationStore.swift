@@ -34,6 +34,10 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// Opens (creating and migrating if needed) the store at `path`.
     ///
+    /// - Parameters:
+    ///   - path: The database file's path; its directory must exist. The file is created when missing.
+    ///   - configuration: Busy timeout, coalescing, corruption handling, integrity check, size cap, payload limit and
+    ///     the wall clock. Default: `.standard`.
     /// - Throws: ``MutationStoreError``: `DB_001` when the file cannot be opened, `DB_002` when the schema
     ///   cannot be migrated, `DB_004` when the file is corrupted (after quarantining it, unless the
     ///   configuration allows a fresh store), `DB_006` when another process holds the database past the busy
