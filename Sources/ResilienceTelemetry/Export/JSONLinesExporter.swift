@@ -11,6 +11,8 @@ public struct JSONLinesExporter: Sendable {
     public var redactor: Redactor
 
     /// Creates an exporter.
+    ///
+    /// - Parameter redactor: The redactor applied to every string field. Default: `.standard`.
     public init(redactor: Redactor = .standard) {
         self.redactor = redactor
     }

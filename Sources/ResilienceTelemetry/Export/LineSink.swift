@@ -23,6 +23,13 @@ public struct LineSink: TelemetrySink {
     private let jsonExporter: JSONLinesExporter
 
     /// Creates a sink writing lines of `format` at `minimumLevel` or above to `write`.
+    ///
+    /// - Parameters:
+    ///   - format: The format. Default: `.logLine`.
+    ///   - minimumLevel: The least severe level written (failures carry their classification's level). Default:
+    ///     `.trace`.
+    ///   - redactor: Removes secrets (headers, query parameters) from each line. Default: `.standard`.
+    ///   - write: Receives each formatted line, synchronously on the emitting task: keep it fast and non-blocking.
     public init(
         format: Format = .logLine, minimumLevel: LogLevel = .trace, redactor: Redactor = .standard,
         write: @escaping @Sendable (String) -> Void

@@ -12,6 +12,8 @@ public struct LogLineFormatter: Sendable {
     public var redactor: Redactor
 
     /// Creates a formatter.
+    ///
+    /// - Parameter redactor: The redactor applied to the whole line. Default: `.standard`.
     public init(redactor: Redactor = .standard) {
         self.redactor = redactor
     }

@@ -25,6 +25,11 @@ public struct PrometheusExporter: Sendable {
     public var redactor: Redactor
 
     /// Creates an exporter.
+    ///
+    /// - Parameters:
+    ///   - namespace: The metric name prefix. Default: `"resilience"`.
+    ///   - latencyBuckets: The histogram's upper bounds in seconds, ascending (`+Inf` is added).
+    ///   - redactor: The redactor applied to label values. Default: `.standard`.
     public init(
         namespace: String = "resilience",
         latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],

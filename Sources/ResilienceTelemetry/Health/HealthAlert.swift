@@ -12,6 +12,13 @@ public struct HealthAlert: Sendable, Hashable, CustomStringConvertible {
     public var value: Double?
 
     /// Creates an alert.
+    ///
+    /// - Parameters:
+    ///   - rule: The rule's identifier (`"error-rate-critical"`).
+    ///   - severity: How urgent.
+    ///   - message: What is wrong, for people (`"Error rate 62% over the last 2 min (limit 50%)"`).
+    ///   - keys: The keys involved, sorted. Default: `[]`.
+    ///   - value: The measured value that crossed the threshold, if the rule has one.
     public init(rule: String, severity: HealthSeverity, message: String, keys: [String] = [], value: Double? = nil) {
         self.rule = rule
         self.severity = severity

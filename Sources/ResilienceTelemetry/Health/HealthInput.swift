@@ -10,6 +10,11 @@ public struct HealthInput: Sendable {
     public var now: ResilienceInstant
 
     /// Creates an input.
+    ///
+    /// - Parameters:
+    ///   - events: Recorded events, oldest first.
+    ///   - breakerStates: Each key's breaker state after its last reported transition. Default: `[:]`.
+    ///   - now: The evaluation time.
     public init(events: [ResilienceEvent], breakerStates: [String: BreakerState] = [:], now: ResilienceInstant) {
         self.events = events
         self.breakerStates = breakerStates

@@ -14,6 +14,10 @@ public struct HealthMonitor: Sendable {
     public let recorder: TelemetryRecorder
 
     /// Creates a monitor with `rules` (the standard rules by default).
+    ///
+    /// - Parameters:
+    ///   - recorder: Where events come from.
+    ///   - rules: The rules, evaluated in order. Default: `HealthRule.standard()`.
     public init(recorder: TelemetryRecorder, rules: [HealthRule] = HealthRule.standard()) {
         self.recorder = recorder
         self.rules = rules

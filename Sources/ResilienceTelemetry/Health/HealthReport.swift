@@ -8,6 +8,10 @@ public struct HealthReport: Sendable, Hashable {
     public var alerts: [HealthAlert]
 
     /// Creates a report; alerts are sorted most urgent first.
+    ///
+    /// - Parameters:
+    ///   - evaluatedAt: When it was evaluated, on the injected clock.
+    ///   - alerts: The alerts, most urgent first, then by rule id.
     public init(evaluatedAt: ResilienceInstant, alerts: [HealthAlert]) {
         self.evaluatedAt = evaluatedAt
         self.alerts = alerts.sorted { lhs, rhs in

@@ -13,6 +13,11 @@ public struct HealthRule: Sendable {
     public var evaluate: @Sendable (HealthInput) -> HealthAlert?
 
     /// Creates a rule.
+    ///
+    /// - Parameters:
+    ///   - id: The rule's identifier, unique in a set.
+    ///   - severity: The severity of the alerts it raises.
+    ///   - evaluate: The condition; returns an alert when it holds.
     public init(id: String, severity: HealthSeverity, evaluate: @escaping @Sendable (HealthInput) -> HealthAlert?) {
         self.id = id
         self.severity = severity

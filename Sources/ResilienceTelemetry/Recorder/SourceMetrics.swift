@@ -35,6 +35,12 @@ public struct TelemetryMetrics: Sendable, Hashable {
     public var recordsHeld: Int
 
     /// Creates a snapshot.
+    ///
+    /// - Parameters:
+    ///   - sources: Metrics per key (source id or host).
+    ///   - eventsReceived: Events received since creation.
+    ///   - recordsEvicted: Records overwritten because the ring was full.
+    ///   - recordsHeld: Records currently held.
     public init(sources: [String: SourceMetrics], eventsReceived: UInt64, recordsEvicted: UInt64, recordsHeld: Int) {
         self.sources = sources
         self.eventsReceived = eventsReceived

@@ -65,6 +65,11 @@ public final class TelemetryRecorder: TelemetrySink {
 
     /// Creates a recorder. `clock` should be the clock your pipelines use (the default is the documented
     /// `ContinuousClock`-backed one).
+    ///
+    /// - Parameters:
+    ///   - configuration: Ring capacity, retention window, detail and name limits, and the redactor.
+    ///     Default: `.standard`.
+    ///   - clock: The clock that decides which records are inside the window. Default: `.continuous`.
     public init(configuration: Configuration = .standard, clock: ResilienceClock = .continuous) {
         self.configuration = configuration
         self.clock = clock

@@ -22,6 +22,10 @@ public final class BufferedSink: TelemetrySink {
     private let dropped = LockedState(initialState: 0)
 
     /// Creates a buffer of `capacity` events in front of `downstream`.
+    ///
+    /// - Parameters:
+    ///   - capacity: The most events buffered. Default: `1024`.
+    ///   - downstream: The sink that receives events on the consumer task.
     public init(capacity: Int = 1024, downstream: any TelemetrySink) {
         self.capacity = max(1, capacity)
         self.downstream = downstream

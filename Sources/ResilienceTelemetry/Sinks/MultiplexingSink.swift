@@ -10,11 +10,15 @@ public struct MultiplexingSink: TelemetrySink {
     public let sinks: [any TelemetrySink]
 
     /// Creates a multiplexer over `sinks`.
+    ///
+    /// - Parameter sinks: The sinks, in delivery order.
     public init(_ sinks: [any TelemetrySink]) {
         self.sinks = sinks
     }
 
     /// Creates a multiplexer over `sinks`.
+    ///
+    /// - Parameter sinks: The sinks, in delivery order.
     public init(_ sinks: any TelemetrySink...) {
         self.sinks = sinks
     }

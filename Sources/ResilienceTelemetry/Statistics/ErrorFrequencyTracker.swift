@@ -39,6 +39,11 @@ public final class ErrorFrequencyTracker: Sendable {
     private let state = LockedState(initialState: State())
 
     /// Creates a tracker suppressing repeats within `window` (one minute by default).
+    ///
+    /// - Parameters:
+    ///   - window: How long repeats are suppressed after a report. Default: `.seconds(60)`.
+    ///   - maximumEntries: The most (key, code) pairs and codes tracked. Default: `1024`.
+    ///   - clock: The clock the window is measured on. Default: `.continuous`.
     public init(window: Duration = .seconds(60), maximumEntries: Int = 1024, clock: ResilienceClock = .continuous) {
         self.window = window
         self.maximumEntries = max(1, maximumEntries)

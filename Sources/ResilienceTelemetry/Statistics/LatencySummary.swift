@@ -14,6 +14,8 @@ public struct LatencySummary: Sendable, Hashable {
     public var mean: Duration
 
     /// Reads the summary from `histogram`; `nil` when it is empty.
+    ///
+    /// - Parameter histogram: The recorded latencies of one key.
     public init?(_ histogram: LatencyHistogram) {
         guard let p50 = histogram.value(atPercentile: 50), let p90 = histogram.value(atPercentile: 90),
             let p99 = histogram.value(atPercentile: 99), let mean = histogram.mean

@@ -16,6 +16,10 @@ public struct TelemetryStatistics: Sendable, Hashable {
         /// How often.
         public var count: Int
         /// Creates a pair.
+        ///
+        /// - Parameters:
+        ///   - code: The failure code counted.
+        ///   - count: How many events in the window carried it.
         public init(code: FailureCode, count: Int) {
             self.code = code
             self.count = count
@@ -44,6 +48,11 @@ public struct TelemetryStatistics: Sendable, Hashable {
     public var insecureTransportBlocks = 0
 
     /// Computes the statistics of `events` inside `window` ending at `now`.
+    ///
+    /// - Parameters:
+    ///   - events: The events to summarise; those outside the window are ignored.
+    ///   - now: When the statistics were computed.
+    ///   - window: The window they cover, ending at ``now``.
     public init(events: [ResilienceEvent], now: ResilienceInstant, window: Duration) {
         self.now = now
         self.window = window
