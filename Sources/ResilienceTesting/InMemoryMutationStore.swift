@@ -20,6 +20,14 @@ public final class InMemoryMutationStore: MutationStore {
 
     /// Creates an empty store; `currentDate` stamps ``Mutation/createdAt`` (a fixed date by default, so tests
     /// are reproducible).
+    ///
+    /// - Parameters:
+    ///   - coalescesUpdatesBeforeDelete: Whether enqueuing a delete drops the entity's pending updates, as the SQLite
+    ///     store's `coalescesUpdatesBeforeDelete` setting does. Default: `false`.
+    ///   - maximumPayloadBytes: The largest payload accepted; larger ones are rejected with `DB_003`. Default: 1 MiB
+    ///     (``MutationDraft/defaultMaximumPayloadBytes``).
+    ///   - currentDate: Stamps ``Mutation/createdAt``. Default: a fixed date (14 November 2023), so tests are
+    ///     reproducible.
     public init(
         coalescesUpdatesBeforeDelete: Bool = false,
         maximumPayloadBytes: Int = MutationDraft.defaultMaximumPayloadBytes,

@@ -3,6 +3,8 @@ public final class LockedBox<Value: Sendable>: Sendable {
     private let state: LockedState<Value>
 
     /// Creates a box holding `value`.
+    ///
+    /// - Parameter value: The initial value.
     public init(_ value: Value) { state = LockedState(initialState: value) }
 
     /// The current value.

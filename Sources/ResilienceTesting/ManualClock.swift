@@ -17,6 +17,8 @@ public final class ManualClock: Clock, Sendable {
         /// Time since the clock's origin.
         public var offset: Duration
         /// Creates an instant.
+        ///
+        /// - Parameter offset: Time since the clock's origin.
         public init(offset: Duration) { self.offset = offset }
         /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
@@ -44,6 +46,8 @@ public final class ManualClock: Clock, Sendable {
     private let state: LockedState<State>
 
     /// Creates a clock at `offset` past its origin (zero by default).
+    ///
+    /// - Parameter offset: Time since the clock's origin. Default: `.zero`.
     public init(now offset: Duration = .zero) {
         state = LockedState(initialState: State(now: Instant(offset: offset)))
     }

@@ -22,6 +22,10 @@ public final class ScriptedHTTPTransport: HTTPTransport, Sendable {
         public var delay: Duration?
 
         /// Creates an answer.
+        ///
+        /// - Parameters:
+        ///   - result: The response, or the error to throw.
+        ///   - delay: How long to wait on the clock first.
         public init(result: Result<HTTPResponse, any Error>, delay: Duration? = nil) {
             self.result = result
             self.delay = delay
@@ -62,6 +66,10 @@ public final class ScriptedHTTPTransport: HTTPTransport, Sendable {
     private let state = LockedBox(State())
 
     /// Creates a transport with `sequence` answers for any URL, waiting on `clock`.
+    ///
+    /// - Parameters:
+    ///   - sequence: Answers for any URL, one per request in order. Default: none.
+    ///   - clock: The clock delayed answers sleep on (a `ManualClock` in tests). Default: `.continuous`.
     public init(sequence: [Answer] = [], clock: ResilienceClock = .continuous) {
         self.clock = clock
         state.mutate { $0.sequence = sequence }

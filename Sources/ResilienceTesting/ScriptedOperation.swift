@@ -35,12 +35,20 @@ public final class ScriptedOperation<Output: Sendable>: Sendable {
 
     /// Creates an operation that performs `steps` in order; `clock` is used by delayed steps (the context's
     /// clock when `nil`).
+    ///
+    /// - Parameters:
+    ///   - steps: What each call does, in order.
+    ///   - clock: The clock delayed steps sleep on; the context's clock when `nil`.
     public init(_ steps: [Step], clock: ResilienceClock? = nil) {
         state = LockedState(initialState: State(steps: steps))
         self.clock = clock
     }
 
     /// Creates an operation whose delayed steps sleep on `manualClock`.
+    ///
+    /// - Parameters:
+    ///   - steps: What each call does, in order.
+    ///   - manualClock: The manual clock delayed steps sleep on; advance it to release them.
     public convenience init(_ steps: [Step], manualClock: ManualClock) {
         self.init(steps, clock: .manual(manualClock))
     }

@@ -17,6 +17,10 @@ public final class ScriptedSource<Item: Sendable>: Source, Sendable {
         public var delay: Duration?
 
         /// Creates a step.
+        ///
+        /// - Parameters:
+        ///   - result: What to return or throw.
+        ///   - delay: How long to sleep on the clock first.
         public init(result: Result<[Item], any Error>, delay: Duration? = nil) {
             self.result = result
             self.delay = delay
@@ -44,6 +48,13 @@ public final class ScriptedSource<Item: Sendable>: Source, Sendable {
     private let state = LockedBox<(calls: Int, queries: [SourceQuery])>((0, []))
 
     /// Creates a source answering with `steps` (an empty script returns no items), sleeping on `clock`.
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - kind: The kind. Default: `"scripted"`.
+    ///   - displayName: A name for people; the identifier's raw value when `nil`.
+    ///   - steps: One answer per call, in order; the last repeats, and an empty script returns no items.
+    ///   - clock: The clock delayed steps sleep on (a `ManualClock` in tests). Default: `.continuous`.
     public init(
         id: SourceID, kind: SourceKind = "scripted", displayName: String? = nil, steps: [Step],
         clock: ResilienceClock = .continuous
@@ -56,6 +67,12 @@ public final class ScriptedSource<Item: Sendable>: Source, Sendable {
     }
 
     /// Creates a source that always returns `items`.
+    ///
+    /// - Parameters:
+    ///   - id: The stable identifier.
+    ///   - items: The items every call returns.
+    ///   - delay: How long each call sleeps on the clock before answering; `nil` for no delay.
+    ///   - clock: The clock delayed steps sleep on (a `ManualClock` in tests). Default: `.continuous`.
     public convenience init(id: SourceID, items: [Item], delay: Duration? = nil, clock: ResilienceClock = .continuous) {
         self.init(id: id, steps: [.items(items, after: delay)], clock: clock)
     }

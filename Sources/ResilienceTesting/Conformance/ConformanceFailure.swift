@@ -6,6 +6,10 @@ public struct ConformanceFailure: Error, Hashable, Sendable, CustomStringConvert
     public var violations: [ConformanceViolation]
 
     /// Creates a failure.
+    ///
+    /// - Parameters:
+    ///   - subject: What was checked (`"BreakerPolicy"`).
+    ///   - violations: The broken rules.
     public init(subject: String, violations: [ConformanceViolation]) {
         self.subject = subject
         self.violations = violations

@@ -6,6 +6,10 @@ public struct ConformanceViolation: Error, Hashable, Sendable, CustomStringConve
     public var detail: String
 
     /// Creates a violation.
+    ///
+    /// - Parameters:
+    ///   - rule: The rule's short name (`"reset-closes"`, `"never-retries-cancellation"`).
+    ///   - detail: What was observed.
     public init(rule: String, detail: String) {
         self.rule = rule
         self.detail = detail

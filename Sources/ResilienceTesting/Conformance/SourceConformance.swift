@@ -30,6 +30,10 @@ public struct SourceConformance<S: Source>: ConformanceKit {
         public var answer: ScriptedHTTPTransport.Answer
 
         /// Creates a scenario.
+        ///
+        /// - Parameters:
+        ///   - name: Its name in violations.
+        ///   - answer: What the transport answers.
         public init(name: String, answer: ScriptedHTTPTransport.Answer) {
             self.name = name
             self.answer = answer
@@ -48,6 +52,14 @@ public struct SourceConformance<S: Source>: ConformanceKit {
     public var query: SourceQuery
 
     /// Creates a kit.
+    ///
+    /// - Parameters:
+    ///   - healthy: A response the source turns into at least one item.
+    ///   - failures: The failures to try (``standardFailures`` by default).
+    ///   - classifier: Recognises the source's own errors besides the universal rules. Default:
+    ///     `CompositeErrorClassifier.standard`.
+    ///   - query: The query used. Default: `SourceQuery()`.
+    ///   - makeSource: Builds the source under test over the given transport.
     public init(
         healthy: ScriptedHTTPTransport.Answer, failures: [FailureScenario] = SourceConformance.standardFailures,
         classifier: any ErrorClassifier = CompositeErrorClassifier.standard, query: SourceQuery = SourceQuery(),

@@ -24,6 +24,9 @@ public final class FaultServer: Sendable {
     let state: LockedState<FaultServerState>
 
     /// Starts listening (well under a second); throws ``FaultServerError`` when the socket cannot be bound.
+    ///
+    /// - Parameter configuration: The port (0 picks a free one), lifetime, request limits, the status of
+    ///   unscripted routes and the random seed. Default: `.standard`.
     public init(configuration: FaultServerConfiguration = .standard) throws {
         let (descriptor, port) = try SocketIO.listen(port: configuration.port)
         self.listener = descriptor

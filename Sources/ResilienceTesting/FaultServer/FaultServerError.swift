@@ -6,6 +6,10 @@ public struct FaultServerError: Error, Hashable, Sendable, CustomStringConvertib
     public var errorNumber: Int32
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - operation: The failing system call (`socket`, `bind`, `listen`).
+    ///   - errorNumber: The `errno` it set.
     public init(operation: String, errorNumber: Int32) {
         self.operation = operation
         self.errorNumber = errorNumber

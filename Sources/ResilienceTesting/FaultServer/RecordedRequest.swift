@@ -16,6 +16,14 @@ public struct RecordedRequest: Sendable, Hashable, CustomStringConvertible {
     public var sequenceNumber: Int
 
     /// Creates a record.
+    ///
+    /// - Parameters:
+    ///   - method: The method (`GET`).
+    ///   - path: The path without the query (`/jobs`).
+    ///   - query: The query string without `?`, if any.
+    ///   - headers: The header fields as received. Default: `[:]`.
+    ///   - body: The body (empty when none). Default: `Data()`.
+    ///   - sequenceNumber: The 1-based position among all requests the server received. Default: `0`.
     public init(
         method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: Data = Data(),
         sequenceNumber: Int = 0

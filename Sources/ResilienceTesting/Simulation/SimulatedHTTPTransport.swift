@@ -13,6 +13,8 @@ public struct SimulatedHTTPTransport: HTTPTransport {
     public let server: SimulatedServer
 
     /// Creates a transport to `server`.
+    ///
+    /// - Parameter server: The server every request goes to.
     public init(server: SimulatedServer) { self.server = server }
 
     /// Sends `request` to the server and waits (in virtual time) for its answer.

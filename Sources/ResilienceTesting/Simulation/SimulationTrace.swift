@@ -98,6 +98,8 @@ public struct SimulationTelemetrySink: TelemetrySink {
     public let trace: SimulationTrace
 
     /// Creates a sink writing into `trace`.
+    ///
+    /// - Parameter trace: The trace the events go to.
     public init(trace: SimulationTrace) { self.trace = trace }
 
     /// Always `true`.

@@ -15,6 +15,8 @@ public final class VirtualClock: Clock, Sendable {
         /// Time since the clock's origin.
         public var offset: Duration
         /// Creates an instant `offset` after the origin.
+        ///
+        /// - Parameter offset: Time since the clock's origin.
         public init(offset: Duration) { self.offset = offset }
         /// The clock's origin.
         public static let zero = Instant(offset: .zero)
