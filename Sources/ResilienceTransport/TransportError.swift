@@ -14,6 +14,12 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
     public var platformErrorCode: Int?
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - classification: How policies and presenters should treat it.
+    ///   - url: The URL involved, if known.
+    ///   - platformErrorCode: The platform's error code (`URLError.Code.rawValue`), when the failure came from
+    ///     URLSession.
     public init(_ classification: FailureClassification, url: URL? = nil, platformErrorCode: Int? = nil) {
         self.classification = classification
         self.url = url

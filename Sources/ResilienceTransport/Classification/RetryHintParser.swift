@@ -12,6 +12,9 @@ public struct RetryHintParser: Sendable, Hashable {
     public var maximumDelay: Duration = .seconds(3_600)
 
     /// Creates a parser.
+    ///
+    /// - Parameter maximumDelay: The longest delay reported; larger hints are clamped to it. Default:
+    ///   `.seconds(3_600)`.
     public init(maximumDelay: Duration = .seconds(3_600)) { self.maximumDelay = maximumDelay }
 
     /// The delay the headers ask for, or nil without a usable hint. `now` (wall clock) is used only for an

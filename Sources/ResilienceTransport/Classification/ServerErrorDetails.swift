@@ -18,6 +18,11 @@ public struct ServerErrorDetails: Sendable, Hashable {
     public static let maximumParsedBody = 16 * 1024 * 1024
 
     /// Creates details.
+    ///
+    /// - Parameters:
+    ///   - message: The server's message, trimmed to ``maximumMessageLength`` characters, without control characters,
+    ///     however large the body it came from (up to ``maximumParsedBody``).
+    ///   - code: The server's own error code (`ITEM_NOT_FOUND`), if any.
     public init(message: String? = nil, code: String? = nil) {
         self.message = message
         self.code = code

@@ -8,6 +8,10 @@ public struct TransportErrorClassifier: ErrorClassifier {
     public var urlErrors: URLErrorClassifier
 
     /// Creates the classifier.
+    ///
+    /// - Parameters:
+    ///   - statuses: Classifies ``HTTPStatusError``. Default: `HTTPStatusClassifier()`.
+    ///   - urlErrors: Classifies `URLError`. Default: `.init()`.
     public init(statuses: HTTPStatusClassifier = HTTPStatusClassifier(), urlErrors: URLErrorClassifier = .init()) {
         self.statuses = statuses
         self.urlErrors = urlErrors

@@ -17,6 +17,13 @@ public struct AuthenticatingTransport: HTTPTransport {
     private let refresher: CredentialRefresher
 
     /// Wraps `base`, attaching `provider`'s credentials.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport.
+    ///   - provider: Supplies the credential for each request and a fresh one when the server refuses it or it is about
+    ///     to expire.
+    ///   - configuration: The proactive refresh skew, the refresh limit per window and the statuses that mean
+    ///     "credential refused". Default: `.standard`.
     public init(
         wrapping base: any HTTPTransport, provider: any CredentialProvider,
         configuration: AuthenticationConfiguration = .standard

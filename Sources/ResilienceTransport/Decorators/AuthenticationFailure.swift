@@ -4,6 +4,9 @@ public struct AuthenticationFailure: ClassifiedError, Hashable, Sendable, Custom
     public var classification: FailureClassification
 
     /// Creates a failure.
+    ///
+    /// - Parameter classification: How the failure is classified; the transport uses category
+    ///   `authentication` with `AUTH_001` (session expired) or `AUTH_004` (refresh limit reached).
     public init(_ classification: FailureClassification) { self.classification = classification }
 
     /// The refresh failed: the session cannot be renewed and the user must sign in again.

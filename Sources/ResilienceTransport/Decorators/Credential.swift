@@ -8,6 +8,11 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
     public var expiresAt: ResilienceInstant?
 
     /// Creates a credential.
+    ///
+    /// - Parameters:
+    ///   - headerName: The header it goes in (`Authorization` by default).
+    ///   - headerValue: The header value (`Bearer …`). Never logged: ``description`` redacts it.
+    ///   - expiresAt: When it expires, on the transport's ``ResilienceClock``, if known.
     public init(headerName: String = "Authorization", headerValue: String, expiresAt: ResilienceInstant? = nil) {
         self.headerName = headerName
         self.headerValue = headerValue

@@ -16,6 +16,12 @@ public struct IdempotencyKeyTransport: HTTPTransport {
     private let makeKey: @Sendable () -> String
 
     /// Wraps `base`. `makeKey` defaults to a random UUID string.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport.
+    ///   - methods: The methods that get a key. Default: `[.post, .patch]`.
+    ///   - headerName: The header's name. Default: `"Idempotency-Key"`.
+    ///   - makeKey: Makes a new key for a request that has none. Default: a random UUID string.
     public init(
         wrapping base: any HTTPTransport, methods: Set<HTTPMethod> = [.post, .patch],
         headerName: String = "Idempotency-Key", makeKey: @escaping @Sendable () -> String = { UUID().uuidString }

@@ -21,6 +21,14 @@ public struct ResilientTransport: HTTPTransport {
     private let pipeline: @Sendable (String) -> any ResiliencePipeline
 
     /// Wraps `base`; `pipeline` maps a host (empty when the URL has none) to its pipeline.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport (one attempt).
+    ///   - validation: The statuses accepted as success. Default: `.successful`.
+    ///   - classifier: Classifies transport and status failures for the pipeline's stages. Default:
+    ///     `TransportErrorClassifier.standard`.
+    ///   - pipeline: Maps a request's host (empty when the URL has none) to the pipeline its sends run through; called
+    ///     on every send, so return a stored pipeline, not a new one.
     public init(
         wrapping base: any HTTPTransport, validation: ResponseValidation = .successful,
         classifier: any ErrorClassifier = TransportErrorClassifier.standard,

@@ -4,6 +4,9 @@ public struct ResponseValidation: Sendable, Hashable {
     public var acceptedStatuses: Set<Int>
 
     /// Creates a validation.
+    ///
+    /// - Parameter acceptedStatuses: The statuses that count as success; any other status throws
+    ///   ``HTTPStatusError``.
     public init(acceptedStatuses: Set<Int>) { self.acceptedStatuses = acceptedStatuses }
 
     /// Whether `status` is accepted.

@@ -12,6 +12,11 @@ public struct SecureTransport: HTTPTransport {
     public let policy: SecureTransportPolicy
 
     /// Wraps `base` with `policy`.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport.
+    ///   - policy: What happens to plaintext (`http://`) requests. Default: `.standard` (upgrade to HTTPS,
+    ///     except for `localhost`, `127.0.0.1` and `::1`).
     public init(wrapping base: any HTTPTransport, policy: SecureTransportPolicy = .standard) {
         self.base = base
         self.policy = policy

@@ -5,6 +5,8 @@ public struct SecureTransportPolicy: Sendable, Hashable {
         /// The identifier.
         public let rawValue: String
         /// Creates an action.
+        ///
+        /// - Parameter rawValue: The identifier, like the predefined `"upgrade"`, `"block"` and `"allow"`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// Rewrite `http://` to `https://` and send.
         public static let upgrade = Action(rawValue: "upgrade")
@@ -20,6 +22,11 @@ public struct SecureTransportPolicy: Sendable, Hashable {
     public var allowedInsecureHosts: Set<String>
 
     /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - action: What happens to plaintext requests to hosts not in ``allowedInsecureHosts``. Default: `.upgrade`.
+    ///   - allowedInsecureHosts: Hosts that may be reached over plaintext (for example a local development server).
+    ///     Default: `[]`.
     public init(action: Action = .upgrade, allowedInsecureHosts: Set<String> = []) {
         self.action = action
         self.allowedInsecureHosts = Set(allowedInsecureHosts.map { $0.lowercased() })

@@ -34,6 +34,12 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Creates the transport and its session. `configureSession` may adjust the ephemeral session
     /// configuration (cookies, proxies, extra headers) before the session is created.
+    ///
+    /// - Parameters:
+    ///   - configuration: Response size, redirect and connection limits, timeouts and which headers are
+    ///     credentials. Default: `.standard`.
+    ///   - configureSession: Adjusts the ephemeral session configuration (cookies, proxies, extra headers) before the
+    ///     session is created. Default: no change.
     public init(
         configuration: URLSessionTransportConfiguration = .standard,
         configureSession: (URLSessionConfiguration) -> Void = { _ in }
