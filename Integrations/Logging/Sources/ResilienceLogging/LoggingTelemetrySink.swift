@@ -93,6 +93,8 @@ public struct LoggingTelemetrySink: TelemetrySink {
 
 extension Logger.Level {
     /// The swift-log level with the same name as `level`.
+    ///
+    /// - Parameter level: The ResilienceKit level to convert.
     public init(_ level: LogLevel) {
         switch level {
         case .trace: self = .trace
@@ -108,6 +110,8 @@ extension Logger.Level {
 
 extension Logger.MetadataValue {
     /// The metadata value for an attribute: text as `.string`, numbers and flags as `.stringConvertible`.
+    ///
+    /// - Parameter value: The semantic attribute value to convert.
     public init(_ value: SemanticAttribute.Value) {
         switch value {
         case .string(let text): self = .string(text)

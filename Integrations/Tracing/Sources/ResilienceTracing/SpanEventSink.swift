@@ -68,6 +68,8 @@ public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
 
 extension SpanAttributes {
     /// Attributes from ResilienceKit's semantic attributes.
+    ///
+    /// - Parameter attributes: The attributes to convert, each under its semantic name.
     public init(_ attributes: [SemanticAttribute]) {
         self.init()
         for attribute in attributes { set(attribute.key, value: SpanAttribute(attribute.value)) }
@@ -76,6 +78,8 @@ extension SpanAttributes {
 
 extension SpanAttribute {
     /// The span attribute for a ResilienceKit attribute value.
+    ///
+    /// - Parameter value: The semantic attribute value to convert.
     public init(_ value: SemanticAttribute.Value) {
         switch value {
         case .string(let text): self = .string(text)
