@@ -197,8 +197,10 @@ func runParent(duration: Double) async throws -> Bool {
     try await sleep(until: healAt)
     server.script("/api", .ok())
     try await sleep(until: stopAt)
-    try postgres("stop")
+    // Taken before `pg_ctl` runs: an immediate stop drops the connections at once, so a replica can see the
+    // store fail before `pg_ctl` returns.
     let stoppedAt = wallClock()
+    try postgres("stop")
     try await sleep(until: restartAt)
     try postgres("start")
     let restartedAt = wallClock()
