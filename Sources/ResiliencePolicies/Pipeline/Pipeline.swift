@@ -94,3 +94,170 @@ final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Se
         try await root.execute(context, next: operation)
     }
 }
+
+/// Composes stages, outermost first, into one nested strategy.
+///
+/// ```swift
+/// let pipeline = Pipeline {
+///     TotalDeadlineStrategy(.seconds(30))
+///     RetryStrategy(policy: .standard)
+///     TimeoutStrategy(.seconds(10))
+/// }
+/// ```
+/// Supports `if`, `if`/`else` and `#if` for stages chosen at build time.
+@resultBuilder
+public enum PipelineBuilder {
+    /// An empty pipeline.
+    public static func buildBlock() -> EmptyStrategy { EmptyStrategy() }
+
+    /// The first stage.
+    public static func buildPartialBlock<First: ResilienceStrategy>(first: First) -> First { first }
+
+    /// The next stage, nested inside the ones before it.
+    public static func buildPartialBlock<Accumulated: ResilienceStrategy, Next: ResilienceStrategy>(
+        accumulated: Accumulated, next: Next
+    ) -> ComposedStrategy<Accumulated, Next> {
+        ComposedStrategy(outer: accumulated, inner: next)
+    }
+
+    /// An `if` without `else`.
+    public static func buildOptional<Stage: ResilienceStrategy>(_ stage: Stage?) -> EitherStrategy<Stage, EmptyStrategy>
+    {
+        stage.map { .first($0) } ?? .second(EmptyStrategy())
+    }
+
+    /// The `if` branch of an `if`/`else`.
+    public static func buildEither<First: ResilienceStrategy, Second: ResilienceStrategy>(
+        first: First
+    )
+        -> EitherStrategy<First, Second>
+    {
+        .first(first)
+    }
+
+    /// The `else` branch of an `if`/`else`.
+    public static func buildEither<First: ResilienceStrategy, Second: ResilienceStrategy>(
+        second: Second
+    )
+        -> EitherStrategy<First, Second>
+    {
+        .second(second)
+    }
+
+    /// `#if` blocks.
+    public static func buildLimitedAvailability<Stage: ResilienceStrategy>(_ stage: Stage) -> Stage { stage }
+
+    /// The stages `stage` stands for, outermost first.
+    public static func describe(_ stage: some ResilienceStrategy) -> [StageDescription] {
+        if let list = stage as? any StageListProviding { return list.stageDescriptions }
+        return [stage.stageDescription]
+    }
+}
+
+/// Two stages nested: ``outer`` runs ``inner``, which runs the operation. Built by ``PipelineBuilder``.
+///
+/// Nesting generic values instead of storing an array of closures keeps a pipeline's success path free of
+/// allocations: the whole chain is one value known to the compiler.
+public struct ComposedStrategy<Outer: ResilienceStrategy, Inner: ResilienceStrategy>: ResilienceStrategy {
+    // `inner` is stored first on purpose: the closure that runs it is compiled generically inside a type-erased
+    // `Pipeline`, and a field at offset zero is reached without looking up this type's generic metadata.
+    /// The inner stage.
+    public var inner: Inner
+    /// The outer stage.
+    public var outer: Outer
+
+    /// Nests `inner` inside `outer`.
+    ///
+    /// - Parameters:
+    ///   - outer: The stage that runs first; its `next` runs `inner`.
+    ///   - inner: The stage `outer` calls, which runs the operation (or the next nested stage).
+    public init(outer: Outer, inner: Inner) {
+        self.outer = outer
+        self.inner = inner
+    }
+
+    /// Runs `outer` around `inner` around `next`.
+    @inlinable @inline(__always)
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await outer.execute(context) { outerContext in
+            try await inner.execute(outerContext, next: next)
+        }
+    }
+
+    /// The outer stage's description (the full list is ``stageDescriptions``).
+    public var stageDescription: StageDescription { outer.stageDescription }
+}
+
+/// A stage that is really several stages (a composition), able to list them outermost first.
+public protocol StageListProviding {
+    /// The stages, outermost first.
+    var stageDescriptions: [StageDescription] { get }
+}
+
+extension ComposedStrategy: StageListProviding {
+    /// The outer stages followed by the inner ones.
+    public var stageDescriptions: [StageDescription] {
+        PipelineBuilder.describe(outer) + PipelineBuilder.describe(inner)
+    }
+}
+
+/// A stage that does nothing: an empty pipeline, or an `if` without `else` whose condition was false.
+public struct EmptyStrategy: ResilienceStrategy, StageListProviding {
+    /// Creates the stage.
+    public init() {}
+
+    /// Calls `next` once.
+    @inlinable
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await next(context)
+    }
+
+    /// `passthrough`.
+    public var stageDescription: StageDescription { StageDescription(name: "passthrough") }
+    /// No stages.
+    public var stageDescriptions: [StageDescription] { [] }
+}
+
+/// One of two stages, chosen when the pipeline was built (`if`/`else` in a ``PipelineBuilder``).
+public enum EitherStrategy<First: ResilienceStrategy, Second: ResilienceStrategy>: ResilienceStrategy,
+    StageListProviding
+{
+    /// The `if` branch.
+    case first(First)
+    /// The `else` branch.
+    case second(Second)
+
+    /// Runs the chosen stage.
+    @inlinable
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.execute(context, next: next)
+        case .second(let stage): try await stage.execute(context, next: next)
+        }
+    }
+
+    /// The chosen stage's description.
+    public var stageDescription: StageDescription {
+        switch self {
+        case .first(let stage): stage.stageDescription
+        case .second(let stage): stage.stageDescription
+        }
+    }
+
+    /// The chosen stage's list.
+    public var stageDescriptions: [StageDescription] {
+        switch self {
+        case .first(let stage): PipelineBuilder.describe(stage)
+        case .second(let stage): PipelineBuilder.describe(stage)
+        }
+    }
+}
