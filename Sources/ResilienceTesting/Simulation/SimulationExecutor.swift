@@ -36,11 +36,15 @@ public final class SimulationExecutor: TaskExecutor, SerialExecutor, Sendable {
 
     /// The serial-executor face of the simulation executor: jobs enqueued through it run isolated.
     private final class Isolation: SerialExecutor, Sendable {
-        unowned let owner: SimulationExecutor
-        init(owner: SimulationExecutor) { self.owner = owner }
-        func enqueue(_ job: consuming ExecutorJob) { owner.add(Entry(job: UnownedJob(job), isolated: true)) }
+        /// Set once, right after the owner's initialiser, before anybody can enqueue.
+        nonisolated(unsafe) weak var owner: SimulationExecutor?
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            guard let owner else { preconditionFailure("a job reached a simulation executor that no longer exists") }
+            owner.add(Entry(job: job, isolated: true))
+        }
         func checkIsolated() {
-            precondition(owner.isCurrentThreadDriver, "not on the simulation's driving thread")
+            precondition(owner?.isCurrentThreadDriver == true, "not on the simulation's driving thread")
         }
     }
 
@@ -61,11 +65,11 @@ public final class SimulationExecutor: TaskExecutor, SerialExecutor, Sendable {
     @exclusivity(unchecked) private nonisolated(unsafe) var head = 0
     @exclusivity(unchecked) private nonisolated(unsafe) var ran = 0
     private let jobsRunTotal = Atomic<Int>(0)
-    private nonisolated(unsafe) var isolation: Isolation!
+    private let isolation = Isolation()
 
     /// Creates an executor with an empty run queue.
     public init() {
-        isolation = Isolation(owner: self)
+        isolation.owner = self
         queue.reserveCapacity(1024)
     }
 
