@@ -5,6 +5,7 @@
 // measures three things in the same run, each as the median of the repetitions:
 // - the bare pipeline: the same number of `Pipeline.standard` calls whose operation returns at once, in one
 //   task on the global executor, without the simulation (the pipeline's own cost);
+// - the bare pipeline again, in one task on the simulation's executor (what the executor preference costs);
 // - the runtime alone: the simulated clients calling the simulated transport without a pipeline (virtual
 //   clock, executor, server model);
 // - the goal figure: the clients calling through `Pipeline.standard` on the simulation.
@@ -133,6 +134,31 @@ func barePipeline(calls: Int) -> Measurement {
     return Measurement(requests: calls, successes: successes, wall: wall, processor: cpu, digest: 0)
 }
 
+/// The bare pipeline's loop, but in one task on the simulation's executor (no virtual time passes): the
+/// pipeline's cost with the runtime's executor preference, without thousands of clients.
+@available(macOS 15.0, *)
+func pipelineOnExecutor(calls: Int) throws -> Measurement {
+    try timed {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.resilienceClock
+        let successes = try simulation.run {
+            let pipeline = Pipeline.standard(clock: clock, random: simulation.random(stream: 1)) {
+                $0.limiter = .tokenBucket(.rate(1e12, burst: 1_000_000_000))
+            }
+            let context = ResilienceContext(key: "client", clock: clock)
+            let ok = HTTPResponse(status: 200)
+            var successes = 0
+            for _ in 0..<calls {
+                if let response = try? await pipeline.execute(context, { _ in ok }), response.isSuccess {
+                    successes += 1
+                }
+            }
+            return successes
+        }
+        return (calls, successes, 0)
+    }
+}
+
 func median(_ runs: [Measurement]) -> Measurement {
     runs.sorted { $0.processor < $1.processor }[runs.count / 2]
 }
@@ -156,16 +182,19 @@ if #available(macOS 15.0, *) {
     print("clients \(clients) × \(requestsPerClient) requests, median of \(repetitions); load average \(loadAverage())")
     _ = try simulate(clients: clients, requestsPerClient: requestsPerClient, throughPipeline: true, seed: 1)  // warm-up
     var bare: [Measurement] = []
+    var onExecutor: [Measurement] = []
     var runtime: [Measurement] = []
     var pipelined: [Measurement] = []
     for _ in 0..<repetitions {
         bare.append(barePipeline(calls: clients * requestsPerClient))
+        onExecutor.append(try pipelineOnExecutor(calls: clients * requestsPerClient))
         runtime.append(
             try simulate(clients: clients, requestsPerClient: requestsPerClient, throughPipeline: false, seed: 1))
         pipelined.append(
             try simulate(clients: clients, requestsPerClient: requestsPerClient, throughPipeline: true, seed: 1))
     }
     let pipelineAlone = report("bare pipeline (no simulation)", median(bare))
+    report("bare pipeline on the simulation's executor (one client, no virtual time)", median(onExecutor))
     let runtimeAlone = report("runtime alone (transport, no pipeline)", median(runtime))
     let goal = report("Pipeline.standard (5 stages) on the runtime", median(pipelined))
     let perRequest = { (m: Measurement) in m.processor / Double(m.requests) * 1e6 }
