@@ -30,19 +30,24 @@ public final class VirtualClock: Clock, Sendable {
         public var description: String { "+\(offset)" }
     }
 
-    /// One suspended sleeper; its fields are guarded by the clock's lock.
-    fileprivate final class Sleeper: @unchecked Sendable {
+    /// One sleep: its continuation while it waits. Slots are reused; `ticket` (the sleep's sequence number,
+    /// zero when the slot is free) tells a heap entry or a cancellation handler whether the slot is still theirs.
+    fileprivate struct Slot {
         var continuation: UnsafeContinuation<Void, any Error>?
+        var ticket: UInt64 = 0
         var cancelled = false
     }
 
+    /// A heap entry: plain numbers, so reordering the heap costs no reference counting.
     fileprivate struct Entry {
-        var deadline: Instant
+        /// The wake-up time in nanoseconds from the origin.
+        var wake: Int64
+        /// The order of the sleep (ties in `wake` wake in this order); also the slot's ticket.
         var sequence: UInt64
-        var sleeper: Sleeper
+        var slot: Int
 
         func precedes(_ other: Entry) -> Bool {
-            deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
+            wake < other.wake || (wake == other.wake && sequence < other.sequence)
         }
     }
 
@@ -50,13 +55,45 @@ public final class VirtualClock: Clock, Sendable {
         var now = Instant.zero
         var sequence: UInt64 = 0
         var heap: [Entry] = []
+        var slots: [Slot] = []
+        var freeSlots: [Int] = []
         var pending = 0
         /// Entries of cancelled sleepers still in the heap: dropped when they reach the top, or all at once
         /// when they make up most of it.
         var cancelledEntries = 0
 
+        /// Takes a slot for a new sleep and returns it with the sleep's ticket.
+        mutating func reserve() -> (slot: Int, ticket: UInt64) {
+            sequence &+= 1
+            let slot: Int
+            if let free = freeSlots.popLast() {
+                slot = free
+            } else {
+                slot = slots.count
+                slots.append(Slot())
+            }
+            slots[slot] = Slot(continuation: nil, ticket: sequence, cancelled: false)
+            return (slot, sequence)
+        }
+
+        mutating func release(_ slot: Int) {
+            slots[slot] = Slot()
+            freeSlots.append(slot)
+        }
+
+        func isLive(_ entry: Entry) -> Bool { slots[entry.slot].ticket == entry.sequence }
+
+        /// Pops entries of cancelled sleepers off the top.
+        mutating func dropCancelledTop() {
+            while let first = heap.first, !isLive(first) {
+                _ = VirtualClock.pop(&heap)
+                cancelledEntries -= 1
+            }
+        }
+
         mutating func dropCancelledEntries() {
-            heap.removeAll { $0.sleeper.continuation == nil }
+            let slots = slots
+            heap.removeAll { slots[$0.slot].ticket != $0.sequence }
             cancelledEntries = 0
             guard heap.count > 1 else { return }
             for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
@@ -81,29 +118,40 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Suspends until the simulation's time reaches `deadline` (rounded up to a whole nanosecond, and at
     /// least one nanosecond from now); throws `CancellationError` when the task is cancelled first.
+    ///
+    /// Deadlines more than about 292 years from the origin are treated as that far.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let sleeper = Sleeper()
+        let target = Self.nanoseconds(deadline)
+        let (slot, ticket) = state.withLock { $0.reserve() }
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let cancelled = state.withLock { state -> Bool in
-                    if sleeper.cancelled { return true }
+                    if state.slots[slot].cancelled {
+                        state.release(slot)
+                        return true
+                    }
                     // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that
                     // sleeps until "now" (or a rounded-down instant) still lets time move.
-                    let wake = max(Self.roundedUp(deadline), state.now.advanced(by: .nanoseconds(1)))
-                    sleeper.continuation = continuation
-                    state.sequence &+= 1
+                    let now = Self.nanoseconds(state.now)
+                    let wake = max(target, now == .max ? now : now + 1)
+                    state.slots[slot].continuation = continuation
                     state.pending += 1
-                    Self.push(Entry(deadline: wake, sequence: state.sequence, sleeper: sleeper), into: &state.heap)
+                    Self.push(Entry(wake: wake, sequence: ticket, slot: slot), into: &state.heap)
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
             let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-                sleeper.cancelled = true
-                guard let continuation = sleeper.continuation else { return nil }
-                sleeper.continuation = nil
+                // Woken (and the slot maybe reused) before the cancellation arrived: nothing to do.
+                guard state.slots[slot].ticket == ticket else { return nil }
+                guard let continuation = state.slots[slot].continuation else {
+                    // Not asleep yet: the sleep sees the flag and ends at once.
+                    state.slots[slot].cancelled = true
+                    return nil
+                }
+                state.release(slot)
                 state.pending -= 1
                 state.cancelledEntries += 1
                 if state.cancelledEntries > 1024, state.cancelledEntries * 2 > state.heap.count {
@@ -118,33 +166,26 @@ public final class VirtualClock: Clock, Sendable {
     /// The earliest deadline any task sleeps until, if any.
     public var nextDeadline: Instant? {
         state.withLock { state in
-            while let first = state.heap.first, first.sleeper.continuation == nil {
-                _ = Self.pop(&state.heap)
-                state.cancelledEntries -= 1
-            }
-            return state.heap.first?.deadline
+            state.dropCancelledTop()
+            return state.heap.first.map { Instant(offset: .nanoseconds($0.wake)) }
         }
     }
 
     /// Wakes the earliest sleeper whose deadline is at or before `limit` (any when `nil`), moving time to its
     /// deadline; returns `false` when there is none.
     func wakeNext(notAfter limit: Instant?) -> Bool {
+        let limit = limit.map(Self.nanoseconds)
         let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-            while let first = state.heap.first {
-                guard let continuation = first.sleeper.continuation else {
-                    // Cancelled while asleep: already resumed, only its entry is left.
-                    _ = Self.pop(&state.heap)
-                    state.cancelledEntries -= 1
-                    continue
-                }
-                if let limit, limit < first.deadline { return nil }
-                _ = Self.pop(&state.heap)
-                first.sleeper.continuation = nil
-                state.pending -= 1
-                if state.now < first.deadline { state.now = first.deadline }
-                return continuation
-            }
-            return nil
+            state.dropCancelledTop()
+            guard let first = state.heap.first else { return nil }
+            if let limit, limit < first.wake { return nil }
+            _ = Self.pop(&state.heap)
+            let continuation = state.slots[first.slot].continuation
+            state.release(first.slot)
+            state.pending -= 1
+            let wake = Instant(offset: .nanoseconds(first.wake))
+            if state.now < wake { state.now = wake }
+            return continuation
         }
         guard let continuation else { return false }
         continuation.resume()
@@ -156,13 +197,16 @@ public final class VirtualClock: Clock, Sendable {
         state.withLock { state in if state.now < instant { state.now = instant } }
     }
 
-    /// `instant` rounded up to a whole nanosecond.
-    private static func roundedUp(_ instant: Instant) -> Instant {
+    /// `instant` in whole nanoseconds from the origin, rounded up, clamped to the range of `Int64`.
+    private static func nanoseconds(_ instant: Instant) -> Int64 {
         let (seconds, attoseconds) = instant.offset.components
-        let remainder = attoseconds % 1_000_000_000
-        guard remainder != 0 else { return instant }
-        let nanoseconds = attoseconds / 1_000_000_000 + (remainder > 0 ? 1 : 0)
-        return Instant(offset: .seconds(seconds) + .nanoseconds(nanoseconds))
+        let (whole, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let rounded = whole + (remainder > 0 ? 1 : 0)
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(rounded)
+        if sumOverflow { return seconds < 0 ? .min : .max }
+        return sum
     }
 
     private static func push(_ entry: Entry, into heap: inout [Entry]) {
