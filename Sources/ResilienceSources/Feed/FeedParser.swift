@@ -166,6 +166,20 @@ public struct FeedParser: Sendable {
         }
     }
 
+    /// Runs only the XML tokenizer over `utf8` (no charset detection, no feed logic) and returns how many
+    /// events it produced: the floor the feed parser's speed is measured against.
+    /// - Parameter utf8: A UTF-8 document.
+    /// - Throws: ``FeedError`` where the document is not well-formed.
+    @_spi(Benchmarks)
+    public static func tokenizeOnly(_ utf8: Data) throws -> Int {
+        try utf8.withUnsafeBytes { raw throws(FeedError) in
+            var tokenizer = XMLTokenizer(raw.bindMemory(to: UInt8.self))
+            var events = 0
+            while try tokenizer.next() != .endOfDocument { events += 1 }
+            return events
+        }
+    }
+
     private func checkSize(_ data: Data) throws {
         if data.count > configuration.maximumBytes {
             throw FeedError(.tooLarge, detail: "\(data.count) bytes, limit \(configuration.maximumBytes)")
