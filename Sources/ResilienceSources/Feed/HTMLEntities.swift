@@ -91,7 +91,8 @@ enum HTMLEntities {
     /// `text` with the unknown-entity placeholders the tokenizer left removed; the names found are
     /// appended to `unknown`.
     static func removePlaceholders(_ text: String, unknown: inout [String]) -> String {
-        guard text.unicodeScalars.contains(unknownStart) else { return text }
+        // U+FDD0 is EF B7 90 in UTF-8: most text has no 0xEF byte at all.
+        guard text.utf8.contains(0xEF), text.unicodeScalars.contains(unknownStart) else { return text }
         var result = String.UnicodeScalarView()
         var name = String.UnicodeScalarView()
         var inName = false

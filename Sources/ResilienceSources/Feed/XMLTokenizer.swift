@@ -396,6 +396,10 @@ struct XMLTokenizer {
             if let scalar = Unicode.Scalar(value) { output.append(contentsOf: String(scalar).utf8) }
             return end
         case .named(let nameRange, let end):
+            if let byte = predefined(nameRange) {
+                output.append(byte)
+                return end
+            }
             let name = string(nameRange)
             if let value = HTMLEntities.xmlPredefinedValues[name] ?? HTMLEntities.table[name] {
                 output.append(contentsOf: value.utf8)
@@ -409,6 +413,22 @@ struct XMLTokenizer {
         case .bare:
             output.append(ascii("&"))
             return index + 1
+        }
+    }
+
+    /// The character of `&lt;`, `&gt;`, `&amp;`, `&quot;` or `&apos;`, without building a string.
+    private func predefined(_ name: Range<Int>) -> UInt8? {
+        let first = bytes[name.lowerBound]
+        switch name.count {
+        case 2 where bytes[name.lowerBound + 1] == ascii("t"):
+            return first == ascii("l") ? ascii("<") : first == ascii("g") ? ascii(">") : nil
+        case 3
+        where first == ascii("a") && bytes[name.lowerBound + 1] == ascii("m")
+            && bytes[name.lowerBound + 2] == ascii("p"):
+            return ascii("&")
+        case 4 where first == ascii("q") && string(name) == "quot": return ascii("\"")
+        case 4 where first == ascii("a") && string(name) == "apos": return ascii("'")
+        default: return nil
         }
     }
 
