@@ -44,7 +44,7 @@ final class FeedCollector {
     }
 
     struct Draft {
-        var fields: [Field: Captured] = [:]
+        var fields = [Field: Captured](minimumCapacity: 12)
         var about = ""
         var alternate: (url: URL, isHTML: Bool)?
         var enclosures: [FeedEnclosure] = []
@@ -65,6 +65,8 @@ final class FeedCollector {
     private(set) var warnings: [FeedWarning] = []
     private var bases: [URL?] = []
     private var prefixes: [String: [String]] = [:]
+    /// The default namespace in scope (`prefixes[""]?.last`, kept apart: it is needed for most elements).
+    private var defaultNamespace = ""
     private var reportedPrefixes: Set<String> = []
     private var draft: Draft?
     private var itemDepth = 0
@@ -81,7 +83,7 @@ final class FeedCollector {
     /// `p:local` by the namespace bound to `p`; `local` by the default namespace.
     private func resolve(_ qualifiedName: String) -> Name {
         guard let colon = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ":")) else {
-            return Name(prefixes[""]?.last ?? "", qualifiedName)
+            return Name(defaultNamespace, qualifiedName)
         }
         let local = qualifiedName[qualifiedName.utf8.index(after: colon)...]
         guard colon != qualifiedName.startIndex, !local.isEmpty else { return Name("", qualifiedName) }
@@ -122,11 +124,13 @@ final class FeedCollector {
     /// tag declared it ends.
     func startMapping(prefix: String, to namespaceURI: String) {
         prefixes[prefix, default: []].append(namespaceURI)
+        if prefix.isEmpty { defaultNamespace = namespaceURI }
     }
 
     /// The binding made by the matching ``startMapping(prefix:to:)`` ends.
     func endMapping(prefix: String) {
         prefixes[prefix]?.removeLast()
+        if prefix.isEmpty { defaultNamespace = prefixes[""]?.last ?? "" }
     }
 
     /// True while text is being captured: other text need not be decoded.

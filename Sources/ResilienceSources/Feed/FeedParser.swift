@@ -130,21 +130,13 @@ public struct FeedParser: Sendable {
                 var attributes: [String: String] = [:]
                 var bound = 0
                 for attribute in tokenizer.attributes {
-                    let name = tokenizer.string(attribute.name)
                     let value = tokenizer.attributeValue(attribute)
-                    if name.utf8.starts(with: "xmlns".utf8) {
-                        if name.utf8.count == 5 {
-                            collector.startMapping(prefix: "", to: value)
-                        } else if name.utf8.count > 6, name.utf8.dropFirst(5).first == UInt8(ascii: ":") {
-                            collector.startMapping(prefix: String(name.dropFirst(6)), to: value)
-                        } else {
-                            attributes[name] = value
-                            continue
-                        }
-                        boundPrefixes.append(name.utf8.count == 5 ? "" : String(name.dropFirst(6)))
+                    if let prefix = tokenizer.declaredPrefix(attribute.name) {
+                        collector.startMapping(prefix: prefix, to: value)
+                        boundPrefixes.append(prefix)
                         bound += 1
                     } else {
-                        attributes[name] = value
+                        attributes[tokenizer.string(attribute.name)] = value
                     }
                 }
                 bindingCounts.append(bound)

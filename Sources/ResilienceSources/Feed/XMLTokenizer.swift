@@ -346,6 +346,17 @@ struct XMLTokenizer {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
+    /// For an attribute named `xmlns`, `""`; for `xmlns:p`, `"p"`; for any other name, `nil`.
+    func declaredPrefix(_ name: Range<Int>) -> String? {
+        guard name.count >= 5, bytes[name.lowerBound] == ascii("x"), bytes[name.lowerBound + 1] == ascii("m"),
+            bytes[name.lowerBound + 2] == ascii("l"), bytes[name.lowerBound + 3] == ascii("n"),
+            bytes[name.lowerBound + 4] == ascii("s")
+        else { return nil }
+        if name.count == 5 { return "" }
+        guard name.count > 6, bytes[name.lowerBound + 5] == ascii(":") else { return nil }
+        return string((name.lowerBound + 6)..<name.upperBound)
+    }
+
     /// The character data of `event` with references decoded and line ends normalised (CR LF and CR → LF).
     func text(_ event: Event) -> String {
         switch event {
