@@ -67,6 +67,26 @@ func peakResidentMegabytes() -> Double {
     #endif
 }
 
+// `FeedParsing leak N`: only N parses each of a small feed, the same feed cut off and podcast fixture 068,
+// then exit; for `valgrind --leak-check=full`, comparing two values of N.
+if CommandLine.arguments.dropFirst().first == "leak" {
+    let count = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000
+    let leakParser = FeedParser()
+    let small = makeFeed(targetBytes: 6_144)
+    let fixture =
+        (try? Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../../Tests/Fixtures/Feeds/068-podcast-2.xml"))) ?? Data()
+    var items = 0
+    for _ in 0..<count {
+        items += (try? leakParser.parse(small, source: "leak"))?.count ?? 0
+        items += (try? leakParser.parse(small.prefix(small.count - 300), source: "leak"))?.count ?? 0
+        items += (try? leakParser.parse(fixture, source: "leak"))?.count ?? 0
+    }
+    print("\(count) × 3 parses, \(items) items")
+    exit(0)
+}
+
 let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 7
 let feed = makeFeed(targetBytes: 4 * 1_024 * 1_024)
 let megabytes = Double(feed.count) / 1_048_576
