@@ -1,5 +1,5 @@
 import Foundation
-import ResilienceSources
+@_spi(Benchmarks) import ResilienceSources
 
 #if canImport(FoundationXML)
 import FoundationXML
@@ -11,8 +11,10 @@ import Glibc
 import Darwin
 #endif
 
-// Feed parsing speed as a ratio to reading the same bytes, in the same run (the machine is shared and
-// noisy). Usage: swift run -c release --package-path Benchmarks FeedParsing [rounds]
+// Feed parsing speed as a ratio to baselines in the same run (the machine is shared and noisy): reading the
+// same bytes, the feed parser's own XML tokenizer alone, and Foundation's XMLParser alone (no feed logic).
+// Then peak RSS, and the heap left behind by 10,000 parses of a small feed (glibc's mallinfo2).
+// Usage: swift run -c release --package-path Benchmarks FeedParsing [rounds]
 //
 // The document: a realistic RSS 2.0 feed (HTML descriptions with entities, content:encoded in CDATA,
 // Dublin Core dates, enclosures) of about 4 MB, under the parser's 5 MB cap. "Reading the bytes" is a
@@ -65,15 +67,101 @@ func peakResidentMegabytes() -> Double {
     #endif
 }
 
+// `FeedParsing leak N`: only N parses each of a small feed, the same feed cut off and podcast fixture 068,
+// then exit; for `valgrind --leak-check=full`, comparing two values of N.
+if CommandLine.arguments.dropFirst().first == "leak" {
+    let count = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 1_000
+    let leakParser = FeedParser()
+    let small = makeFeed(targetBytes: 6_144)
+    let fixture =
+        (try? Data(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../../Tests/Fixtures/Feeds/068-podcast-2.xml"))) ?? Data()
+    var items = 0
+    for _ in 0..<count {
+        items += (try? leakParser.parse(small, source: "leak"))?.count ?? 0
+        items += (try? leakParser.parse(small.prefix(small.count - 300), source: "leak"))?.count ?? 0
+        items += (try? leakParser.parse(fixture, source: "leak"))?.count ?? 0
+    }
+    print("\(count) × 3 parses, \(items) items")
+    exit(0)
+}
+
 let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 7
 let feed = makeFeed(targetBytes: 4 * 1_024 * 1_024)
 let megabytes = Double(feed.count) / 1_048_576
 let clock = ContinuousClock()
 let parser = FeedParser(configuration: .init(maximumItems: 100_000))
+// Memory retained across parses, measured first (while the heap is small, so that retained blocks cannot
+// hide in memory freed by the large parses): resident memory after 1,000 warm-up parses and after 10,000
+// more, through the feed parser and through Foundation's XMLParser.
+func residentMegabytes() -> Double {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+    else { return 0 }
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+func retained(_ label: String, _ body: () -> Void) {
+    for _ in 0..<1_000 { body() }
+    let before = residentMegabytes()
+    for _ in 0..<10_000 { body() }
+    let after = residentMegabytes()
+    print(
+        String(
+            format: "%@: RSS %.1f MB -> %.1f MB over 10,000 parses (%.0f bytes/parse)", label, before, after,
+            (after - before) * 1_048_576 / 10_000))
+}
+
+/// Counts what Foundation's parser reports, as the feed parser's old delegate saw it.
+final class CountingDelegate: NSObject, XMLParserDelegate {
+    var events = 0
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) { events += 1 }
+    func parser(_ parser: XMLParser, foundCharacters string: String) { events += 1 }
+    func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) { events += 1 }
+}
+
+let podcast =
+    (try? Data(
+        contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Tests/Fixtures/Feeds/068-podcast-2.xml"))) ?? Data()
+let small = makeFeed(targetBytes: 6_144)
+let failing = small.prefix(small.count - 300)
+if residentMegabytes() > 0 {
+    retained("feed parser, 6 KB namespaced feed") { _ = try? parser.parse(small, source: "bench") }
+    retained("feed parser, the same feed cut off") { _ = try? parser.parse(failing, source: "bench") }
+    retained("feed parser, podcast fixture 068 (\(podcast.count) bytes)") {
+        _ = try? parser.parse(podcast, source: "bench")
+    }
+    retained("XMLParser + counting delegate, podcast fixture 068") {
+        let xml = XMLParser(data: podcast)
+        xml.shouldProcessNamespaces = true
+        xml.shouldReportNamespacePrefixes = true
+        let delegate = CountingDelegate()
+        xml.delegate = delegate
+        _ = xml.parse()
+    }
+    retained("XMLParser alone, 6 KB namespaced feed") {
+        let xml = XMLParser(data: small)
+        xml.shouldProcessNamespaces = true
+        xml.shouldReportNamespacePrefixes = true
+        _ = xml.parse()
+    }
+    retained("XMLParser alone, the same feed cut off") {
+        let xml = XMLParser(data: failing)
+        xml.shouldProcessNamespaces = true
+        _ = xml.parse()
+    }
+}
+
 let baselineRSS = peakResidentMegabytes()
 /// The floor: Foundation's `XMLParser` over the same bytes with a delegate that does nothing.
 final class EmptyDelegate: NSObject, XMLParserDelegate {}
 var xmlTimes: [Double] = []
+var tokenizerTimes: [Double] = []
 var parseTimes: [Double] = []
 var readTimes: [Double] = []
 var itemCount = 0
@@ -91,6 +179,10 @@ for _ in 0..<rounds {
     xml.delegate = delegate
     precondition(xml.parse())
     xmlTimes.append(seconds(xmlStart.duration(to: clock.now)))
+    let tokenizerStart = clock.now
+    let events = try FeedParser.tokenizeOnly(feed)
+    precondition(events > 0)
+    tokenizerTimes.append(seconds(tokenizerStart.duration(to: clock.now)))
     let parseStart = clock.now
     let items = try parser.parse(feed, source: "bench")
     parseTimes.append(seconds(parseStart.duration(to: clock.now)))
@@ -99,6 +191,8 @@ for _ in 0..<rounds {
 parseTimes.sort()
 readTimes.sort()
 xmlTimes.sort()
+tokenizerTimes.sort()
+let tokenizerMedian = tokenizerTimes[tokenizerTimes.count / 2]
 let xmlMedian = xmlTimes[xmlTimes.count / 2]
 let parseMedian = parseTimes[parseTimes.count / 2]
 let readMedian = readTimes[readTimes.count / 2]
@@ -112,8 +206,12 @@ print(String(format: "read the same bytes: median %.4f s = %.0f MB/s", readMedia
 print(String(format: "XMLParser alone (empty delegate): median %.3f s = %.1f MB/s", xmlMedian, megabytes / xmlMedian))
 print(
     String(
-        format: "ratio parse/read time: %.0fx; parse/XMLParser-alone time: %.1fx", parseMedian / readMedian,
-        parseMedian / xmlMedian))
+        format: "tokenizer alone: median %.3f s = %.1f MB/s (%.1fx XMLParser alone)", tokenizerMedian,
+        megabytes / tokenizerMedian, xmlMedian / tokenizerMedian))
+print(
+    String(
+        format: "ratio parse/read time: %.0fx; parse/XMLParser-alone time: %.2fx; parse/tokenizer-alone time: %.1fx",
+        parseMedian / readMedian, parseMedian / xmlMedian, parseMedian / tokenizerMedian))
 print(
     String(
         format: "peak RSS: %.0f MB (%.0f MB before parsing; input %.1f MB, cap %d MB)", peakResidentMegabytes(),

@@ -90,15 +90,55 @@ enum FeedCharset {
         var data = Data(text.utf8)
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         guard data.starts(with: Array("<?xml".utf8)),
-            let close = data.prefix(512).firstRange(of: Data("?>".utf8))
+            let close = declarationEnd(data, within: 512)
         else { return data }
-        let declaration = String(decoding: data[..<close.lowerBound], as: UTF8.self)
-        guard let range = declaration.range(of: #"\s+encoding\s*=\s*("[^"]*"|'[^']*')"#, options: .regularExpression)
-        else { return data }
-        var rewritten = declaration
-        rewritten.removeSubrange(range)
-        return Data(rewritten.utf8) + data[close.lowerBound...]
+        let declaration = Array(data[..<close.lowerBound])
+        guard let (attribute, _) = encodingAttribute(declaration) else { return data }
+        var start = attribute.lowerBound
+        while start > 0, isSpace(declaration[start - 1]) { start -= 1 }
+        return Data(declaration[..<start]) + Data(declaration[attribute.upperBound...]) + data[close.lowerBound...]
     }
+
+    /// The range of the first `?>` in the first `limit` bytes of `data`.
+    private static func declarationEnd(_ data: Data, within limit: Int) -> Range<Data.Index>? {
+        var index = data.startIndex
+        let end = data.index(data.startIndex, offsetBy: min(limit, data.count)) - 1
+        while index < end {
+            if data[index] == UInt8(ascii: "?"), data[index + 1] == UInt8(ascii: ">") { return index..<(index + 2) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The range of `encoding = "value"` in an XML declaration's bytes, and the value's range.
+    private static func encodingAttribute(_ declaration: [UInt8]) -> (Range<Int>, Range<Int>)? {
+        let name = Array("encoding".utf8)
+        var index = 0
+        while index + name.count <= declaration.count {
+            guard declaration[index..<(index + name.count)].elementsEqual(name) else {
+                index += 1
+                continue
+            }
+            var cursor = index + name.count
+            while cursor < declaration.count, isSpace(declaration[cursor]) { cursor += 1 }
+            guard cursor < declaration.count, declaration[cursor] == UInt8(ascii: "=") else {
+                index += 1
+                continue
+            }
+            cursor += 1
+            while cursor < declaration.count, isSpace(declaration[cursor]) { cursor += 1 }
+            guard cursor < declaration.count, declaration[cursor] == 0x22 || declaration[cursor] == 0x27,
+                let close = declaration[(cursor + 1)...].firstIndex(of: declaration[cursor])
+            else {
+                index += 1
+                continue
+            }
+            return (index..<(close + 1), (cursor + 1)..<close)
+        }
+        return nil
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     private static func byteOrderMark(_ head: [UInt8]) -> (String, String.Encoding, Int)? {
         if head.starts(with: [0xEF, 0xBB, 0xBF]) { return ("UTF-8", .utf8, 3) }
@@ -135,13 +175,10 @@ enum FeedCharset {
     /// The `encoding` of an ASCII-compatible XML declaration, if any.
     static func declaredEncoding(_ data: Data) -> String? {
         guard data.starts(with: Array("<?xml".utf8)) else { return nil }
-        let head = String(decoding: data.prefix(256), as: UTF8.self)
-        guard let end = head.range(of: "?>") else { return nil }
-        let declaration = head[..<end.lowerBound]
-        guard let match = declaration.range(of: #"encoding\s*=\s*("[^"]*"|'[^']*')"#, options: .regularExpression)
-        else { return nil }
-        let value = declaration[match].drop { $0 != "\"" && $0 != "'" }.dropFirst().dropLast()
-        return value.isEmpty ? nil : String(value)
+        guard let end = declarationEnd(data, within: 256) else { return nil }
+        let declaration = Array(data[..<end.lowerBound])
+        guard let (_, value) = encodingAttribute(declaration), !value.isEmpty else { return nil }
+        return String(decoding: declaration[value], as: UTF8.self)
     }
 
     private static func core(_ value: UInt32) -> String.Encoding {

@@ -1,14 +1,11 @@
 import Foundation
 import ResilienceCore
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
-/// The `XMLParser` delegate behind ``FeedParser``: resolves names by namespace URI, tracks `xml:base`,
-/// captures the fields of each RSS item or Atom entry with their text kind, and aborts on anything the
-/// hardening rules forbid. Used by one parse on one thread.
-final class FeedCollector: NSObject, XMLParserDelegate {
+/// The feed reader behind ``FeedParser``, fed the element, namespace and text events of ``XMLTokenizer``:
+/// resolves names by namespace URI, tracks `xml:base`, captures the fields of each RSS item or Atom entry
+/// with their text kind, and records a ``violation`` for anything the hardening rules forbid (the reader
+/// then stops). Used by one parse on one thread.
+final class FeedCollector {
     typealias Name = FeedVocabulary.Name
 
     /// How a captured field's text is to be read.
@@ -47,7 +44,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
     }
 
     struct Draft {
-        var fields: [Field: Captured] = [:]
+        var fields = [Field: Captured](minimumCapacity: 12)
         var about = ""
         var alternate: (url: URL, isHTML: Bool)?
         var enclosures: [FeedEnclosure] = []
@@ -63,12 +60,13 @@ final class FeedCollector: NSObject, XMLParserDelegate {
     private(set) var drafts: [Draft] = []
     private(set) var feedFields: [Field: Captured] = [:]
     private(set) var violation: FeedError?
-    private(set) var parseError: NSError?
     private(set) var documentEnded = false
     private(set) var sawChannel = false
     private(set) var warnings: [FeedWarning] = []
     private var bases: [URL?] = []
     private var prefixes: [String: [String]] = [:]
+    /// The default namespace in scope (`prefixes[""]?.last`, kept apart: it is needed for most elements).
+    private var defaultNamespace = ""
     private var reportedPrefixes: Set<String> = []
     private var draft: Draft?
     private var itemDepth = 0
@@ -82,12 +80,14 @@ final class FeedCollector: NSObject, XMLParserDelegate {
 
     // MARK: Names
 
-    private func resolve(_ localName: String, namespaceURI: String?, qualifiedName: String?) -> Name {
-        if let namespaceURI, !namespaceURI.isEmpty { return Name(namespaceURI, localName) }
-        guard let qualifiedName, let colon = qualifiedName.firstIndex(of: ":") else { return Name("", localName) }
-        let prefix = String(qualifiedName[..<colon])
-        let local = String(qualifiedName[qualifiedName.index(after: colon)...])
-        return Name(namespace(ofPrefix: prefix), local)
+    /// `p:local` by the namespace bound to `p`; `local` by the default namespace.
+    private func resolve(_ qualifiedName: String) -> Name {
+        guard let colon = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ":")) else {
+            return Name(defaultNamespace, qualifiedName)
+        }
+        let local = qualifiedName[qualifiedName.utf8.index(after: colon)...]
+        guard colon != qualifiedName.startIndex, !local.isEmpty else { return Name("", qualifiedName) }
+        return Name(namespace(ofPrefix: String(qualifiedName[..<colon])), String(local))
     }
 
     private func namespace(ofPrefix prefix: String) -> String {
@@ -115,23 +115,30 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         name.isAtom || (name.namespace.isEmpty && (format == .atom || format == .atom03) && root?.namespace == "")
     }
 
-    // MARK: Delegate
+    // MARK: Events
 
-    func parserDidEndDocument(_ parser: XMLParser) { documentEnded = true }
+    /// The document ended well-formed.
+    func endDocument() { documentEnded = true }
 
-    func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
+    /// `prefix` (empty for the default namespace) is bound to `namespaceURI` until the element whose start
+    /// tag declared it ends.
+    func startMapping(prefix: String, to namespaceURI: String) {
         prefixes[prefix, default: []].append(namespaceURI)
+        if prefix.isEmpty { defaultNamespace = namespaceURI }
     }
 
-    func parser(_ parser: XMLParser, didEndMappingPrefix prefix: String) {
+    /// The binding made by the matching ``startMapping(prefix:to:)`` ends.
+    func endMapping(prefix: String) {
         prefixes[prefix]?.removeLast()
+        if prefix.isEmpty { defaultNamespace = prefixes[""]?.last ?? "" }
     }
 
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        let name = resolve(elementName, namespaceURI: namespaceURI, qualifiedName: qualifiedName)
+    /// True while text is being captured: other text need not be decoded.
+    var isCapturing: Bool { capture != nil }
+
+    /// A start tag, with its attributes keyed by qualified name (namespace declarations excluded).
+    func startElement(_ qualifiedName: String, attributes: [String: String]) {
+        let name = resolve(qualifiedName)
         if root == nil {
             root = name
             switch (name.namespace, name.local) {
@@ -140,7 +147,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
             case (FeedVocabulary.atom, "feed"), ("", "feed"): format = .atom
             case (FeedVocabulary.atom03, "feed"): format = .atom03
             default:
-                abort(parser, FeedError(.notAFeed, detail: "root element <\(qualifiedName ?? elementName)>"))
+                abort(FeedError(.notAFeed, detail: "root element <\(qualifiedName)>"))
                 return
             }
         }
@@ -156,7 +163,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         bases.append(base)
         let depth = openElements.count
         if depth > configuration.maximumDepth {
-            abort(parser, FeedError(.tooDeep, detail: "more than \(configuration.maximumDepth) levels"))
+            abort(FeedError(.tooDeep, detail: "more than \(configuration.maximumDepth) levels"))
             return
         }
         if capture != nil {
@@ -167,7 +174,7 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         if draft == nil {
             if isItem(name) {
                 if drafts.count >= configuration.maximumItems {
-                    abort(parser, FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
+                    abort(FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
                     return
                 }
                 draft = Draft()
@@ -345,13 +352,8 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         append(tag + ">", escaping: false)
     }
 
-    func parser(
-        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
-        guard !openElements.isEmpty else {
-            abort(parser, FeedError(.unbalancedElements, detail: "</\(elementName)> closes nothing"))
-            return
-        }
+    /// The end of the innermost open element.
+    func endElement() {
         let depth = openElements.count
         let name = openElements.removeLast()
         bases.removeLast()
@@ -372,47 +374,11 @@ final class FeedCollector: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string, escaping: true) }
+    /// Character data (references decoded), from text or a CDATA section.
+    func characters(_ string: String) { append(string, escaping: true) }
 
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        append(String(decoding: block, as: UTF8.self), escaping: true)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        let error = parseError as NSError
-        // 200…205: namespace errors (an undeclared prefix …), which do not stop libxml2; names fall back to
-        // the prefixes' conventional meaning.
-        if (200...205).contains(error.code) { return }
-        if self.parseError == nil { self.parseError = error }
-    }
-
-    func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {}
-
-    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-        abort(parser, FeedError(.entityDeclaration, detail: "external entity \(name) refused"))
-        return nil
-    }
-
-    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-        abort(parser, FeedError(.entityDeclaration, detail: "entity \(name) refused"))
-    }
-
-    func parser(
-        _ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?
-    ) {
-        abort(parser, FeedError(.entityDeclaration, detail: "external entity \(name) refused"))
-    }
-
-    func parser(
-        _ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?,
-        systemID: String?, notationName: String?
-    ) {
-        abort(parser, FeedError(.entityDeclaration, detail: "unparsed entity \(name) refused"))
-    }
-
-    private func abort(_ parser: XMLParser, _ error: FeedError) {
-        if violation == nil { violation = FeedError(error.code, detail: error.detail, line: parser.lineNumber) }
-        parser.abortParsing()
+    private func abort(_ error: FeedError) {
+        if violation == nil { violation = error }
     }
 
     private func append(_ string: String, escaping: Bool) {

@@ -31,7 +31,7 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
         public static let truncated = Code(rawValue: "truncated")
         /// The document contains a character XML forbids (a control character, an unpaired surrogate).
         public static let invalidCharacter = Code(rawValue: "invalid-character")
-        /// The XML is not well-formed (the parser's own error, even when `parse()` claimed success).
+        /// The XML is not well-formed; ``FeedError/detail`` says how.
         public static let malformedXML = Code(rawValue: "malformed-xml")
         /// Elements are not balanced: an end tag closes an element that is not open.
         public static let unbalancedElements = Code(rawValue: "unbalanced-elements")
@@ -60,20 +60,6 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
         self.code = code
         self.detail = detail
         self.line = line
-    }
-
-    /// The error for an `XMLParser` failure, with libxml2's codes mapped to the rule that was broken.
-    static func fromParser(_ error: NSError, line: Int) -> FeedError {
-        switch error.code {
-        case 76: return FeedError(.unbalancedElements, detail: "end tag does not match (XML error 76)", line: line)
-        case 5, 77, 74:
-            return FeedError(
-                .truncated, detail: "the document ends inside an element (XML error \(error.code))", line: line)
-        case 9: return FeedError(.invalidCharacter, detail: "a character XML forbids (XML error 9)", line: line)
-        case 26, 27:
-            return FeedError(.malformedXML, detail: "undeclared entity (XML error \(error.code))", line: line)
-        default: return FeedError(.malformedXML, detail: "XML error \(error.code)", line: line)
-        }
     }
 
     /// `invalid-response / PARSE_002`, never transient.

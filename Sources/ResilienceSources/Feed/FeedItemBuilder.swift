@@ -133,7 +133,7 @@ struct FeedItemBuilder {
     private func plain(_ raw: String, kind: FeedCollector.TextKind, limit: Int) -> String {
         switch kind {
         case .text:
-            HTMLText.markupFreeText(fromHTML: raw.replacingOccurrences(of: "&", with: "&amp;"), maximumLength: limit)
+            HTMLText.markupFreeText(fromHTML: HTMLText.escapingAmpersands(raw), maximumLength: limit)
         default: HTMLText.markupFreeText(fromHTML: raw, maximumLength: limit)
         }
     }

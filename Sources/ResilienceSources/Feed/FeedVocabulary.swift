@@ -36,7 +36,12 @@ enum FeedVocabulary {
             self.local = local
         }
 
-        var isRSS: Bool { FeedVocabulary.rssNamespaces.contains(namespace) }
+        var isRSS: Bool {
+            // Compared one by one: cheaper than hashing, and this runs several times per element.
+            namespace.isEmpty || namespace == FeedVocabulary.rss1 || namespace == FeedVocabulary.rss090
+                || namespace == "http://backend.userland.com/rss2"
+                || namespace == "http://blogs.law.harvard.edu/tech/rss"
+        }
         var isAtom: Bool { namespace == FeedVocabulary.atom || namespace == FeedVocabulary.atom03 }
     }
 }

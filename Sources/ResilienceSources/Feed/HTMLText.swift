@@ -42,10 +42,21 @@ enum HTMLText {
         var text = plainText(fromHTML: html, maximumLength: maximumLength)
         var passes = 0
         while passes < 3, containsMarkup(text) {
-            text = plainText(fromHTML: text.replacingOccurrences(of: "&", with: "&amp;"), maximumLength: maximumLength)
+            text = plainText(fromHTML: escapingAmpersands(text), maximumLength: maximumLength)
             passes += 1
         }
         return text
+    }
+
+    /// `text` with every `&` written as `&amp;`.
+    static func escapingAmpersands(_ text: String) -> String {
+        guard text.utf8.contains(0x26) else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count + 16)
+        for byte in text.utf8 {
+            if byte == 0x26 { result += [0x26, 0x61, 0x6D, 0x70, 0x3B] } else { result.append(byte) }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// True when `text` has a `<` that would start a tag, comment or declaration in HTML.
