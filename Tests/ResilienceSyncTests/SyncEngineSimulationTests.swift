@@ -83,10 +83,20 @@ struct SyncEngineSimulationTests {
 
     static let mutations = 40
     static let outage = Duration.seconds(2)..<Duration.seconds(7)
+    /// What the watcher task of a `run()`-driven scenario returns.
+    static let drained = (-1, -1)
 
-    /// The app writes one mutation every 250 ms for 10 s; a sync loop runs passes, sleeping on the virtual
-    /// clock until the breaker's cooldown ends (or 1 s after an error) like `SyncEngine.run()` does.
-    static func scenario(seed: UInt64) throws -> Outcome {
+    /// How the scenario drives the engine's passes.
+    enum Driver {
+        /// A loop in the test calls `performSync()`, sleeping on the virtual clock until the breaker's cooldown
+        /// ends (or 1 s after an error), and counts the passes.
+        case performSync
+        /// `SyncEngine.run()` itself, cancelled once the queue is drained.
+        case run
+    }
+
+    /// The app writes one mutation every 250 ms for 10 s while `driver` runs passes.
+    static func scenario(seed: UInt64, driver: Driver = .performSync) throws -> Outcome {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"))
@@ -130,28 +140,51 @@ struct SyncEngineSimulationTests {
                     }
                     return (0, 0)
                 }
-                group.addTask {
-                    var openings = 0
-                    var passes = 0
-                    while true {
-                        let report = await engine.performSync()
-                        passes += 1
-                        switch report.finalState {
-                        case .rateLimited(let until, _):
-                            openings += 1
-                            try await simulation.clock.sleep(until: VirtualClock.Instant(offset: until.offset))
-                        case .error, .offline:
-                            try await simulation.clock.sleep(for: .seconds(1))
-                        case .idle, .syncing:
-                            if report.remaining == 0, simulation.now.offset >= .milliseconds(250 * mutations) {
-                                return (openings, passes)
+                switch driver {
+                case .performSync:
+                    group.addTask {
+                        var openings = 0
+                        var passes = 0
+                        while true {
+                            let report = await engine.performSync()
+                            passes += 1
+                            switch report.finalState {
+                            case .rateLimited(let until, _):
+                                openings += 1
+                                try await simulation.clock.sleep(until: VirtualClock.Instant(offset: until.offset))
+                            case .error, .offline:
+                                try await simulation.clock.sleep(for: .seconds(1))
+                            case .idle, .syncing:
+                                if report.remaining == 0, simulation.now.offset >= .milliseconds(250 * mutations) {
+                                    return (openings, passes)
+                                }
+                                try await simulation.clock.sleep(for: .milliseconds(100))
                             }
+                        }
+                    }
+                case .run:
+                    group.addTask {
+                        await engine.run()
+                        return (0, 0)
+                    }
+                    // Ends the run once every mutation is written and none is pending.
+                    group.addTask {
+                        while true {
+                            let written = simulation.now.offset >= .milliseconds(250 * mutations)
+                            if written, try store.pendingCount() == 0 { break }
                             try await simulation.clock.sleep(for: .milliseconds(100))
                         }
+                        return drained
                     }
                 }
                 var total = (0, 0)
-                for try await (openings, passes) in group { total = (total.0 + openings, total.1 + passes) }
+                for try await result in group {
+                    if result == drained {
+                        group.cancelAll()
+                    } else {
+                        total = (total.0 + result.0, total.1 + result.1)
+                    }
+                }
                 return total
             }
         }
@@ -176,6 +209,20 @@ struct SyncEngineSimulationTests {
         #expect(outcome.log.sentDuringOutage > 0 && outcome.log.sentDuringOutage <= 3 + 4)
         #expect(outcome.trace.contains("breaker"), "breaker transitions are in the trace")
         #expect(outcome.finishedAt < .seconds(20), "the queue drains soon after the outage ends")
+    }
+
+    @Test("SyncEngine.run() itself waits on the virtual clock: every mutation delivered once, reproducibly")
+    func runDrivesThePasses() throws {
+        let outcome = try Self.scenario(seed: 42, driver: .run)
+        let keys = Set((0..<Self.mutations).map { "key-\($0)" })
+        #expect(outcome.pending == 0 && outcome.failedInStore == 0 && outcome.markedFailed.isEmpty)
+        #expect(Set(outcome.log.applied.keys) == keys && outcome.log.applied.values.allSatisfy { $0 == 1 })
+        #expect(outcome.deliveredToDelegate == outcome.log.applied)
+        #expect(outcome.log.sentWhileOpen == 0, "run() waits for the breaker's cooldown instead of sending")
+        #expect(outcome.log.sentDuringOutage > 0 && outcome.log.sentDuringOutage <= 3 + 4)
+        #expect(outcome.finishedAt < .seconds(20), "the queue drains soon after the outage ends")
+        let again = try Self.scenario(seed: 42, driver: .run)
+        #expect(again.trace == outcome.trace && again.finishedAt == outcome.finishedAt)
     }
 
     @Test("The same seed gives the same trace; another seed gives another")

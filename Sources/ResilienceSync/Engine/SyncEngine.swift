@@ -73,8 +73,7 @@ public actor SyncEngine {
     private var isNetworkAvailable = true
     private var isSyncing = false
     private var lastPersistedBreaker: PersistedBreakerState?
-    private var wakeContinuation: CheckedContinuation<Void, Never>?
-    private var wakePending = false
+    private let wakeSignal = SyncWakeSignal()
 
     /// Creates an engine and restores the breaker state persisted in `store` by an earlier process.
     ///
@@ -228,7 +227,7 @@ public actor SyncEngine {
         while !Task.isCancelled {
             let report = await performSync()
             if Task.isCancelled { break }
-            await waitForWake(orAfter: delay(after: report))
+            await wakeSignal.wait(orAfter: delay(after: report), on: clock)
         }
     }
 
@@ -249,41 +248,7 @@ public actor SyncEngine {
         }
     }
 
-    private func wake() {
-        if let continuation = wakeContinuation {
-            wakeContinuation = nil
-            continuation.resume()
-        } else {
-            wakePending = true
-        }
-    }
-
-    private func waitForWake(orAfter delay: Duration?) async {
-        if wakePending || delay == .zero {
-            wakePending = false
-            return
-        }
-        let timer = delay.map { delay in
-            Task { [clock] in
-                try? await clock.sleep(for: delay)
-                if !Task.isCancelled { self.wake() }
-            }
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if Task.isCancelled || wakePending {
-                    wakePending = false
-                    continuation.resume()
-                } else {
-                    wakeContinuation = continuation
-                }
-            }
-        } onCancel: {
-            Task { await self.wake() }
-        }
-        wakePending = false
-        timer?.cancel()
-    }
+    private func wake() { wakeSignal.signal() }
 
     /// One pass over the queue: sends pending mutations in order until the queue is drained, a stage of the
     /// pipeline refuses to send (the breaker opened, a local limit), the network is gone, or the task is
