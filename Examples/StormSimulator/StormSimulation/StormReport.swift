@@ -23,16 +23,20 @@ public struct StormReport: Sendable {
 extension StormReport {
     /// Runs every scenario over the mode's seeds starting at `firstSeed`; the same arguments give the same
     /// report.
-    public static func generate(mode: RunMode, firstSeed: UInt64) -> StormReport {
+    public static func generate(mode: RunMode, firstSeed: UInt64, only: Set<String>? = nil) -> StormReport {
         var report = StormReport(mode: mode, seeds: mode.seeds(from: firstSeed))
-        report.addOutage()
-        report.addBrownout()
-        report.addMetastable()
-        report.addRateLimit()
-        report.addContention()
-        report.addHedging()
+        let wanted = { (name: String) in only?.contains(name) ?? true }
+        if wanted("outage") { report.addOutage() }
+        if wanted("brownout") { report.addBrownout() }
+        if wanted("metastable") { report.addMetastable() }
+        if wanted("rate-limit") { report.addRateLimit() }
+        if wanted("contention") { report.addContention() }
+        if wanted("hedging") { report.addHedging() }
         return report
     }
+
+    /// The scenario names ``generate(mode:firstSeed:only:)`` accepts.
+    public static let scenarioNames = ["outage", "brownout", "metastable", "rate-limit", "contention", "hedging"]
 
     /// Runs `body` for every seed, two at a time on separate threads; results come back in seed order.
     func perSeed<T: Sendable>(_ body: @escaping @Sendable (UInt64) -> T) -> [T] {
@@ -72,10 +76,12 @@ extension StormReport {
 
     mutating func addOutage() {
         let (run, window) = Scenarios.outage(mode)
-        let strategies = [
-            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
-            StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
-        ]
+        let strategies =
+            [
+                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
+                StrategyCatalog.noRetryApp,
+                StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
+            ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
@@ -129,10 +135,12 @@ extension StormReport {
     }
 
     mutating func addBrownout() {
-        let strategies = [
-            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
-            StrategyCatalog.interactive,
-        ]
+        let strategies =
+            [
+                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
+                StrategyCatalog.noRetryApp,
+                StrategyCatalog.interactive,
+            ]
         var rows: [[String]] = []
         var medians: [[Double]] = Array(repeating: [], count: strategies.count)
         var budgetLimited: [String] = []
@@ -225,9 +233,10 @@ extension StormReport {
 
     mutating func addMetastable() {
         let (run, stallEnd, end) = Scenarios.metastable(mode)
-        let strategies = [
-            Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
-        ]
+        let strategies =
+            [
+                Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
+            ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
@@ -292,20 +301,22 @@ extension StormReport {
         ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
+        let count: @Sendable (Double) -> String = { FixedFormat.number($0, decimals: 0) }
         for (strategy, measurements) in zip(strategies, results) {
+            let sent = SeedSummary(measurements.map { Double($0.sentEarly) })
             let early = SeedSummary(measurements.map { Double($0.earlyRequests) })
             let load = SeedSummary(measurements.map { $0.loadRatio(0..<Int(run.duration.seconds)) })
+            let success = SeedSummary(measurements.map(\.successRate))
             rows.append([
-                strategy.name, strategy.role.rawValue, strategy.profile.rawValue,
-                Self.cell(early, { FixedFormat.number($0, decimals: 0) }), Self.cell(load, Self.ratio),
+                strategy.name, strategy.role.rawValue, strategy.profile.rawValue, Self.cell(sent, count),
+                Self.cell(early, count), Self.cell(load, Self.ratio), Self.cell(success, Self.percent),
             ])
             if strategy.role == .shipped {
                 goals.append(
                     Goal(
-                        name: "Rate limit: zero requests before the time Retry-After asked for",
+                        name: "Rate limit: zero requests sent before the time Retry-After asked for",
                         strategy: strategy.name,
-                        target: "0", summary: SeedSummary(early.values) { $0 == 0 },
-                        format: { FixedFormat.number($0, decimals: 0) }))
+                        target: "0", summary: SeedSummary(sent.values) { $0 == 0 }, format: count))
             }
         }
         tables.append(
@@ -313,9 +324,10 @@ extension StormReport {
                 title: "Rate limit with Retry-After",
                 notes: [
                     "server: each client may send 2 requests/s; beyond that 429 with Retry-After: 30, and the client is blocked 30 s",
-                    "early = requests that arrived while their client was blocked",
+                    "sent early = requests a client sent after it had received a Retry-After that had not passed yet (the goal)",
+                    "arrived early = requests that arrived while their client was blocked, including those already on the wire when the server answered 429 (at most one network round trip's worth)",
                 ],
-                header: ["strategy", "role", "traffic", "early requests", "load"], rows: rows))
+                header: ["strategy", "role", "traffic", "sent early", "arrived early", "load", "success"], rows: rows))
     }
 
     mutating func addContention() {

@@ -78,6 +78,8 @@ extension FailureRatioBreaker {
         public var openDuration: BreakerBackoff = .constant(.seconds(30))
         /// Which failures count.
         public var countsAsFailure: BreakerFailurePredicate = .standard
+        /// How the server's `Retry-After` on a counted failure lengthens or starts an open period.
+        public var retryAfter: BreakerRetryAfter = .standard
 
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
@@ -126,8 +128,10 @@ struct FailureRatioMachine: BreakerMachine {
             halfOpen: .init(
                 probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
                 probeTimeout: configuration.probeTimeout),
-            isolatedRetryAfter: configuration.openDuration.base)
+            isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter)
     }
+
+    var failurePredicate: BreakerFailurePredicate { configuration.countsAsFailure }
 
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
@@ -144,12 +148,13 @@ struct FailureRatioMachine: BreakerMachine {
             consecutiveSuccesses += 1
         }
         if cycle.releaseProbe(permit) {
-            if failed { return trip(now: now) }
+            if failed { return trip(now: now, cause: outcome) }
             let transition = cycle.probeSucceeded(now: now)
             if transition != nil { window.clear() }
             return transition
         }
         guard cycle.state == .closed else { return nil }
+        if failed, cycle.immediateHint(outcome, counted: true) != nil { return trip(now: now, cause: outcome) }
         let slow = configuration.slowCallThreshold.map { permit.admittedAt.duration(to: now) >= $0 } ?? false
         window.record(failure: failed, slow: slow, now: now)
         let totals = window.totals(now: now)
@@ -159,14 +164,14 @@ struct FailureRatioMachine: BreakerMachine {
         let slowRatioReached =
             configuration.slowCallThreshold != nil && Double(totals.slow) / calls >= configuration.slowCallRatio
         guard failureRatioReached || slowRatioReached else { return nil }
-        return trip(now: now)
+        return trip(now: now, cause: outcome)
     }
 
-    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> BreakerTransition? {
         let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
         window.clear()
         consecutiveSuccesses = 0
-        return cycle.trip(now: now, duration: duration)
+        return cycle.trip(now: now, duration: duration, cause: cause)
     }
 
     mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
