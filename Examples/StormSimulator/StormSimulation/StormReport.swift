@@ -373,15 +373,9 @@ extension StormReport {
 
     mutating func addHedging() {
         let run = Scenarios.tail(mode)
-        let strategies = [StrategyCatalog.standard, Scenarios.hedged]
+        let strategies = [StrategyCatalog.standard, Scenarios.hedged, Scenarios.unlimited, Scenarios.unlimitedHedged]
         let results = measure(run, strategies)
-        let plain = results[0]
-        let hedged = results[1]
         let seconds = 0..<Int(run.duration.seconds)
-        let reduction = zip(plain, hedged).map { plain, hedged in
-            1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity) / (plain.latency(at: 0.999)?.seconds ?? .infinity)
-        }
-        let extra = hedged.map { $0.loadRatio(seconds) - 1 }
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
             let p50 = SeedSummary(measurements.map { $0.latency(at: 0.5)?.seconds ?? .nan })
@@ -392,19 +386,31 @@ extension StormReport {
                 Self.cell(p999, Self.milliseconds), Self.cell(load, Self.ratio),
             ])
         }
-        goals.append(
-            Goal(
-                name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
-                strategy: Scenarios.hedged.name,
-                target: "≥ 50 % and ≤ 5 %",
-                summary: SeedSummary(values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
-                format: { Self.percent($0) + " shorter" }))
+        var extras: [String] = []
+        // Each hedged row against the same pipeline without hedging, seed by seed.
+        for (plainIndex, hedgedIndex) in [(0, 1), (2, 3)] {
+            let (plain, hedged) = (results[plainIndex], results[hedgedIndex])
+            let reduction = zip(plain, hedged).map { plain, hedged in
+                1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity)
+                    / (plain.latency(at: 0.999)?.seconds ?? .infinity)
+            }
+            let extra = zip(plain, hedged).map { $1.loadRatio(seconds) / max($0.loadRatio(seconds), 1e-9) - 1 }
+            extras.append(Self.percent(SeedSummary(extra).median))
+            goals.append(
+                Goal(
+                    name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
+                    strategy: strategies[hedgedIndex].name, target: "≥ 50 % and ≤ 5 %",
+                    summary: SeedSummary(
+                        values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
+                    format: { Self.percent($0) + " shorter" }))
+        }
         tables.append(
             ReportTable(
                 title: "Tail latency and hedging",
                 notes: [
-                    "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s",
-                    "extra load per seed: \(SeedSummary(extra).median >= 0 ? Self.percent(SeedSummary(extra).median) : "-") median",
+                    "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s; server-facing clients (4 requests/s each)",
+                    "each hedged row is compared with the row above it, seed by seed; extra load (median): \(extras.joined(separator: " and "))",
+                    "Pipeline.standard's token bucket (10 burst, 5/s) runs at 80 % of its rate here: its own waits (up to 3 s) make a p99.9 no hedge can shorten; without it, the p99.9 is the server's tail",
                 ],
                 header: ["strategy", "role", "p50", "p99.9", "load"], rows: rows))
     }

@@ -98,6 +98,42 @@ extension FailureRatioBreaker {
             return configuration
         }
 
+        /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed, and at least 20
+        /// were made; open 5 s ±20 %, doubling on each trip in a row up to 60 s; 3 probes, 2 successes close
+        /// it. ``PipelinePreset/standard``'s breaker: it stops a full outage within a few seconds but never
+        /// sheds the healthy share of a partial brownout (at 70 % failures a 20-call window reaches 90 % with
+        /// a probability of about 3 %, and a 40-call one almost never).
+        public static var outageOnly: Configuration {
+            var configuration = Configuration()
+            configuration.window = .time(.seconds(10))
+            configuration.minimumThroughput = 20
+            configuration.failureRatio = 0.9
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(5), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(60), jitter: 0.2)
+            configuration.successesToClose = 2
+            configuration.halfOpenProbeLimit = 3
+            return configuration
+        }
+
+        /// ``outageOnly`` with a longer open time for background work: 10 s ±20 %, doubling up to 120 s.
+        public static var outageOnlyBackground: Configuration {
+            var configuration = outageOnly
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(10), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(120), jitter: 0.2)
+            return configuration
+        }
+
+        /// ``outageOnly`` for a client sending a request every few seconds (an app): judged from 5 calls, and
+        /// timeouts do not count. A person's request has one deadline for all its attempts (a timed-out attempt
+        /// is never retried), so timeouts cannot amplify the load; counting them would trip the breaker just
+        /// as a stalled server starts answering its queue, and shed the requests about to succeed.
+        public static var outageOnlyInteractive: Configuration {
+            var configuration = outageOnly
+            configuration.minimumThroughput = 5
+            configuration.countsAsFailure = .categories([.transient, .serverError, .networkUnreachable, .rateLimited])
+            return configuration
+        }
+
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {
             var configuration = Configuration()
