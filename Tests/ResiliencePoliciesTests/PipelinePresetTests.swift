@@ -13,7 +13,8 @@ struct PipelinePresetTests {
         #expect(text.contains("total-deadline(limit: 60.0 seconds, mode: cooperative)"))
         #expect(text.contains("retry(policy: standard(maxAttempts: 3"))
         #expect(text.contains("budget: "))
-        #expect(text.contains("consecutive-failures(threshold: 5, successes: 2, open: 60.0 seconds ±30%)"))
+        // A failure-ratio breaker that opens only near total failure (it does not shed a partial brownout).
+        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 0.9, minimum: 20)"))
         #expect(text.contains("token-bucket(burst: 10, refill: 5.0/s), waits: true"))
         #expect(text.contains("timeout(limit: 30.0 seconds, mode: cooperative)"))
     }
@@ -21,17 +22,17 @@ struct PipelinePresetTests {
     @Test(
         "Interactive and background presets carry their own numbers",
         arguments: [
-            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "threshold: 3", "limit: 5.0 seconds"),
-            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "threshold: 10", "limit: 60.0 seconds"),
+            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 5)", "limit: 10.0 seconds"),
+            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "minimum: 20)", "limit: 60.0 seconds"),
         ])
-    func otherPresets(name: String, total: String, attempts: String, threshold: String, attempt: String) {
+    func otherPresets(name: String, total: String, attempts: String, breaker: String, attempt: String) {
         let clock = ResilienceClock.manual(ManualClock())
         let pipeline = name == "interactive" ? Pipeline.interactive(clock: clock) : Pipeline.background(clock: clock)
         let descriptions = pipeline.stages.map(\.description)
         #expect(descriptions.count == 5)
         #expect(descriptions[0].contains(total))
         #expect(descriptions[1].contains(attempts))
-        #expect(descriptions[2].contains(threshold))
+        #expect(descriptions[2].contains(breaker))
         #expect(descriptions[4].contains(attempt))
     }
 
@@ -39,9 +40,9 @@ struct PipelinePresetTests {
     func swapOneStage() {
         let clock = ResilienceClock.manual(ManualClock())
         let standard = Pipeline.standard(clock: clock).stages
-        let swapped = Pipeline.standard(clock: clock) { $0.breaker = .failureRatio(.standard) }.stages
-        #expect(swapped[2].description.contains("failure-ratio"))
-        #expect(!standard[2].description.contains("failure-ratio"))
+        let swapped = Pipeline.standard(clock: clock) { $0.breaker = .consecutiveFailures(.standard) }.stages
+        #expect(swapped[2].description.contains("consecutive-failures"))
+        #expect(!standard[2].description.contains("consecutive-failures"))
         #expect(Array(swapped[0..<2]) == Array(standard[0..<2]))
         #expect(Array(swapped[3...]) == Array(standard[3...]))
         let bulkhead = Pipeline.standard(clock: clock) { $0.limiter = .concurrency(.limit(4, queued: 2)) }
@@ -62,11 +63,16 @@ struct PipelinePresetTests {
     @Test("Each pipeline gets its own breaker: tripping one leaves the other closed")
     func ownBreaker() async throws {
         let clock = ManualClock()
-        let settings: (inout PipelinePreset) -> Void = { $0.retry = nil }
+        // No retry and no token bucket (its 10-call burst would make the 11th call wait on the manual clock).
+        let settings: (inout PipelinePreset) -> Void = {
+            $0.retry = nil
+            $0.limiter = nil
+        }
         let first = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let second = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let context = makeContext(clock)
-        for _ in 0..<5 {
+        // The standard breaker judges from 20 calls in 10 s: 20 failures in a row trip it.
+        for _ in 0..<20 {
             await #expect(throws: TestFailure.self) {
                 try await first.execute(context) { _ -> Int in throw TestFailure.serverError }
             }
@@ -96,14 +102,14 @@ struct PipelinePresetTests {
         #expect(deadlines.value.first == .seconds(30))
     }
 
-    @Test("Interactive attempts get 5 s each, capped by the 10 s total deadline")
+    @Test("An interactive attempt gets the whole 10 s, capped by the total deadline")
     func interactiveDeadlines() async throws {
         let clock = ManualClock()
         let pipeline = Pipeline.interactive(clock: .manual(clock)) { $0.retry = nil }
         let remaining = try await pipeline.execute(makeContext(clock)) { context in
             context.remaining(now: context.clock.now())
         }
-        #expect(remaining == .seconds(5))
+        #expect(remaining == .seconds(10))
         let tight = Pipeline.interactive(clock: .manual(clock)) {
             $0.retry = nil
             $0.totalDeadline = .seconds(2)

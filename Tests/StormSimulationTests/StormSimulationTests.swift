@@ -19,7 +19,7 @@ import Testing
     @Test func recoveryIsTheStartOfTheLastHealthyStretch() {
         let measurement = Measurement(
             offered: [10, 10, 10, 10, 10, 10], succeeded: [10, 0, 10, 9, 10, 10], arrivals: [10, 40, 40, 12, 10, 10],
-            earlyRequests: 0, latencies: [])
+            earlyRequests: 0, sentEarly: 0, latencies: [])
         // Second 3 serves 90 % (< 95 %): healthy from second 4, 3 s after second 1.
         #expect(measurement.recovery(after: 1, until: 6) == 3)
         #expect(measurement.loadRatio(1..<3) == 4)
@@ -28,7 +28,7 @@ import Testing
 
     @Test func nearestRankPercentiles() {
         let measurement = Measurement(
-            offered: [], succeeded: [], arrivals: [], earlyRequests: 0,
+            offered: [], succeeded: [], arrivals: [], earlyRequests: 0, sentEarly: 0,
             latencies: (1...1000).map { Int64($0) * 1_000_000 })
         #expect(measurement.latency(at: 0.5) == .milliseconds(500))
         #expect(measurement.latency(at: 0.999) == .milliseconds(999))

@@ -1,9 +1,10 @@
 import Foundation
 import StormSimulation
 
-// `storm-simulator [--quick] [--seed N] [--output DIR]`: runs every scenario over 20 seeds (2 with --quick)
-// starting at N (default 1), prints the markdown report and writes results.md, results.json and the SVG
-// charts to DIR (default `Docs/Simulation` for the full run; the quick run writes files only with --output).
+// `storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]…`: runs every scenario (or only the
+// named ones) over 20 seeds (2 with --quick) starting at N (default 1), prints the markdown report and writes
+// results.md, results.json and the SVG charts to DIR (default `Docs/Simulation` for the full run of every
+// scenario; the quick run and a filtered run write files only with --output).
 
 /// Writes one line to standard error.
 func printError(_ message: String) {
@@ -13,6 +14,7 @@ func printError(_ message: String) {
 var mode = RunMode.full
 var seed: UInt64 = 1
 var output: String? = nil
+var only: Set<String>? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -30,8 +32,14 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         output = value
+    case "--scenario":
+        guard let value = arguments.popFirst(), StormReport.scenarioNames.contains(value) else {
+            printError("--scenario needs one of \(StormReport.scenarioNames.joined(separator: ", "))")
+            exit(2)
+        }
+        only = (only ?? []).union([value])
     case "--help", "-h":
-        print("usage: storm-simulator [--quick] [--seed N] [--output DIR]")
+        print("usage: storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]…")
         exit(0)
     default:
         printError("unknown argument \(argument); try --help")
@@ -44,7 +52,7 @@ guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
     exit(1)
 }
 
-let report = StormReport.generate(mode: mode, firstSeed: seed)
+let report = StormReport.generate(mode: mode, firstSeed: seed, only: only)
 let markdown = MarkdownReport.render(report)
 print(markdown, terminator: "")
 
@@ -58,7 +66,7 @@ func write(_ text: String, to path: String) {
 }
 
 // The full run writes to Docs/Simulation unless told otherwise; the quick run (CI) writes only when asked.
-if let directory = output ?? (mode == .full ? "Docs/Simulation" : nil) {
+if let directory = output ?? (mode == .full && only == nil ? "Docs/Simulation" : nil) {
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {

@@ -8,6 +8,9 @@ public struct Measurement: Sendable {
     public var arrivals: [Int]
     /// Requests that arrived while their client was told to wait (`Retry-After`).
     public var earlyRequests: Int
+    /// Requests a client sent after it had received a `Retry-After` that had not passed yet (the early
+    /// arrivals minus those already on the wire when the server answered).
+    public var sentEarly: Int
     /// The latency of every successful request, in nanoseconds, sorted.
     public var latencies: [Int64]
 

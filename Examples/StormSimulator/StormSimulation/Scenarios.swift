@@ -99,6 +99,22 @@ enum Scenarios {
             inner: Pipeline.standard(clock: clock, random: random))
     }
 
+    /// `Pipeline.standard` without its token bucket: the tail-latency baseline whose p99.9 is the server's own
+    /// tail (a tuned variant).
+    static let unlimited = Strategy(
+        "Pipeline.standard without its token bucket", role: .tuned, color: StrategyCatalog.Color.budgetOnly
+    ) { clock, random in Pipeline.standard(clock: clock, random: random) { $0.limiter = nil } }
+
+    /// ``unlimited`` with the real `HedgingStrategy` around it (a tuned variant).
+    static let unlimitedHedged = Strategy(
+        "Pipeline.standard without its token bucket + HedgingStrategy(100 ms)", role: .tuned,
+        color: StrategyCatalog.Color.exponential
+    ) { clock, random in
+        NestedPipeline(
+            outer: Pipeline { HedgingStrategy(delay: hedgeDelay) },
+            inner: Pipeline.standard(clock: clock, random: random) { $0.limiter = nil })
+    }
+
     /// The AWS study's backoffs (base 5 ms, cap 2 s; the study's first retry waits 2 × base, so the library's
     /// base is 10 ms) and the shipped default's.
     static let contention: [(name: String, color: String, policy: StandardRetryPolicy, anchor: Double?)] = [

@@ -23,16 +23,20 @@ public struct StormReport: Sendable {
 extension StormReport {
     /// Runs every scenario over the mode's seeds starting at `firstSeed`; the same arguments give the same
     /// report.
-    public static func generate(mode: RunMode, firstSeed: UInt64) -> StormReport {
+    public static func generate(mode: RunMode, firstSeed: UInt64, only: Set<String>? = nil) -> StormReport {
         var report = StormReport(mode: mode, seeds: mode.seeds(from: firstSeed))
-        report.addOutage()
-        report.addBrownout()
-        report.addMetastable()
-        report.addRateLimit()
-        report.addContention()
-        report.addHedging()
+        let wanted = { (name: String) in only?.contains(name) ?? true }
+        if wanted("outage") { report.addOutage() }
+        if wanted("brownout") { report.addBrownout() }
+        if wanted("metastable") { report.addMetastable() }
+        if wanted("rate-limit") { report.addRateLimit() }
+        if wanted("contention") { report.addContention() }
+        if wanted("hedging") { report.addHedging() }
         return report
     }
+
+    /// The scenario names ``generate(mode:firstSeed:only:)`` accepts.
+    public static let scenarioNames = ["outage", "brownout", "metastable", "rate-limit", "contention", "hedging"]
 
     /// Runs `body` for every seed, two at a time on separate threads; results come back in seed order.
     func perSeed<T: Sendable>(_ body: @escaping @Sendable (UInt64) -> T) -> [T] {
@@ -72,10 +76,12 @@ extension StormReport {
 
     mutating func addOutage() {
         let (run, window) = Scenarios.outage(mode)
-        let strategies = [
-            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
-            StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
-        ]
+        let strategies =
+            [
+                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
+                StrategyCatalog.noRetryApp,
+                StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
+            ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
@@ -129,10 +135,12 @@ extension StormReport {
     }
 
     mutating func addBrownout() {
-        let strategies = [
-            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
-            StrategyCatalog.interactive,
-        ]
+        let strategies =
+            [
+                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
+                StrategyCatalog.noRetryApp,
+                StrategyCatalog.interactive,
+            ]
         var rows: [[String]] = []
         var medians: [[Double]] = Array(repeating: [], count: strategies.count)
         var budgetLimited: [String] = []
@@ -225,9 +233,10 @@ extension StormReport {
 
     mutating func addMetastable() {
         let (run, stallEnd, end) = Scenarios.metastable(mode)
-        let strategies = [
-            Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
-        ]
+        let strategies =
+            [
+                Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
+            ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
@@ -292,20 +301,22 @@ extension StormReport {
         ]
         let results = measure(run, strategies)
         var rows: [[String]] = []
+        let count: @Sendable (Double) -> String = { FixedFormat.number($0, decimals: 0) }
         for (strategy, measurements) in zip(strategies, results) {
+            let sent = SeedSummary(measurements.map { Double($0.sentEarly) })
             let early = SeedSummary(measurements.map { Double($0.earlyRequests) })
             let load = SeedSummary(measurements.map { $0.loadRatio(0..<Int(run.duration.seconds)) })
+            let success = SeedSummary(measurements.map(\.successRate))
             rows.append([
-                strategy.name, strategy.role.rawValue, strategy.profile.rawValue,
-                Self.cell(early, { FixedFormat.number($0, decimals: 0) }), Self.cell(load, Self.ratio),
+                strategy.name, strategy.role.rawValue, strategy.profile.rawValue, Self.cell(sent, count),
+                Self.cell(early, count), Self.cell(load, Self.ratio), Self.cell(success, Self.percent),
             ])
             if strategy.role == .shipped {
                 goals.append(
                     Goal(
-                        name: "Rate limit: zero requests before the time Retry-After asked for",
+                        name: "Rate limit: zero requests sent before the time Retry-After asked for",
                         strategy: strategy.name,
-                        target: "0", summary: SeedSummary(early.values) { $0 == 0 },
-                        format: { FixedFormat.number($0, decimals: 0) }))
+                        target: "0", summary: SeedSummary(sent.values) { $0 == 0 }, format: count))
             }
         }
         tables.append(
@@ -313,9 +324,10 @@ extension StormReport {
                 title: "Rate limit with Retry-After",
                 notes: [
                     "server: each client may send 2 requests/s; beyond that 429 with Retry-After: 30, and the client is blocked 30 s",
-                    "early = requests that arrived while their client was blocked",
+                    "sent early = requests a client sent after it had received a Retry-After that had not passed yet (the goal)",
+                    "arrived early = requests that arrived while their client was blocked, including those already on the wire when the server answered 429 (at most one network round trip's worth)",
                 ],
-                header: ["strategy", "role", "traffic", "early requests", "load"], rows: rows))
+                header: ["strategy", "role", "traffic", "sent early", "arrived early", "load", "success"], rows: rows))
     }
 
     mutating func addContention() {
@@ -361,15 +373,9 @@ extension StormReport {
 
     mutating func addHedging() {
         let run = Scenarios.tail(mode)
-        let strategies = [StrategyCatalog.standard, Scenarios.hedged]
+        let strategies = [StrategyCatalog.standard, Scenarios.hedged, Scenarios.unlimited, Scenarios.unlimitedHedged]
         let results = measure(run, strategies)
-        let plain = results[0]
-        let hedged = results[1]
         let seconds = 0..<Int(run.duration.seconds)
-        let reduction = zip(plain, hedged).map { plain, hedged in
-            1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity) / (plain.latency(at: 0.999)?.seconds ?? .infinity)
-        }
-        let extra = hedged.map { $0.loadRatio(seconds) - 1 }
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
             let p50 = SeedSummary(measurements.map { $0.latency(at: 0.5)?.seconds ?? .nan })
@@ -380,19 +386,31 @@ extension StormReport {
                 Self.cell(p999, Self.milliseconds), Self.cell(load, Self.ratio),
             ])
         }
-        goals.append(
-            Goal(
-                name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
-                strategy: Scenarios.hedged.name,
-                target: "≥ 50 % and ≤ 5 %",
-                summary: SeedSummary(values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
-                format: { Self.percent($0) + " shorter" }))
+        var extras: [String] = []
+        // Each hedged row against the same pipeline without hedging, seed by seed.
+        for (plainIndex, hedgedIndex) in [(0, 1), (2, 3)] {
+            let (plain, hedged) = (results[plainIndex], results[hedgedIndex])
+            let reduction = zip(plain, hedged).map { plain, hedged in
+                1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity)
+                    / (plain.latency(at: 0.999)?.seconds ?? .infinity)
+            }
+            let extra = zip(plain, hedged).map { $1.loadRatio(seconds) / max($0.loadRatio(seconds), 1e-9) - 1 }
+            extras.append(Self.percent(SeedSummary(extra).median))
+            goals.append(
+                Goal(
+                    name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
+                    strategy: strategies[hedgedIndex].name, target: "≥ 50 % and ≤ 5 %",
+                    summary: SeedSummary(
+                        values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
+                    format: { Self.percent($0) + " shorter" }))
+        }
         tables.append(
             ReportTable(
                 title: "Tail latency and hedging",
                 notes: [
-                    "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s",
-                    "extra load per seed: \(SeedSummary(extra).median >= 0 ? Self.percent(SeedSummary(extra).median) : "-") median",
+                    "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s; server-facing clients (4 requests/s each)",
+                    "each hedged row is compared with the row above it, seed by seed; extra load (median): \(extras.joined(separator: " and "))",
+                    "Pipeline.standard's token bucket (10 burst, 5/s) runs at 80 % of its rate here: its own waits (up to 3 s) make a p99.9 no hedge can shorten; without it, the p99.9 is the server's tail",
                 ],
                 header: ["strategy", "role", "p50", "p99.9", "load"], rows: rows))
     }

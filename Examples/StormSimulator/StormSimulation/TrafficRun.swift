@@ -34,7 +34,9 @@ public struct TrafficRun: Sendable {
         let rate = offeredPerSecond / Double(clients)
         let duration = duration
         let clock = simulation.resilienceClock
-        let base = SimulatedHTTPTransport(server: server)
+        let audit = RetryAfterAudit.Counter()
+        let base = RetryAfterAudit(
+            wrapped: SimulatedHTTPTransport(server: server), simulation: simulation, counter: audit)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
                 await withTaskGroup(of: Void.self) { group in
@@ -77,7 +79,7 @@ public struct TrafficRun: Sendable {
         let statistics = server.statistics
         var arrivals = statistics.buckets.map(\.arrivals)
         if arrivals.count < seconds { arrivals += Array(repeating: 0, count: seconds - arrivals.count) }
-        return recorder.measurement(arrivals: arrivals, early: statistics.earlyRequests)
+        return recorder.measurement(arrivals: arrivals, early: statistics.earlyRequests, sentEarly: audit.violations)
     }
 }
 
@@ -114,11 +116,11 @@ final class Recorder: Sendable {
         }
     }
 
-    func measurement(arrivals: [Int], early: Int) -> Measurement {
+    func measurement(arrivals: [Int], early: Int, sentEarly: Int) -> Measurement {
         state.withLock { state in
             Measurement(
                 offered: state.offered, succeeded: state.succeeded, arrivals: arrivals, earlyRequests: early,
-                latencies: state.latencies.sorted())
+                sentEarly: sentEarly, latencies: state.latencies.sorted())
         }
     }
 }

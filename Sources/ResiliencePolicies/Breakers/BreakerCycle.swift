@@ -21,7 +21,12 @@ public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
     public final func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     ) -> BreakerTransition? {
-        machine.withLock { $0.record(outcome, for: permit, now: now) }
+        guard case .failure = outcome else { return machine.withLock { $0.record(outcome, for: permit, now: now) } }
+        return machine.withLock { machine in
+            // A late failure carrying the server's wait keeps an open breaker open until that wait has passed.
+            machine.cycle.holdOpen(for: outcome, predicate: machine.failurePredicate, now: now)
+            return machine.record(outcome, for: permit, now: now)
+        }
     }
 
     /// Forces the breaker open until ``reset(now:)``.
@@ -66,6 +71,8 @@ public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
 /// What a breaker's state machine does; the shared ``BreakerCycle`` handles admission and isolation.
 protocol BreakerMachine: Sendable {
     var cycle: BreakerCycle { get set }
+    /// Which failures the machine counts (the server's `Retry-After` is honoured only on those).
+    var failurePredicate: BreakerFailurePredicate { get }
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     )
@@ -106,8 +113,11 @@ struct BreakerCycle: Sendable {
     let halfOpen: HalfOpenRules?
     /// What an isolated breaker reports as `retryAfter`.
     let isolatedRetryAfter: Duration
+    /// How the server's `Retry-After` lengthens (or starts) an open period.
+    let retryAfter: BreakerRetryAfter
 
-    init(halfOpen: HalfOpenRules?, isolatedRetryAfter: Duration) {
+    init(halfOpen: HalfOpenRules?, isolatedRetryAfter: Duration, retryAfter: BreakerRetryAfter) {
+        self.retryAfter = retryAfter
         if let halfOpen {
             self.halfOpen = HalfOpenRules(
                 probeLimit: max(1, halfOpen.probeLimit), successesToClose: max(1, halfOpen.successesToClose),
@@ -197,9 +207,26 @@ struct BreakerCycle: Sendable {
         return move(to: .closed, now: now)
     }
 
-    /// Opens the breaker for `duration` (one more trip in a row).
-    mutating func trip(now: ResilienceInstant, duration: Duration) -> BreakerTransition? {
-        let transition = move(to: .open, now: now, openFor: duration)
+    /// The server's wait on a counted failure that must open the breaker at once (whatever the threshold).
+    func immediateHint(_ outcome: BreakerOutcome, counted: Bool) -> Duration? {
+        retryAfter.immediateHint(outcome, counted: counted)
+    }
+
+    /// Keeps an open breaker open until the wait carried by a counted failure (from a call admitted before
+    /// the trip) has passed.
+    mutating func holdOpen(for outcome: BreakerOutcome, predicate: BreakerFailurePredicate, now: ResilienceInstant) {
+        guard state == .open, case .failure(let classification) = outcome,
+            let hint = retryAfter.hint(outcome, counted: predicate.counts(classification))
+        else { return }
+        let until = now.advanced(by: hint)
+        if until > openUntil { openUntil = until }
+    }
+
+    /// Opens the breaker for `duration`, or for the server's wait on the failure that tripped it when that is
+    /// longer (one more trip in a row).
+    mutating func trip(now: ResilienceInstant, duration: Duration, cause: BreakerOutcome? = nil) -> BreakerTransition? {
+        let hint = cause.flatMap { retryAfter.hint($0, counted: true) } ?? .zero
+        let transition = move(to: .open, now: now, openFor: max(duration, hint))
         totalOpens += 1
         consecutiveTrips += 1
         return transition

@@ -47,6 +47,8 @@ extension ConsecutiveFailureBreaker {
             base: .seconds(60), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(600), jitter: 0.3)
         /// Which failures count.
         public var countsAsFailure: BreakerFailurePredicate = .standard
+        /// How the server's `Retry-After` on a counted failure lengthens or starts an open period.
+        public var retryAfter: BreakerRetryAfter = .standard
 
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
@@ -91,8 +93,10 @@ struct ConsecutiveFailureMachine: BreakerMachine {
             halfOpen: .init(
                 probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
                 probeTimeout: configuration.probeTimeout),
-            isolatedRetryAfter: configuration.openDuration.base)
+            isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter)
     }
+
+    var failurePredicate: BreakerFailurePredicate { configuration.countsAsFailure }
 
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
@@ -102,7 +106,7 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         guard let counted = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
         else { return nil }
         if cycle.releaseProbe(permit) {
-            if counted { return trip(now: now) }
+            if counted { return trip(now: now, cause: outcome) }
             consecutiveSuccesses += 1
             let transition = cycle.probeSucceeded(now: now)
             if transition != nil { consecutiveFailures = 0 }
@@ -112,7 +116,11 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         if counted {
             consecutiveFailures += 1
             consecutiveSuccesses = 0
-            if consecutiveFailures >= max(1, configuration.failureThreshold) { return trip(now: now) }
+            if consecutiveFailures >= max(1, configuration.failureThreshold)
+                || cycle.immediateHint(outcome, counted: true) != nil
+            {
+                return trip(now: now, cause: outcome)
+            }
         } else {
             consecutiveFailures = 0
             consecutiveSuccesses += 1
@@ -120,10 +128,10 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         return nil
     }
 
-    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> BreakerTransition? {
         let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
         consecutiveSuccesses = 0
-        return cycle.trip(now: now, duration: duration)
+        return cycle.trip(now: now, duration: duration, cause: cause)
     }
 
     mutating func reset(now: ResilienceInstant) -> BreakerTransition? {

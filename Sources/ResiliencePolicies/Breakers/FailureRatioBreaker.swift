@@ -78,6 +78,8 @@ extension FailureRatioBreaker {
         public var openDuration: BreakerBackoff = .constant(.seconds(30))
         /// Which failures count.
         public var countsAsFailure: BreakerFailurePredicate = .standard
+        /// How the server's `Retry-After` on a counted failure lengthens or starts an open period.
+        public var retryAfter: BreakerRetryAfter = .standard
 
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
@@ -93,6 +95,42 @@ extension FailureRatioBreaker {
             configuration.openDuration = .constant(.seconds(60))
             configuration.successesToClose = 10
             configuration.halfOpenProbeLimit = 10
+            return configuration
+        }
+
+        /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed, and at least 20
+        /// were made; open 5 s ±20 %, doubling on each trip in a row up to 60 s; 3 probes, 2 successes close
+        /// it. ``PipelinePreset/standard``'s breaker: it stops a full outage within a few seconds but never
+        /// sheds the healthy share of a partial brownout (at 70 % failures a 20-call window reaches 90 % with
+        /// a probability of about 3 %, and a 40-call one almost never).
+        public static var outageOnly: Configuration {
+            var configuration = Configuration()
+            configuration.window = .time(.seconds(10))
+            configuration.minimumThroughput = 20
+            configuration.failureRatio = 0.9
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(5), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(60), jitter: 0.2)
+            configuration.successesToClose = 2
+            configuration.halfOpenProbeLimit = 3
+            return configuration
+        }
+
+        /// ``outageOnly`` with a longer open time for background work: 10 s ±20 %, doubling up to 120 s.
+        public static var outageOnlyBackground: Configuration {
+            var configuration = outageOnly
+            configuration.openDuration = BreakerBackoff(
+                base: .seconds(10), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(120), jitter: 0.2)
+            return configuration
+        }
+
+        /// ``outageOnly`` for a client sending a request every few seconds (an app): judged from 5 calls, and
+        /// timeouts do not count. A person's request has one deadline for all its attempts (a timed-out attempt
+        /// is never retried), so timeouts cannot amplify the load; counting them would trip the breaker just
+        /// as a stalled server starts answering its queue, and shed the requests about to succeed.
+        public static var outageOnlyInteractive: Configuration {
+            var configuration = outageOnly
+            configuration.minimumThroughput = 5
+            configuration.countsAsFailure = .categories([.transient, .serverError, .networkUnreachable, .rateLimited])
             return configuration
         }
 
@@ -126,8 +164,10 @@ struct FailureRatioMachine: BreakerMachine {
             halfOpen: .init(
                 probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
                 probeTimeout: configuration.probeTimeout),
-            isolatedRetryAfter: configuration.openDuration.base)
+            isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter)
     }
+
+    var failurePredicate: BreakerFailurePredicate { configuration.countsAsFailure }
 
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
@@ -144,12 +184,13 @@ struct FailureRatioMachine: BreakerMachine {
             consecutiveSuccesses += 1
         }
         if cycle.releaseProbe(permit) {
-            if failed { return trip(now: now) }
+            if failed { return trip(now: now, cause: outcome) }
             let transition = cycle.probeSucceeded(now: now)
             if transition != nil { window.clear() }
             return transition
         }
         guard cycle.state == .closed else { return nil }
+        if failed, cycle.immediateHint(outcome, counted: true) != nil { return trip(now: now, cause: outcome) }
         let slow = configuration.slowCallThreshold.map { permit.admittedAt.duration(to: now) >= $0 } ?? false
         window.record(failure: failed, slow: slow, now: now)
         let totals = window.totals(now: now)
@@ -159,14 +200,14 @@ struct FailureRatioMachine: BreakerMachine {
         let slowRatioReached =
             configuration.slowCallThreshold != nil && Double(totals.slow) / calls >= configuration.slowCallRatio
         guard failureRatioReached || slowRatioReached else { return nil }
-        return trip(now: now)
+        return trip(now: now, cause: outcome)
     }
 
-    mutating func trip(now: ResilienceInstant) -> BreakerTransition? {
+    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> BreakerTransition? {
         let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
         window.clear()
         consecutiveSuccesses = 0
-        return cycle.trip(now: now, duration: duration)
+        return cycle.trip(now: now, duration: duration, cause: cause)
     }
 
     mutating func reset(now: ResilienceInstant) -> BreakerTransition? {

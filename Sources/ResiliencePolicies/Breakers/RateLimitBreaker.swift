@@ -1,7 +1,8 @@
 /// The rate-limit breaker: stops calling a server that keeps answering 429.
 ///
-/// Three rate-limit answers in a row trip it; it stays open for `30 s × multiplier` (capped at 300 s), and
-/// each trip doubles the multiplier up to 10: 30 / 60 / 120 / 240 / 300 s. Any other outcome resets the
+/// Three rate-limit answers in a row trip it, and so does one that carries the server's `Retry-After`
+/// (see ``BreakerRetryAfter``); it stays open for `30 s × multiplier` (capped at 300 s), or for the server's
+/// `Retry-After` when that is longer, and each trip doubles the multiplier up to 10: 30 / 60 / 120 / 240 / 300 s. Any other outcome resets the
 /// 429 counter; a success also resets the multiplier. When the cooldown ends the breaker closes again (no
 /// half-open: traffic resumes and counts 429s afresh). Export the state and restore it at the
 /// next launch so a restart does not hammer a server that asked us to back off.
@@ -49,11 +50,15 @@ extension RateLimitBreaker {
             base: .seconds(30), growthFactor: 2, maximumMultiplier: 10, maximum: .seconds(300))
         /// Which failures are rate-limit answers (default: category rate-limited or HTTP 429).
         public var countsAsRateLimit: BreakerFailurePredicate = .rateLimitedOnly
+        /// How the server's `Retry-After` on a rate-limit answer lengthens or starts the cooldown (by default
+        /// an answer carrying one trips the breaker at once, for at least that long).
+        public var retryAfter: BreakerRetryAfter = .standard
 
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
 
-        /// 3 × 429 trips; 30 / 60 / 120 / 240 / 300 s.
+        /// 3 × 429 (or one 429 with `Retry-After`) trips; 30 / 60 / 120 / 240 / 300 s, at least the
+        /// server's `Retry-After`.
         public static var standard: Configuration { Configuration() }
 
         /// Trips on the first 429 and backs off 10 s doubling up to 120 s (for APIs with strict quotas).
@@ -78,8 +83,11 @@ struct RateLimitMachine: BreakerMachine {
     init(configuration: RateLimitBreaker.Configuration, generator: PseudoRandomGenerator) {
         self.configuration = configuration
         self.generator = generator
-        cycle = BreakerCycle(halfOpen: nil, isolatedRetryAfter: configuration.cooldown.maximum)
+        cycle = BreakerCycle(
+            halfOpen: nil, isolatedRetryAfter: configuration.cooldown.maximum, retryAfter: configuration.retryAfter)
     }
+
+    var failurePredicate: BreakerFailurePredicate { configuration.countsAsRateLimit }
 
     /// The multiplier the next trip will use (1, 2, 4, 8, 10 …).
     var multiplier: Double { configuration.cooldown.multiplier(tripIndex: cycle.consecutiveTrips) }
@@ -105,10 +113,13 @@ struct RateLimitMachine: BreakerMachine {
                 return nil
             }
             consecutiveRateLimits += 1
-            guard consecutiveRateLimits >= max(1, configuration.threshold) else { return nil }
+            guard
+                consecutiveRateLimits >= max(1, configuration.threshold)
+                    || cycle.immediateHint(outcome, counted: true) != nil
+            else { return nil }
             consecutiveRateLimits = 0
             let duration = configuration.cooldown.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
-            return cycle.trip(now: now, duration: duration)
+            return cycle.trip(now: now, duration: duration, cause: outcome)
         }
     }
 

@@ -19,7 +19,7 @@ public struct PipelinePreset: Sendable {
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
     /// The circuit breaker; `nil` for no breaker stage.
-    public var breaker: BreakerChoice? = .consecutiveFailures(.standard)
+    public var breaker: BreakerChoice? = .failureRatio(.outageOnly)
     /// The rate limiter or bulkhead; `nil` for no limiter stage.
     public var limiter: LimiterChoice? = .tokenBucket(.standard)
     /// Whether the limiter stage waits (within the deadline) for a permit instead of rejecting at once.
@@ -33,28 +33,32 @@ public struct PipelinePreset: Sendable {
     public init() {}
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
-    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget, a consecutive-failure breaker
-    /// (5 failures, 60 s open), a token bucket (10 burst, 5/s), 30 s per attempt.
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget, a breaker that opens only near total
+    /// failure (≥ 90 % of ≥ 20 calls in 10 s fail; open 5 s doubling up to 60 s, or the server's
+    /// `Retry-After`), a token bucket (10 burst, 5/s), 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
-    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s), a breaker that
-    /// trips sooner (3 failures, 15 s open), a token bucket (10 burst, 5/s), 5 s per attempt.
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s), a breaker that opens
+    /// only near total failure and judges from 5 calls, not counting timeouts (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
+    /// a token bucket (10 burst, 5/s), and one 10 s limit per attempt: a timed-out attempt is not retried (the
+    /// person's 10 s are spent), while fast failures are.
     public static var interactive: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(10)
         preset.retry = StandardRetryPolicy.interactive
-        preset.breaker = .consecutiveFailures(.interactive)
-        preset.attemptTimeout = .seconds(5)
+        preset.breaker = .failureRatio(.outageOnlyInteractive)
+        preset.attemptTimeout = .seconds(10)
         return preset
     }
 
-    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a patient breaker (10 failures,
-    /// 120 s open), a token bucket that backs off under pressure, 60 s per attempt.
+    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a breaker that opens only near
+    /// total failure (open 10 s doubling up to 120 s), a token bucket that backs off under pressure, 60 s per
+    /// attempt.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)
         preset.retry = StandardRetryPolicy.background
-        preset.breaker = .consecutiveFailures(.background)
+        preset.breaker = .failureRatio(.outageOnlyBackground)
         preset.limiter = .tokenBucket(.backingOff)
         preset.attemptTimeout = .seconds(60)
         return preset

@@ -45,6 +45,8 @@ public final class SharedBreaker: BreakerPolicy {
         public var failureMode: SharedStateFailureMode = .failOpen(expectedReplicas: 1)
         /// Which failures count.
         public var countsAsFailure: BreakerFailurePredicate = .standard
+        /// How the server's `Retry-After` on a counted failure lengthens or starts the shared open period.
+        public var retryAfter: BreakerRetryAfter = .standard
 
         /// Creates a configuration.
         /// - Parameters:

@@ -20,6 +20,7 @@ struct SharedBreakerMachine: Sendable {
     let recordTimeToLive: Duration
     let failClosed: Bool
     let countsAsFailure: BreakerFailurePredicate
+    let retryAfter: BreakerRetryAfter
 
     var phase = Phase.closed
     var openedAt = ResilienceInstant.origin
@@ -51,6 +52,7 @@ struct SharedBreakerMachine: Sendable {
         recordTimeToLive = max(.seconds(1), configuration.recordTimeToLive)
         failClosed = configuration.failureMode == .failClosed
         countsAsFailure = configuration.countsAsFailure
+        retryAfter = configuration.retryAfter
     }
 
     // MARK: Admission
@@ -136,17 +138,23 @@ struct SharedBreakerMachine: Sendable {
                 failures = 0
                 return isProbe ? close(now: now, from: .halfOpen) : (nil, [])
             }
-            if isProbe { return trip(now: now, from: .halfOpen) }
+            let hint = retryAfter.hint(outcome, counted: true) ?? .zero
+            if isProbe { return trip(now: now, from: .halfOpen, hint: hint) }
             guard phase == .closed else { return (nil, []) }
             failures += 1
-            return failures >= threshold ? trip(now: now, from: .closed) : (nil, [])
+            let opensAtOnce = retryAfter.immediateHint(outcome, counted: true) != nil
+            return failures >= threshold || opensAtOnce ? trip(now: now, from: .closed, hint: hint) : (nil, [])
         }
     }
 
-    mutating func trip(now: ResilienceInstant, from: BreakerState) -> (BreakerTransition?, [StoreAction]) {
+    /// Opens the shared record for the next period of the schedule, or for the server's wait `hint` when that
+    /// is longer.
+    mutating func trip(
+        now: ResilienceInstant, from: BreakerState, hint: Duration = .zero
+    ) -> (BreakerTransition?, [StoreAction]) {
         trips = min(trips + 1, 62)
         totalOpens += 1
-        let openFor = openPeriod(trips: trips)
+        let openFor = max(openPeriod(trips: trips), hint)
         enterOpen(now: now, until: now.advanced(by: openFor))
         return (BreakerTransition(from: from, to: .open, openFor: openFor), [write(now: now)])
     }

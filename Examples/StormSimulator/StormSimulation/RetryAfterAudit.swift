@@ -1,0 +1,43 @@
+import ResilienceKit
+import ResilienceTesting
+import Synchronization
+
+/// Sits between a client's `ResilientTransport` and the simulated server and counts the requests the client
+/// sends while a `Retry-After` it has already received has not passed: requests sent "before the time the
+/// server asked for". The server's own count of early arrivals also includes requests that were already on
+/// the wire when it answered `429` (no client can know of an answer before it arrives); this one does not.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+struct RetryAfterAudit: HTTPTransport {
+    /// Shared by every client of one run (the run is single-threaded; the lock only satisfies `Sendable`).
+    final class Counter: Sendable {
+        private let state = Mutex((blockedUntil: [String: Duration](), violations: 0))
+
+        var violations: Int { state.withLock { $0.violations } }
+
+        func sending(client: String, at now: Duration) {
+            state.withLock { state in
+                if let until = state.blockedUntil[client], now < until { state.violations += 1 }
+            }
+        }
+
+        func received(client: String, retryAfter: Duration, at now: Duration) {
+            state.withLock { state in
+                state.blockedUntil[client] = max(state.blockedUntil[client] ?? .zero, now + retryAfter)
+            }
+        }
+    }
+
+    let wrapped: SimulatedHTTPTransport
+    let simulation: Simulation
+    let counter: Counter
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        let client = request.headers["X-Client-ID"] ?? ""
+        counter.sending(client: client, at: simulation.clock.now.offset)
+        let response = try await wrapped.send(request, context: context)
+        if response.status == 429, let header = response.headers["Retry-After"], let seconds = Int64(header) {
+            counter.received(client: client, retryAfter: .seconds(seconds), at: simulation.clock.now.offset)
+        }
+        return response
+    }
+}
