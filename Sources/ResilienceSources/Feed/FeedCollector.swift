@@ -17,13 +17,16 @@ final class FeedCollector {
     }
 
     /// The item fields captured, each kept from its first occurrence.
-    enum Field: Hashable {
+    enum Field: Int, Hashable {
         case title, dcTitle, mediaTitle
         case summary, content, xhtmlBody, dcDescription, itunesSummary, mediaDescription
         case rssLink, guid, atomID
         case pubDate, published, issued03, dctermsIssued, created03, dctermsCreated, dcDate
         case updated, modified03, dctermsModified
         case feedTitle, ttl, updatePeriod, updateFrequency
+
+        /// How many fields there are (the size of a ``FieldTable``).
+        static let count = Field.updateFrequency.rawValue + 1
     }
 
     struct Captured {
@@ -44,7 +47,7 @@ final class FeedCollector {
     }
 
     struct Draft {
-        var fields = [Field: Captured](minimumCapacity: 12)
+        var fields = FieldTable()
         var about = ""
         var alternate: (url: URL, isHTML: Bool)?
         var enclosures: [FeedEnclosure] = []
@@ -58,7 +61,7 @@ final class FeedCollector {
     private(set) var format: FeedDocument.Format?
     private(set) var openElements: [Name] = []
     private(set) var drafts: [Draft] = []
-    private(set) var feedFields: [Field: Captured] = [:]
+    private(set) var feedFields = FieldTable()
     private(set) var violation: FeedError?
     private(set) var documentEnded = false
     private(set) var sawChannel = false

@@ -193,7 +193,12 @@ public struct FeedParser: Sendable {
             let bytes = raw.bindMemory(to: UInt8.self)
             var index = 0
             while index < bytes.count {
-                if bytes[index] == UInt8(ascii: "<"), index + pattern.count < bytes.count {
+                // Speed: `memchr` (vectorised) finds the next `<`; the pattern is compared only there.
+                guard let base = raw.baseAddress, let found = memchr(base + index, 0x3C, bytes.count - index) else {
+                    return false
+                }
+                index = UnsafeRawPointer(found) - base
+                if index + pattern.count < bytes.count {
                     var matched = true
                     for offset in 0..<pattern.count {
                         let byte = bytes[index + 1 + offset]

@@ -115,8 +115,8 @@ enum HTMLEntities {
     /// `text` with named (HTML and XML) and numeric character references decoded; unknown ones kept as
     /// written, as browsers do.
     static func decode(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         let bytes = Array(text.utf8)
-        guard bytes.contains(UInt8(ascii: "&")) else { return text }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
