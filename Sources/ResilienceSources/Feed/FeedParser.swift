@@ -92,9 +92,9 @@ public struct FeedParser: Sendable {
         if Self.containsEntityDeclaration(decoded.data) {
             throw FeedError(.entityDeclaration, detail: "entity declarations are refused")
         }
-        let collector = FeedCollector(configuration: configuration, documentURL: documentURL)
+        var collector = FeedCollector(configuration: configuration, documentURL: documentURL)
         let bareAmpersands = try decoded.data.withUnsafeBytes { raw throws(FeedError) in
-            try Self.read(raw.bindMemory(to: UInt8.self), into: collector)
+            try Self.read(raw.bindMemory(to: UInt8.self), into: &collector)
         }
         guard let root = collector.root else { throw FeedError(.malformedXML, detail: "no root element") }
         guard let format = collector.format else { throw FeedError(.notAFeed, detail: "root element <\(root.local)>") }
@@ -115,7 +115,7 @@ public struct FeedParser: Sendable {
     /// Feeds the events of `bytes` to `collector` until the document ends or the collector objects; returns
     /// how many `&` were read as text.
     private static func read(
-        _ bytes: UnsafeBufferPointer<UInt8>, into collector: FeedCollector
+        _ bytes: UnsafeBufferPointer<UInt8>, into collector: inout FeedCollector
     ) throws(FeedError)
         -> Int
     {
