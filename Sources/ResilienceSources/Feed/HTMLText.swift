@@ -357,7 +357,8 @@ enum HTMLText {
                     output.append(0x20)
                     pendingSpace = false
                 }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<(index + length)]))
+                // Byte by byte: `append(contentsOf:)` of a one-scalar slice costs more than the copy itself.
+                for offset in 0..<length { output.append(bytes[index + offset]) }
                 count += 1
                 index += length
             }
