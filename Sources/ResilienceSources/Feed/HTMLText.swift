@@ -176,9 +176,7 @@ enum HTMLText {
         return scheme == "http" || scheme == "https" || scheme == "mailto"
     }
 
-    private static func decode(_ bytes: [UInt8]) -> String {
-        HTMLEntities.decode(String(decoding: bytes, as: UTF8.self))
-    }
+    private static func decode(_ bytes: [UInt8]) -> String { HTMLEntities.decode(utf8: bytes) }
 
     /// Calls `emit` for each token until it returns `false` or the input ends.
     private static func tokenize(_ bytes: [UInt8], wantAttributes: Bool, emit: (Token) -> Bool) {
