@@ -44,7 +44,10 @@ enum FeedCharset {
         _ data: Data, name: String, encoding: String.Encoding, assumed: Bool = false
     ) throws -> Decoded {
         if encoding == .utf8 || encoding == .ascii {
-            if isValidUTF8(data) { return Decoded(data: Data(data), encodingName: "UTF-8") }
+            if isValidUTF8(data) {
+                // A whole `Data` is shared as it is (copy on write); only a slice (after a BOM) is copied.
+                return Decoded(data: data.startIndex == 0 ? data : Data(data), encodingName: "UTF-8")
+            }
             guard let text = String(data: data, encoding: .windowsCP1252) else {
                 throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
             }
@@ -71,7 +74,7 @@ enum FeedCharset {
     private static func isValidUTF8(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            guard let firstNonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) else { return true }
+            guard let firstNonASCII = firstNonASCII(raw) else { return true }
             var iterator = UnsafeBufferPointer(rebasing: bytes[firstNonASCII...]).makeIterator()
             var decoder = UTF8()
             while true {
@@ -82,6 +85,21 @@ enum FeedCharset {
                 }
             }
         }
+    }
+
+    /// The offset of the first byte ≥ 0x80. Speed: eight bytes per step (an unaligned 64-bit load, always
+    /// within `raw`), then byte by byte for the tail and to find the exact byte.
+    private static func firstNonASCII(_ raw: UnsafeRawBufferPointer) -> Int? {
+        var offset = 0
+        while offset + 8 <= raw.count {
+            if raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+            offset += 8
+        }
+        while offset < raw.count {
+            if raw[offset] >= 0x80 { return offset }
+            offset += 1
+        }
+        return nil
     }
 
     /// `text` as UTF-8 with the XML declaration's `encoding="…"` pseudo-attribute removed (the bytes are

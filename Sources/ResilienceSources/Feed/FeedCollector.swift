@@ -5,7 +5,10 @@ import ResilienceCore
 /// resolves names by namespace URI, tracks `xml:base`, captures the fields of each RSS item or Atom entry
 /// with their text kind, and records a ``violation`` for anything the hardening rules forbid (the reader
 /// then stops). Used by one parse on one thread.
-final class FeedCollector {
+///
+/// Speed: a struct driven through `inout`, not a class, so that its many stored properties are accessed
+/// without the runtime's dynamic exclusivity checks (a visible share of a parse when it was a class).
+struct FeedCollector {
     typealias Name = FeedVocabulary.Name
 
     /// How a captured field's text is to be read.
@@ -17,13 +20,16 @@ final class FeedCollector {
     }
 
     /// The item fields captured, each kept from its first occurrence.
-    enum Field: Hashable {
+    enum Field: Int, Hashable {
         case title, dcTitle, mediaTitle
         case summary, content, xhtmlBody, dcDescription, itunesSummary, mediaDescription
         case rssLink, guid, atomID
         case pubDate, published, issued03, dctermsIssued, created03, dctermsCreated, dcDate
         case updated, modified03, dctermsModified
         case feedTitle, ttl, updatePeriod, updateFrequency
+
+        /// How many fields there are (the size of a ``FieldTable``).
+        static let count = Field.updateFrequency.rawValue + 1
     }
 
     struct Captured {
@@ -44,7 +50,7 @@ final class FeedCollector {
     }
 
     struct Draft {
-        var fields = [Field: Captured](minimumCapacity: 12)
+        var fields = FieldTable()
         var about = ""
         var alternate: (url: URL, isHTML: Bool)?
         var enclosures: [FeedEnclosure] = []
@@ -58,7 +64,7 @@ final class FeedCollector {
     private(set) var format: FeedDocument.Format?
     private(set) var openElements: [Name] = []
     private(set) var drafts: [Draft] = []
-    private(set) var feedFields: [Field: Captured] = [:]
+    private(set) var feedFields = FieldTable()
     private(set) var violation: FeedError?
     private(set) var documentEnded = false
     private(set) var sawChannel = false
@@ -81,7 +87,7 @@ final class FeedCollector {
     // MARK: Names
 
     /// `p:local` by the namespace bound to `p`; `local` by the default namespace.
-    private func resolve(_ qualifiedName: String) -> Name {
+    private mutating func resolve(_ qualifiedName: String) -> Name {
         guard let colon = qualifiedName.utf8.firstIndex(of: UInt8(ascii: ":")) else {
             return Name(defaultNamespace, qualifiedName)
         }
@@ -90,7 +96,7 @@ final class FeedCollector {
         return Name(namespace(ofPrefix: String(qualifiedName[..<colon])), String(local))
     }
 
-    private func namespace(ofPrefix prefix: String) -> String {
+    private mutating func namespace(ofPrefix prefix: String) -> String {
         if prefix == "xml" { return FeedVocabulary.xml }
         if let declared = prefixes[prefix]?.last { return declared }
         if !reportedPrefixes.contains(prefix), reportedPrefixes.count < 16 {
@@ -101,7 +107,7 @@ final class FeedCollector {
     }
 
     /// Attributes keyed by `namespace|local` for prefixed names and by the local name otherwise.
-    private func attribute(_ attributes: [String: String], _ namespace: String, _ local: String) -> String? {
+    private mutating func attribute(_ attributes: [String: String], _ namespace: String, _ local: String) -> String? {
         for (key, value) in attributes {
             guard let colon = key.firstIndex(of: ":") else { continue }
             if key[key.index(after: colon)...] == local, self.namespace(ofPrefix: String(key[..<colon])) == namespace {
@@ -118,17 +124,17 @@ final class FeedCollector {
     // MARK: Events
 
     /// The document ended well-formed.
-    func endDocument() { documentEnded = true }
+    mutating func endDocument() { documentEnded = true }
 
     /// `prefix` (empty for the default namespace) is bound to `namespaceURI` until the element whose start
     /// tag declared it ends.
-    func startMapping(prefix: String, to namespaceURI: String) {
+    mutating func startMapping(prefix: String, to namespaceURI: String) {
         prefixes[prefix, default: []].append(namespaceURI)
         if prefix.isEmpty { defaultNamespace = namespaceURI }
     }
 
     /// The binding made by the matching ``startMapping(prefix:to:)`` ends.
-    func endMapping(prefix: String) {
+    mutating func endMapping(prefix: String) {
         prefixes[prefix]?.removeLast()
         if prefix.isEmpty { defaultNamespace = prefixes[""]?.last ?? "" }
     }
@@ -137,7 +143,7 @@ final class FeedCollector {
     var isCapturing: Bool { capture != nil }
 
     /// A start tag, with its attributes keyed by qualified name (namespace declarations excluded).
-    func startElement(_ qualifiedName: String, attributes: [String: String]) {
+    mutating func startElement(_ qualifiedName: String, attributes: [String: String]) {
         let name = resolve(qualifiedName)
         if root == nil {
             root = name
@@ -177,8 +183,9 @@ final class FeedCollector {
                     abort(FeedError(.tooManyItems, detail: "more than \(configuration.maximumItems) items"))
                     return
                 }
-                draft = Draft()
-                draft?.about = attribute(attributes, FeedVocabulary.rdf, "about") ?? ""
+                var started = Draft()
+                started.about = attribute(attributes, FeedVocabulary.rdf, "about") ?? ""
+                draft = started
                 itemDepth = depth
             } else if let parent, isFeedContainer(parent, depth: depth - 1), let field = feedField(name) {
                 begin(field, depth: depth, name: name, attributes: attributes, base: base)
@@ -220,7 +227,7 @@ final class FeedCollector {
         }
     }
 
-    private func itemElement(_ name: Name, attributes: [String: String], base: URL?, depth: Int) {
+    private mutating func itemElement(_ name: Name, attributes: [String: String], base: URL?, depth: Int) {
         let atom = isAtom(name)
         if atom, name.local == "link" {
             atomLink(attributes, base: base)
@@ -290,7 +297,7 @@ final class FeedCollector {
         return .base64(html: false)
     }
 
-    private func atomLink(_ attributes: [String: String], base: URL?) {
+    private mutating func atomLink(_ attributes: [String: String], base: URL?) {
         guard let href = attributes["href"], let url = resolveLink(href, base: base) else { return }
         var rel = (attributes["rel"] ?? "alternate").trimmedFeedWhitespace.lowercased()
         if rel.hasPrefix("http://www.iana.org/assignments/relation/") {
@@ -312,30 +319,37 @@ final class FeedCollector {
         }
     }
 
-    private func enclosure(_ url: String?, type: String?, length: String?, base: URL?) {
+    private mutating func enclosure(_ url: String?, type: String?, length: String?, base: URL?) {
         guard let url, let resolved = resolveLink(url, base: base) else { return }
         guard draft?.enclosures.contains(where: { $0.url == resolved }) == false else { return }
         draft?.enclosures.append(FeedEnclosure(url: resolved, type: type, length: length.flatMap { Int($0) }))
     }
 
-    /// `text` as an absolute URL, resolved against `base`; `nil` (with a warning) when it cannot be.
-    func resolveLink(_ text: String, base: URL?) -> URL? {
+    /// `text` as an absolute URL, resolved against `base`; `nil` (with a warning on the item) when it cannot be.
+    mutating func resolveLink(_ text: String, base: URL?) -> URL? {
+        let (url, unresolvable) = Self.absoluteURL(text, base: base, maximumLength: configuration.maximumFieldLength)
+        if let unresolvable, draft != nil {
+            draft?.warnings.append(FeedWarning(.unresolvableLink, detail: unresolvable))
+        }
+        return url
+    }
+
+    /// `text` as an absolute URL, resolved against `base`; when it cannot be, `nil` and (unless there was
+    /// nothing to resolve) the cleaned text that failed.
+    static func absoluteURL(_ text: String, base: URL?, maximumLength: Int) -> (URL?, unresolvable: String?) {
         var unknown: [String] = []
         let cleaned = HTMLEntities.removePlaceholders(text, unknown: &unknown).trimmedFeedWhitespace
-        guard !cleaned.isEmpty, cleaned.utf8.count <= configuration.maximumFieldLength else { return nil }
+        guard !cleaned.isEmpty, cleaned.utf8.count <= maximumLength else { return (nil, nil) }
         let isAbsolute = cleaned.hasPrefix("https://") || cleaned.hasPrefix("http://")
         let url =
             (isAbsolute ? URL(string: cleaned) : URL(string: cleaned, relativeTo: base)?.absoluteURL)
             ?? cleaned.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(["#", "%"]))
             .flatMap { URL(string: $0, relativeTo: base)?.absoluteURL }
-        guard let url, let scheme = url.scheme, !scheme.isEmpty else {
-            if draft != nil { draft?.warnings.append(FeedWarning(.unresolvableLink, detail: cleaned)) }
-            return nil
-        }
-        return url
+        guard let url, let scheme = url.scheme, !scheme.isEmpty else { return (nil, cleaned) }
+        return (url, nil)
     }
 
-    private func begin(
+    private mutating func begin(
         _ field: Field, depth: Int, name: Name, attributes: [String: String], base: URL?, kind: TextKind = .text
     ) {
         let existing = draft == nil ? feedFields[field] : draft?.fields[field]
@@ -343,7 +357,7 @@ final class FeedCollector {
         capture = Capture(field: field, depth: depth, kind: kind, base: base, attributes: attributes)
     }
 
-    private func appendStartTag(_ name: Name, attributes: [String: String]) {
+    private mutating func appendStartTag(_ name: Name, attributes: [String: String]) {
         guard let kind = capture?.kind, kind == .xhtml || kind == .html else { return }
         var tag = "<" + name.local
         for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
@@ -353,7 +367,7 @@ final class FeedCollector {
     }
 
     /// The end of the innermost open element.
-    func endElement() {
+    mutating func endElement() {
         let depth = openElements.count
         let name = openElements.removeLast()
         bases.removeLast()
@@ -375,13 +389,13 @@ final class FeedCollector {
     }
 
     /// Character data (references decoded), from text or a CDATA section.
-    func characters(_ string: String) { append(string, escaping: true) }
+    mutating func characters(_ string: String) { append(string, escaping: true) }
 
-    private func abort(_ error: FeedError) {
+    private mutating func abort(_ error: FeedError) {
         if violation == nil { violation = error }
     }
 
-    private func append(_ string: String, escaping: Bool) {
+    private mutating func append(_ string: String, escaping: Bool) {
         guard let kind = capture?.kind, capture?.full == false, let used = capture?.buffer.utf8.count else { return }
         let text = escaping && kind == .xhtml ? HTMLText.escape(string, quotes: false) : string
         let limit = max(configuration.maximumFieldLength, configuration.maximumSummaryLength) * 4

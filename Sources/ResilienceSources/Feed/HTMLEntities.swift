@@ -115,8 +115,14 @@ enum HTMLEntities {
     /// `text` with named (HTML and XML) and numeric character references decoded; unknown ones kept as
     /// written, as browsers do.
     static func decode(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        guard bytes.contains(UInt8(ascii: "&")) else { return text }
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
+        return decode(utf8: Array(text.utf8))
+    }
+
+    /// The UTF-8 `bytes` as a string with character references decoded, as ``decode(_:)`` does (for callers
+    /// that hold bytes: no intermediate string).
+    static func decode(utf8 bytes: [UInt8]) -> String {
+        guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0

@@ -97,28 +97,42 @@ enum HTMLText {
     /// markup.
     static func sanitizedHTML(_ html: String, maximumLength: Int) -> String {
         let bytes = Array(html.utf8)
-        var output = ""
+        // Built as bytes, not by `String` concatenation (one growing buffer, no temporary strings per token).
+        var output: [UInt8] = []
+        output.reserveCapacity(min(bytes.count, maximumLength * 4) + 64)
         tokenize(bytes, wantAttributes: true) { token in
             switch token {
             case .text(let range):
                 let slice = bytes[range]
-                output += escape(
-                    slice.contains(0x26) ? decode(Array(slice)) : String(decoding: slice, as: UTF8.self), quotes: false)
+                if slice.contains(0x26) {
+                    appendEscaped(decode(Array(slice)).utf8, quotes: false, to: &output)
+                } else {
+                    appendEscaped(slice, quotes: false, to: &output)
+                }
             case .start(let name, let attributes):
                 guard let permitted = allowed[name] else { break }
-                output += "<" + name
+                output.append(0x3C)
+                output.append(contentsOf: name.utf8)
                 for (key, value) in attributes where permitted.contains(key) {
                     let decoded = decode(Array(value.utf8))
                     if urlAttributes.contains(key), !isSafeURL(decoded) { continue }
-                    output += " \(key)=\"\(escape(decoded, quotes: true))\""
+                    output.append(0x20)
+                    output.append(contentsOf: key.utf8)
+                    append("=\"", to: &output)
+                    appendEscaped(decoded.utf8, quotes: true, to: &output)
+                    output.append(0x22)
                 }
-                output += ">"
+                output.append(0x3E)
             case .end(let name):
-                if allowed[name] != nil, !voidElements.contains(name) { output += "</\(name)>" }
+                if allowed[name] != nil, !voidElements.contains(name) {
+                    append("</", to: &output)
+                    output.append(contentsOf: name.utf8)
+                    output.append(0x3E)
+                }
             }
-            return output.utf8.count < maximumLength * 4
+            return output.count < maximumLength * 4
         }
-        return output.trimmedFeedWhitespace
+        return String(decoding: output, as: UTF8.self).trimmedFeedWhitespace
     }
 
     /// `text` HTML-escaped (`&`, `<`, `>`, and `"` when `quotes`).
@@ -129,16 +143,26 @@ enum HTMLText {
         }
         var result: [UInt8] = []
         result.reserveCapacity(utf8.count + 16)
-        for byte in utf8 {
+        appendEscaped(utf8, quotes: quotes, to: &result)
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Appends `text` HTML-escaped (`&`, `<`, `>`, and `"` when `quotes`) to `result`.
+    private static func appendEscaped(_ text: some Sequence<UInt8>, quotes: Bool, to result: inout [UInt8]) {
+        for byte in text {
             switch byte {
-            case 0x26: result += Array("&amp;".utf8)
-            case 0x3C: result += Array("&lt;".utf8)
-            case 0x3E: result += Array("&gt;".utf8)
-            case 0x22 where quotes: result += Array("&quot;".utf8)
+            // `StaticString` bytes: appending them allocates nothing (an `Array` per character did).
+            case 0x26: append("&amp;", to: &result)
+            case 0x3C: append("&lt;", to: &result)
+            case 0x3E: append("&gt;", to: &result)
+            case 0x22 where quotes: append("&quot;", to: &result)
             default: result.append(byte)
             }
         }
-        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private static func isSafeURL(_ url: String) -> Bool {
@@ -152,9 +176,7 @@ enum HTMLText {
         return scheme == "http" || scheme == "https" || scheme == "mailto"
     }
 
-    private static func decode(_ bytes: [UInt8]) -> String {
-        HTMLEntities.decode(String(decoding: bytes, as: UTF8.self))
-    }
+    private static func decode(_ bytes: [UInt8]) -> String { HTMLEntities.decode(utf8: bytes) }
 
     /// Calls `emit` for each token until it returns `false` or the input ends.
     private static func tokenize(_ bytes: [UInt8], wantAttributes: Bool, emit: (Token) -> Bool) {
@@ -303,19 +325,29 @@ enum HTMLText {
     /// `text` with runs of whitespace (including U+00A0) replaced by one space and trimmed, at most
     /// `maximumLength` Unicode scalars (so at most that many characters).
     static func collapseWhitespace(_ text: String, maximumLength: Int) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(min(text.utf8.count, maximumLength * 4))
-        var pendingSpace = false
-        var count = 0
-        let utf8 = text.utf8
-        let scalars = text.unicodeScalars
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte < 0x80 {
-                index = utf8.index(after: index)
-                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+        var text = text
+        // Speed: one pass over the contiguous UTF-8 bytes (the `String` index walk it replaces was a visible
+        // share of a parse); multi-byte scalars are decoded by hand only to ask whether they are white space.
+        return text.withUTF8 { bytes in
+            var output: [UInt8] = []
+            output.reserveCapacity(min(bytes.count, maximumLength * 4))
+            var pendingSpace = false
+            var count = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                let length = byte < 0x80 ? 1 : min(byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2, bytes.count - index)
+                let isSpace: Bool
+                if length == 1 {
+                    isSpace = byte == 0x20 || (0x09...0x0D).contains(byte)
+                } else {
+                    var value = UInt32(byte) & (0xFF >> UInt32(length + 1))
+                    for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+                    isSpace = Unicode.Scalar(value)?.isFeedWhitespace ?? false
+                }
+                if isSpace {
                     pendingSpace = !output.isEmpty
+                    index += length
                     continue
                 }
                 if count >= maximumLength { break }
@@ -323,26 +355,12 @@ enum HTMLText {
                     output.append(0x20)
                     pendingSpace = false
                 }
-                output.append(byte)
+                // Byte by byte: `append(contentsOf:)` of a one-scalar slice costs more than the copy itself.
+                for offset in 0..<length { output.append(bytes[index + offset]) }
                 count += 1
-                continue
+                index += length
             }
-            // A multi-byte scalar: decode it to ask whether it is white space.
-            let scalarStart = index
-            let next = scalars.index(after: index)
-            index = next
-            guard !scalars[scalarStart].isFeedWhitespace else {
-                pendingSpace = !output.isEmpty
-                continue
-            }
-            if count >= maximumLength { break }
-            if pendingSpace {
-                output.append(0x20)
-                pendingSpace = false
-            }
-            output.append(contentsOf: utf8[scalarStart..<next])
-            count += 1
+            return String(decoding: output, as: UTF8.self)
         }
-        return String(decoding: output, as: UTF8.self)
     }
 }
