@@ -122,9 +122,7 @@ extension RetryStrategy {
     func resume<Output: Sendable>(
         _ deferred: Never, _ context: ResilienceContext, now: ResilienceInstant,
         next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        switch deferred {}
-    }
+    ) async throws -> Output {}
 }
 
 extension CircuitBreakerStrategy {
@@ -233,9 +231,7 @@ extension EmptyStrategy: FastPathStage {
     func resume<Output: Sendable>(
         _ deferred: Never, _ context: ResilienceContext, now: ResilienceInstant,
         next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        switch deferred {}
-    }
+    ) async throws -> Output {}
 
     @inlinable @inline(__always)
     func execute<Output: Sendable>(
