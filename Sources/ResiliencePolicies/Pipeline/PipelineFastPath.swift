@@ -125,16 +125,29 @@ extension RetryStrategy {
     ) async throws -> Output {}
 }
 
+/// A breaker's rejection, emitted and thrown by `resume` (nothing runs in between in `execute` either).
+@usableFromInline
+struct BreakerRejection {
+    @usableFromInline let retryAfter: Duration
+    @usableFromInline let state: BreakerState
+
+    @inlinable @inline(__always)
+    init(retryAfter: Duration, state: BreakerState) {
+        self.retryAfter = retryAfter
+        self.state = state
+    }
+}
+
 extension CircuitBreakerStrategy {
     @inlinable @inline(__always)
     func enter(
         _ context: inout ResilienceContext, now: ResilienceInstant
     )
-        -> FastPathEntry<BreakerPermit, ResilienceError>
+        -> FastPathEntry<BreakerPermit, BreakerRejection>
     {
         switch breaker.admit(now: now) {
         case .rejected(let retryAfter, let state):
-            return .deferred(Self.rejection(retryAfter: retryAfter, state: state, context))
+            return .deferred(BreakerRejection(retryAfter: retryAfter, state: state))
         case .admitted(let permit, let transition):
             if let transition { Self.emit(transition, context) }
             return .entered(permit)
@@ -161,10 +174,10 @@ extension CircuitBreakerStrategy {
 
     @inlinable
     func resume<Output: Sendable>(
-        _ rejection: ResilienceError, _ context: ResilienceContext, now: ResilienceInstant,
+        _ rejection: BreakerRejection, _ context: ResilienceContext, now: ResilienceInstant,
         next: (ResilienceContext, ResilienceInstant?) async throws -> Output
     ) async throws -> Output {
-        throw rejection
+        throw Self.rejection(retryAfter: rejection.retryAfter, state: rejection.state, context)
     }
 }
 
@@ -532,14 +545,32 @@ enum FastPath {
                 do {
                     try await operation(inner)
                 } catch {
-                    try await stage.fail(error, token, inner, now: now) { context, _ in try await operation(context) }
+                    try await failed(stage, error, token, inner, now: now, operation)
                     return
                 }
                 stage.exit(token, inner, now: now)
             case .deferred(let deferred):
-                try await stage.resume(deferred, inner, now: now) { context, _ in try await operation(context) }
+                try await resumed(stage, deferred, inner, now: now, operation)
             }
         }
+    }
+
+    /// The failure path, kept out of the runner so the runner's async frame stays small.
+    @inlinable @inline(never)
+    static func failed<Stage: FastPathStage>(
+        _ stage: Stage, _ error: any Error, _ token: Stage.Token, _ context: ResilienceContext,
+        now: ResilienceInstant, _ operation: (ResilienceContext) async throws -> Void
+    ) async throws {
+        try await stage.fail(error, token, context, now: now) { context, _ in try await operation(context) }
+    }
+
+    /// The path after a stage deferred, kept out of the runner for the same reason.
+    @inlinable @inline(never)
+    static func resumed<Stage: FastPathStage>(
+        _ stage: Stage, _ deferred: Stage.Deferred, _ context: ResilienceContext, now: ResilienceInstant,
+        _ operation: (ResilienceContext) async throws -> Void
+    ) async throws {
+        try await stage.resume(deferred, context, now: now) { context, _ in try await operation(context) }
     }
 
     /// Runs `operation` through `runner`, carrying its output around the stages.
