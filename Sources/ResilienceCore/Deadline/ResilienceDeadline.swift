@@ -40,7 +40,7 @@ public struct ResilienceDeadline: Sendable, Hashable {
 
     /// The limit clamped to what an instant can safely be advanced by (zero to about 31 years).
     @inlinable
-    package var clampedLimit: Duration {
+    var clampedLimit: Duration {
         let maximum = Duration.seconds(1_000_000_000)
         return limit < .zero ? .zero : (limit > maximum ? maximum : limit)
     }
@@ -76,7 +76,7 @@ public struct ResilienceDeadline: Sendable, Hashable {
     /// The error to rethrow: a ``ResilienceError`` with ``code`` when `deadline` has passed (and the caller
     /// did not cancel), else `error` unchanged. Emits `timedOut` when it translates.
     @usableFromInline
-    package func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
+    func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
         if Task.isCancelled { return error }
         if let own = error as? ResilienceError, own.code == code { return error }
         let now = context.clock.now()
