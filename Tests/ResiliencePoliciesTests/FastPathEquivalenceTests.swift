@@ -1,0 +1,113 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+/// A third-party stage that only calls `next`: putting it outermost makes `Pipeline` run every stage through
+/// its public `execute(_:next:)` (the general path) instead of the built-in stages' synchronous steps.
+struct ForwardingStage: ResilienceStrategy {
+    func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await next(context)
+    }
+
+    var stageDescription: StageDescription { StageDescription(name: "forwarding") }
+}
+
+/// What one call of the scripted operation does.
+enum FastPathStep: Sendable {
+    case succeed
+    case fail(TestFailure)
+    /// Sleeps on the context's clock, then fails.
+    case stallThenFail(Duration, TestFailure)
+}
+
+/// The five built-in stages must behave the same on `Pipeline`'s fast path and on the general path:
+/// same results, same calls, same events at the same instants, same breaker and limiter state.
+@Suite("Fast path equivalence")
+struct FastPathEquivalenceTests {
+    /// Runs `executions` executions of the five stages, each calling an operation that follows `script`
+    /// (one step per call, `succeed` once it runs out), and describes everything observable.
+    func observe(generic: Bool, executions: Int, script: [FastPathStep]) async throws -> [String] {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        var breakerConfiguration = ConsecutiveFailureBreaker.Configuration.standard
+        breakerConfiguration.failureThreshold = 2
+        breakerConfiguration.openDuration.jitter = 0
+        let breaker = ConsecutiveFailureBreaker(breakerConfiguration, random: SharedRandomSource(seed: 3))
+        let limiter = TokenBucketLimiter(.rate(1, burst: 1), random: SharedRandomSource(seed: 4))
+        let stages = ComposedStrategy(
+            outer: TotalDeadlineStrategy(.seconds(60)),
+            inner: ComposedStrategy(
+                outer: RetryStrategy(
+                    policy: StandardRetryPolicy(maxAttempts: 4, backoff: .constant(.seconds(1)), jitter: .none),
+                    budget: RetryBudget(clock: .manual(clock)), random: SharedRandomSource(seed: 1)),
+                inner: ComposedStrategy(
+                    outer: CircuitBreakerStrategy(breaker: breaker),
+                    inner: ComposedStrategy(
+                        outer: RateLimiterStrategy(limiter: limiter), inner: TimeoutStrategy(.seconds(5))))))
+        let pipeline =
+            generic ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
+        let calls = LockedBox(0)
+        let finished = LockedBox(false)
+        let task = Task { () -> [String] in
+            var results: [String] = []
+            for _ in 0..<executions {
+                do {
+                    let value = try await pipeline.execute(makeContext(clock, sink: sink)) { context -> Int in
+                        let index = calls.mutate { count -> Int in
+                            count += 1
+                            return count - 1
+                        }
+                        switch index < script.count ? script[index] : .succeed {
+                        case .succeed: return index
+                        case .fail(let failure): throw failure
+                        case .stallThenFail(let pause, let failure):
+                            try await context.clock.sleep(for: pause)
+                            throw failure
+                        }
+                    }
+                    results.append("value \(value)")
+                } catch {
+                    results.append("error \(error)")
+                }
+            }
+            finished.mutate { $0 = true }
+            return results
+        }
+        for _ in 0..<100_000 where !finished.value {
+            if clock.sleeperCount > 0 { _ = clock.advanceToNextDeadline() }
+            await Task.yield()
+        }
+        var observed = try await task.value
+        observed.append("calls \(calls.value)")
+        observed += sink.events.map { event in
+            "\(event.kind) attempt \(event.attempt) at \(event.time) \(event.duration.map { "\($0)" } ?? "")"
+                + " \(event.detail ?? "")"
+        }
+        let end = ResilienceInstant(offset: .seconds(1000))
+        observed.append("breaker \(breaker.admit(now: end))")
+        observed.append("limiter \(limiter.tryAcquire(now: end))")
+        return observed
+    }
+
+    @Test(
+        "The fast path and the general path observe the same",
+        arguments: [
+            [FastPathStep.succeed],
+            [.fail(.serverError)],
+            [.fail(.serverError), .fail(.serverError), .fail(.serverError)],
+            [.fail(.notFound)],
+            [.stallThenFail(.seconds(8), .serverError)],
+            [.fail(.serverError), .stallThenFail(.seconds(6), .unreachable), .fail(.rateLimited(after: .seconds(2)))],
+        ])
+    func sameObservations(script: [FastPathStep]) async throws {
+        for executions in [1, 3] {
+            let fast = try await observe(generic: false, executions: executions, script: script)
+            let general = try await observe(generic: true, executions: executions, script: script)
+            #expect(fast == general)
+            #expect(fast.count > executions)
+        }
+    }
+}
