@@ -80,7 +80,7 @@ struct FastPathEquivalenceTests {
             if clock.sleeperCount > 0 { _ = clock.advanceToNextDeadline() }
             await Task.yield()
         }
-        var observed = try await task.value
+        var observed = await task.value
         observed.append("calls \(calls.value)")
         observed += sink.events.map { event in
             "\(event.kind) attempt \(event.attempt) at \(event.time) \(event.duration.map { "\($0)" } ?? "")"
