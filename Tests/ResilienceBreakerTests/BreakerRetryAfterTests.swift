@@ -133,6 +133,31 @@ struct BreakerRetryAfterTests {
         #expect(sent.value == 2)
     }
 
+    @Test(
+        "A 429 with Retry-After from a call admitted before the breaker last changed state still opens it",
+        arguments: 0..<3)
+    func lateRateLimitFromAnEarlierStateOpens(index: Int) {
+        let breaker = Self.breakers()[index]
+        guard let early = breaker.admit(now: at(0)).permit else {
+            Issue.record("a new breaker rejected a call")
+            return
+        }
+        // The breaker changes state (isolated, then reset) while the call is out: its outcome is now stale.
+        _ = breaker.isolate(now: at(1))
+        _ = breaker.reset(now: at(2))
+        let transition = breaker.record(.failure(rateLimited(retryAfter: 30)), for: early, now: at(3))
+        #expect(transition?.to == .open)
+        #expect(breaker.admit(now: at(32.9)).rejection?.state == .open)
+        #expect(breaker.admit(now: at(33)).permit != nil)
+        // A stale failure without the server's wait still does not count.
+        let fresh = Self.breakers()[index]
+        guard let other = fresh.admit(now: at(0)).permit else { return }
+        _ = fresh.isolate(now: at(1))
+        _ = fresh.reset(now: at(2))
+        #expect(fresh.record(.failure(Failures.tooManyRequests), for: other, now: at(3)) == nil)
+        #expect(fresh.admit(now: at(3)).permit != nil)
+    }
+
     @Test("The shared breaker opens for the server's Retry-After")
     func sharedBreakerHonoursTheHint() async throws {
         let clock = ManualClock()

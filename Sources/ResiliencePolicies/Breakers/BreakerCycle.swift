@@ -25,6 +25,11 @@ public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
         return machine.withLock { machine in
             // A late failure carrying the server's wait keeps an open breaker open until that wait has passed.
             machine.cycle.holdOpen(for: outcome, predicate: machine.failurePredicate, now: now)
+            if let transition = machine.cycle.openForLateHint(
+                outcome, for: permit, predicate: machine.failurePredicate, now: now)
+            {
+                return transition
+            }
             return machine.record(outcome, for: permit, now: now)
         }
     }
@@ -220,6 +225,20 @@ struct BreakerCycle: Sendable {
         else { return }
         let until = now.advanced(by: hint)
         if until > openUntil { openUntil = until }
+    }
+
+    /// Opens the breaker for the server's wait when the answer of a call admitted in an earlier state (whose
+    /// outcome no longer counts) carries one that must open it at once: the server speaks for the whole key,
+    /// whichever state admitted the call. Without this, a probe's success closing the breaker would let the
+    /// 429 of a call admitted beside it go unheeded.
+    mutating func openForLateHint(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, predicate: BreakerFailurePredicate,
+        now: ResilienceInstant
+    ) -> BreakerTransition? {
+        guard !isCurrent(permit), state == .closed || state == .halfOpen, case .failure(let classification) = outcome,
+            let hint = retryAfter.immediateHint(outcome, counted: predicate.counts(classification))
+        else { return nil }
+        return trip(now: now, duration: hint)
     }
 
     /// Opens the breaker for `duration`, or for the server's wait on the failure that tripped it when that is
