@@ -14,8 +14,9 @@ public struct PipelinePreset: Sendable {
     public var totalDeadline: Duration? = .seconds(60)
     /// The retry policy; `nil` for no retry stage.
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
-    /// The retry budget's settings; `nil` for no budget.
-    public var retryBudget: RetryBudgetConfiguration? = .standard
+    /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % plus 1/s over 30 s);
+    /// `nil` for no budget.
+    public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
     /// The circuit breaker; `nil` for no breaker stage.
@@ -33,7 +34,7 @@ public struct PipelinePreset: Sendable {
     public init() {}
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
-    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget, a breaker that opens only near total
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget over 30 s, a breaker that opens only near total
     /// failure (≥ 90 % of ≥ 20 calls in 10 s fail; open 5 s doubling up to 60 s, or the server's
     /// `Retry-After`), a token bucket (10 burst, 5/s), 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }

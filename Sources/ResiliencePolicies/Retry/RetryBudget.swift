@@ -93,6 +93,12 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style).
     public static let standard = RetryBudgetConfiguration()
 
+    /// The presets' budget: the same 10 % plus 1 retry per second, counted over 30 s in 1 s slices. A short
+    /// run of failures in a partial brownout then borrows from the quieter seconds around it instead of
+    /// finding the budget spent, while a full outage's load stays bounded by
+    /// 1 + (ratio + minimumPerSecond ÷ r) × 30 ÷ 29.
+    public static let smoothed = RetryBudgetConfiguration(window: .seconds(30), buckets: 30)
+
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
     public var description: String {
         "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
