@@ -14,14 +14,26 @@ struct AsyncHTTPClientConformanceTests {
         configuration.maximumResponseSize = 1 << 20
         let report = try await withTransport(configuration) { transport in
             await HTTPTransportConformance(
-                transport,
-                classifier: CompositeErrorClassifier([
-                    TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier(),
-                ]),
-                configuration: .init(responseCap: 1 << 20)
+                transport, classifier: classifier, configuration: .init(responseCap: 1 << 20, concurrentRequests: 64)
             ).run()
         }
         #expect(report.cases.map(\.name) == HTTPTransportConformance.allCases)
         #expect(report.conforms, "\(report)")
+    }
+
+    @Test("The default size limit refuses a gzip bomb and a huge body fast")
+    func defaultSizeLimit() async throws {
+        let report = try await withTransport { transport in
+            await HTTPTransportConformance(
+                transport, classifier: classifier,
+                configuration: .init(responseCap: AsyncHTTPClientTransportConfiguration().maximumResponseSize),
+                cases: ["gzip-bomb", "huge-body"]
+            ).run()
+        }
+        #expect(report.conforms, "\(report)")
+    }
+
+    private var classifier: CompositeErrorClassifier {
+        CompositeErrorClassifier([TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier()])
     }
 }

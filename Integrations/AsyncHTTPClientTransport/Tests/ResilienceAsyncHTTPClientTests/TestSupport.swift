@@ -43,13 +43,3 @@ func withTransport<T>(
         throw error
     }
 }
-
-/// Polls `condition` (real time) until it holds or `seconds` pass.
-func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
-    let end = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-    while ContinuousClock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
