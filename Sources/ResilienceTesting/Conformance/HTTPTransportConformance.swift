@@ -79,7 +79,8 @@ public struct HTTPTransportConformance: ConformanceKit {
         "connection-refused", "tls-handshake-failure", "host-not-found", "stall-deadline", "drip-deadline",
         "expired-deadline", "deadline-on-context-clock", "redirect-same-origin",
         "redirect-cross-origin-strips-credentials", "redirect-loop", "redirect-chain", "rate-limited-retry-after",
-        "gzip-inflated", "gzip-bomb", "huge-body", "cancellation", "cancellation-while-reading",
+        "server-quota-reported", "gzip-inflated", "gzip-bomb", "huge-body", "cancellation",
+        "cancellation-while-reading",
         "cancelled-before-start", "concurrent-requests",
     ]
 
@@ -254,6 +255,7 @@ private struct Probe: Sendable {
         case "redirect-loop": return await redirectLoop()
         case "redirect-chain": return await redirectChain()
         case "rate-limited-retry-after": return await rateLimited()
+        case "server-quota-reported": return await serverQuotaReported()
         case "gzip-inflated": return await gzipInflated()
         case "gzip-bomb":
             server.script("/f", .gzipBomb(decompressedSize: configuration.responseCap * 16))
@@ -519,6 +521,21 @@ private struct Probe: Sendable {
         }
     }
 
+    /// A quota the server advertises reaches the context's ``ServerQuotaObserver``, once per response.
+    private func serverQuotaReported() async -> [ConformanceViolation] {
+        server.script(
+            "/f", .status(200, headers: ["X-RateLimit-Remaining": "7", "X-RateLimit-Reset": "30"], body: "ok"))
+        let observer = QuotaRecorder()
+        var context = context()
+        context.quotaObserver = observer
+        if case .failure(let error) = await send(HTTPRequest(url: server.url("/f")), context) {
+            return [violation("a 200 with a quota failed: \(error)")]
+        }
+        let expected = ServerQuota(remaining: 7, resetAfter: .seconds(30))
+        let seen = observer.quotas.value
+        return seen == [expected] ? [] : [violation("the context's quota observer saw \(seen), expected [\(expected)]")]
+    }
+
     private func gzipInflated() async -> [ConformanceViolation] {
         let size = max(1, configuration.responseCap / 4)
         server.script("/f", .gzipBomb(decompressedSize: size))
@@ -593,4 +610,10 @@ private struct Probe: Sendable {
                 ? nil : violation("concurrent request \(index) got \(String(describing: bodies[index]))")
         }
     }
+}
+
+/// Records the quotas a transport reports.
+private final class QuotaRecorder: ServerQuotaObserver {
+    let quotas = LockedBox<[ServerQuota]>([])
+    func observe(_ quota: ServerQuota, now: ResilienceInstant) { quotas.mutate { $0.append(quota) } }
 }

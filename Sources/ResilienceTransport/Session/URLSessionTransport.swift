@@ -66,29 +66,10 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends `request`, racing it against the attempt deadline on `context.clock`.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        let clock = context.clock
-        let now = clock.now()
-        let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
-        let limit = now.duration(to: deadline)
-        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
         let urlRequest = makeURLRequest(request)
-        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await self.perform(urlRequest) }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            guard let response = first else {
-                try Task.checkCancellation()
-                context.emit(.timedOut) { $0.duration = limit }
-                throw TransportError.timedOut(after: limit, url: request.url)
-            }
-            context.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
-            return response
-        }
+        return try await TransportExchange.run(
+            request, context: context, defaultTimeout: configuration.defaultAttemptTimeout
+        ) { _ in try await self.perform(urlRequest) }
     }
 
     private func perform(_ urlRequest: URLRequest) async throws -> HTTPResponse {

@@ -105,26 +105,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Sends `request`, racing the whole exchange (redirects and body included) against the attempt deadline
     /// on `context.clock`.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        try Task.checkCancellation()
-        let clock = context.clock
-        let now = clock.now()
-        let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
-        let limit = now.duration(to: deadline)
-        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
-        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await self.exchange(request, within: limit) }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            guard let response = first else {
-                try Task.checkCancellation()
-                context.emit(.timedOut) { $0.duration = limit }
-                throw TransportError.timedOut(after: limit, url: request.url)
-            }
-            return response
+        try await TransportExchange.run(request, context: context, defaultTimeout: configuration.defaultAttemptTimeout)
+        {
+            limit in try await self.exchange(request, within: limit)
         }
     }
 

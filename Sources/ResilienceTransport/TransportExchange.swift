@@ -1,0 +1,58 @@
+import Foundation
+import ResilienceCore
+
+/// What every transport does around one HTTP exchange, whatever client library sends it: the attempt
+/// deadline raced on the context's clock, a typed timeout, and the server's quota reported.
+///
+/// ``URLSessionTransport`` and the AsyncHTTPClient transport both send through it; a transport of your own
+/// can too, and then meets the deadline rules of `HTTPTransportConformance` by construction.
+///
+/// ```swift
+/// func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+///     try await TransportExchange.run(request, context: context, defaultTimeout: .seconds(30)) { limit in
+///         try await client.execute(request, timeout: limit)
+///     }
+/// }
+/// ```
+public enum TransportExchange {
+    /// Runs `exchange` against the attempt deadline and returns its response.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled; ``TransportError/timedOut(after:url:)``
+    ///   (after emitting `timedOut` with the limit) when the deadline passes first on `context.clock`,
+    ///   cancelling the exchange; otherwise whatever the exchange throws.
+    /// - Parameters:
+    ///   - request: The request, named in a timeout's error.
+    ///   - context: The attempt's context: its `deadline` (measured on its `clock`), telemetry and quota
+    ///     observer.
+    ///   - defaultTimeout: The limit when the context has no deadline.
+    ///   - exchange: Sends the request and reads the whole response; given the time left, for a client
+    ///     library's own timeout. Cancelled when the deadline passes.
+    public static func run(
+        _ request: HTTPRequest, context: ResilienceContext, defaultTimeout: Duration,
+        _ exchange: @escaping @Sendable (_ limit: Duration) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        let clock = context.clock
+        let now = clock.now()
+        let deadline = context.deadline ?? now.advanced(by: defaultTimeout)
+        let limit = now.duration(to: deadline)
+        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
+        let response = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await exchange(limit) }
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            guard let response = first else {
+                try Task.checkCancellation()
+                context.emit(.timedOut) { $0.duration = limit }
+                throw TransportError.timedOut(after: limit, url: request.url)
+            }
+            return response
+        }
+        context.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
+        return response
+    }
+}
