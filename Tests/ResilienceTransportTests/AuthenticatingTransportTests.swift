@@ -42,7 +42,9 @@ struct AuthenticatingTransportTests {
             for _ in 0..<5 {
                 group.addTask {
                     classify(
-                        await thrownError { try await transport.send(HTTPRequest(url: url), context: realContext()) })
+                        await #expect(throws: (any Error).self) {
+                            try await transport.send(HTTPRequest(url: url), context: realContext())
+                        })
                 }
             }
             return await group.reduce(into: [FailureClassification?]()) { $0.append($1) }
@@ -85,7 +87,9 @@ struct AuthenticatingTransportTests {
             manual.advance(by: .seconds(1))
         }
         let limited = classify(
-            await thrownError { try await transport.send(HTTPRequest(url: server.url("/me")), context: context()) })
+            await #expect(throws: (any Error).self) {
+                try await transport.send(HTTPRequest(url: server.url("/me")), context: context())
+            })
         #expect(limited?.code == .refreshLimitReached)
         #expect(limited?.category == .authentication)
         #expect(provider.refreshCount.value == 5)

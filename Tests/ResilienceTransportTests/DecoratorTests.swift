@@ -50,7 +50,7 @@ struct DecoratorTests {
         server.script("/events", .reset, .status(201))
         let pipeline = TestOnlyRetryPipeline()
         let transport = ResilientTransport(wrapping: sharedTransport) { _ in pipeline }
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await transport.send(HTTPRequest(method: .post, url: server.url("/events")), context: realContext())
         }
         #expect(classify(error)?.code == .connectionReset)
@@ -78,7 +78,7 @@ struct DecoratorTests {
                 "https://jobs.example.com/feed?q=1", "https://jobs.example.com/feed",
             ])
         let blocking = SecureTransport(wrapping: Recording(recorder: recorder), policy: .block)
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await blocking.send(
                 HTTPRequest(url: URL(string: "http://jobs.example.com/feed?token=s3cret")!), context: context)
         }
@@ -115,7 +115,7 @@ struct DecoratorTests {
         #expect(try await transport.send(HTTPRequest(url: server.url("/jobs")), context: realContext()).status == 200)
         #expect(server.requestCount(for: "/jobs") == 3)
         #expect(hosts.value == ["127.0.0.1"])
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await transport.send(HTTPRequest(url: server.url("/missing")), context: realContext())
         }
         #expect(error is HTTPStatusError)
@@ -134,7 +134,7 @@ struct DecoratorTests {
         server.script("/jobs", .rateLimited(retryAfter: "2", headers: ["X-Error-Code": "SLOW_DOWN"]))
         let pipeline = TestOnlyRetryPipeline()
         let transport = ResilientTransport(wrapping: sharedTransport) { _ in pipeline }
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await transport.send(HTTPRequest(url: server.url("/jobs")), context: realContext())
         }
         let classification = classify(error)
@@ -156,7 +156,7 @@ struct DecoratorTests {
         let task = Task { try await transport.send(HTTPRequest(url: url), context: realContext(timeout: .seconds(30))) }
         #expect(await eventually(seconds: 5) { server.requestCount == 1 })
         task.cancel()
-        #expect(classify(await thrownError { try await task.value })?.category == .cancelled)
+        #expect(classify(await #expect(throws: (any Error).self) { try await task.value })?.category == .cancelled)
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.requestCount == 1)
         #expect(pipeline.attempts.value == 1)

@@ -39,7 +39,7 @@ struct HostileResponseTests {
         defer { server.stop() }
         server.script("/r", fault)
         let transport = ResilientTransport(wrapping: sharedTransport) { _ in PassthroughPipeline() }
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await transport.send(HTTPRequest(method: method, url: server.url("/r")), context: realContext())
         }
         return classify(error)
@@ -87,7 +87,7 @@ struct HostileResponseTests {
         let transport = ResilientTransport(wrapping: sharedTransport, classifier: classifier) { _ in
             PassthroughPipeline()
         }
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await transport.send(HTTPRequest(url: server.url("/r")), context: realContext())
         }
         let classification = try #require(error.map { classifier.classify($0) } ?? nil)
@@ -154,7 +154,7 @@ struct HostileResponseTests {
             let codes = await withTaskGroup(of: String.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        let error = await thrownError {
+                        let error = await #expect(throws: (any Error).self) {
                             try await transport.send(HTTPRequest(url: url), context: realContext(timeout: .seconds(30)))
                         }
                         return classify(error)?.code.rawValue ?? "no error"

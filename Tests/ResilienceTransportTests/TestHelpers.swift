@@ -2,16 +2,6 @@ import Foundation
 import ResilienceTesting
 import ResilienceTransport
 
-/// Runs `body` and returns the error it threw (nil if none).
-func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 /// The classification of an error the way a pipeline would see it.
 func classify(_ error: (any Error)?) -> FailureClassification? {
     guard let error else { return nil }

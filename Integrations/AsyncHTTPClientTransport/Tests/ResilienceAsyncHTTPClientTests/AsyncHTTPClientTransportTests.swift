@@ -38,7 +38,7 @@ struct AsyncHTTPClientTransportTests {
         var configuration = AsyncHTTPClientTransportConfiguration()
         configuration.decompressesResponses = false
         configuration.maximumResponseSize = 100_000
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await withTransport(configuration) { try await send(server.url("/bomb"), with: $0) }
         }
         #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
@@ -110,7 +110,7 @@ struct AsyncHTTPClientTransportTests {
         try await withTransport { transport in
             let first = try await send(server.url("/events"), with: transport, method: .post, body: body)
             #expect(first.status == 201)
-            let error = await thrownError {
+            let error = await #expect(throws: (any Error).self) {
                 try await send(server.url("/events"), with: transport, method: .post, body: body)
             }
             #expect(classify(error)?.code == .connectionReset, "\(String(describing: error))")

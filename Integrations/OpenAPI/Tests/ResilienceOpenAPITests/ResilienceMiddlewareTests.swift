@@ -81,7 +81,7 @@ struct ResilienceMiddlewareTests {
         let server = try FaultServer()
         defer { server.stop() }
         server.script("/jobs", .rateLimited(retryAfter: "0"))
-        let error = await thrownError {
+        let error = await #expect(throws: (any Error).self) {
             try await client(server, Pipelines(attempts: 2)) { $0.returnsFinalFailureResponse = false }.listJobs()
         }
         let rejected = try #require((error as? ClientError)?.underlyingError as? RejectedResponse)
@@ -137,7 +137,7 @@ struct ResilienceMiddlewareTests {
         let jobs = client(server, pipelines) { $0.key = .host }
         _ = try await jobs.listJobs()
         _ = try await jobs.createJob("{}", idempotencyKey: "k-3")
-        let error = await thrownError { try await jobs.listJobs() }
+        let error = await #expect(throws: (any Error).self) { try await jobs.listJobs() }
         let underlying = try #require((error as? ClientError)?.underlyingError, "\(String(describing: error))")
         #expect(CompositeErrorClassifier.standard.classification(of: underlying).code == .circuitOpen)
         #expect(server.requestCount(for: "/jobs") == 2)
@@ -151,14 +151,5 @@ struct ResilienceMiddlewareTests {
         server.script("/jobs", .reset, .json("[]"))
         #expect(try await client(server, Pipelines()).listJobs() == .ok("[]"))
         #expect(server.requestCount(for: "/jobs") == 2)
-    }
-}
-
-func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
     }
 }
