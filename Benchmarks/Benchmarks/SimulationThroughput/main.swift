@@ -2,7 +2,7 @@
 //
 // `swift build -c release --package-path Benchmarks --product simulation-throughput`, then
 // `taskset -c 0 Benchmarks/.build/release/simulation-throughput [clients] [requests-per-client] [repetitions]`
-// measures three things in the same run, each as the median of the repetitions:
+// measures four things in the same run, each as the median of the repetitions:
 // - the bare pipeline: the same number of `Pipeline.standard` calls whose operation returns at once, in one
 //   task on the global executor, without the simulation (the pipeline's own cost);
 // - the bare pipeline again, in one task on the simulation's executor (what the executor preference costs);
