@@ -155,15 +155,12 @@ public final class VirtualClock: Clock, Sendable {
     ///
     /// It runs on its caller's executor. Its only callers, ``sleep(until:tolerance:)`` and the simulated
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
-    /// the executor hops that changed nothing: each of them cost a look-up of the task's executor preference
-    /// under the task's status lock (four hops per sleep remain, inside the standard library).
+    /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
+    /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
     nonisolated(nonsending) func suspend(untilNanoseconds target: Int64) async throws {
-        try Task.checkCancellation()
-        let (slot, ticket) = state.withLock { $0.reserve() }
+        let (slot, ticket) = try reserveSleep()
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                enqueue(continuation, slot: slot, ticket: ticket, target: target)
-            }
+            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
         } onCancel: {
             cancel(slot: slot, ticket: ticket)
         }
@@ -171,17 +168,21 @@ public final class VirtualClock: Clock, Sendable {
     #else
     /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
     func suspend(untilNanoseconds target: Int64) async throws {
-        try Task.checkCancellation()
-        let (slot, ticket) = state.withLock { $0.reserve() }
+        let (slot, ticket) = try reserveSleep()
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                enqueue(continuation, slot: slot, ticket: ticket, target: target)
-            }
+            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
         } onCancel: {
             cancel(slot: slot, ticket: ticket)
         }
     }
     #endif
+
+    /// Takes a slot and a ticket for a sleep that is about to begin; throws `CancellationError` at once when
+    /// the task is already cancelled.
+    private func reserveSleep() throws -> (slot: Int, ticket: UInt64) {
+        try Task.checkCancellation()
+        return state.withLock { $0.reserve() }
+    }
 
     /// Puts the sleep of `slot` in the queue, or ends it at once when it was cancelled before it got there.
     private func enqueue(
