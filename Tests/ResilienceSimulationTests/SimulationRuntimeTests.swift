@@ -97,6 +97,58 @@ import Testing
         #expect(simulation.clock.now.offset == .seconds(300))
     }
 
+    @Test func thousandsOfSleepersWakeByDeadlineThenBySleepOrderEvenAfterMassCancellation() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let count = 3_000
+        // Fifty distinct deadlines: many ties, which wake in the order the sleeps began.
+        let deadlines = (0..<count).map { VirtualClock.Instant(offset: .seconds(1 + ($0 * 7_919) % 50)) }
+        final class Log: Sendable {
+            let woken = Mutex<[Int]>([])
+            let cancelled = Mutex<[Int]>([])
+        }
+        let log = Log()
+        try simulation.run {
+            let sleepers = (0..<count).map { index in
+                Task(executorPreference: simulation.executor) {
+                    do {
+                        try await clock.sleep(until: deadlines[index])
+                        log.woken.withLock { $0.append(index) }
+                    } catch {
+                        #expect(clock.now.offset == .nanoseconds(1))
+                        log.cancelled.withLock { $0.append(index) }
+                    }
+                }
+            }
+            // Every sleeper is asleep once this wakes; cancelling two of three leaves most of the heap stale,
+            // which makes the clock compact it.
+            try await clock.sleep(for: .nanoseconds(1))
+            for (index, sleeper) in sleepers.enumerated() where index % 3 != 0 { sleeper.cancel() }
+            for sleeper in sleepers { await sleeper.value }
+        }
+        let expected = (0..<count).filter { $0 % 3 == 0 }.sorted { (deadlines[$0], $0) < (deadlines[$1], $1) }
+        #expect(log.woken.withLock { $0 } == expected)
+        #expect(log.cancelled.withLock { $0 }.count == count - expected.count)
+        #expect(clock.now.offset == .seconds(50))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func aTimeLimitBetweenTwoNanosecondsIsTheExactEndTime() throws {
+        let simulation = Simulation(seed: 1, recordsTrace: true)
+        let clock = simulation.clock
+        let limit = Duration(secondsComponent: 2, attosecondsComponent: 500)  // 2 s and 500 attoseconds
+        let ticks = try simulation.run(timeLimit: limit) {
+            var ticks: [Duration] = []
+            while (try? await clock.sleep(for: .milliseconds(700))) != nil { ticks.append(clock.now.offset) }
+            simulation.trace.record("end")
+            return ticks
+        }
+        #expect(ticks == [.milliseconds(700), .milliseconds(1_400)])
+        #expect(clock.now.offset == limit)
+        // Events are stamped in whole nanoseconds, rounded down.
+        #expect(simulation.trace.text == "2000000000 end")
+    }
+
     @Test func cancellingASleeperEndsItAtOnce() throws {
         let simulation = Simulation(seed: 1)
         let clock = simulation.clock

@@ -93,18 +93,21 @@ public final class Simulation: Sendable {
         timeLimit: Duration? = nil, _ body: @escaping @Sendable () async throws -> Result
     ) throws -> Result {
         let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        // Set once `outcome` holds the result: checked after every drain without taking the lock.
+        let finished = Atomic<Bool>(false)
         executor.setDriver(true)
         defer { executor.setDriver(false) }
         let task = Task(executorPreference: executor) {
             let result: Swift.Result<Result, any Error>
             do { result = .success(try await body()) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
+            finished.store(true, ordering: .releasing)
         }
         let limit = timeLimit.map { VirtualClock.Instant(offset: $0) }
         var cancelled = false
         while true {
             executor.drain()
-            if let result = outcome.withLock({ $0 }) {
+            if finished.load(ordering: .acquiring), let result = outcome.withLock({ $0 }) {
                 let escaped = executor.foreignEnqueues
                 if escaped > 0 { throw SimulationError.escapedExecutor(jobs: escaped) }
                 return try result.get()

@@ -30,7 +30,7 @@ public final class SimulationTrace: Sendable {
 
     /// Records one event, stamped with the current virtual time.
     public func record(_ event: @autoclosure () -> String) {
-        let nanoseconds = Self.nanoseconds(clock.now.offset)
+        let nanoseconds = clock.nanosecondsNow
         if records {
             let line = "\(nanoseconds) \(event())"
             state.withLock { state in
@@ -48,7 +48,7 @@ public final class SimulationTrace: Sendable {
 
     /// Records one event given as numbers (cheap enough to keep in the digest of a large run).
     public func record(_ kind: UInt64, _ subject: UInt64, _ detail: UInt64) {
-        let nanoseconds = Self.nanoseconds(clock.now.offset)
+        let nanoseconds = clock.nanosecondsNow
         state.withLock { state in
             var digest = Self.fold(nanoseconds, into: state.digest)
             digest = Self.fold(UInt64(kind), into: digest)

@@ -85,6 +85,7 @@ public final class VirtualClock: Clock, Sendable {
 
         /// Pops entries of cancelled sleepers off the top.
         mutating func dropCancelledTop() {
+            guard cancelledEntries > 0 else { return }
             while let first = heap.first, !isLive(first) {
                 _ = VirtualClock.pop(&heap)
                 cancelledEntries -= 1
@@ -96,19 +97,44 @@ public final class VirtualClock: Clock, Sendable {
             heap.removeAll { slots[$0.slot].ticket != $0.sequence }
             cancelledEntries = 0
             guard heap.count > 1 else { return }
-            for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+            for index in stride(from: (heap.count - 2) / VirtualClock.arity, through: 0, by: -1) {
                 VirtualClock.siftDown(&heap, from: index)
             }
         }
     }
 
     private let state = Mutex(State())
+    /// The current time in whole nanoseconds from the origin, or -1 when it is not a whole number of them (a
+    /// run stopped at a fractional time limit): read without the lock. Only the driving thread moves time,
+    /// while holding the lock.
+    private let currentNanoseconds = Atomic<Int64>(0)
 
     /// Creates a clock at its origin.
     public init() {}
 
     /// The current instant.
-    public var now: Instant { state.withLock { $0.now } }
+    public var now: Instant {
+        let nanoseconds = currentNanoseconds.load(ordering: .acquiring)
+        if nanoseconds >= 0 { return Instant(offset: .nanoseconds(nanoseconds)) }
+        return state.withLock { $0.now }
+    }
+
+    /// The current time in nanoseconds from the origin, rounded down (what ``SimulationTrace`` stamps events with).
+    var nanosecondsNow: UInt64 {
+        let nanoseconds = currentNanoseconds.load(ordering: .acquiring)
+        if nanoseconds >= 0 { return UInt64(nanoseconds) }
+        return SimulationTrace.nanoseconds(state.withLock { $0.now }.offset)
+    }
+
+    /// Sets the time (with the lock held) and its lock-free copy.
+    private func setNow(_ instant: Instant, _ state: inout State) {
+        state.now = instant
+        let (seconds, attoseconds) = instant.offset.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        let whole = attoseconds % 1_000_000_000 == 0 && !overflow && !sumOverflow && sum >= 0
+        currentNanoseconds.store(whole ? sum : -1, ordering: .releasing)
+    }
 
     /// The smallest step: one nanosecond.
     public var minimumResolution: Duration { .nanoseconds(1) }
@@ -121,46 +147,83 @@ public final class VirtualClock: Clock, Sendable {
     ///
     /// Deadlines more than about 292 years from the origin are treated as that far.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try Task.checkCancellation()
-        let target = Self.nanoseconds(deadline)
-        let (slot, ticket) = state.withLock { $0.reserve() }
+        try await suspend(untilNanoseconds: Self.nanoseconds(deadline))
+    }
+
+    #if compiler(>=6.2)
+    /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
+    ///
+    /// It runs on its caller's executor. Its only callers, ``sleep(until:tolerance:)`` and the simulated
+    /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
+    /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
+    /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
+    nonisolated(nonsending) func suspend(untilNanoseconds target: Int64) async throws {
+        let (slot, ticket) = try reserveSleep()
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-                let cancelled = state.withLock { state -> Bool in
-                    if state.slots[slot].cancelled {
-                        state.release(slot)
-                        return true
-                    }
-                    // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that
-                    // sleeps until "now" (or a rounded-down instant) still lets time move.
-                    let now = Self.nanoseconds(state.now)
-                    let wake = max(target, now == .max ? now : now + 1)
-                    state.slots[slot].continuation = continuation
-                    state.pending += 1
-                    Self.push(Entry(wake: wake, sequence: ticket, slot: slot), into: &state.heap)
-                    return false
-                }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
-            }
+            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
         } onCancel: {
-            let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
-                // Woken (and the slot maybe reused) before the cancellation arrived: nothing to do.
-                guard state.slots[slot].ticket == ticket else { return nil }
-                guard let continuation = state.slots[slot].continuation else {
-                    // Not asleep yet: the sleep sees the flag and ends at once.
-                    state.slots[slot].cancelled = true
-                    return nil
-                }
-                state.release(slot)
-                state.pending -= 1
-                state.cancelledEntries += 1
-                if state.cancelledEntries > 1024, state.cancelledEntries * 2 > state.heap.count {
-                    state.dropCancelledEntries()
-                }
-                return continuation
-            }
-            continuation?.resume(throwing: CancellationError())
+            cancel(slot: slot, ticket: ticket)
         }
+    }
+    #else
+    /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
+    func suspend(untilNanoseconds target: Int64) async throws {
+        let (slot, ticket) = try reserveSleep()
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
+        } onCancel: {
+            cancel(slot: slot, ticket: ticket)
+        }
+    }
+    #endif
+
+    /// Takes a slot and a ticket for a sleep that is about to begin; throws `CancellationError` at once when
+    /// the task is already cancelled.
+    private func reserveSleep() throws -> (slot: Int, ticket: UInt64) {
+        try Task.checkCancellation()
+        return state.withLock { $0.reserve() }
+    }
+
+    /// Puts the sleep of `slot` in the queue, or ends it at once when it was cancelled before it got there.
+    private func enqueue(
+        _ continuation: UnsafeContinuation<Void, any Error>, slot: Int, ticket: UInt64, target: Int64
+    ) {
+        let cancelled = state.withLock { state -> Bool in
+            if state.slots[slot].cancelled {
+                state.release(slot)
+                return true
+            }
+            // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that sleeps
+            // until "now" (or a rounded-down instant) still lets time move.
+            let now = Self.nanoseconds(state.now)
+            let wake = max(target, now == .max ? now : now + 1)
+            state.slots[slot].continuation = continuation
+            state.pending += 1
+            Self.push(Entry(wake: wake, sequence: ticket, slot: slot), into: &state.heap)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+    }
+
+    /// Ends the sleep of `slot` (if it is still that sleep's) with `CancellationError`.
+    private func cancel(slot: Int, ticket: UInt64) {
+        let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+            // Woken (and the slot maybe reused) before the cancellation arrived: nothing to do.
+            guard state.slots[slot].ticket == ticket else { return nil }
+            guard let continuation = state.slots[slot].continuation else {
+                // Not asleep yet: the sleep sees the flag and ends at once.
+                state.slots[slot].cancelled = true
+                return nil
+            }
+            state.release(slot)
+            state.pending -= 1
+            state.cancelledEntries += 1
+            if state.cancelledEntries > 1024, state.cancelledEntries * 2 > state.heap.count {
+                state.dropCancelledEntries()
+            }
+            return continuation
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 
     /// The earliest deadline any task sleeps until, if any.
@@ -184,7 +247,7 @@ public final class VirtualClock: Clock, Sendable {
             state.release(first.slot)
             state.pending -= 1
             let wake = Instant(offset: .nanoseconds(first.wake))
-            if state.now < wake { state.now = wake }
+            if state.now < wake { setNow(wake, &state) }
             return continuation
         }
         guard let continuation else { return false }
@@ -194,11 +257,11 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Moves time forward to `instant` without waking anybody (used when a run stops at its time limit).
     func advance(to instant: Instant) {
-        state.withLock { state in if state.now < instant { state.now = instant } }
+        state.withLock { state in if state.now < instant { setNow(instant, &state) } }
     }
 
     /// `instant` in whole nanoseconds from the origin, rounded up, clamped to the range of `Int64`.
-    private static func nanoseconds(_ instant: Instant) -> Int64 {
+    static func nanoseconds(_ instant: Instant) -> Int64 {
         let (seconds, attoseconds) = instant.offset.components
         let (whole, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         let rounded = whole + (remainder > 0 ? 1 : 0)
@@ -209,14 +272,22 @@ public final class VirtualClock: Clock, Sendable {
         return sum
     }
 
+    /// Children per node of the sleepers' heap: a four-ary heap is half as deep as a binary one, so taking
+    /// the earliest sleeper off a heap of thousands touches half as many cache lines. The order in which
+    /// sleepers wake does not depend on the heap's shape: (wake, sequence) orders them totally.
+    fileprivate static let arity = 4
+
     private static func push(_ entry: Entry, into heap: inout [Entry]) {
         heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
+        heap.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / arity
+                guard entry.precedes(heap[parent]) else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = entry
         }
     }
 
@@ -230,15 +301,21 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     fileprivate static func siftDown(_ heap: inout [Entry], from start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { break }
-            var best = left
-            if left + 1 < heap.count, heap[left + 1].precedes(heap[left]) { best = left + 1 }
-            guard heap[best].precedes(heap[parent]) else { break }
-            heap.swapAt(best, parent)
-            parent = best
+        heap.withUnsafeMutableBufferPointer { heap in
+            let entry = heap[start]
+            var parent = start
+            while true {
+                let first = arity * parent + 1
+                guard first < heap.count else { break }
+                var best = first
+                for child in (first + 1)..<min(first + arity, heap.count) where heap[child].precedes(heap[best]) {
+                    best = child
+                }
+                guard heap[best].precedes(entry) else { break }
+                heap[parent] = heap[best]
+                parent = best
+            }
+            heap[parent] = entry
         }
     }
 }
