@@ -31,6 +31,8 @@ public final class TokenBucketLimiter: RateLimiter {
 
     /// Tokens are not returned; an accepted call resets the exhaustion backoff.
     public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {
+        // Without an exhaustion backoff there is nothing to reset: skip the lock.
+        guard configuration.exhaustionBackoff != nil else { return }
         machine.withLock { $0.release(outcome: outcome) }
     }
 
