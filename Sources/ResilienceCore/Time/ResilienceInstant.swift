@@ -32,9 +32,19 @@ public struct ResilienceInstant: Hashable, Comparable, Sendable, CustomStringCon
     /// Orders instants in time.
     @inlinable
     public static func < (lhs: ResilienceInstant, rhs: ResilienceInstant) -> Bool {
-        lhs.offset < rhs.offset
+        lhs.offset.isLess(than: rhs.offset)
     }
 
     /// `+<offset>` in seconds, for logs and test failures.
     public var description: String { "+\(offset)" }
+}
+
+extension Duration {
+    /// `self < other`, inlined: the standard library's operator is not inlinable, and every stage compares
+    /// instants on its success path. A duration is a signed 128-bit count of attoseconds stored as a signed
+    /// high half and an unsigned low half, so comparing the halves in order gives the same answer.
+    @inlinable
+    func isLess(than other: Duration) -> Bool {
+        _high < other._high || (_high == other._high && _low < other._low)
+    }
 }

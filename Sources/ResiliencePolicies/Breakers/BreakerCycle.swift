@@ -5,15 +5,20 @@
 /// Not meant to be subclassed outside this module (its initializer is internal); third-party breakers
 /// conform to ``BreakerPolicy`` directly.
 public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
-    let machine: LockedState<any BreakerMachine>
+    /// The machine in its lock: a `MachineLock` of the concrete machine type.
+    let storage: AnyObject
+    /// The concrete machine type, whose static methods (compiled for that type) run the machine in
+    /// `storage`: the hot path never works on an existential machine inside the lock.
+    let machineType: any BreakerMachine.Type
 
-    init(_ machine: some BreakerMachine) {
-        self.machine = LockedState(initialState: machine)
+    init<Machine: BreakerMachine>(_ machine: Machine) {
+        storage = MachineLock(machine)
+        machineType = Machine.self
     }
 
     /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
     public final func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machine.withLock { $0.admit(now: now) }
+        machineType.admit(in: storage, now: now)
     }
 
     /// Counts the outcome of a call admitted in the current generation.
@@ -21,45 +26,35 @@ public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
     public final func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     ) -> BreakerTransition? {
-        guard case .failure = outcome else { return machine.withLock { $0.record(outcome, for: permit, now: now) } }
-        return machine.withLock { machine in
-            // A late failure carrying the server's wait keeps an open breaker open until that wait has passed.
-            machine.cycle.holdOpen(for: outcome, predicate: machine.failurePredicate, now: now)
-            if let transition = machine.cycle.openForLateHint(
-                outcome, for: permit, predicate: machine.failurePredicate, now: now)
-            {
-                return transition
-            }
-            return machine.record(outcome, for: permit, now: now)
-        }
+        machineType.record(outcome, for: permit, now: now, in: storage)
     }
 
     /// Forces the breaker open until ``reset(now:)``.
     @discardableResult
     public final func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.isolate(now: now) }
+        machineType.isolate(in: storage, now: now)
     }
 
     /// Closes the breaker and clears its counters (and any growing open time).
     @discardableResult
     public final func reset(now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.reset(now: now) }
+        machineType.reset(in: storage, now: now)
     }
 
     /// The breaker's counters at `now`.
     public final func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        machine.withLock { $0.metrics(now: now) }
+        machineType.metrics(in: storage, now: now)
     }
 
     /// The breaker's state as a portable snapshot.
     public final func exportState(now: ResilienceInstant) -> BreakerSnapshot {
-        machine.withLock { $0.export(now: now) }
+        machineType.export(in: storage, now: now)
     }
 
     /// Restores a snapshot from ``exportState(now:)``.
     @discardableResult
     public final func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        machine.withLock { $0.restore(snapshot, now: now) }
+        machineType.restore(snapshot, in: storage, now: now)
     }
 
     /// A short description of the breaker and its settings (each breaker names its own).
@@ -69,7 +64,16 @@ public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
     final func inspect<Machine: BreakerMachine, Result>(
         _ type: Machine.Type, _ body: (Machine) -> Result
     ) -> Result? {
-        machine.withLock { state in (state as? Machine).map(body) }
+        (storage as? MachineLock<Machine>)?.state.withLock { body($0) }
+    }
+}
+
+/// A breaker's machine and the lock that guards it.
+final class MachineLock<Machine: BreakerMachine>: Sendable {
+    let state: LockedState<Machine>
+
+    init(_ machine: Machine) {
+        state = LockedState(initialState: machine)
     }
 }
 
@@ -86,11 +90,77 @@ protocol BreakerMachine: Sendable {
     func metrics(now: ResilienceInstant) -> BreakerMetrics
     func export(now: ResilienceInstant) -> BreakerSnapshot
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition?
+
+    // `StateMachineBreaker`'s operations on the machine in `storage` (a `MachineLock<Self>`), each taking
+    // the lock once; implemented below for every machine.
+    static func admit(in storage: AnyObject, now: ResilienceInstant) -> BreakerAdmission
+    static func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant, in storage: AnyObject
+    ) -> BreakerTransition?
+    static func isolate(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition?
+    static func reset(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition?
+    static func metrics(in storage: AnyObject, now: ResilienceInstant) -> BreakerMetrics
+    static func export(in storage: AnyObject, now: ResilienceInstant) -> BreakerSnapshot
+    static func restore(
+        _ snapshot: BreakerSnapshot, in storage: AnyObject, now: ResilienceInstant
+    )
+        -> BreakerTransition?
 }
 
 extension BreakerMachine {
     mutating func admit(now: ResilienceInstant) -> BreakerAdmission { cycle.admit(now: now) }
     mutating func isolate(now: ResilienceInstant) -> BreakerTransition? { cycle.isolate(now: now) }
+
+    /// The lock around the machine in `storage`, which the breaker created as a `MachineLock<Self>`.
+    static func locked(_ storage: AnyObject) -> LockedState<Self> {
+        unsafeDowncast(storage, to: MachineLock<Self>.self).state
+    }
+
+    static func admit(in storage: AnyObject, now: ResilienceInstant) -> BreakerAdmission {
+        locked(storage).withLock { $0.admit(now: now) }
+    }
+
+    static func record(
+        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant, in storage: AnyObject
+    ) -> BreakerTransition? {
+        guard case .failure = outcome else {
+            return locked(storage).withLock { $0.record(outcome, for: permit, now: now) }
+        }
+        return locked(storage).withLock { machine in
+            // A late failure carrying the server's wait keeps an open breaker open until that wait has passed.
+            machine.cycle.holdOpen(for: outcome, predicate: machine.failurePredicate, now: now)
+            if let transition = machine.cycle.openForLateHint(
+                outcome, for: permit, predicate: machine.failurePredicate, now: now)
+            {
+                return transition
+            }
+            return machine.record(outcome, for: permit, now: now)
+        }
+    }
+
+    static func isolate(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition? {
+        locked(storage).withLock { $0.isolate(now: now) }
+    }
+
+    static func reset(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition? {
+        locked(storage).withLock { $0.reset(now: now) }
+    }
+
+    static func metrics(in storage: AnyObject, now: ResilienceInstant) -> BreakerMetrics {
+        locked(storage).withLock { $0.metrics(now: now) }
+    }
+
+    static func export(in storage: AnyObject, now: ResilienceInstant) -> BreakerSnapshot {
+        locked(storage).withLock { $0.export(now: now) }
+    }
+
+    static func restore(
+        _ snapshot: BreakerSnapshot, in storage: AnyObject, now: ResilienceInstant
+    )
+        -> BreakerTransition?
+    {
+        locked(storage).withLock { $0.restore(snapshot, now: now) }
+    }
 }
 
 /// The closed → open → half-open → closed cycle shared by every breaker in this module.

@@ -53,7 +53,7 @@ public struct Pipeline: ResiliencePipeline {
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard let runner else { return try await box.execute(context, operation) }
-        return try await FastPath.run(runner, context, operation)
+        return try await FastPath.run(runner, box, context, operation)
     }
 }
 

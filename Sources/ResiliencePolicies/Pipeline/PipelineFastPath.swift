@@ -89,10 +89,11 @@ extension DeadlineStage {
 }
 
 /// Runs a fast-path stage chain, specialised for its stages, around an operation that stores its own
-/// output.
+/// output. The stages are the pipeline's own box, handed in rather than captured: a closure that captures
+/// nothing is called directly, without a forwarder that allocates a second async frame per call.
 @usableFromInline
 typealias FastPathRunner =
-    @Sendable (ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
+    @Sendable (AnyStrategyBox, ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
 
 @usableFromInline
 enum FastPath {
@@ -103,21 +104,26 @@ enum FastPath {
         return makeRunner(stage)
     }
 
+    /// Only `stage`'s type matters: the box handed to the runner is the `StrategyBox<Stage>` the pipeline
+    /// built from the same root (every fast-path stage is a value type, so the root's static type is the
+    /// type opened here).
     @inlinable
-    static func makeRunner<Stage: FastPathStage>(_ stage: Stage) -> FastPathRunner {
-        { context, operation in
-            try await stage.execute(context, now: nil) { inner, _ in try await operation(inner) }
+    static func makeRunner<Stage: FastPathStage>(_: Stage) -> FastPathRunner {
+        { box, context, operation in
+            try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.execute(context, now: nil) {
+                inner, _ in try await operation(inner)
+            }
         }
     }
 
-    /// Runs `operation` through `runner`, carrying its output around the stages.
+    /// Runs `operation` through `runner` and the stages in `box`, carrying its output around the stages.
     @inlinable
     static func run<Output: Sendable>(
-        _ runner: @escaping FastPathRunner, _ context: ResilienceContext,
+        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         var output: Output?
-        try await runner(context) { inner in output = try await operation(inner) }
+        try await runner(box, context) { inner in output = try await operation(inner) }
         // Fast-path stages return normally only after the operation did.
         guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
         return output
