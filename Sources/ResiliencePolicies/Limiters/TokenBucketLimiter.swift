@@ -70,12 +70,10 @@ extension TokenBucketLimiter {
         /// and never queues the traffic it is meant for.
         public static var standard: Configuration { Configuration() }
 
-        /// A bucket of 10 calls refilled at 5 per second, plus exponential backoff on exhaustion
-        /// (1 s doubling, ±10 % jitter, at most 300 s), reset on success: for background work, which may wait.
-        /// Spacing a key's calls out while a server fails lets more of them land after it recovers.
+        /// ``standard``'s bucket (10 burst, 10 per second) plus exponential backoff on exhaustion
+        /// (1 s doubling, ±10 % jitter, at most 300 s), reset on success.
         public static var backingOff: Configuration {
             var configuration = Configuration()
-            configuration.refillPerSecond = 5
             configuration.maximumWait = nil
             configuration.exhaustionBackoff = BreakerBackoff(
                 base: .seconds(1), growthFactor: 2, maximumMultiplier: 512, maximum: .seconds(300), jitter: 0.1)

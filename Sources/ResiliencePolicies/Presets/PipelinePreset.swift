@@ -57,7 +57,7 @@ public struct PipelinePreset: Sendable {
     }
 
     /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a breaker that opens only near
-    /// total failure (open 10 s doubling up to 120 s), a token bucket (10 burst, 5/s) that backs off while
+    /// total failure (open 10 s doubling up to 120 s), a token bucket (10 burst, 10/s) that backs off while
     /// exhausted, 60 s per attempt.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
