@@ -100,4 +100,28 @@ struct FailureRatioBreakerTests {
         breaker.record(.success, for: third, now: at(62))
         #expect(breaker.record(.success, for: fourth, now: at(62)) == BreakerTransition(from: .halfOpen, to: .closed))
     }
+    @Test("The interactive breaker: opens 4–5 s without growing, and one successful probe closes it")
+    func interactiveTripsAreCheap() {
+        let breaker = FailureRatioBreaker(.outageOnlyInteractive, random: SharedRandomSource(seed: 7))
+        // Five failed calls are not enough to judge; the sixth opens it.
+        for second in 0..<5 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
+        #expect(breaker.metrics(now: at(5)).state == .closed)
+        var opened = call(breaker, .failure(Failures.server), at: at(5))
+        var now = 5.0
+        // Each failed probe reopens it for 4–5 s: the open time never grows, however often a probe fails.
+        for _ in 0..<6 {
+            let openFor = opened?.openFor ?? .zero
+            #expect(openFor >= .seconds(4) && openFor <= .seconds(5))
+            #expect(breaker.admit(now: at(now + seconds(openFor) - 0.01)).rejection?.state == .open)
+            now += seconds(openFor) + 0.001
+            guard let probe = breaker.admit(now: at(now)).permit else {
+                Issue.record("no probe after the open time")
+                return
+            }
+            opened = breaker.record(.failure(Failures.server), for: probe, now: at(now))
+        }
+        now += seconds(opened?.openFor ?? .zero) + 0.001
+        let probe = breaker.admit(now: at(now)).permit!
+        #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))
+    }
 }

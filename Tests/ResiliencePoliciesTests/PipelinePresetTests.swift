@@ -15,14 +15,14 @@ struct PipelinePresetTests {
         #expect(text.contains("budget: "))
         // A failure-ratio breaker that opens only near total failure (it does not shed a partial brownout).
         #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 0.9, minimum: 20)"))
-        #expect(text.contains("token-bucket(burst: 10, refill: 5.0/s), waits: true"))
+        #expect(text.contains("token-bucket(burst: 10, refill: 10.0/s), waits: true"))
         #expect(text.contains("timeout(limit: 30.0 seconds, mode: cooperative)"))
     }
 
     @Test(
         "Interactive and background presets carry their own numbers",
         arguments: [
-            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 5)", "limit: 10.0 seconds"),
+            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 6)", "limit: 10.0 seconds"),
             ("background", "limit: 300.0 seconds", "maxAttempts: 6", "minimum: 20)", "limit: 60.0 seconds"),
         ])
     func otherPresets(name: String, total: String, attempts: String, breaker: String, attempt: String) {
@@ -34,6 +34,15 @@ struct PipelinePresetTests {
         #expect(descriptions[1].contains(attempts))
         #expect(descriptions[2].contains(breaker))
         #expect(descriptions[4].contains(attempt))
+    }
+
+    @Test("Each preset counts retries with the budget meant for its traffic")
+    func budgets() {
+        #expect(PipelinePreset.standard.retryBudget == .smoothed)
+        #expect(PipelinePreset.background.retryBudget == .smoothed)
+        #expect(PipelinePreset.interactive.retryBudget == .interactive)
+        let clock = ResilienceClock.manual(ManualClock())
+        #expect(Pipeline.interactive(clock: clock).stages[1].description.contains("ratio: 45%"))
     }
 
     @Test("One line swaps one stage's policy and leaves the others alone")

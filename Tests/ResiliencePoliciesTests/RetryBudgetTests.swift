@@ -55,6 +55,39 @@ struct RetryBudgetTests {
         #expect(budgetRejections > 0)
     }
 
+    @Test(
+        "The interactive budget at an app's 0.5 requests/s: a 30 % brownout keeps every retry, a full outage gets < 0.5"
+    )
+    func interactiveAtItsTraffic() {
+        let clock = ManualClock()
+        let budget = RetryBudget(.interactive, clock: .manual(clock))
+        // 10 minutes of one request every 2 s, 3 of every 10 failing: every failure gets its retry.
+        var refused = 0
+        for index in 0..<300 {
+            budget.recordRequest()
+            if [0, 3, 6].contains(index % 10), !budget.tryWithdraw() { refused += 1 }
+            clock.advance(by: .seconds(2))
+        }
+        #expect(refused == 0)
+        // Then 20 minutes in which every request fails and asks for a retry. Once the brownout's requests have
+        // left the window (after 2 minutes), the budget binds below one retry for every two requests (so 1 − p²
+        // is not owed at p ≥ 0.5), at its documented 0.45 + (1/60) ÷ 0.5, times 120 ÷ 119 for the slide.
+        var granted = 0
+        for index in 0..<600 {
+            budget.recordRequest()
+            if budget.tryWithdraw(), index >= 60 { granted += 1 }
+            clock.advance(by: .seconds(2))
+        }
+        let perRequest = Double(granted) / 540
+        let configuration = RetryBudgetConfiguration.interactive
+        let documented =
+            (configuration.ratio + configuration.minimumPerSecond / 0.5) * Double(configuration.buckets)
+            / Double(configuration.buckets - 1)
+        #expect(perRequest < 0.5)
+        #expect(perRequest <= documented + 0.005)
+        #expect(perRequest >= configuration.ratio)
+    }
+
     @Test("Many concurrent tasks: exact counts, no deadlock")
     func stress() async {
         let clock = ManualClock()

@@ -373,7 +373,7 @@ extension StormReport {
 
     mutating func addHedging() {
         let run = Scenarios.tail(mode)
-        let strategies = [StrategyCatalog.standard, Scenarios.hedged, Scenarios.unlimited, Scenarios.unlimitedHedged]
+        let strategies = [StrategyCatalog.standard, Scenarios.hedged]
         let results = measure(run, strategies)
         let seconds = 0..<Int(run.duration.seconds)
         var rows: [[String]] = []
@@ -387,8 +387,8 @@ extension StormReport {
             ])
         }
         var extras: [String] = []
-        // Each hedged row against the same pipeline without hedging, seed by seed.
-        for (plainIndex, hedgedIndex) in [(0, 1), (2, 3)] {
+        // The hedged row against the same pipeline without hedging, seed by seed.
+        for (plainIndex, hedgedIndex) in [(0, 1)] {
             let (plain, hedged) = (results[plainIndex], results[hedgedIndex])
             let reduction = zip(plain, hedged).map { plain, hedged in
                 1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity)
@@ -409,8 +409,8 @@ extension StormReport {
                 title: "Tail latency and hedging",
                 notes: [
                     "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s; server-facing clients (4 requests/s each)",
-                    "each hedged row is compared with the row above it, seed by seed; extra load (median): \(extras.joined(separator: " and "))",
-                    "Pipeline.standard's token bucket (10 burst, 5/s) runs at 80 % of its rate here: its own waits (up to 3 s) make a p99.9 no hedge can shorten; without it, the p99.9 is the server's tail",
+                    "the hedged row is compared with the row above it, seed by seed; extra load (median): \(extras.joined(separator: " and "))",
+                    "Pipeline.standard's token bucket (10 burst, 10/s) runs at 40 % of its rate here, so neither requests nor hedges wait for it: the p99.9 is the server's tail",
                 ],
                 header: ["strategy", "role", "p50", "p99.9", "load"], rows: rows))
     }

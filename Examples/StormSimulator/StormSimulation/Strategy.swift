@@ -3,7 +3,7 @@ import ResilienceTesting
 
 /// Who sends the traffic: a few busy clients (servers calling a dependency) or many quiet ones (apps).
 public enum TrafficProfile: String, Sendable, Hashable {
-    /// Clients of 4 requests per second each (within the presets' token bucket of 5/s): `.standard` and
+    /// Clients of 4 requests per second each (well within the presets' token bucket of 10/s): `.standard` and
     /// `.background` are meant for this.
     case serverFacing = "server-facing"
     /// Clients of one request every 2 s each: `.interactive` is meant for this.

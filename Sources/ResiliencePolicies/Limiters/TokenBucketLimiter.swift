@@ -44,7 +44,7 @@ public final class TokenBucketLimiter: RateLimiter {
         }
     }
 
-    /// `token-bucket(burst: 10, refill: 5.0/s)`.
+    /// `token-bucket(burst: 10, refill: 10.0/s)`.
     public var policyDescription: String {
         "token-bucket(burst: \(configuration.burst), refill: \(configuration.refillPerSecond)/s)"
     }
@@ -56,7 +56,7 @@ extension TokenBucketLimiter {
         /// The bucket's size: how many calls may burst at once.
         public var burst = 10
         /// Tokens added per second.
-        public var refillPerSecond = 5.0
+        public var refillPerSecond = 10.0
         /// The longest wait a caller is told to accept; beyond it the call is rejected outright.
         /// `nil` means any wait is offered (the stage still honours the deadline).
         public var maximumWait: Duration? = .seconds(30)
@@ -67,10 +67,12 @@ extension TokenBucketLimiter {
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
 
-        /// 10 calls of burst, 5 per second, waits of up to 30 s.
+        /// 10 calls of burst, 10 per second, waits of up to 30 s: headroom for a key sending a few requests per
+        /// second plus the retries a budget allows and a hedge now and then, so it only bites on a runaway caller
+        /// and never queues the traffic it is meant for.
         public static var standard: Configuration { Configuration() }
 
-        /// The bucket plus exponential backoff on exhaustion
+        /// ``standard``'s bucket (10 burst, 10 per second) plus exponential backoff on exhaustion
         /// (1 s doubling, ±10 % jitter, at most 300 s), reset on success.
         public static var backingOff: Configuration {
             var configuration = Configuration()

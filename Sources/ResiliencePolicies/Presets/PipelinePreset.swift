@@ -14,8 +14,8 @@ public struct PipelinePreset: Sendable {
     public var totalDeadline: Duration? = .seconds(60)
     /// The retry policy; `nil` for no retry stage.
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
-    /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % plus 1/s over 30 s);
-    /// `nil` for no budget.
+    /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % plus 1/s over 30 s;
+    /// ``interactive`` uses ``RetryBudgetConfiguration/interactive``); `nil` for no budget.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
@@ -36,25 +36,29 @@ public struct PipelinePreset: Sendable {
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget over 30 s, a breaker that opens only near total
     /// failure (≥ 90 % of ≥ 20 calls in 10 s fail; open 5 s doubling up to 60 s, or the server's
-    /// `Retry-After`), a token bucket (10 burst, 5/s), 30 s per attempt.
+    /// `Retry-After`), a token bucket (10 burst, 10/s: headroom over a few requests per second, their retries
+    /// and hedges), 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
-    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s), a breaker that opens
-    /// only near total failure and judges from 5 calls, not counting timeouts (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
-    /// a token bucket (10 burst, 5/s), and one 10 s limit per attempt: a timed-out attempt is not retried (the
-    /// person's 10 s are spent), while fast failures are.
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 45 % of
+    /// the last 2 minutes' requests plus one retry a minute (``RetryBudgetConfiguration/interactive``), a breaker
+    /// that opens only near total failure, judges from 6 calls, does not count timeouts, stays open 4–5 s and
+    /// closes on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``), a token
+    /// bucket (10 burst, 10/s), and one 10 s limit per attempt: a timed-out attempt is not retried (the person's
+    /// 10 s are spent), while fast failures are.
     public static var interactive: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(10)
         preset.retry = StandardRetryPolicy.interactive
+        preset.retryBudget = .interactive
         preset.breaker = .failureRatio(.outageOnlyInteractive)
         preset.attemptTimeout = .seconds(10)
         return preset
     }
 
     /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a breaker that opens only near
-    /// total failure (open 10 s doubling up to 120 s), a token bucket that backs off under pressure, 60 s per
-    /// attempt.
+    /// total failure (open 10 s doubling up to 120 s), a token bucket (10 burst, 10/s) that backs off while
+    /// exhausted, 60 s per attempt.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)

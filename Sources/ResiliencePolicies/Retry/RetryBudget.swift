@@ -99,6 +99,17 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// 1 + (ratio + minimumPerSecond ÷ r) × 30 ÷ 29.
     public static let smoothed = RetryBudgetConfiguration(window: .seconds(30), buckets: 30)
 
+    /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries may
+    /// add 45 % of the requests of the last 2 minutes plus one retry a minute (window 120 s in 1 s slices).
+    ///
+    /// At 0.5 requests/s it allows 0.45 + (1/60) ÷ 0.5 ≈ 0.48 retries per request: every request of a brownout
+    /// failing up to about 45 % of calls keeps its second attempt (success 1 − p²), while a heavier brownout
+    /// adds at most ≈ 1.5× load. Counted over 2 minutes, a quiet key's run of failures borrows from the calm
+    /// around it. The budget does not bound a full outage's load of such a key (its floor alone leaves 2
+    /// retries at any time): the preset's breaker does.
+    public static let interactive = RetryBudgetConfiguration(
+        ratio: 0.45, minimumPerSecond: 1.0 / 60, window: .seconds(120), buckets: 120)
+
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
     public var description: String {
         "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
