@@ -334,20 +334,22 @@ private struct Probe: Sendable {
     /// A stalled server: a timeout with ``FailureCode/timedOut`` at the deadline, reported once to telemetry.
     private func stallDeadline() async -> [ConformanceViolation] {
         let sink = RecordingTelemetrySink()
-        var found = await deadlineCase("a stalled server", telemetry: sink)
+        var found = await deadlineCase("a stalled server", code: .timedOut, telemetry: sink)
         if sink.kinds != [.timedOut] {
             found.append(violation("a stalled server's timeout was reported as \(sink.kinds), expected [timedOut]"))
         }
         return found
     }
 
-    private func deadlineCase(_ what: String, telemetry: (any TelemetrySink)? = nil) async -> [ConformanceViolation] {
+    private func deadlineCase(
+        _ what: String, code: FailureCode? = nil, telemetry: (any TelemetrySink)? = nil
+    ) async -> [ConformanceViolation] {
         let deadline = configuration.stallDeadline
         let (result, elapsed) = await timed {
             await send(HTTPRequest(url: server.url("/f")), context(deadline: deadline, telemetry: telemetry))
         }
         var found = expectFailure(
-            result, category: .timeout, code: telemetry == nil ? nil : .timedOut, "\(what) with a \(deadline) deadline")
+            result, category: .timeout, code: code, "\(what) with a \(deadline) deadline")
         if elapsed > deadline + configuration.slack {
             found.append(violation("\(what) ended after \(elapsed), deadline \(deadline)"))
         }
