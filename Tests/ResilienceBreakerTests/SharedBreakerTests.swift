@@ -47,7 +47,7 @@ struct SharedBreakerTests {
         }
         #expect(fail(first, times: 3)?.to == .open)
         var stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<2000 where stored == nil {
+        for _ in 0..<20_000 where stored == nil {
             await Task.yield()
             stored = try await store.breakerRecord(key: "api")
         }
@@ -56,6 +56,8 @@ struct SharedBreakerTests {
         await refreshAll(2)
         #expect(await settles { second.metrics(now: now).state == .open })
         #expect(second.admit(now: now).rejection?.state == .open)
+        // The refresh task changes the state, then emits: wait for the event, not only the state.
+        #expect(await settles { !sink.events(.sharedBreakerSynced).isEmpty })
         #expect(sink.events(.sharedBreakerSynced).first?.transition?.to == .open)
     }
 
@@ -65,7 +67,7 @@ struct SharedBreakerTests {
         defer { replicas.forEach { $0.shutdown() } }
         _ = fail(replicas[0], times: 3)
         var stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<2000 where stored == nil {
+        for _ in 0..<20_000 where stored == nil {
             await Task.yield()
             stored = try await store.breakerRecord(key: "api")
         }
@@ -75,16 +77,30 @@ struct SharedBreakerTests {
         clock.advance(by: .seconds(5))
         // Every replica asks; the store grants the lease to one.
         for replica in replicas { #expect(replica.admit(now: now).permit == nil) }
-        for _ in 0..<2000 { await Task.yield() }
+        // The store's answers arrive on the replicas' own tasks. Until a replica holds the lease, asking it
+        // again changes nothing (its request is in flight or was refused), so poll until one holds it, then
+        // keep asking the others a while: a second probe would be a failure.
         var probes: [(SharedBreaker, BreakerPermit)] = []
-        for replica in replicas {
-            if let permit = replica.admit(now: now).permit { probes.append((replica, permit)) }
+        var quietRounds = 0
+        for _ in 0..<200_000 where quietRounds < 2_000 {
+            for replica in replicas where !probes.contains(where: { $0.0 === replica }) {
+                if let permit = replica.admit(now: now).permit { probes.append((replica, permit)) }
+            }
+            if !probes.isEmpty { quietRounds += 1 }
+            await Task.yield()
         }
         #expect(probes.count == 1)
         #expect(probes.first?.1.isProbe == true)
         guard let (prober, permit) = probes.first else { return }
         #expect(prober.record(.success, for: permit, now: now)?.to == .closed)
         #expect(await settles { replicas.filter { $0.metrics(now: now).state == .closed }.count == 1 })
+        // The verdict reaches the store on the prober's own task; the others learn it at their next refresh.
+        stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<20_000 where stored?.state != .closed {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        #expect(stored?.state == .closed)
         await refreshAll(4)
         #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .closed } })
     }
@@ -110,9 +126,35 @@ struct SharedBreakerTests {
         clock.advance(by: .seconds(1))
         for _ in 0..<10 where try await base.breakerRecord(key: "api") == nil { await refreshAll(1) }
         #expect(try await base.breakerRecord(key: "api")?.state == .open)
-        #expect(!breaker.isDegraded)
+        #expect(await settles { !breaker.isDegraded })
+        #expect(await settles { sink.events(.coordinationStoreRecovered).count == 1 })
         #expect(sink.events(.coordinationStoreFailed).count == 1)
-        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+    }
+
+    @Test func aSlowFailureAnsweredAfterANewerSuccessIsNoOutage() async throws {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingTelemetrySink()
+        var slowStore = configuration("a")
+        slowStore.storeDeadline = .seconds(1)
+        let breaker = SharedBreaker(store: store, slowStore, clock: resilienceClock, telemetry: sink)
+        defer { breaker.shutdown() }
+        // A refresh stalls until its deadline; meanwhile the store comes back and takes the breaker's trip.
+        store.fault = .stall
+        await refreshAll(1)
+        store.fault = nil
+        #expect(fail(breaker, times: 3)?.to == .open)
+        var stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<20_000 where stored == nil {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        #expect(stored?.state == .open)
+        // The stalled refresh now times out: older than the write that succeeded, it says nothing new.
+        clock.advance(by: .seconds(1))
+        for _ in 0..<2000 { await Task.yield() }
+        #expect(!breaker.isDegraded)
+        #expect(sink.events(.coordinationStoreFailed).isEmpty)
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {

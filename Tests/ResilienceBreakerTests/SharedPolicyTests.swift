@@ -74,6 +74,8 @@ struct SharedRateLimiterTests {
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
         #expect(await settles { limiter.isDegraded })
+        // The lease's task changes the state, then emits: wait for the event, not only the state.
+        #expect(await settles { sink.events(.coordinationStoreFailed).count == 1 })
         let local = await drive([limiter], for: .seconds(2))
         // Half of 20/s while the store is down.
         #expect(local.count >= 18 && local.count <= 22)
@@ -82,9 +84,11 @@ struct SharedRateLimiterTests {
         clock.advance(by: .seconds(1))
         _ = limiter.tryAcquire(now: now)
         #expect(await settles { !limiter.isDegraded })
-        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+        #expect(await settles { sink.events(.coordinationStoreRecovered).count == 1 })
         let shared = await drive([limiter], for: .seconds(2))
         #expect(shared.count >= 36)
+        #expect(sink.events(.coordinationStoreFailed).count == 1)
+        #expect(sink.events(.coordinationStoreRecovered).count == 1)
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {
@@ -112,6 +116,7 @@ struct SharedRateLimiterTests {
         #expect(!limiter.isDegraded)
         clock.advance(by: .milliseconds(250))
         #expect(await settles { limiter.isDegraded })
+        #expect(await settles { !sink.events(.coordinationStoreFailed).isEmpty })
         #expect(sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250))
         #expect(await settles { clock.sleeperCount == 0 })
     }

@@ -216,15 +216,16 @@ public final class SharedBreaker: BreakerPolicy {
     private func call<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws(CoordinationStoreError) -> Value
     ) async -> Result<Value, CoordinationStoreError> {
+        let number = machine.withLock { $0.startStoreCall() }
         let result = await callStore(clock: clock, deadline: configuration.storeDeadline, operation)
         let now = clock.now()
         switch result {
         case .success:
-            if let outage = machine.withLock({ $0.storeAnswered(now: now) }) {
+            if let outage = machine.withLock({ $0.storeAnswered(call: number, now: now) }) {
                 emit(.coordinationStoreRecovered, now: now, duration: outage)
             }
         case .failure(let error):
-            if machine.withLock({ $0.storeFailed(now: now) }) {
+            if machine.withLock({ $0.storeFailed(call: number, now: now) }) {
                 var duration: Duration?
                 if case .timedOut(let limit) = error { duration = limit }
                 emit(

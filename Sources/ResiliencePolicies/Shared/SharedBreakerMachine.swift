@@ -40,6 +40,10 @@ struct SharedBreakerMachine: Sendable {
     var dirty = false
     var writesInFlight = 0
     var outage: StoreOutage?
+    /// Store calls are numbered as they start. A call that fails after a later-started one succeeded says
+    /// nothing new about the store (it was slow, not down), so it neither starts an outage nor ends one.
+    var storeCallsStarted: UInt64 = 0
+    var newestAnsweredCall: UInt64 = 0
 
     init(_ configuration: SharedBreaker.Configuration) {
         key = configuration.key
@@ -253,14 +257,22 @@ struct SharedBreakerMachine: Sendable {
         dirty = true
     }
 
+    /// Numbers a store call as it starts.
+    mutating func startStoreCall() -> UInt64 {
+        storeCallsStarted += 1
+        return storeCallsStarted
+    }
+
     /// Returns how long the store had been failing when an answer ends an outage.
-    mutating func storeAnswered(now: ResilienceInstant) -> Duration? {
+    mutating func storeAnswered(call: UInt64, now: ResilienceInstant) -> Duration? {
+        newestAnsweredCall = max(newestAnsweredCall, call)
         defer { outage = nil }
         return outage.map { $0.since.duration(to: now) }
     }
 
-    /// Returns true when a failure starts an outage.
-    mutating func storeFailed(now: ResilienceInstant) -> Bool {
+    /// Returns true when a failure starts an outage; a call older than the newest answered one is ignored.
+    mutating func storeFailed(call: UInt64, now: ResilienceInstant) -> Bool {
+        guard call > newestAnsweredCall else { return false }
         if outage != nil {
             outage?.nextAttempt = now.advanced(by: retryInterval)
             return false
