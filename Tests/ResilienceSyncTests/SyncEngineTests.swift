@@ -2,6 +2,7 @@ import Foundation
 import ResiliencePolicies
 import ResilienceSync
 import ResilienceTesting
+import Synchronization
 import Testing
 
 /// Seed 004's behaviour of the sync engine, on a manual clock with a scripted server.
@@ -461,5 +462,68 @@ struct SyncEngineTests {
         #expect(harness.engine.state.name == "error")
         try harness.enqueue(["a"])
         #expect(await harness.engine.performSync().finalState == .idle)
+    }
+}
+
+/// A store whose count of pending mutations fails a given number of times (a database busy for a moment).
+final class FlakyCountStore: MutationStore {
+    let inner = InMemoryMutationStore()
+    private let failuresLeft: Mutex<Int>
+
+    init(failingCounts: Int) { failuresLeft = Mutex(failingCounts) }
+
+    func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
+    func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
+    func pending(after id: Int64, limit: Int) throws -> [Mutation] { try inner.pending(after: id, limit: limit) }
+    func pendingCount() throws -> Int {
+        let fails = failuresLeft.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+        if fails { throw MutationStoreError(.storageBusy, message: "database is locked") }
+        return try inner.pendingCount()
+    }
+    func remove(_ id: Int64) throws { try inner.remove(id) }
+    func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
+    func moveToFailed(_ id: Int64, reason: String) throws { try inner.moveToFailed(id, reason: reason) }
+    func failed() throws -> [Mutation] { try inner.failed() }
+    func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
+    func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
+    func removeAllPending() throws -> Int { try inner.removeAllPending() }
+    func metadata(forKey key: String) throws -> Data? { try inner.metadata(forKey: key) }
+    func setMetadata(_ value: Data?, forKey key: String) throws { try inner.setMetadata(value, forKey: key) }
+}
+
+@Suite("SyncEngine when counting fails")
+struct SyncEngineCountFailureTests {
+    @Test("A pass whose closing count fails ends as a storage error, not as an empty queue, and run() polls again")
+    func failedCountIsNoEmptyQueue() async throws {
+        let clock = ManualClock()
+        let store = FlakyCountStore(failingCounts: 1)
+        let transport = ScriptedSyncTransport([], fallback: .status(200))
+        var configuration = SyncEngine.Configuration()
+        configuration.pollInterval = .seconds(5)
+        let engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+            pipeline: syncPipeline(SeedRateLimitBreakerDouble()), configuration: configuration,
+            clock: .manual(clock))
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let runner = Task { await engine.run() }
+        defer { runner.cancel() }
+        // The first pass sends "a", then cannot count what is left: it must not wait for an enqueue that may
+        // never come (another connection may have written to the queue meanwhile).
+        for _ in 0..<20_000 where clock.sleeperCount == 0 { await Task.yield() }
+        #expect(clock.sleeperCount == 1, "the engine waits for the poll interval, not for an enqueue")
+        guard case .error(let message) = engine.state else {
+            Issue.record("the pass ended as \(engine.state), not as a storage error")
+            return
+        }
+        #expect(message.contains("storage failed"))
+        _ = try store.inner.enqueue(MutationDraft(entityType: "event", entityID: "b", operation: .create))
+        clock.advance(by: .seconds(5))
+        for _ in 0..<20_000 where (try? store.inner.pendingCount()) != 0 { await Task.yield() }
+        #expect(try store.inner.pendingCount() == 0)
+        #expect(transport.applied.count == 2)
     }
 }

@@ -319,7 +319,16 @@ public actor SyncEngine {
         -> SyncReport
     {
         var report = pass.report
-        let pending = (try? store.pendingCount()) ?? 0
+        // A count that fails says nothing about what is left: end as a storage failure, so the next pass
+        // comes after the poll interval instead of waiting for an enqueue that may never come.
+        var stop = stop
+        let pending: Int
+        do {
+            pending = try store.pendingCount()
+        } catch {
+            pending = 0
+            if stop == nil { stop = .storage("\(error)") }
+        }
         report.remaining = pending
         let final: SyncState
         switch stop {
