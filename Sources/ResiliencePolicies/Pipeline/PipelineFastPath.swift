@@ -117,7 +117,7 @@ enum FastPath {
     }
 
     /// Runs `operation` through `runner` and the stages in `box`, carrying its output around the stages.
-    @inlinable
+    @inlinable @inline(__always)
     static func run<Output: Sendable>(
         _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
