@@ -36,6 +36,18 @@ struct SharedBreakerTests {
         for _ in 0..<200 { await Task.yield() }
     }
 
+    /// The store's record of "api" once `reached` holds for it: breakers write on their own tasks.
+    func storedRecord(
+        in store: some CoordinationStore, until reached: (BreakerRecord?) -> Bool = { $0 != nil }
+    ) async throws -> BreakerRecord? {
+        var stored = try await store.breakerRecord(key: "api")
+        for _ in 0..<20_000 where !reached(stored) {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "api")
+        }
+        return stored
+    }
+
     @Test func aTripOnOneReplicaStopsTheOthersWithinARefresh() async throws {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
         let sink = RecordingTelemetrySink()
@@ -46,11 +58,7 @@ struct SharedBreakerTests {
             second.shutdown()
         }
         #expect(fail(first, times: 3)?.to == .open)
-        var stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<20_000 where stored == nil {
-            await Task.yield()
-            stored = try await store.breakerRecord(key: "api")
-        }
+        let stored = try await storedRecord(in: store)
         #expect(stored?.state == .open)
         #expect(second.admit(now: now).permit != nil)
         await refreshAll(2)
@@ -66,11 +74,7 @@ struct SharedBreakerTests {
         let replicas = (0..<4).map { SharedBreaker(store: store, configuration("r\($0)"), clock: resilienceClock) }
         defer { replicas.forEach { $0.shutdown() } }
         _ = fail(replicas[0], times: 3)
-        var stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<20_000 where stored == nil {
-            await Task.yield()
-            stored = try await store.breakerRecord(key: "api")
-        }
+        var stored = try await storedRecord(in: store)
         #expect(stored?.state == .open)
         await refreshAll(4)
         #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .open } })
@@ -95,11 +99,7 @@ struct SharedBreakerTests {
         #expect(prober.record(.success, for: permit, now: now)?.to == .closed)
         #expect(await settles { replicas.filter { $0.metrics(now: now).state == .closed }.count == 1 })
         // The verdict reaches the store on the prober's own task; the others learn it at their next refresh.
-        stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<20_000 where stored?.state != .closed {
-            await Task.yield()
-            stored = try await store.breakerRecord(key: "api")
-        }
+        stored = try await storedRecord(in: store) { $0?.state == .closed }
         #expect(stored?.state == .closed)
         await refreshAll(4)
         #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .closed } })
@@ -144,11 +144,7 @@ struct SharedBreakerTests {
         await refreshAll(1)
         store.fault = nil
         #expect(fail(breaker, times: 3)?.to == .open)
-        var stored = try await store.breakerRecord(key: "api")
-        for _ in 0..<20_000 where stored == nil {
-            await Task.yield()
-            stored = try await store.breakerRecord(key: "api")
-        }
+        let stored = try await storedRecord(in: store)
         #expect(stored?.state == .open)
         // The stalled refresh now times out: older than the write that succeeded, it says nothing new.
         clock.advance(by: .seconds(1))

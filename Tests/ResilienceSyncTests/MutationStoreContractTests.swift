@@ -209,23 +209,11 @@ struct MutationStoreConformanceTests {
     }
 
     /// A store that forgets failed mutations and reverses the queue.
-    final class BrokenStore: MutationStore {
-        let inner = InMemoryMutationStore()
-        func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
-        func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
-        func pending(after id: Int64, limit: Int) throws -> [Mutation] {
+    final class BrokenStore: ForwardingMutationStore, @unchecked Sendable {
+        override func pending(after id: Int64, limit: Int) throws -> [Mutation] {
             try inner.pending(after: id, limit: limit).reversed()
         }
-        func pendingCount() throws -> Int { try inner.pendingCount() }
-        func remove(_ id: Int64) throws { try inner.remove(id) }
-        func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
-        func moveToFailed(_ id: Int64, reason: String) throws { try inner.remove(id) }
-        func failed() throws -> [Mutation] { try inner.failed() }
-        func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
-        func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
-        func removeAllPending() throws -> Int { try inner.removeAllPending() }
-        func metadata(forKey key: String) throws -> Data? { try inner.metadata(forKey: key) }
-        func setMetadata(_ value: Data?, forKey key: String) throws { try inner.setMetadata(value, forKey: key) }
+        override func moveToFailed(_ id: Int64, reason: String) throws { try inner.remove(id) }
     }
 
     @Test("A broken store is reported rule by rule")

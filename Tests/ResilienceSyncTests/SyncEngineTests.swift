@@ -466,16 +466,12 @@ struct SyncEngineTests {
 }
 
 /// A store whose count of pending mutations fails a given number of times (a database busy for a moment).
-final class FlakyCountStore: MutationStore {
-    let inner = InMemoryMutationStore()
+final class FlakyCountStore: ForwardingMutationStore, @unchecked Sendable {
     private let failuresLeft: Mutex<Int>
 
     init(failingCounts: Int) { failuresLeft = Mutex(failingCounts) }
 
-    func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
-    func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
-    func pending(after id: Int64, limit: Int) throws -> [Mutation] { try inner.pending(after: id, limit: limit) }
-    func pendingCount() throws -> Int {
+    override func pendingCount() throws -> Int {
         let fails = failuresLeft.withLock { left in
             guard left > 0 else { return false }
             left -= 1
@@ -484,15 +480,6 @@ final class FlakyCountStore: MutationStore {
         if fails { throw MutationStoreError(.storageBusy, message: "database is locked") }
         return try inner.pendingCount()
     }
-    func remove(_ id: Int64) throws { try inner.remove(id) }
-    func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
-    func moveToFailed(_ id: Int64, reason: String) throws { try inner.moveToFailed(id, reason: reason) }
-    func failed() throws -> [Mutation] { try inner.failed() }
-    func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
-    func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
-    func removeAllPending() throws -> Int { try inner.removeAllPending() }
-    func metadata(forKey key: String) throws -> Data? { try inner.metadata(forKey: key) }
-    func setMetadata(_ value: Data?, forKey key: String) throws { try inner.setMetadata(value, forKey: key) }
 }
 
 @Suite("SyncEngine when counting fails")
