@@ -5,7 +5,8 @@
 // Opens the SQLite queue (exit 3 if it does not open cleanly), starts a SyncEngine against the FaultServer
 // mutation sink at URL, then enqueues N mutations with fresh idempotency keys. After each enqueue *returns*,
 // it appends the key to the log and fsyncs the log: the log lists exactly the writes the app acknowledged.
-// With --drain it enqueues nothing and exits 0 once the queue is empty.
+// With --drain it enqueues nothing and exits 0 once the queue is empty. On SIGUSR1 it prints its last events
+// (engine states, attempts, each request's start and end) to standard error.
 import Foundation
 import ResilienceCore
 import ResiliencePolicies
@@ -58,7 +59,58 @@ final class DurableLog {
     }
 }
 
+/// The last events of this process (engine states, attempts, and every request's start and end), printed to
+/// standard error on SIGUSR1: what the crash test asks a drainer that stopped making progress.
+final class RecentEvents: TelemetrySink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private let started = ContinuousClock.now
+
+    func receive(_ event: ResilienceEvent) {
+        note("\(event.kind) \(event.detail ?? "") \(event.classification.map { "\($0.code)" } ?? "")")
+    }
+
+    func note(_ line: String) {
+        let elapsed = ContinuousClock.now - started
+        lock.lock()
+        lines.append("\(elapsed) \(line)")
+        if lines.count > 80 { lines.removeFirst(lines.count - 80) }
+        lock.unlock()
+    }
+
+    func dump() {
+        lock.lock()
+        let text = lines.joined(separator: "\n")
+        lock.unlock()
+        FileHandle.standardError.write(Data("sync-crash-child: last events\n\(text)\n".utf8))
+    }
+}
+
+/// Notes each request's start and end in `events`.
+struct NotingTransport: HTTPTransport {
+    let wrapped: any HTTPTransport
+    let events: RecentEvents
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        let key = request.headers["Idempotency-Key"] ?? "-"
+        events.note("send \(key)")
+        do {
+            let response = try await wrapped.send(request, context: context)
+            events.note("sent \(key): \(response.status)")
+            return response
+        } catch {
+            events.note("failed \(key): \(error)")
+            throw error
+        }
+    }
+}
+
 let arguments = Arguments()
+let events = RecentEvents()
+signal(SIGUSR1, SIG_IGN)
+let dumpOnSignal = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+dumpOnSignal.setEventHandler { events.dump() }
+dumpOnSignal.resume()
 guard let url = URL(string: arguments.url), !arguments.store.isEmpty, !arguments.log.isEmpty else {
     FileHandle.standardError.write(Data("usage: sync-crash-child --store PATH --log PATH --url URL --count N\n".utf8))
     exit(2)
@@ -83,9 +135,9 @@ configuration.pollInterval = .milliseconds(20)
 configuration.maxRetries = 1_000
 // No breaker: the child must keep sending through every fault; each request gets 5 s.
 let engine = SyncEngine(
-    store: store, transport: URLSessionTransport(), requestBuilder: SinkRequestBuilder(url: url),
-    classifier: TransportErrorClassifier(), pipeline: Pipeline { TimeoutStrategy(.seconds(5)) },
-    configuration: configuration)
+    store: store, transport: NotingTransport(wrapped: URLSessionTransport(), events: events),
+    requestBuilder: SinkRequestBuilder(url: url), classifier: TransportErrorClassifier(),
+    pipeline: Pipeline { TimeoutStrategy(.seconds(5)) }, configuration: configuration, telemetry: events)
 let runner = Task { await engine.run() }
 
 let processID = UUID().uuidString.prefix(8)

@@ -44,6 +44,12 @@ struct SharedRateLimiterTests {
         return admissions
     }
 
+    /// The documented bound for a 1 s window at 20/s: `burst + (W + slotGrace) / interval` = 1 + 20.5, plus
+    /// the replicas' round trips to the store over the interval. A round trip here is the virtual time that
+    /// passes before a lease's task runs: none on a quiet machine, a 5 ms step or more under load, and the
+    /// lease's slots start that much later. Hence 22, not 21.
+    let windowBound = 22
+
     func maximumPerWindow(_ admissions: [Duration], window: Duration = .seconds(1)) -> Int {
         admissions.map { start in admissions.filter { $0 >= start && $0 < start + window }.count }.max() ?? 0
     }
@@ -54,7 +60,7 @@ struct SharedRateLimiterTests {
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)
         let admissions = await drive([limiter], for: .seconds(3))
         #expect(admissions.count >= 54 && admissions.count <= 61)
-        #expect(maximumPerWindow(admissions) <= 21)
+        #expect(maximumPerWindow(admissions) <= windowBound)
         #expect(store.calls * 2 <= admissions.count + 4)
     }
 
@@ -62,7 +68,7 @@ struct SharedRateLimiterTests {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
         let replicas = (0..<4).map { _ in SharedRateLimiter(store: store, configuration(), clock: resilienceClock) }
         let admissions = await drive(replicas, for: .seconds(3))
-        #expect(maximumPerWindow(admissions) <= 21)
+        #expect(maximumPerWindow(admissions) <= windowBound)
         #expect(admissions.count >= 54)
     }
 

@@ -40,14 +40,17 @@ struct SyncCrashSafetyTests {
         return process
     }
 
-    /// Waits for `process` without blocking the cooperative pool for long; after `timeout` sends it `signal`
-    /// (SIGABRT makes a Swift process print every thread's backtrace first), then SIGKILL.
-    static func wait(for process: Process, timeout: Duration, signal: Int32 = SIGKILL) async -> Bool {
+    /// Waits for `process` without blocking the cooperative pool for long; after `timeout` sends it each of
+    /// `signals` a second apart (SIGUSR1 makes the child print its last events, SIGABRT makes a Swift process
+    /// print every thread's backtrace), then SIGKILL.
+    static func wait(for process: Process, timeout: Duration, signals: [Int32] = []) async -> Bool {
         let start = ContinuousClock.now
         while process.isRunning {
             if ContinuousClock.now - start > timeout {
-                kill(process.processIdentifier, signal)
-                for _ in 0..<400 where process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+                for signal in signals where process.isRunning {
+                    kill(process.processIdentifier, signal)
+                    for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+                }
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 return false
@@ -105,7 +108,7 @@ struct SyncCrashSafetyTests {
             drainers += 1
             let drainer = try Self.launch(child, arguments + ["--drain"])
             drained =
-                await Self.wait(for: drainer, timeout: .seconds(30), signal: SIGABRT)
+                await Self.wait(for: drainer, timeout: .seconds(30), signals: [SIGUSR1, SIGABRT])
                 && drainer.terminationReason == .exit
             if drained { #expect(drainer.terminationStatus == 0, "a drainer that ran to the end must exit cleanly") }
         }
