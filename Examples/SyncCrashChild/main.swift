@@ -133,11 +133,14 @@ guard log.isOpen else { exit(4) }
 var configuration = SyncEngine.Configuration()
 configuration.pollInterval = .milliseconds(20)
 configuration.maxRetries = 1_000
-// No breaker: the child must keep sending through every fault; each request gets 5 s.
+// No breaker: the child must keep sending through every fault. Each request gets 1 s: after the sink resets a
+// reused keep-alive connection, libcurl silently resends the request on a new one without its body and waits
+// (Docs/Transport.md, Linux quirks), so such an attempt ends only at its deadline, and a long deadline makes
+// a drain of hundreds of mutations take minutes.
 let engine = SyncEngine(
     store: store, transport: NotingTransport(wrapped: URLSessionTransport(), events: events),
     requestBuilder: SinkRequestBuilder(url: url), classifier: TransportErrorClassifier(),
-    pipeline: Pipeline { TimeoutStrategy(.seconds(5)) }, configuration: configuration, telemetry: events)
+    pipeline: Pipeline { TimeoutStrategy(.seconds(1)) }, configuration: configuration, telemetry: events)
 let runner = Task { await engine.run() }
 
 let processID = UUID().uuidString.prefix(8)
