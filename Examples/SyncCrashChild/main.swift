@@ -6,7 +6,8 @@
 // mutation sink at URL, then enqueues N mutations with fresh idempotency keys. After each enqueue *returns*,
 // it appends the key to the log and fsyncs the log: the log lists exactly the writes the app acknowledged.
 // With --drain it enqueues nothing and exits 0 once the queue is empty. On SIGUSR1 it prints its last events
-// (engine states, attempts, each request's start and end) to standard error.
+// (engine states, attempts, each request's start and end) to standard error. It exits 7 if the process that
+// started it goes away.
 import Foundation
 import ResilienceCore
 import ResiliencePolicies
@@ -158,7 +159,10 @@ for index in 0..<arguments.count {
     guard log.append(key) else { exit(6) }
 }
 
+// A drainer whose test process is gone (killed, crashed) stops too, instead of polling a vanished server.
+let parent = getppid()
 while (try? store.pendingCount()) != 0 {
+    if getppid() != parent { exit(7) }
     try? await Task.sleep(for: .milliseconds(10))
 }
 runner.cancel()
