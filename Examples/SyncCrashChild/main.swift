@@ -62,9 +62,8 @@ final class DurableLog {
 
 /// The last events of this process (engine states, attempts, and every request's start and end), printed to
 /// standard error on SIGUSR1: what the crash test asks a drainer that stopped making progress.
-final class RecentEvents: TelemetrySink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
+final class RecentEvents: TelemetrySink {
+    private let lines = LockedState(initialState: [String]())
     private let started = ContinuousClock.now
 
     func receive(_ event: ResilienceEvent) {
@@ -72,17 +71,15 @@ final class RecentEvents: TelemetrySink, @unchecked Sendable {
     }
 
     func note(_ line: String) {
-        let elapsed = ContinuousClock.now - started
-        lock.lock()
-        lines.append("\(elapsed) \(line)")
-        if lines.count > 80 { lines.removeFirst(lines.count - 80) }
-        lock.unlock()
+        let stamped = "\(ContinuousClock.now - started) \(line)"
+        lines.withLock { lines in
+            lines.append(stamped)
+            if lines.count > 80 { lines.removeFirst(lines.count - 80) }
+        }
     }
 
     func dump() {
-        lock.lock()
-        let text = lines.joined(separator: "\n")
-        lock.unlock()
+        let text = lines.withLock { $0.joined(separator: "\n") }
         FileHandle.standardError.write(Data("sync-crash-child: last events\n\(text)\n".utf8))
     }
 }

@@ -99,9 +99,10 @@ struct SyncCrashSafetyTests {
         #expect(kills >= 50)
 
         // The final drain. A drainer that dies or stalls is one more crash for the queue to survive: start
-        // another, as an app would on its next launch. Under heavy load FoundationNetworking has been seen to
-        // abort ("double free") on its own queue, and to stall every request of a process, while the server
-        // reset connections; the queue's promise below must hold either way, and the restarts are reported.
+        // another, as an app would on its next launch. Under heavy load, while the server reset connections, a
+        // drainer has been seen to abort ("double free" on a libdispatch thread) and its URLSession to stop
+        // completing requests (Docs/Transport.md); the queue's promise below must hold either way, and the
+        // restarts are reported.
         var drainers = 0
         var drained = false
         while !drained, drainers < 4 {
