@@ -27,43 +27,49 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await execute(context, now: nil) { context, _ in try await next(context) }
-    }
-
-    /// Admits, runs and records one call; `now` is the current instant when the caller just read it, and
-    /// is handed inward with the call.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: ResilienceContext, now known: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let now = known ?? context.clock.now()
-        let permit: BreakerPermit
-        switch breaker.admit(now: now) {
-        case .rejected(let retryAfter, let state):
-            throw Self.rejection(retryAfter: retryAfter, state: state, context)
-        case .admitted(let admitted, let transition):
-            permit = admitted
-            if let transition { Self.emit(transition, context) }
-        }
+        let now = context.clock.now()
+        let permit = try admit(context, now: now)
         var succeeded = true
         // Records the success after the output went straight into the caller's return slot (a generic
         // local would cost an allocation on the task's stack when this code is not specialised).
         defer {
             if succeeded,
                 let transition = breaker.record(
-                    .success, for: permit, now: successNeedsTime ? context.clock.now() : now)
+                    .success, for: permit, now: successInstant(admittedAt: now, clock: context.clock.now()))
             {
                 Self.emit(transition, context)
             }
         }
         do {
-            return try await next(context, now)
+            return try await next(context)
         } catch {
             succeeded = false
             recordFailure(error, permit: permit, context)
             throw error
         }
+    }
+
+    /// Asks the breaker; returns the permit, or throws the rejection after emitting it.
+    @inlinable @inline(__always)
+    func admit(_ context: ResilienceContext, now: ResilienceInstant) throws -> BreakerPermit {
+        switch breaker.admit(now: now) {
+        case .rejected(let retryAfter, let state):
+            throw Self.rejection(retryAfter: retryAfter, state: state, context)
+        case .admitted(let permit, let transition):
+            if let transition { Self.emit(transition, context) }
+            return permit
+        }
+    }
+
+    /// The instant to record a success admitted at `admittedAt` with: that instant, unless the breaker's
+    /// successes depend on time.
+    @inlinable @inline(__always)
+    func successInstant(
+        admittedAt: ResilienceInstant, clock: @autoclosure () -> ResilienceInstant
+    )
+        -> ResilienceInstant
+    {
+        successNeedsTime ? clock() : admittedAt
     }
 
     /// `circuit-breaker(policy: consecutive-failures(…))`.

@@ -25,55 +25,55 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     }
 
     /// Acquires, runs and releases one call.
+    ///
+    /// The success path copies no context and reads the clock once (and once more after the call only for
+    /// limiters that learn from time).
     @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await execute(context, now: nil) { context, _ in try await next(context) }
-    }
-
-    /// Acquires, runs and releases one call; `now` is the current instant when the caller just read it.
-    ///
-    /// The fast path copies no context and reads the clock at most once (not at all when `now` is given,
-    /// and once more after the call only for limiters that learn from time). After a wait for a permit the
-    /// call is handed no instant: the stages inside read the time afresh.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: ResilienceContext, now known: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let now = known ?? context.clock.now()
+        let now = context.clock.now()
         let decision = limiter.tryAcquire(now: now)
-        guard case .admitted(let permit) = decision else {
-            let permit = try await waitForPermit(after: decision, context)
-            return try await run(context, permit: permit, admittedAt: nil, next: next)
+        let permit: RateLimitPermit
+        let admittedAt: ResilienceInstant?
+        if case .admitted(let admitted) = decision {
+            (permit, admittedAt) = (admitted, now)
+        } else {
+            (permit, admittedAt) = (try await waitForPermit(after: decision, context), nil)
         }
-        return try await run(context, permit: permit, admittedAt: now, next: next)
-    }
-
-    /// Runs the call with `permit` and releases it; `admittedAt` is reused for an accepted release when the
-    /// limiter does not need fresh time.
-    @inlinable @inline(__always)
-    func run<Output: Sendable>(
-        _ context: ResilienceContext, permit: RateLimitPermit, admittedAt: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
         var succeeded = true
         // Releases after the output went straight into the caller's return slot (see the breaker stage).
         defer {
             if succeeded {
-                let releasedAt = releaseNeedsTime ? context.clock.now() : (admittedAt ?? context.clock.now())
-                limiter.release(permit, outcome: .accepted, now: releasedAt)
+                limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: context.clock.now()))
             }
         }
         do {
-            return try await next(context, admittedAt)
+            return try await next(context)
         } catch {
             succeeded = false
-            limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())
+            releaseFailed(permit, error, context)
             throw error
         }
+    }
+
+    /// The instant to release an accepted call's permit at: `admittedAt` (the instant it was admitted, if
+    /// no wait came between) unless the limiter needs fresh time.
+    @inlinable @inline(__always)
+    func releaseInstant(
+        _ admittedAt: ResilienceInstant?, clock: @autoclosure () -> ResilienceInstant
+    )
+        -> ResilienceInstant
+    {
+        if releaseNeedsTime { return clock() }
+        return admittedAt ?? clock()
+    }
+
+    /// Releases the permit of a call that failed with `error`.
+    @usableFromInline
+    func releaseFailed(_ permit: RateLimitPermit, _ error: any Error, _ context: ResilienceContext) {
+        limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())
     }
 
     /// The slow path after `tryAcquire` said "later" or "no": waits through the limiter when allowed, or

@@ -41,45 +41,47 @@ public struct RetryStrategy: ResilienceStrategy {
     }
 
     /// Runs `next`, retrying as the policy decides.
+    ///
+    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
+    /// the clock once.
     @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await execute(context, now: nil) { context, _ in try await next(context) }
-    }
-
-    /// Runs `next`, retrying as the policy decides; `now` is the current instant when the caller just read
-    /// it. The first attempt is passed the same instant; later ones, after a sleep, none.
-    ///
-    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
-    /// the clock at most once (not at all when `now` is given).
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: ResilienceContext, now: ResilienceInstant?,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        budget?.recordRequest(now: start)
-        let listening = context.telemetry != nil
-        if listening { context.emit(.attemptStarted, at: start) }
+        let start = context.clock.now()
+        let listening = beginFirstAttempt(context, start: start)
         var succeeded = true
         // Runs after a successful return: the output goes straight into the caller's return slot, never
         // into a local (a generic local costs an allocation on the task's stack when not specialised).
-        defer {
-            if succeeded && listening {
-                let end = context.clock.now()
-                context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
-            }
-        }
+        defer { if succeeded && listening { emitAttemptSucceeded(context, startedAt: start) } }
         let firstError: any Error
         do {
-            return try await next(context, start)
+            return try await next(context)
         } catch {
             succeeded = false
             firstError = error
         }
-        return try await retry(after: firstError, start: start, context: context, next: next)
+        return try await retry(after: firstError, start: start, context: context) { context, _ in
+            try await next(context)
+        }
+    }
+
+    /// Deposits the execution in the budget and emits `attemptStarted` if somebody listens; returns whether
+    /// somebody does.
+    @inlinable @inline(__always)
+    func beginFirstAttempt(_ context: ResilienceContext, start: ResilienceInstant) -> Bool {
+        budget?.recordRequest(now: start)
+        let listening = context.telemetry != nil
+        if listening { context.emit(.attemptStarted, at: start) }
+        return listening
+    }
+
+    /// Emits `attemptSucceeded` for an attempt that started at `start`.
+    @usableFromInline
+    func emitAttemptSucceeded(_ context: ResilienceContext, startedAt start: ResilienceInstant) {
+        let end = context.clock.now()
+        context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
     }
 
     /// The attempts after the first one failed: not inlined, since failures are not the hot path.
@@ -97,10 +99,7 @@ public struct RetryStrategy: ResilienceStrategy {
             current.emit(.attemptStarted, at: attemptStart)
             do {
                 let output = try await next(current, attemptStart)
-                if current.telemetry != nil {
-                    let end = current.clock.now()
-                    current.emit(.attemptSucceeded, at: end) { $0.duration = attemptStart.duration(to: end) }
-                }
+                if current.telemetry != nil { emitAttemptSucceeded(current, startedAt: attemptStart) }
                 return output
             } catch {
                 try await prepareRetry(after: error, attemptStart: attemptStart, context: &current, loop: &loop)
