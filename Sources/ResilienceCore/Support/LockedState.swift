@@ -1,5 +1,7 @@
 #if canImport(Darwin)
 import Darwin
+#elseif os(Linux) && canImport(Synchronization)
+import Synchronization
 #elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,8 +18,8 @@ import Android
 /// while holding the lock.
 ///
 /// The storage is a single `ManagedBuffer` holding both the state and the lock, so creating one costs one
-/// allocation and locking costs none. `Mutex` from the Synchronization module needs macOS 15, which is why
-/// this type exists. Third-party breakers, limiters and sinks use it the same way:
+/// allocation and locking costs none. The lock is `os_unfair_lock` on Apple platforms (where `Mutex` from the
+/// Synchronization module needs macOS 15, which is why this type exists) and that `Mutex` on Linux. Third-party breakers, limiters and sinks use it the same way:
 ///
 /// ```swift
 /// final class MyBreaker: BreakerPolicy {
@@ -60,9 +62,14 @@ final class LockStorage<State>: ManagedBuffer<State, PlatformLock> {
     @inlinable
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try withUnsafeMutablePointers { state, lock in
+            #if os(Linux) && canImport(Synchronization)
+            // The state lives beside the mutex, not in it, so the result is not derived from the mutex's value.
+            try lock.pointee.withLock { _ in UncheckedResult(value: try body(&state.pointee)) }.value
+            #else
             PlatformLock.lock(lock)
             defer { PlatformLock.unlock(lock) }
             return try body(&state.pointee)
+            #endif
         }
     }
 
@@ -74,9 +81,35 @@ final class LockStorage<State>: ManagedBuffer<State, PlatformLock> {
 /// The platform's cheapest non-recursive mutex.
 #if canImport(Darwin)
 @usableFromInline typealias PlatformLock = os_unfair_lock_s
+#elseif os(Linux) && canImport(Synchronization)
+@usableFromInline typealias PlatformLock = Mutex<Void>
+
+/// A result handed out of `Mutex.withLock`, which wants results it can send: the value comes from the state
+/// guarded beside the mutex, which the caller owns either way.
+@usableFromInline
+struct UncheckedResult<Value>: @unchecked Sendable {
+    @usableFromInline var value: Value
+
+    @inlinable
+    init(value: Value) {
+        self.value = value
+    }
+}
+
+extension PlatformLock {
+    static func initialize(_ lock: UnsafeMutablePointer<PlatformLock>) {
+        lock.initialize(to: Mutex(()))
+    }
+
+    static func destroy(_ lock: UnsafeMutablePointer<PlatformLock>) {
+        lock.deinitialize(count: 1)
+    }
+}
 #else
 @usableFromInline typealias PlatformLock = pthread_mutex_t
 #endif
+
+#if !(os(Linux) && canImport(Synchronization))
 
 extension PlatformLock {
     @usableFromInline
@@ -105,7 +138,7 @@ extension PlatformLock {
         lock.deinitialize(count: 1)
     }
 
-    @usableFromInline
+    @inlinable
     static func lock(_ lock: UnsafeMutablePointer<PlatformLock>) {
         #if canImport(Darwin)
         os_unfair_lock_lock(lock)
@@ -114,7 +147,7 @@ extension PlatformLock {
         #endif
     }
 
-    @usableFromInline
+    @inlinable
     static func unlock(_ lock: UnsafeMutablePointer<PlatformLock>) {
         #if canImport(Darwin)
         os_unfair_lock_unlock(lock)
@@ -123,3 +156,4 @@ extension PlatformLock {
         #endif
     }
 }
+#endif
