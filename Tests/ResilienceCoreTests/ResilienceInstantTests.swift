@@ -26,6 +26,27 @@ struct ResilienceInstantTests {
         }
     }
 
+    @Test("Advancing and measuring between instants match Duration's own arithmetic")
+    func arithmeticMatchesDuration() {
+        for lhs in Self.offsets {
+            for rhs in Self.offsets {
+                let a = ResilienceInstant(offset: lhs)
+                #expect(a.advanced(by: rhs).offset == lhs + rhs, "\(lhs) + \(rhs)")
+                #expect(a.duration(to: ResilienceInstant(offset: rhs)) == rhs - lhs, "\(rhs) - \(lhs)")
+            }
+        }
+        // At the ends of the range the high halves wrap and the carry or borrow wraps them back.
+        let minusOne = Duration(_high: -1, low: .max)
+        let almostSmallest = Duration(_high: .min, low: 1)
+        #expect(
+            ResilienceInstant(offset: minusOne).advanced(by: almostSmallest).offset == Duration(_high: .min, low: 0))
+        let one = Duration(_high: 0, low: 1)
+        let largest = Duration(_high: .max, low: .max)
+        #expect(
+            ResilienceInstant(offset: one).duration(to: ResilienceInstant(offset: largest))
+                == Duration(_high: .max, low: .max - 1))
+    }
+
     @Test("A deadline's limit is clamped to zero and to a billion seconds")
     func deadlineLimitIsClamped() async throws {
         let clock = ResilienceClock.continuous

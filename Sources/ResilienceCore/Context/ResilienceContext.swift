@@ -68,7 +68,7 @@ public struct ResilienceContext: Sendable {
     public func remaining(now: ResilienceInstant) -> Duration? {
         guard let deadline else { return nil }
         let left = now.duration(to: deadline)
-        return left > .zero ? left : .zero
+        return Duration.inlinedZero.isLess(than: left) ? left : .inlinedZero
     }
 
     /// Narrows the deadline to `candidate` if that is earlier.

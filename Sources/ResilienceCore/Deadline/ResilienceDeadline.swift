@@ -42,7 +42,7 @@ public struct ResilienceDeadline: Sendable, Hashable {
     @inlinable
     var clampedLimit: Duration {
         let maximum = Duration.seconds(1_000_000_000)
-        return limit.isLess(than: .zero) ? .zero : (maximum.isLess(than: limit) ? maximum : limit)
+        return limit.isLess(than: .inlinedZero) ? .inlinedZero : (maximum.isLess(than: limit) ? maximum : limit)
     }
 
     /// Runs `operation` with the context's deadline narrowed to `now + limit`; a failure once that instant
