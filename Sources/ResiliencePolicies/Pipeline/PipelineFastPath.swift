@@ -174,12 +174,29 @@ extension DeadlineStage {
     }
 }
 
-/// Runs a fast-path stage chain, specialised for its stages, around an operation that stores its own
-/// output. The stages are the pipeline's own box, handed in rather than captured: a closure that captures
-/// nothing is called directly, without a forwarder that allocates a second async frame per call.
+/// Runs a fast-path stage chain, specialised for its stages, around an operation of any output type. The
+/// runner gets the pipeline's own box (its stages), the caller's ``OperationCall`` as a raw pointer, and a
+/// completion that runs that call's operation and stores its output. Neither closure captures anything, so
+/// each is called directly, without a forwarder that would allocate another async frame per call.
 @usableFromInline
 typealias FastPathRunner =
-    @Sendable (AnyStrategyBox, ResilienceContext, (ResilienceContext) async throws -> Void) async throws -> Void
+    @Sendable (AnyStrategyBox, ResilienceContext, UnsafeMutableRawPointer?, FastPathCompletion) async throws -> Void
+
+/// Runs the operation of the ``OperationCall`` it is handed and stores the output there.
+@usableFromInline
+typealias FastPathCompletion = (ResilienceContext, UnsafeMutableRawPointer?) async throws -> Void
+
+/// One execution's operation and, once it has returned, its output.
+@usableFromInline
+struct OperationCall<Output> {
+    @usableFromInline let operation: (ResilienceContext) async throws -> Output
+    @usableFromInline var output: Output?
+
+    @inlinable
+    init(operation: @escaping (ResilienceContext) async throws -> Output) {
+        self.operation = operation
+    }
+}
 
 @usableFromInline
 enum FastPath {
@@ -195,10 +212,10 @@ enum FastPath {
     /// type opened here).
     @inlinable
     static func makeRunner<Stage: FastPathStage>(_: Stage) -> FastPathRunner {
-        { box, context, operation in
+        { box, context, call, complete in
             var context = context
             return try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.execute(&context, now: nil) {
-                inner, _ in try await operation(inner)
+                inner, _ in try await complete(inner, call)
             }
         }
     }
@@ -209,11 +226,44 @@ enum FastPath {
         _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
+        if _isConcrete(Output.self) { return try await runSpecialised(runner, box, context, operation) }
+        // Generic code (behind `any ResiliencePipeline`): a generic call record would cost a metadata lookup
+        // per call, so the completion captures the operation and the output instead.
         var output: Output?
-        try await runner(box, context) { inner in output = try await operation(inner) }
+        try await runner(box, context, nil) { inner, _ in output = try await operation(inner) }
         // Fast-path stages return normally only after the operation did.
         guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
         return output
+    }
+
+    /// ``run(_:_:_:_:)`` specialised for the output type: the operation travels in the call record and the
+    /// completion captures nothing. A separate function, so generic code does not carry its locals.
+    @inlinable
+    static func runSpecialised<Output: Sendable>(
+        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        // The operation is called only while the runner runs, before this returns.
+        try await withoutActuallyEscaping(operation) { operation in
+            var call = OperationCall(operation: operation)
+            try await start(runner, box, context, &call)
+            guard let output = call.output else {
+                throw ResilienceError(.init(rawValue: "no-output"), key: context.key)
+            }
+            return output
+        }
+    }
+
+    /// Hands `call` to `runner` with the completion that runs it; `call` stays valid until the runner returns.
+    @inlinable @inline(__always)
+    static func start<Output: Sendable>(
+        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
+        _ call: UnsafeMutablePointer<OperationCall<Output>>
+    ) async throws {
+        try await runner(box, context, UnsafeMutableRawPointer(call)) { inner, call in
+            let call = call.unsafelyUnwrapped.assumingMemoryBound(to: OperationCall<Output>.self)
+            call.pointee.output = try await call.pointee.operation(inner)
+        }
     }
 }
 
