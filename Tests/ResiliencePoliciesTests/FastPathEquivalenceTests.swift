@@ -50,6 +50,9 @@ struct FastPathEquivalenceTests {
         let pipeline =
             generic ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
         let calls = LockedBox(0)
+        // What each call was handed: the deadline stages narrow the context in place on the fast path and
+        // must restore it, so a retry's later attempt sees the total deadline again, narrowed afresh.
+        let handed = LockedBox<[String]>([])
         let finished = LockedBox(false)
         let task = Task { () -> [String] in
             var results: [String] = []
@@ -59,6 +62,11 @@ struct FastPathEquivalenceTests {
                         let index = calls.mutate { count -> Int in
                             count += 1
                             return count - 1
+                        }
+                        handed.mutate {
+                            $0.append(
+                                "call \(index) attempt \(context.attempt) deadline \(context.deadline.map { "\($0)" } ?? "none")"
+                            )
                         }
                         switch index < script.count ? script[index] : .succeed {
                         case .succeed: return index
@@ -82,6 +90,7 @@ struct FastPathEquivalenceTests {
         }
         var observed = await task.value
         observed.append("calls \(calls.value)")
+        observed += handed.value
         observed += sink.events.map { event in
             "\(event.kind) attempt \(event.attempt) at \(event.time) \(event.duration.map { "\($0)" } ?? "")"
                 + " \(event.detail ?? "")"
