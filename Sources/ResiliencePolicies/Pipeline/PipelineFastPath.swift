@@ -12,6 +12,12 @@
 //    for its stages when it is built, and passes the output around the stages rather than through them.
 // 3. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
 //    the call.
+// 4. The stages share one copy of the context, which the runner makes: the deadline stages narrow its
+//    deadline in place and restore it afterwards, where their public `execute(_:next:)` pass a narrowed
+//    copy inward. So the retry, breaker and limiter stages have fast-path bodies here, mirroring their
+//    public ones, which cannot take the context `inout` without copying it in every stage.
+// 5. When the output type is concrete, the closure that runs the operation captures nothing: the operation
+//    and its output travel in a record on the caller's frame, handed to the runner as a raw pointer.
 
 /// A built-in stage that can run on the fast path.
 ///
@@ -176,13 +182,14 @@ extension DeadlineStage {
 
 /// Runs a fast-path stage chain, specialised for its stages, around an operation of any output type. The
 /// runner gets the pipeline's own box (its stages), the caller's ``OperationCall`` as a raw pointer, and a
-/// completion that runs that call's operation and stores its output. Neither closure captures anything, so
-/// each is called directly, without a forwarder that would allocate another async frame per call.
+/// completion that runs that call's operation and stores its output. In code specialised for the output
+/// type neither closure captures anything, so each is called directly, without a forwarder that would
+/// allocate another async frame per call; generic code passes no record and a capturing completion.
 @usableFromInline
 typealias FastPathRunner =
     @Sendable (AnyStrategyBox, ResilienceContext, UnsafeMutableRawPointer?, FastPathCompletion) async throws -> Void
 
-/// Runs the operation of the ``OperationCall`` it is handed and stores the output there.
+/// Runs the operation of the ``OperationCall`` it is handed (if any) and stores the output there.
 @usableFromInline
 typealias FastPathCompletion = (ResilienceContext, UnsafeMutableRawPointer?) async throws -> Void
 
