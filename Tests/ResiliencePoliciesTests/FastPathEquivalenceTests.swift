@@ -1,6 +1,7 @@
-import ResiliencePolicies
 import ResilienceTesting
 import Testing
+
+@testable import ResiliencePolicies
 
 /// A third-party stage that only calls `next`: putting it outermost makes `Pipeline` run every stage through
 /// its public `execute(_:next:)` (the general path) instead of the built-in stages' synchronous steps.
@@ -23,13 +24,25 @@ enum FastPathStep: Sendable {
     case stallThenFail(Duration, TestFailure)
 }
 
+/// How an execution reaches the stages.
+enum ExecutionPath: CaseIterable {
+    /// Every stage through its public `execute(_:next:)` (a third-party stage outermost).
+    case general
+    /// `Pipeline.execute`: the fast path's runner. In a debug build the output type is not specialised, so
+    /// the completion captures the operation.
+    case fast
+    /// The fast path's runner with the call record that code specialised for the output type uses (the
+    /// completion captures nothing), called directly since a debug build never specialises.
+    case fastWithCallRecord
+}
+
 /// The five built-in stages must behave the same on `Pipeline`'s fast path and on the general path:
 /// same results, same calls, same events at the same instants, same breaker and limiter state.
 @Suite("Fast path equivalence")
 struct FastPathEquivalenceTests {
     /// Runs `executions` executions of the five stages, each calling an operation that follows `script`
     /// (one step per call, `succeed` once it runs out), and describes everything observable.
-    func observe(generic: Bool, executions: Int, script: [FastPathStep]) async throws -> [String] {
+    func observe(_ path: ExecutionPath, executions: Int, script: [FastPathStep]) async throws -> [String] {
         let clock = ManualClock()
         let sink = RecordingTelemetrySink()
         var breakerConfiguration = ConsecutiveFailureBreaker.Configuration.standard
@@ -48,7 +61,9 @@ struct FastPathEquivalenceTests {
                     inner: ComposedStrategy(
                         outer: RateLimiterStrategy(limiter: limiter), inner: TimeoutStrategy(.seconds(5))))))
         let pipeline =
-            generic ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
+            path == .general
+            ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
+        #expect((pipeline.runner == nil) == (path == .general), "only the built-in stages alone get a runner")
         let calls = LockedBox(0)
         // What each call was handed: the deadline stages narrow the context in place on the fast path and
         // must restore it, so a retry's later attempt sees the total deadline again, narrowed afresh.
@@ -58,7 +73,7 @@ struct FastPathEquivalenceTests {
             var results: [String] = []
             for _ in 0..<executions {
                 do {
-                    let value = try await pipeline.execute(makeContext(clock, sink: sink)) { context -> Int in
+                    let operation: @Sendable (ResilienceContext) async throws -> Int = { context in
                         let index = calls.mutate { count -> Int in
                             count += 1
                             return count - 1
@@ -76,6 +91,13 @@ struct FastPathEquivalenceTests {
                             throw failure
                         }
                     }
+                    let context = makeContext(clock, sink: sink)
+                    let value =
+                        if path == .fastWithCallRecord, let runner = pipeline.runner {
+                            try await FastPath.runSpecialised(runner, pipeline.box, context, operation)
+                        } else {
+                            try await pipeline.execute(context, operation)
+                        }
                     results.append("value \(value)")
                 } catch {
                     results.append("error \(error)")
@@ -113,8 +135,10 @@ struct FastPathEquivalenceTests {
         ])
     func sameObservations(script: [FastPathStep]) async throws {
         for executions in [1, 3] {
-            let fast = try await observe(generic: false, executions: executions, script: script)
-            let general = try await observe(generic: true, executions: executions, script: script)
+            let general = try await observe(.general, executions: executions, script: script)
+            let fast = try await observe(.fast, executions: executions, script: script)
+            let fastWithCallRecord = try await observe(.fastWithCallRecord, executions: executions, script: script)
+            #expect(fastWithCallRecord == general)
             #expect(fast == general)
             #expect(fast.count > executions)
         }
