@@ -239,7 +239,7 @@ enum FastPath {
         var output: Output?
         try await runner(box, context, nil) { inner, _ in output = try await operation(inner) }
         // Fast-path stages return normally only after the operation did.
-        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        guard let output else { throw missingOutput(context) }
         return output
     }
 
@@ -254,11 +254,16 @@ enum FastPath {
         try await withoutActuallyEscaping(operation) { operation in
             var call = OperationCall(operation: operation)
             try await start(runner, box, context, &call)
-            guard let output = call.output else {
-                throw ResilienceError(.init(rawValue: "no-output"), key: context.key)
-            }
+            guard let output = call.output else { throw missingOutput(context) }
             return output
         }
+    }
+
+    /// What a runner that returned without the operation's output throws (fast-path stages return normally
+    /// only after the operation did, so this never happens unless a stage breaks that rule).
+    @usableFromInline
+    static func missingOutput(_ context: ResilienceContext) -> ResilienceError {
+        ResilienceError(.init(rawValue: "no-output"), key: context.key)
     }
 
     /// Hands `call` to `runner` with the completion that runs it; `call` stays valid until the runner returns.
