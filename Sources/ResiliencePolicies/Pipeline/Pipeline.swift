@@ -47,7 +47,7 @@ public struct Pipeline: ResiliencePipeline {
     public var stages: [StageDescription] { box.stageDescriptions }
 
     /// Runs `operation` through the stages.
-    @inlinable
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
