@@ -47,6 +47,8 @@ public struct Pipeline: ResiliencePipeline {
     public var stages: [StageDescription] { box.stageDescriptions }
 
     /// Runs `operation` through the stages.
+    // Always inlined, so the protocol witness behind `any ResiliencePipeline` runs this body in its own frame
+    // instead of calling it as one more async function (measured in Docs/Performance.md, "Sixth round").
     @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
