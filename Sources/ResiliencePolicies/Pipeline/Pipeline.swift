@@ -46,9 +46,9 @@ public struct Pipeline: ResiliencePipeline {
     /// many sources holds no description strings.
     public var stages: [StageDescription] { box.stageDescriptions }
 
-    /// Runs `operation` through the stages.
     // Always inlined, so the protocol witness behind `any ResiliencePipeline` runs this body in its own frame
     // instead of calling it as one more async function (measured in Docs/Performance.md, "Sixth round").
+    /// Runs `operation` through the stages.
     @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
