@@ -17,9 +17,11 @@ struct ForwardingStage: ResilienceStrategy {
 }
 
 /// What one call of the scripted operation does.
-enum FastPathStep: Sendable {
+enum ScriptedStep: Sendable {
     case succeed
     case fail(TestFailure)
+    /// Throws `CancellationError` (the operation saw its task cancelled).
+    case cancelled
     /// Sleeps on the context's clock, then fails.
     case stallThenFail(Duration, TestFailure)
 }
@@ -28,12 +30,9 @@ enum FastPathStep: Sendable {
 enum ExecutionPath: CaseIterable {
     /// Every stage through its public `execute(_:next:)` (a third-party stage outermost).
     case general
-    /// `Pipeline.execute`: the fast path's runner. In a debug build the output type is not specialised, so
-    /// the completion captures the operation.
+    /// `Pipeline.execute` on the built-in stages alone: their synchronous steps, and the fast path's
+    /// `resume` and `recover` once a stage stops or the operation throws.
     case fast
-    /// The fast path's runner with the call record that code specialised for the output type uses (the
-    /// completion captures nothing), called directly since a debug build never specialises.
-    case fastWithCallRecord
 }
 
 /// The five built-in stages must behave the same on `Pipeline`'s fast path and on the general path:
@@ -42,7 +41,7 @@ enum ExecutionPath: CaseIterable {
 struct FastPathEquivalenceTests {
     /// Runs `executions` executions of the five stages, each calling an operation that follows `script`
     /// (one step per call, `succeed` once it runs out), and describes everything observable.
-    func observe(_ path: ExecutionPath, executions: Int, script: [FastPathStep]) async throws -> [String] {
+    func observe(_ path: ExecutionPath, executions: Int, script: [ScriptedStep]) async throws -> [String] {
         let clock = ManualClock()
         let sink = RecordingTelemetrySink()
         var breakerConfiguration = ConsecutiveFailureBreaker.Configuration.standard
@@ -63,7 +62,7 @@ struct FastPathEquivalenceTests {
         let pipeline =
             path == .general
             ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
-        #expect((pipeline.runner == nil) == (path == .general), "only the built-in stages alone get a runner")
+        #expect((pipeline.fastPath == nil) == (path == .general), "only the built-in stages alone get steps")
         let calls = LockedBox(0)
         // What each call was handed: the deadline stages narrow the context in place on the fast path and
         // must restore it, so a retry's later attempt sees the total deadline again, narrowed afresh.
@@ -86,18 +85,14 @@ struct FastPathEquivalenceTests {
                         switch index < script.count ? script[index] : .succeed {
                         case .succeed: return index
                         case .fail(let failure): throw failure
+                        case .cancelled: throw CancellationError()
                         case .stallThenFail(let pause, let failure):
                             try await context.clock.sleep(for: pause)
                             throw failure
                         }
                     }
                     let context = makeContext(clock, sink: sink)
-                    let value =
-                        if path == .fastWithCallRecord, let runner = pipeline.runner {
-                            try await FastPath.runSpecialised(runner, pipeline.box, context, operation)
-                        } else {
-                            try await pipeline.execute(context, operation)
-                        }
+                    let value = try await pipeline.execute(context, operation)
                     results.append("value \(value)")
                 } catch {
                     results.append("error \(error)")
@@ -126,19 +121,19 @@ struct FastPathEquivalenceTests {
     @Test(
         "The fast path and the general path observe the same",
         arguments: [
-            [FastPathStep.succeed],
+            [ScriptedStep.succeed],
             [.fail(.serverError)],
             [.fail(.serverError), .fail(.serverError), .fail(.serverError)],
             [.fail(.notFound)],
             [.stallThenFail(.seconds(8), .serverError)],
             [.fail(.serverError), .stallThenFail(.seconds(6), .unreachable), .fail(.rateLimited(after: .seconds(2)))],
+            [.cancelled, .fail(.serverError)],
+            [.stallThenFail(.seconds(70), .serverError)],
         ])
-    func sameObservations(script: [FastPathStep]) async throws {
+    func sameObservations(script: [ScriptedStep]) async throws {
         for executions in [1, 3] {
             let general = try await observe(.general, executions: executions, script: script)
             let fast = try await observe(.fast, executions: executions, script: script)
-            let fastWithCallRecord = try await observe(.fastWithCallRecord, executions: executions, script: script)
-            #expect(fastWithCallRecord == general)
             #expect(fast == general)
             #expect(fast.count > executions)
         }

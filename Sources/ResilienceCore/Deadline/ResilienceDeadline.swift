@@ -61,7 +61,7 @@ public struct ResilienceDeadline: Sendable, Hashable {
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         var inner = context
-        let deadline = (now ?? context.clock.now()).advanced(by: clampedLimit)
+        let deadline = end(from: now ?? context.clock.now())
         inner.narrowDeadline(to: deadline)
         do {
             if isEnforced {
@@ -73,41 +73,23 @@ public struct ResilienceDeadline: Sendable, Hashable {
         }
     }
 
-    /// ``run(_:startingAt:_:)`` for a caller that owns its context: the deadline is narrowed in place and
-    /// restored when the operation ends, so no copy of the context is made (the pipeline's fast path).
+    /// The instant a deadline started at `start` passes: `start + limit`, clamped (see ``clampedLimit``).
     ///
-    /// - Parameters:
-    ///   - context: The execution's context; its deadline is narrowed for the operation, then restored.
-    ///   - now: The current instant if the caller has just read it, else `nil` and the clock is read.
-    ///   - operation: The work to limit; it may change the context but must leave it as it found it.
-    @inlinable @inline(__always)
-    package func run<Output: Sendable>(
-        narrowing context: inout ResilienceContext,
-        startingAt now: ResilienceInstant?,
-        _ operation: (inout ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        if isEnforced {
-            return try await run(context, startingAt: start) { inner in
-                var inner = inner
-                return try await operation(&inner)
-            }
-        }
-        let deadline = start.advanced(by: clampedLimit)
-        let outerDeadline = context.deadline
-        context.narrowDeadline(to: deadline)
-        defer { context.deadline = outerDeadline }
-        do {
-            return try await operation(&context)
-        } catch {
-            throw translate(error, context: context, deadline: deadline)
-        }
+    /// - Parameter start: When the limited operation started.
+    @inlinable
+    package func end(from start: ResilienceInstant) -> ResilienceInstant {
+        start.advanced(by: clampedLimit)
     }
 
     /// The error to rethrow: a ``ResilienceError`` with ``code`` when `deadline` has passed (and the caller
     /// did not cancel), else `error` unchanged. Emits `timedOut` when it translates.
+    ///
+    /// - Parameters:
+    ///   - error: What the operation threw.
+    ///   - context: The context the operation was given (its deadline narrowed).
+    ///   - deadline: The instant this deadline passed or passes (``end(from:)``).
     @usableFromInline
-    func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
+    package func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
         if Task.isCancelled { return error }
         if let own = error as? ResilienceError, own.code == code { return error }
         let now = context.clock.now()

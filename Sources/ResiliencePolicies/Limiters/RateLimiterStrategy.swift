@@ -35,13 +35,19 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     ) async throws -> Output {
         let now = context.clock.now()
         let decision = limiter.tryAcquire(now: now)
-        let permit: RateLimitPermit
-        let admittedAt: ResilienceInstant?
-        if case .admitted(let admitted) = decision {
-            (permit, admittedAt) = (admitted, now)
-        } else {
-            (permit, admittedAt) = (try await waitForPermit(after: decision, context), nil)
+        if case .admitted(let permit) = decision {
+            return try await run(next, context, permit: permit, admittedAt: now)
         }
+        return try await run(next, context, permit: try await waitForPermit(after: decision, context), admittedAt: nil)
+    }
+
+    /// Runs `next` under `permit` and releases it with how the call ended; `admittedAt` is the instant the
+    /// permit was granted at when nothing suspended since it was read.
+    @inlinable @inline(__always)
+    func run<Output: Sendable>(
+        _ next: (ResilienceContext) async throws -> Output, _ context: ResilienceContext,
+        permit: RateLimitPermit, admittedAt: ResilienceInstant?
+    ) async throws -> Output {
         var succeeded = true
         // Releases after the output went straight into the caller's return slot (see the breaker stage).
         defer {

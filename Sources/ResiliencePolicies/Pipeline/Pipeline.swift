@@ -17,13 +17,14 @@
 /// The stages are one nested value; running the pipeline allocates no closures or arrays per call.
 ///
 /// A pipeline is type-erased (it is stored and shared as `any ResiliencePipeline`). When every stage is
-/// one of this module's deadline, timeout, retry, breaker and limiter stages, it also keeps a runner
-/// specialised for them when it is built (see `PipelineFastPath.swift`, which a reader can skip): the
-/// result is the same, only faster. Chains with fallback, hedging or third-party stages run every stage
-/// through ``ResilienceStrategy/execute(_:next:)``.
+/// one of this module's deadline, timeout, retry, breaker and limiter stages, a call runs them as
+/// synchronous steps around one call of the operation, specialised for them when the pipeline is built
+/// (see `PipelineFastPath.swift`, which a reader can skip): the result is the same, only faster. Chains
+/// with fallback, hedging or third-party stages run every stage through
+/// ``ResilienceStrategy/execute(_:next:)``.
 public struct Pipeline: ResiliencePipeline {
     @usableFromInline let box: AnyStrategyBox
-    @usableFromInline let runner: FastPathRunner?
+    @usableFromInline let fastPath: FastPathSteps?
 
     /// Builds a pipeline from stages listed outermost first.
     ///
@@ -38,8 +39,7 @@ public struct Pipeline: ResiliencePipeline {
     /// - Parameter root: The stage; a ``ComposedStrategy`` for several.
     @inlinable
     public init(root: some ResilienceStrategy) {
-        box = StrategyBox(root)
-        runner = FastPath.runner(for: root)
+        (box, fastPath) = FastPath.box(for: root)
     }
 
     /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
@@ -54,13 +54,13 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard let runner else { return try await box.execute(context, operation) }
-        return try await FastPath.run(runner, box, context, operation)
+        guard let fastPath else { return try await box.execute(context, operation) }
+        return try await FastPath.run(fastPath, box, context, operation)
     }
 }
 
-/// A pipeline's stages behind one reference: described on demand, and run through the generic path when
-/// the chain is not output-agnostic.
+/// A pipeline's stages behind one reference: described on demand, and run through the general path when
+/// they cannot run on the fast path.
 @usableFromInline
 class AnyStrategyBox: @unchecked Sendable {
     @usableFromInline init() {}
@@ -68,18 +68,37 @@ class AnyStrategyBox: @unchecked Sendable {
     /// The stages, outermost first.
     var stageDescriptions: [StageDescription] { [] }
 
-    /// Runs `operation` through the stages (generic path).
+    /// Runs `operation` through the stages (general path).
     @usableFromInline
     func execute<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         try await operation(context)
     }
+
+    /// Finishes a fast-path call whose steps stopped at `stop` (see `PipelineFastPath.swift`; only the box of
+    /// stages that run on the fast path is asked).
+    @usableFromInline
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ frame: FastPathFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw stop.failure(key: context.key)
+    }
+
+    /// Finishes a fast-path call whose operation threw `error` (see ``resume(after:_:_:_:)``).
+    @usableFromInline
+    func recover<Output: Sendable>(
+        after error: any Error, _ frame: FastPathFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw error
+    }
 }
 
 /// The concrete box: `Root` is immutable and `Sendable`, which makes the box safe to share.
 @usableFromInline
-final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Sendable {
+class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Sendable {
     @usableFromInline let root: Root
 
     @usableFromInline

@@ -1,280 +1,527 @@
 // Speed tricks, all in this file: nothing here changes what a pipeline does, only how fast it does it.
 // A reader learning the design can skip it. Nothing in it is public: third-party stages never see it.
 //
-// 1. Built-in stages share one clock reading. A stage that has just read the clock (or was handed a
-//    reading) passes that instant as an explicit argument to the built-in stage inside it, and passes none
-//    after anything that suspends (a retry's sleep, a wait for a permit, an enforced race). The instant
-//    never travels in the `ResilienceContext`, so a stage this module does not know, which may suspend
-//    before calling `next`, can never make an inner stage see a stale instant: composed with such a stage,
-//    every stage runs through its public `execute(_:next:)` and reads the clock itself.
-// 2. `Pipeline` is type-erased, and Swift cannot specialise generic code behind an existential for every
-//    output type. For a chain of built-in, output-agnostic stages the pipeline keeps a runner specialised
-//    for its stages when it is built, and passes the output around the stages rather than through them.
-// 3. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
+// 1. Synchronous steps. When every stage of a `Pipeline` is one of this module's deadline, timeout, retry,
+//    breaker and limiter stages, a call runs each stage as two synchronous steps around one call of the
+//    operation: `enter`, outermost first, and `exit`, innermost first. No closure, async frame or executor
+//    check per stage: the operation is the only async call on the success path. Both steps run through one
+//    closure built with the pipeline, specialised for its stages.
+// 2. Leaving the steps. When a stage cannot enter at once (a breaker rejects, a limiter has no permit now)
+//    or the operation throws, the call goes on through `resume` or `recover`, which finish every stage
+//    exactly as its public `execute(_:next:)` would; anything run again (a retry's next attempt, the stages
+//    inside a limiter that waited) runs through the stages' public `execute(_:next:)`.
+// 3. One clock reading. `enter` reads the clock once and every stage enters at that instant; nothing suspends
+//    between the reading and the last step. The instant never travels in the `ResilienceContext`, so a stage
+//    this module does not know, which may suspend before calling `next`, can never make an inner stage see a
+//    stale instant: a chain with such a stage runs every stage through `execute(_:next:)`.
+// 4. One context copy. The deadline stages narrow the deadline of the one copy the call makes; `resume` and
+//    `recover` derive each stage's own context again from the caller's and the instant.
+// 5. What a stage keeps from `enter` to `exit` (a breaker's or a limiter's permit) is plain data in a
+//    fixed-size frame on the caller's stack, at an offset given by the stage's position.
+// 6. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
 //    the call.
-// 4. The stages share one copy of the context, which the runner makes: the deadline stages narrow its
-//    deadline in place and restore it afterwards, where their public `execute(_:next:)` pass a narrowed
-//    copy inward. So the retry, breaker and limiter stages have fast-path bodies here, mirroring their
-//    public ones, which cannot take the context `inout` without copying it in every stage.
-// 5. When the output type is concrete, the closure that runs the operation captures nothing: the operation
-//    and its output travel in a record on the caller's frame, handed to the runner as a raw pointer.
 
-/// A built-in stage that can run on the fast path.
+/// A built-in stage that can run as synchronous steps (see the top of this file).
 ///
 /// Conforming stages never look at the operation's output, never produce one of their own, and call `next`
-/// at most once at a time: they return normally only after a call of `next` did. They take the current
-/// instant when the stage outside has just read it (`nil` otherwise), and hand `next` an instant only when
-/// nothing suspended since it was read. The context is the one copy the runner made: a stage may change it
-/// for `next` (a deadline stage narrows the deadline) but restores it before it returns or throws.
+/// at most once at a time. `enter` and `exit` change nothing but the context's deadline, and `exit` only
+/// reads the fields of the context that no conforming stage changes (key, operation, attempt, telemetry,
+/// clock, classifier).
 @usableFromInline
 protocol FastPathStage: ResilienceStrategy {
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
+    /// How many stages this is: one, or the count of a composition's stages.
+    var fastPathStageCount: Int { get }
+    /// The bytes of the frame this stage's records take (a composition's: all of its stages').
+    var fastPathRecordSize: Int { get }
+    /// Whether the stage can run as synchronous steps (an enforced timeout races a child task: it cannot).
+    var runsOnFastPath: Bool { get }
+
+    /// The stage's work before `next`, at `frame.start`: `nil` to go on inward with `context` as `next`
+    /// gets it, or where and why the steps stopped (`level` counted from this stage).
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop?
+
+    /// The stage's work after `next` returned.
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int)
+
+    /// Applies to `context` what `enter` does to the context `next` gets (a deadline stage narrows it).
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant)
+
+    /// Finishes the call as `execute(_:next:)` would, after `enter` stopped at `stop` inside this stage.
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output
+
+    /// Finishes the call as `execute(_:next:)` would, after `next` threw `error`.
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
     ) async throws -> Output
 }
 
-extension TotalDeadlineStrategy: DeadlineStage {}
-extension TimeoutStrategy: DeadlineStage {}
-
-extension RetryStrategy: FastPathStage {
-    /// The retry stage's first attempt on the runner's context, mirroring ``execute(_:next:)`` (see the
-    /// breaker's); the attempts after a failure run on a copy through the general retry loop.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        let listening = beginFirstAttempt(context, start: start)
-        var succeeded = true
-        defer { if succeeded && listening { emitAttemptSucceeded(context, startedAt: start) } }
-        let firstError: any Error
-        do {
-            return try await next(&context, start)
-        } catch {
-            succeeded = false
-            firstError = error
-        }
-        return try await retry(after: firstError, start: start, context: context) { current, currentNow in
-            var current = current
-            return try await next(&current, currentNow)
-        }
+/// Where and why the synchronous steps stopped before the operation.
+@usableFromInline
+struct FastPathStop: Sendable {
+    /// What the stage needs instead of entering.
+    @usableFromInline
+    enum Reason: Sendable {
+        /// The stage failed (a breaker rejected the call).
+        case failed(any Error)
+        /// The limiter has no permit at once; it waits (or rejects) after `decision`.
+        case mustWait(RateLimitDecision)
     }
-}
 
-extension CircuitBreakerStrategy: FastPathStage {
-    /// The breaker stage on the runner's context: mirrors ``execute(_:next:)``, which cannot share this body
-    /// without copying the context (about 45 ns per stage on the general path, measured). Helpers taking
-    /// the context by value are called only before `next` or on paths that copy anyway.
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now known: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let now = known ?? context.clock.now()
-        let permit = try admit(context, now: now)
-        var succeeded = true
-        defer {
-            if succeeded,
-                let transition = breaker.record(
-                    .success, for: permit, now: successInstant(admittedAt: now, clock: context.clock.now()))
-            {
-                Self.emit(transition, context)
-            }
-        }
-        do {
-            return try await next(&context, now)
-        } catch {
-            succeeded = false
-            recordFailure(error, permit: permit, context)
-            throw error
-        }
-    }
-}
+    /// What the stage needs.
+    @usableFromInline var reason: Reason
+    /// The stage that stopped, counted from the outermost one (0).
+    @usableFromInline var level: Int
 
-extension RateLimiterStrategy: FastPathStage {
-    /// The limiter stage on the runner's context: mirrors ``execute(_:next:)`` (see the breaker's).
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now known: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        let now = known ?? context.clock.now()
-        let decision = limiter.tryAcquire(now: now)
-        let permit: RateLimitPermit
-        let admittedAt: ResilienceInstant?
-        if case .admitted(let admitted) = decision {
-            (permit, admittedAt) = (admitted, now)
-        } else {
-            (permit, admittedAt) = (try await waitForPermit(after: decision, context), nil)
-        }
-        var succeeded = true
-        defer {
-            if succeeded {
-                limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: context.clock.now()))
-            }
-        }
-        do {
-            return try await next(&context, admittedAt)
-        } catch {
-            succeeded = false
-            releaseFailed(permit, error, context)
-            throw error
-        }
-    }
-}
-
-extension EmptyStrategy: FastPathStage {
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        try await next(&context, now)
-    }
-}
-
-extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: FastPathStage {
-    @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        try await outer.execute(&context, now: now) { outerContext, outerNow in
-            try await inner.execute(&outerContext, now: outerNow, next: next)
-        }
-    }
-}
-
-extension EitherStrategy: FastPathStage where First: FastPathStage, Second: FastPathStage {
     @inlinable
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
-    ) async throws -> Output {
-        switch self {
-        case .first(let stage): try await stage.execute(&context, now: now, next: next)
-        case .second(let stage): try await stage.execute(&context, now: now, next: next)
+    init(_ reason: Reason, level: Int = 0) {
+        self.reason = reason
+        self.level = level
+    }
+
+    /// The error a stage that stopped reports when it has no way to go on: its own failure. Only a limiter
+    /// stops to wait, and it finishes that itself; were a wait ever left to another stage, it would
+    /// surface as the limiter's rejection.
+    @inlinable
+    func failure(key: String) -> any Error {
+        switch reason {
+        case .failed(let error): error
+        case .mustWait: ResilienceError(.rateLimited, key: key)
         }
     }
 }
 
-/// The two timeout stages: their deadline counts from the instant handed in, which they hand on unless
-/// the operation runs in a race's child task.
+/// What the stages keep between their steps: the instant they entered at and each stage's record (a
+/// permit), stored as plain bytes at the offset the stage's position gives it.
+@usableFromInline
+struct FastPathFrame: Sendable {
+    /// The bytes available for records.
+    @inlinable static var capacity: Int { 96 }
+
+    /// The instant every stage entered at: the call's one clock reading.
+    @usableFromInline var start: ResilienceInstant
+    @usableFromInline var records:
+        (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    @inlinable
+    init() {
+        start = ResilienceInstant(offset: Duration(_high: 0, low: 0))
+        records = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// Stores a record of plain data at `offset` (a multiple of 8).
+    @inlinable
+    mutating func store<Record>(_ record: Record, at offset: Int) {
+        withUnsafeMutableBytes(of: &records) { $0.storeBytes(of: record, toByteOffset: offset, as: Record.self) }
+    }
+
+    /// The record stored at `offset`.
+    @inlinable
+    func load<Record>(_: Record.Type, at offset: Int) -> Record {
+        withUnsafeBytes(of: records) { $0.load(fromByteOffset: offset, as: Record.self) }
+    }
+}
+
+extension FastPathStage {
+    @inlinable var fastPathStageCount: Int { 1 }
+    @inlinable var fastPathRecordSize: Int { 0 }
+    @inlinable var runsOnFastPath: Bool { true }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {}
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
+
+    /// A stage that stops only by failing rethrows its failure.
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw stop.failure(key: context.key)
+    }
+}
+
+/// The two timeout stages: each narrows the deadline to `start + limit` and, after a failure past that
+/// instant, reports its own timeout error.
 @usableFromInline
 protocol DeadlineStage: FastPathStage {
     var deadline: ResilienceDeadline { get }
 }
 
+extension TotalDeadlineStrategy: DeadlineStage {}
+extension TimeoutStrategy: DeadlineStage {}
+
 extension DeadlineStage {
+    @inlinable var runsOnFastPath: Bool { !deadline.isEnforced }
+
     @inlinable @inline(__always)
-    func execute<Output: Sendable>(
-        _ context: inout ResilienceContext, now: ResilienceInstant?,
-        next: (inout ResilienceContext, ResilienceInstant?) async throws -> Output
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        narrow(&context, from: frame.start)
+        return nil
+    }
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        context.narrowDeadline(to: deadline.end(from: start))
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let start = now ?? context.clock.now()
-        return try await deadline.run(narrowing: &context, startingAt: start) { inner in
-            try await next(&inner, deadline.isEnforced ? nil : start)
+        var inner = context
+        narrow(&inner, from: frame.start)
+        throw deadline.translate(error, context: inner, deadline: deadline.end(from: frame.start))
+    }
+}
+
+extension RetryStrategy: FastPathStage {
+    /// Deposits the execution in the budget and emits `attemptStarted` (see ``execute(_:next:)``).
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        _ = beginFirstAttempt(context, start: frame.start)
+        return nil
+    }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
+        if context.telemetry != nil { emitAttemptSucceeded(context, startedAt: frame.start) }
+    }
+
+    /// The attempts after the first one failed, through the general retry loop.
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await retry(after: error, start: frame.start, context: context) { current, _ in try await next(current) }
+    }
+}
+
+extension CircuitBreakerStrategy: FastPathStage {
+    @inlinable var fastPathRecordSize: Int { MemoryLayout<BreakerPermit>.stride }
+
+    /// Asks the breaker; keeps the permit, or stops with the rejection (see ``execute(_:next:)``).
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        do {
+            frame.store(try admit(context, now: frame.start), at: offset)
+            return nil
+        } catch {
+            return FastPathStop(.failed(error))
+        }
+    }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
+        let permit = frame.load(BreakerPermit.self, at: offset)
+        let now = successInstant(admittedAt: frame.start, clock: context.clock.now())
+        if let transition = breaker.record(.success, for: permit, now: now) { Self.emit(transition, context) }
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        recordFailure(error, permit: frame.load(BreakerPermit.self, at: offset), context)
+        throw error
+    }
+}
+
+extension RateLimiterStrategy: FastPathStage {
+    @inlinable var fastPathRecordSize: Int { MemoryLayout<RateLimitPermit>.stride }
+
+    /// Takes a permit at once, or stops to wait for one (see ``execute(_:next:)``).
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        let decision = limiter.tryAcquire(now: frame.start)
+        guard case .admitted(let permit) = decision else { return FastPathStop(.mustWait(decision)) }
+        frame.store(permit, at: offset)
+        return nil
+    }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
+        let permit = frame.load(RateLimitPermit.self, at: offset)
+        limiter.release(permit, outcome: .accepted, now: releaseInstant(frame.start, clock: context.clock.now()))
+    }
+
+    /// Waits for a permit (or throws the rejection), then runs `next` as ``execute(_:next:)`` does.
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
+        return try await run(next, context, permit: try await waitForPermit(after: decision, context), admittedAt: nil)
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        releaseFailed(frame.load(RateLimitPermit.self, at: offset), error, context)
+        throw error
+    }
+}
+
+extension EmptyStrategy: FastPathStage {
+    @inlinable var fastPathStageCount: Int { 0 }
+
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        nil
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw error
+    }
+}
+
+extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: FastPathStage {
+    @inlinable var fastPathStageCount: Int { outer.fastPathStageCount + inner.fastPathStageCount }
+    @inlinable var fastPathRecordSize: Int { outer.fastPathRecordSize + inner.fastPathRecordSize }
+    @inlinable var runsOnFastPath: Bool { outer.runsOnFastPath && inner.runsOnFastPath }
+
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        if let stop = outer.enter(&context, &frame, at: offset) { return stop }
+        guard var stop = inner.enter(&context, &frame, at: offset + outer.fastPathRecordSize) else { return nil }
+        stop.level += outer.fastPathStageCount
+        return stop
+    }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
+        inner.exit(context, frame, at: offset + outer.fastPathRecordSize)
+        outer.exit(context, frame, at: offset)
+    }
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        outer.narrow(&context, from: start)
+        inner.narrow(&context, from: start)
+    }
+
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        if stop.level < outer.fastPathStageCount {
+            return try await outer.resume(after: stop, context, frame, at: offset) { outerContext in
+                try await inner.execute(outerContext, next: next)
+            }
+        }
+        var innerStop = stop
+        innerStop.level -= outer.fastPathStageCount
+        return try await finishOuter(context, frame, at: offset, next: next) { innerContext in
+            try await inner.resume(
+                after: innerStop, innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
+        }
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await finishOuter(context, frame, at: offset, next: next) { innerContext in
+            try await inner.recover(
+                after: error, innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
+        }
+    }
+
+    /// Finishes `outer` once `innerEnd` (the inner stages finishing) has returned or thrown: as after its
+    /// `next` returned or threw.
+    @inlinable
+    func finishOuter<Output: Sendable>(
+        _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output,
+        innerEnd: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var innerContext = context
+        outer.narrow(&innerContext, from: frame.start)
+        let output: Output
+        do {
+            output = try await innerEnd(innerContext)
+        } catch {
+            return try await outer.recover(after: error, context, frame, at: offset) { outerContext in
+                try await inner.execute(outerContext, next: next)
+            }
+        }
+        outer.exit(context, frame, at: offset)
+        return output
+    }
+}
+
+extension EitherStrategy: FastPathStage where First: FastPathStage, Second: FastPathStage {
+    @inlinable var fastPathStageCount: Int {
+        switch self {
+        case .first(let stage): stage.fastPathStageCount
+        case .second(let stage): stage.fastPathStageCount
+        }
+    }
+
+    @inlinable var fastPathRecordSize: Int {
+        switch self {
+        case .first(let stage): stage.fastPathRecordSize
+        case .second(let stage): stage.fastPathRecordSize
+        }
+    }
+
+    @inlinable var runsOnFastPath: Bool {
+        switch self {
+        case .first(let stage): stage.runsOnFastPath
+        case .second(let stage): stage.runsOnFastPath
+        }
+    }
+
+    @inlinable
+    func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
+        switch self {
+        case .first(let stage): stage.enter(&context, &frame, at: offset)
+        case .second(let stage): stage.enter(&context, &frame, at: offset)
+        }
+    }
+
+    @inlinable
+    func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
+        switch self {
+        case .first(let stage): stage.exit(context, frame, at: offset)
+        case .second(let stage): stage.exit(context, frame, at: offset)
+        }
+    }
+
+    @inlinable
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        switch self {
+        case .first(let stage): stage.narrow(&context, from: start)
+        case .second(let stage): stage.narrow(&context, from: start)
+        }
+    }
+
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.resume(after: stop, context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.resume(after: stop, context, frame, at: offset, next: next)
+        }
+    }
+
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.recover(after: error, context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.recover(after: error, context, frame, at: offset, next: next)
         }
     }
 }
 
-/// Runs a fast-path stage chain, specialised for its stages, around an operation of any output type. The
-/// runner gets the pipeline's own box (its stages), the caller's ``OperationCall`` as a raw pointer, and a
-/// completion that runs that call's operation and stores its output. In code specialised for the output
-/// type neither closure captures anything, so each is called directly, without a forwarder that would
-/// allocate another async frame per call; generic code passes no record and a capturing completion.
+/// Which step the pipeline's ``FastPathSteps`` closure runs.
 @usableFromInline
-typealias FastPathRunner =
-    @Sendable (AnyStrategyBox, ResilienceContext, UnsafeMutableRawPointer?, FastPathCompletion) async throws -> Void
+enum FastPathStep: Sendable {
+    /// Read the clock and enter every stage, outermost first.
+    case enter
+    /// Leave every stage, innermost first, after the operation returned.
+    case exit
+}
 
-/// Runs the operation of the ``OperationCall`` it is handed (if any) and stores the output there.
+/// The steps of one pipeline's stages, specialised for them when the pipeline is built. It takes the
+/// pipeline's own box (its stages) as an argument, so it captures nothing.
 @usableFromInline
-typealias FastPathCompletion = (ResilienceContext, UnsafeMutableRawPointer?) async throws -> Void
+typealias FastPathSteps =
+    @Sendable (FastPathStep, AnyStrategyBox, inout ResilienceContext, inout FastPathFrame) -> FastPathStop?
 
-/// One execution's operation and, once it has returned, its output.
+/// The box of stages that run on the fast path: finishes the calls their steps could not.
 @usableFromInline
-struct OperationCall<Output> {
-    @usableFromInline let operation: (ResilienceContext) async throws -> Output
-    @usableFromInline var output: Output?
+final class FastPathStrategyBox<Root: FastPathStage>: StrategyBox<Root>, @unchecked Sendable {
+    @usableFromInline
+    override init(_ root: Root) {
+        super.init(root)
+    }
 
-    @inlinable
-    init(operation: @escaping (ResilienceContext) async throws -> Output) {
-        self.operation = operation
+    @usableFromInline
+    override func resume<Output: Sendable>(
+        after stop: FastPathStop, _ frame: FastPathFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await root.resume(after: stop, context, frame, at: 0, next: operation)
+    }
+
+    @usableFromInline
+    override func recover<Output: Sendable>(
+        after error: any Error, _ frame: FastPathFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await root.recover(after: error, context, frame, at: 0, next: operation)
     }
 }
 
 @usableFromInline
 enum FastPath {
-    /// A runner for `root` when every stage in it is a fast-path stage, else `nil`.
+    /// The box for `root`, with its steps when every stage in it can run on the fast path.
     @inlinable
-    static func runner<Root: ResilienceStrategy>(for root: Root) -> FastPathRunner? {
-        guard let stage = root as? any FastPathStage else { return nil }
-        return makeRunner(stage)
+    static func box<Root: ResilienceStrategy>(for root: Root) -> (AnyStrategyBox, FastPathSteps?) {
+        if let stage = root as? any FastPathStage, let fast = fastBox(stage) { return fast }
+        return (StrategyBox(root), nil)
     }
 
-    /// Only `stage`'s type matters: the box handed to the runner is the `StrategyBox<Stage>` the pipeline
-    /// built from the same root (every fast-path stage is a value type, so the root's static type is the
-    /// type opened here).
+    /// The fast-path box and steps for `stage`, or `nil` when one of its stages cannot run as steps or its
+    /// records do not fit the frame.
     @inlinable
-    static func makeRunner<Stage: FastPathStage>(_: Stage) -> FastPathRunner {
-        { box, context, call, complete in
-            var context = context
-            return try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.execute(&context, now: nil) {
-                inner, _ in try await complete(inner, call)
+    static func fastBox<Stage: FastPathStage>(_ stage: Stage) -> (AnyStrategyBox, FastPathSteps?)? {
+        guard stage.runsOnFastPath, stage.fastPathRecordSize <= FastPathFrame.capacity else { return nil }
+        let steps: FastPathSteps = { step, box, context, frame in
+            switch step {
+            case .enter:
+                frame.start = context.clock.now()
+                return unsafeDowncast(box, to: FastPathStrategyBox<Stage>.self).root.enter(&context, &frame, at: 0)
+            case .exit:
+                unsafeDowncast(box, to: FastPathStrategyBox<Stage>.self).root.exit(context, frame, at: 0)
+                return nil
             }
         }
+        return (FastPathStrategyBox(stage), steps)
     }
 
-    /// Runs `operation` through `runner` and the stages in `box`, carrying its output around the stages.
+    /// Runs `operation` through the steps, and finishes through the box whatever they cannot.
     @inlinable @inline(__always)
     static func run<Output: Sendable>(
-        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
+        _ steps: FastPathSteps, _ box: AnyStrategyBox, _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        if _isConcrete(Output.self) { return try await runSpecialised(runner, box, context, operation) }
-        // Generic code (behind `any ResiliencePipeline`): a generic call record would cost a metadata lookup
-        // per call, so the completion captures the operation and the output instead.
-        var output: Output?
-        try await runner(box, context, nil) { inner, _ in output = try await operation(inner) }
-        // Fast-path stages return normally only after the operation did.
-        guard let output else { throw missingOutput(context) }
-        return output
-    }
-
-    /// ``run(_:_:_:_:)`` specialised for the output type: the operation travels in the call record and the
-    /// completion captures nothing. A separate function, so generic code does not carry its locals.
-    @inlinable
-    static func runSpecialised<Output: Sendable>(
-        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
-        _ operation: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        // The operation is called only while the runner runs, before this returns.
-        try await withoutActuallyEscaping(operation) { operation in
-            var call = OperationCall(operation: operation)
-            try await start(runner, box, context, &call)
-            guard let output = call.output else { throw missingOutput(context) }
-            return output
+        var inner = context
+        var frame = FastPathFrame()
+        if let stop = steps(.enter, box, &inner, &frame) {
+            return try await box.resume(after: stop, frame, context, operation)
         }
-    }
-
-    /// What a runner that returned without the operation's output throws (fast-path stages return normally
-    /// only after the operation did, so this never happens unless a stage breaks that rule).
-    @usableFromInline
-    static func missingOutput(_ context: ResilienceContext) -> ResilienceError {
-        ResilienceError(.init(rawValue: "no-output"), key: context.key)
-    }
-
-    /// Hands `call` to `runner` with the completion that runs it; `call` stays valid until the runner returns.
-    @inlinable @inline(__always)
-    static func start<Output: Sendable>(
-        _ runner: @escaping FastPathRunner, _ box: AnyStrategyBox, _ context: ResilienceContext,
-        _ call: UnsafeMutablePointer<OperationCall<Output>>
-    ) async throws {
-        try await runner(box, context, UnsafeMutableRawPointer(call)) { inner, call in
-            let call = call.unsafelyUnwrapped.assumingMemoryBound(to: OperationCall<Output>.self)
-            call.pointee.output = try await call.pointee.operation(inner)
+        var succeeded = true
+        // Runs after the output went straight into the caller's return slot.
+        defer { if succeeded { _ = steps(.exit, box, &inner, &frame) } }
+        do {
+            return try await operation(inner)
+        } catch {
+            succeeded = false
+            return try await box.recover(after: error, frame, context, operation)
         }
     }
 }
