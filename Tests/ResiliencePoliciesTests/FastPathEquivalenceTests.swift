@@ -41,27 +41,32 @@ enum ExecutionPath: CaseIterable {
 struct FastPathEquivalenceTests {
     /// Runs `executions` executions of the five stages, each calling an operation that follows `script`
     /// (one step per call, `succeed` once it runs out), and describes everything observable.
-    func observe(_ path: ExecutionPath, executions: Int, script: [ScriptedStep]) async throws -> [String] {
+    func observe(
+        _ path: ExecutionPath, _ layout: StageLayout, executions: Int, script: [ScriptedStep]
+    ) async throws -> [String] {
         let clock = ManualClock()
         let sink = RecordingTelemetrySink()
         var breakerConfiguration = ConsecutiveFailureBreaker.Configuration.standard
         breakerConfiguration.failureThreshold = 2
         breakerConfiguration.openDuration.jitter = 0
-        let breaker = ConsecutiveFailureBreaker(breakerConfiguration, random: SharedRandomSource(seed: 3))
-        let limiter = TokenBucketLimiter(.rate(1, burst: 1), random: SharedRandomSource(seed: 4))
-        let stages = ComposedStrategy(
-            outer: TotalDeadlineStrategy(.seconds(60)),
-            inner: ComposedStrategy(
-                outer: RetryStrategy(
-                    policy: StandardRetryPolicy(maxAttempts: 4, backoff: .constant(.seconds(1)), jitter: .none),
-                    budget: RetryBudget(clock: .manual(clock)), random: SharedRandomSource(seed: 1)),
-                inner: ComposedStrategy(
-                    outer: CircuitBreakerStrategy(breaker: breaker),
-                    inner: ComposedStrategy(
-                        outer: RateLimiterStrategy(limiter: limiter), inner: TimeoutStrategy(.seconds(5))))))
+        let breaker = CircuitBreakerStrategy(
+            breaker: ConsecutiveFailureBreaker(breakerConfiguration, random: SharedRandomSource(seed: 3)))
+        let bucket = TokenBucketLimiter(.rate(1, burst: 1), random: SharedRandomSource(seed: 4))
+        let retry = RetryStrategy(
+            policy: StandardRetryPolicy(maxAttempts: 4, backoff: .constant(.seconds(1)), jitter: .none),
+            budget: RetryBudget(clock: .manual(clock)), random: SharedRandomSource(seed: 1))
+        let limiter = RateLimiterStrategy(limiter: bucket)
         let pipeline =
-            path == .general
-            ? Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: stages)) : Pipeline(root: stages)
+            switch (path, layout) {
+            case (.general, .nested):
+                Pipeline(root: ComposedStrategy(outer: ForwardingStage(), inner: nestedStages(retry, breaker, limiter)))
+            case (.fast, .nested): Pipeline(root: nestedStages(retry, breaker, limiter))
+            case (.general, .built):
+                Pipeline(
+                    root: ComposedStrategy(
+                        outer: ForwardingStage(), inner: builtStages(retry, breaker, limiter, skipping: false)))
+            case (.fast, .built): Pipeline(root: builtStages(retry, breaker, limiter, skipping: false))
+            }
         #expect((pipeline.fastPath == nil) == (path == .general), "only the built-in stages alone get steps")
         let calls = LockedBox(0)
         // What each call was handed: the deadline stages narrow the context in place on the fast path and
@@ -113,8 +118,8 @@ struct FastPathEquivalenceTests {
                 + " \(event.detail ?? "")"
         }
         let end = ResilienceInstant(offset: .seconds(1000))
-        observed.append("breaker \(breaker.admit(now: end))")
-        observed.append("limiter \(limiter.tryAcquire(now: end))")
+        observed.append("breaker \(breaker.breaker.admit(now: end))")
+        observed.append("limiter \(bucket.tryAcquire(now: end))")
         return observed
     }
 
@@ -131,11 +136,48 @@ struct FastPathEquivalenceTests {
             [.stallThenFail(.seconds(70), .serverError)],
         ])
     func sameObservations(script: [ScriptedStep]) async throws {
-        for executions in [1, 3] {
-            let general = try await observe(.general, executions: executions, script: script)
-            let fast = try await observe(.fast, executions: executions, script: script)
-            #expect(fast == general)
-            #expect(fast.count > executions)
+        for layout in [StageLayout.nested, .built] {
+            for executions in [1, 3] {
+                let general = try await observe(.general, layout, executions: executions, script: script)
+                let fast = try await observe(.fast, layout, executions: executions, script: script)
+                #expect(fast == general, "\(layout)")
+                #expect(fast.count > executions)
+            }
         }
     }
+}
+
+/// How the five stages are put together.
+enum StageLayout {
+    /// Nested by hand.
+    case nested
+    /// By ``PipelineBuilder``, with `if` and `if`/`else` choosing stages: the chosen ones and the empty
+    /// stages of conditions that were false sit in ``EitherStrategy`` values.
+    case built
+}
+
+/// Total deadline (60 s) → retry → breaker → limiter → attempt timeout (5 s), nested by hand.
+func nestedStages(
+    _ retry: RetryStrategy, _ breaker: CircuitBreakerStrategy, _ limiter: RateLimiterStrategy
+) -> some ResilienceStrategy {
+    ComposedStrategy(
+        outer: TotalDeadlineStrategy(.seconds(60)),
+        inner: ComposedStrategy(
+            outer: retry,
+            inner: ComposedStrategy(
+                outer: breaker,
+                inner: ComposedStrategy(outer: limiter, inner: TimeoutStrategy(.seconds(5))))))
+}
+
+/// The same stages as ``nestedStages(_:_:_:)`` when `skipping` is false, chosen by conditions.
+@PipelineBuilder
+func builtStages(
+    _ retry: RetryStrategy, _ breaker: CircuitBreakerStrategy, _ limiter: RateLimiterStrategy, skipping: Bool
+) -> some ResilienceStrategy {
+    TotalDeadlineStrategy(.seconds(60))
+    if !skipping { retry }
+    if skipping { EmptyStrategy() } else { breaker }
+    limiter
+    if skipping { TimeoutStrategy(.seconds(1)) }
+    TimeoutStrategy(.seconds(5))
 }
