@@ -67,7 +67,7 @@ struct FastPathEquivalenceTests {
                         outer: ForwardingStage(), inner: builtStages(retry, breaker, limiter, skipping: false)))
             case (.fast, .built): Pipeline(root: builtStages(retry, breaker, limiter, skipping: false))
             }
-        #expect((pipeline.fastPath == nil) == (path == .general), "only the built-in stages alone get steps")
+        #expect((pipeline.box.fastPath == nil) == (path == .general), "only the built-in stages alone get steps")
         let calls = LockedBox(0)
         // What each call was handed: the deadline stages narrow the context in place on the fast path and
         // must restore it, so a retry's later attempt sees the total deadline again, narrowed afresh.

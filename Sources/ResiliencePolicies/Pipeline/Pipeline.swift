@@ -24,7 +24,6 @@
 /// ``ResilienceStrategy/execute(_:next:)``.
 public struct Pipeline: ResiliencePipeline {
     @usableFromInline let box: AnyStrategyBox
-    @usableFromInline let fastPath: FastPathSteps?
 
     /// Builds a pipeline from stages listed outermost first.
     ///
@@ -39,7 +38,7 @@ public struct Pipeline: ResiliencePipeline {
     /// - Parameter root: The stage; a ``ComposedStrategy`` for several.
     @inlinable
     public init(root: some ResilienceStrategy) {
-        (box, fastPath) = FastPath.box(for: root)
+        box = FastPath.box(for: root)
     }
 
     /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
@@ -54,8 +53,8 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard let fastPath else { return try await box.execute(context, operation) }
-        return try await FastPath.run(fastPath, box, context, operation)
+        guard let steps = box.fastPath else { return try await box.execute(context, operation) }
+        return try await FastPath.run(steps, box, context, operation)
     }
 }
 
@@ -63,7 +62,13 @@ public struct Pipeline: ResiliencePipeline {
 /// they cannot run on the fast path.
 @usableFromInline
 class AnyStrategyBox: @unchecked Sendable {
-    @usableFromInline init() {}
+    /// The stages' synchronous steps, when every stage can run on the fast path (`PipelineFastPath.swift`).
+    @usableFromInline let fastPath: FastPathSteps?
+
+    @usableFromInline
+    init(fastPath: FastPathSteps?) {
+        self.fastPath = fastPath
+    }
 
     /// The stages, outermost first.
     var stageDescriptions: [StageDescription] { [] }
@@ -75,35 +80,17 @@ class AnyStrategyBox: @unchecked Sendable {
     ) async throws -> Output {
         try await operation(context)
     }
-
-    /// Finishes a fast-path call whose steps stopped at `stop` (see `PipelineFastPath.swift`; only the box of
-    /// stages that run on the fast path is asked).
-    @usableFromInline
-    func resume<Output: Sendable>(
-        after stop: FastPathStop, _ frame: FastPathFrame, _ context: ResilienceContext,
-        _ operation: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw stop.failure(key: context.key)
-    }
-
-    /// Finishes a fast-path call whose operation threw `error` (see ``resume(after:_:_:_:)``).
-    @usableFromInline
-    func recover<Output: Sendable>(
-        after error: any Error, _ frame: FastPathFrame, _ context: ResilienceContext,
-        _ operation: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
-    }
 }
 
 /// The concrete box: `Root` is immutable and `Sendable`, which makes the box safe to share.
 @usableFromInline
-class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Sendable {
+final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Sendable {
     @usableFromInline let root: Root
 
     @usableFromInline
-    init(_ root: Root) {
+    init(_ root: Root, fastPath: FastPathSteps? = nil) {
         self.root = root
+        super.init(fastPath: fastPath)
     }
 
     override var stageDescriptions: [StageDescription] { PipelineBuilder.describe(root) }

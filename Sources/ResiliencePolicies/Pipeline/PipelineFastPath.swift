@@ -137,7 +137,7 @@ extension FastPathStage {
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
 
     /// A stage that stops only by failing rethrows its failure.
-    @inlinable
+    @inlinable @inline(__always)
     func resume<Output: Sendable>(
         after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -170,7 +170,7 @@ extension DeadlineStage {
         context.narrowDeadline(to: deadline.end(from: start))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -195,7 +195,7 @@ extension RetryStrategy: FastPathStage {
     }
 
     /// The attempts after the first one failed, through the general retry loop.
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -225,7 +225,7 @@ extension CircuitBreakerStrategy: FastPathStage {
         if let transition = breaker.record(.success, for: permit, now: now) { Self.emit(transition, context) }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -254,7 +254,7 @@ extension RateLimiterStrategy: FastPathStage {
     }
 
     /// Waits for a permit (or throws the rejection), then runs `next` as ``execute(_:next:)`` does.
-    @inlinable
+    @inlinable @inline(__always)
     func resume<Output: Sendable>(
         after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -263,7 +263,7 @@ extension RateLimiterStrategy: FastPathStage {
         return try await run(next, context, permit: try await waitForPermit(after: decision, context), admittedAt: nil)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -281,7 +281,7 @@ extension EmptyStrategy: FastPathStage {
         nil
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -315,7 +315,7 @@ extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: Fas
         inner.narrow(&context, from: start)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func resume<Output: Sendable>(
         after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -333,7 +333,7 @@ extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: Fas
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -346,7 +346,7 @@ extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: Fas
 
     /// Finishes `outer` once `innerEnd` (the inner stages finishing) has returned or thrown: as after its
     /// `next` returned or threw.
-    @inlinable
+    @inlinable @inline(__always)
     func finishOuter<Output: Sendable>(
         _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output,
@@ -413,7 +413,7 @@ extension EitherStrategy: FastPathStage where First: FastPathStage, Second: Fast
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func resume<Output: Sendable>(
         after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -424,7 +424,7 @@ extension EitherStrategy: FastPathStage where First: FastPathStage, Second: Fast
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
@@ -436,7 +436,7 @@ extension EitherStrategy: FastPathStage where First: FastPathStage, Second: Fast
     }
 }
 
-/// Which step the pipeline's ``FastPathSteps`` closure runs.
+/// Which step ``FastPathSteps/step`` runs.
 @usableFromInline
 enum FastPathStep: Sendable {
     /// Read the clock and enter every stage, outermost first.
@@ -445,65 +445,72 @@ enum FastPathStep: Sendable {
     case exit
 }
 
-/// The steps of one pipeline's stages, specialised for them when the pipeline is built. It takes the
-/// pipeline's own box (its stages) as an argument, so it captures nothing.
+/// How a call left the synchronous steps.
 @usableFromInline
-typealias FastPathSteps =
-    @Sendable (FastPathStep, AnyStrategyBox, inout ResilienceContext, inout FastPathFrame) -> FastPathStop?
+enum FastPathEnd: Sendable {
+    /// A stage stopped before the operation ran.
+    case stopped(FastPathStop)
+    /// The operation threw.
+    case operationFailed(any Error)
+}
 
-/// The box of stages that run on the fast path: finishes the calls their steps could not.
+/// One pipeline's stages as steps, specialised for them when the pipeline is built. Both closures take the
+/// pipeline's box (its stages) as an argument, so neither captures anything.
 @usableFromInline
-final class FastPathStrategyBox<Root: FastPathStage>: StrategyBox<Root>, @unchecked Sendable {
-    @usableFromInline
-    override init(_ root: Root) {
-        super.init(root)
-    }
+struct FastPathSteps: Sendable {
+    /// Enters or leaves every stage: synchronous, the success path.
+    @usableFromInline let step:
+        @Sendable (FastPathStep, AnyStrategyBox, inout ResilienceContext, inout FastPathFrame) -> FastPathStop?
+    /// Finishes a call that left the steps as the stages' `execute(_:next:)` would, calling `complete` for
+    /// every run of the operation. The stages run with no output of their own (`Void`): `complete` keeps the
+    /// operation's.
+    @usableFromInline let finish:
+        @Sendable (
+            FastPathEnd, AnyStrategyBox, FastPathFrame, ResilienceContext,
+            _ complete: (ResilienceContext) async throws -> Void
+        ) async throws -> Void
 
-    @usableFromInline
-    override func resume<Output: Sendable>(
-        after stop: FastPathStop, _ frame: FastPathFrame, _ context: ResilienceContext,
-        _ operation: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await root.resume(after: stop, context, frame, at: 0, next: operation)
-    }
-
-    @usableFromInline
-    override func recover<Output: Sendable>(
-        after error: any Error, _ frame: FastPathFrame, _ context: ResilienceContext,
-        _ operation: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await root.recover(after: error, context, frame, at: 0, next: operation)
+    @inlinable
+    init<Stage: FastPathStage>(for _: Stage.Type) {
+        step = { step, box, context, frame in
+            switch step {
+            case .enter:
+                frame.start = context.clock.now()
+                return unsafeDowncast(box, to: StrategyBox<Stage>.self).root.enter(&context, &frame, at: 0)
+            case .exit:
+                unsafeDowncast(box, to: StrategyBox<Stage>.self).root.exit(context, frame, at: 0)
+                return nil
+            }
+        }
+        finish = { end, box, frame, context, complete in
+            let root = unsafeDowncast(box, to: StrategyBox<Stage>.self).root
+            switch end {
+            case .stopped(let stop): try await root.resume(after: stop, context, frame, at: 0, next: complete)
+            case .operationFailed(let error):
+                try await root.recover(after: error, context, frame, at: 0, next: complete)
+            }
+        }
     }
 }
 
 @usableFromInline
 enum FastPath {
-    /// The box for `root`, with its steps when every stage in it can run on the fast path.
+    /// The box for `root`, with the steps of its stages when every one of them can run on the fast path and
+    /// their records fit the frame.
     @inlinable
-    static func box<Root: ResilienceStrategy>(for root: Root) -> (AnyStrategyBox, FastPathSteps?) {
-        if let stage = root as? any FastPathStage, let fast = fastBox(stage) { return fast }
-        return (StrategyBox(root), nil)
+    static func box<Root: ResilienceStrategy>(for root: Root) -> AnyStrategyBox {
+        guard let stage = root as? any FastPathStage, let box = fastBox(stage) else { return StrategyBox(root) }
+        return box
     }
 
-    /// The fast-path box and steps for `stage`, or `nil` when one of its stages cannot run as steps or its
-    /// records do not fit the frame.
+    /// Opens the stage type: every fast-path stage is a value type, so it is `Root` itself.
     @inlinable
-    static func fastBox<Stage: FastPathStage>(_ stage: Stage) -> (AnyStrategyBox, FastPathSteps?)? {
+    static func fastBox<Stage: FastPathStage>(_ stage: Stage) -> AnyStrategyBox? {
         guard stage.runsOnFastPath, stage.fastPathRecordSize <= FastPathFrame.capacity else { return nil }
-        let steps: FastPathSteps = { step, box, context, frame in
-            switch step {
-            case .enter:
-                frame.start = context.clock.now()
-                return unsafeDowncast(box, to: FastPathStrategyBox<Stage>.self).root.enter(&context, &frame, at: 0)
-            case .exit:
-                unsafeDowncast(box, to: FastPathStrategyBox<Stage>.self).root.exit(context, frame, at: 0)
-                return nil
-            }
-        }
-        return (FastPathStrategyBox(stage), steps)
+        return StrategyBox(stage, fastPath: FastPathSteps(for: Stage.self))
     }
 
-    /// Runs `operation` through the steps, and finishes through the box whatever they cannot.
+    /// Runs `operation` through the steps; a call that leaves them is finished by ``finish(_:_:_:_:_:_:)``.
     @inlinable @inline(__always)
     static func run<Output: Sendable>(
         _ steps: FastPathSteps, _ box: AnyStrategyBox, _ context: ResilienceContext,
@@ -511,18 +518,32 @@ enum FastPath {
     ) async throws -> Output {
         var inner = context
         var frame = FastPathFrame()
-        if let stop = steps(.enter, box, &inner, &frame) {
-            return try await box.resume(after: stop, frame, context, operation)
+        if let stop = steps.step(.enter, box, &inner, &frame) {
+            return try await finish(.stopped(stop), steps, box, frame, context, operation)
         }
         var succeeded = true
         // Runs after the output went straight into the caller's return slot.
-        defer { if succeeded { _ = steps(.exit, box, &inner, &frame) } }
+        defer { if succeeded { _ = steps.step(.exit, box, &inner, &frame) } }
         do {
             return try await operation(inner)
         } catch {
             succeeded = false
-            return try await box.recover(after: error, frame, context, operation)
+            return try await finish(.operationFailed(error), steps, box, frame, context, operation)
         }
+    }
+
+    /// Finishes a call that left the steps, keeping the output of the operation's run that returned. Not
+    /// inlined: only failures and waits come here.
+    @inlinable @inline(never)
+    static func finish<Output: Sendable>(
+        _ end: FastPathEnd, _ steps: FastPathSteps, _ box: AnyStrategyBox, _ frame: FastPathFrame,
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var output: Output?
+        try await steps.finish(end, box, frame, context) { inner in output = try await operation(inner) }
+        // Fast-path stages return normally only after the operation did.
+        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        return output
     }
 }
 
