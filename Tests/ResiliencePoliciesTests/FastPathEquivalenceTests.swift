@@ -147,6 +147,51 @@ struct FastPathEquivalenceTests {
     }
 }
 
+/// Which pipelines run as synchronous steps.
+@Suite("Fast path eligibility")
+struct FastPathEligibilityTests {
+    func breaker() -> CircuitBreakerStrategy {
+        CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(.standard, random: SharedRandomSource(seed: 1)))
+    }
+
+    @Test("Built-in deadline, timeout, retry, breaker and limiter stages alone run as steps")
+    func builtInStagesRunAsSteps() {
+        let pipeline = Pipeline {
+            TotalDeadlineStrategy(.seconds(30))
+            RetryStrategy(random: SharedRandomSource(seed: 1))
+            breaker()
+            RateLimiterStrategy(limiter: TokenBucketLimiter(.standard, random: SharedRandomSource(seed: 2)))
+            TimeoutStrategy(.seconds(10))
+        }
+        #expect(pipeline.box.fastPath != nil)
+        #expect(Pipeline.standard(random: SharedRandomSource(seed: 1)).box.fastPath != nil)
+    }
+
+    @Test("An enforced timeout, a fallback, a third-party stage or records past the frame take the general path")
+    func otherChainsRunTheGeneralPath() async throws {
+        let enforced = Pipeline { TimeoutStrategy(.seconds(10), mode: .enforced) }
+        let fallback = Pipeline {
+            FallbackStrategy<Int>(.value("zero", 0))
+            TimeoutStrategy(.seconds(10))
+        }
+        let thirdParty = Pipeline {
+            ForwardingStage()
+            TimeoutStrategy(.seconds(10))
+        }
+        // Four breakers keep four permits: more than the frame holds.
+        let manyRecords = Pipeline {
+            breaker()
+            breaker()
+            breaker()
+            breaker()
+        }
+        for pipeline in [enforced, fallback, thirdParty, manyRecords] {
+            #expect(pipeline.box.fastPath == nil, "\(pipeline.pipelineDescription)")
+            #expect(try await pipeline.execute(makeContext(ManualClock())) { _ in 7 } == 7)
+        }
+    }
+}
+
 /// How the five stages are put together.
 enum StageLayout {
     /// Nested by hand.

@@ -112,9 +112,11 @@ struct FastPathFrame: Sendable {
         records = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     }
 
-    /// Stores a record of plain data at `offset` (a multiple of 8).
+    /// Stores a record of plain data (no references; a permit) at `offset`, a multiple of its alignment.
     @inlinable
     mutating func store<Record>(_ record: Record, at offset: Int) {
+        // Folded away once specialised: a record that held a reference would be copied without its count.
+        precondition(_isPOD(Record.self), "fast-path records are plain data")
         withUnsafeMutableBytes(of: &records) { $0.storeBytes(of: record, toByteOffset: offset, as: Record.self) }
     }
 
