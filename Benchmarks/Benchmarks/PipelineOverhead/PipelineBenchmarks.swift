@@ -59,9 +59,46 @@ func registerPipelineBenchmarks() {
         }
     }
     benchmarkStage("pipeline: five stages, concrete chain", fiveStageChain())
+    registerFailurePathBenchmarks()
     benchmarkPipeline(
         "pipeline: standard preset",
         Pipeline.standard(clock: benchClock, random: SharedRandomSource(seed: 1)) {
             $0.limiter = .tokenBucket(.rate(1e12, burst: 1_000_000_000))
         })
+}
+
+/// What failing calls cost: the same five stages with the breaker forced open (every call rejected before
+/// the operation runs), and with an operation that throws an error the retry stage never retries.
+func registerFailurePathBenchmarks() {
+    let random = SharedRandomSource(seed: 3)
+    let openBreaker = ConsecutiveFailureBreaker(.standard, random: random)
+    openBreaker.isolate(now: benchClock.now())
+    let rejecting = Pipeline {
+        TotalDeadlineStrategy(.seconds(30))
+        RetryStrategy(policy: StandardRetryPolicy.standard, budget: RetryBudget(clock: benchClock), random: random)
+        CircuitBreakerStrategy(breaker: openBreaker)
+        RateLimiterStrategy(limiter: unlimitedBucket())
+        TimeoutStrategy(.seconds(10))
+    }
+    Benchmark("pipeline: five stages, rejected by an open breaker", configuration: perOperation) { benchmark in
+        for _ in benchmark.scaledIterations {
+            do { blackHole(try await rejecting.execute(quietContext) { _ in await bare() }) } catch { blackHole(error) }
+        }
+    }
+    let pipeline = fiveStagePipeline()
+    // `circuitOpen` is never retried, so each call fails once, through every stage's failure handling.
+    let failure = ResilienceError(.circuitOpen, key: "boards.greenhouse.io")
+    Benchmark("pipeline: five stages, operation fails (not retried)", configuration: perOperation) { benchmark in
+        for _ in benchmark.scaledIterations {
+            do {
+                blackHole(
+                    try await pipeline.execute(quietContext) { _ -> Int in
+                        _ = await bare()
+                        throw failure
+                    })
+            } catch {
+                blackHole(error)
+            }
+        }
+    }
 }

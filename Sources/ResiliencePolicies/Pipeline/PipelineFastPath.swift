@@ -47,14 +47,16 @@ protocol FastPathStage: ResilienceStrategy {
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant)
 
     /// Finishes the call as `execute(_:next:)` would, after `enter` stopped at `stop` inside this stage.
+    /// `context` is the one this stage received; the stage may narrow its deadline while it works but leaves
+    /// it as it found it (so one copy serves every stage).
     func resume<Output: Sendable>(
-        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after stop: FastPathStop, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output
 
     /// Finishes the call as `execute(_:next:)` would, after `next` threw `error`.
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output
 }
@@ -141,7 +143,7 @@ extension FastPathStage {
     /// A stage that stops only by failing rethrows its failure.
     @inlinable @inline(__always)
     func resume<Output: Sendable>(
-        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after stop: FastPathStop, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         throw stop.failure(key: context.key)
@@ -174,12 +176,14 @@ extension DeadlineStage {
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        var inner = context
-        narrow(&inner, from: frame.start)
-        throw deadline.translate(error, context: inner, deadline: deadline.end(from: frame.start))
+        let received = context.deadline
+        narrow(&context, from: frame.start)
+        let translated = deadline.translate(error, context: context, deadline: deadline.end(from: frame.start))
+        context.deadline = received
+        throw translated
     }
 }
 
@@ -199,7 +203,7 @@ extension RetryStrategy: FastPathStage {
     /// The attempts after the first one failed, through the general retry loop.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         try await retry(after: error, start: frame.start, context: context) { current, _ in try await next(current) }
@@ -229,7 +233,7 @@ extension CircuitBreakerStrategy: FastPathStage {
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         recordFailure(error, permit: frame.load(BreakerPermit.self, at: offset), context)
@@ -258,7 +262,7 @@ extension RateLimiterStrategy: FastPathStage {
     /// Waits for a permit (or throws the rejection), then runs `next` as ``execute(_:next:)`` does.
     @inlinable @inline(__always)
     func resume<Output: Sendable>(
-        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after stop: FastPathStop, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
@@ -267,7 +271,7 @@ extension RateLimiterStrategy: FastPathStage {
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         releaseFailed(frame.load(RateLimitPermit.self, at: offset), error, context)
@@ -285,7 +289,7 @@ extension EmptyStrategy: FastPathStage {
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         throw error
@@ -319,51 +323,53 @@ extension ComposedStrategy: FastPathStage where Outer: FastPathStage, Inner: Fas
 
     @inlinable @inline(__always)
     func resume<Output: Sendable>(
-        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after stop: FastPathStop, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         if stop.level < outer.fastPathStageCount {
-            return try await outer.resume(after: stop, context, frame, at: offset) { outerContext in
+            return try await outer.resume(after: stop, &context, frame, at: offset) { outerContext in
                 try await inner.execute(outerContext, next: next)
             }
         }
         var innerStop = stop
         innerStop.level -= outer.fastPathStageCount
-        return try await finishOuter(context, frame, at: offset, next: next) { innerContext in
+        return try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
             try await inner.resume(
-                after: innerStop, innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
+                after: innerStop, &innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
         }
     }
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await finishOuter(context, frame, at: offset, next: next) { innerContext in
+        try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
             try await inner.recover(
-                after: error, innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
+                after: error, &innerContext, frame, at: offset + outer.fastPathRecordSize, next: next)
         }
     }
 
-    /// Finishes `outer` once `innerEnd` (the inner stages finishing) has returned or thrown: as after its
-    /// `next` returned or threw.
+    /// Finishes `outer` once `innerEnd` (the inner stages finishing, on the context narrowed as `outer`
+    /// narrows it) has returned or thrown: as after its `next` returned or threw.
     @inlinable @inline(__always)
     func finishOuter<Output: Sendable>(
-        _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output,
-        innerEnd: (ResilienceContext) async throws -> Output
+        innerEnd: (inout ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        var innerContext = context
-        outer.narrow(&innerContext, from: frame.start)
+        let received = context.deadline
+        outer.narrow(&context, from: frame.start)
         let output: Output
         do {
-            output = try await innerEnd(innerContext)
+            output = try await innerEnd(&context)
         } catch {
-            return try await outer.recover(after: error, context, frame, at: offset) { outerContext in
+            context.deadline = received
+            return try await outer.recover(after: error, &context, frame, at: offset) { outerContext in
                 try await inner.execute(outerContext, next: next)
             }
         }
+        context.deadline = received
         outer.exit(context, frame, at: offset)
         return output
     }
@@ -417,23 +423,23 @@ extension EitherStrategy: FastPathStage where First: FastPathStage, Second: Fast
 
     @inlinable @inline(__always)
     func resume<Output: Sendable>(
-        after stop: FastPathStop, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after stop: FastPathStop, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         switch self {
-        case .first(let stage): try await stage.resume(after: stop, context, frame, at: offset, next: next)
-        case .second(let stage): try await stage.resume(after: stop, context, frame, at: offset, next: next)
+        case .first(let stage): try await stage.resume(after: stop, &context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.resume(after: stop, &context, frame, at: offset, next: next)
         }
     }
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int,
+        after error: any Error, _ context: inout ResilienceContext, _ frame: FastPathFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         switch self {
-        case .first(let stage): try await stage.recover(after: error, context, frame, at: offset, next: next)
-        case .second(let stage): try await stage.recover(after: error, context, frame, at: offset, next: next)
+        case .first(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
         }
     }
 }
@@ -486,10 +492,11 @@ struct FastPathSteps: Sendable {
         }
         finish = { end, box, frame, context, complete in
             let root = unsafeDowncast(box, to: StrategyBox<Stage>.self).root
+            var context = context
             switch end {
-            case .stopped(let stop): try await root.resume(after: stop, context, frame, at: 0, next: complete)
+            case .stopped(let stop): try await root.resume(after: stop, &context, frame, at: 0, next: complete)
             case .operationFailed(let error):
-                try await root.recover(after: error, context, frame, at: 0, next: complete)
+                try await root.recover(after: error, &context, frame, at: 0, next: complete)
             }
         }
     }
