@@ -188,16 +188,20 @@ extension DeadlineStage {
 }
 
 extension RetryStrategy: FastPathStage {
+    /// Its record: whether somebody listens (asked once: comparing the context's optional sink with `nil`
+    /// copies it).
+    @inlinable var fastPathRecordSize: Int { MemoryLayout<UInt64>.stride }
+
     /// Deposits the execution in the budget and emits `attemptStarted` (see ``execute(_:next:)``).
     @inlinable @inline(__always)
     func enter(_ context: inout ResilienceContext, _ frame: inout FastPathFrame, at offset: Int) -> FastPathStop? {
-        _ = beginFirstAttempt(context, start: frame.start)
+        frame.store(beginFirstAttempt(context, start: frame.start), at: offset)
         return nil
     }
 
     @inlinable @inline(__always)
     func exit(_ context: ResilienceContext, _ frame: FastPathFrame, at offset: Int) {
-        if context.telemetry != nil { emitAttemptSucceeded(context, startedAt: frame.start) }
+        if frame.load(Bool.self, at: offset) { emitAttemptSucceeded(context, startedAt: frame.start) }
     }
 
     /// The attempts after the first one failed, through the general retry loop.
