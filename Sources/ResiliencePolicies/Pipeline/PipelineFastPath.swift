@@ -14,9 +14,10 @@
 //    between the reading and the last step. The instant never travels in the `ResilienceContext`, so a stage
 //    this module does not know, which may suspend before calling `next`, can never make an inner stage see a
 //    stale instant: a chain with such a stage runs every stage through `execute(_:next:)`.
-// 4. One context copy. The deadline stages narrow the deadline of the one copy the call makes; `resume` and
-//    `recover` derive each stage's own context again from the caller's and the instant.
-// 5. What a stage keeps from `enter` to `exit` (a breaker's or a limiter's permit) is plain data in a
+// 4. One context copy. The deadline stages narrow the deadline of the one copy the call makes. `resume` and
+//    `recover` work on one more copy of the caller's context: each stage narrows its deadline in place from
+//    the instant and restores it before it returns or throws.
+// 5. What a stage keeps from `enter` to `exit` (a permit, whether somebody listens) is plain data in a
 //    fixed-size frame on the caller's stack, at an offset given by the stage's position.
 // 6. Breakers and limiters whose successful outcome does not depend on the time skip the clock read after
 //    the call.
