@@ -7,7 +7,7 @@
 /// ``classification(of:)`` gives such errors `fallback` instead.
 ///
 /// ```swift
-/// let classifier = CompositeErrorClassifier([myAPIClassifier, HTTPErrorClassifier()])
+/// let classifier = CompositeErrorClassifier([myAPIClassifier, TransportErrorClassifier()])
 /// let classification = classifier.classification(of: error)
 /// ```
 public struct CompositeErrorClassifier: ErrorClassifier {
