@@ -21,7 +21,7 @@ struct PresenterHeadlineTests {
             classification: lastFailure.map { FailureClassification(category: $0, code: .unknown) })
     }
 
-    @Test("The most common category wins, the more actionable on ties, the longest wait within")
+    @Test("The most common category wins, the more actionable on ties; a countdown only when every one has a time")
     func headlineSelection() {
         let tie = PresentationContext(sources: [failed("a", .serverError), failed("b", .rateLimited)])
         #expect(presenter.headline(of: tie)?.category == .rateLimited)
@@ -29,20 +29,29 @@ struct PresenterHeadlineTests {
             failed("a", .serverError), failed("b", .rateLimited, retryAfter: .seconds(5)),
             failed("c", .rateLimited, retryAfter: .seconds(60)), failed("d", .timeout),
         ])
-        #expect(presenter.headline(of: majority)?.retryAfter == .seconds(60))
+        #expect(presenter.headline(of: majority)?.category == .rateLimited)
+        #expect(presenter.headline(of: majority)?.retryAfter == nil)
+        let allTimed = PresentationContext(sources: [
+            failed("a", .serverError, retryAfter: .seconds(90)), failed("b", .rateLimited, retryAfter: .seconds(60)),
+            failed("c", .rateLimited, retryAfter: .seconds(30)),
+        ])
+        #expect(presenter.headline(of: allTimed)?.category == .rateLimited)
+        #expect(presenter.headline(of: allTimed)?.retryAfter == .seconds(30))
         let fine = PresentationContext(sources: [delivered("x")])
         #expect(presenter.headline(of: fine) == nil)
         #expect(presenter.present(fine) == nil)
     }
 
-    @Test("Cache-served failures count; live successes after retries, fallbacks and cancellations do not")
+    @Test(
+        "Only unavailable sources count: not cache-served ones, live successes after retries, fallbacks, cancellations")
     func whatCounts() {
         let context = PresentationContext(sources: [
             delivered("retried", lastFailure: .timeout), delivered("fallback", lastFailure: .timeout),
-            failed("cached", .serverError, cached: true), failed("cancelled", .cancelled),
-            failed("other-cancelled", .cancelled),
+            failed("cached", .rateLimited, retryAfter: .seconds(30), cached: true), failed("cancelled", .cancelled),
+            failed("other-cancelled", .cancelled), failed("down", .serverError),
         ])
         #expect(presenter.headline(of: context)?.category == .serverError)
+        #expect(presenter.headline(of: context)?.retryAfter == nil)
         let onlyCancelled = PresentationContext(sources: [failed("a", .cancelled), delivered("b")])
         #expect(presenter.headline(of: onlyCancelled) == nil)
     }

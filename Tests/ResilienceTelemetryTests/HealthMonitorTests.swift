@@ -46,6 +46,28 @@ struct HealthMonitorTests {
         #expect(!report.isHealthy)
     }
 
+    @Test("Some sources failing: a warning at once, never healthy; it clears when the source succeeds")
+    func someSourcesFailing() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("a")
+        fixture.fail("b")
+        fixture.emit(.sourceFailed, key: "b", classification: .serverError)
+        fixture.succeed("c")
+        fixture.advance(seconds: 1)
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("sources-failing")?.keys == ["b"])
+        #expect(report.alert("sources-failing")?.severity == .warning)
+        #expect(!report.isHealthy)
+        fixture.succeed("b")
+        #expect(monitor(fixture).evaluate().alert("sources-failing") == nil)
+        let retrying = TelemetryFixture()
+        retrying.succeed("a")
+        retrying.fail("b")
+        #expect(
+            monitor(retrying).evaluate().alert("sources-failing") == nil, "a failed attempt alone is not a failed fetch"
+        )
+    }
+
     @Test("One healthy source prevents the all-sources-failing alert")
     func oneHealthySource() {
         let fixture = TelemetryFixture()

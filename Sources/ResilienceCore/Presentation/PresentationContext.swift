@@ -20,6 +20,8 @@ public struct PresentationContext: Hashable, Sendable {
         public var servedFromCache: Bool
         /// True when the cached results it served were older than the cache's freshness window.
         public var isStale: Bool
+        /// How old the cached results it served were, when it was served from a cache and the age is known.
+        public var cacheAge: Duration?
 
         /// Creates a status whose last failure is `failure`.
         ///
@@ -46,9 +48,11 @@ public struct PresentationContext: Hashable, Sendable {
         ///   - classification: The last failure it saw, even when it delivered; `nil` when none was recorded.
         ///   - servedFromCache: True when its results came from a cache.
         ///   - isStale: True when those cached results were older than the cache's freshness window.
+        ///   - cacheAge: How old those cached results were, when known. Default: `nil`.
         public init(
             id: SourceID, displayName: String, kind: SourceKind? = nil, failure: FailureClassification?,
-            classification: FailureClassification?, servedFromCache: Bool = false, isStale: Bool = false
+            classification: FailureClassification?, servedFromCache: Bool = false, isStale: Bool = false,
+            cacheAge: Duration? = nil
         ) {
             self.id = id
             self.displayName = displayName
@@ -57,6 +61,7 @@ public struct PresentationContext: Hashable, Sendable {
             self.classification = classification
             self.servedFromCache = servedFromCache
             self.isStale = isStale
+            self.cacheAge = cacheAge
         }
 
         /// True when the source contributed items (live, from a cache or from a fallback).
@@ -94,6 +99,10 @@ public struct PresentationContext: Hashable, Sendable {
     public var sourcesSucceeded: Int { sources.filter { $0.failure == nil }.count }
     /// How many sources were served from a cache.
     public var sourcesServedFromCache: Int { sources.filter(\.servedFromCache).count }
+    /// The sources that delivered nothing, cancellations left out: the ones a message names as unavailable.
+    public var unavailableSources: [SourceStatus] {
+        sources.filter { source in source.failure.map { $0.category != .cancelled } ?? false }
+    }
     /// True when some results are shown although something failed.
     public var isPartial: Bool { itemsShown > 0 || (sourcesSucceeded > 0 && sourcesSucceeded < sourcesAttempted) }
 }

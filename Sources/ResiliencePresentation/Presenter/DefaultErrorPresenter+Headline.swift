@@ -2,24 +2,31 @@ import ResilienceCore
 
 extension DefaultErrorPresenter {
     /// The one message for the multi-source fetch `context` describes, or `nil` when every source delivered
-    /// live and the policy was met. The failure explained is ``headline(of:)``; a fetch that missed its
-    /// policy without any recorded failure is explained as an unknown failure.
+    /// live and the policy was met.
+    ///
+    /// - Some source delivered nothing: the failure explained is ``headline(of:)``.
+    /// - Every source delivered but some only from a cache: "Showing saved jobs from Lever (5 minutes old)",
+    ///   with no countdown (waiting would not change what is shown) and the code of why the first cached
+    ///   source needed its cache.
+    /// - A fetch that missed its policy without any recorded failure is explained as an unknown failure.
     public func present(_ context: PresentationContext) -> UserFacingError? {
-        guard let failure = headline(of: context) ?? (context.metPolicy ? nil : .unknown) else { return nil }
-        return present(failure, context: context)
+        if let failure = headline(of: context) { return present(failure, context: context) }
+        if let cached = cachedOnly(context) { return cached }
+        return context.metPolicy ? nil : present(.unknown, context: context)
     }
 
-    /// The failure this presenter explains for a multi-source fetch, or `nil` when every source delivered
-    /// live (or nothing but cancellations was recorded).
+    /// The failure this presenter explains for a multi-source fetch, or `nil` when no source is unavailable
+    /// (every source delivered, live or from a cache or fallback, or only cancellations were recorded).
     ///
-    /// Picks the category most sources failed with (offline explains everything, so the most common wins);
-    /// ties go to the category earlier in ``headlineOrder``. Within the category, the failure with the
-    /// longest `retryAfter` wins (so a countdown is honest), then the first in source order. Failures of
-    /// sources served from a cache count too: the cache is stale data the person should know about; sources
-    /// that succeeded live or through a fallback do not.
+    /// Only the sources the message names as unavailable (``PresentationContext/unavailableSources``) count:
+    /// a source served from a cache is never the reason for the headline's category, code or countdown.
+    /// The category is the one most of them failed with (offline explains everything, so the most common
+    /// wins); ties go to the category earlier in ``headlineOrder``. Category and code are the first such
+    /// source's. The countdown (`retryAfter`) is set only when every unavailable source has a retry time,
+    /// and it is the earliest of them: the soonest moment retrying can help, never a promise that a source
+    /// without a retry time will be back.
     public func headline(of context: PresentationContext) -> FailureClassification? {
-        let failures = context.sources.filter { $0.failure != nil || $0.servedFromCache }
-            .compactMap(\.classification).filter { $0.category != .cancelled }
+        let failures = context.unavailableSources.compactMap(\.failure)
         guard !failures.isEmpty else { return nil }
         var counts: [FailureCategory: Int] = [:]
         for failure in failures { counts[failure.category, default: 0] += 1 }
@@ -30,12 +37,19 @@ extension DefaultErrorPresenter {
             if left != right { return left < right }
             return rank(lhs) > rank(rhs)
         }
-        let candidates = failures.filter { $0.category == category }
-        var best = candidates[0]
-        for candidate in candidates.dropFirst() where (candidate.retryAfter ?? .zero) > (best.retryAfter ?? .zero) {
-            best = candidate
+        guard var headline = failures.first(where: { $0.category == category }) else { return nil }
+        headline.retryAfter = Self.countdown(failures)
+        return headline
+    }
+
+    /// The earliest retry time among `failures`, when every one of them has a positive one; else `nil`.
+    static func countdown(_ failures: [FailureClassification]) -> Duration? {
+        var earliest: Duration?
+        for failure in failures {
+            guard let retryAfter = failure.retryAfter, retryAfter > .zero else { return nil }
+            earliest = min(earliest ?? retryAfter, retryAfter)
         }
-        return best
+        return earliest
     }
 
     /// Categories in the order ``headline(of:)`` prefers them when equally common: the most actionable first.
@@ -43,4 +57,31 @@ extension DefaultErrorPresenter {
         .networkUnreachable, .rateLimited, .authentication, .insecureTransport, .serverError, .timeout, .transient,
         .invalidResponse, .notFound, .clientError, .circuitOpen, .throttled,
     ]
+
+    /// "Saved: Lever (5 minutes old) and RSS." for the sources of `context` served from a cache, or `nil`
+    /// when none was.
+    func cachedNote(_ context: PresentationContext, key: String) -> String? {
+        let cached = context.sources.filter(\.servedFromCache)
+        guard !cached.isEmpty else { return nil }
+        let names = cached.map { source in
+            guard let age = source.cacheAge else { return source.displayName }
+            return strings.string(
+                "cached.entry", ["source": source.displayName, "age": timeFormatter.string(for: age)])
+        }
+        return strings.string(key, ["names": strings.list(names), "noun": context.itemNoun])
+    }
+
+    /// The message for a fetch in which every source delivered but some only from a cache.
+    private func cachedOnly(_ context: PresentationContext) -> UserFacingError? {
+        guard context.unavailableSources.isEmpty,
+            let message = cachedNote(context, key: "cached.message"),
+            let first = context.sources.first(where: \.servedFromCache)
+        else { return nil }
+        var reason = first.classification ?? .unknown
+        reason.retryAfter = nil
+        return UserFacingError(
+            title: strings.string("cached.title"), message: message, severity: .info, isRecoverable: true,
+            suggestedAction: nil, showsRetry: false, retryAfter: nil,
+            technicalDetails: details(reason, context: context), code: reason.code)
+    }
 }

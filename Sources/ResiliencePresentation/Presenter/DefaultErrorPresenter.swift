@@ -6,7 +6,9 @@ import ResilienceCore
 /// Decision order:
 /// 1. A multi-source fetch where some sources succeeded: one source down because its breaker is open
 ///    ("Lever is temporarily unavailable. Showing jobs from other sources."), otherwise
-///    "Showing jobs from 4 of 6 sources. Unavailable right now: Lever and RSS." (severity info).
+///    "Showing jobs from 4 of 6 sources. Unavailable right now: Lever and RSS." (severity info). Sources
+///    served from a cache are named as such, with their age ("Saved: Workable (2 minutes old).") and never
+///    give the message its category, code or countdown (see ``headline(of:)``).
 /// 2. Offline, rate limiting, credentials, insecure transport and storage are reported as such even when
 ///    several sources failed: they are what the person can act on.
 /// 3. Several sources and none succeeded: "Couldn't load jobs from any source."
@@ -58,12 +60,15 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     static let actionableCodes: Set<FailureCode> = [.certificateInvalid]
 
     private func partial(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
-        let failed = context.sources.filter { $0.failure != nil }
-        if failed.count == 1, let only = failed.first, only.failure?.category == .circuitOpen {
-            return make(
+        let unavailable = context.unavailableSources
+        let cached = cachedNote(context, key: "someUnavailable.cached").map { " " + $0 } ?? ""
+        if unavailable.count == 1, let only = unavailable.first, only.failure?.category == .circuitOpen {
+            var error = make(
                 "sourceUnavailable", failure, context: context, severity: .info, recoverable: true, action: nil,
                 retry: false, messageKey: "sourceUnavailable.message.partial",
                 arguments: ["source": only.displayName, "noun": context.itemNoun])
+            error.message += cached
+            return error
         }
         var message = strings.string(
             "someUnavailable.message",
@@ -71,13 +76,14 @@ public struct DefaultErrorPresenter: ErrorPresenter {
                 "noun": context.itemNoun, "succeeded": String(context.sourcesSucceeded),
                 "total": String(context.sourcesAttempted),
             ])
-        if !failed.isEmpty {
+        if !unavailable.isEmpty {
             message +=
-                " " + strings.string("someUnavailable.missing", ["names": strings.list(failed.map(\.displayName))])
+                " "
+                + strings.string("someUnavailable.missing", ["names": strings.list(unavailable.map(\.displayName))])
         }
         return UserFacingError(
-            title: strings.string("someUnavailable.title"), message: message, severity: .info, isRecoverable: true,
-            suggestedAction: nil, showsRetry: false, retryAfter: failure.retryAfter,
+            title: strings.string("someUnavailable.title"), message: message + cached, severity: .info,
+            isRecoverable: true, suggestedAction: nil, showsRetry: false, retryAfter: failure.retryAfter,
             technicalDetails: details(failure, context: context), code: failure.code)
     }
 
@@ -105,7 +111,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
             return make("serverError", failure, context: context, action: "action.pullToRefresh", retry: true)
         case .circuitOpen:
             let name =
-                context.sources.first { $0.failure != nil }?.displayName
+                context.unavailableSources.first?.displayName
                 ?? context.sources.first?.displayName ?? strings.string("sourceUnavailable.defaultName")
             var (key, arguments) = waitMessage("sourceUnavailable", failure.retryAfter)
             arguments["source"] = name
@@ -155,7 +161,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     }
 
     /// `NET_004 rate-limited HTTP 429 retry-after 300s: <redacted message>; sources: lever=RES_001`.
-    private func details(_ failure: FailureClassification, context: PresentationContext) -> String {
+    func details(_ failure: FailureClassification, context: PresentationContext) -> String {
         var text = "\(failure.code) \(failure.category)"
         if let status = failure.httpStatus { text += " HTTP \(status)" }
         if let retryAfter = failure.retryAfter { text += " retry-after \(retryAfter.components.seconds)s" }

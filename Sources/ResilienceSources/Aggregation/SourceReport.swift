@@ -93,7 +93,8 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
         PresentationContext.SourceStatus(
             id: id, displayName: displayName, kind: kind,
             failure: status.delivered ? nil : (classification ?? .unknown), classification: classification,
-            servedFromCache: status == .servedFromCache, isStale: isStale)
+            servedFromCache: status == .servedFromCache, isStale: isStale,
+            cacheAge: status == .servedFromCache ? cacheAge : nil)
     }
 
     /// `greenhouse-acme: failed (server-error/NET_014) 0 items, 3 attempts, 1.2 seconds`.

@@ -24,7 +24,7 @@ public struct HealthRule: Sendable {
         self.evaluate = evaluate
     }
 
-    /// The standard rules with `thresholds`: three critical, three warning, three info.
+    /// The standard rules with `thresholds`: three critical, four warning, three info.
     public static func standard(_ thresholds: HealthThresholds = .standard) -> [HealthRule] {
         [
             .allSourcesFailing(for: thresholds.allSourcesFailingFor),
@@ -32,6 +32,7 @@ public struct HealthRule: Sendable {
                 above: thresholds.criticalErrorRate, for: thresholds.criticalErrorRateFor, severity: .critical,
                 minimumAttempts: thresholds.minimumAttempts),
             .everyBreakerOpen(),
+            .sourcesFailing(for: thresholds.sourceFailingFor),
             .errorRate(
                 above: thresholds.warningErrorRate, for: thresholds.warningErrorRateFor, severity: .warning,
                 minimumAttempts: thresholds.minimumAttempts),
@@ -61,6 +62,26 @@ public struct HealthRule: Sendable {
                 rule: "all-sources-failing", severity: .critical,
                 message: "All \(sources.count) sources have been failing for more than \(describe(duration))",
                 keys: Array(sources.keys))
+        }
+    }
+
+    /// Warning: some (not every) source whose last fetch failed has had no success since, for at least
+    /// `duration`. With every source failing, ``allSourcesFailing(for:)`` speaks instead.
+    public static func sourcesFailing(for duration: Duration) -> HealthRule {
+        HealthRule(id: "sources-failing", severity: .warning) { input in
+            let sources = input.statistics(over: everything).sources.filter {
+                $0.value.attempts > 0 || $0.value.sourceFailures > 0
+            }
+            let limit = input.now.advanced(by: .zero - duration)
+            let failing = sources.filter { entry in
+                entry.value.sourceFailures > 0 && (entry.value.failingSince.map { $0 <= limit } ?? false)
+            }
+            guard !failing.isEmpty, failing.count < sources.count else { return nil }
+            let keys = failing.keys.sorted()
+            return HealthAlert(
+                rule: "sources-failing", severity: .warning,
+                message: "\(failing.count) of \(sources.count) sources are failing: \(keys.joined(separator: ", "))",
+                keys: keys)
         }
     }
 

@@ -3,6 +3,9 @@
 public struct HealthThresholds: Sendable, Hashable {
     /// Critical when every source has been failing for longer than this.
     public var allSourcesFailingFor: Duration = .seconds(300)
+    /// Warning when some source has been failing for at least this long (zero: as soon as its last fetch
+    /// failed), so a report is never "healthy" while a source fails.
+    public var sourceFailingFor: Duration = .zero
     /// Critical error rate…
     public var criticalErrorRate: Double = 0.5
     /// …sustained for this long.
