@@ -41,9 +41,69 @@ import Testing
         #expect(first.arrivals == second.arrivals)
         #expect(first.succeeded == second.succeeded)
         // Without retries the server sees exactly the offered load, and nothing succeeds during the outage.
-        #expect(first.loadRatio(window) == 1)
-        #expect(first.succeeded[window.lowerBound + 1] == 0)
-        #expect(first.successRate(second: window.upperBound + 2) == 1)
+        #expect(first.loadRatio(window.fault) == 1)
+        #expect(first.succeeded[window.fault.lowerBound + 1] == 0)
+        #expect(first.successRate(second: window.fault.upperBound + 2) == 1)
+    }
+
+    @Test func everyScenarioFlagIsReadAndBadValuesAreTypedErrors() throws {
+        var parameters = ScenarioParameters()
+        let flags: [(String, String)] = [
+            ("--rate-per-client", "0.1"), ("--offered", "50"), ("--capacity", "120"), ("--outage", "45"),
+            ("--stall", "30"), ("--flap", "3,7"), ("--brownout", "0.4"), ("--recovery", "15"), ("--seeds", "4"),
+            ("--preset", "interactive"),
+        ]
+        for (flag, value) in flags {
+            #expect(try parameters.read(flag, value: { value }))
+        }
+        #expect(parameters.ratePerClient == 0.1 && parameters.offered == 50 && parameters.capacity == 120)
+        #expect(parameters.outage == 45 && parameters.stall == 30 && parameters.recovery == 15)
+        #expect(parameters.flap == ScenarioParameters.Flap(up: 3, down: 7) && parameters.brownout == 0.4)
+        #expect(parameters.seedCount == 4 && parameters.preset == "interactive")
+        #expect(try parameters.read("--quick", value: { nil }) == false)
+        for (flag, value) in [
+            ("--flap", "5"), ("--brownout", "1.5"), ("--outage", "-3"), ("--preset", "fastest"),
+            ("--rate-per-client", "nan"), ("--seeds", "0"),
+        ] {
+            #expect(throws: ScenarioParameters.ParseError.self) { try parameters.read(flag, value: { value }) }
+        }
+        #expect(throws: ScenarioParameters.ParseError.self) { try parameters.read("--offered", value: { nil }) }
+    }
+
+    @Test func parametersShapeTheRuns() {
+        var parameters = ScenarioParameters()
+        parameters.ratePerClient = 0.5
+        parameters.offered = 20
+        parameters.capacity = 50
+        parameters.outage = 7
+        parameters.recovery = 9
+        let (run, window) = Scenarios.outage(.full, parameters)
+        #expect(run.clients(.serverFacing) == 40 && run.clients(.appFacing) == 40)
+        #expect(run.rate(.serverFacing) == 0.5)
+        #expect(run.server.workers == 5)
+        #expect(window.fault == 10..<17 && window.end == 26 && run.duration == .seconds(26))
+        parameters.flap = ScenarioParameters.Flap(up: 4, down: 6)
+        let flap = Scenarios.flap(.full, parameters)
+        let outages = flap.run.server.faults.filter { $0.kind == .outage(status: 503) }
+        #expect(
+            outages.map(\.start) == [.seconds(4), .seconds(14), .seconds(24), .seconds(34), .seconds(44), .seconds(54)])
+        parameters.preset = "standard"
+        #expect(parameters.runs(StrategyCatalog.standard) && parameters.runs(StrategyCatalog.noRetryApp))
+        #expect(!parameters.runs(StrategyCatalog.interactive) && !parameters.runs(StrategyCatalog.budgetOnly))
+    }
+
+    @Test func theGoalTableAsJSONHasOneObjectPerGoal() {
+        var report = StormReport(mode: .quick, seeds: [1, 2])
+        report.goals = [
+            Goal(
+                name: "g", strategy: "s", target: "≤ 1", summary: SeedSummary([0.5, 2]) { $0 <= 1 },
+                format: { "\($0)" })
+        ]
+        #expect(
+            GoalTableJSON.render(report)
+                == "[\n  {\"goal\": \"g\", \"strategy\": \"s\", \"target\": \"≤ 1\", \"passed\": 1, \"seeds\": 2, "
+                + "\"median\": 1.250000, \"holds\": false}\n]\n")
+        #expect(!report.allGoalsHold)
     }
 
     @Test func theContentionModelIsReproducibleAndRetriesUntilDone() {

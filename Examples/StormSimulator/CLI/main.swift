@@ -1,10 +1,11 @@
 import Foundation
 import StormSimulation
 
-// `storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]…`: runs every scenario (or only the
-// named ones) over 20 seeds (2 with --quick) starting at N (default 1), prints the markdown report and writes
-// results.md, results.json and the SVG charts to DIR (default `Docs/Simulation` for the full run of every
-// scenario; the quick run and a filtered run write files only with --output).
+// `storm-simulator [--quick] [--seed N] [--seeds N] [--output DIR] [--scenario NAME]… [--json] [scenario flags]`:
+// runs every scenario (or only the named ones) over 20 seeds (2 with --quick) starting at N (default 1),
+// prints the markdown report (or, with --json, the goal table as JSON) and writes results.md, results.json and
+// the SVG charts to DIR (default `Docs/Simulation` for the full run of every scenario with default settings;
+// any other run writes files only with --output). Exits 1 when a goal does not hold, 2 on a usage error.
 
 /// Writes one line to standard error.
 func printError(_ message: String) {
@@ -15,9 +16,29 @@ var mode = RunMode.full
 var seed: UInt64 = 1
 var output: String? = nil
 var only: Set<String>? = nil
+var parameters = ScenarioParameters()
+var printsJSON = false
 var arguments = CommandLine.arguments.dropFirst()
+let usage = """
+    usage: storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]… [--json] [scenario flags]
+      --quick              fewer seeds, shorter runs, scaled-down traffic (CI)
+      --seed N             the first seed (default 1)
+      --output DIR         write results.md, results.json and the charts to DIR
+      --scenario NAME      run only this scenario (repeatable): \(StormReport.scenarioNames.joined(separator: ", "))
+      --json               print the goal table as JSON instead of the markdown report
+    scenario flags:
+    \(ScenarioParameters.usage)
+    """
 while let argument = arguments.popFirst() {
+    do {
+        if try parameters.read(argument, value: { arguments.popFirst() }) { continue }
+    } catch {
+        printError("\(error)")
+        exit(2)
+    }
     switch argument {
+    case "--json":
+        printsJSON = true
     case "--quick":
         mode = .quick
     case "--seed":
@@ -39,7 +60,7 @@ while let argument = arguments.popFirst() {
         }
         only = (only ?? []).union([value])
     case "--help", "-h":
-        print("usage: storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]…")
+        print(usage)
         exit(0)
     default:
         printError("unknown argument \(argument); try --help")
@@ -52,9 +73,9 @@ guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
     exit(1)
 }
 
-let report = StormReport.generate(mode: mode, firstSeed: seed, only: only)
+let report = StormReport.generate(mode: mode, firstSeed: seed, only: only, parameters: parameters)
 let markdown = MarkdownReport.render(report)
-print(markdown, terminator: "")
+print(printsJSON ? GoalTableJSON.render(report) : markdown, terminator: "")
 
 func write(_ text: String, to path: String) {
     do {
@@ -66,7 +87,8 @@ func write(_ text: String, to path: String) {
 }
 
 // The full run writes to Docs/Simulation unless told otherwise; the quick run (CI) writes only when asked.
-if let directory = output ?? (mode == .full && only == nil ? "Docs/Simulation" : nil) {
+let isDefaultRun = mode == .full && only == nil && parameters == ScenarioParameters()
+if let directory = output ?? (isDefaultRun ? "Docs/Simulation" : nil) {
     do {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
@@ -83,3 +105,4 @@ if let directory = output ?? (mode == .full && only == nil ? "Docs/Simulation" :
 }
 let held = report.goals.filter(\.summary.holds).count
 printError("\(held)/\(report.goals.count) goals hold over \(report.seeds.count) seeds")
+exit(report.allGoalsHold ? 0 : 1)

@@ -79,3 +79,21 @@ public enum JSONReport {
             + "  \"tables\": [\n\(tables.joined(separator: ",\n"))\n  ]\n}\n"
     }
 }
+
+/// The goal table as JSON, one object per goal and strategy (`storm-simulator --json`): `goal`, `strategy`,
+/// `target`, `passed` (seeds that passed), `seeds`, `median` and `holds` (at least 19 of 20 seeds passed).
+public enum GoalTableJSON {
+    /// The goals of `report` as a JSON array.
+    public static func render(_ report: StormReport) -> String {
+        let rows = report.goals.map { goal in
+            let median = goal.summary.median
+            return "  {\"goal\": \(FixedFormat.jsonString(goal.name)), "
+                + "\"strategy\": \(FixedFormat.jsonString(goal.strategy)), "
+                + "\"target\": \(FixedFormat.jsonString(goal.target)), \"passed\": \(goal.summary.passCount), "
+                + "\"seeds\": \(goal.summary.values.count), "
+                + "\"median\": \(median.isFinite ? FixedFormat.number(median, decimals: 6) : "null"), "
+                + "\"holds\": \(goal.summary.holds)}"
+        }
+        return "[\n" + rows.joined(separator: ",\n") + "\n]\n"
+    }
+}

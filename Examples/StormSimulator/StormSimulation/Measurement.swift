@@ -37,6 +37,13 @@ public struct Measurement: Sendable {
         return Double(arrived) / Double(max(range.count, 1))
     }
 
+    /// The share of the requests started in the whole seconds `range` that succeeded (1 when none started).
+    public func successRate(_ range: Range<Int>) -> Double {
+        let started = range.reduce(0) { $0 + (offered.indices.contains($1) ? offered[$1] : 0) }
+        let served = range.reduce(0) { $0 + (succeeded.indices.contains($1) ? succeeded[$1] : 0) }
+        return started == 0 ? 1 : Double(served) / Double(started)
+    }
+
     /// The share of the requests started in second `second` that succeeded.
     public func successRate(second: Int) -> Double {
         guard offered.indices.contains(second), offered[second] > 0 else { return 1 }

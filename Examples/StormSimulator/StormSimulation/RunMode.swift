@@ -5,9 +5,9 @@ public enum RunMode: String, Sendable {
     /// Fewer seeds, shorter runs, fewer brownout levels: a CI smoke run, byte-reproducible.
     case quick
 
-    /// The seeds every goal is evaluated over.
-    public func seeds(from first: UInt64) -> [UInt64] {
-        let count: UInt64 = self == .full ? 20 : 2
+    /// The seeds every goal is evaluated over: `count` of them from `first` (default 20, or 2 in quick mode).
+    public func seeds(from first: UInt64, count: Int? = nil) -> [UInt64] {
+        let count = UInt64(count ?? (self == .full ? 20 : 2))
         return (0..<count).map { first &+ $0 }
     }
 

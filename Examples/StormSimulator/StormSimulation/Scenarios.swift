@@ -4,78 +4,143 @@ import ResilienceTesting
 /// The scenarios' settings, in one place so the report can print them.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 enum Scenarios {
-    /// 30 workers × exponential 100 ms = 300 requests/s (scaled down in quick mode); network |N(10 ms, 2 ms)|
-    /// each way.
+    /// 30 workers × exponential 100 ms = 300 requests/s (scaled down in quick mode; `--capacity` sets the
+    /// workers from the mean service time); network |N(10 ms, 2 ms)| each way.
     static func server(
-        _ mode: RunMode, faults: [SimulatedFault],
-        serviceTime: LatencyDistribution = .exponential(mean: .milliseconds(100)),
+        _ mode: RunMode, _ parameters: ScenarioParameters, faults: [SimulatedFault],
+        serviceTime: LatencyDistribution = .exponential(mean: .milliseconds(100)), meanServiceSeconds: Double = 0.1,
         workers: Int = 30
     ) -> SimulatedServer.Configuration {
-        SimulatedServer.Configuration(
-            workers: max(1, Int((Double(workers) * mode.scale).rounded())), queueLimit: 100_000,
-            serviceTime: serviceTime,
+        let count =
+            parameters.capacity.map { Int(($0 * meanServiceSeconds).rounded()) }
+            ?? Int((Double(workers) * mode.scale).rounded())
+        return SimulatedServer.Configuration(
+            workers: max(1, count), queueLimit: 100_000, serviceTime: serviceTime,
             networkDelay: .absoluteNormal(mean: .milliseconds(10), standardDeviation: .milliseconds(2)), faults: faults)
     }
 
-    static func offered(_ mode: RunMode) -> Double { 100 * mode.scale }
+    /// Requests per second all clients offer: `--offered`, else 100 (scaled down in quick mode).
+    static func offered(_ mode: RunMode, _ parameters: ScenarioParameters) -> Double {
+        parameters.offered ?? 100 * mode.scale
+    }
 
-    /// Full outage (`503` at once) from 10 s for 20 s; clients offer 100 requests/s for 50 s.
-    static func outage(_ mode: RunMode) -> (run: TrafficRun, window: Range<Int>) {
-        let length = mode == .full ? 20 : 10
+    /// Seconds measured after a fault ends: `--recovery`, else 60 (20 in quick mode), long enough for the
+    /// slowest preset's recovery goal.
+    static func recovery(_ mode: RunMode, _ parameters: ScenarioParameters) -> Int {
+        parameters.recovery ?? (mode == .full ? 60 : 20)
+    }
+
+    /// A fault window and the recovery measured after it, in whole seconds of the run.
+    struct FaultWindow: Sendable {
+        /// The seconds the fault lasts.
+        var fault: Range<Int>
+        /// The end of the measured recovery (the end of the run).
+        var end: Int
+    }
+
+    /// Full outage (`503` at once) from 10 s for 20 s (`--outage`), then the recovery; clients offer 100
+    /// requests/s.
+    static func outage(
+        _ mode: RunMode, _ parameters: ScenarioParameters = .init()
+    ) -> (
+        run: TrafficRun, window: FaultWindow
+    ) {
+        let length = parameters.outage ?? (mode == .full ? 20 : 10)
+        let end = 10 + length + recovery(mode, parameters)
         let run = TrafficRun(
             server: server(
-                mode, faults: [SimulatedFault(.outage(status: 503), from: .seconds(10), until: .seconds(10 + length))]),
-            offeredPerSecond: offered(mode), duration: .seconds(length + 30))
-        return (run, 10..<(10 + length))
+                mode, parameters,
+                faults: [SimulatedFault(.outage(status: 503), from: .seconds(10), until: .seconds(10 + length))]),
+            offeredPerSecond: offered(mode, parameters), duration: .seconds(end),
+            ratePerClient: parameters.ratePerClient)
+        return (run, FaultWindow(fault: 10..<(10 + length), end: end))
+    }
+
+    /// The brownout levels: `--brownout`, else 0.05 … 0.7 (two levels in quick mode).
+    static func brownoutLevels(_ mode: RunMode, _ parameters: ScenarioParameters) -> [Double] {
+        parameters.brownout.map { [$0] } ?? mode.brownoutLevels
     }
 
     /// A brownout failing each request with probability `p` (`503` after service) for the whole run: 200 s in
     /// full mode, 20,000 requests per seed, so one seed's success rate has a sampling noise of about 0.2 pp at
     /// p = 0.3 (0.5 pp with the 3,000 of a 30 s run) against the 0.5 pp the 1 − pⁿ goal allows.
-    static func brownout(_ mode: RunMode, p: Double) -> TrafficRun {
+    static func brownout(_ mode: RunMode, p: Double, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         TrafficRun(
             server: server(
-                mode,
+                mode, parameters,
                 faults: [
                     SimulatedFault(.brownout(failureProbability: p, status: 503), from: .zero, until: .seconds(3600))
                 ]),
-            offeredPerSecond: offered(mode), duration: .seconds(mode == .full ? 200 : 10))
+            offeredPerSecond: offered(mode, parameters), duration: .seconds(mode == .full ? 200 : 10),
+            ratePerClient: parameters.ratePerClient)
+    }
+
+    /// A flapping server: down (`503` at once) for DOWN seconds in every UP + DOWN (`--flap`, default 5,5),
+    /// on top of a brownout (`--brownout`, default 0.2), for 60 s (20 s in quick mode).
+    static func flap(
+        _ mode: RunMode, _ parameters: ScenarioParameters = .init()
+    ) -> (
+        run: TrafficRun, flap: ScenarioParameters.Flap, p: Double
+    ) {
+        let flap = parameters.flap ?? ScenarioParameters.Flap(up: 5, down: 5)
+        let p = parameters.brownout ?? 0.2
+        let length = mode == .full ? 60 : 20
+        var faults = [
+            SimulatedFault(.brownout(failureProbability: p, status: 503), from: .zero, until: .seconds(3600))
+        ]
+        for start in stride(from: flap.up, to: length, by: flap.up + flap.down) {
+            faults.append(
+                SimulatedFault(.outage(status: 503), from: .seconds(start), until: .seconds(start + flap.down)))
+        }
+        let run = TrafficRun(
+            server: server(mode, parameters, faults: faults), offeredPerSecond: offered(mode, parameters),
+            duration: .seconds(length), ratePerClient: parameters.ratePerClient)
+        return (run, flap, p)
     }
 
     /// Bronson et al.'s case: 300 requests/s of capacity (30 workers × 100 ms), 280 offered, the server
-    /// stops serving for 10 s from 10 s (requests queue), clients run for 60 s.
-    static func metastable(_ mode: RunMode) -> (run: TrafficRun, stallEnd: Int, end: Int) {
-        let end = mode == .full ? 60 : 40
+    /// stops serving for 10 s (`--stall`) from 10 s (requests queue), then the recovery (40 s; 20 s in quick
+    /// mode; `--recovery`).
+    static func metastable(
+        _ mode: RunMode, _ parameters: ScenarioParameters = .init()
+    ) -> (
+        run: TrafficRun, stallEnd: Int, end: Int
+    ) {
+        let stallEnd = 10 + (parameters.stall ?? 10)
+        let end = stallEnd + (parameters.recovery ?? (mode == .full ? 40 : 20))
         let run = TrafficRun(
             server: server(
-                mode, faults: [SimulatedFault(.stall, from: .seconds(10), until: .seconds(20))],
+                mode, parameters, faults: [SimulatedFault(.stall, from: .seconds(10), until: .seconds(stallEnd))],
                 serviceTime: .constant(.milliseconds(100))),
-            offeredPerSecond: 280 * mode.scale, duration: .seconds(end))
-        return (run, 20, end)
+            offeredPerSecond: parameters.offered ?? 280 * mode.scale, duration: .seconds(end),
+            ratePerClient: parameters.ratePerClient)
+        return (run, stallEnd, end)
     }
 
     /// Each client may send 2 requests/s; beyond that `429` with `Retry-After: 30`.
-    static func rateLimit(_ mode: RunMode) -> TrafficRun {
+    static func rateLimit(_ mode: RunMode, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         TrafficRun(
             server: server(
-                mode,
+                mode, parameters,
                 faults: [
                     SimulatedFault(
                         .rateLimit(requestsPerSecond: 2, retryAfter: .seconds(30)), from: .zero, until: .seconds(3600))
                 ]),
-            offeredPerSecond: offered(mode), duration: .seconds(mode == .full ? 60 : 30))
+            offeredPerSecond: offered(mode, parameters), duration: .seconds(mode == .full ? 60 : 30),
+            ratePerClient: parameters.ratePerClient)
     }
 
     /// 1 % of responses take 1–2 s more (a slow minority); 60 workers, so capacity is no concern.
-    static func tail(_ mode: RunMode) -> TrafficRun {
+    static func tail(_ mode: RunMode, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         TrafficRun(
             server: server(
-                mode, faults: [],
+                mode, parameters, faults: [],
                 serviceTime: .mixture(
                     base: .exponential(mean: .milliseconds(20)), tail: .uniform(.seconds(1), .seconds(2)),
                     probability: 0.01),
-                workers: 60),
-            offeredPerSecond: offered(mode), duration: .seconds(mode == .full ? 60 : 20))
+                meanServiceSeconds: 0.99 * 0.02 + 0.01 * 1.5, workers: 60),
+            offeredPerSecond: offered(mode, parameters), duration: .seconds(mode == .full ? 60 : 20),
+            ratePerClient: parameters.ratePerClient)
     }
 
     /// The hedge delay of the hedging row: about the 98th percentile of the healthy latency.

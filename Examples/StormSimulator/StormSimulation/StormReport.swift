@@ -9,6 +9,8 @@ public struct StormReport: Sendable {
     public var mode: RunMode
     /// The seeds every goal was evaluated over.
     public var seeds: [UInt64]
+    /// The traffic and server settings the scenarios ran with.
+    public var parameters = ScenarioParameters()
     /// The goals for the shipped presets, each over every seed.
     public var goals: [Goal] = []
     /// The published anchors, reproduced.
@@ -21,13 +23,17 @@ public struct StormReport: Sendable {
 
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 extension StormReport {
-    /// Runs every scenario over the mode's seeds starting at `firstSeed`; the same arguments give the same
-    /// report.
-    public static func generate(mode: RunMode, firstSeed: UInt64, only: Set<String>? = nil) -> StormReport {
-        var report = StormReport(mode: mode, seeds: mode.seeds(from: firstSeed))
+    /// Runs every scenario (or those in `only`) over the seeds starting at `firstSeed`, with `parameters`;
+    /// the same arguments give the same report.
+    public static func generate(
+        mode: RunMode, firstSeed: UInt64, only: Set<String>? = nil, parameters: ScenarioParameters = .init()
+    ) -> StormReport {
+        var report = StormReport(mode: mode, seeds: mode.seeds(from: firstSeed, count: parameters.seedCount))
+        report.parameters = parameters
         let wanted = { (name: String) in only?.contains(name) ?? true }
         if wanted("outage") { report.addOutage() }
         if wanted("brownout") { report.addBrownout() }
+        if wanted("flap") { report.addFlap() }
         if wanted("metastable") { report.addMetastable() }
         if wanted("rate-limit") { report.addRateLimit() }
         if wanted("contention") { report.addContention() }
@@ -36,7 +42,12 @@ extension StormReport {
     }
 
     /// The scenario names ``generate(mode:firstSeed:only:)`` accepts.
-    public static let scenarioNames = ["outage", "brownout", "metastable", "rate-limit", "contention", "hedging"]
+    public static let scenarioNames = [
+        "outage", "brownout", "flap", "metastable", "rate-limit", "contention", "hedging",
+    ]
+
+    /// Whether every goal holds (each in at least 19 of 20 seeds).
+    public var allGoalsHold: Bool { goals.allSatisfy(\.summary.holds) }
 
     /// Runs `body` for every seed, two at a time on separate threads; results come back in seed order.
     func perSeed<T: Sendable>(_ body: @escaping @Sendable (UInt64) -> T) -> [T] {
@@ -47,6 +58,41 @@ extension StormReport {
             results.withLock { $0[index] = value }
         }
         return results.withLock { $0.map { $0! } }
+    }
+
+    /// The rows of `strategies` that run with this report's parameters (`--preset`).
+    func selected(_ strategies: [Strategy]) -> [Strategy] { strategies.filter(parameters.runs) }
+
+    /// The baseline row of `strategies` with the traffic of `strategy`.
+    static func baseline(of strategy: Strategy, in strategies: [Strategy]) -> Int? {
+        strategies.firstIndex { $0.role == .baseline && $0.profile == strategy.profile }
+    }
+
+    /// The goals every fault scenario checks for a shipped preset against its no-retry baseline, seed by
+    /// seed: success over the fault and the recovery after it no worse than not retrying (− 1 pp), and
+    /// (`recoveryFrom` given) ≥ 95 % of each second's requests succeeding again within the preset's
+    /// recovery time (``StrategyCatalog/recoveryGoal(of:)``).
+    mutating func addFaultGoals(
+        _ scenario: String, strategy: Strategy, _ measurements: [Measurement], baseline: [Measurement],
+        measured: Range<Int>, recoveryFrom: Int?
+    ) {
+        let success = measurements.map { $0.successRate(measured) }
+        let floor = baseline.map { $0.successRate(measured) - 0.01 }
+        goals.append(
+            Goal(
+                name: "\(scenario): success over the fault and the recovery ≥ no retry − 1 pp",
+                strategy: strategy.name, target: "≥ no retry − 1 pp",
+                summary: SeedSummary(values: success, passed: zip(success, floor).map { $0 >= $1 }),
+                format: Self.percent))
+        guard let recoveryFrom else { return }
+        let limit = StrategyCatalog.recoveryGoal(of: strategy)
+        let recovery = measurements.map { Double($0.recovery(after: recoveryFrom, until: measured.upperBound) ?? 999) }
+        goals.append(
+            Goal(
+                name:
+                    "\(scenario): ≥ 95 % of each second's requests succeed within \(limit) s of the server's recovery",
+                strategy: strategy.name, target: "≤ \(limit) s",
+                summary: SeedSummary(recovery) { $0 <= Double(limit) }, format: Self.seconds))
     }
 
     /// Every strategy's measurement per seed.
@@ -75,33 +121,38 @@ extension StormReport {
     // MARK: Scenarios
 
     mutating func addOutage() {
-        let (run, window) = Scenarios.outage(mode)
-        let strategies =
-            [
-                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
-                StrategyCatalog.noRetryApp,
-                StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
-            ]
+        let (run, window) = Scenarios.outage(mode, parameters)
+        let strategies = selected([
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive, StrategyCatalog.budgetOnly,
+        ])
         let results = measure(run, strategies)
+        let measured = window.fault.lowerBound..<window.end
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
-            let load = SeedSummary(measurements.map { $0.loadRatio(window) })
-            let success = SeedSummary(measurements.map(\.successRate))
+            let load = SeedSummary(measurements.map { $0.loadRatio(window.fault) })
+            let success = SeedSummary(measurements.map { $0.successRate(measured) })
+            let recovery = SeedSummary(
+                measurements.map { Double($0.recovery(after: window.fault.upperBound, until: window.end) ?? 999) })
             rows.append([
                 strategy.name, strategy.role.rawValue, strategy.profile.rawValue, Self.cell(load, Self.ratio),
-                Self.cell(success, Self.percent),
+                Self.cell(success, Self.percent), Self.cell(recovery, Self.seconds),
             ])
             if strategy.role == .shipped {
                 goals.append(
                     Goal(
                         name: "Full outage: load ≤ 1.10× offered while it lasts", strategy: strategy.name,
                         target: "≤ 1.10×", summary: SeedSummary(load.values) { $0 <= 1.10 }, format: Self.ratio))
+                if let baseline = Self.baseline(of: strategy, in: strategies) {
+                    addFaultGoals(
+                        "Full outage", strategy: strategy, measurements, baseline: results[baseline],
+                        measured: measured, recoveryFrom: window.fault.upperBound)
+                }
             }
             if strategy.name == StrategyCatalog.budgetOnly.name {
                 let configuration = RetryBudgetConfiguration.standard
                 // The documented bound, at the rate each client really sends.
-                let clients = strategy.profile.clients(offering: run.offeredPerSecond)
-                let rate = run.offeredPerSecond / Double(clients)
+                let rate = run.rate(strategy.profile)
                 let slices = Double(configuration.buckets)
                 let bound = 1 + (configuration.ratio + configuration.minimumPerSecond / rate) * slices / (slices - 1)
                 goals.append(
@@ -112,21 +163,27 @@ extension StormReport {
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
             }
         }
+        var profiles: [TrafficProfile] = []
+        for strategy in strategies where !profiles.contains(strategy.profile) { profiles.append(strategy.profile) }
+        let perClient = profiles.map {
+            "\($0.rawValue) \(FixedFormat.number(run.rate($0)))/s per client (\(run.clients($0)) clients)"
+        }
         tables.append(
             ReportTable(
                 title: "Full outage",
                 notes: [
                     "server: \(run.server.workers) workers × exponential 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, network |N(10 ms, 2 ms)| each way",
-                    "fault: every request answered 503 at once from \(window.lowerBound) s to \(window.upperBound) s",
-                    "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s (Poisson) for \(FixedFormat.number(run.duration.seconds, decimals: 0)) s; server-facing 4/s per client, app-facing 0.5/s per client, each client with its own pipeline",
-                    "load = server arrivals ÷ requests offered during the outage; median [min – max] over \(seeds.count) seeds",
+                    "fault: every request answered 503 at once from \(window.fault.lowerBound) s to \(window.fault.upperBound) s; recovery measured until \(window.end) s",
+                    "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s (Poisson); "
+                        + perClient.joined(separator: ", ") + "; each client with its own pipeline",
+                    "load = server arrivals ÷ requests offered during the outage; success over the outage and the recovery; recovery = seconds after the outage from which every second's requests succeed ≥ 95 %; median [min – max] over \(seeds.count) seeds",
                 ],
-                header: ["strategy", "role", "traffic", "load during outage", "success"], rows: rows))
+                header: ["strategy", "role", "traffic", "load during outage", "success", "recovery"], rows: rows))
         var chart = SVGChart(
             title: "Full outage: server arrivals per second (seed \(seeds[0]))", xLabel: "time (s)",
             yLabel: "requests/s",
             series: zip(strategies, results).map { Self.series($0, $1[0].arrivals, upTo: Int(run.duration.seconds)) },
-            shaded: (Double(window.lowerBound), Double(window.upperBound)))
+            shaded: (Double(window.fault.lowerBound), Double(window.fault.upperBound)))
         chart.references = [
             ("capacity \(FixedFormat.number(run.server.capacity, decimals: 0))/s", run.server.capacity),
             ("offered \(FixedFormat.number(run.offeredPerSecond, decimals: 0))/s", run.offeredPerSecond),
@@ -134,18 +191,50 @@ extension StormReport {
         charts.append(("outage-load.svg", chart))
     }
 
+    mutating func addFlap() {
+        let (run, flap, p) = Scenarios.flap(mode, parameters)
+        let strategies = selected([
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive,
+        ])
+        let results = measure(run, strategies)
+        let measured = 0..<Int(run.duration.seconds)
+        var rows: [[String]] = []
+        for (strategy, measurements) in zip(strategies, results) {
+            let success = SeedSummary(measurements.map { $0.successRate(measured) })
+            let load = SeedSummary(measurements.map { $0.loadRatio(measured) })
+            rows.append([
+                strategy.name, strategy.role.rawValue, strategy.profile.rawValue, Self.cell(load, Self.ratio),
+                Self.cell(success, Self.percent),
+            ])
+            if strategy.role == .shipped, let baseline = Self.baseline(of: strategy, in: strategies) {
+                addFaultGoals(
+                    "Flapping server", strategy: strategy, measurements, baseline: results[baseline],
+                    measured: measured, recoveryFrom: nil)
+            }
+        }
+        tables.append(
+            ReportTable(
+                title: "Flapping server",
+                notes: [
+                    "server: as in the outage; down (503 at once) \(flap.down) s in every \(flap.up + flap.down) s from \(flap.up) s, and a brownout of p = \(FixedFormat.number(p)) throughout",
+                    "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s for \(FixedFormat.number(run.duration.seconds, decimals: 0)) s; success over the whole run; median [min – max] over \(seeds.count) seeds",
+                ],
+                header: ["strategy", "role", "traffic", "load", "success"], rows: rows))
+    }
+
     mutating func addBrownout() {
-        let strategies =
-            [
-                StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background,
-                StrategyCatalog.noRetryApp,
-                StrategyCatalog.interactive,
-            ]
+        let strategies = selected([
+            StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
+            StrategyCatalog.interactive,
+        ])
+        let levels = Scenarios.brownoutLevels(mode, parameters)
         var rows: [[String]] = []
         var medians: [[Double]] = Array(repeating: [], count: strategies.count)
         var budgetLimited: [String] = []
-        for p in mode.brownoutLevels {
-            let results = measure(Scenarios.brownout(mode, p: p), strategies)
+        for p in levels {
+            let run = Scenarios.brownout(mode, p: p, parameters)
+            let results = measure(run, strategies)
             for (index, strategy) in strategies.enumerated() {
                 let success = results[index].map(\.successRate)
                 let summary = SeedSummary(success)
@@ -156,9 +245,10 @@ extension StormReport {
                     FixedFormat.number(p), strategy.name, "\(attempts)", Self.percent(ideal),
                     Self.cell(summary, Self.percent),
                 ])
-                guard strategy.role == .shipped else { continue }
-                let baseline = results[
-                    strategies.firstIndex { $0.role == .baseline && $0.profile == strategy.profile }!]
+                guard strategy.role == .shipped, let baselineIndex = Self.baseline(of: strategy, in: strategies) else {
+                    continue
+                }
+                let baseline = results[baselineIndex]
                 goals.append(
                     Goal(
                         name: "Brownout p = \(FixedFormat.number(p)): success ≥ no retry", strategy: strategy.name,
@@ -170,7 +260,7 @@ extension StormReport {
                 // its allowance: ratio + minimum per second ÷ the client's request rate.
                 let budget = Self.budget(strategy)
                 let allowance =
-                    budget.map { $0.ratio + $0.minimumPerSecond / strategy.profile.ratePerClient } ?? .infinity
+                    budget.map { $0.ratio + $0.minimumPerSecond / run.rate(strategy.profile) } ?? .infinity
                 let needed = (1..<max(attempts, 1)).reduce(0.0) { $0 + pow(p, Double($1)) }
                 guard needed <= allowance else {
                     budgetLimited.append(
@@ -205,7 +295,7 @@ extension StormReport {
                     yLabel: "success rate",
                     series: zip(strategies, medians).map { strategy, values in
                         SVGChart.Series(
-                            name: strategy.name, points: zip(mode.brownoutLevels, values).map { ($0, $1) },
+                            name: strategy.name, points: zip(levels, values).map { ($0, $1) },
                             dashed: strategy.profile == .appFacing && strategy.role == .baseline, color: strategy.color)
                     })
             ))
@@ -232,11 +322,11 @@ extension StormReport {
     }
 
     mutating func addMetastable() {
-        let (run, stallEnd, end) = Scenarios.metastable(mode)
-        let strategies =
-            [
-                Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.interactive,
-            ]
+        let (run, stallEnd, end) = Scenarios.metastable(mode, parameters)
+        let strategies = selected([
+            StrategyCatalog.noRetry, Scenarios.bronson, StrategyCatalog.standard, StrategyCatalog.background,
+            StrategyCatalog.interactive,
+        ])
         let results = measure(run, strategies)
         var rows: [[String]] = []
         for (strategy, measurements) in zip(strategies, results) {
@@ -246,7 +336,9 @@ extension StormReport {
                 strategy.name, strategy.role.rawValue, Self.cell(tail, { FixedFormat.number($0, decimals: 0) + "/s" }),
                 Self.cell(recovery, Self.seconds),
             ])
-            if strategy.role == .calibration {
+            if strategy.role == .calibration && parameters.stall == nil && parameters.offered == nil
+                && parameters.capacity == nil
+            {
                 calibrations.append(
                     Calibration(
                         name: "Bronson et al. metastable case: load in the last 20 s (requests/s)",
@@ -256,7 +348,7 @@ extension StormReport {
             if strategy.role == .shipped {
                 goals.append(
                     Goal(
-                        name: "Metastable case: ≥ 95 % of offered served within 20 s of the outage's end",
+                        name: "Stall: ≥ 95 % of offered served within 20 s of the stall's end",
                         strategy: strategy.name, target: "≤ 20 s",
                         summary: SeedSummary(recovery.values) { $0 <= 20 }, format: Self.seconds))
             }
@@ -266,6 +358,7 @@ extension StormReport {
                 title: "Metastable case (Bronson et al.)",
                 notes: [
                     "server: \(run.server.workers) workers × 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s; it stops serving from 10 s to \(stallEnd) s (requests queue) and finishes work clients gave up on",
+                    "the calibration row reproduces the published loop; the no-retry row is the baseline (every row's traffic: \(FixedFormat.number(run.rate(.serverFacing)))/s per server-facing client, \(FixedFormat.number(run.rate(.appFacing)))/s per app-facing client)",
                     "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s for \(end) s; recovery = seconds after \(stallEnd) s from which every second's requests succeed ≥ 95 %",
                 ],
                 header: ["strategy", "role", "load, last 20 s", "recovery"], rows: rows))
@@ -294,11 +387,11 @@ extension StormReport {
     }
 
     mutating func addRateLimit() {
-        let run = Scenarios.rateLimit(mode)
-        let strategies = [
+        let run = Scenarios.rateLimit(mode, parameters)
+        let strategies = selected([
             StrategyCatalog.noRetry, StrategyCatalog.standard, StrategyCatalog.background, StrategyCatalog.noRetryApp,
             StrategyCatalog.interactive,
-        ]
+        ])
         let results = measure(run, strategies)
         var rows: [[String]] = []
         let count: @Sendable (Double) -> String = { FixedFormat.number($0, decimals: 0) }
@@ -372,8 +465,9 @@ extension StormReport {
     }
 
     mutating func addHedging() {
-        let run = Scenarios.tail(mode)
-        let strategies = [StrategyCatalog.standard, Scenarios.hedged]
+        let run = Scenarios.tail(mode, parameters)
+        let strategies = selected([StrategyCatalog.standard, Scenarios.hedged])
+        guard strategies.count == 2 else { return }
         let results = measure(run, strategies)
         let seconds = 0..<Int(run.duration.seconds)
         var rows: [[String]] = []

@@ -9,11 +9,8 @@ public enum TrafficProfile: String, Sendable, Hashable {
     /// Clients of one request every 2 s each: `.interactive` is meant for this.
     case appFacing = "app-facing"
 
-    /// Requests per second one client offers.
+    /// Requests per second one client offers, unless the run sets its own (`--rate-per-client`).
     public var ratePerClient: Double { self == .serverFacing ? 4 : 0.5 }
-
-    /// How many clients share `offered` requests per second; each has its own pipeline.
-    public func clients(offering offered: Double) -> Int { max(1, Int((offered / ratePerClient).rounded())) }
 }
 
 /// One row of the report: how a client builds its pipeline, built only with ResilienceKit's public API.

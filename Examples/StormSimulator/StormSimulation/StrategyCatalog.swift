@@ -54,4 +54,27 @@ public enum StrategyCatalog {
                 policy: StandardRetryPolicy.standard, budget: RetryBudget(.standard, clock: clock), random: random)
         }
     }
+
+    /// The name `--preset` selects `strategy` by, or `nil` for baselines and calibrations.
+    static func presetName(of strategy: Strategy) -> String? {
+        switch strategy.name {
+        case standard.name: "standard"
+        case interactive.name: "interactive"
+        case background.name: "background"
+        case budgetOnly.name: "budget-only"
+        case "Pipeline.standard + HedgingStrategy(100 ms)": "hedged"
+        default: nil
+        }
+    }
+
+    /// The seconds after a server's recovery within which a shipped preset must succeed again for ≥ 95 % of
+    /// each second's requests: the interactive preset serves a person waiting at a screen, the standard one
+    /// a service, the background one work that can wait.
+    static func recoveryGoal(of strategy: Strategy) -> Int {
+        switch strategy.name {
+        case interactive.name: 10
+        case background.name: 60
+        default: 20
+        }
+    }
 }

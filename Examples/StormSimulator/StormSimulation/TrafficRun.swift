@@ -16,13 +16,34 @@ public struct TrafficRun: Sendable {
     public var duration: Duration
     /// How long the run may go on after the last start for the last requests to end.
     public var drain: Duration = .seconds(400)
+    /// Requests per second one client offers, for every row; `nil`: the row's traffic profile decides.
+    public var ratePerClient: Double?
 
     /// Creates a run.
-    public init(server: SimulatedServer.Configuration, offeredPerSecond: Double, duration: Duration) {
+    ///
+    /// - Parameters:
+    ///   - server: The server's shape and failure windows.
+    ///   - offeredPerSecond: Requests per second offered by all clients together.
+    ///   - duration: How long the clients start requests.
+    ///   - ratePerClient: Requests per second one client offers; `nil`: the row's traffic profile decides.
+    public init(
+        server: SimulatedServer.Configuration, offeredPerSecond: Double, duration: Duration,
+        ratePerClient: Double? = nil
+    ) {
         self.server = server
         self.offeredPerSecond = offeredPerSecond
         self.duration = duration
+        self.ratePerClient = ratePerClient
     }
+
+    /// How many clients share the offered load for `profile`, each with its own pipeline: the offered load
+    /// divided by the per-client rate (`ratePerClient`, else the profile's), rounded, at least one.
+    public func clients(_ profile: TrafficProfile) -> Int {
+        max(1, Int((offeredPerSecond / (ratePerClient ?? profile.ratePerClient)).rounded()))
+    }
+
+    /// The requests per second one client of `profile` really offers: the offered load ÷ ``clients(_:)``.
+    public func rate(_ profile: TrafficProfile) -> Double { offeredPerSecond / Double(clients(profile)) }
 
     /// Runs `strategy` with `seed`.
     public func measure(_ strategy: Strategy, seed: UInt64) -> Measurement {
@@ -30,8 +51,8 @@ public struct TrafficRun: Sendable {
         let server = SimulatedServer(simulation: simulation, configuration: server)
         let seconds = Int(duration.seconds.rounded(.up))
         let recorder = Recorder(seconds: seconds)
-        let clients = strategy.profile.clients(offering: offeredPerSecond)
-        let rate = offeredPerSecond / Double(clients)
+        let clients = clients(strategy.profile)
+        let rate = rate(strategy.profile)
         let duration = duration
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
