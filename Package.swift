@@ -29,6 +29,7 @@ let package = Package(
         .executable(name: "sync-demo", targets: ["sync-demo"]),
         .executable(name: "storm-simulator", targets: ["storm-simulator"]),
         .executable(name: "job-board", targets: ["job-board"]),
+        .executable(name: "connectivity-probe", targets: ["connectivity-probe"]),
     ],
     targets: [
         // MARK: Vocabulary
@@ -98,6 +99,10 @@ let package = Package(
             path: "Examples/TransportMemoryProbe", swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "connectivity-probe", dependencies: ["ResilienceCore", "ResilienceTransport"],
+            path: "Examples/ConnectivityProbe", swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "sync-demo",
             dependencies: [
                 "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
@@ -137,7 +142,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ResilienceTransportTests",
-            dependencies: ["ResilienceTransport", "ResilienceTesting", "transport-memory-probe"],
+            dependencies: [
+                "ResilienceTransport", "ResilienceTesting", "transport-memory-probe", "connectivity-probe",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,179 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import ResilienceCore
+
+/// A ``ConnectivityMonitor`` for Linux: follows the kernel's link and address changes through an rtnetlink
+/// socket, and decides the path from the interfaces (``NetworkPath/init(interfaces:)``) after each one.
+///
+/// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
+/// monitor's release, ends it. The path reflects the network namespace the process runs in.
+///
+/// ```swift
+/// let monitor = try NetlinkConnectivityMonitor()
+/// for await path in monitor.paths() { print(path) }   // satisfied [eth0], unsatisfied, …
+/// ```
+public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
+    private let broadcaster: ConnectivityBroadcaster
+    private let wakeWriter: Int32
+    private let stopped = LockedState(initialState: false)
+
+    /// Opens the netlink socket, reads the current path and starts following changes.
+    ///
+    /// - Throws: ``NetlinkMonitorError`` when the socket cannot be opened (a sandbox without netlink).
+    public init() throws(NetlinkMonitorError) {
+        let socket = Glibc.socket(
+            Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
+        guard socket >= 0 else { throw NetlinkMonitorError(step: "socket", errno: errno) }
+        var address = Netlink.Address(groups: Netlink.linkAndAddressGroups)
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<Netlink.Address>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(socket)
+            throw NetlinkMonitorError(step: "bind", errno: code)
+        }
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else {
+            let code = errno
+            close(socket)
+            throw NetlinkMonitorError(step: "pipe", errno: code)
+        }
+        let broadcaster = ConnectivityBroadcaster(initial: NetworkPath(interfaces: Self.interfaces()))
+        self.broadcaster = broadcaster
+        wakeWriter = pipe[1]
+        let wakeReader = pipe[0]
+        for descriptor in pipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        let thread = Thread { Self.follow(socket: socket, wake: wakeReader, broadcaster: broadcaster) }
+        thread.name = "ResilienceKit.NetlinkConnectivityMonitor"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// The path after the last change the kernel reported.
+    public var currentPath: NetworkPath { broadcaster.currentPath }
+
+    /// The current path, then each change.
+    public func paths() -> AsyncStream<NetworkPath> { broadcaster.paths() }
+
+    /// Stops following changes: the thread ends, the socket closes, every ``paths()`` sequence ends.
+    public func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWriter, &byte, 1)
+        close(wakeWriter)
+    }
+
+    /// The thread's loop: wait for a notification (or the stop), then re-read the interfaces.
+    private static func follow(socket: Int32, wake: Int32, broadcaster: ConnectivityBroadcaster) {
+        defer {
+            close(socket)
+            close(wake)
+            broadcaster.finish()
+        }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var descriptors = [
+            pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if descriptors[1].revents != 0 { return }
+            guard descriptors[0].revents != 0 else { continue }
+            // Drain everything queued: one re-read covers any number of notifications.
+            while true {
+                let received = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if received > 0 { continue }
+                if received < 0 && (errno == EINTR) { continue }
+                // ENOBUFS: the kernel dropped notifications; re-reading the interfaces recovers from that.
+                if received < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS { return }
+                break
+            }
+            broadcaster.update(NetworkPath(interfaces: interfaces()))
+        }
+    }
+
+    /// Every interface and its addresses, from `getifaddrs`.
+    static func interfaces() -> [InterfaceState] {
+        var head: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&head) == 0, let first = head else { return [] }
+        defer { freeifaddrs(head) }
+        var states: [String: InterfaceState] = [:]
+        var order: [String] = []
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let name = String(cString: entry.pointee.ifa_name)
+            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
+            var state =
+                states[name]
+                ?? InterfaceState(
+                    name: name, isUp: flags & Int32(IFF_UP) != 0,
+                    isRunning: flags & Int32(IFF_RUNNING) != 0,
+                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0)
+            if states[name] == nil { order.append(name) }
+            if let address = entry.pointee.ifa_addr {
+                switch Int32(address.pointee.sa_family) {
+                case AF_INET:
+                    state.hasIPv4Address = true
+                case AF_INET6:
+                    let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        $0.pointee.sin6_addr.__in6_u.__u6_addr8
+                    }
+                    // fe80::/10 is link-local: it never routes beyond the link.
+                    if !(bytes.0 == 0xfe && bytes.1 & 0xc0 == 0x80) { state.hasRoutableIPv6Address = true }
+                default:
+                    break
+                }
+            }
+            states[name] = state
+        }
+        return order.compactMap { states[$0] }
+    }
+}
+
+/// Why a ``NetlinkConnectivityMonitor`` could not start.
+public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The call that failed (`socket`, `bind`, `pipe`).
+    public var step: String
+    /// The `errno` it set.
+    public var errno: Int32
+
+    /// `netlink bind failed: Operation not permitted (errno 1)`.
+    public var description: String {
+        "netlink \(step) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// The rtnetlink constants and address layout (`<linux/netlink.h>`, `<linux/rtnetlink.h>`), which Glibc's
+/// module does not import.
+private enum Netlink {
+    static let family: Int32 = 16  // AF_NETLINK
+    static let route: Int32 = 0  // NETLINK_ROUTE
+    /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR.
+    static let linkAndAddressGroups: UInt32 = 0x1 | 0x10 | 0x100
+
+    /// `struct sockaddr_nl`.
+    struct Address {
+        var family = UInt16(Netlink.family)
+        var padding: UInt16 = 0
+        var portID: UInt32 = 0
+        var groups: UInt32
+
+        init(groups: UInt32) {
+            self.groups = groups
+        }
+    }
+}
+#endif
