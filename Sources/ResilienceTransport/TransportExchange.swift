@@ -17,9 +17,12 @@ import ResilienceCore
 public enum TransportExchange {
     /// Runs `exchange` against the attempt deadline and returns its response.
     ///
+    /// The exchange races the deadline through Core's `withDeadline(until:clock:operation:)`: when the deadline
+    /// passes first it is cancelled and awaited, and a response it still returns is kept.
+    ///
     /// - Throws: `CancellationError` when the task is cancelled; ``TransportError/timedOut(after:url:)``
-    ///   (after emitting `timedOut` with the limit) when the deadline passes first on `context.clock`,
-    ///   cancelling the exchange; otherwise whatever the exchange throws.
+    ///   (after emitting `timedOut` with the limit) when the exchange fails once the deadline has passed on
+    ///   `context.clock`; otherwise whatever the exchange throws.
     /// - Parameters:
     ///   - request: The request, named in a timeout's error.
     ///   - context: The attempt's context: its `deadline` (measured on its `clock`), telemetry and quota
@@ -37,20 +40,12 @@ public enum TransportExchange {
         let deadline = context.deadline ?? now.advanced(by: defaultTimeout)
         let limit = now.duration(to: deadline)
         guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
-        let response = try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await exchange(limit) }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else { throw CancellationError() }
-            guard let response = first else {
-                try Task.checkCancellation()
-                context.emit(.timedOut) { $0.duration = limit }
-                throw TransportError.timedOut(after: limit, url: request.url)
-            }
-            return response
+        let response: HTTPResponse
+        do {
+            response = try await withDeadline(until: deadline, clock: clock) { try await exchange(limit) }
+        } catch is DeadlineExceededError {
+            context.emit(.timedOut) { $0.duration = limit }
+            throw TransportError.timedOut(after: limit, url: request.url)
         }
         context.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
         return response

@@ -103,46 +103,19 @@ public struct ResilienceDeadline: Sendable, Hashable {
             code, key: context.key, underlying: underlying.category == .cancelled ? nil : underlying)
     }
 
-    /// Runs `operation` in a child task and cancels it when `deadline` passes on the context's clock; returns
-    /// or throws whatever the operation ends with.
+    /// Runs `operation` through ``withDeadline(until:clock:operation:)`` on the context's clock; when the time
+    /// runs out, rethrows what the cancelled operation threw (``translate(_:context:deadline:)`` then makes it
+    /// a ``ResilienceError`` with ``code``).
     @usableFromInline
     static func race<Output: Sendable>(
         _ context: ResilienceContext,
         until deadline: ResilienceInstant,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let clock = context.clock
-        return try await withoutActuallyEscaping(operation) { escapable in
-            let operation = UncheckedOperation(run: escapable)
-            return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
-                group.addTask {
-                    do {
-                        return .finished(.success(try await operation.run(context)))
-                    } catch {
-                        return .finished(.failure(error))
-                    }
-                }
-                group.addTask {
-                    do {
-                        try await clock.sleep(until: deadline)
-                        return .timerFired
-                    } catch {
-                        return .timerCancelled
-                    }
-                }
-                while let outcome = try await group.next() {
-                    switch outcome {
-                    case .finished(let result):
-                        group.cancelAll()
-                        return try result.get()
-                    case .timerFired:
-                        group.cancelAll()
-                    case .timerCancelled:
-                        continue
-                    }
-                }
-                throw CancellationError()
-            }
+        do {
+            return try await raceAgainstDeadline(until: deadline, clock: context.clock) { try await operation(context) }
+        } catch let timeUp as DeadlineExceededError {
+            throw timeUp.operationError ?? CancellationError()
         }
     }
 }

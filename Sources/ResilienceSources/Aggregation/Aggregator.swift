@@ -26,7 +26,9 @@ public struct Aggregator<Item: Sendable>: Sendable {
     public var configuration: AggregatorConfiguration
     /// The source of time for deadlines, durations and the cache.
     public var clock: ResilienceClock
-    /// Classifies source failures (cancellation and ``ClassifiedError`` are always recognised).
+    /// Classifies source failures (cancellation and ``ClassifiedError`` are always recognised). By default
+    /// Core's ``HTTPStatusTable``, so a source's rejected response (``HTTPStatusError``) reads the same here as
+    /// through the transport's classifier.
     public var classifier: any ErrorClassifier
     /// Where events go.
     public var telemetry: (any TelemetrySink)?
@@ -43,14 +45,14 @@ public struct Aggregator<Item: Sendable>: Sendable {
     /// - Parameters:
     ///   - configuration: How it fans out, each source's deadline, and when it is done.
     ///   - clock: The source of time for deadlines, durations and the cache.
-    ///   - classifier: Classifies source failures.
+    ///   - classifier: Classifies source failures. Default: Core's ``HTTPStatusTable`` for rejected responses.
     ///   - telemetry: Where events go; `nil` for nowhere.
     ///   - cache: Last good results, served when a source fails; `nil` for none.
     ///   - deduplicationKey: A key for de-duplicating merged items; `nil` to keep all.
     public init(
         configuration: AggregatorConfiguration = .standard,
         clock: ResilienceClock = .continuous,
-        classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
+        classifier: any ErrorClassifier = CompositeErrorClassifier([HTTPStatusTable()]),
         telemetry: (any TelemetrySink)? = nil,
         cache: SourceCache<Item>? = nil,
         deduplicationKey: (@Sendable (Item) -> String)? = nil

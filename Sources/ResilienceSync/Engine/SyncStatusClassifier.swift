@@ -1,28 +1,41 @@
 import ResilienceCore
 
-/// The engine's last-resort classifier for responses nobody else recognised, by status alone: 429 rate
-/// limited, 409 conflict (transient when ``IdempotencyConflict`` reads it as a request still in progress),
-/// 408 timeout, 5xx server error, other 4xx client error.
+/// The engine's last-resort classifier for responses nobody else recognised: Core's ``HTTPStatusTable`` with
+/// the sync engine's overlay on top. The overlay consults the table and overrides one status only; every
+/// other status, 429 included, is the table's.
+///
+/// The overlay:
+/// - **409 Conflict** is always ``FailureCategory/conflict`` (`HTTP_409`), transient only when
+///   ``IdempotencyConflict`` reads it as a request with the same key still in progress. The table reads an
+///   in-progress 409 as ``FailureCategory/transient``, which is right for a fetch (retry with the same key);
+///   the engine settles every 409 by its own rules (a confirmed duplicate is applied, an in-progress one waits
+///   for the next pass, an ambiguous one is a failed attempt), and the pipeline's stages see one category for
+///   all of them.
+///
+/// What the table already gives the engine, and the overlay keeps:
+/// - **429 Too Many Requests** is ``FailureCategory/rateLimited`` (`NET_004`), as is a 401 or 403 whose
+///   headers say the quota is spent: the engine counts it toward seed 004's rate-limit counter and never as a
+///   mutation's attempt, and the rate-limit breaker learns from it.
 public struct SyncStatusClassifier: ErrorClassifier {
     /// Creates the classifier.
     public init() {}
 
-    /// Classifies an ``HTTPStatusError``; `nil` for anything else.
+    /// Classifies an ``HTTPStatusError`` by ``classification(of:)``; `nil` for anything else.
     public func classify(_ error: any Error) -> FailureClassification? {
         guard let statusError = error as? HTTPStatusError else { return nil }
-        let status = statusError.status
-        switch status {
-        case 429: return FailureClassification(category: .rateLimited, code: .rateLimited, httpStatus: status)
-        case 409:
-            let inProgress = IdempotencyConflict.meaning(of: statusError.response) == .requestInProgress
-            return FailureClassification(
-                category: .conflict, code: .http(status), httpStatus: status, isTransient: inProgress)
-        case 408: return FailureClassification(category: .timeout, code: .timedOut, httpStatus: status)
-        case 500...599:
-            return FailureClassification(category: .serverError, code: .serverUnavailable, httpStatus: status)
-        default:
-            return FailureClassification(category: .clientError, code: .http(status), httpStatus: status)
-        }
+        return Self.classification(of: statusError.response)
+    }
+
+    /// The table's reading of `response` (``HTTPStatusTable/classification(of:)``) with the overlay's 409 rule.
+    ///
+    /// - Parameter response: The rejected response.
+    public static func classification(of response: HTTPResponse) -> FailureClassification {
+        let table = HTTPStatusTable.classification(of: response)
+        guard response.status == 409 else { return table }
+        let inProgress = IdempotencyConflict.meaning(of: response) == .requestInProgress
+        return FailureClassification(
+            category: .conflict, code: .http(409), httpStatus: 409, isTransient: inProgress,
+            logLevel: table.logLevel)
     }
 }
 

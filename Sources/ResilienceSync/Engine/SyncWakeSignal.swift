@@ -3,10 +3,10 @@ import ResilienceCore
 /// What wakes ``SyncEngine/run()`` between passes: an enqueue, a wake-up call, the end of a wait, or the
 /// task's cancellation.
 ///
-/// A signal sent while nobody waits is kept, so the next wait returns at once. The timer that ends a wait runs
-/// as a child task of the waiting task, so it inherits the task's executor preference: on a deterministic
-/// runtime (a single-threaded simulation executor with a virtual clock) the engine's waits run on that
-/// executor like everything else.
+/// A signal sent while nobody waits is kept, so the next wait returns at once. A limited wait and its timer
+/// run as child tasks of the waiting task (Core's timer race), so they inherit the task's executor preference:
+/// on a deterministic runtime (a single-threaded simulation executor with a virtual clock) the engine's waits
+/// run on that executor like everything else.
 final class SyncWakeSignal: Sendable {
     private struct State {
         var pending = false
@@ -30,33 +30,37 @@ final class SyncWakeSignal: Sendable {
 
     /// Waits for a signal, for `delay` on `clock` (`nil`: no time limit), or for the task's cancellation,
     /// whichever comes first; returns at once for a kept signal or a zero delay. Clears any signal sent meanwhile.
+    ///
+    /// A limited wait runs through Core's timer race (`withDeadline(after:clock:operation:)`): when `delay`
+    /// passes, the race cancels the wait, which ends it.
     func wait(orAfter delay: Duration?, on clock: ResilienceClock) async {
         if takePending() || delay == .zero { return }
-        await withTaskGroup(of: Void.self) { group in
-            if let delay {
-                group.addTask {
-                    if (try? await clock.sleep(for: delay)) != nil { self.signal() }
-                }
-            }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let resumeNow = state.withLock { state -> Bool in
-                        if state.pending || Task.isCancelled {
-                            state.pending = false
-                            return true
-                        }
-                        state.waiter = continuation
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            } onCancel: {
-                signal()
-            }
-            group.cancelAll()
+        if let delay {
+            _ = try? await withDeadline(after: delay, clock: clock) { await self.waitForSignal() }
+        } else {
+            await waitForSignal()
         }
-        // The timer may have fired while the wait ended for another reason: that signal is spent.
+        // The wait may have ended for the time or a cancellation while a signal arrived: that signal is spent.
         _ = takePending()
+    }
+
+    /// Waits for a signal or the task's cancellation; returns at once for a kept signal.
+    private func waitForSignal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            signal()
+        }
     }
 
     private func takePending() -> Bool {

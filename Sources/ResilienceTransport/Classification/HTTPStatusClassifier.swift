@@ -3,24 +3,9 @@ import Foundation
 /// Classifies ``HTTPStatusError`` (a response somebody rejected) from its status, headers and body together,
 /// with the server's retry hint and message.
 ///
-/// The whole response is read, not only the status:
-/// - a `403` (or `401`) that says the quota is spent (`X-RateLimit-Remaining: 0`, `RateLimit-Remaining: 0`,
-///   `RateLimit: r=0`, or a `Retry-After`) is **rate-limited** (`NET_004`, transient, with the reset as its
-///   hint), as GitHub answers; it is not an authentication failure;
-/// - a `409` that says a request with the same `Idempotency-Key` is still in progress
-///   (Core's ``IdempotencyConflict``) is **transient**: retry later with the same key;
-/// - otherwise the status decides, by this table:
-///
-/// | status | category | transient |
-/// |---|---|---|
-/// | 408, 504 | timeout | yes |
-/// | 429 | rateLimited | yes |
-/// | 5xx except 501 | serverError | yes |
-/// | 401, 403 | authentication | no |
-/// | 404, 410 | notFound | no |
-/// | 409 | conflict | no |
-/// | 400, 422, 501, other 4xx | clientError | no |
-/// | anything else | invalidResponse | no |
+/// The base classification is Core's ``HTTPStatusTable`` read from the whole response
+/// (``HTTPStatusTable/classification(of:)``): the status table with its reasons per status, a `401`/`403`
+/// whose headers say the quota is spent read as rate-limited, and an in-progress `409` as transient.
 ///
 /// Integrators adjust it at two levels: ``responseRules`` see the whole response (status, headers, body) and
 /// win when they return a classification; ``overrides`` replace a status's base classification. Hint and
@@ -68,12 +53,14 @@ public struct HTTPStatusClassifier: ErrorClassifier {
         return classification(of: statusError.response)
     }
 
-    /// The classification of a rejected response: a response rule's, else an override, else the built-in
-    /// reading of status, headers and body; plus retry hint and server message.
+    /// The classification of a rejected response: a response rule's, else an override, else
+    /// ``HTTPStatusTable/classification(of:)``; plus retry hint and server message.
+    ///
+    /// - Parameter response: The rejected response.
     public func classification(of response: HTTPResponse) -> FailureClassification {
         var classification =
             responseRules.lazy.compactMap { $0(response) }.first ?? overrides[response.status]
-            ?? Self.baseClassification(of: response)
+            ?? HTTPStatusTable.classification(of: response)
         classification.httpStatus = response.status
         if classification.retryAfter == nil {
             classification.retryAfter = hintParser.retryDelay(from: response.headers, now: wallClock())
@@ -83,50 +70,5 @@ public struct HTTPStatusClassifier: ErrorClassifier {
             classification.message = details.summary ?? "HTTP \(response.status)"
         }
         return classification
-    }
-
-    /// The built-in reading of status, headers and body (the rules above), without hint or message.
-    public static func baseClassification(of response: HTTPResponse) -> FailureClassification {
-        switch response.status {
-        case 401 where quotaIsSpent(response.headers), 403 where quotaIsSpent(response.headers):
-            return FailureClassification(
-                category: .rateLimited, code: .rateLimited, httpStatus: response.status, logLevel: .notice)
-        case 409 where IdempotencyConflict.meaning(of: response) == .requestInProgress:
-            return FailureClassification(
-                category: .transient, code: .http(409), httpStatus: 409, isTransient: true, logLevel: .notice)
-        default:
-            return baseClassification(status: response.status)
-        }
-    }
-
-    /// Whether the headers say the client's quota is spent: a remaining count of zero in any of the common
-    /// rate-limit fields, or a `Retry-After`.
-    public static func quotaIsSpent(_ headers: HTTPHeaders) -> Bool {
-        if headers.contains("Retry-After") { return true }
-        if let quota = ServerQuota(headers: headers, now: Date()), quota.remaining == 0 { return true }
-        return false
-    }
-
-    /// The status table above, without hint or message.
-    public static func baseClassification(status: Int) -> FailureClassification {
-        func make(
-            _ category: FailureCategory, _ code: FailureCode, level: LogLevel = .warning
-        )
-            -> FailureClassification
-        {
-            FailureClassification(category: category, code: code, httpStatus: status, logLevel: level)
-        }
-        switch status {
-        case 408, 504: return make(.timeout, .timedOut)
-        case 429: return make(.rateLimited, .rateLimited, level: .notice)
-        case 501: return make(.clientError, .http(501), level: .error)
-        case 500...599: return make(.serverError, .serverUnavailable)
-        case 401: return make(.authentication, .unauthorized)
-        case 403: return make(.authentication, .forbidden)
-        case 404, 410: return make(.notFound, .http(status), level: .info)
-        case 409: return make(.conflict, .http(409), level: .info)
-        case 400...499: return make(.clientError, .http(status), level: .error)
-        default: return make(.invalidResponse, .invalidResponse, level: .error)
-        }
     }
 }

@@ -88,8 +88,11 @@ public final class URLSessionTransport: HTTPTransport {
                 }
             }
         } onCancel: {
-            task.cancel()
             delegate.abandon(identifier, with: CancellationError())
+            // Not `task.cancel()` here: a cancellation handler runs under the task's status lock, and
+            // FoundationNetworking's cancel waits for the session's queue, where the delegate may be resuming
+            // this very task (which needs that lock): the two threads would wait for each other for ever.
+            DispatchQueue.global().async { task.cancel() }
         }
     }
 

@@ -325,7 +325,8 @@ public final class PostgresCoordinationStore: CoordinationStore {
         _ = try await bounded { try await self.client.query(query, logger: self.logger) }
     }
 
-    /// Runs `body` within ``Configuration/callTimeout``, mapping every failure to a store error.
+    /// Runs `body` within ``Configuration/callTimeout`` through Core's timer race on the continuous clock
+    /// (cancelled when the time is up), mapping every failure to a store error.
     private func bounded<Value: Sendable>(
         _ body: @escaping @Sendable () async throws -> Value
     )
@@ -333,18 +334,9 @@ public final class PostgresCoordinationStore: CoordinationStore {
     {
         let timeout = callTimeout
         do {
-            return try await withThrowingTaskGroup(of: Value?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw CoordinationStoreError.timedOut(timeout)
-                }
-                return value
-            }
+            return try await withDeadline(after: timeout, clock: .continuous) { try await body() }
+        } catch is DeadlineExceededError {
+            throw .timedOut(timeout)
         } catch {
             throw Self.map(error)
         }

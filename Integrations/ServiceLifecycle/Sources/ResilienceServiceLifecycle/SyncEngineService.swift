@@ -97,15 +97,12 @@ public struct SyncEngineService: Service {
         let engine = engine
         let clock = clock
         let timeout = configuration.drainTimeout
-        return await withTaskGroup(of: SyncReport?.self) { group in
-            group.addTask { await engine.performSync() }
-            group.addTask {
-                try? await clock.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        // A pass the timer cancelled may still return its (partial) report: the check after it turns that into
+        // the time running out, so `nil` means the drain did not finish in time.
+        return try? await withDeadline(after: timeout, clock: clock) {
+            let report = await engine.performSync()
+            try Task.checkCancellation()
+            return report
         }
     }
 }
