@@ -24,7 +24,7 @@ extension ConnectivityMonitor {
     ///
     /// Throws `CancellationError` when the task is cancelled while waiting, and
     /// ``ConnectivityMonitorError`` when the monitor stops before a path is accepted. To bound the wait, run
-    /// it under a deadline that cancels it.
+    /// it under ``withDeadline(until:clock:operation:)``, which cancels it when the time is up.
     ///
     /// - Parameter accepts: Which path ends the wait.
     public func waitForPath(

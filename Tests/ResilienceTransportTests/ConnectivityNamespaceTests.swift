@@ -1,0 +1,126 @@
+import Foundation
+import ResilienceCore
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+#if os(Linux)
+import Glibc
+
+/// The Linux monitor against the real kernel: a network namespace made for the test, a veth pair inside it,
+/// and the `connectivity-probe` executable running in the namespace while the test takes the interface down
+/// and up. Real processes and real time, with generous bounds. Skipped, saying why, where the test cannot
+/// create network namespaces (not root, or a sandbox without them).
+@Suite("NetlinkConnectivityMonitor in a network namespace", .serialized)
+struct ConnectivityNamespaceTests {
+    /// Whether this process may create network namespaces (`ip netns add` as root).
+    static let namespacesAvailable: Bool = {
+        guard geteuid() == 0 else { return false }
+        let name = "rk-check-\(getpid())"
+        defer { _ = try? ip(["netns", "del", name]) }
+        return (try? ip(["netns", "add", name])) != nil
+    }()
+
+    /// Runs `ip` with `arguments`; throws with its output when it fails.
+    @discardableResult
+    static func ip(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(
+            fileURLWithPath: ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "/usr/sbin/ip")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw NamespaceError(command: "ip " + arguments.joined(separator: " "), output: text)
+        }
+        return text
+    }
+
+    struct NamespaceError: Error, CustomStringConvertible {
+        var command: String
+        var output: String
+        var description: String { "\(command) failed: \(output)" }
+    }
+
+    /// The built `connectivity-probe`, beside the test bundle.
+    static func probe() -> URL? {
+        var roots = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()]
+        roots += Bundle.allBundles.map(\.bundleURL)
+        roots.append(Bundle.main.bundleURL)
+        for root in roots {
+            var directory = root.deletingLastPathComponent()
+            for _ in 0..<5 {
+                let candidate = directory.appendingPathComponent("connectivity-probe")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    @Test(
+        "Taking the interface down and up: unsatisfied, then satisfied again",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func downAndUp() async throws {
+        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
+        let namespace = "rk-conn-\(getpid())"
+        try Self.ip(["netns", "add", namespace])
+        defer { _ = try? Self.ip(["netns", "del", namespace]) }
+        try Self.ip(["-n", namespace, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
+        try Self.ip(["-n", namespace, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
+        try Self.ip(["-n", namespace, "link", "set", "veth1", "up"])
+        try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace, probe.path, "--changes", "2"]
+        let output = Pipe()
+        process.standardOutput = output
+        let lines = Self.lines(of: output.fileHandleForReading)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The probe's three lines (the path, after down, after up), all within one generous bound.
+        let seen = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            var reader = lines.makeAsyncIterator()
+            let first = await reader.next()
+            try Self.ip(["-n", namespace, "link", "set", "veth0", "down"])
+            let down = await reader.next()
+            try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
+            let up = await reader.next()
+            return [first, down, up]
+        }
+        #expect(seen[0]?.hasPrefix("path: satisfied") == true, "first: \(seen[0] ?? "nothing")")
+        #expect(seen[0]?.contains("veth0") == true)
+        #expect(seen[1] == "path: unsatisfied", "after down: \(seen[1] ?? "nothing")")
+        #expect(seen[2]?.hasPrefix("path: satisfied") == true, "after up: \(seen[2] ?? "nothing")")
+    }
+
+    /// The lines a pipe delivers, as they arrive.
+    static func lines(of handle: FileHandle) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let pending = LockedState(initialState: "")
+            handle.readabilityHandler = { handle in
+                let data = handle.availableData
+                guard !data.isEmpty else {
+                    handle.readabilityHandler = nil
+                    continuation.finish()
+                    return
+                }
+                let complete: [String] = pending.withLock { buffer in
+                    buffer += String(decoding: data, as: UTF8.self)
+                    var lines = buffer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    buffer = lines.removeLast()
+                    return lines
+                }
+                for line in complete { continuation.yield(line) }
+            }
+        }
+    }
+}
+#endif
