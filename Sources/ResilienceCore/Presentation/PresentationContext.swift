@@ -76,6 +76,13 @@ public struct PresentationContext: Hashable, Sendable {
     public var itemsShown: Int
     /// False when the fetch failed as a whole (its completion policy was not met): something must be said.
     public var metPolicy: Bool
+    /// True when the device has no usable network path now (a ``ConnectivityMonitor`` says so): the message
+    /// is then about being offline, whatever else failed.
+    public var isOffline: Bool
+    /// Changes waiting in the offline queue, sent once the network is back.
+    public var queuedMutations: Int
+    /// How old the data on screen is (since it was fetched), when known.
+    public var dataAge: Duration?
 
     /// Creates a context.
     ///
@@ -84,13 +91,20 @@ public struct PresentationContext: Hashable, Sendable {
     ///   - sources: One status per source tried; empty for a single operation.
     ///   - itemsShown: How many items are on screen despite the failure.
     ///   - metPolicy: False when the fetch failed as a whole.
+    ///   - isOffline: True when the device has no usable network path now. Default: `false`.
+    ///   - queuedMutations: Changes waiting in the offline queue. Default: 0.
+    ///   - dataAge: How old the data on screen is, when known. Default: `nil`.
     public init(
-        itemNoun: String = "items", sources: [SourceStatus] = [], itemsShown: Int = 0, metPolicy: Bool = true
+        itemNoun: String = "items", sources: [SourceStatus] = [], itemsShown: Int = 0, metPolicy: Bool = true,
+        isOffline: Bool = false, queuedMutations: Int = 0, dataAge: Duration? = nil
     ) {
         self.itemNoun = itemNoun
         self.sources = sources
         self.itemsShown = itemsShown
         self.metPolicy = metPolicy
+        self.isOffline = isOffline
+        self.queuedMutations = max(0, queuedMutations)
+        self.dataAge = dataAge
     }
 
     /// How many sources were tried.

@@ -28,6 +28,9 @@ public struct UserFacingError: Hashable, Sendable, CustomStringConvertible {
     public var technicalDetails: String?
     /// The failure's stable code.
     public var code: FailureCode
+    /// True when the message is that the device is offline: renderers show it as such (an offline symbol, no
+    /// countdown), and the app refreshes by itself once the network is back.
+    public var isOffline: Bool
 
     /// Creates a message.
     ///
@@ -41,6 +44,7 @@ public struct UserFacingError: Hashable, Sendable, CustomStringConvertible {
     ///   - retryAfter: How long until retrying makes sense (for a countdown), if known.
     ///   - technicalDetails: Details for support (codes, statuses); never shown as the main message.
     ///   - code: The failure's stable code.
+    ///   - isOffline: True when the message is that the device is offline. Default: `false`.
     public init(
         title: String,
         message: String,
@@ -50,7 +54,8 @@ public struct UserFacingError: Hashable, Sendable, CustomStringConvertible {
         showsRetry: Bool = false,
         retryAfter: Duration? = nil,
         technicalDetails: String? = nil,
-        code: FailureCode
+        code: FailureCode,
+        isOffline: Bool = false
     ) {
         self.title = title
         self.message = message
@@ -61,6 +66,7 @@ public struct UserFacingError: Hashable, Sendable, CustomStringConvertible {
         self.retryAfter = retryAfter
         self.technicalDetails = technicalDetails
         self.code = code
+        self.isOffline = isOffline
     }
 
     /// `title: message`.

@@ -9,7 +9,12 @@ extension DefaultErrorPresenter {
     ///   with no countdown (waiting would not change what is shown) and the code of why the first cached
     ///   source needed its cache.
     /// - A fetch that missed its policy without any recorded failure is explained as an unknown failure.
+    /// - Offline (``PresentationContext/isOffline``) explains everything: "You're offline. Showing jobs from
+    ///   5 minutes ago. 3 changes will be sent when you're back online."
     public func present(_ context: PresentationContext) -> UserFacingError? {
+        if context.isOffline {
+            return offline(headline(of: context).flatMap { $0.category == .networkUnreachable ? $0 : nil }, context)
+        }
         if let failure = headline(of: context) { return present(failure, context: context) }
         if let cached = cachedOnly(context) { return cached }
         return context.metPolicy ? nil : present(.unknown, context: context)
@@ -69,6 +74,29 @@ extension DefaultErrorPresenter {
                 "cached.entry", ["source": source.displayName, "age": timeFormatter.string(for: age)])
         }
         return strings.string(key, ["names": strings.list(names), "noun": context.itemNoun])
+    }
+
+    /// The offline message: what is on screen and how old it is, and what waits to be sent (a warning while
+    /// something is on screen, an error when nothing is). With a known
+    /// offline path (``PresentationContext/isOffline``) there is no Retry button (the app refreshes once the
+    /// path is back); offline inferred from a failure alone keeps it.
+    func offline(_ failure: FailureClassification?, _ context: PresentationContext) -> UserFacingError {
+        var message =
+            context.dataAge.map { age in
+                strings.string(
+                    "offline.message.data", ["noun": context.itemNoun, "age": timeFormatter.string(for: age)])
+            } ?? strings.string("offline.message")
+        if context.queuedMutations > 0 {
+            let key = context.queuedMutations == 1 ? "offline.queued.one" : "offline.queued.other"
+            message += " " + strings.string(key, ["count": String(context.queuedMutations)])
+        }
+        let reason = failure ?? FailureClassification(category: .networkUnreachable, code: .noConnection)
+        return UserFacingError(
+            title: strings.string("offline.title"), message: message,
+            severity: context.itemsShown > 0 || context.dataAge != nil ? .warning : .error, isRecoverable: true,
+            suggestedAction: context.isOffline ? nil : strings.string("action.pullToRefresh"),
+            showsRetry: !context.isOffline, retryAfter: nil, technicalDetails: details(reason, context: context),
+            code: reason.code, isOffline: true)
     }
 
     /// The message for a fetch in which every source delivered but some only from a cache.

@@ -90,7 +90,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     private func single(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
         switch failure.category {
         case .networkUnreachable:
-            return make("offline", failure, context: context, action: "action.pullToRefresh", retry: true)
+            return offline(failure, context)
         case .timeout:
             return make("timeout", failure, context: context, action: "action.pullToRefresh", retry: true)
         case .rateLimited, .throttled:

@@ -40,7 +40,7 @@ struct ErrorBanner: View {
 
     var body: some View {
         HStack(alignment: .top, spacing: 8) {
-            Image(systemName: SeverityStyle.symbol(error.severity))
+            Image(systemName: error.isOffline ? "wifi.slash" : SeverityStyle.symbol(error.severity))
                 .foregroundStyle(SeverityStyle.color(error.severity))
             VStack(alignment: .leading, spacing: 2) {
                 Text(error.title).font(.subheadline).bold()

@@ -25,7 +25,7 @@ public struct ResilienceErrorView: View {
     /// The content.
     public var body: some View {
         VStack(spacing: 12) {
-            Image(systemName: SeverityStyle.symbol(error.severity))
+            Image(systemName: error.isOffline ? "wifi.slash" : SeverityStyle.symbol(error.severity))
                 .font(.largeTitle)
                 .foregroundStyle(SeverityStyle.color(error.severity))
             Text(error.title)

@@ -40,10 +40,12 @@ public struct TerminalRenderer: Sendable, Hashable {
         return TerminalRenderer(environment: environment, isTerminal: isatty(1) == 1, strings: strings)
     }
 
-    /// A one-line banner: `✖ Title: message (Retry in 5 minutes) [NET_004]`, coloured by severity.
+    /// A one-line banner: `✖ Title: message (Retry in 5 minutes) [NET_004]`, coloured by severity; an offline
+    /// message (``UserFacingError/isOffline``) starts with `⊘`.
     public func banner(_ error: UserFacingError) -> String {
         let (symbol, color) =
             switch error.severity {
+            case _ where error.isOffline: ("⊘", "33")
             case .info: ("ℹ", "36")
             case .warning: ("⚠", "33")
             case .error: ("✖", "31")
