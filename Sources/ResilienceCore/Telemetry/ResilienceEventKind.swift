@@ -49,4 +49,7 @@ public struct ResilienceEventKind: RawRepresentable, Hashable, Sendable, Codable
     public static let fetchCompleted: Self = "fetch-completed"
     /// The sync engine changed state; `detail` is `from → to`, `count` the pending mutations.
     public static let syncStateChanged: Self = "sync-state-changed"
+    /// A call waited for the network path instead of failing or retrying; `duration` is how long,
+    /// `detail` the path it waited for (`satisfied`) or `gave-up` when the deadline came first.
+    public static let connectivityWait: Self = "connectivity-wait"
 }
