@@ -164,12 +164,43 @@ final class SelfSignedTLSServer {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www", "-quiet",
+            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www",
         ]
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        try Self.waitUntilAccepting(output.fileHandleForReading, process: process)
+    }
+
+    /// The server did not say it listens (it exited, or stayed silent for 10 s); `output` is what it printed.
+    struct DidNotStart: Error {
+        var output: String
+    }
+
+    /// Blocks until `s_server` prints `ACCEPT` (it listens from then on), then keeps draining its output so it
+    /// never blocks on a full pipe. Throws ``DidNotStart`` when it exits first or stays silent for 10 s.
+    private static func waitUntilAccepting(_ output: FileHandle, process: Process) throws {
+        let printed = LockedBox(Data())
+        let ready = DispatchSemaphore(value: 0)
+        output.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            let isReady = printed.mutate { printed in
+                let wasReady = String(decoding: printed, as: UTF8.self).contains("ACCEPT")
+                printed.append(chunk)
+                let nowReady = String(decoding: printed, as: UTF8.self).contains("ACCEPT")
+                // Signal once: when ACCEPT first appears, or at end of output (the process exited).
+                return (nowReady && !wasReady) || (chunk.isEmpty && !wasReady)
+            }
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            if isReady { ready.signal() }
+        }
+        let signalled = ready.wait(timeout: .now() + 10) == .success
+        let text = String(decoding: printed.value, as: UTF8.self)
+        guard signalled, text.contains("ACCEPT"), process.isRunning else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw DidNotStart(output: text)
+        }
     }
 
     func stop() {
