@@ -136,6 +136,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ResilienceLimiterTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ResilienceTransportTests",
             dependencies: ["ResilienceTransport", "ResilienceTesting", "transport-memory-probe"],
             swiftSettings: strictSettings
