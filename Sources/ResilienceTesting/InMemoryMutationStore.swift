@@ -38,7 +38,8 @@ public final class InMemoryMutationStore: MutationStore {
         self.currentDate = currentDate
     }
 
-    /// Makes the next write (enqueue, record, requeue, discard, remove all, metadata) throw `error` and change nothing.
+    /// Makes the next write (enqueue, record, requeue, discard, remove all, metadata) throw `error` and change
+    /// nothing.
     public func failNextWrite(with error: MutationStoreError) {
         state.withLock { $0.injectedFailure = error }
     }
