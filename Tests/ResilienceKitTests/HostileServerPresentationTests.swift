@@ -181,25 +181,25 @@ final class SelfSignedTLSServer {
     /// Blocks until `s_server` prints `ACCEPT` (it listens from then on), then keeps draining its output so it
     /// never blocks on a full pipe. Throws ``DidNotStart`` when it exits first or stays silent for 10 s.
     private static func waitUntilAccepting(_ output: FileHandle, process: Process) throws {
-        let printed = LockedBox(Data())
+        let printed = LockedBox((text: Data(), accepting: false))
         let ready = DispatchSemaphore(value: 0)
         output.readabilityHandler = { handle in
             let chunk = handle.availableData
-            let isReady = printed.mutate { printed in
-                let wasReady = String(decoding: printed, as: UTF8.self).contains("ACCEPT")
-                printed.append(chunk)
-                let nowReady = String(decoding: printed, as: UTF8.self).contains("ACCEPT")
-                // Signal once: when ACCEPT first appears, or at end of output (the process exited).
-                return (nowReady && !wasReady) || (chunk.isEmpty && !wasReady)
-            }
             if chunk.isEmpty { handle.readabilityHandler = nil }
-            if isReady { ready.signal() }
+            // Until ACCEPT: collect, and signal when it appears or the output ends. After it: drop what comes.
+            let signals = printed.mutate { printed -> Bool in
+                guard !printed.accepting else { return false }
+                printed.text.append(chunk)
+                printed.accepting = String(decoding: printed.text, as: UTF8.self).contains("ACCEPT")
+                return printed.accepting || chunk.isEmpty
+            }
+            if signals { ready.signal() }
         }
         let signalled = ready.wait(timeout: .now() + 10) == .success
-        let text = String(decoding: printed.value, as: UTF8.self)
-        guard signalled, text.contains("ACCEPT"), process.isRunning else {
+        let (text, accepting) = printed.value
+        guard signalled, accepting, process.isRunning else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            throw DidNotStart(output: text)
+            throw DidNotStart(output: String(decoding: text, as: UTF8.self))
         }
     }
 
