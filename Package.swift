@@ -141,6 +141,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "ResilienceLimiterTests",
+            dependencies: ["ResiliencePolicies", "ResilienceTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ResilienceTransportTests",
             dependencies: [
                 "ResilienceTransport", "ResilienceTesting", "transport-memory-probe", "connectivity-probe",

@@ -38,7 +38,8 @@ public final class InMemoryMutationStore: MutationStore {
         self.currentDate = currentDate
     }
 
-    /// Makes the next write (enqueue, remove, record, move, metadata) throw `error` and change nothing.
+    /// Makes the next write (enqueue, record, requeue, discard, remove all, metadata) throw `error` and change
+    /// nothing.
     public func failNextWrite(with error: MutationStoreError) {
         state.withLock { $0.injectedFailure = error }
     }
@@ -51,11 +52,6 @@ public final class InMemoryMutationStore: MutationStore {
             }
             return try body(&state)
         }
-    }
-
-    /// Appends a mutation.
-    public func enqueue(_ draft: MutationDraft) throws -> Mutation {
-        try enqueue(batch: [draft])[0]
     }
 
     /// Appends several mutations atomically.
@@ -99,28 +95,23 @@ public final class InMemoryMutationStore: MutationStore {
     /// How many mutations are pending.
     public func pendingCount() throws -> Int { state.withLock { $0.pending.count } }
 
-    /// Removes an applied mutation (no-op if it is no longer pending).
-    public func remove(_ id: Int64) throws {
-        try write { $0.pending.removeAll { $0.id == id } }
-    }
-
-    /// Counts a failed attempt.
-    public func recordFailure(_ id: Int64, error: String) throws {
+    /// Records what became of a pending mutation (no-op if it is no longer pending): applied removes it, a
+    /// failed attempt counts it and keeps its error, given up moves it to the failed list with its reason.
+    public func record(_ outcome: MutationOutcome, for id: Int64) throws {
         try write { state in
             guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return }
-            state.pending[index].attempts += 1
-            state.pending[index].lastError = error
-        }
-    }
-
-    /// Moves a pending mutation to the failed list.
-    public func moveToFailed(_ id: Int64, reason: String) throws {
-        try write { state in
-            guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return }
-            var mutation = state.pending.remove(at: index)
-            mutation.lastError = reason
-            let position = state.failed.firstIndex { $0.id > mutation.id } ?? state.failed.endIndex
-            state.failed.insert(mutation, at: position)
+            switch outcome {
+            case .applied:
+                state.pending.remove(at: index)
+            case .attemptFailed(let error):
+                state.pending[index].attempts += 1
+                state.pending[index].lastError = error
+            case .givenUp(let reason):
+                var mutation = state.pending.remove(at: index)
+                mutation.lastError = reason
+                let position = state.failed.firstIndex { $0.id > mutation.id } ?? state.failed.endIndex
+                state.failed.insert(mutation, at: position)
+            }
         }
     }
 

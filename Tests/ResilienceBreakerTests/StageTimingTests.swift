@@ -2,8 +2,8 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-/// The breaker and limiter stages reuse the admission instant after a success only for policies whose
-/// success does not depend on time; these tests pin down the ones that do.
+/// The breaker stage reuses the admission instant after a success only for policies whose success does not
+/// depend on time; these tests pin down the ones that do.
 @Suite("Stage timing")
 struct StageTimingTests {
     @Test("A slow success still counts as slow: the failure-ratio breaker gets the time after the call")
@@ -42,14 +42,6 @@ struct StageTimingTests {
         #expect(breaker.metrics(now: clock.now.resilienceInstant).consecutiveFailures == 0)
     }
 
-    @Test("A token bucket never moves its refill time backwards for a caller holding an older instant")
-    func refillNeverGoesBackwards() {
-        let bucket = TokenBucketLimiter(.rate(1, burst: 2))
-        #expect(bucket.tryAcquire(now: at(10)).permit != nil)
-        #expect(bucket.tryAcquire(now: at(9)).permit != nil)
-        #expect(bucket.availableTokens(now: at(10)) == 0)
-        #expect(bucket.availableTokens(now: at(11)) == 1)
-    }
 }
 
 extension ManualClock.Instant {

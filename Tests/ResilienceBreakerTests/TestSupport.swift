@@ -35,13 +35,6 @@ extension BreakerAdmission {
     }
 }
 
-extension RateLimitDecision {
-    var permit: RateLimitPermit? {
-        if case .admitted(let permit) = self { return permit }
-        return nil
-    }
-}
-
 /// Admits and records one call; returns the transition it caused (admission or outcome).
 @discardableResult
 func call(

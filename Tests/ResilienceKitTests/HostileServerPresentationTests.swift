@@ -164,12 +164,43 @@ final class SelfSignedTLSServer {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
-            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www", "-quiet",
+            "s_server", "-accept", "127.0.0.1:\(port)", "-key", key, "-cert", certificate, "-www",
         ]
-        process.standardOutput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        try Self.waitUntilAccepting(output.fileHandleForReading, process: process)
+    }
+
+    /// The server did not say it listens (it exited, or stayed silent for 10 s); `output` is what it printed.
+    struct DidNotStart: Error {
+        var output: String
+    }
+
+    /// Blocks until `s_server` prints `ACCEPT` (it listens from then on), then keeps draining its output so it
+    /// never blocks on a full pipe. Throws ``DidNotStart`` when it exits first or stays silent for 10 s.
+    private static func waitUntilAccepting(_ output: FileHandle, process: Process) throws {
+        let printed = LockedBox((text: Data(), accepting: false))
+        let ready = DispatchSemaphore(value: 0)
+        output.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            // Until ACCEPT: collect, and signal when it appears or the output ends. After it: drop what comes.
+            let signals = printed.mutate { printed -> Bool in
+                guard !printed.accepting else { return false }
+                printed.text.append(chunk)
+                printed.accepting = String(decoding: printed.text, as: UTF8.self).contains("ACCEPT")
+                return printed.accepting || chunk.isEmpty
+            }
+            if signals { ready.signal() }
+        }
+        let signalled = ready.wait(timeout: .now() + 10) == .success
+        let (text, accepting) = printed.value
+        guard signalled, accepting, process.isRunning else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            throw DidNotStart(output: String(decoding: text, as: UTF8.self))
+        }
     }
 
     func stop() {

@@ -6,17 +6,20 @@ import Testing
 /// these tests pin down when that reading must not be reused.
 @Suite("Known instant")
 struct KnownInstantTests {
-    @Test("Stages inside a deadline reuse its reading; the operation sees the full limit")
+    @Test("Stages inside a deadline share one clock reading; the operation sees the full limit")
     func sharedReading() async throws {
-        let clock = ManualClock(now: .seconds(5))
+        let clock = CountingClock(ManualClock(now: .seconds(5)))
         let pipeline = Pipeline {
             TotalDeadlineStrategy(.seconds(30))
             RetryStrategy(policy: StandardRetryPolicy.standard, random: SharedRandomSource(seed: 1))
             TimeoutStrategy(.seconds(10))
         }
-        let remaining = try await pipeline.execute(makeContext(clock)) { context in
-            context.remaining(now: context.clock.now())
+        let context = ResilienceContext(key: "test", clock: clock.resilienceClock)
+        let (readsByStages, remaining) = try await pipeline.execute(context) { context in
+            let reads = clock.reads
+            return (reads, context.remaining(now: context.clock.now()))
         }
+        #expect(readsByStages == 1, "three stages took \(readsByStages) clock readings before the operation ran")
         #expect(remaining == .seconds(10))
     }
 
@@ -40,5 +43,31 @@ struct KnownInstantTests {
         }
         #expect(try await drive(clock, task, sleeps: 1) == 1)
         #expect(seen.value == [.seconds(10), .seconds(10)])
+    }
+}
+
+/// A manual clock that counts how often it is read, to tell one shared reading from several (a manual clock
+/// that never moves makes them look the same).
+final class CountingClock: Clock, Sendable {
+    private let base: ManualClock
+    private let readCount = LockedBox(0)
+
+    init(_ base: ManualClock) { self.base = base }
+
+    /// How many times ``now`` has been read.
+    var reads: Int { readCount.value }
+
+    /// A ``ResilienceClock`` over this clock, with the manual clock's zero as origin (wrapping reads nothing).
+    var resilienceClock: ResilienceClock { ResilienceClock(self, origin: ManualClock.Instant(offset: .zero)) }
+
+    var now: ManualClock.Instant {
+        readCount.mutate { $0 += 1 }
+        return base.now
+    }
+
+    var minimumResolution: Duration { base.minimumResolution }
+
+    func sleep(until deadline: ManualClock.Instant, tolerance: Duration?) async throws {
+        try await base.sleep(until: deadline, tolerance: tolerance)
     }
 }

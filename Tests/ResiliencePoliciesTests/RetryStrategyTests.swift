@@ -61,6 +61,29 @@ struct RetryStrategyTests {
         #expect(failing.callCount == 1)
     }
 
+    @Test("In a pipeline, an attempt cancelled while it waits on the server is not retried and schedules no backoff")
+    func cancelledAttemptInAPipelineNotRetried() async throws {
+        let clock = ManualClock()
+        let calls = LockedBox(0)
+        let sink = RecordingTelemetrySink()
+        let pipeline = Pipeline { RetryStrategy(policy: policy) }
+        let context = makeContext(clock, sink: sink)
+        let task = Task {
+            try await pipeline.execute(context) { context -> Int in
+                calls.mutate { $0 += 1 }
+                try await context.clock.sleep(for: .seconds(30))
+                throw TestFailure.serverError
+            }
+        }
+        await clock.waitForSleepers(count: 1)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(calls.value == 1)
+        #expect(sink.events(.retryScheduled).isEmpty, "a retry was scheduled after the cancellation")
+        #expect(clock.sleeperCount == 0)
+        #expect(clock.now.offset == .zero)
+    }
+
     @Test("Circuit-open rejections are never retried, even by a policy that would")
     func circuitOpenNotRetried() async {
         struct Always: RetryPolicy {

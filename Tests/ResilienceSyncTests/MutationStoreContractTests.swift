@@ -3,7 +3,8 @@ import ResilienceSync
 import ResilienceTesting
 import Testing
 
-/// The ``MutationStore`` contract, run against the SQLite store and the in-memory store alike.
+/// The contracts of ``MutationQueue``, ``FailedMutationList`` and ``MutationMetadataStore``, run against the
+/// SQLite store and the in-memory store alike.
 @Suite("MutationStore contract")
 struct MutationStoreContractTests {
     static func draft(
@@ -56,7 +57,7 @@ struct MutationStoreContractTests {
         defer { dispose() }
         let mutation = try store.enqueue(Self.draft("a", key: "k1"))
         #expect(throws: MutationStoreError.self) { try store.enqueue(Self.draft("b", key: "k1")) }
-        try store.moveToFailed(mutation.id, reason: "gave up")
+        try store.record(.givenUp(reason: "gave up"), for: mutation.id)
         #expect {
             try store.enqueue(Self.draft("b", key: "k1"))
         } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
@@ -90,12 +91,12 @@ struct MutationStoreContractTests {
         defer { dispose() }
         let a = try store.enqueue(Self.draft("a"))
         let b = try store.enqueue(Self.draft("b"))
-        try store.recordFailure(a.id, error: "timeout")
-        try store.recordFailure(a.id, error: "reset")
+        try store.record(.attemptFailed(error: "timeout"), for: a.id)
+        try store.record(.attemptFailed(error: "reset"), for: a.id)
         let stored = try #require(try store.pending(limit: 1).first)
         #expect(stored.attempts == 2)
         #expect(stored.lastError == "reset")
-        try store.moveToFailed(a.id, reason: "too many attempts")
+        try store.record(.givenUp(reason: "too many attempts"), for: a.id)
         #expect(try store.pending(limit: 10).map(\.id) == [b.id])
         let failed = try store.failed()
         #expect(failed.map(\.id) == [a.id])
@@ -108,7 +109,7 @@ struct MutationStoreContractTests {
         #expect(requeued.last?.attempts == 0)
         #expect(requeued.last!.id > b.id)
         #expect(requeued.last?.idempotencyKey == a.idempotencyKey)
-        try store.moveToFailed(requeued.last!.id, reason: "again")
+        try store.record(.givenUp(reason: "again"), for: requeued.last!.id)
         try store.discardFailed(requeued.last!.id)
         #expect(try store.failed().isEmpty)
     }
@@ -118,10 +119,10 @@ struct MutationStoreContractTests {
         let (store, dispose) = try kind.make()
         defer { dispose() }
         let a = try store.enqueue(Self.draft("a"))
-        try store.remove(a.id)
-        try store.remove(a.id)
-        try store.recordFailure(a.id, error: "late")
-        try store.moveToFailed(a.id, reason: "late")
+        try store.record(.applied, for: a.id)
+        try store.record(.applied, for: a.id)
+        try store.record(.attemptFailed(error: "late"), for: a.id)
+        try store.record(.givenUp(reason: "late"), for: a.id)
         try store.requeueFailed(a.id)
         #expect(try store.pendingCount() == 0)
         #expect(try store.failed().isEmpty)
@@ -134,7 +135,7 @@ struct MutationStoreContractTests {
         let (store, dispose) = try kind.make()
         defer { dispose() }
         let stored = try store.enqueue(batch: (0..<5).map { Self.draft("e\($0)") })
-        try store.moveToFailed(stored[0].id, reason: "x")
+        try store.record(.givenUp(reason: "x"), for: stored[0].id)
         #expect(try store.removeAllPending() == 4)
         #expect(try store.pendingCount() == 0)
         #expect(try store.failed().count == 1)
@@ -194,40 +195,47 @@ struct MutationStoreContractTests {
     }
 }
 
-/// ResilienceTesting's conformance kit passes for both stores, and catches a store that breaks the contract.
-@Suite("MutationStoreConformance")
+/// ResilienceTesting's conformance kits (one per protocol) pass for both stores, and catch a store that breaks
+/// the contract.
+@Suite("Mutation store conformance kits")
 struct MutationStoreConformanceTests {
-    @Test("Both stores pass the conformance kit", arguments: StoreKind.allCases)
+    @Test("Both stores pass the queue, failed-list and metadata kits", arguments: StoreKind.allCases)
     func storesConform(kind: StoreKind) async throws {
         let disposals = LockedBox<[@Sendable () -> Void]>([])
         defer { disposals.value.forEach { $0() } }
-        try await MutationStoreConformance {
+        let makeStore: @Sendable () throws -> any MutationStore = {
             let (store, dispose) = try kind.make()
             disposals.mutate { $0.append(dispose) }
             return store
-        }.check()
+        }
+        try await MutationQueueConformance { try makeStore() }.check()
+        try await FailedMutationListConformance { try makeStore() }.check()
+        try await MutationMetadataStoreConformance { try makeStore() }.check()
     }
 
-    /// A store that forgets failed mutations and reverses the queue.
+    /// A store that reverses the queue and forgets the mutations it is told to give up.
     final class BrokenStore: ForwardingMutationStore, @unchecked Sendable {
         override func pending(after id: Int64, limit: Int) throws -> [Mutation] {
             try inner.pending(after: id, limit: limit).reversed()
         }
-        override func moveToFailed(_ id: Int64, reason: String) throws { try inner.remove(id) }
+        override func record(_ outcome: MutationOutcome, for id: Int64) throws {
+            if case .givenUp = outcome {
+                try inner.record(.applied, for: id)
+            } else {
+                try inner.record(outcome, for: id)
+            }
+        }
     }
 
-    @Test("A broken store is reported rule by rule")
+    @Test("A broken store is reported rule by rule, by the kit of the protocol it breaks")
     func brokenStoreFails() async throws {
-        do {
-            try await MutationStoreConformance { BrokenStore() }.check()
-            Issue.record("the broken store passed")
-        } catch {
-            let failure = error
-            let rules = Set(failure.violations.map(\.rule))
-            #expect(rules.contains("fifo-order"))
-            #expect(rules.contains("attempts-and-failed-list"))
-            #expect(rules.contains("unique-keys"))
-            #expect(!rules.contains("metadata"))
-        }
+        let queue = await MutationQueueConformance { BrokenStore() }.run()
+        #expect(Set(queue.failedCases) == ["fifo-order", "unique-keys", "remove-all-pending"], "\(queue)")
+        let failedList = await FailedMutationListConformance { BrokenStore() }.run()
+        #expect(failedList.failedCases.contains("given-up-listed"), "\(failedList)")
+        #expect(failedList.failedCases.contains("keys-stay-unique"), "\(failedList)")
+        let metadata = await MutationMetadataStoreConformance { BrokenStore() }.run()
+        #expect(metadata.conforms, "\(metadata)")
+        await #expect(throws: ConformanceFailure.self) { try await MutationQueueConformance { BrokenStore() }.check() }
     }
 }

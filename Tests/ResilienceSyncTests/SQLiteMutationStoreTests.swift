@@ -24,9 +24,9 @@ struct SQLiteMutationStoreTests {
             let store = try SQLiteMutationStore(path: path, configuration: configuration)
             let a = try store.enqueue(Self.draft("a"))
             _ = try store.enqueue(Self.draft("b"))
-            try store.recordFailure(a.id, error: "reset")
+            try store.record(.attemptFailed(error: "reset"), for: a.id)
             let c = try store.enqueue(Self.draft("c"))
-            try store.moveToFailed(c.id, reason: "gave up")
+            try store.record(.givenUp(reason: "gave up"), for: c.id)
             try store.setMetadata(Data([1, 2, 3]), forKey: "k")
             store.close()
             #expect(throws: MutationStoreError.self) { try store.pendingCount() }
@@ -136,7 +136,7 @@ struct SQLiteMutationStoreTests {
         } throws: { Self.code(of: $0) == .diskFull }
         #expect(try store.pendingCount() == stored)
         let first = try #require(try store.pending(limit: 1).first)
-        try store.remove(first.id)
+        try store.record(.applied, for: first.id)
         _ = try store.enqueue(Self.draft("after-space-freed", payloadBytes: 100))
         #expect(try store.pendingCount() == stored)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import ResilienceCore
 
-/// Drains a durable ``MutationStore`` to a server: a long-lived orchestrator (an actor) that sends every
+/// Drains a durable ``MutationQueue`` to a server: a long-lived orchestrator (an actor) that sends every
 /// request through an injected ``ResiliencePipeline`` (normally a rate-limit circuit breaker and a per-request
 /// timeout built with ResiliencePolicies), with per-mutation retry limits, careful 409 handling and persisted
 /// cooldowns. The engine keeps no breaker or backoff of its own: the pipeline's stages decide whether a
@@ -50,7 +50,7 @@ import ResilienceCore
 /// Task { await engine.run() }
 /// ```
 public actor SyncEngine {
-    private let store: any MutationStore
+    private let store: any MutationQueue & MutationMetadataStore
     private let transport: any HTTPTransport
     private let requestBuilder: any SyncRequestBuilder
     private let classifier: CompositeErrorClassifier
@@ -83,7 +83,7 @@ public actor SyncEngine {
     /// pauses the engine, but nothing is persisted.
     ///
     /// - Parameters:
-    ///   - store: The durable queue.
+    ///   - store: The durable queue, with the metadata table the breaker's state is persisted in.
     ///   - transport: Sends each request.
     ///   - requestBuilder: Turns mutations into requests.
     ///   - classifier: Classifies thrown errors and rejected responses; ``SyncStatusClassifier`` answers for
@@ -95,7 +95,7 @@ public actor SyncEngine {
     ///   - clock: The monotonic clock of the pipeline's stages and of ``run()``'s waits.
     ///   - telemetry: Receives state changes and breaker transitions.
     public init(
-        store: any MutationStore,
+        store: any MutationQueue & MutationMetadataStore,
         transport: any HTTPTransport,
         requestBuilder: any SyncRequestBuilder,
         classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
@@ -125,7 +125,8 @@ public actor SyncEngine {
     }
 
     private static func restoreBreaker(
-        _ breaker: (any BreakerPolicy)?, from store: any MutationStore, configuration: Configuration,
+        _ breaker: (any BreakerPolicy)?, from store: any MutationQueue & MutationMetadataStore,
+        configuration: Configuration,
         now: ResilienceInstant
     ) -> (state: SyncState, persisted: PersistedBreakerState?) {
         guard let breaker else { return (.idle, nil) }
@@ -568,12 +569,12 @@ public actor SyncEngine {
         do {
             switch verdict {
             case .applied(let response):
-                try store.remove(mutation.id)
+                try store.record(.applied, for: mutation.id)
                 pass.report.synced += 1
                 await delegate?.mutationApplied(mutation, response: response)
             case .duplicate:
                 await delegate?.deleteLocalDuplicate(mutation)
-                try store.remove(mutation.id)
+                try store.record(.applied, for: mutation.id)
                 pass.report.synced += 1
                 pass.report.duplicates += 1
             case .rateLimited:
@@ -595,12 +596,12 @@ public actor SyncEngine {
                 let description = "\(classification.code): \(message)"
                 if mutation.attempts + 1 >= configuration.maxRetries {
                     let reason = "gave up after \(mutation.attempts + 1) attempts; last error \(description)"
-                    try store.recordFailure(mutation.id, error: description)
+                    try store.record(.attemptFailed(error: description), for: mutation.id)
                     await delegate?.markEntityFailed(mutation, reason: reason)
-                    try store.moveToFailed(mutation.id, reason: reason)
+                    try store.record(.givenUp(reason: reason), for: mutation.id)
                     pass.report.movedToFailed += 1
                 } else {
-                    try store.recordFailure(mutation.id, error: description)
+                    try store.record(.attemptFailed(error: description), for: mutation.id)
                     pass.report.failedAttempts += 1
                 }
                 if classification.category == .networkUnreachable { pass.stop = .offline }

@@ -7,7 +7,8 @@ import SQLite3
 import CSQLite
 #endif
 
-/// A ``MutationStore`` in an SQLite file: durable on return, FIFO, typed failures.
+/// A ``MutationStore`` in an SQLite file (the queue, its failed list and its metadata table): durable on
+/// return, FIFO, typed failures.
 ///
 /// The database runs in WAL mode with `synchronous=FULL` set explicitly, so a committed enqueue survives a
 /// crash or power loss. One connection, guarded by a lock, serves every caller; statements are prepared once
@@ -131,20 +132,6 @@ public final class SQLiteMutationStore: MutationStore {
 
     // MARK: Writing
 
-    /// Appends a mutation; durable when this returns.
-    public func enqueue(_ draft: MutationDraft) throws -> Mutation {
-        try draft.validate(maximumPayloadBytes: configuration.maximumPayloadBytes)
-        let createdAt = configuration.currentDate()
-        return try connection.withLock { connection throws -> Mutation in
-            if coalesces(draft) {
-                return try connection.transaction { () throws -> Mutation in
-                    try insert(draft, createdAt: createdAt, into: connection)
-                }
-            }
-            return try insert(draft, createdAt: createdAt, into: connection)
-        }
-    }
-
     /// Appends several mutations in one transaction: all are stored, or none.
     public func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] {
         for draft in drafts { try draft.validate(maximumPayloadBytes: configuration.maximumPayloadBytes) }
@@ -195,21 +182,20 @@ public final class SQLiteMutationStore: MutationStore {
             createdAt: Date(timeIntervalSince1970: createdAt.timeIntervalSince1970))
     }
 
-    /// Removes an applied mutation (no-op if it is no longer pending).
-    public func remove(_ id: Int64) throws {
-        try update("DELETE FROM mutations WHERE id = ? AND state = 0", id: id)
-    }
-
-    /// Counts a failed attempt and records its error (no-op if it is no longer pending).
-    public func recordFailure(_ id: Int64, error: String) throws {
-        try update(
-            "UPDATE mutations SET attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 0",
-            text: error, id: id)
-    }
-
-    /// Moves a pending mutation to the failed list with `reason` as its last error.
-    public func moveToFailed(_ id: Int64, reason: String) throws {
-        try update("UPDATE mutations SET state = 1, last_error = ? WHERE id = ? AND state = 0", text: reason, id: id)
+    /// Records what became of a pending mutation (no-op if it is no longer pending): applied deletes it, a
+    /// failed attempt counts it and keeps its error, given up moves it to the failed list with its reason.
+    public func record(_ outcome: MutationOutcome, for id: Int64) throws {
+        switch outcome {
+        case .applied:
+            try update("DELETE FROM mutations WHERE id = ? AND state = 0", id: id)
+        case .attemptFailed(let error):
+            try update(
+                "UPDATE mutations SET attempts = attempts + 1, last_error = ? WHERE id = ? AND state = 0",
+                text: error, id: id)
+        case .givenUp(let reason):
+            try update(
+                "UPDATE mutations SET state = 1, last_error = ? WHERE id = ? AND state = 0", text: reason, id: id)
+        }
     }
 
     /// Deletes a failed mutation for good.

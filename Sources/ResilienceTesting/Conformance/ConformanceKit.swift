@@ -1,5 +1,6 @@
 /// The one shape of every conformance kit in ResilienceTesting (`RetryPolicyConformance`,
-/// `BreakerPolicyConformance`, `RateLimiterConformance`, `MutationStoreConformance`, `SourceConformance`,
+/// `BreakerPolicyConformance`, `RateLimiterConformance`, `MutationQueueConformance`,
+/// `FailedMutationListConformance`, `MutationMetadataStoreConformance`, `SourceConformance`,
 /// `HTTPTransportConformance`, `TelemetrySinkConformance`, `ErrorPresenterConformance`): build the kit with
 /// your implementation, call ``run()`` for a ``ConformanceReport`` with one result per case, or ``check()`` to
 /// throw one ``ConformanceFailure`` listing every broken rule. Works from any test framework.

@@ -3,7 +3,7 @@ import ResilienceSync
 import ResilienceTesting
 import Testing
 
-/// The two stores that must behave identically under the ``MutationStore`` contract.
+/// The two stores that must behave identically under the ``MutationStore`` contracts (queue, failed list, metadata).
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case memory

@@ -229,13 +229,10 @@ func failureSpacingBreaker() -> ConsecutiveFailureBreaker {
 class ForwardingMutationStore: MutationStore, @unchecked Sendable {
     let inner = InMemoryMutationStore()
 
-    func enqueue(_ draft: MutationDraft) throws -> Mutation { try inner.enqueue(draft) }
     func enqueue(batch drafts: [MutationDraft]) throws -> [Mutation] { try inner.enqueue(batch: drafts) }
     func pending(after id: Int64, limit: Int) throws -> [Mutation] { try inner.pending(after: id, limit: limit) }
     func pendingCount() throws -> Int { try inner.pendingCount() }
-    func remove(_ id: Int64) throws { try inner.remove(id) }
-    func recordFailure(_ id: Int64, error: String) throws { try inner.recordFailure(id, error: error) }
-    func moveToFailed(_ id: Int64, reason: String) throws { try inner.moveToFailed(id, reason: reason) }
+    func record(_ outcome: MutationOutcome, for id: Int64) throws { try inner.record(outcome, for: id) }
     func failed() throws -> [Mutation] { try inner.failed() }
     func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
     func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }

@@ -1,3 +1,5 @@
+import ResilienceCore
+
 /// Admits at most `limit` distinct values of one label; later values become the overflow value.
 ///
 /// The first `limit` values seen keep their names for the life of the process, so a dashboard's series stay
@@ -5,7 +7,7 @@
 struct LabelBudget: Sendable {
     let limit: Int
     let overflow: String
-    private let seen = Locked(Set<String>())
+    private let seen = LockedState(initialState: Set<String>())
 
     init(limit: Int, overflow: String) {
         self.limit = max(0, limit)

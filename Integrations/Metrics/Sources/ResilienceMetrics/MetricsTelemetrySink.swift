@@ -78,17 +78,13 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let keys: LabelBudget
     private let categories: LabelBudget
     private let kinds: LabelBudget
-    private let handles = Locked(Handles())
+    private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
 
+    /// A cached handle's identity: its type (counter, timer, gauge), its name's suffix and its label values.
     private struct HandleKey: Hashable {
+        var type: ObjectIdentifier
         var name: String
         var labels: [String]
-    }
-
-    private struct Handles {
-        var counters: [HandleKey: Counter] = [:]
-        var timers: [HandleKey: Timer] = [:]
-        var gauges: [HandleKey: Gauge] = [:]
     }
 
     /// Creates a sink.
@@ -118,24 +114,27 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// Updates the metrics for `event`.
     public func receive(_ event: ResilienceEvent) {
         let key = keyLabel(event.key)
-        counter("events_total", [("key", key), ("kind", kinds.label(for: event.kind.rawValue))]).increment()
+        handle(Counter.self, "events_total", [("key", key), ("kind", kinds.label(for: event.kind.rawValue))])
+            .increment()
         switch event.kind {
         case .attemptSucceeded, .attemptFailed:
             let (category, outcome) = labels(event.kind == .attemptSucceeded ? nil : event.classification)
-            counter("attempts_total", [("key", key), ("category", category), ("outcome", outcome)]).increment()
+            handle(Counter.self, "attempts_total", [("key", key), ("category", category), ("outcome", outcome)])
+                .increment()
             if let duration = event.duration {
-                timer("attempt_duration_seconds", [("key", key), ("outcome", outcome)]).record(duration: duration)
+                handle(Timer.self, "attempt_duration_seconds", [("key", key), ("outcome", outcome)]).record(
+                    duration: duration)
             }
         case .retryScheduled:
             let category = categoryLabel(event.classification?.category)
-            counter("retries_total", [("key", key), ("category", category)]).increment()
+            handle(Counter.self, "retries_total", [("key", key), ("category", category)]).increment()
         case .breakerRejected:
             rejection(key: key, category: .circuitOpen, reason: event.kind)
         case .rateLimited, .budgetExhausted:
             rejection(key: key, category: .throttled, reason: event.kind)
         case .breakerTransition:
             if let state = event.transition?.to {
-                gauge("breaker_state", [("key", key)]).record(Self.gaugeValue(of: state))
+                handle(Gauge.self, "breaker_state", [("key", key)]).record(Self.gaugeValue(of: state))
             }
         default:
             break
@@ -161,12 +160,15 @@ public final class MetricsTelemetrySink: TelemetrySink {
     public func recordOperation(key: String, duration: Duration, failure: FailureClassification?) {
         let key = keyLabel(key)
         let (category, outcome) = labels(failure)
-        counter("operations_total", [("key", key), ("category", category), ("outcome", outcome)]).increment()
-        timer("operation_duration_seconds", [("key", key), ("outcome", outcome)]).record(duration: duration)
+        handle(Counter.self, "operations_total", [("key", key), ("category", category), ("outcome", outcome)])
+            .increment()
+        handle(Timer.self, "operation_duration_seconds", [("key", key), ("outcome", outcome)]).record(
+            duration: duration)
     }
 
     private func rejection(key: String, category: FailureCategory, reason: ResilienceEventKind) {
-        counter(
+        handle(
+            Counter.self,
             "rejections_total",
             [("key", key), ("category", categoryLabel(category)), ("reason", kinds.label(for: reason.rawValue))]
         ).increment()
@@ -182,33 +184,26 @@ public final class MetricsTelemetrySink: TelemetrySink {
         return categories.label(for: category.rawValue)
     }
 
-    private func counter(_ suffix: String, _ dimensions: [(String, String)]) -> Counter {
-        let handleKey = HandleKey(name: suffix, labels: dimensions.map(\.1))
+    /// The handle of type `Handle` for `suffix` and `dimensions`, created through the factory on first use and
+    /// cached for every later event with the same labels (the label budgets keep the cache bounded).
+    private func handle<Handle: MetricHandle>(
+        _ type: Handle.Type, _ suffix: String, _ dimensions: [(String, String)]
+    ) -> Handle {
+        let handleKey = HandleKey(type: ObjectIdentifier(type), name: suffix, labels: dimensions.map(\.1))
         return handles.withLock { handles in
-            if let cached = handles.counters[handleKey] { return cached }
-            let created = Counter(label: name(suffix), dimensions: dimensions, factory: factory)
-            handles.counters[handleKey] = created
-            return created
-        }
-    }
-
-    private func timer(_ suffix: String, _ dimensions: [(String, String)]) -> Timer {
-        let handleKey = HandleKey(name: suffix, labels: dimensions.map(\.1))
-        return handles.withLock { handles in
-            if let cached = handles.timers[handleKey] { return cached }
-            let created = Timer(label: name(suffix), dimensions: dimensions, factory: factory)
-            handles.timers[handleKey] = created
-            return created
-        }
-    }
-
-    private func gauge(_ suffix: String, _ dimensions: [(String, String)]) -> Gauge {
-        let handleKey = HandleKey(name: suffix, labels: dimensions.map(\.1))
-        return handles.withLock { handles in
-            if let cached = handles.gauges[handleKey] { return cached }
-            let created = Gauge(label: name(suffix), dimensions: dimensions, factory: factory)
-            handles.gauges[handleKey] = created
+            if let cached = handles[handleKey] as? Handle { return cached }
+            let created = Handle(label: name(suffix), dimensions: dimensions, factory: factory)
+            handles[handleKey] = created
             return created
         }
     }
 }
+
+/// A swift-metrics handle (counter, timer, gauge) that ``MetricsTelemetrySink`` creates once per name and labels.
+protocol MetricHandle: AnyObject {
+    init(label: String, dimensions: [(String, String)], factory: any MetricsFactory)
+}
+
+extension Counter: MetricHandle {}
+extension Timer: MetricHandle {}
+extension Gauge: MetricHandle {}

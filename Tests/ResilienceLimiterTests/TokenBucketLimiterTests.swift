@@ -61,4 +61,13 @@ struct TokenBucketLimiterTests {
     @Test func describesItself() {
         #expect(TokenBucketLimiter(.rate(2, burst: 5)).policyDescription == "token-bucket(burst: 5, refill: 2.0/s)")
     }
+
+    @Test("A token bucket never moves its refill time backwards for a caller holding an older instant")
+    func refillNeverGoesBackwards() {
+        let bucket = TokenBucketLimiter(.rate(1, burst: 2))
+        #expect(bucket.tryAcquire(now: at(10)).permit != nil)
+        #expect(bucket.tryAcquire(now: at(9)).permit != nil)
+        #expect(bucket.availableTokens(now: at(10)) == 0)
+        #expect(bucket.availableTokens(now: at(11)) == 1)
+    }
 }
