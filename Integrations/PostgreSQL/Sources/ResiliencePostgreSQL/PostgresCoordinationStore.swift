@@ -336,7 +336,7 @@ public final class PostgresCoordinationStore: CoordinationStore {
         do {
             return try await withDeadline(after: timeout, clock: .continuous) { try await body() }
         } catch is DeadlineExceededError {
-            throw .timedOut(timeout)
+            throw CoordinationStoreError.timedOut(timeout)
         } catch {
             throw Self.map(error)
         }
