@@ -99,6 +99,14 @@ public struct RetryStrategy: ResilienceStrategy {
         after error: any Error, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
         loop: inout RetryLoop
     ) async throws {
+        // An open breaker's rejection classifies itself as `circuitOpen`, which is never retried: when nobody
+        // listens for the failed attempt, nothing needs its classification (whose message is built eagerly).
+        if current.telemetry?.isEnabled != true, let rejection = error as? ResilienceError,
+            rejection.code == .circuitOpen
+        {
+            if Task.isCancelled { throw CancellationError() }
+            throw error
+        }
         let clock = current.clock
         let failure = current.classify(error)
         if failure.category == .cancelled { throw error }
