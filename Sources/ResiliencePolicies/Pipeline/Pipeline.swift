@@ -53,8 +53,8 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard let steps = box.steps else { return try await box.execute(context, operation) }
-        return try await StageDriver.run(ErasedChain(steps, box), context, operation)
+        guard box.steps != nil else { return try await box.execute(context, operation) }
+        return try await StageDriver.run(box, context, operation)
     }
 }
 

@@ -31,7 +31,7 @@
 /// reads the fields of the context that no conforming stage changes (key, operation, attempt, telemetry,
 /// clock, classifier).
 @usableFromInline
-protocol SteppedStage: ResilienceStrategy {
+protocol SteppedStage: ResilienceStrategy, StageRunner {
     /// How many stages this is: one, or the count of a composition's stages.
     var stageCount: Int { get }
     /// The bytes of the frame this stage's records take (a composition's: all of its stages').
@@ -171,6 +171,9 @@ extension EmptyStrategy: SteppedStage {
         throw error
     }
 }
+
+extension ComposedStrategy: StageRunner where Outer: SteppedStage, Inner: SteppedStage {}
+extension EitherStrategy: StageRunner where First: SteppedStage, Second: SteppedStage {}
 
 extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: SteppedStage {
     @inlinable var stageCount: Int { outer.stageCount + inner.stageCount }
@@ -345,24 +348,17 @@ protocol StageRunner {
     ) async throws -> Output
 }
 
-/// One stage (or a composition known by its type) runs its own steps.
-@usableFromInline
-struct StepsOf<Stage: SteppedStage>: StageRunner {
-    @usableFromInline let stage: Stage
-
-    @inlinable @inline(__always)
-    init(_ stage: Stage) {
-        self.stage = stage
-    }
-
+/// A stage (or a composition) is run by its own steps, at offset 0 of the frame; the driver borrows it, so
+/// nothing is copied.
+extension SteppedStage {
     @inlinable @inline(__always)
     func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
-        stage.enter(&context, &frame, at: 0)
+        enter(&context, &frame, at: 0)
     }
 
     @inlinable @inline(__always)
     func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
-        stage.exit(context, frame, at: 0)
+        exit(context, frame, at: 0)
     }
 
     @inlinable
@@ -372,9 +368,9 @@ struct StepsOf<Stage: SteppedStage>: StageRunner {
     ) async throws -> Output {
         var context = context
         switch end {
-        case .stopped(let stop): return try await stage.resume(after: stop, &context, frame, at: 0, next: operation)
+        case .stopped(let stop): return try await resume(after: stop, &context, frame, at: 0, next: operation)
         case .operationFailed(let error):
-            return try await stage.recover(after: error, &context, frame, at: 0, next: operation)
+            return try await recover(after: error, &context, frame, at: 0, next: operation)
         }
     }
 }
@@ -382,16 +378,9 @@ struct StepsOf<Stage: SteppedStage>: StageRunner {
 /// The one driver of stepped stages (see the top of this file).
 @usableFromInline
 enum StageDriver {
-    /// Runs `stage` alone around `next`: what every built-in stage's `execute(_:next:)` is.
-    @inlinable @inline(__always)
-    static func run<Stage: SteppedStage, Output: Sendable>(
-        _ stage: Stage, _ context: ResilienceContext, _ next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await run(StepsOf(stage), context, next)
-    }
-
     /// Reads the clock once, enters every stage outermost first, awaits `operation` once and leaves every
     /// stage innermost first; a stage that stops or an operation that throws hands over to `runner.finish`.
+    /// `runner` is one stage (every built-in stage's `execute(_:next:)`) or a pipeline's box (its chain).
     @inlinable @inline(__always)
     static func run<Runner: StageRunner, Output: Sendable>(
         _ runner: Runner, _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
@@ -449,38 +438,28 @@ struct ChainSteps: Sendable {
     @inlinable
     init<Stage: SteppedStage>(for _: Stage.Type) {
         step = { entering, box, context, frame in
-            let steps = StepsOf(unsafeDowncast(box, to: StrategyBox<Stage>.self).root)
-            if entering { return steps.enterAll(&context, &frame) }
-            steps.exitAll(&context, &frame)
+            let stages = unsafeDowncast(box, to: StrategyBox<Stage>.self)
+            if entering { return stages.root.enterAll(&context, &frame) }
+            stages.root.exitAll(&context, &frame)
             return nil
         }
         finish = { end, box, frame, context, complete in
-            try await StepsOf(unsafeDowncast(box, to: StrategyBox<Stage>.self).root).finish(
-                end, frame, context, complete)
+            try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.finish(end, frame, context, complete)
         }
     }
 }
 
-/// A pipeline's chain run by ``StageDriver``: its steps and the box that holds its stages.
-@usableFromInline
-struct ErasedChain: StageRunner {
-    @usableFromInline let steps: ChainSteps
-    @usableFromInline let box: AnyStrategyBox
-
-    @inlinable @inline(__always)
-    init(_ steps: ChainSteps, _ box: AnyStrategyBox) {
-        self.steps = steps
-        self.box = box
-    }
-
+/// A pipeline's box runs its chain through its steps (only called when it has them), passed to the driver
+/// as is, so nothing is copied or retained per call.
+extension AnyStrategyBox: StageRunner {
     @inlinable @inline(__always)
     func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
-        steps.step(true, box, &context, &frame)
+        steps.unsafelyUnwrapped.step(true, self, &context, &frame)
     }
 
     @inlinable @inline(__always)
     func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
-        _ = steps.step(false, box, &context, &frame)
+        _ = steps.unsafelyUnwrapped.step(false, self, &context, &frame)
     }
 
     /// Keeps the output of the operation's run that returned. Not inlined: only failures and waits come here.
@@ -490,7 +469,9 @@ struct ErasedChain: StageRunner {
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         var output: Output?
-        try await steps.finish(end, box, frame, context) { inner in output = try await operation(inner) }
+        try await steps.unsafelyUnwrapped.finish(end, self, frame, context) { inner in
+            output = try await operation(inner)
+        }
         // Stepped stages return normally only after the operation did.
         guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
         return output
