@@ -20,12 +20,35 @@ struct ClassificationTests {
         "Cancellation is always cancelled, whatever the classifiers say",
         arguments: [
             CancellationError() as any Error, URLError(.cancelled),
-            NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled),
+            NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled), CancelledInURLDomain(),
         ])
     func cancellationWins(error: any Error) {
         let classifier = CompositeErrorClassifier([AlwaysServerError()])
         #expect(classifier.classification(of: error).category == .cancelled)
         #expect(ResilienceContext(key: "k", classifier: AlwaysServerError()).classify(error).category == .cancelled)
+    }
+
+    /// A Swift error that reports itself as `NSURLErrorCancelled` through `CustomNSError`.
+    struct CancelledInURLDomain: CustomNSError {
+        static var errorDomain: String { NSURLErrorDomain }
+        var errorCode: Int { NSURLErrorCancelled }
+    }
+
+    /// A Swift error that is not cancellation, and one in the URL domain with another code.
+    struct PlainFailure: Error {}
+    struct TimedOutInURLDomain: CustomNSError {
+        static var errorDomain: String { NSURLErrorDomain }
+        var errorCode: Int { NSURLErrorTimedOut }
+    }
+
+    @Test(
+        "Other errors, in the URL domain or not, are not cancellation",
+        arguments: [
+            PlainFailure() as any Error, TimedOutInURLDomain(), URLError(.timedOut),
+            NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut), NSError(domain: "other", code: -999),
+        ])
+    func otherErrorsAreNotCancellation(error: any Error) {
+        #expect(!CancellationDetection.isCancellation(error))
     }
 
     @Test("The first classifier that recognises the error wins; unknown errors get the fallback")

@@ -104,7 +104,13 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
     /// `code [key] (retry after …)`.
     public var description: String {
         var text = code.rawValue
-        if !key.isEmpty { text += " [\(key)]" }
+        // One allocation for the common shape (`circuit-open [key]`): stages classify every failure they see.
+        text.reserveCapacity(text.utf8.count + key.utf8.count + 3)
+        if !key.isEmpty {
+            text += " ["
+            text += key
+            text += "]"
+        }
         if let retryAfter { text += " (retry after \(retryAfter))" }
         if let underlying { text += " after \(underlying.category)/\(underlying.code)" }
         return text

@@ -21,32 +21,13 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
         successNeedsTime = (breaker as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
-    /// Admits, runs and records one call.
+    /// Admits, runs and records one call (the stage's steps, below).
     @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let now = context.clock.now()
-        let permit = try admit(context, now: now)
-        var succeeded = true
-        // Records the success after the output went straight into the caller's return slot (a generic
-        // local would cost an allocation on the task's stack when this code is not specialised).
-        defer {
-            if succeeded,
-                let transition = breaker.record(
-                    .success, for: permit, now: successInstant(admittedAt: now, clock: context.clock.now()))
-            {
-                Self.emit(transition, context)
-            }
-        }
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            recordFailure(error, permit: permit, context)
-            throw error
-        }
+        try await StageDriver.run(self, context, next)
     }
 
     /// Asks the breaker; returns the permit, or throws the rejection after emitting it.
@@ -105,6 +86,61 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
             event.duration = transition.openFor
         }
     }
+}
+
+// The stage's steps (`StageDriver.swift`): `enter` asks the breaker and keeps the permit (or stops with the
+// rejection), `exit` records the success, `recover` records the failure and rethrows it.
+extension CircuitBreakerStrategy: SteppedStage {
+    @inlinable var recordSize: Int { MemoryLayout<BreakerPermit>.stride }
+
+    /// Asks the breaker; keeps the permit, or stops with the rejection.
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        do {
+            frame.store(try admit(context, now: frame.start), at: offset)
+            return nil
+        } catch {
+            return StageStop(.failed(error))
+        }
+    }
+
+    /// Records the success.
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        let permit = frame.load(BreakerPermit.self, at: offset)
+        let now = successInstant(admittedAt: frame.start, clock: context.clock.now())
+        if let transition = breaker.record(.success, for: permit, now: now) { Self.emit(transition, context) }
+    }
+
+    /// Records the failure (or cancellation) and rethrows it.
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        recordFailure(error, permit: frame.load(BreakerPermit.self, at: offset), context)
+        throw error
+    }
+}
+
+/// Breakers and limiters of this module that can record a successful call without a fresh reading of the
+/// clock, so their stages skip the read after the call.
+///
+/// A type conforms only where the instant passed to `record(.success, …)` or `release(_:outcome:now:)` with
+/// `.accepted` cannot change the result: the stage then passes the instant the call was admitted at.
+protocol SuccessTimeAware: AnyObject, Sendable {
+    /// Whether a success may be recorded with the admission instant instead of the current one.
+    var recordsSuccessWithoutTime: Bool { get }
+}
+
+/// Success only resets counters or closes a half-open breaker; neither uses `now`.
+extension ConsecutiveFailureBreaker: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
+}
+
+/// Success only resets the 429 counter and the multiplier; it never uses `now`.
+extension RateLimitBreaker: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
 }
 
 extension ResilienceStrategy where Self == CircuitBreakerStrategy {

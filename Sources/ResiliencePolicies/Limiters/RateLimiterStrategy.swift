@@ -1,6 +1,6 @@
 /// The rate-limiter stage: takes a permit, runs the call, releases the permit with how the call ended.
 ///
-/// The fast path is the limiter's synchronous ``RateLimiter/tryAcquire(now:)``. When the limiter says
+/// The common path is the limiter's synchronous ``RateLimiter/tryAcquire(now:)``. When the limiter says
 /// "later" (a token bucket's `delayed`, a bulkhead's queueable `bulkheadFull`) and `waits` is true, the
 /// stage waits through ``RateLimiter/waitForPermit(context:)``, which honours the context's deadline;
 /// otherwise it throws ``ResilienceError`` at once. Every delay or rejection is emitted as a
@@ -24,7 +24,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         releaseNeedsTime = (limiter as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
-    /// Acquires, runs and releases one call.
+    /// Acquires, runs and releases one call (the stage's steps, below).
     ///
     /// The success path copies no context and reads the clock once (and once more after the call only for
     /// limiters that learn from time).
@@ -33,35 +33,14 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let now = context.clock.now()
-        let decision = limiter.tryAcquire(now: now)
-        if case .admitted(let permit) = decision {
-            return try await run(next, context, permit: permit, admittedAt: now)
-        }
-        return try await run(next, context, permit: try await waitForPermit(after: decision, context), admittedAt: nil)
+        try await StageDriver.run(self, context, next)
     }
 
-    /// Runs `next` under `permit` and releases it with how the call ended; `admittedAt` is the instant the
-    /// permit was granted at when nothing suspended since it was read.
+    /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at
+    /// when nothing suspended since it was read.
     @inlinable @inline(__always)
-    func run<Output: Sendable>(
-        _ next: (ResilienceContext) async throws -> Output, _ context: ResilienceContext,
-        permit: RateLimitPermit, admittedAt: ResilienceInstant?
-    ) async throws -> Output {
-        var succeeded = true
-        // Releases after the output went straight into the caller's return slot (see the breaker stage).
-        defer {
-            if succeeded {
-                limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: context.clock.now()))
-            }
-        }
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            releaseFailed(permit, error, context)
-            throw error
-        }
+    func releaseAccepted(_ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext) {
+        limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: context.clock.now()))
     }
 
     /// The instant to release an accepted call's permit at: `admittedAt` (the instant it was admitted, if
@@ -137,6 +116,63 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             event.detail = detail
         }
     }
+}
+
+// The stage's steps (`StageDriver.swift`): `enter` takes a permit at once or stops to wait for one, `exit`
+// releases it as accepted, `recover` releases it with how the call failed, `resume` waits for a permit and
+// then runs `next` once.
+extension RateLimiterStrategy: SteppedStage {
+    @inlinable var recordSize: Int { MemoryLayout<RateLimitPermit>.stride }
+
+    /// Takes a permit at once, or stops to wait for one.
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        let decision = limiter.tryAcquire(now: frame.start)
+        guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
+        frame.store(permit, at: offset)
+        return nil
+    }
+
+    /// Releases the permit as accepted.
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        releaseAccepted(frame.load(RateLimitPermit.self, at: offset), admittedAt: frame.start, context)
+    }
+
+    /// Waits for a permit (or throws the rejection), then runs `next` under it and releases it.
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
+        let permit = try await waitForPermit(after: decision, context)
+        var succeeded = true
+        // Releases after the output went straight into the caller's return slot.
+        defer { if succeeded { releaseAccepted(permit, admittedAt: nil, context) } }
+        do {
+            return try await next(context)
+        } catch {
+            succeeded = false
+            releaseFailed(permit, error, context)
+            throw error
+        }
+    }
+
+    /// Releases the permit with how the call failed, and rethrows the failure.
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        releaseFailed(frame.load(RateLimitPermit.self, at: offset), error, context)
+        throw error
+    }
+}
+
+/// Tokens are not returned and an accepted release only resets the exhaustion backoff.
+extension TokenBucketLimiter: SuccessTimeAware {
+    var recordsSuccessWithoutTime: Bool { true }
 }
 
 extension ResilienceStrategy where Self == RateLimiterStrategy {

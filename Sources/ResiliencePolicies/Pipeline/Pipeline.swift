@@ -16,12 +16,12 @@
 ///
 /// The stages are one nested value; running the pipeline allocates no closures or arrays per call.
 ///
-/// A pipeline is type-erased (it is stored and shared as `any ResiliencePipeline`). When every stage is
-/// one of this module's deadline, timeout, retry, breaker and limiter stages, a call runs them as
-/// synchronous steps around one call of the operation, specialised for them when the pipeline is built
-/// (see `PipelineFastPath.swift`, which a reader can skip): the result is the same, only faster. Chains
-/// with fallback, hedging or third-party stages run every stage through
-/// ``ResilienceStrategy/execute(_:next:)``.
+/// A pipeline is type-erased (it is stored and shared as `any ResiliencePipeline`). This module's deadline,
+/// timeout, retry, breaker and limiter stages are written as synchronous steps around one call of the
+/// operation; when every stage of a pipeline is one of them, a call runs the whole chain's steps at once,
+/// specialised for them when the pipeline is built (`StageDriver.swift`), exactly as each stage's own
+/// ``ResilienceStrategy/execute(_:next:)`` runs its steps. Chains with fallback, hedging or third-party
+/// stages run every stage through ``ResilienceStrategy/execute(_:next:)``.
 public struct Pipeline: ResiliencePipeline {
     @usableFromInline let box: AnyStrategyBox
 
@@ -38,7 +38,7 @@ public struct Pipeline: ResiliencePipeline {
     /// - Parameter root: The stage; a ``ComposedStrategy`` for several.
     @inlinable
     public init(root: some ResilienceStrategy) {
-        box = FastPath.box(for: root)
+        box = StageDriver.box(for: root)
     }
 
     /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
@@ -53,27 +53,27 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard let steps = box.fastPath else { return try await box.execute(context, operation) }
-        return try await FastPath.run(steps, box, context, operation)
+        guard box.steps != nil else { return try await box.execute(context, operation) }
+        return try await StageDriver.run(box, context, operation)
     }
 }
 
-/// A pipeline's stages behind one reference: described on demand, and run through the general path when
-/// they cannot run on the fast path.
+/// A pipeline's stages behind one reference: described on demand, and run as one chain of steps when every
+/// stage is a stepped stage, else stage by stage through `execute(_:next:)`.
 @usableFromInline
 class AnyStrategyBox: @unchecked Sendable {
-    /// The stages' synchronous steps, when every stage can run on the fast path (`PipelineFastPath.swift`).
-    @usableFromInline let fastPath: FastPathSteps?
+    /// The chain's synchronous steps, when every stage is a stepped stage (`StageDriver.swift`).
+    @usableFromInline let steps: ChainSteps?
 
     @usableFromInline
-    init(fastPath: FastPathSteps?) {
-        self.fastPath = fastPath
+    init(steps: ChainSteps?) {
+        self.steps = steps
     }
 
     /// The stages, outermost first.
     var stageDescriptions: [StageDescription] { [] }
 
-    /// Runs `operation` through the stages (general path).
+    /// Runs `operation` through each stage's `execute(_:next:)`.
     @usableFromInline
     func execute<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
@@ -88,9 +88,9 @@ final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Se
     @usableFromInline let root: Root
 
     @usableFromInline
-    init(_ root: Root, fastPath: FastPathSteps? = nil) {
+    init(_ root: Root, steps: ChainSteps? = nil) {
         self.root = root
-        super.init(fastPath: fastPath)
+        super.init(steps: steps)
     }
 
     override var stageDescriptions: [StageDescription] { PipelineBuilder.describe(root) }

@@ -42,29 +42,14 @@ public struct RetryStrategy: ResilienceStrategy {
 
     /// Runs `next`, retrying as the policy decides.
     ///
-    /// The success path is inlinable (it specialises in the caller's module), copies no context, and reads
-    /// the clock once.
+    /// The first attempt's path is two synchronous steps around `next` (see the stage's steps below): it
+    /// copies no context, reads the clock once and allocates nothing.
     @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let start = context.clock.now()
-        let listening = beginFirstAttempt(context, start: start)
-        var succeeded = true
-        // Runs after a successful return: the output goes straight into the caller's return slot, never
-        // into a local (a generic local costs an allocation on the task's stack when not specialised).
-        defer { if succeeded && listening { emitAttemptSucceeded(context, startedAt: start) } }
-        let firstError: any Error
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            firstError = error
-        }
-        return try await retry(after: firstError, start: start, context: context) { context, _ in
-            try await next(context)
-        }
+        try await StageDriver.run(self, context, next)
     }
 
     /// Deposits the execution in the budget and emits `attemptStarted` if somebody listens; returns whether
@@ -88,17 +73,17 @@ public struct RetryStrategy: ResilienceStrategy {
     @usableFromInline
     func retry<Output: Sendable>(
         after firstError: any Error, start: ResilienceInstant, context: ResilienceContext,
-        next: (ResilienceContext, ResilienceInstant?) async throws -> Output
+        next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         var current = context
         var loop = RetryLoop(start: start)
         try await prepareRetry(after: firstError, attemptStart: start, context: &current, loop: &loop)
         while true {
-            // The retry slept: the attempt reads the time afresh and hands that reading inward.
+            // The retry slept: the attempt reads the time afresh.
             let attemptStart = current.clock.now()
             current.emit(.attemptStarted, at: attemptStart)
             do {
-                let output = try await next(current, attemptStart)
+                let output = try await next(current)
                 if current.telemetry != nil { emitAttemptSucceeded(current, startedAt: attemptStart) }
                 return output
             } catch {
@@ -114,6 +99,14 @@ public struct RetryStrategy: ResilienceStrategy {
         after error: any Error, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
         loop: inout RetryLoop
     ) async throws {
+        // An open breaker's rejection classifies itself as `circuitOpen`, which is never retried: when nobody
+        // listens for the failed attempt, nothing needs its classification (whose message is built eagerly).
+        if current.telemetry?.isEnabled != true, let rejection = error as? ResilienceError,
+            rejection.code == .circuitOpen
+        {
+            if Task.isCancelled { throw CancellationError() }
+            throw error
+        }
         let clock = current.clock
         let failure = current.classify(error)
         if failure.category == .cancelled { throw error }
@@ -154,6 +147,36 @@ public struct RetryStrategy: ResilienceStrategy {
         if let budget { settings.append(.init("budget", budget.configuration.description)) }
         settings.append(.init("maximumTotalAttempts", "\(maximumTotalAttempts)"))
         return StageDescription(name: "retry", settings: settings)
+    }
+}
+
+// The stage's steps (`StageDriver.swift`): `enter` starts the first attempt, `exit` reports its success,
+// `recover` runs the attempts after it.
+extension RetryStrategy: SteppedStage {
+    /// Its record: whether somebody listens (asked once: comparing the context's optional sink with `nil`
+    /// copies it).
+    @inlinable var recordSize: Int { MemoryLayout<UInt64>.stride }
+
+    /// Deposits the execution in the budget and emits `attemptStarted`.
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        frame.store(beginFirstAttempt(context, start: frame.start), at: offset)
+        return nil
+    }
+
+    /// Emits `attemptSucceeded` if somebody listens.
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        if frame.load(Bool.self, at: offset) { emitAttemptSucceeded(context, startedAt: frame.start) }
+    }
+
+    /// The attempts after the first one failed.
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await retry(after: error, start: frame.start, context: context, next: next)
     }
 }
 

@@ -5,7 +5,7 @@
 /// retried by the retry stage) instead of whatever the operation threw; never the caller's cancellation.
 /// A success that arrives late is returned. Put it inside the retry stage so each attempt gets its own limit.
 /// Both timeout stages run through ``ResilienceDeadline``, the one deadline primitive.
-public struct TimeoutStrategy: ResilienceStrategy {
+public struct TimeoutStrategy: ResilienceStrategy, DeadlineStage {
     /// The limit for one attempt.
     public var timeout: Duration {
         get { deadline.limit }
@@ -13,7 +13,7 @@ public struct TimeoutStrategy: ResilienceStrategy {
     }
     /// Cooperative (default) or enforced.
     public var mode: TimeoutMode {
-        get { deadline.isEnforced ? .enforced : .cooperative }
+        get { TimeoutMode(of: deadline) }
         set { deadline.isEnforced = newValue == .enforced }
     }
     @usableFromInline var deadline: ResilienceDeadline
@@ -33,13 +33,11 @@ public struct TimeoutStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await deadline.run(context, next)
+        try await runWithinDeadline(context, next)
     }
 
     /// `timeout(limit: 10 seconds, mode: cooperative)`.
-    public var stageDescription: StageDescription {
-        StageDescription(name: "timeout", settings: [.init("limit", "\(timeout)"), .init("mode", mode.rawValue)])
-    }
+    public var stageDescription: StageDescription { describeDeadline(name: "timeout") }
 }
 
 /// The total-deadline stage: the whole operation, every retry and wait included, gets at most ``timeout``.
@@ -48,7 +46,7 @@ public struct TimeoutStrategy: ResilienceStrategy {
 /// the operation fails after that instant, reports `ResilienceError(.deadlineExceeded)` (not transient, so
 /// never retried) instead of whatever the operation threw; never the caller's cancellation.
 /// A success that arrives late is returned. Put it outermost; the retry stage never sleeps past it.
-public struct TotalDeadlineStrategy: ResilienceStrategy {
+public struct TotalDeadlineStrategy: ResilienceStrategy, DeadlineStage {
     /// The limit for the whole operation.
     public var timeout: Duration {
         get { deadline.limit }
@@ -56,7 +54,7 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
     }
     /// Cooperative (default) or enforced.
     public var mode: TimeoutMode {
-        get { deadline.isEnforced ? .enforced : .cooperative }
+        get { TimeoutMode(of: deadline) }
         set { deadline.isEnforced = newValue == .enforced }
     }
     @usableFromInline var deadline: ResilienceDeadline
@@ -76,13 +74,68 @@ public struct TotalDeadlineStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await deadline.run(context, next)
+        try await runWithinDeadline(context, next)
     }
 
     /// `total-deadline(limit: 10 seconds, mode: cooperative)`.
-    public var stageDescription: StageDescription {
+    public var stageDescription: StageDescription { describeDeadline(name: "total-deadline") }
+}
+
+/// What the two timeout stages share, written once: they differ only in the error code their
+/// ``ResilienceDeadline`` reports and in their name.
+///
+/// Cooperative, a timeout stage is two steps (see `StageDriver.swift`): `enter` narrows the deadline to
+/// `start + limit`, and `recover` reports a failure past that instant as the stage's timeout error. Enforced,
+/// it races the operation against a timer through ``ResilienceDeadline/run(_:startingAt:_:)`` and cannot run
+/// as synchronous steps.
+@usableFromInline
+protocol DeadlineStage: SteppedStage {
+    /// The limit, its error code and whether it is enforced.
+    var deadline: ResilienceDeadline { get }
+}
+
+extension DeadlineStage {
+    /// Runs `next` within the deadline: through the steps when cooperative, racing a timer when enforced.
+    @inlinable @inline(__always)
+    func runWithinDeadline<Output: Sendable>(
+        _ context: ResilienceContext, _ next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        if deadline.isEnforced { return try await deadline.run(context, next) }
+        return try await StageDriver.run(self, context, next)
+    }
+
+    /// `name(limit: 10 seconds, mode: cooperative)`.
+    func describeDeadline(name: String) -> StageDescription {
         StageDescription(
-            name: "total-deadline", settings: [.init("limit", "\(timeout)"), .init("mode", mode.rawValue)])
+            name: name,
+            settings: [.init("limit", "\(deadline.limit)"), .init("mode", TimeoutMode(of: deadline).rawValue)])
+    }
+
+    @inlinable var runsAsSteps: Bool { !deadline.isEnforced }
+
+    /// Narrows the deadline to `start + limit`.
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        narrow(&context, from: frame.start)
+        return nil
+    }
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        context.narrowDeadline(to: deadline.end(from: start))
+    }
+
+    /// Reports a failure past the deadline as the stage's timeout error (``ResilienceDeadline/translate``).
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        let received = context.deadline
+        narrow(&context, from: frame.start)
+        let translated = deadline.translate(error, context: context, deadline: deadline.end(from: frame.start))
+        context.deadline = received
+        throw translated
     }
 }
 
@@ -106,6 +159,9 @@ public struct TimeoutMode: RawRepresentable, Hashable, Sendable, CustomStringCon
     }
 
     private init(_ mode: Mode) { self.mode = mode }
+
+    /// The mode `deadline` runs in.
+    init(of deadline: ResilienceDeadline) { self = deadline.isEnforced ? .enforced : .cooperative }
 
     /// The identifier.
     public var description: String { rawValue }

@@ -1,0 +1,479 @@
+// How the built-in stages run. Nothing here is public: third-party stages never see it.
+//
+// A built-in stage (total deadline, attempt timeout, retry, circuit breaker, rate limiter) is written once, as
+// steps, in its own file:
+//
+// - `enter`, before the operation: synchronous; narrows the context's deadline, takes a permit, deposits in a
+//   budget. It returns `nil` to go on inward, or a `StageStop` (a breaker rejected, a limiter has no permit
+//   at once).
+// - `exit`, after the operation returned: synchronous; records the success, releases the permit.
+// - `resume`, after `enter` stopped: finishes the call (a limiter waits for a permit, then runs `next`).
+// - `recover`, after the operation (or the stages inside) threw: records the failure, translates a timeout,
+//   retries through `next`.
+//
+// `StageDriver.run` runs any such stage, or a chain of them, around an operation: it reads the clock once, runs
+// `enter` outermost first, awaits the operation once, and runs `exit` innermost first; when a stage stops or
+// the operation throws, it hands over to `resume` or `recover`. Every built-in stage's public
+// `execute(_:next:)` is this driver on the stage alone, and a `Pipeline` whose stages are all built-in runs
+// its whole chain through the same driver (behind the type-erased box, through two closures specialised for
+// the chain when the pipeline is built). A chain with any other stage (fallback, hedging, a third party's)
+// runs each stage through `execute(_:next:)`, which for a built-in stage is the driver again.
+//
+// What a stage keeps from `enter` to `exit` (a permit, whether somebody listens) is plain data in a fixed-size
+// frame on the caller's stack, at an offset given by the stage's position in the chain. The instant every
+// stage entered at is in the frame too, never in the `ResilienceContext`, so a stage this module does not
+// know, which may suspend before calling `next`, can never make an inner stage see a stale instant.
+
+/// A built-in stage written as synchronous steps around the operation (see the top of this file).
+///
+/// Conforming stages never look at the operation's output, never produce one of their own, and call `next`
+/// at most once at a time. `enter` and `exit` change nothing but the context's deadline, and `exit` only
+/// reads the fields of the context that no conforming stage changes (key, operation, attempt, telemetry,
+/// clock, classifier).
+@usableFromInline
+protocol SteppedStage: ResilienceStrategy, StageRunner {
+    /// How many stages this is: one, or the count of a composition's stages.
+    var stageCount: Int { get }
+    /// The bytes of the frame this stage's records take (a composition's: all of its stages').
+    var recordSize: Int { get }
+    /// Whether the stage can run as synchronous steps (an enforced timeout races a child task: it cannot).
+    var runsAsSteps: Bool { get }
+
+    /// The stage's work before `next`, at `frame.start`: `nil` to go on inward with `context` as `next`
+    /// gets it, or where and why the steps stopped (`level` counted from this stage).
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop?
+
+    /// The stage's work after `next` returned.
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int)
+
+    /// Applies to `context` what `enter` does to the context `next` gets (a deadline stage narrows it).
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant)
+
+    /// Finishes the call after `enter` stopped at `stop` inside this stage. `context` is the one this stage
+    /// received; the stage may narrow its deadline while it works but leaves it as it found it (so one copy
+    /// serves every stage of a chain).
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output
+
+    /// Finishes the call after `next` threw `error`.
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output
+}
+
+/// Where and why the synchronous steps stopped before the operation.
+@usableFromInline
+struct StageStop: Sendable {
+    /// What the stage needs instead of entering.
+    @usableFromInline
+    enum Reason: Sendable {
+        /// The stage failed (a breaker rejected the call).
+        case failed(any Error)
+        /// The limiter has no permit at once; it waits (or rejects) after `decision`.
+        case mustWait(RateLimitDecision)
+    }
+
+    /// What the stage needs.
+    @usableFromInline var reason: Reason
+    /// The stage that stopped, counted from the outermost one (0).
+    @usableFromInline var level: Int
+
+    @inlinable
+    init(_ reason: Reason, level: Int = 0) {
+        self.reason = reason
+        self.level = level
+    }
+
+    /// The error a stage that stopped reports when it has no way to go on: its own failure. Only a limiter
+    /// stops to wait, and it finishes that itself; were a wait ever left to another stage, it would
+    /// surface as the limiter's rejection.
+    @inlinable
+    func failure(key: String) -> any Error {
+        switch reason {
+        case .failed(let error): error
+        case .mustWait: ResilienceError(.rateLimited, key: key)
+        }
+    }
+}
+
+/// What the stages keep between their steps: the instant they entered at and each stage's record (a
+/// permit), stored as plain bytes at the offset the stage's position gives it.
+@usableFromInline
+struct StageFrame: Sendable {
+    /// The bytes available for records.
+    @inlinable static var capacity: Int { 96 }
+
+    /// The instant every stage entered at: the call's one clock reading.
+    @usableFromInline var start: ResilienceInstant
+    @usableFromInline var records:
+        (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    @inlinable
+    init(start: ResilienceInstant) {
+        self.start = start
+        records = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// Stores a record of plain data (no references; a permit) at `offset`, a multiple of its alignment.
+    @inlinable
+    mutating func store<Record>(_ record: Record, at offset: Int) {
+        // Folded away once specialised: a record that held a reference would be copied without its count.
+        precondition(_isPOD(Record.self), "stage records are plain data")
+        withUnsafeMutableBytes(of: &records) { $0.storeBytes(of: record, toByteOffset: offset, as: Record.self) }
+    }
+
+    /// The record stored at `offset`.
+    @inlinable
+    func load<Record>(_: Record.Type, at offset: Int) -> Record {
+        withUnsafeBytes(of: records) { $0.load(fromByteOffset: offset, as: Record.self) }
+    }
+}
+
+extension SteppedStage {
+    @inlinable var stageCount: Int { 1 }
+    @inlinable var recordSize: Int { 0 }
+    @inlinable var runsAsSteps: Bool { true }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {}
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
+
+    /// A stage that stops only by failing rethrows its failure.
+    @inlinable @inline(__always)
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw stop.failure(key: context.key)
+    }
+}
+
+// The compositions a `PipelineBuilder` makes are stepped stages when all of theirs are.
+
+extension EmptyStrategy: SteppedStage {
+    @inlinable var stageCount: Int { 0 }
+
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        nil
+    }
+
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw error
+    }
+}
+
+extension ComposedStrategy: StageRunner where Outer: SteppedStage, Inner: SteppedStage {}
+extension EitherStrategy: StageRunner where First: SteppedStage, Second: SteppedStage {}
+
+extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: SteppedStage {
+    @inlinable var stageCount: Int { outer.stageCount + inner.stageCount }
+    @inlinable var recordSize: Int { outer.recordSize + inner.recordSize }
+    @inlinable var runsAsSteps: Bool { outer.runsAsSteps && inner.runsAsSteps }
+
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        if let stop = outer.enter(&context, &frame, at: offset) { return stop }
+        guard var stop = inner.enter(&context, &frame, at: offset + outer.recordSize) else { return nil }
+        stop.level += outer.stageCount
+        return stop
+    }
+
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        inner.exit(context, frame, at: offset + outer.recordSize)
+        outer.exit(context, frame, at: offset)
+    }
+
+    @inlinable @inline(__always)
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        outer.narrow(&context, from: start)
+        inner.narrow(&context, from: start)
+    }
+
+    @inlinable @inline(__always)
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        if stop.level < outer.stageCount {
+            return try await outer.resume(after: stop, &context, frame, at: offset) { outerContext in
+                try await inner.execute(outerContext, next: next)
+            }
+        }
+        var innerStop = stop
+        innerStop.level -= outer.stageCount
+        return try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
+            try await inner.resume(
+                after: innerStop, &innerContext, frame, at: offset + outer.recordSize, next: next)
+        }
+    }
+
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
+            try await inner.recover(
+                after: error, &innerContext, frame, at: offset + outer.recordSize, next: next)
+        }
+    }
+
+    /// Finishes `outer` once `innerEnd` (the inner stages finishing, on the context narrowed as `outer`
+    /// narrows it) has returned or thrown: as after its `next` returned or threw.
+    @inlinable @inline(__always)
+    func finishOuter<Output: Sendable>(
+        _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output,
+        innerEnd: (inout ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        let received = context.deadline
+        outer.narrow(&context, from: frame.start)
+        let output: Output
+        do {
+            output = try await innerEnd(&context)
+        } catch {
+            context.deadline = received
+            return try await outer.recover(after: error, &context, frame, at: offset) { outerContext in
+                try await inner.execute(outerContext, next: next)
+            }
+        }
+        context.deadline = received
+        outer.exit(context, frame, at: offset)
+        return output
+    }
+}
+
+extension EitherStrategy: SteppedStage where First: SteppedStage, Second: SteppedStage {
+    @inlinable var stageCount: Int {
+        switch self {
+        case .first(let stage): stage.stageCount
+        case .second(let stage): stage.stageCount
+        }
+    }
+
+    @inlinable var recordSize: Int {
+        switch self {
+        case .first(let stage): stage.recordSize
+        case .second(let stage): stage.recordSize
+        }
+    }
+
+    @inlinable var runsAsSteps: Bool {
+        switch self {
+        case .first(let stage): stage.runsAsSteps
+        case .second(let stage): stage.runsAsSteps
+        }
+    }
+
+    @inlinable
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        switch self {
+        case .first(let stage): stage.enter(&context, &frame, at: offset)
+        case .second(let stage): stage.enter(&context, &frame, at: offset)
+        }
+    }
+
+    @inlinable
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        switch self {
+        case .first(let stage): stage.exit(context, frame, at: offset)
+        case .second(let stage): stage.exit(context, frame, at: offset)
+        }
+    }
+
+    @inlinable
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        switch self {
+        case .first(let stage): stage.narrow(&context, from: start)
+        case .second(let stage): stage.narrow(&context, from: start)
+        }
+    }
+
+    @inlinable @inline(__always)
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.resume(after: stop, &context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.resume(after: stop, &context, frame, at: offset, next: next)
+        }
+    }
+
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        switch self {
+        case .first(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
+        }
+    }
+}
+
+/// How a call left the synchronous steps.
+@usableFromInline
+enum StageEnd: Sendable {
+    /// A stage stopped before the operation ran.
+    case stopped(StageStop)
+    /// The operation threw.
+    case operationFailed(any Error)
+}
+
+/// What ``StageDriver/run(_:_:_:)`` runs: the steps of one stage or of a whole chain, at the frame's start.
+@usableFromInline
+protocol StageRunner {
+    /// Enters every stage, outermost first.
+    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop?
+    /// Leaves every stage, innermost first, after the operation returned (`inout` only so that nothing is
+    /// copied: leaving changes neither).
+    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame)
+    /// Finishes a call that left the steps through the stages' `resume` or `recover`, on a copy of the
+    /// context the call was given.
+    func finish<Output: Sendable>(
+        _ end: StageEnd, _ frame: StageFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output
+}
+
+/// A stage (or a composition) is run by its own steps, at offset 0 of the frame; the driver borrows it, so
+/// nothing is copied.
+extension SteppedStage {
+    @inlinable @inline(__always)
+    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
+        enter(&context, &frame, at: 0)
+    }
+
+    @inlinable @inline(__always)
+    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
+        exit(context, frame, at: 0)
+    }
+
+    @inlinable
+    func finish<Output: Sendable>(
+        _ end: StageEnd, _ frame: StageFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var context = context
+        switch end {
+        case .stopped(let stop): return try await resume(after: stop, &context, frame, at: 0, next: operation)
+        case .operationFailed(let error):
+            return try await recover(after: error, &context, frame, at: 0, next: operation)
+        }
+    }
+}
+
+/// The one driver of stepped stages (see the top of this file).
+@usableFromInline
+enum StageDriver {
+    /// Reads the clock once, enters every stage outermost first, awaits `operation` once and leaves every
+    /// stage innermost first; a stage that stops or an operation that throws hands over to `runner.finish`.
+    /// `runner` is one stage (every built-in stage's `execute(_:next:)`) or a pipeline's box (its chain).
+    @inlinable @inline(__always)
+    static func run<Runner: StageRunner, Output: Sendable>(
+        _ runner: Runner, _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var inner = context
+        var frame = StageFrame(start: context.clock.now())
+        if let stop = runner.enterAll(&inner, &frame) {
+            return try await runner.finish(.stopped(stop), frame, context, operation)
+        }
+        var succeeded = true
+        // Runs after the output went straight into the caller's return slot (a generic local would cost an
+        // allocation on the task's stack when this code is not specialised).
+        defer { if succeeded { runner.exitAll(&inner, &frame) } }
+        do {
+            return try await operation(inner)
+        } catch {
+            succeeded = false
+            return try await runner.finish(.operationFailed(error), frame, context, operation)
+        }
+    }
+
+    /// The box for `root`, with the steps of its stages when every one of them is a stepped stage and
+    /// their records fit the frame.
+    @inlinable
+    static func box<Root: ResilienceStrategy>(for root: Root) -> AnyStrategyBox {
+        guard let stage = root as? any SteppedStage, let box = steppedBox(stage) else { return StrategyBox(root) }
+        return box
+    }
+
+    /// Opens the stage type: every stepped stage is a value type, so it is `Root` itself.
+    @inlinable
+    static func steppedBox<Stage: SteppedStage>(_ stage: Stage) -> AnyStrategyBox? {
+        guard stage.runsAsSteps, stage.recordSize <= StageFrame.capacity else { return nil }
+        return StrategyBox(stage, steps: ChainSteps(for: Stage.self))
+    }
+}
+
+/// A pipeline's chain of stepped stages behind its type-erased box: the chain's steps as two closures
+/// specialised for the chain when the pipeline is built. Both take the box (the stages) as an argument, so
+/// neither captures anything.
+@usableFromInline
+struct ChainSteps: Sendable {
+    /// Enters (`true`) or leaves (`false`) every stage: synchronous, the success path.
+    @usableFromInline let step:
+        @Sendable (_ entering: Bool, AnyStrategyBox, inout ResilienceContext, inout StageFrame) -> StageStop?
+    /// Finishes a call that left the steps through the stages' `resume` or `recover`, calling `complete` for
+    /// every run of the operation. The stages run with no output of their own (`Void`): `complete` keeps
+    /// the operation's.
+    @usableFromInline let finish:
+        @Sendable (
+            StageEnd, AnyStrategyBox, StageFrame, ResilienceContext,
+            _ complete: (ResilienceContext) async throws -> Void
+        ) async throws -> Void
+
+    @inlinable
+    init<Stage: SteppedStage>(for _: Stage.Type) {
+        step = { entering, box, context, frame in
+            let stages = unsafeDowncast(box, to: StrategyBox<Stage>.self)
+            if entering { return stages.root.enterAll(&context, &frame) }
+            stages.root.exitAll(&context, &frame)
+            return nil
+        }
+        finish = { end, box, frame, context, complete in
+            try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.finish(end, frame, context, complete)
+        }
+    }
+}
+
+/// A pipeline's box runs its chain through its steps (only called when it has them), passed to the driver
+/// as is, so nothing is copied or retained per call.
+extension AnyStrategyBox: StageRunner {
+    @inlinable @inline(__always)
+    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
+        steps.unsafelyUnwrapped.step(true, self, &context, &frame)
+    }
+
+    @inlinable @inline(__always)
+    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
+        _ = steps.unsafelyUnwrapped.step(false, self, &context, &frame)
+    }
+
+    /// Keeps the output of the operation's run that returned. Not inlined: only failures and waits come here.
+    @inlinable @inline(never)
+    func finish<Output: Sendable>(
+        _ end: StageEnd, _ frame: StageFrame, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        var output: Output?
+        try await steps.unsafelyUnwrapped.finish(end, self, frame, context) { inner in
+            output = try await operation(inner)
+        }
+        // Stepped stages return normally only after the operation did.
+        guard let output else { throw ResilienceError(.init(rawValue: "no-output"), key: context.key) }
+        return output
+    }
+}
