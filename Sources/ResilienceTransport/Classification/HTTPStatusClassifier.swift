@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The whole response is read, not only the status:
 /// - a `403` (or `401`) that says the quota is spent (`X-RateLimit-Remaining: 0`, `RateLimit-Remaining: 0`,
-///   `RateLimit: r=0`, or a `Retry-After`) is **rate-limited** (`NET_004`, transient, with the reset as its
-///   hint), as GitHub answers; it is not an authentication failure;
+///   `RateLimit: "default";r=0`, or a `Retry-After`) is **rate-limited** (`NET_004`, transient, with the
+///   reset as its hint), as GitHub answers; it is not an authentication failure;
 /// - a `409` that says a request with the same `Idempotency-Key` is still in progress
 ///   (Core's ``IdempotencyConflict``) is **transient**: retry later with the same key;
 /// - otherwise the status decides, by this table:
