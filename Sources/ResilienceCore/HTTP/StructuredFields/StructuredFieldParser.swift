@@ -40,7 +40,9 @@ struct StructuredFieldParser {
     private let bytes: [UInt8]
     private var position = 0
 
-    init(_ fieldValue: some StringProtocol) { bytes = Array(fieldValue.utf8) }
+    init(_ fieldValue: some StringProtocol) {
+        bytes = fieldValue.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(fieldValue.utf8)
+    }
 
     private var isAtEnd: Bool { position >= bytes.count }
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
@@ -129,7 +131,7 @@ struct StructuredFieldParser {
             } else {
                 member = .item(StructuredFieldItem(.boolean(true), parameters: try parseParameters()))
             }
-            dictionary.storage[key] = member
+            dictionary.storage.insertOrReplace(key, member)
             try expectMemberSeparator()
         }
         return dictionary
@@ -171,7 +173,7 @@ struct StructuredFieldParser {
                 position += 1
                 value = try parseBareItem()
             }
-            parameters.storage[key] = value
+            parameters.storage.insertOrReplace(key, value)
         }
         return parameters
     }
@@ -227,10 +229,11 @@ struct StructuredFieldParser {
         return .decimal(StructuredFieldDecimal(thousandths: negative ? -thousandths : thousandths))
     }
 
-    /// §4.2.5 Parsing a String.
+    /// §4.2.5 Parsing a String. A string without escapes is decoded straight from the field's bytes.
     private mutating func parseString() throws(StructuredFieldError) -> String {
         position += 1  // DQUOTE
-        var text: [UInt8] = []
+        let start = position
+        var unescaped: [UInt8]?
         while let byte = current {
             position += 1
             if byte == StructuredFieldGrammar.backslash {
@@ -238,15 +241,17 @@ struct StructuredFieldParser {
                 guard escaped == StructuredFieldGrammar.quote || escaped == StructuredFieldGrammar.backslash else {
                     throw failure(.invalidString)
                 }
+                if unescaped == nil { unescaped = Array(bytes[start..<position - 1]) }
                 position += 1
-                text.append(escaped)
+                unescaped?.append(escaped)
             } else if byte == StructuredFieldGrammar.quote {
-                return String(decoding: text, as: UTF8.self)
+                if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
+                return String(decoding: bytes[start..<position - 1], as: UTF8.self)
             } else if byte < 0x20 || byte > 0x7E {
                 position -= 1
                 throw failure(.invalidString)
             } else {
-                text.append(byte)
+                unescaped?.append(byte)
             }
         }
         throw failure(.invalidString)

@@ -144,7 +144,7 @@ struct StructuredFieldSerializer {
     /// §4.1.5 Serializing a Decimal (the value is already rounded to thousandths).
     private mutating func serializeDecimal(_ value: StructuredFieldDecimal) throws(StructuredFieldError) {
         guard value.thousandths.magnitude <= 999_999_999_999_999 else { throw StructuredFieldError(.outOfRange) }
-        output.append(contentsOf: value.description.utf8)
+        value.write(into: &output)
     }
 
     /// §4.1.6 Serializing a String.

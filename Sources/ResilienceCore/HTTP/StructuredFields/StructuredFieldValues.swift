@@ -106,11 +106,29 @@ public struct StructuredFieldDecimal: Hashable, Sendable, Comparable, CustomStri
 
     /// The value in the field's form: `-1.5`, `10.0`, `0.001`.
     public var description: String {
+        var bytes: [UInt8] = []
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the field's form: the integer part, a dot, and the fraction without trailing zeros (at least
+    /// one digit).
+    func write(into output: inout [UInt8]) {
         let magnitude = thousandths.magnitude
-        var fraction = String(magnitude % 1_000)
-        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
-        while fraction.count > 1 && fraction.hasSuffix("0") { fraction.removeLast() }
-        return (thousandths < 0 ? "-" : "") + String(magnitude / 1_000) + "." + fraction
+        if thousandths < 0 { output.append(UInt8(ascii: "-")) }
+        output.append(contentsOf: String(magnitude / 1_000).utf8)
+        output.append(UInt8(ascii: "."))
+        var fraction = magnitude % 1_000
+        var digits = 3
+        while digits > 1 && fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        var divisor: UInt64 = digits == 3 ? 100 : digits == 2 ? 10 : 1
+        while divisor > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
     }
 }
 
@@ -286,22 +304,33 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
     subscript(key: String) -> Value? {
         get { position(of: key).map { entries[$0].value } }
         set {
-            if let position = position(of: key) {
-                if let newValue {
-                    entries[position].value = newValue
-                } else {
-                    entries.remove(at: position)
-                    rebuildIndex()
-                }
-            } else if let newValue {
-                entries.append((key, newValue))
-                if index != nil {
-                    index?[key] = entries.count - 1
-                } else if entries.count > Self.scanLimit {
-                    rebuildIndex()
-                }
+            if let newValue {
+                insertOrReplace(key, newValue)
+            } else if let position = position(of: key) {
+                entries.remove(at: position)
+                rebuildIndex()
             }
         }
+    }
+
+    /// Sets `key` to `value`: in place when the key is present, else appended. One hash at most.
+    mutating func insertOrReplace(_ key: consuming String, _ value: consuming Value) {
+        if index != nil {
+            if let existing = index?.updateValue(entries.count, forKey: key) {
+                index?[key] = existing
+                entries[existing].value = value
+            } else {
+                entries.append((key, value))
+            }
+            return
+        }
+        if let existing = entries.firstIndex(where: { $0.key == key }) {
+            entries[existing].value = value
+            return
+        }
+        if entries.isEmpty { entries.reserveCapacity(8) }
+        entries.append((key, value))
+        if entries.count > Self.scanLimit { rebuildIndex() }
     }
 
     func position(of key: String) -> Int? {
@@ -315,7 +344,7 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
             return
         }
         var rebuilt: [String: Int] = [:]
-        rebuilt.reserveCapacity(entries.count)
+        rebuilt.reserveCapacity(Swift.max(entries.count * 2, 64))
         for (position, entry) in entries.enumerated() { rebuilt[entry.key] = position }
         index = rebuilt
     }
