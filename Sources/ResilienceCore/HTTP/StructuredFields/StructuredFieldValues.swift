@@ -324,7 +324,7 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
             }
             return
         }
-        if let existing = entries.firstIndex(where: { $0.key == key }) {
+        if let existing = scan(for: key) {
             entries[existing].value = value
             return
         }
@@ -335,7 +335,17 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
 
     func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return entries.firstIndex { $0.key == key }
+        return scan(for: key)
+    }
+
+    /// The position of `key` by comparing keys in place (no entry is copied).
+    private func scan(for key: String) -> Int? {
+        var position = 0
+        while position < entries.count {
+            if entries[position].key == key { return position }
+            position += 1
+        }
+        return nil
     }
 
     private mutating func rebuildIndex() {
