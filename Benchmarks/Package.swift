@@ -45,6 +45,11 @@ let package = Package(
             path: "Benchmarks/FeedParsing"
         ),
         .executableTarget(
+            name: "StructuredFieldParsing",
+            dependencies: [.product(name: "ResilienceCore", package: "ResilienceKit")],
+            path: "Benchmarks/StructuredFieldParsing"
+        ),
+        .executableTarget(
             name: "simulation-throughput",
             dependencies: [
                 .product(name: "ResilienceKit", package: "ResilienceKit"),

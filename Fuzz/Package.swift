@@ -19,6 +19,7 @@ let package = Package(
         fuzzer("ErrorBodyFuzzer", "ResilienceTransport"),
         fuzzer("FeedParserFuzzer", "ResilienceSources"),
         fuzzer("FeedDateFuzzer", "ResilienceSources"),
+        fuzzer("StructuredFieldFuzzer", "ResilienceCore"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,9 +52,35 @@ struct ServerQuotaTests {
             quota([("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "99999999999")])?.resetAfter
                 == ServerQuota.maximumReset)
         #expect(quota([]) == nil)
-        // Found by the RateLimitFieldsFuzzer: an empty key crashed the parameter parser.
+        // Found by the RateLimitFieldsFuzzer: an empty key crashed the old hand-written parameter parser.
         #expect(quota([("RateLimit", "=")]) == nil)
-        #expect(quota([("RateLimit", "r=0;=;t=1, =5")]) == ServerQuota(remaining: 0, resetAfter: .seconds(1)))
-        #expect(quota([("RateLimit-Policy", "="), ("RateLimit", "remaining=2,;=")])?.remaining == 2)
+        // Not structured fields (an empty key, a trailing comma): ignored whole, as the RateLimit draft requires.
+        #expect(quota([("RateLimit", "r=0;=;t=1, =5")]) == nil)
+        #expect(quota([("RateLimit-Policy", "="), ("RateLimit", "remaining=2,;=")]) == nil)
+        // A malformed RateLimit-Policy is ignored; the RateLimit field still counts.
+        #expect(quota([("RateLimit-Policy", "="), ("RateLimit", "remaining=2")]) == ServerQuota(remaining: 2))
+    }
+
+    @Test("RateLimit follows RFC 9651: items whose r is not a non-negative integer are skipped")
+    func structuredFieldRules() {
+        #expect(
+            quota([("RateLimit", #""a";r=-1;t=5, "b";r=3;t=9, "c";r=1.5, "d";r="0""#)])
+                == ServerQuota(remaining: 3, resetAfter: .seconds(9)))
+        #expect(quota([("RateLimit", #""a";r=-1, "b";r=?1"#)]) == nil)
+        // Several field lines are one list; the policy with the same name gives limit and window.
+        #expect(
+            quota([
+                ("RateLimit", #""hour";r=40"#), ("RateLimit", #""minute";r=2"#),
+                ("RateLimit-Policy", #""hour";q=1000;w=3600, "minute";q=60;w=60"#),
+            ]) == ServerQuota(remaining: 2, resetAfter: .seconds(60), limit: 60))
+        // Integers beyond 15 digits are not structured-field integers.
+        #expect(quota([("RateLimit", #""a";r=1234567890123456"#)]) == nil)
+        // Older draft: a Dictionary with RateLimit-Policy's window.
+        #expect(
+            quota([("RateLimit", "limit=10, remaining=0"), ("RateLimit-Policy", "10;w=60")])
+                == ServerQuota(remaining: 0, resetAfter: .seconds(60), limit: 10))
+        // A one-megabyte field is parsed in linear time and ignored when malformed.
+        let huge = String(repeating: #""p";r=1, "#, count: 100_000) + "!"
+        #expect(quota([("RateLimit", huge)]) == nil)
     }
 }

@@ -85,4 +85,24 @@ struct RetryHintParserTests {
         #expect(parser.retryDelay(from: ["Retry-After": "later", "X-RateLimit-Reset": "4"], now: now) == .seconds(4))
         #expect(parser.retryDelay(from: [:], now: now) == nil)
     }
+
+    @Test("RateLimit is read as a structured field: a hint only when the quota is spent; malformed is ignored")
+    func rateLimitStructuredField() {
+        // The most restrictive policy decides: spent, so its reset is the delay.
+        #expect(
+            parser.retryDelay(from: ["RateLimit": #""hour";r=40;t=600, "minute";r=0;t=20"#], now: now) == .seconds(20))
+        // Quota left: no delay from RateLimit, the next hint applies.
+        #expect(parser.retryDelay(from: ["RateLimit": #""default";r=5;t=30"#], now: now) == nil)
+        #expect(
+            parser.retryDelay(from: ["RateLimit": #""default";r=5;t=30"#, "RateLimit-Reset": "7"], now: now)
+                == .seconds(7))
+        // Not a structured field (unterminated string, a decimal r): ignored whole.
+        #expect(parser.retryDelay(from: ["RateLimit": #""default;r=0;t=9"#], now: now) == nil)
+        #expect(parser.retryDelay(from: ["RateLimit": #""default";r=0.0;t=9"#], now: now) == nil)
+        // Retry-After still wins over a valid RateLimit field.
+        #expect(
+            parser.retryDelay(from: ["Retry-After": "3", "RateLimit": #""default";r=0;t=30"#], now: now) == .seconds(3))
+        // Resets are clamped to the parser's maximum delay.
+        #expect(parser.retryDelay(from: ["RateLimit": #""d";r=0;t=86400"#], now: now) == .seconds(3_600))
+    }
 }

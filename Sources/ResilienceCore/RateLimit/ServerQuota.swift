@@ -5,14 +5,15 @@ import Foundation
 /// through the context's ``ResilienceContext/quotaObserver``.
 ///
 /// Understood, in this order:
-/// - the IETF RateLimit fields: `RateLimit: "default";r=0;t=10` (structured field; the most restrictive
-///   policy wins) with `RateLimit-Policy: "default";q=100;w=60` for the limit and window, and the older
-///   draft's `RateLimit: limit=100, remaining=0, reset=30`;
+/// - the IETF RateLimit fields, parsed as RFC 9651 structured fields (see
+///   ``init(rateLimitField:policyField:)``): `RateLimit: "default";r=0;t=10` (the most restrictive policy
+///   wins) with `RateLimit-Policy: "default";q=100;w=60` for the limit and window, and the older draft's
+///   `RateLimit: limit=100, remaining=0, reset=30`; a malformed `RateLimit` is ignored;
 /// - `RateLimit-Remaining` / `RateLimit-Reset` / `RateLimit-Limit`;
 /// - `X-RateLimit-Remaining` / `X-RateLimit-Reset` (delta-seconds, or a Unix time when ≥ 1,000,000,000)
 ///   / `X-RateLimit-Limit`, as GitHub and many others send.
 ///
-/// Values must be plain non-negative integers; anything else is ignored, never a crash.
+/// Values must be non-negative integers; anything else is ignored, never a crash.
 public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
     /// Requests left in the current window.
     public var remaining: Int
@@ -42,7 +43,7 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
     ///   - now: the wall clock, used for a Unix-time reset when `responseDate` is nil.
     public init?(headers: HTTPHeaders, responseDate: Date? = nil, now: Date) {
         if let value = headers.combinedValue(for: "RateLimit"),
-            let quota = Self.rateLimitField(value, policy: headers.combinedValue(for: "RateLimit-Policy"))
+            let quota = ServerQuota(rateLimitField: value, policyField: headers.combinedValue(for: "RateLimit-Policy"))
         {
             self = quota
             return
@@ -87,51 +88,52 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
         return .seconds(min(seconds, Double(maximumReset.components.seconds)).rounded(.up))
     }
 
-    /// The `RateLimit` field, structured (`"name";r=0;t=10`, several policies) or the older `key=value` list.
-    static func rateLimitField(_ value: String, policy: String?) -> ServerQuota? {
-        guard value.utf8.count <= 4_096 else { return nil }
-        let items = value.split(separator: ",").map(parameters)
-        let structured = items.filter { $0["r"] != nil }
-        let policies = (policy.map { $0.utf8.count <= 4_096 ? $0.split(separator: ",").map(parameters) : [] } ?? [])
-        if !structured.isEmpty {
+    /// Reads the IETF RateLimit fields as RFC 9651 structured fields, or nil when `RateLimit` is malformed or
+    /// carries no usable quota (a malformed field is ignored, as the RateLimit draft requires).
+    ///
+    /// `RateLimit` is a List of policies (`"hour";r=40;t=600, "minute";r=0;t=20`): each item names a
+    /// policy and carries its remaining quota `r` and the seconds until it resets `t`; an item whose `r` is
+    /// not a non-negative integer is skipped, and the most restrictive of the others (the fewest remaining)
+    /// wins. `RateLimit-Policy` is a List of the same names with the quota `q` and the window `w` in
+    /// seconds; the item with the same name (or the only item) gives the limit, and the window when `t` is
+    /// absent. The older draft's Dictionary form, `RateLimit: limit=100, remaining=0, reset=30` with
+    /// `RateLimit-Policy: 100;w=60`, is read too.
+    /// - Parameters:
+    ///   - rateLimitField: the `RateLimit` field value (several field lines combined with `", "`).
+    ///   - policyField: the `RateLimit-Policy` field value, if sent; ignored when malformed.
+    public init?(rateLimitField: String, policyField: String?) {
+        let policies = policyField.flatMap { try? StructuredFieldList(parsing: $0) } ?? []
+        if let list = try? StructuredFieldList(parsing: rateLimitField) {
             var best: ServerQuota?
-            for item in structured {
-                guard let remaining = item["r"].flatMap(integer) else { continue }
-                let name = item[""]
-                let matchingPolicy = policies.first { $0[""] == name } ?? (policies.count == 1 ? policies.first : nil)
-                let window = (item["t"] ?? matchingPolicy?["w"]).flatMap(integer)
+            for case .item(let item) in list {
+                guard let remaining = Self.count(item.parameters["r"]) else { continue }
+                let name = item.bareItem.stringValue
+                let policy =
+                    policies.first { name != nil && $0.item?.bareItem.stringValue == name }
+                    ?? (policies.count == 1 ? policies.first : nil)
+                let reset = Self.count(item.parameters["t"]) ?? Self.count(policy?.parameters["w"])
                 let quota = ServerQuota(
-                    remaining: remaining, resetAfter: window.map { .seconds($0) },
-                    limit: matchingPolicy?["q"].flatMap(integer))
+                    remaining: remaining, resetAfter: reset.map { .seconds($0) },
+                    limit: Self.count(policy?.parameters["q"]))
                 if best.map({ quota.remaining < $0.remaining }) ?? true { best = quota }
             }
-            return best
+            guard let best else { return nil }
+            self = best
+            return
         }
-        var merged: [String: String] = [:]
-        for item in items { merged.merge(item) { first, _ in first } }
-        guard let remaining = merged["remaining"].flatMap(integer) else { return nil }
-        let window = policies.first?["w"] ?? policies.first?["window"]
-        return ServerQuota(
-            remaining: remaining, resetAfter: (merged["reset"] ?? window).flatMap(integer).map { .seconds($0) },
-            limit: merged["limit"].flatMap(integer))
+        guard let dictionary = try? StructuredFieldDictionary(parsing: rateLimitField),
+            let remaining = Self.count(dictionary["remaining"]?.item?.bareItem)
+        else { return nil }
+        let reset = Self.count(dictionary["reset"]?.item?.bareItem) ?? Self.count(policies.first?.parameters["w"])
+        self.init(
+            remaining: remaining, resetAfter: reset.map { .seconds($0) },
+            limit: Self.count(dictionary["limit"]?.item?.bareItem))
     }
 
-    /// `"name";a=1;b=2` or `a=1` → parameters by lowercased key; a bare (possibly quoted) token under "".
-    private static func parameters(_ item: Substring) -> [String: String] {
-        var result: [String: String] = [:]
-        for piece in item.split(separator: ";") {
-            let pair = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-            if pair.count == 2 && key.isEmpty { continue }
-            let raw = pair.count == 2 ? pair[1].trimmingCharacters(in: .whitespaces) : ""
-            let unquoted = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            if pair.count == 1 {
-                if result[""] == nil { result[""] = key.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-            } else if result[key] == nil {
-                result[key] = unquoted
-            }
-        }
-        return result
+    /// A non-negative structured-field integer, else nil.
+    private static func count(_ value: StructuredFieldBareItem?) -> Int? {
+        guard let integer = value?.integerValue, integer >= 0 else { return nil }
+        return Int(integer)
     }
 }
 

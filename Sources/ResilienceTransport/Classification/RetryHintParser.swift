@@ -4,8 +4,9 @@ import Foundation
 ///
 /// `Retry-After` wins (delta-seconds or any HTTP-date, measured against the response's own `Date` header so a
 /// skewed device clock does not matter). Without it, the secondary hints are used, in order: the RateLimit
-/// draft's `RateLimit` field (`reset=`/`t=`, with `RateLimit-Policy`'s window `w=` when the quota is
-/// spent), `RateLimit-Reset`, then `X-RateLimit-Reset` (delta-seconds, or Unix time when it looks like one).
+/// draft's `RateLimit` field when its quota is spent (`t=`, or `RateLimit-Policy`'s window `w=`; both read
+/// as RFC 9651 structured fields, a malformed field ignored), `RateLimit-Reset`, then `X-RateLimit-Reset`
+/// (delta-seconds, or Unix time when it looks like one).
 /// Negative, fractional and garbage values are ignored; huge values are clamped to ``maximumDelay``.
 public struct RetryHintParser: Sendable, Hashable {
     /// The longest delay reported; larger hints are clamped to it.
@@ -80,26 +81,15 @@ public struct RetryHintParser: Sendable, Hashable {
         return .seconds(clamped.rounded(.up))
     }
 
-    /// `RateLimit: limit=100, remaining=0, reset=30` (older drafts) or `"default";r=0;t=30` (newer drafts).
+    /// The delay a `RateLimit` field asks for: the reset of its most restrictive policy when that quota is
+    /// spent (remaining 0), from `t` (or the older draft's `reset`), else the matching `RateLimit-Policy`
+    /// window `w`. The fields are read by ``ServerQuota/init(rateLimitField:policyField:)`` as RFC 9651
+    /// structured fields; a malformed field gives no delay.
     func rateLimitField(_ value: String, policy: String?) -> Duration? {
-        let parameters = Self.parameters(value)
-        if let reset = parameters["reset"] ?? parameters["t"], let delay = deltaSeconds(reset) { return delay }
-        let remaining = parameters["remaining"] ?? parameters["r"]
-        guard remaining == "0", let policy else { return nil }
-        let policyParameters = Self.parameters(policy)
-        return (policyParameters["w"] ?? policyParameters["window"]).flatMap(deltaSeconds)
-    }
-
-    private static func parameters(_ value: String) -> [String: String] {
-        var result: [String: String] = [:]
-        for item in value.split(whereSeparator: { $0 == "," || $0 == ";" }) {
-            let pair = item.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            let key = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let raw = pair[1].trimmingCharacters(in: .whitespaces)
-            if result[key] == nil { result[key] = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        }
-        return result
+        guard let quota = ServerQuota(rateLimitField: value, policyField: policy), quota.remaining == 0,
+            let reset = quota.resetAfter
+        else { return nil }
+        return min(reset, maximumDelay)
     }
 
     /// `X-RateLimit-Reset`: delta-seconds, or a Unix time (≥ 1,000,000,000) relative to the `Date` header.

@@ -1,0 +1,454 @@
+// RFC 9651 §4.2: parsing structured fields, one algorithm per section, iteratively (inner lists are the only
+// nesting and cannot nest further), in time and memory linear in the field's length.
+
+extension StructuredFieldItem {
+    /// Parses an item field (RFC 9651 §4.2, field type "item").
+    ///
+    /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
+    /// - Throws: ``StructuredFieldError`` when the value is not a valid item.
+    public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
+        var parser = StructuredFieldParser(fieldValue)
+        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseItem() }
+    }
+}
+
+extension StructuredFieldList {
+    /// Parses a list field (RFC 9651 §4.2, field type "list"). An empty value is an empty list.
+    ///
+    /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
+    /// - Throws: ``StructuredFieldError`` when the value is not a valid list.
+    public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
+        var parser = StructuredFieldParser(fieldValue)
+        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseList() }
+    }
+}
+
+extension StructuredFieldDictionary {
+    /// Parses a dictionary field (RFC 9651 §4.2, field type "dictionary"). An empty value is an empty
+    /// dictionary; a repeated key keeps its first position and its last value.
+    ///
+    /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
+    /// - Throws: ``StructuredFieldError`` when the value is not a valid dictionary.
+    public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
+        var parser = StructuredFieldParser(fieldValue)
+        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseDictionary() }
+    }
+}
+
+/// The parsing algorithms of RFC 9651 §4.2 over a field value's bytes.
+struct StructuredFieldParser {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ fieldValue: some StringProtocol) {
+        bytes = fieldValue.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(fieldValue.utf8)
+    }
+
+    private var isAtEnd: Bool { position >= bytes.count }
+    private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    private func failure(_ code: StructuredFieldError.Code) -> StructuredFieldError {
+        StructuredFieldError(code, offset: position)
+    }
+
+    private mutating func skipSpaces() {
+        while position < bytes.count && bytes[position] == StructuredFieldGrammar.space { position += 1 }
+    }
+
+    private mutating func skipOptionalWhitespace() {
+        while position < bytes.count
+            && (bytes[position] == StructuredFieldGrammar.space || bytes[position] == StructuredFieldGrammar.tab)
+        {
+            position += 1
+        }
+    }
+
+    /// §4.2 steps 2–7: leading spaces, the value, trailing spaces, nothing else.
+    mutating func parseField<Value>(
+        _ parseValue: (inout Self) throws(StructuredFieldError) -> Value
+    ) throws(StructuredFieldError) -> Value {
+        skipSpaces()
+        let value = try parseValue(&self)
+        skipSpaces()
+        guard isAtEnd else { throw failure(.trailingCharacters) }
+        return value
+    }
+
+    /// §4.2.1 Parsing a List.
+    mutating func parseList() throws(StructuredFieldError) -> StructuredFieldList {
+        var members: [StructuredFieldMember] = []
+        while !isAtEnd {
+            members.append(try parseItemOrInnerList())
+            try expectMemberSeparator()
+        }
+        return StructuredFieldList(members)
+    }
+
+    /// The end of a list or dictionary member: OWS, then the end or a comma followed by another member.
+    private mutating func expectMemberSeparator() throws(StructuredFieldError) {
+        skipOptionalWhitespace()
+        guard let next = current else { return }
+        guard next == StructuredFieldGrammar.comma else { throw failure(.unexpectedCharacter) }
+        position += 1
+        skipOptionalWhitespace()
+        guard !isAtEnd else { throw failure(.unexpectedEnd) }
+    }
+
+    /// §4.2.1.1 Parsing an Item or Inner List.
+    private mutating func parseItemOrInnerList() throws(StructuredFieldError) -> StructuredFieldMember {
+        if current == StructuredFieldGrammar.openParenthesis { return .innerList(try parseInnerList()) }
+        return .item(try parseItem())
+    }
+
+    /// §4.2.1.2 Parsing an Inner List.
+    private mutating func parseInnerList() throws(StructuredFieldError) -> StructuredFieldInnerList {
+        position += 1  // "("
+        var items: [StructuredFieldItem] = []
+        while !isAtEnd {
+            skipSpaces()
+            if current == StructuredFieldGrammar.closeParenthesis {
+                position += 1
+                return StructuredFieldInnerList(items, parameters: try parseParameters())
+            }
+            items.append(try parseItem())
+            guard let next = current else { break }
+            guard next == StructuredFieldGrammar.space || next == StructuredFieldGrammar.closeParenthesis else {
+                throw failure(.unexpectedCharacter)
+            }
+        }
+        throw failure(.unexpectedEnd)
+    }
+
+    /// §4.2.2 Parsing a Dictionary.
+    mutating func parseDictionary() throws(StructuredFieldError) -> StructuredFieldDictionary {
+        var dictionary = StructuredFieldDictionary()
+        while !isAtEnd {
+            let key = try parseKey()
+            let member: StructuredFieldMember
+            if current == StructuredFieldGrammar.equals {
+                position += 1
+                member = try parseItemOrInnerList()
+            } else {
+                member = .item(StructuredFieldItem(.boolean(true), parameters: try parseParameters()))
+            }
+            dictionary.storage.insertOrReplace(key, member)
+            try expectMemberSeparator()
+        }
+        return dictionary
+    }
+
+    /// §4.2.3 Parsing an Item.
+    mutating func parseItem() throws(StructuredFieldError) -> StructuredFieldItem {
+        let bareItem = try parseBareItem()
+        return StructuredFieldItem(bareItem, parameters: try parseParameters())
+    }
+
+    /// §4.2.3.1 Parsing a Bare Item.
+    private mutating func parseBareItem() throws(StructuredFieldError) -> StructuredFieldBareItem {
+        guard let first = current else { throw failure(.unexpectedEnd) }
+        switch first {
+        case StructuredFieldGrammar.minus, StructuredFieldGrammar.zero...StructuredFieldGrammar.nine:
+            return try parseIntegerOrDecimal()
+        case StructuredFieldGrammar.quote: return .string(try parseString())
+        case StructuredFieldGrammar.star, StructuredFieldGrammar.upperA...StructuredFieldGrammar.upperZ,
+            StructuredFieldGrammar.lowerA...StructuredFieldGrammar.lowerZ:
+            return .token(parseToken())
+        case StructuredFieldGrammar.colon: return .byteSequence(try parseByteSequence())
+        case StructuredFieldGrammar.question: return .boolean(try parseBoolean())
+        case StructuredFieldGrammar.at: return .date(try parseDate())
+        case StructuredFieldGrammar.percent: return .displayString(try parseDisplayString())
+        default: throw failure(.unexpectedCharacter)
+        }
+    }
+
+    /// §4.2.3.2 Parsing Parameters.
+    private mutating func parseParameters() throws(StructuredFieldError) -> StructuredFieldParameters {
+        var parameters = StructuredFieldParameters()
+        while current == StructuredFieldGrammar.semicolon {
+            position += 1
+            skipSpaces()
+            let key = try parseKey()
+            var value = StructuredFieldBareItem.boolean(true)
+            if current == StructuredFieldGrammar.equals {
+                position += 1
+                value = try parseBareItem()
+            }
+            parameters.storage.insertOrReplace(key, value)
+        }
+        return parameters
+    }
+
+    /// §4.2.3.3 Parsing a Key.
+    private mutating func parseKey() throws(StructuredFieldError) -> String {
+        guard let first = current else { throw failure(.unexpectedEnd) }
+        guard StructuredFieldGrammar.isLowercaseLetter(first) || first == StructuredFieldGrammar.star else {
+            throw failure(.invalidKey)
+        }
+        let start = position
+        position += 1
+        while let byte = current, StructuredFieldGrammar.isKeyCharacter(byte) { position += 1 }
+        return String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    /// §4.2.4 Parsing an Integer or Decimal.
+    private mutating func parseIntegerOrDecimal() throws(StructuredFieldError) -> StructuredFieldBareItem {
+        var negative = false
+        if current == StructuredFieldGrammar.minus {
+            negative = true
+            position += 1
+        }
+        guard let first = current, StructuredFieldGrammar.isDigit(first) else { throw failure(.invalidNumber) }
+        var whole: Int64 = 0
+        var digits = 0
+        var fractionDigits = -1  // -1 while the number is an integer
+        var fraction: Int64 = 0
+        while let byte = current {
+            if StructuredFieldGrammar.isDigit(byte) {
+                if fractionDigits < 0 {
+                    whole = whole * 10 + Int64(byte - StructuredFieldGrammar.zero)
+                } else {
+                    fraction = fraction * 10 + Int64(byte - StructuredFieldGrammar.zero)
+                    fractionDigits += 1
+                }
+                digits += 1
+            } else if fractionDigits < 0 && byte == StructuredFieldGrammar.dot {
+                guard digits <= 12 else { throw failure(.invalidNumber) }
+                fractionDigits = 0
+                digits += 1  // the RFC counts the "." towards a decimal's 16 characters
+            } else {
+                break
+            }
+            position += 1
+            if fractionDigits < 0 && digits > 15 { throw failure(.invalidNumber) }
+            if fractionDigits >= 0 && digits > 16 { throw failure(.invalidNumber) }
+        }
+        if fractionDigits < 0 { return .integer(negative ? -whole : whole) }
+        guard fractionDigits > 0, fractionDigits <= 3 else { throw failure(.invalidNumber) }
+        for _ in fractionDigits..<3 { fraction *= 10 }
+        let thousandths = whole * 1_000 + fraction
+        return .decimal(StructuredFieldDecimal(thousandths: negative ? -thousandths : thousandths))
+    }
+
+    /// §4.2.5 Parsing a String. A string without escapes is decoded straight from the field's bytes.
+    private mutating func parseString() throws(StructuredFieldError) -> String {
+        position += 1  // DQUOTE
+        let start = position
+        var unescaped: [UInt8]?
+        while let byte = current {
+            position += 1
+            if byte == StructuredFieldGrammar.backslash {
+                guard let escaped = current else { throw failure(.invalidString) }
+                guard escaped == StructuredFieldGrammar.quote || escaped == StructuredFieldGrammar.backslash else {
+                    throw failure(.invalidString)
+                }
+                if unescaped == nil { unescaped = Array(bytes[start..<position - 1]) }
+                position += 1
+                unescaped?.append(escaped)
+            } else if byte == StructuredFieldGrammar.quote {
+                if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
+                return String(decoding: bytes[start..<position - 1], as: UTF8.self)
+            } else if byte < 0x20 || byte > 0x7E {
+                position -= 1
+                throw failure(.invalidString)
+            } else {
+                unescaped?.append(byte)
+            }
+        }
+        throw failure(.invalidString)
+    }
+
+    /// §4.2.6 Parsing a Token (the first character is known to be ALPHA or `*`).
+    private mutating func parseToken() -> String {
+        let start = position
+        position += 1
+        while let byte = current, StructuredFieldGrammar.isTokenCharacter(byte) { position += 1 }
+        return String(decoding: bytes[start..<position], as: UTF8.self)
+    }
+
+    /// §4.2.7 Parsing a Byte Sequence. Missing `=` padding and non-zero pad bits are accepted, as the RFC
+    /// recommends; any other character than base64's, or `=` anywhere but at the end, fails.
+    private mutating func parseByteSequence() throws(StructuredFieldError) -> [UInt8] {
+        position += 1  // ":"
+        let start = position
+        while let byte = current, byte != StructuredFieldGrammar.colon {
+            guard StructuredFieldGrammar.isBase64Character(byte) else { throw failure(.invalidByteSequence) }
+            position += 1
+        }
+        guard current == StructuredFieldGrammar.colon else { throw failure(.invalidByteSequence) }
+        var end = position
+        position += 1
+        var padding = 0
+        while end > start && bytes[end - 1] == StructuredFieldGrammar.equals && padding < 2 {
+            end -= 1
+            padding += 1
+        }
+        guard let decoded = StructuredFieldBase64.decode(bytes[start..<end]) else {
+            position = start
+            throw failure(.invalidByteSequence)
+        }
+        return decoded
+    }
+
+    /// §4.2.8 Parsing a Boolean.
+    private mutating func parseBoolean() throws(StructuredFieldError) -> Bool {
+        position += 1  // "?"
+        guard let byte = current else { throw failure(.invalidBoolean) }
+        guard byte == StructuredFieldGrammar.zero || byte == StructuredFieldGrammar.one else {
+            throw failure(.invalidBoolean)
+        }
+        position += 1
+        return byte == StructuredFieldGrammar.one
+    }
+
+    /// §4.2.9 Parsing a Date.
+    private mutating func parseDate() throws(StructuredFieldError) -> Int64 {
+        position += 1  // "@"
+        let start = position
+        let number: StructuredFieldBareItem
+        do throws(StructuredFieldError) {
+            number = try parseIntegerOrDecimal()
+        } catch {
+            throw StructuredFieldError(.invalidDate, offset: error.offset)
+        }
+        guard case .integer(let seconds) = number else { throw StructuredFieldError(.invalidDate, offset: start) }
+        return seconds
+    }
+
+    /// §4.2.10 Parsing a Display String.
+    private mutating func parseDisplayString() throws(StructuredFieldError) -> String {
+        position += 1  // "%"
+        guard current == StructuredFieldGrammar.quote else { throw failure(.invalidDisplayString) }
+        position += 1
+        var octets: [UInt8] = []
+        while let byte = current {
+            guard byte >= 0x20 && byte <= 0x7E else { throw failure(.invalidDisplayString) }
+            position += 1
+            if byte == StructuredFieldGrammar.percent {
+                guard position + 1 < bytes.count, let high = StructuredFieldGrammar.lowercaseHexValue(bytes[position]),
+                    let low = StructuredFieldGrammar.lowercaseHexValue(bytes[position + 1])
+                else { throw failure(.invalidDisplayString) }
+                position += 2
+                octets.append(high << 4 | low)
+            } else if byte == StructuredFieldGrammar.quote {
+                let text = String(decoding: octets, as: UTF8.self)
+                guard text.utf8.elementsEqual(octets) else { throw failure(.invalidDisplayString) }
+                return text
+            } else {
+                octets.append(byte)
+            }
+        }
+        throw failure(.invalidDisplayString)
+    }
+}
+
+/// The ASCII bytes and character classes of RFC 9651's grammar.
+enum StructuredFieldGrammar {
+    static let tab: UInt8 = 0x09
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let percent: UInt8 = 0x25
+    static let openParenthesis: UInt8 = 0x28
+    static let closeParenthesis: UInt8 = 0x29
+    static let star: UInt8 = 0x2A
+    static let comma: UInt8 = 0x2C
+    static let minus: UInt8 = 0x2D
+    static let dot: UInt8 = 0x2E
+    static let zero: UInt8 = 0x30
+    static let one: UInt8 = 0x31
+    static let nine: UInt8 = 0x39
+    static let colon: UInt8 = 0x3A
+    static let semicolon: UInt8 = 0x3B
+    static let equals: UInt8 = 0x3D
+    static let question: UInt8 = 0x3F
+    static let at: UInt8 = 0x40
+    static let upperA: UInt8 = 0x41
+    static let upperZ: UInt8 = 0x5A
+    static let backslash: UInt8 = 0x5C
+    static let lowerA: UInt8 = 0x61
+    static let lowerZ: UInt8 = 0x7A
+
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= zero && byte <= nine }
+    static func isLowercaseLetter(_ byte: UInt8) -> Bool { byte >= lowerA && byte <= lowerZ }
+    static func isLetter(_ byte: UInt8) -> Bool { isLowercaseLetter(byte) || (byte >= upperA && byte <= upperZ) }
+
+    /// lcalpha / DIGIT / "_" / "-" / "." / "*"
+    static func isKeyCharacter(_ byte: UInt8) -> Bool {
+        isLowercaseLetter(byte) || isDigit(byte) || byte == 0x5F || byte == minus || byte == dot || byte == star
+    }
+
+    /// RFC 9110 tchar, plus ":" and "/".
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        if isLetter(byte) || isDigit(byte) { return true }
+        switch byte {
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+        case colon, 0x2F: return true
+        default: return false
+        }
+    }
+
+    static func isBase64Character(_ byte: UInt8) -> Bool {
+        isLetter(byte) || isDigit(byte) || byte == 0x2B || byte == 0x2F || byte == equals
+    }
+
+    static func lowercaseHexValue(_ byte: UInt8) -> UInt8? {
+        if isDigit(byte) { return byte - zero }
+        if byte >= lowerA && byte <= 0x66 { return byte - lowerA + 10 }
+        return nil
+    }
+}
+
+/// Base64 (RFC 4648 §4) for byte sequences: encoding with padding, decoding without it.
+enum StructuredFieldBase64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    private static func value(of byte: UInt8) -> UInt8? {
+        switch byte {
+        case StructuredFieldGrammar.upperA...StructuredFieldGrammar.upperZ: return byte - StructuredFieldGrammar.upperA
+        case StructuredFieldGrammar.lowerA...StructuredFieldGrammar.lowerZ:
+            return byte - StructuredFieldGrammar.lowerA + 26
+        case StructuredFieldGrammar.zero...StructuredFieldGrammar.nine: return byte - StructuredFieldGrammar.zero + 52
+        case 0x2B: return 62
+        case 0x2F: return 63
+        default: return nil
+        }
+    }
+
+    /// Decodes unpadded base64; pad bits in the last character are ignored. Nil for a character outside the
+    /// alphabet or a length that leaves a single character over.
+    static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        guard text.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in text {
+            guard let sextet = value(of: byte) else { return nil }
+            accumulator = accumulator << 6 | UInt32(sextet)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return output
+    }
+
+    /// Encodes with `=` padding.
+    static func encode(_ bytes: [UInt8], into output: inout [UInt8]) {
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { output.append(alphabet[Int(chunk >> UInt32(shift) & 63)]) }
+            index += 3
+        }
+        let remaining = bytes.count - index
+        guard remaining > 0 else { return }
+        var chunk = UInt32(bytes[index]) << 16
+        if remaining == 2 { chunk |= UInt32(bytes[index + 1]) << 8 }
+        output.append(alphabet[Int(chunk >> 18 & 63)])
+        output.append(alphabet[Int(chunk >> 12 & 63)])
+        output.append(remaining == 2 ? alphabet[Int(chunk >> 6 & 63)] : StructuredFieldGrammar.equals)
+        output.append(StructuredFieldGrammar.equals)
+    }
+}
