@@ -22,7 +22,7 @@ final class WakeCountingClock: Clock, Sendable {
     var resilienceClock: ResilienceClock { ResilienceClock(self, origin: Instant(offset: .zero)) }
 }
 
-@Suite("Waiting in order: a token bucket's waiters")
+@Suite("Waiting in order: a token bucket's waiters", .timeLimit(.minutes(1)))
 struct TokenBucketWaitingTests {
     let clock = WakeCountingClock()
 
@@ -148,7 +148,7 @@ struct TokenBucketWaitingTests {
     }
 }
 
-@Suite("Waiting in order: a bulkhead's waiters")
+@Suite("Waiting in order: a bulkhead's waiters", .timeLimit(.minutes(1)))
 struct BulkheadWaitingTests {
     @Test("A released slot wakes exactly one waiter, the oldest")
     func oneWakeUpPerRelease() async throws {
@@ -236,7 +236,7 @@ struct BulkheadWaitingTests {
     }
 }
 
-@Suite("Waiting in order: a server quota's waiters")
+@Suite("Waiting in order: a server quota's waiters", .timeLimit(.minutes(1)))
 struct ServerQuotaWaitingTests {
     let clock = WakeCountingClock()
 
