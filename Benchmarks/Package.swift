@@ -40,6 +40,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "LimiterQueue",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceKit", package: "ResilienceKit"),
+                .product(name: "ResilienceTesting", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/LimiterQueue",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "FeedParsing",
             dependencies: [.product(name: "ResilienceSources", package: "ResilienceKit")],
             path: "Benchmarks/FeedParsing"

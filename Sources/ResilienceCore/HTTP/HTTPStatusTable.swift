@@ -90,7 +90,7 @@ public struct HTTPStatusTable: ErrorClassifier {
     }
 
     /// Whether the headers say the client's quota is spent: a remaining count of zero in any of the common
-    /// rate-limit fields (`X-RateLimit-Remaining`, `RateLimit-Remaining`, `RateLimit: r=0`), or a
+    /// rate-limit fields (`X-RateLimit-Remaining`, `RateLimit-Remaining`, `RateLimit: "default";r=0`), or a
     /// `Retry-After`.
     ///
     /// - Parameter headers: The response's headers.

@@ -5,9 +5,13 @@
 /// - Every ``RateLimitDecision/admitted(_:)`` permit is released exactly once, whatever happens to the call
 ///   (a bulkhead slot must never leak when a call is cancelled).
 /// - ``waitForPermit(context:)`` suspends until a permit is granted or the context's deadline would be
-///   missed, and is cancellation-correct: a cancelled waiter leaves no trace (no slot consumed).
-///   The default implementation sleeps on the context's clock for each ``RateLimitDecision/delayed(retryAfter:)``
-///   and asks again; limiters with queues (bulkheads) replace it.
+///   missed, and is cancellation-correct: a cancelled waiter leaves no trace (no slot or token consumed).
+///   Waiters should be served first come, first served, with one wake-up per admission: the library's
+///   limiters book each waiter's turn (token bucket, server quota) or queue it (bulkhead), sleep on the
+///   context's clock only, refuse at once a waiter whose turn would come after its deadline, and give a
+///   cancelled waiter's turn back. The default implementation is the simple fallback for limiters that
+///   cannot book a turn: it sleeps on the context's clock for each ``RateLimitDecision/delayed(retryAfter:)``
+///   and asks again, so every waiter wakes at every "later" and the order among waiters is not kept.
 public protocol RateLimiter: Sendable {
     /// Asks for a permit at `now`.
     func tryAcquire(now: ResilienceInstant) -> RateLimitDecision
@@ -25,6 +29,10 @@ public protocol RateLimiter: Sendable {
 
 extension RateLimiter {
     /// Sleeps for each delay the limiter asks for, until admitted, rejected, or past the deadline.
+    ///
+    /// A fallback without a queue: every waiter wakes when its delay ends and asks again, so with many
+    /// waiters each admission wakes all of them and the order among them is left to chance. Limiters that
+    /// can make callers wait long should replace it with a booking or a queue (see the protocol's contract).
     public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
         while true {
             let now = context.clock.now()

@@ -2,19 +2,27 @@
 ///
 /// ``tryAcquire(now:)`` takes a free slot or answers ``RateLimitDecision/rejected(_:retryAfter:)`` with
 /// ``ResilienceError/Code/bulkheadFull``; ``waitForPermit(context:)`` queues the caller (when the queue has
-/// room) until a slot is handed over, the context's deadline passes, or the task is cancelled. A released
-/// slot goes straight to the oldest waiter. A cancelled waiter leaves the queue without consuming a slot; a
-/// waiter cancelled just after being handed a slot gives it back, so slots never leak.
+/// room) until a slot is handed over, the context's deadline passes, or the task is cancelled.
+///
+/// Waiting is a queue of continuations, not polling: a released slot goes straight to the oldest waiter,
+/// which is the only task woken (one wake-up per admission), and a caller that arrives while anybody waits
+/// queues behind them even if a slot is momentarily free. A waiter that gives up (its deadline passes or its
+/// task is cancelled) leaves the queue in O(1) wherever it stands, without consuming a slot; a waiter
+/// cancelled just after being handed a slot gives it back, so slots never leak. The deadline is watched by a
+/// timer on the context's clock, started only for a caller that finds no free slot.
 public final class ConcurrencyLimiter: RateLimiter {
-    private typealias Waiter = (id: UInt64, continuation: CheckedContinuation<RateLimitPermit, any Error>)
+    /// A waiter between its arrival and its departure.
+    private enum Waiter {
+        /// Claimed its place but has not queued yet; holds the error that ended its wait early (its deadline
+        /// timer fired or it was cancelled before it could queue).
+        case arriving(early: (any Error)?)
+        /// Queued, suspended until a slot is handed over.
+        case queued(CheckedContinuation<RateLimitPermit, any Error>)
+    }
 
     private struct State {
         var inFlight = 0
-        var nextID: UInt64 = 1
-        var queue: WaiterRing<Waiter>
-        /// Waiters that have an id but are not queued yet, with the error that ended their wait early (their
-        /// deadline timer fired, or they were cancelled) before they could queue.
-        var arriving: [UInt64: (any Error)?] = [:]
+        var waiters: WaiterQueue<Waiter>
     }
 
     private let state: LockedState<State>
@@ -30,13 +38,13 @@ public final class ConcurrencyLimiter: RateLimiter {
         self.configuration = configuration
         limit = max(1, configuration.maximumConcurrent)
         queueLimit = max(0, configuration.maximumQueued)
-        state = LockedState(initialState: State(queue: WaiterRing(capacity: min(queueLimit, 64))))
+        state = LockedState(initialState: State(waiters: WaiterQueue(capacity: min(queueLimit, 64))))
     }
 
     /// Takes a free slot when nobody is queued, else rejects with `bulkheadFull`.
     public func tryAcquire(now: ResilienceInstant) -> RateLimitDecision {
         state.withLock { state in
-            guard state.inFlight < limit, state.queue.isEmpty else {
+            guard state.inFlight < limit, state.waiters.isEmpty else {
                 return .rejected(.bulkheadFull, retryAfter: nil)
             }
             state.inFlight += 1
@@ -44,61 +52,43 @@ public final class ConcurrencyLimiter: RateLimiter {
         }
     }
 
-    /// Takes a free slot or waits in the queue for one, within `context.deadline`.
+    /// Takes a free slot or waits in the queue for one, first come first served, within `context.deadline`.
     ///
     /// Throws ``ResilienceError`` (`bulkheadFull`) when the queue is full or the deadline passes first,
-    /// `CancellationError` when the task is cancelled.
+    /// `CancellationError` when the task is cancelled. Either way the caller leaves the queue at once and
+    /// holds no slot.
     public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
         let now = context.clock.now()
         if case .admitted(let permit) = tryAcquire(now: now) { return permit }
         if let remaining = context.remaining(now: now), remaining <= .zero {
             throw ResilienceError(.bulkheadFull, key: context.key)
         }
-        let id = state.withLock { state -> UInt64 in
-            defer { state.nextID &+= 1 }
-            state.arriving[state.nextID] = .some(nil)
-            return state.nextID
-        }
+        try Task.checkCancellation()
+        let handle = state.withLock { $0.waiters.claim(.arriving(early: nil)) }
         let timer = context.deadline.map { deadline in
             Task { [weak self] in
                 try? await context.clock.sleep(until: deadline)
                 guard !Task.isCancelled else { return }
-                self?.expire(id, error: ResilienceError(.bulkheadFull, key: context.key))
+                self?.expire(handle, error: ResilienceError(.bulkheadFull, key: context.key))
             }
         }
         defer { timer?.cancel() }
         let permit = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
-                enum Action { case wait, admit(RateLimitPermit), fail(any Error) }
-                // Read outside the lock; a deadline that passes after this reading is caught by the timer,
-                // which records its expiry for a waiter that has not queued yet.
                 let arrival = context.clock.now()
-                let action = state.withLock { state -> Action in
-                    let early = state.arriving.removeValue(forKey: id) ?? nil
-                    if Task.isCancelled { return .fail(CancellationError()) }
-                    if let early { return .fail(early) }
-                    if state.inFlight < limit && state.queue.isEmpty {
-                        state.inFlight += 1
-                        return .admit(RateLimitPermit(token: id, admittedAt: arrival))
-                    }
-                    if let deadline = context.deadline, arrival >= deadline {
-                        return .fail(ResilienceError(.bulkheadFull, key: context.key))
-                    }
-                    guard state.queue.count < queueLimit else {
-                        return .fail(ResilienceError(.bulkheadFull, key: context.key))
-                    }
-                    state.queue.append((id, continuation))
-                    return .wait
+                let outcome = state.withLock { state in
+                    queue(handle, continuation, arrival: arrival, deadline: context.deadline, &state)
                 }
-                switch action {
-                case .wait: break
-                case .admit(let permit): continuation.resume(returning: permit)
-                case .fail(let error): continuation.resume(throwing: error)
+                switch outcome {
+                case .none: break
+                case .some(.success(let permit)): continuation.resume(returning: permit)
+                case .some(.failure(let reason)):
+                    continuation.resume(throwing: reason.error(key: context.key))
                 }
             }
         } onCancel: {
-            expire(id, error: CancellationError())
+            expire(handle, error: CancellationError())
         }
         if Task.isCancelled {
             release(permit, outcome: .abandoned, now: context.clock.now())
@@ -107,21 +97,66 @@ public final class ConcurrencyLimiter: RateLimiter {
         return permit
     }
 
-    /// Frees the slot, handing it to the oldest waiter if there is one.
+    /// Why a waiter could not queue.
+    private enum Refusal: Error {
+        case early(any Error)
+        case cancelled
+        case full
+
+        func error(key: String) -> any Error {
+            switch self {
+            case .early(let error): error
+            case .cancelled: CancellationError()
+            case .full: ResilienceError(.bulkheadFull, key: key)
+            }
+        }
+    }
+
+    /// Under the lock: admits the arriving waiter `handle` if a slot is free and nobody is ahead, queues it
+    /// (returning `nil`), or refuses it; anything but queueing frees its place.
+    private func queue(
+        _ handle: WaiterQueue<Waiter>.Handle, _ continuation: CheckedContinuation<RateLimitPermit, any Error>,
+        arrival: ResilienceInstant, deadline: ResilienceInstant?, _ state: inout State
+    ) -> Result<RateLimitPermit, Refusal>? {
+        guard case .arriving(let early) = state.waiters[handle] else { return .failure(.cancelled) }
+        let outcome: Result<RateLimitPermit, Refusal>
+        if Task.isCancelled {
+            outcome = .failure(.cancelled)
+        } else if let early {
+            outcome = .failure(.early(early))
+        } else if state.inFlight < limit && state.waiters.isEmpty {
+            state.inFlight += 1
+            outcome = .success(RateLimitPermit(token: handle.generation, admittedAt: arrival))
+        } else if let deadline, arrival >= deadline {
+            // `arrival` was read outside the lock; a deadline that passes after it is caught by the timer.
+            outcome = .failure(.full)
+        } else if state.waiters.count >= queueLimit {
+            outcome = .failure(.full)
+        } else {
+            state.waiters[handle] = .queued(continuation)
+            state.waiters.enqueue(handle)
+            return nil
+        }
+        state.waiters.remove(handle)
+        return outcome
+    }
+
+    /// Frees the slot, handing it to the oldest waiter if there is one (the only task it wakes).
     public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {
-        let next = state.withLock { state -> Waiter? in
-            if state.queue.isEmpty {
+        let next = state.withLock { state -> (WaiterQueue<Waiter>.Handle, Waiter)? in
+            guard let oldest = state.waiters.popFirst() else {
                 state.inFlight = max(0, state.inFlight - 1)
                 return nil
             }
-            return state.queue.popFirst()
+            return oldest
         }
-        next?.continuation.resume(returning: RateLimitPermit(token: next?.id ?? 0, admittedAt: now))
+        guard let (handle, waiter) = next, case .queued(let continuation) = waiter else { return }
+        continuation.resume(returning: RateLimitPermit(token: handle.generation, admittedAt: now))
     }
 
     /// Calls running now and callers waiting.
     public var occupancy: (running: Int, queued: Int) {
-        state.withLock { ($0.inFlight, $0.queue.count) }
+        state.withLock { ($0.inFlight, $0.waiters.count) }
     }
 
     /// `bulkhead(concurrent: 10, queue: 20)`.
@@ -129,65 +164,22 @@ public final class ConcurrencyLimiter: RateLimiter {
         "bulkhead(concurrent: \(limit), queue: \(queueLimit))"
     }
 
-    private func expire(_ id: UInt64, error: any Error) {
-        let waiter = state.withLock { state -> Waiter? in
-            if let queued = state.queue.remove(where: { $0.id == id }) { return queued }
-            if state.arriving[id] != nil { state.arriving[id] = .some(error) }
-            return nil
+    /// Ends the wait of `handle` with `error`: a queued waiter leaves the queue (O(1)) and is resumed; one
+    /// that has not queued yet finds the error when it tries to.
+    private func expire(_ handle: WaiterQueue<Waiter>.Handle, error: any Error) {
+        let continuation = state.withLock { state -> CheckedContinuation<RateLimitPermit, any Error>? in
+            switch state.waiters[handle] {
+            case .queued(let continuation):
+                state.waiters.remove(handle)
+                return continuation
+            case .arriving:
+                state.waiters[handle] = .arriving(early: error)
+                return nil
+            case nil:
+                return nil
+            }
         }
-        waiter?.continuation.resume(throwing: error)
-    }
-}
-
-/// A first-in-first-out ring buffer: appending and taking the oldest element cost O(1); removing one from
-/// the middle (a waiter that gave up) shifts the elements after it.
-struct WaiterRing<Element> {
-    private var storage: [Element?]
-    private var head = 0
-    private(set) var count = 0
-
-    /// An empty ring with room for `capacity` elements before it grows.
-    init(capacity: Int) {
-        storage = Array(repeating: nil, count: max(capacity, 1))
-    }
-
-    var isEmpty: Bool { count == 0 }
-
-    mutating func append(_ element: Element) {
-        if count == storage.count { grow() }
-        storage[(head + count) % storage.count] = element
-        count += 1
-    }
-
-    mutating func popFirst() -> Element? {
-        guard count > 0 else { return nil }
-        let element = storage[head]
-        storage[head] = nil
-        head = (head + 1) % storage.count
-        count -= 1
-        return element
-    }
-
-    /// Removes and returns the oldest element matching `predicate`, if any.
-    mutating func remove(where predicate: (Element) -> Bool) -> Element? {
-        let capacity = storage.count
-        guard let offset = (0..<count).first(where: { storage[(head + $0) % capacity].map(predicate) ?? false }) else {
-            return nil
-        }
-        let element = storage[(head + offset) % capacity]
-        for later in offset..<(count - 1) {
-            storage[(head + later) % capacity] = storage[(head + later + 1) % capacity]
-        }
-        storage[(head + count - 1) % capacity] = nil
-        count -= 1
-        return element
-    }
-
-    private mutating func grow() {
-        var grown = [Element?](repeating: nil, count: storage.count * 2)
-        for index in 0..<count { grown[index] = storage[(head + index) % storage.count] }
-        storage = grown
-        head = 0
+        continuation?.resume(throwing: error)
     }
 }
 

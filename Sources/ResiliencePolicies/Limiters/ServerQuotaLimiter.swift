@@ -8,6 +8,13 @@
 /// are admitted (optionally spread evenly over the window); once the window has reset, calls pass freely
 /// until the next response advertises a quota. Create one per key.
 ///
+/// ``waitForPermit(context:)`` waits without polling: while spreading, a caller books the next evenly spread
+/// slot (first come, first served) and sleeps once until it; a caller waiting for the window to reset sleeps
+/// once until the reset, when every such caller passes. Only a new quota advertised while callers sleep makes
+/// them ask again (their bookings were made against the old one). A caller whose turn would come after
+/// `context.deadline` is refused at once with the wait as its retry hint; a caller cancelled while it waits
+/// gives its booked slot back.
+///
 /// It learns the quota as a ``ServerQuotaObserver``: wrap calls in ``ServerQuotaStrategy``, which puts the
 /// limiter in the context's ``ResilienceContext/quotaObserver``; the transport (``HTTPTransport``
 /// implementations call ``ResilienceContext/reportQuota(from:responseDate:)`` for every response) reports
@@ -61,6 +68,37 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
         machine.withLock { $0.acquire(now: now) }
     }
 
+    /// Waits for the next slot in turn, sleeping once on `context.clock` until it is due (see the type's
+    /// documentation).
+    ///
+    /// Throws ``ResilienceError`` (`rateLimited`, with the wait as its retry hint) at once when the slot would
+    /// come after `context.deadline` or beyond ``Configuration/maximumWait``; `CancellationError` when the
+    /// task is cancelled, in which case a booked slot is given back.
+    public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
+        while true {
+            try Task.checkCancellation()
+            let now = context.clock.now()
+            let booking = machine.withLock { $0.book(now: now, deadline: context.deadline) }
+            switch booking {
+            case .admitted(let permit):
+                return permit
+            case .rejected(let code, let retryAfter):
+                throw ResilienceError(code, key: context.key, retryAfter: retryAfter)
+            case .slot(let due, let quota):
+                do {
+                    try await context.clock.sleep(until: due)
+                    try Task.checkCancellation()
+                } catch {
+                    machine.withLock { $0.giveBack(quota: quota) }
+                    throw error
+                }
+                if machine.withLock({ $0.quota == quota }) { return RateLimitPermit(admittedAt: due) }
+            case .reset(let due):
+                try await context.clock.sleep(until: due)
+            }
+        }
+    }
+
     /// Nothing to return: the server's quota, not the limiter, counts calls.
     public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {}
 
@@ -93,6 +131,20 @@ struct ServerQuotaMachine: Sendable {
     private(set) var resetAt: ResilienceInstant?
     /// The earliest next admission while spreading calls evenly over the window.
     private var nextAdmission: ResilienceInstant?
+    /// How many quotas have been observed: identifies the one a booking was made against.
+    private(set) var quota: UInt64 = 0
+
+    /// A waiting caller's turn.
+    enum Booking: Equatable {
+        /// Run now.
+        case admitted(RateLimitPermit)
+        /// Refused at once (beyond the deadline or the maximum wait).
+        case rejected(ResilienceError.Code, retryAfter: Duration?)
+        /// A spread slot booked at `due` against quota number `quota`.
+        case slot(due: ResilienceInstant, quota: UInt64)
+        /// Nothing left in the window: wait until it resets at `due`, then ask again.
+        case reset(due: ResilienceInstant)
+    }
 
     init(configuration: ServerQuotaLimiter.Configuration) {
         self.configuration = configuration
@@ -105,6 +157,31 @@ struct ServerQuotaMachine: Sendable {
         remaining = quota.remaining
         resetAt = now.advanced(by: resetAfter)
         nextAdmission = nil
+        self.quota &+= 1
+    }
+
+    /// Books a waiting caller's turn at `now`: admits at once when a call is allowed; otherwise books the next
+    /// spread slot (counting it against the window) or answers the reset time; refuses, booking nothing, when
+    /// that turn is after `deadline` or beyond the maximum wait.
+    mutating func book(now: ResilienceInstant, deadline: ResilienceInstant?) -> Booking {
+        switch acquire(now: now) {
+        case .admitted(let permit):
+            return .admitted(permit)
+        case .rejected(let code, let retryAfter):
+            return .rejected(code, retryAfter: retryAfter)
+        case .delayed(let wait):
+            let due = now.advanced(by: wait)
+            if let deadline, due > deadline { return .rejected(.rateLimited, retryAfter: wait) }
+            guard remaining > 0, let resetAt, due < resetAt else { return .reset(due: due) }
+            nextAdmission = due.advanced(by: due.duration(to: resetAt) / remaining)
+            remaining -= 1
+            return .slot(due: due, quota: quota)
+        }
+    }
+
+    /// Returns a spread slot whose caller stopped waiting, if the quota it was booked against still holds.
+    mutating func giveBack(quota booked: UInt64) {
+        if booked == quota { remaining += 1 }
     }
 
     /// Admits a call, or says how long until the window resets (or the next evenly spread slot).

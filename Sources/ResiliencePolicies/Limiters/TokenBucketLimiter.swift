@@ -1,9 +1,20 @@
 /// A token bucket: bursts up to `burst` calls, then admits `refillPerSecond` calls per second.
 ///
-/// When the bucket is empty it answers ``RateLimitDecision/delayed(retryAfter:)`` with the time until the
-/// next token (plus, when configured, a growing backoff while exhaustion lasts), or rejects when
-/// that wait exceeds ``Configuration/maximumWait``. `RateLimiterStrategy` then waits within the deadline or
-/// rejects. Create one per key.
+/// When the bucket is empty ``tryAcquire(now:)`` answers ``RateLimitDecision/delayed(retryAfter:)`` with the
+/// time until the next free token (plus, when configured, a growing backoff while exhaustion lasts), or
+/// rejects when that wait exceeds ``Configuration/maximumWait``. `RateLimiterStrategy` then waits within the
+/// deadline or rejects. Create one per key.
+///
+/// ## Waiting in order
+///
+/// ``waitForPermit(context:)`` books a *reservation*: it takes the next token that will exist (the bucket's
+/// count goes below zero, one per caller waiting) and sleeps once, on the context's clock, until that token's
+/// time. Callers are therefore served first come, first served (each reservation is due no earlier than the
+/// one before it, and a caller arriving later, or calling ``tryAcquire(now:)``, never overtakes one already
+/// waiting), every admission costs one wake-up and O(1) work however many callers wait, and nothing polls. A
+/// caller whose reservation would fall after `context.deadline` (or beyond ``Configuration/maximumWait``) is
+/// rejected at once with `rateLimited` and the wait as its retry hint, instead of sleeping until it times
+/// out. A caller cancelled while it waits gives its token back.
 ///
 /// ```swift
 /// let limiter = TokenBucketLimiter(.rate(2, burst: 5))
@@ -29,6 +40,34 @@ public final class TokenBucketLimiter: RateLimiter {
         machine.withLock { $0.acquire(now: now) }
     }
 
+    /// Waits for the next token in turn: books it now, sleeps once on `context.clock` until it is due, and
+    /// returns the permit.
+    ///
+    /// Throws ``ResilienceError`` (`rateLimited`, with the wait as its retry hint) at once when the token
+    /// would come after `context.deadline`, beyond ``Configuration/maximumWait``, or never (a zero refill
+    /// rate); `CancellationError` when the task is cancelled, in which case the booked token is given back.
+    public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
+        try Task.checkCancellation()
+        let now = context.clock.now()
+        let due: ResilienceInstant
+        switch machine.withLock({ $0.reserve(now: now, deadline: context.deadline) }) {
+        case .admitted(let permit):
+            return permit
+        case .rejected(let code, let retryAfter):
+            throw ResilienceError(code, key: context.key, retryAfter: retryAfter)
+        case .delayed(let wait):
+            due = now.advanced(by: wait)
+        }
+        do {
+            try await context.clock.sleep(until: due)
+            try Task.checkCancellation()
+        } catch {
+            machine.withLock { $0.giveBack() }
+            throw error
+        }
+        return RateLimitPermit(token: 0, admittedAt: due)
+    }
+
     /// Tokens are not returned; an accepted call resets the exhaustion backoff.
     public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {
         // Without an exhaustion backoff there is nothing to reset: skip the lock.
@@ -36,7 +75,8 @@ public final class TokenBucketLimiter: RateLimiter {
         machine.withLock { $0.release(outcome: outcome) }
     }
 
-    /// Tokens in the bucket at `now` (fractional while refilling).
+    /// Tokens in the bucket at `now` (fractional while refilling); below zero while callers wait, by the
+    /// number of tokens they have booked ahead.
     public func availableTokens(now: ResilienceInstant) -> Double {
         machine.withLock { state in
             state.refill(now: now)
@@ -151,6 +191,24 @@ struct TokenBucketMachine: Sendable {
         }
         if let maximumWait, wait > maximumWait { return .rejected(.rateLimited, retryAfter: wait) }
         return .delayed(retryAfter: wait)
+    }
+
+    /// Books the next token for a caller that will wait for it: admits at once when a token is free;
+    /// otherwise takes the token that will be free after the ones already booked and answers
+    /// `.delayed(until it is due)`; rejects (booking nothing) when that is beyond `deadline`, beyond
+    /// `maximumWait`, or never.
+    mutating func reserve(now: ResilienceInstant, deadline: ResilienceInstant?) -> RateLimitDecision {
+        let decision = acquire(now: now)
+        guard case .delayed(let wait) = decision else { return decision }
+        if let deadline, now.advanced(by: wait) > deadline { return .rejected(.rateLimited, retryAfter: wait) }
+        tokens -= 1
+        return decision
+    }
+
+    /// Returns a booked token whose caller stopped waiting. Callers booked after it keep their turns; the
+    /// token goes to whoever asks next, no earlier than the last caller already waiting.
+    mutating func giveBack() {
+        tokens = min(burst, tokens + 1)
     }
 
     mutating func release(outcome: RateLimitOutcome) {
