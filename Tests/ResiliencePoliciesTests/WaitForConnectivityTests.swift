@@ -152,3 +152,20 @@ struct WaitForConnectivityTests {
         #expect(runs.value == 3)
     }
 }
+
+@Suite("Presets and connectivity")
+struct PresetConnectivityTests {
+    @Test("Interactive and background wait for the path when given a monitor; standard does not; no monitor, no stage")
+    func presets() {
+        let monitor = ScriptedConnectivityMonitor()
+        let names = { (pipeline: Pipeline) in pipeline.stages.map(\.name) }
+        #expect(
+            names(Pipeline.interactive { $0.connectivity = monitor }) == [
+                "total-deadline", "retry", "circuit-breaker", "rate-limiter", "wait-for-connectivity", "timeout",
+            ])
+        #expect(names(Pipeline.background { $0.connectivity = monitor }).contains("wait-for-connectivity"))
+        #expect(!names(Pipeline.standard { $0.connectivity = monitor }).contains("wait-for-connectivity"))
+        #expect(!names(Pipeline.interactive()).contains("wait-for-connectivity"))
+        #expect(PipelinePreset.background.connectivityWait == .background)
+    }
+}

@@ -1,6 +1,7 @@
 extension Pipeline {
     /// Builds `preset` in the default order: total deadline → retry (with budget) → circuit breaker →
-    /// rate limiter → per-attempt timeout. Stages set to `nil` are left out.
+    /// rate limiter → wait for connectivity → per-attempt timeout. Stages set to `nil` are left out (the
+    /// connectivity stage also when no monitor is set).
     ///
     /// The budget, breaker and limiter are new instances, so build one pipeline per key (the registry's
     /// factory does). `clock` feeds the retry budget; `random` feeds jitter in the retry stage, the breaker and
@@ -15,8 +16,11 @@ extension Pipeline {
         _ preset: PipelinePreset, clock: ResilienceClock = .continuous,
         random: SharedRandomSource = SharedRandomSource()
     ) -> Pipeline {
+        let connectivity = preset.connectivity.flatMap { monitor in
+            preset.connectivityWait.map { WaitForConnectivityStrategy(monitor: monitor, policy: $0) }
+        }
         if let total = preset.totalDeadline, let policy = preset.retry, let breaker = preset.breaker,
-            let limiter = preset.limiter, let attempt = preset.attemptTimeout
+            let limiter = preset.limiter, let attempt = preset.attemptTimeout, connectivity == nil
         {
             // Every stage present (the usual case): a chain without optional wrappers, one async frame
             // fewer per stage on every call.
@@ -41,6 +45,7 @@ extension Pipeline {
             if let limiter = preset.limiter {
                 RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
             }
+            if let connectivity { connectivity }
             if let attempt = preset.attemptTimeout { TimeoutStrategy(attempt, mode: preset.timeoutMode) }
         }
     }

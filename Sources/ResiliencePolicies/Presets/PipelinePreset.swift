@@ -29,6 +29,15 @@ public struct PipelinePreset: Sendable {
     public var attemptTimeout: Duration? = .seconds(30)
     /// How both time limits make the operation stop.
     public var timeoutMode: TimeoutMode = .cooperative
+    /// How calls wait for the network path while the device is offline (``WaitForConnectivityStrategy``,
+    /// between the limiter and the attempt timeout); `nil` never waits. Takes effect only with a
+    /// ``connectivity`` monitor. Default: `nil` (``interactive``: ``ConnectivityWaitPolicy/standard``;
+    /// ``background``: ``ConnectivityWaitPolicy/background``).
+    public var connectivityWait: ConnectivityWaitPolicy?
+    /// Where the network path comes from (`PathMonitorConnectivity` on Apple platforms,
+    /// `NetlinkConnectivityMonitor` on Linux, both in ResilienceTransport); `nil` (the default): no
+    /// wait-for-connectivity stage. Share one monitor per process.
+    public var connectivity: (any ConnectivityMonitor)?
 
     /// Creates the standard preset; adjust the `var`s as needed.
     public init() {}
@@ -45,7 +54,8 @@ public struct PipelinePreset: Sendable {
     /// that opens only near total failure, judges from 6 calls, does not count timeouts, stays open 4–5 s and
     /// closes on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``), a token
     /// bucket (10 burst, 10/s), and one 10 s limit per attempt: a timed-out attempt is not retried (the person's
-    /// 10 s are spent), while fast failures are.
+    /// 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a call made offline waits
+    /// for the network within its 10 s instead of failing.
     public static var interactive: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(10)
@@ -53,12 +63,14 @@ public struct PipelinePreset: Sendable {
         preset.retryBudget = .interactive
         preset.breaker = .failureRatio(.outageOnlyInteractive)
         preset.attemptTimeout = .seconds(10)
+        preset.connectivityWait = .standard
         return preset
     }
 
     /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a breaker that opens only near
     /// total failure (open 10 s doubling up to 120 s), a token bucket (10 burst, 10/s) that backs off while
-    /// exhausted, 60 s per attempt.
+    /// exhausted, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the network (and out
+    /// Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)
@@ -66,6 +78,7 @@ public struct PipelinePreset: Sendable {
         preset.breaker = .failureRatio(.outageOnlyBackground)
         preset.limiter = .tokenBucket(.backingOff)
         preset.attemptTimeout = .seconds(60)
+        preset.connectivityWait = .background
         return preset
     }
 }
