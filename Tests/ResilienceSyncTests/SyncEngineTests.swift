@@ -284,6 +284,25 @@ struct SyncEngineTests {
         #expect(next.synced == 2 && next.finalState == .idle)
     }
 
+    @Test(
+        "Following a connectivity monitor: offline pauses the engine, the path's return drains the queue",
+        .timeLimit(.minutes(1)))
+    func followsTheMonitor() async throws {
+        let harness = SyncHarness()
+        try harness.enqueue(["a", "b"])
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        let engine = harness.engine
+        let following = Task { await engine.run(following: monitor) }
+        var states = engine.stateUpdates().makeAsyncIterator()
+        while await states.next() != .offline {}
+        #expect(harness.transport.deliveries.isEmpty, "nothing is sent while offline")
+        monitor.setOnline(true)
+        while try harness.store.pendingCount() > 0 { await Task.yield() }
+        #expect(harness.transport.applied == ["key-a-create": 1, "key-b-create": 1])
+        following.cancel()
+        await following.value
+    }
+
     @Test("A storage failure ends the pass in the error state and loses nothing")
     func storageFailure() async throws {
         let harness = SyncHarness()

@@ -187,6 +187,28 @@ public actor SyncEngine {
         }
     }
 
+    /// Follows `monitor`'s path until the task is cancelled or the monitor stops: an unsatisfied path pauses
+    /// the engine (``SyncState/offline``), a satisfied one resumes it and wakes ``run()`` at once. Run it
+    /// beside ``run()``, or use ``run(following:)``; ``setNetworkAvailable(_:)`` stays for apps that bring
+    /// their own signal.
+    ///
+    /// - Parameter monitor: Where the network path comes from.
+    public func follow(_ monitor: any ConnectivityMonitor) async {
+        for await path in monitor.paths() { setNetworkAvailable(path.isSatisfied) }
+    }
+
+    /// ``run()`` while following `monitor` (``follow(_:)``): the engine pauses while the device is offline
+    /// and drains the queue as soon as the path is back. Returns when the task is cancelled.
+    ///
+    /// - Parameter monitor: Where the network path comes from.
+    public func run(following monitor: any ConnectivityMonitor) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.follow(monitor) }
+            group.addTask { await self.run() }
+            await group.waitForAll()
+        }
+    }
+
     /// Wakes ``run()`` for an immediate pass (a pull-to-refresh, a foreground event).
     public func requestSync() { wake() }
 
