@@ -18,7 +18,7 @@ func unavailable(retryAfter seconds: Double) -> FailureClassification {
 
 @Suite("Breakers honour Retry-After")
 struct BreakerRetryAfterTests {
-    static func breakers() -> [any BreakerPolicy] {
+    static func breakers() -> [any IsolatableBreaker] {
         var consecutive = ConsecutiveFailureBreaker.Configuration.interactive
         consecutive.openDuration.jitter = 0
         var ratio = FailureRatioBreaker.Configuration.standard
@@ -163,7 +163,7 @@ struct BreakerRetryAfterTests {
         let clock = ManualClock()
         let store = InMemoryCoordinationStore(clock: .manual(clock))
         var configuration = SharedBreaker.Configuration(key: "jobs", replica: "a")
-        configuration.openDuration = .seconds(10)
+        configuration.openDuration = .constant(.seconds(10))
         let breaker = SharedBreaker(store: store, configuration, clock: .manual(clock))
         defer { breaker.shutdown() }
         let now = ResilienceClock.manual(clock).now()
