@@ -109,7 +109,11 @@ struct SharedBreakerMachine: Sendable {
             if let transition = cycle.openForLateHint(outcome, for: permit, predicate: countsAsFailure, now: now) {
                 return changed(transition, now: now)
             }
-            if cycle.openUntil > openUntil { return (nil, [write(now: now)]) }
+            if cycle.openUntil > openUntil {
+                // Published by the next refresh, over the version this replica's own trip is writing now.
+                dirty = true
+                return (nil, [])
+            }
         }
         let isProbe = permit.isProbe && cycle.isCurrent(permit) && cycle.state == .halfOpen
         guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: countsAsFailure) else {
