@@ -18,7 +18,7 @@ func unavailable(retryAfter seconds: Double) -> FailureClassification {
 
 @Suite("Breakers honour Retry-After")
 struct BreakerRetryAfterTests {
-    static func breakers() -> [any BreakerPolicy] {
+    static func breakers() -> [any IsolatableBreaker] {
         var consecutive = ConsecutiveFailureBreaker.Configuration.interactive
         consecutive.openDuration.jitter = 0
         var ratio = FailureRatioBreaker.Configuration.standard
@@ -163,12 +163,43 @@ struct BreakerRetryAfterTests {
         let clock = ManualClock()
         let store = InMemoryCoordinationStore(clock: .manual(clock))
         var configuration = SharedBreaker.Configuration(key: "jobs", replica: "a")
-        configuration.openDuration = .seconds(10)
+        configuration.openDuration = .constant(.seconds(10))
         let breaker = SharedBreaker(store: store, configuration, clock: .manual(clock))
         defer { breaker.shutdown() }
         let now = ResilienceClock.manual(clock).now()
         let transition = call(breaker, .failure(rateLimited(retryAfter: 30)), at: now)
         #expect(transition?.openFor == .seconds(30))
         #expect(breaker.admit(now: now.advanced(by: .seconds(20))).rejection != nil)
+    }
+
+    @Test("A late answer with a longer wait keeps the shared breaker open, and the store learns it")
+    func sharedBreakerHoldsOpenForALateHint() async throws {
+        let clock = ManualClock()
+        let store = InMemoryCoordinationStore(clock: .manual(clock))
+        var configuration = SharedBreaker.Configuration(key: "jobs", replica: "a")
+        configuration.failureThreshold = 1
+        configuration.openDuration = .constant(.seconds(10))
+        let breaker = SharedBreaker(store: store, configuration, clock: .manual(clock))
+        defer { breaker.shutdown() }
+        let now = ResilienceClock.manual(clock).now()
+        guard let early = breaker.admit(now: now).permit else {
+            Issue.record("a closed breaker rejected")
+            return
+        }
+        #expect(call(breaker, .failure(Failures.server), at: now)?.openFor == .seconds(10))
+        // The call admitted before the trip answers a 429 asking for 60 s: the open period grows to match.
+        #expect(breaker.record(.failure(rateLimited(retryAfter: 60)), for: early, now: now) == nil)
+        #expect(breaker.admit(now: now.advanced(by: .seconds(30))).rejection?.retryAfter == .seconds(30))
+        // The next refresh publishes the longer period over the trip's record.
+        for _ in 0..<200 { await Task.yield() }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(250))
+        var stored = try await store.breakerRecord(key: "jobs")
+        for _ in 0..<20_000 where (stored?.remainingOpen ?? .zero) <= .seconds(10) {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "jobs")
+        }
+        #expect(stored?.state == .open)
+        #expect(stored?.remainingOpen == .milliseconds(59_750))
     }
 }

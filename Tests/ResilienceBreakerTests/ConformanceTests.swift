@@ -33,7 +33,7 @@ struct ConformanceTests {
 }
 
 /// A deliberately broken breaker: ignores generations, never frees a cancelled probe, exports nothing.
-private final class ForgetfulBreaker: BreakerPolicy {
+private final class ForgetfulBreaker: IsolatableBreaker, PersistableBreaker, MeasurableBreaker {
     private struct State {
         var state: BreakerState = .closed
         var failures = 0

@@ -10,16 +10,27 @@ struct CoordinationStoreTests {
     @Test func inMemoryStoreConforms() async throws {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
         let clock = clock
-        try await CoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.check()
+        try await RateCoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.check()
+        try await BreakerCoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.check()
     }
 
     @Test func conformanceKitCatchesABrokenStore() async {
         let clock = clock
         let store = OverGrantingStore(base: InMemoryCoordinationStore(clock: resilienceClock))
-        let violations = await CoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.run()
+        let violations = await RateCoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.run()
         let rules = Set(violations.map(\.rule))
         #expect(rules.contains("lease-bounded-by-burst"))
         #expect(rules.contains("concurrent-leases-share-schedule"))
+    }
+
+    @Test func breakerStoreKitCatchesABrokenCompareAndSet() async {
+        let clock = clock
+        let store = BlindWritingStore(base: InMemoryCoordinationStore(clock: resilienceClock))
+        let violations = await BreakerCoordinationStoreConformance(advance: { clock.advance(by: $0) }) { store }.run()
+        let rules = Set(violations.map(\.rule))
+        #expect(rules.contains("compare-and-set"))
+        #expect(!rules.contains("probe-lease-exclusive"))
+        #expect(!rules.contains("records-expire"))
     }
 
     @Test func pacedScheduleHandsOutEachSlotOnce() async throws {
@@ -70,18 +81,28 @@ struct CoordinationStoreTests {
     }
 }
 
-/// Grants every request in full: breaks the burst and the shared schedule.
-private struct OverGrantingStore: CoordinationStore {
+/// Grants every request in full: breaks the burst and the shared schedule. A rate store only: a store may
+/// serve one seam.
+private struct OverGrantingStore: RateCoordinationStore {
     let base: InMemoryCoordinationStore
 
     func leaseTokens(_ request: TokenLeaseRequest) async throws(CoordinationStoreError) -> TokenLease {
         TokenLease(granted: request.count, firstSlotOffset: .zero, spacing: .zero, retryAfter: .zero)
     }
+    func sweepExpired() async throws(CoordinationStoreError) -> Int { try await base.sweepExpired() }
+}
+
+/// Writes every update over whatever version is stored: breaks compare-and-set. A breaker store only.
+private struct BlindWritingStore: BreakerCoordinationStore {
+    let base: InMemoryCoordinationStore
+
     func breakerRecord(key: String) async throws(CoordinationStoreError) -> BreakerRecord? {
         try await base.breakerRecord(key: key)
     }
     func updateBreaker(_ update: BreakerRecordUpdate) async throws(CoordinationStoreError) -> BreakerUpdateResult {
-        try await base.updateBreaker(update)
+        var blind = update
+        blind.expectedVersion = try await base.breakerRecord(key: update.key)?.version ?? 0
+        return try await base.updateBreaker(blind)
     }
     func acquireProbe(
         key: String, holder: String, ttl: Duration

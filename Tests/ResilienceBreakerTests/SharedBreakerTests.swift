@@ -15,7 +15,7 @@ struct SharedBreakerTests {
     {
         var configuration = SharedBreaker.Configuration(key: "api", replica: replica)
         configuration.failureThreshold = 3
-        configuration.openDuration = .seconds(5)
+        configuration.openDuration = .constant(.seconds(5))
         configuration.failureMode = mode
         return configuration
     }
@@ -129,6 +129,31 @@ struct SharedBreakerTests {
         #expect(await settles { !breaker.isDegraded })
         #expect(await settles { sink.events(.coordinationStoreRecovered).count == 1 })
         #expect(sink.events(.coordinationStoreFailed).count == 1)
+    }
+
+    @Test func openPeriodsComeFromTheBreakerBackoffAndGrowWithTripsInARow() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        var settings = configuration("a")
+        settings.openDuration = BreakerBackoff(
+            base: .seconds(5), growthFactor: 2, maximumMultiplier: 3, maximum: .seconds(15))
+        let breaker = SharedBreaker(store: store, settings, clock: resilienceClock)
+        defer { breaker.shutdown() }
+        // With the store down the replica runs the state machine on its own, probes included.
+        store.fault = .unavailable
+        await refreshAll(1)
+        #expect(await settles { breaker.isDegraded })
+        var periods: [Duration?] = [fail(breaker, times: 3)?.openFor]
+        for _ in 0..<2 {
+            clock.advance(by: (periods.last ?? nil) ?? .zero)
+            guard let probe = breaker.admit(now: now).permit else {
+                Issue.record("the open period ended without a probe")
+                return
+            }
+            periods.append(breaker.record(.failure(Failures.server), for: probe, now: now)?.openFor)
+        }
+        #expect(periods == [.seconds(5), .seconds(10), .seconds(15)])
+        #expect(breaker.exportState(now: now).values["trips"] == 3)
     }
 
     @Test func aSlowFailureAnsweredAfterANewerSuccessIsNoOutage() async throws {

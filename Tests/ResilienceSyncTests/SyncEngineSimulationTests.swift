@@ -19,13 +19,12 @@ struct SyncEngineSimulationTests {
         }
 
         let base: SimulatedHTTPTransport
-        let breaker: any BreakerPolicy
+        let breaker: any SyncBreaker
         let simulation: Simulation
         let outage: Range<Duration>
         let log = Mutex(Log())
 
-        init(base: SimulatedHTTPTransport, breaker: any BreakerPolicy, simulation: Simulation, outage: Range<Duration>)
-        {
+        init(base: SimulatedHTTPTransport, breaker: any SyncBreaker, simulation: Simulation, outage: Range<Duration>) {
             self.base = base
             self.breaker = breaker
             self.simulation = simulation

@@ -8,12 +8,15 @@
 ///   from an older generation must not change the state.
 /// - **Half-open cannot get stuck**: a probe's permit is released by any outcome.
 /// - **State changes are returned**, not performed: the caller emits telemetry after the lock is released.
-/// - ``isolate(now:)`` forces the breaker open until ``reset(now:)``; ``reset(now:)`` closes it and clears
-///   its counters.
-/// - ``exportState(now:)`` / ``restoreState(_:now:)`` round-trip the state, so an app can persist a
-///   rate-limit cooldown across restarts.
 ///
-/// ResilienceTesting's `BreakerPolicyConformance` checks these rules against your implementation.
+/// These three requirements are the whole seam. What else a breaker can do is a separate protocol it may
+/// adopt: ``ResettableBreaker`` (close it by hand), ``IsolatableBreaker`` (force it open),
+/// ``PersistableBreaker`` (export and restore its state) and ``MeasurableBreaker`` (report its counters).
+/// Every built-in breaker adopts all four. ResiliencePolicies' `BreakerStateMachine` is the reusable
+/// closed → open → half-open cycle: a new breaker only says when to open and how long to stay open.
+///
+/// ResilienceTesting's `BreakerPolicyConformance` checks these rules (and those of every optional protocol
+/// the breaker adopts) against your implementation.
 public protocol BreakerPolicy: AnyObject, Sendable {
     /// Asks to run one call at `now`.
     func admit(now: ResilienceInstant) -> BreakerAdmission
@@ -22,26 +25,39 @@ public protocol BreakerPolicy: AnyObject, Sendable {
     @discardableResult
     func record(_ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant) -> BreakerTransition?
 
-    /// Forces the breaker open until ``reset(now:)``.
-    @discardableResult
-    func isolate(now: ResilienceInstant) -> BreakerTransition?
+    /// A short description of the breaker and its settings.
+    var policyDescription: String { get }
+}
 
-    /// Closes the breaker and clears its counters (and any growing cooldown).
+/// A breaker that can be closed by hand: an operator's "retry now", a sync engine's manual reset.
+public protocol ResettableBreaker: BreakerPolicy {
+    /// Closes the breaker and clears its counters (and any growing open time); ends an isolation.
     @discardableResult
     func reset(now: ResilienceInstant) -> BreakerTransition?
+}
 
-    /// The breaker's counters at `now`.
-    func metrics(now: ResilienceInstant) -> BreakerMetrics
+/// A breaker that can be forced open by hand (a kill switch) until ``ResettableBreaker/reset(now:)``.
+public protocol IsolatableBreaker: ResettableBreaker {
+    /// Forces the breaker open: every call is rejected until ``ResettableBreaker/reset(now:)``.
+    @discardableResult
+    func isolate(now: ResilienceInstant) -> BreakerTransition?
+}
 
+/// A breaker whose state survives a restart: ``exportState(now:)`` and ``restoreState(_:now:)`` round-trip
+/// it, so an app can persist a rate-limit cooldown across launches.
+public protocol PersistableBreaker: BreakerPolicy {
     /// The breaker's state as a portable snapshot (times relative to `now`).
     func exportState(now: ResilienceInstant) -> BreakerSnapshot
 
     /// Restores a snapshot taken by ``exportState(now:)`` (possibly in an earlier process).
     @discardableResult
     func restoreState(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition?
+}
 
-    /// A short description of the breaker and its settings.
-    var policyDescription: String { get }
+/// A breaker that reports its counters, for dashboards, health rules and status screens.
+public protocol MeasurableBreaker: BreakerPolicy {
+    /// The breaker's counters at `now`.
+    func metrics(now: ResilienceInstant) -> BreakerMetrics
 }
 
 /// A breaker's answer to "may this call run?".
@@ -125,7 +141,7 @@ public enum BreakerState: String, Hashable, Sendable, Codable, CaseIterable, Cus
     case open
     /// A limited number of probe calls test whether the dependency recovered.
     case halfOpen = "half-open"
-    /// Manually isolated: every call is rejected until ``BreakerPolicy/reset(now:)``.
+    /// Manually isolated: every call is rejected until ``ResettableBreaker/reset(now:)``.
     case isolated
 
     /// The state's name.

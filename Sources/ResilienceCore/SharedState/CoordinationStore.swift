@@ -1,39 +1,62 @@
-/// Shared coordination state for many replicas of one service: rate decisions, breaker records and probe
-/// leases kept in one store (PostgreSQL, an in-memory store for one process or for tests).
+/// Shared coordination state for many replicas of one service, in two small seams: a
+/// ``RateCoordinationStore`` hands out slots of a shared rate, a ``BreakerCoordinationStore`` keeps versioned
+/// breaker records and probe leases. A store that serves both (PostgreSQL, the in-memory store) is a
+/// `CoordinationStore`.
 ///
-/// Every decision is made **by the store, on the store's clock**: replicas never send their own time, so
-/// their clocks may disagree. Durations in answers are relative to the store's decision instant; a replica
-/// adds them to the instant it *received* the answer, which can only make it more conservative.
-///
-/// ## Contract
-/// - **Atomic.** Each method is one indivisible decision: two replicas leasing tokens at once never receive
-///   the same slot; two compare-and-set calls with the same expected version never both apply; two
-///   replicas asking for the probe lease at once never both get it.
-/// - **Rate decisions are GCRA reservations.** ``leaseTokens(_:)`` grants up to ``TokenLeaseRequest/count``
-///   slots of the key's schedule: slot *j* of a grant may be used ``TokenLease/firstSlotOffset`` +
-///   *j* × ``TokenLease/spacing`` after the decision (never before the decision itself). Over any interval of
-///   length *W*, the slots a store hands out for one key number at most `burst + W / emissionInterval`,
-///   whoever asks. No slot lies further than ``TokenLeaseRequest/horizon`` after the decision.
-/// - **Versioned breaker records.** ``updateBreaker(_:)`` applies only when the stored version equals the
-///   expected one (`0` meaning "no record"); it then stores a strictly greater version and returns the new
-///   record, otherwise it returns the current record without changing anything.
-/// - **One probe at a time.** ``acquireProbe(key:holder:ttl:)`` grants the lease only when the key's
-///   record is ``BreakerState/open`` with its open period over on the store's clock, and nobody else holds an
-///   unexpired lease; the holder asking again renews it. Any breaker update releases the lease.
-/// - **A time to live on everything.** Rate rows disappear once the schedule is idle (the bucket is full);
-///   breaker records disappear at their ``BreakerRecordUpdate/timeToLive``; probe leases at their `ttl`.
-///   An expired record reads as absent. ``sweepExpired()`` deletes expired rows; storage never grows with
-///   the number of requests.
+/// Rules both seams share:
+/// - **Every decision is made by the store, on the store's clock**: replicas never send their own time, so
+///   their clocks may disagree. Durations in answers are relative to the store's decision instant; a replica
+///   adds them to the instant it *received* the answer, which can only make it more conservative.
+/// - **Atomic.** Each method is one indivisible decision.
+/// - **A time to live on everything**; `sweepExpired()` deletes expired rows, so storage never grows with
+///   the number of requests. A store adopting both seams implements it once and sweeps everything.
 /// - **Typed failures, no hangs of its own making.** Methods throw ``CoordinationStoreError``; invalid
 ///   requests throw ``CoordinationStoreError/invalidRequest(_:)`` before touching storage. Callers still put
 ///   a deadline on every call (a network store can stall), and treat a timed-out call as having had an
 ///   unknown effect.
+public typealias CoordinationStore = RateCoordinationStore & BreakerCoordinationStore
+
+/// The rate half of the shared state: GCRA reservations of a key's schedule, shared by every replica.
 ///
-/// ResilienceTesting's `CoordinationStoreConformance` checks these rules against an implementation.
-public protocol CoordinationStore: Sendable {
+/// ## Contract
+/// - **Rate decisions are GCRA reservations.** ``leaseTokens(_:)`` grants up to ``TokenLeaseRequest/count``
+///   slots of the key's schedule: slot *j* of a grant may be used ``TokenLease/firstSlotOffset`` +
+///   *j* × ``TokenLease/spacing`` after the decision (never before the decision itself). Over any interval of
+///   length *W*, the slots a store hands out for one key number at most `burst + W / emissionInterval`,
+///   whoever asks. Two replicas leasing at once never receive the same slot. No slot lies further than
+///   ``TokenLeaseRequest/horizon`` after the decision.
+/// - **Decided on the store's clock**, atomically, with typed errors (see ``CoordinationStore``).
+/// - **Rows expire**: a key's row disappears once its schedule is idle (the bucket is full);
+///   ``sweepExpired()`` deletes such rows.
+///
+/// ResilienceTesting's `RateCoordinationStoreConformance` checks these rules against an implementation.
+public protocol RateCoordinationStore: Sendable {
     /// Reserves up to `request.count` slots of a key's rate schedule.
     func leaseTokens(_ request: TokenLeaseRequest) async throws(CoordinationStoreError) -> TokenLease
 
+    /// Deletes expired rows; returns how many it removed.
+    @discardableResult
+    func sweepExpired() async throws(CoordinationStoreError) -> Int
+}
+
+/// The breaker half of the shared state: one versioned breaker record per key (a snapshot of the shared
+/// state machine) changed only by compare-and-set, and the lease to send the half-open probe.
+///
+/// ## Contract
+/// - **Versioned breaker records.** ``updateBreaker(_:)`` applies only when the stored version equals the
+///   expected one (`0` meaning "no record"); it then stores a strictly greater version and returns the new
+///   record, otherwise it returns the current record without changing anything. Two compare-and-set calls
+///   with the same expected version never both apply.
+/// - **One probe at a time.** ``acquireProbe(key:holder:ttl:)`` grants the lease only when the key's
+///   record is ``BreakerState/open`` with its open period over on the store's clock, and nobody else holds an
+///   unexpired lease; the holder asking again renews it. Two replicas asking at once never both get it. Any
+///   breaker update releases the lease.
+/// - **Records expire** at their ``BreakerRecordUpdate/timeToLive``, probe leases at their `ttl`; an expired
+///   record reads as absent, and ``sweepExpired()`` deletes it.
+/// - **Decided on the store's clock**, atomically, with typed errors (see ``CoordinationStore``).
+///
+/// ResilienceTesting's `BreakerCoordinationStoreConformance` checks these rules against an implementation.
+public protocol BreakerCoordinationStore: Sendable {
     /// The key's breaker record, or `nil` when there is none (or it expired).
     func breakerRecord(key: String) async throws(CoordinationStoreError) -> BreakerRecord?
 
@@ -49,12 +72,12 @@ public protocol CoordinationStore: Sendable {
     /// Gives the probe lease back (a cancelled probe); does nothing unless `holder` holds it.
     func releaseProbe(key: String, holder: String) async throws(CoordinationStoreError)
 
-    /// Deletes expired rate rows, records and leases; returns how many rows it removed.
+    /// Deletes expired records and leases; returns how many rows it removed.
     @discardableResult
     func sweepExpired() async throws(CoordinationStoreError) -> Int
 }
 
-/// Why a ``CoordinationStore`` call failed.
+/// Why a ``RateCoordinationStore`` or ``BreakerCoordinationStore`` call failed.
 public enum CoordinationStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The store cannot be reached (connection refused or lost, server shutting down).
     case unavailable(String)
@@ -145,7 +168,7 @@ public struct TokenLeaseRequest: Hashable, Sendable {
     }
 }
 
-/// Slots granted by ``CoordinationStore/leaseTokens(_:)``, relative to the store's decision.
+/// Slots granted by ``RateCoordinationStore/leaseTokens(_:)``, relative to the store's decision.
 public struct TokenLease: Hashable, Sendable {
     /// How many slots were granted (0 … the requested count).
     public var granted: Int
@@ -177,7 +200,7 @@ public struct TokenLease: Hashable, Sendable {
     }
 }
 
-/// A breaker's shared record, as a ``CoordinationStore`` keeps it.
+/// A breaker's shared record, as a ``BreakerCoordinationStore`` keeps it.
 public struct BreakerRecord: Hashable, Sendable {
     /// The key.
     public var key: String
@@ -272,7 +295,7 @@ public enum BreakerUpdateResult: Hashable, Sendable {
     case conflict(current: BreakerRecord?)
 }
 
-/// The answer to ``CoordinationStore/acquireProbe(key:holder:ttl:)``.
+/// The answer to ``BreakerCoordinationStore/acquireProbe(key:holder:ttl:)``.
 public struct ProbeLeaseResult: Hashable, Sendable {
     /// True when the asking replica holds the lease now.
     public var granted: Bool

@@ -1,10 +1,10 @@
-/// The implementation every breaker of this module shares: a state machine (its counters beside a
-/// ``BreakerCycle``) in a ``LockedState``. ``ConsecutiveFailureBreaker``, ``FailureRatioBreaker`` and
-/// ``RateLimitBreaker`` differ only in their machine, configuration and description.
+/// The implementation every local breaker of this module shares: a state machine (its counters beside a
+/// ``BreakerCycle``) in a ``LockedState``. ``ConsecutiveFailureBreaker``, ``FailureRatioBreaker``,
+/// ``RateLimitBreaker`` and ``CircuitBreaker`` differ only in their machine, configuration and description.
 ///
-/// Not meant to be subclassed outside this module (its initializer is internal); third-party breakers
-/// conform to ``BreakerPolicy`` directly.
-public class StateMachineBreaker: BreakerPolicy, @unchecked Sendable {
+/// Not meant to be subclassed outside this module (its initializer is internal); a third-party breaker is a
+/// ``CircuitBreaker`` with its own ``BreakerTripRule``.
+public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, MeasurableBreaker, @unchecked Sendable {
     /// The machine in its lock: a `MachineLock` of the concrete machine type.
     let storage: AnyObject
     /// The concrete machine type, whose static methods (compiled for that type) run the machine in
@@ -163,18 +163,38 @@ extension BreakerMachine {
     }
 }
 
-/// The closed → open → half-open → closed cycle shared by every breaker in this module.
-///
-/// A value type that takes `now`: breakers keep one inside their `LockedState` next to their own counters.
-/// Every state change bumps ``generation`` so outcomes of calls admitted earlier are recognised as stale.
-struct BreakerCycle: Sendable {
-    /// How half-open behaves; `nil` means an expired open period closes the breaker directly.
-    struct HalfOpenRules: Sendable {
-        var probeLimit: Int
-        var successesToClose: Int
-        var probeTimeout: Duration
-    }
+/// How a breaker's half-open state behaves: how many probes run at once, how many must succeed to close it,
+/// and after how long without an answer the probes in flight are treated as lost.
+public struct BreakerHalfOpenRules: Hashable, Sendable {
+    /// How many probes may run at once (at least 1).
+    public var probeLimit: Int
+    /// Successful probes needed to close the breaker (at least 1).
+    public var successesToClose: Int
+    /// After this long without an answer from the probes in flight, half-open admits new probes, so a lost
+    /// probe can never wedge the breaker.
+    public var probeTimeout: Duration
 
+    /// Creates the rules; values below the minimum are raised to it.
+    ///
+    /// - Parameters:
+    ///   - probeLimit: How many probes may run at once (at least 1). Default: `1`.
+    ///   - successesToClose: Successful probes needed to close the breaker (at least 1). Default: `1`.
+    ///   - probeTimeout: After this long without an answer from the probes in flight, half-open admits new
+    ///     probes. Default: 30 s.
+    public init(probeLimit: Int = 1, successesToClose: Int = 1, probeTimeout: Duration = .seconds(30)) {
+        self.probeLimit = max(1, probeLimit)
+        self.successesToClose = max(1, successesToClose)
+        self.probeTimeout = max(.zero, probeTimeout)
+    }
+}
+
+/// The closed → open → half-open → closed cycle: the one breaker state machine of this module. Every local
+/// breaker keeps one inside its lock, and ``SharedBreaker`` keeps one whose state it publishes to (and adopts
+/// from) a ``BreakerCoordinationStore``.
+///
+/// A value type that takes `now`. Every state change bumps ``generation`` so outcomes of calls admitted
+/// earlier are recognised as stale.
+struct BreakerCycle: Sendable {
     private(set) var state: BreakerState = .closed
     private(set) var generation: UInt64 = 0
     private(set) var openedAt: ResilienceInstant = .origin
@@ -185,22 +205,39 @@ struct BreakerCycle: Sendable {
     private(set) var probesInFlight = 0
     private(set) var lastProbeAt: ResilienceInstant = .origin
     private(set) var halfOpenSuccesses = 0
-    let halfOpen: HalfOpenRules?
+    /// How half-open behaves; `nil` means an expired open period closes the breaker directly.
+    let halfOpen: BreakerHalfOpenRules?
     /// What an isolated breaker reports as `retryAfter`.
     let isolatedRetryAfter: Duration
     /// How the server's `Retry-After` lengthens (or starts) an open period.
     let retryAfter: BreakerRetryAfter
 
-    init(halfOpen: HalfOpenRules?, isolatedRetryAfter: Duration, retryAfter: BreakerRetryAfter) {
+    init(halfOpen: BreakerHalfOpenRules?, isolatedRetryAfter: Duration, retryAfter: BreakerRetryAfter) {
         self.retryAfter = retryAfter
-        if let halfOpen {
-            self.halfOpen = HalfOpenRules(
-                probeLimit: max(1, halfOpen.probeLimit), successesToClose: max(1, halfOpen.successesToClose),
-                probeTimeout: max(.zero, halfOpen.probeTimeout))
-        } else {
-            self.halfOpen = nil
+        self.halfOpen = halfOpen.map {
+            BreakerHalfOpenRules(
+                probeLimit: $0.probeLimit, successesToClose: $0.successesToClose, probeTimeout: $0.probeTimeout)
         }
         self.isolatedRetryAfter = isolatedRetryAfter
+    }
+
+    /// Whether the breaker is open or half-open: in the open part of the cycle.
+    var isOpenOrHalfOpen: Bool { state == .open || state == .halfOpen }
+
+    /// Whether a half-open probe is in flight and not yet overdue at `now`.
+    func probeOutstanding(now: ResilienceInstant) -> Bool {
+        guard state == .halfOpen, probesInFlight > 0, let halfOpen else { return false }
+        return now < lastProbeAt.advanced(by: halfOpen.probeTimeout)
+    }
+
+    /// Moves to `next` because another replica's record says so (open for `openFor`); counts no trip.
+    mutating func adopt(_ next: BreakerState, openFor: Duration? = nil, now: ResilienceInstant) {
+        _ = move(to: next, now: now, openFor: openFor)
+    }
+
+    /// Keeps an open breaker open at least until `until`.
+    mutating func extendOpen(until: ResilienceInstant) {
+        if state == .open && until > openUntil { openUntil = until }
     }
 
     /// Admits or rejects one call; moves an expired open period to half-open (or closed).

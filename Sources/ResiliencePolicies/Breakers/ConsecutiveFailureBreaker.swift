@@ -90,7 +90,7 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         self.configuration = configuration
         self.generator = generator
         cycle = BreakerCycle(
-            halfOpen: .init(
+            halfOpen: BreakerHalfOpenRules(
                 probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
                 probeTimeout: configuration.probeTimeout),
             isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter)

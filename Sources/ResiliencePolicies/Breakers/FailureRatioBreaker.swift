@@ -21,12 +21,21 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
     ///   - random: Feeds the open duration's jitter when one is configured.
     public init(_ configuration: Configuration = .standard, random: SharedRandomSource = SharedRandomSource()) {
         self.configuration = configuration
-        super.init(FailureRatioMachine(configuration: configuration, generator: random.makeGenerator()))
+        super.init(
+            RuleMachine(
+                rule: FailureRatioRule(configuration), openDuration: configuration.openDuration,
+                generator: random.makeGenerator(),
+                cycle: BreakerCycle(
+                    halfOpen: BreakerHalfOpenRules(
+                        probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
+                        probeTimeout: configuration.probeTimeout),
+                    isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter),
+                countsAsFailure: configuration.countsAsFailure))
     }
 
     /// Calls, failures and slow calls currently in the window.
     public func windowCounts(now: ResilienceInstant) -> (calls: Int, failures: Int, slow: Int) {
-        let totals = inspect(FailureRatioMachine.self) { $0.windowTotals(now: now) }
+        let totals = inspect(RuleMachine<FailureRatioRule>.self) { $0.rule.window.totals(now: now) }
         return (totals?.calls ?? 0, totals?.failures ?? 0, totals?.slow ?? 0)
     }
 
@@ -156,101 +165,32 @@ extension FailureRatioBreaker {
     }
 }
 
-/// The state machine behind ``FailureRatioBreaker``: a value type that takes `now`.
-struct FailureRatioMachine: BreakerMachine {
+/// The trip rule of ``FailureRatioBreaker``: the failure (or slow-call) ratio over a sliding window, judged
+/// once the window holds the minimum throughput. It runs in the module's one breaker state machine.
+struct FailureRatioRule: BreakerTripRule {
     let configuration: FailureRatioBreaker.Configuration
-    var cycle: BreakerCycle
     var window: OutcomeWindow
-    var consecutiveFailures = 0
-    var consecutiveSuccesses = 0
-    var generator: PseudoRandomGenerator
 
-    init(configuration: FailureRatioBreaker.Configuration, generator: PseudoRandomGenerator) {
+    init(_ configuration: FailureRatioBreaker.Configuration) {
         self.configuration = configuration
-        self.generator = generator
         window = OutcomeWindow(configuration.window)
-        cycle = BreakerCycle(
-            halfOpen: .init(
-                probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
-                probeTimeout: configuration.probeTimeout),
-            isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter)
     }
 
-    var failurePredicate: BreakerFailurePredicate { configuration.countsAsFailure }
-
-    mutating func record(
-        _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
+    mutating func shouldOpen(
+        afterCallFailed failed: Bool, admittedAt: ResilienceInstant, now: ResilienceInstant
     )
-        -> BreakerTransition?
+        -> Bool
     {
-        guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: configuration.countsAsFailure)
-        else { return nil }
-        if failed {
-            consecutiveFailures += 1
-            consecutiveSuccesses = 0
-        } else {
-            consecutiveFailures = 0
-            consecutiveSuccesses += 1
-        }
-        if cycle.releaseProbe(permit) {
-            if failed { return trip(now: now, cause: outcome) }
-            let transition = cycle.probeSucceeded(now: now)
-            if transition != nil { window.clear() }
-            return transition
-        }
-        guard cycle.state == .closed else { return nil }
-        if failed, cycle.immediateHint(outcome, counted: true) != nil { return trip(now: now, cause: outcome) }
-        let slow = configuration.slowCallThreshold.map { permit.admittedAt.duration(to: now) >= $0 } ?? false
+        let slow = configuration.slowCallThreshold.map { admittedAt.duration(to: now) >= $0 } ?? false
         window.record(failure: failed, slow: slow, now: now)
         let totals = window.totals(now: now)
-        guard totals.calls >= max(1, configuration.minimumThroughput) else { return nil }
+        guard totals.calls >= max(1, configuration.minimumThroughput) else { return false }
         let calls = Double(totals.calls)
         let failureRatioReached = Double(totals.failures) / calls >= configuration.failureRatio
         let slowRatioReached =
             configuration.slowCallThreshold != nil && Double(totals.slow) / calls >= configuration.slowCallRatio
-        guard failureRatioReached || slowRatioReached else { return nil }
-        return trip(now: now, cause: outcome)
+        return failureRatioReached || slowRatioReached
     }
 
-    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> BreakerTransition? {
-        let duration = configuration.openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
-        window.clear()
-        consecutiveSuccesses = 0
-        return cycle.trip(now: now, duration: duration, cause: cause)
-    }
-
-    mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
-        window.clear()
-        consecutiveFailures = 0
-        consecutiveSuccesses = 0
-        return cycle.reset(now: now)
-    }
-
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
-    func windowTotals(now: ResilienceInstant) -> OutcomeWindow.Totals {
-        window.totals(now: now)
-    }
-
-    func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
-    }
-
-    mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
-        window.clear()
-        consecutiveFailures = 0
-        consecutiveSuccesses = 0
-        let transition = cycle.restore(
-            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
-        return transition
-    }
+    mutating func clear() { window.clear() }
 }

@@ -1,5 +1,6 @@
-/// A ``CoordinationStore`` held in this process's memory: coordination between the pipelines of one
-/// process, and the reference implementation the PostgreSQL store is tested against.
+/// A ``CoordinationStore`` (both a ``RateCoordinationStore`` and a ``BreakerCoordinationStore``) held in
+/// this process's memory: coordination between the pipelines of one process, and the reference
+/// implementation the PostgreSQL store is tested against.
 ///
 /// Every decision runs under one lock on the store's own clock (inject a manual clock in tests). Rows are
 /// dropped when they expire, on access and in ``sweepExpired()``, so memory follows the number of live keys,

@@ -1,5 +1,9 @@
-/// A circuit breaker whose state every replica of a service shares through a ``CoordinationStore``: an
+/// A circuit breaker whose state every replica of a service shares through a ``BreakerCoordinationStore``: an
 /// ordinary ``BreakerPolicy`` that drops into any pipeline or preset.
+///
+/// It runs the same state machine as every local breaker (a ``CircuitBreaker`` with a
+/// ``ConsecutiveFailuresRule``, open periods from a ``BreakerBackoff``); only the storage differs: the state
+/// lives in the store as a versioned record that replicas change by compare-and-set.
 ///
 /// Each replica counts its own failures in a row; the one that reaches ``Configuration/failureThreshold``
 /// opens the shared record (compare-and-set on its version). Every replica keeps the record cached, so
@@ -18,7 +22,7 @@
 /// let breaker = SharedBreaker(store: store, .init(key: "jobs-api"))
 /// preset.breaker = .custom("shared") { _ in breaker }
 /// ```
-public final class SharedBreaker: BreakerPolicy {
+public final class SharedBreaker: IsolatableBreaker, PersistableBreaker, MeasurableBreaker {
     /// Settings of a ``SharedBreaker``.
     public struct Configuration: Sendable {
         /// The protected dependency; replicas sharing the breaker use the same key.
@@ -27,10 +31,11 @@ public final class SharedBreaker: BreakerPolicy {
         public var replica: String
         /// Counted failures in a row (on one replica) that open the shared breaker.
         public var failureThreshold = 5
-        /// The first open period; it doubles with each trip in a row.
-        public var openDuration: Duration = .seconds(30)
-        /// The longest open period.
-        public var maximumOpenDuration: Duration = .seconds(600)
+        /// How long the shared breaker stays open: 30 s, doubling with each trip in a row, at most 10 min
+        /// (the same ``BreakerBackoff`` every breaker's open periods come from; with jitter, each replica
+        /// draws its own).
+        public var openDuration = BreakerBackoff(
+            base: .seconds(30), growthFactor: 2, maximumMultiplier: 20, maximum: .seconds(600))
         /// How long the probe lease lasts: a probe that does not report within it lets another replica probe.
         public var probeTimeout: Duration = .seconds(10)
         /// How often the cached record is refreshed.
@@ -58,7 +63,7 @@ public final class SharedBreaker: BreakerPolicy {
         }
     }
 
-    private let store: any CoordinationStore
+    private let store: any BreakerCoordinationStore
     private let clock: ResilienceClock
     private let telemetry: (any TelemetrySink)?
     private let machine: LockedState<SharedBreakerMachine>
@@ -72,15 +77,17 @@ public final class SharedBreaker: BreakerPolicy {
     ///   - configuration: The key, thresholds, intervals and failure handling.
     ///   - clock: The clock callers pass `now` from; refreshes and store deadlines run on it.
     ///   - telemetry: Receives store failures, recoveries and states adopted from other replicas.
+    ///   - random: Feeds the open period's jitter when one is configured. Default: a fresh source.
     public init(
-        store: any CoordinationStore, _ configuration: Configuration, clock: ResilienceClock = .continuous,
-        telemetry: (any TelemetrySink)? = nil
+        store: any BreakerCoordinationStore, _ configuration: Configuration, clock: ResilienceClock = .continuous,
+        telemetry: (any TelemetrySink)? = nil, random: SharedRandomSource = SharedRandomSource()
     ) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
         self.telemetry = telemetry
-        machine = LockedState(initialState: SharedBreakerMachine(configuration))
+        machine = LockedState(
+            initialState: SharedBreakerMachine(configuration, generator: random.makeGenerator()))
         let interval = max(.milliseconds(1), configuration.refreshInterval)
         refresher.withLock { task in
             task = Task { [weak self] in
@@ -127,7 +134,7 @@ public final class SharedBreaker: BreakerPolicy {
     /// Isolates the shared breaker (for every replica) until ``reset(now:)``.
     @discardableResult
     public func isolate(now: ResilienceInstant) -> BreakerTransition? {
-        let (transition, actions) = machine.withLock { $0.force(.isolated, now: now) }
+        let (transition, actions) = machine.withLock { $0.isolate(now: now) }
         perform(actions)
         return transition
     }
@@ -135,7 +142,7 @@ public final class SharedBreaker: BreakerPolicy {
     /// Closes the shared breaker (for every replica) and clears the counters.
     @discardableResult
     public func reset(now: ResilienceInstant) -> BreakerTransition? {
-        let (transition, actions) = machine.withLock { $0.force(.closed, now: now) }
+        let (transition, actions) = machine.withLock { $0.reset(now: now) }
         perform(actions)
         return transition
     }
@@ -164,7 +171,7 @@ public final class SharedBreaker: BreakerPolicy {
     /// `shared-breaker(key: jobs-api, threshold: 5, open: 30 s, fail-open)`.
     public var policyDescription: String {
         "shared-breaker(key: \(configuration.key), threshold: \(configuration.failureThreshold), "
-            + "open: \(configuration.openDuration), \(configuration.failureMode))"
+            + "open: \(configuration.openDuration.base), \(configuration.failureMode))"
     }
 
     /// Reads the record (or publishes a local state the store missed) once, now.

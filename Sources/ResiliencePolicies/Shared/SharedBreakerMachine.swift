@@ -1,5 +1,7 @@
-/// The state machine behind ``SharedBreaker``: the cached shared record, this replica's counters, the probe
-/// lease and the store's health. It returns the store calls to make; the breaker makes them outside the lock.
+/// The storage side of ``SharedBreaker``: the module's one breaker state machine (a ``BreakerCycle`` and a
+/// ``ConsecutiveFailuresRule``, open periods from a ``BreakerBackoff``) kept in step with a versioned record in
+/// a ``BreakerCoordinationStore``, plus the probe lease and the store's health. It returns the store calls to
+/// make; the breaker makes them outside the lock.
 struct SharedBreakerMachine: Sendable {
     enum StoreAction: Hashable, Sendable {
         case read
@@ -8,34 +10,24 @@ struct SharedBreakerMachine: Sendable {
         case releaseProbe
     }
 
-    enum Phase: Hashable, Sendable { case closed, open, isolated }
-
     let key: String
-    let threshold: Int
-    let openDuration: Duration
-    let maximumOpenDuration: Duration
-    let probeTimeout: Duration
+    let openDuration: BreakerBackoff
     let pollInterval: Duration
     let retryInterval: Duration
     let recordTimeToLive: Duration
     let failClosed: Bool
     let countsAsFailure: BreakerFailurePredicate
-    let retryAfter: BreakerRetryAfter
 
-    var phase = Phase.closed
-    var openedAt = ResilienceInstant.origin
-    var openUntil = ResilienceInstant.origin
+    /// The state machine every breaker of the module runs; here its state mirrors the store's record.
+    var cycle: BreakerCycle
+    /// When the closed breaker opens: this replica's counted failures in a row.
+    var rule: ConsecutiveFailuresRule
+    var generator: PseudoRandomGenerator
     /// The last store version this replica saw or wrote.
     var version: UInt64 = 0
-    var failures = 0
-    var trips = 0
-    var totalOpens = 0
-    var generation: UInt64 = 0
-    var probeInFlight = false
     var probeLeased = false
     var probeRequestInFlight = false
     var nextProbeRequest = ResilienceInstant.origin
-    var announcedHalfOpen = false
     /// A local state the store has not accepted yet (written while it was failing).
     var dirty = false
     var writesInFlight = 0
@@ -45,66 +37,49 @@ struct SharedBreakerMachine: Sendable {
     var storeCallsStarted: UInt64 = 0
     var newestAnsweredCall: UInt64 = 0
 
-    init(_ configuration: SharedBreaker.Configuration) {
+    init(_ configuration: SharedBreaker.Configuration, generator: PseudoRandomGenerator) {
         key = configuration.key
-        threshold = max(1, configuration.failureThreshold)
-        openDuration = max(.milliseconds(1), configuration.openDuration)
-        maximumOpenDuration = max(openDuration, configuration.maximumOpenDuration)
-        probeTimeout = max(.milliseconds(1), configuration.probeTimeout)
+        rule = ConsecutiveFailuresRule(threshold: configuration.failureThreshold)
+        openDuration = configuration.openDuration
+        let probeTimeout = max(.milliseconds(1), configuration.probeTimeout)
         pollInterval = max(.milliseconds(1), min(configuration.refreshInterval, configuration.storeDeadline))
         retryInterval = max(.milliseconds(1), configuration.retryInterval)
         recordTimeToLive = max(.seconds(1), configuration.recordTimeToLive)
         failClosed = configuration.failureMode == .failClosed
         countsAsFailure = configuration.countsAsFailure
-        retryAfter = configuration.retryAfter
+        self.generator = generator
+        cycle = BreakerCycle(
+            halfOpen: BreakerHalfOpenRules(probeLimit: 1, successesToClose: 1, probeTimeout: probeTimeout),
+            isolatedRetryAfter: recordTimeToLive, retryAfter: configuration.retryAfter)
     }
 
     // MARK: Admission
 
-    func state(now: ResilienceInstant) -> BreakerState {
-        switch phase {
-        case .closed: .closed
-        case .isolated: .isolated
-        case .open: now < openUntil ? .open : .halfOpen
-        }
-    }
+    func state(now: ResilienceInstant) -> BreakerState { cycle.effectiveState(now: now) }
 
     mutating func admit(now: ResilienceInstant) -> (BreakerAdmission, [StoreAction]) {
         if failClosed, let outage {
             let wait = max(.milliseconds(1), now.duration(to: outage.nextAttempt))
             return (.rejected(retryAfter: wait, state: state(now: now) == .isolated ? .isolated : .open), [])
         }
-        switch phase {
-        case .closed:
-            return (.admitted(permit(now: now, probe: false), transition: nil), [])
-        case .isolated:
-            return (.rejected(retryAfter: recordTimeToLive, state: .isolated), [])
-        case .open:
-            if now < openUntil { return (.rejected(retryAfter: now.duration(to: openUntil), state: .open), []) }
-            if probeInFlight { return (.rejected(retryAfter: pollInterval, state: .halfOpen), []) }
-            if outage != nil || probeLeased {
-                probeLeased = false
-                probeInFlight = true
-                generation &+= 1
-                var transition: BreakerTransition?
-                if !announcedHalfOpen {
-                    announcedHalfOpen = true
-                    transition = BreakerTransition(from: .open, to: .halfOpen)
-                }
-                return (.admitted(permit(now: now, probe: true), transition: transition), [])
-            }
-            var actions: [StoreAction] = []
-            if !probeRequestInFlight && now >= nextProbeRequest {
-                probeRequestInFlight = true
-                actions.append(.acquireProbe(version: version))
-            }
-            let wait = max(pollInterval, now.duration(to: nextProbeRequest))
-            return (.rejected(retryAfter: wait, state: .halfOpen), actions)
+        // Closed, isolated, or open with time left: the state machine answers alone.
+        guard cycle.isOpenOrHalfOpen, now >= cycle.openUntil || cycle.state == .halfOpen else {
+            return (cycle.admit(now: now), [])
         }
-    }
-
-    func permit(now: ResilienceInstant, probe: Bool) -> BreakerPermit {
-        BreakerPermit(generation: generation, isProbe: probe, admittedAt: now)
+        // Half-open: one probe for all replicas, sent by the holder of the store's lease (or, while the
+        // store is failing, by this replica on its own).
+        if cycle.probeOutstanding(now: now) { return (.rejected(retryAfter: pollInterval, state: .halfOpen), []) }
+        if outage != nil || probeLeased {
+            probeLeased = false
+            return (cycle.admit(now: now), [])
+        }
+        var actions: [StoreAction] = []
+        if !probeRequestInFlight && now >= nextProbeRequest {
+            probeRequestInFlight = true
+            actions.append(.acquireProbe(version: version))
+        }
+        let wait = max(pollInterval, now.duration(to: nextProbeRequest))
+        return (.rejected(retryAfter: wait, state: .halfOpen), actions)
     }
 
     mutating func probeAnswered(_ result: ProbeLeaseResult?, version leasedVersion: UInt64, now: ResilienceInstant) {
@@ -113,7 +88,7 @@ struct SharedBreakerMachine: Sendable {
             nextProbeRequest = now.advanced(by: pollInterval)
             return
         }
-        if result.granted && phase == .open && leasedVersion == version {
+        if result.granted && cycle.isOpenOrHalfOpen && leasedVersion == version {
             probeLeased = true
         } else {
             nextProbeRequest = now.advanced(by: max(pollInterval, result.retryAfter))
@@ -127,113 +102,103 @@ struct SharedBreakerMachine: Sendable {
     )
         -> (BreakerTransition?, [StoreAction])
     {
-        guard permit.generation == generation else { return (nil, []) }
-        let isProbe = permit.isProbe && phase == .open && probeInFlight
-        switch outcome {
-        case .cancelled:
-            guard isProbe else { return (nil, []) }
-            probeInFlight = false
-            return (nil, outage == nil ? [.releaseProbe] : [])
-        case .success:
-            failures = 0
-            return isProbe ? close(now: now, from: .halfOpen) : (nil, [])
-        case .failure(let classification):
-            guard countsAsFailure.counts(classification) else {
-                failures = 0
-                return isProbe ? close(now: now, from: .halfOpen) : (nil, [])
+        if case .failure = outcome {
+            // The server speaks for the whole key, whichever state admitted the call (as in every breaker).
+            let openUntil = cycle.openUntil
+            cycle.holdOpen(for: outcome, predicate: countsAsFailure, now: now)
+            if let transition = cycle.openForLateHint(outcome, for: permit, predicate: countsAsFailure, now: now) {
+                return changed(transition, now: now)
             }
-            let hint = retryAfter.hint(outcome, counted: true) ?? .zero
-            if isProbe { return trip(now: now, from: .halfOpen, hint: hint) }
-            guard phase == .closed else { return (nil, []) }
-            failures += 1
-            let opensAtOnce = retryAfter.immediateHint(outcome, counted: true) != nil
-            return failures >= threshold || opensAtOnce ? trip(now: now, from: .closed, hint: hint) : (nil, [])
+            if cycle.openUntil > openUntil {
+                // Published by the next refresh, over the version this replica's own trip is writing now.
+                dirty = true
+                return (nil, [])
+            }
         }
+        let isProbe = permit.isProbe && cycle.isCurrent(permit) && cycle.state == .halfOpen
+        guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: countsAsFailure) else {
+            // A stale outcome, or a cancelled call (whose probe the state machine released).
+            guard isProbe, case .cancelled = outcome else { return (nil, []) }
+            return (nil, outage == nil ? [.releaseProbe] : [])
+        }
+        if cycle.releaseProbe(permit) {
+            if failed { return trip(now: now, cause: outcome) }
+            return changed(cycle.probeSucceeded(now: now), now: now)
+        }
+        guard cycle.state == .closed else { return (nil, []) }
+        if failed, cycle.immediateHint(outcome, counted: true) != nil { return trip(now: now, cause: outcome) }
+        guard rule.shouldOpen(afterCallFailed: failed, admittedAt: permit.admittedAt, now: now) else {
+            return (nil, [])
+        }
+        return trip(now: now, cause: outcome)
     }
 
-    /// Opens the shared record for the next period of the schedule, or for the server's wait `hint` when that
-    /// is longer.
-    mutating func trip(
-        now: ResilienceInstant, from: BreakerState, hint: Duration = .zero
-    ) -> (BreakerTransition?, [StoreAction]) {
-        trips = min(trips + 1, 62)
-        totalOpens += 1
-        let openFor = max(openPeriod(trips: trips), hint)
-        enterOpen(now: now, until: now.advanced(by: openFor))
-        return (BreakerTransition(from: from, to: .open, openFor: openFor), [write(now: now)])
+    /// Opens the shared record for the next period of the schedule, or for the server's wait on `cause` when
+    /// that is longer.
+    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> (BreakerTransition?, [StoreAction]) {
+        let period = max(.milliseconds(1), openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator))
+        return changed(cycle.trip(now: now, duration: period, cause: cause), now: now)
     }
 
-    func openPeriod(trips: Int) -> Duration {
-        var period = openDuration
-        for _ in 1..<max(1, trips) where period < maximumOpenDuration { period = period * 2 }
-        return min(period, maximumOpenDuration)
+    /// After a state change of this replica's own: forget the counts and the lease, and publish the state.
+    mutating func changed(
+        _ transition: BreakerTransition?, now: ResilienceInstant
+    ) -> (
+        BreakerTransition?, [StoreAction]
+    ) {
+        stateChanged()
+        return (transition, [write(now: now)])
     }
 
-    mutating func enterOpen(now: ResilienceInstant, until: ResilienceInstant) {
-        phase = .open
-        openedAt = now
-        openUntil = until
-        failures = 0
-        resetProbe()
-        generation &+= 1
-    }
-
-    mutating func resetProbe() {
-        probeInFlight = false
+    /// Clears what belongs to the state just left: the rule's counts and the probe lease.
+    mutating func stateChanged() {
+        rule.clear()
         probeLeased = false
-        announcedHalfOpen = false
         nextProbeRequest = .origin
     }
 
-    mutating func close(now: ResilienceInstant, from: BreakerState) -> (BreakerTransition?, [StoreAction]) {
-        phase = .closed
-        trips = 0
-        failures = 0
-        resetProbe()
-        generation &+= 1
-        return (BreakerTransition(from: from, to: .closed), [write(now: now)])
+    /// Closes (for every replica) and clears the counters and the trips in a row.
+    mutating func reset(now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
+        let before = state(now: now)
+        _ = cycle.reset(now: now)
+        return forced(from: before, now: now)
     }
 
-    mutating func force(_ target: Phase, now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
+    /// Isolates (for every replica) until reset.
+    mutating func isolate(now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
         let before = state(now: now)
-        switch target {
-        case .closed:
-            phase = .closed
-            trips = 0
-        case .isolated:
-            phase = .isolated
-        case .open:
-            enterOpen(now: now, until: now.advanced(by: openPeriod(trips: max(1, trips))))
-        }
-        failures = 0
-        resetProbe()
-        generation &+= 1
+        _ = cycle.isolate(now: now)
+        return forced(from: before, now: now)
+    }
+
+    mutating func forced(from before: BreakerState, now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
+        stateChanged()
         let after = state(now: now)
         return (before == after ? nil : BreakerTransition(from: before, to: after), [write(now: now)])
     }
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
         switch snapshot.state {
-        case .closed: return force(.closed, now: now)
-        case .isolated: return force(.isolated, now: now)
+        case .closed: return reset(now: now)
+        case .isolated: return isolate(now: now)
         case .open, .halfOpen:
             let before = state(now: now)
-            trips = max(1, Int(snapshot.values["trips"] ?? 1))
-            enterOpen(now: now, until: now.advanced(by: max(.zero, snapshot.remainingOpen)))
-            let after = state(now: now)
-            return (before == after ? nil : BreakerTransition(from: before, to: after), [write(now: now)])
+            _ = cycle.restore(
+                state: .open, remainingOpen: snapshot.remainingOpen, totalOpens: cycle.totalOpens, now: now)
+            cycle.consecutiveTrips = max(1, SnapshotValues.count(snapshot, "trips", limit: 64))
+            return forced(from: before, now: now)
         }
     }
 
-    /// The compare-and-set publishing the local state.
+    /// The compare-and-set publishing the local state (half-open is stored as open with its period over).
     mutating func write(now: ResilienceInstant) -> StoreAction {
         writesInFlight += 1
-        let storedState: BreakerState = phase == .closed ? .closed : (phase == .isolated ? .isolated : .open)
-        let openFor = phase == .open ? max(.zero, now.duration(to: openUntil)) : .zero
+        let storedState: BreakerState = cycle.isOpenOrHalfOpen ? .open : cycle.state
+        let openFor = cycle.remainingOpen(now: now)
         return .write(
             BreakerRecordUpdate(
-                key: key, expectedVersion: version, state: storedState, openFor: openFor, trips: trips,
-                timeToLive: openFor + recordTimeToLive))
+                key: key, expectedVersion: version, state: storedState, openFor: openFor,
+                trips: cycle.consecutiveTrips, timeToLive: openFor + recordTimeToLive))
     }
 
     // MARK: The store's answers
@@ -291,12 +256,10 @@ struct SharedBreakerMachine: Sendable {
         if !wrote && !conflicted && (writesInFlight > 0 || dirty) { return nil }
         let storeVersion = record?.version ?? 0
         if record != nil && storeVersion < version { return nil }
-        if record == nil && version == 0 && phase == .closed { return nil }
+        if record == nil && version == 0 && cycle.state == .closed { return nil }
         if let record, storeVersion == version, !wrote {
             // Nothing new; keep the open period in step with the store's clock.
-            if phase == .open && record.state == .open {
-                openUntil = max(openUntil, now.advanced(by: record.remainingOpen))
-            }
+            if record.state == .open { cycle.extendOpen(until: now.advanced(by: record.remainingOpen)) }
             return nil
         }
         if conflicted { dirty = false }
@@ -304,26 +267,25 @@ struct SharedBreakerMachine: Sendable {
         let before = state(now: now)
         switch record?.state ?? .closed {
         case .closed, .halfOpen:
-            if phase != .closed {
-                phase = .closed
-                failures = 0
-                resetProbe()
-                generation &+= 1
+            if cycle.state != .closed {
+                cycle.adopt(.closed, now: now)
+                stateChanged()
             }
-            trips = record?.trips ?? 0
+            cycle.consecutiveTrips = record?.trips ?? 0
         case .open:
-            let until = now.advanced(by: record?.remainingOpen ?? .zero)
-            if phase == .open && wrote {
-                openUntil = max(openUntil, until)
-            } else if phase != .open || openUntil != until {
-                enterOpen(now: now, until: until)
-                trips = record?.trips ?? trips
+            let remaining = record?.remainingOpen ?? .zero
+            let until = now.advanced(by: remaining)
+            if cycle.isOpenOrHalfOpen && wrote {
+                cycle.extendOpen(until: until)
+            } else if !cycle.isOpenOrHalfOpen || cycle.openUntil != until {
+                cycle.adopt(.open, openFor: remaining, now: now)
+                stateChanged()
+                cycle.consecutiveTrips = record?.trips ?? cycle.consecutiveTrips
             }
         case .isolated:
-            if phase != .isolated {
-                phase = .isolated
-                resetProbe()
-                generation &+= 1
+            if cycle.state != .isolated {
+                cycle.adopt(.isolated, now: now)
+                stateChanged()
             }
         }
         let after = state(now: now)
@@ -333,17 +295,12 @@ struct SharedBreakerMachine: Sendable {
     // MARK: Reporting
 
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        let current = state(now: now)
-        return BreakerMetrics(
-            state: current, consecutiveFailures: failures, totalOpens: totalOpens,
-            currentOpenDuration: phase == .open ? openedAt.duration(to: now) : .zero,
-            remainingOpenDuration: current == .open ? now.duration(to: openUntil) : .zero)
+        cycle.metrics(now: now, consecutiveFailures: rule.failures, consecutiveSuccesses: 0)
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        let current = state(now: now)
-        return BreakerSnapshot(
-            state: current, remainingOpen: current == .open ? now.duration(to: openUntil) : .zero,
-            values: ["trips": Double(trips), "consecutiveFailures": Double(failures)])
+        BreakerSnapshot(
+            state: state(now: now), remainingOpen: cycle.remainingOpen(now: now),
+            values: ["trips": Double(cycle.consecutiveTrips), "consecutiveFailures": Double(rule.failures)])
     }
 }

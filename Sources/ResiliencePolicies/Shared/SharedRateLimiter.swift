@@ -1,4 +1,4 @@
-/// A rate limit shared by every replica of a service through a ``CoordinationStore``: an ordinary
+/// A rate limit shared by every replica of a service through a ``RateCoordinationStore``: an ordinary
 /// ``RateLimiter`` that drops into any pipeline or preset.
 ///
 /// The store hands out *slots* of one GCRA schedule for the key; this limiter leases them a few at a time
@@ -51,7 +51,7 @@ public final class SharedRateLimiter: RateLimiter {
         }
     }
 
-    private let store: any CoordinationStore
+    private let store: any RateCoordinationStore
     private let clock: ResilienceClock
     private let telemetry: (any TelemetrySink)?
     private let machine: LockedState<SharedLimiterMachine>
@@ -65,7 +65,7 @@ public final class SharedRateLimiter: RateLimiter {
     ///   - clock: The clock callers pass `now` from; store deadlines and slot times run on it.
     ///   - telemetry: Receives store failures and recoveries.
     public init(
-        store: any CoordinationStore, _ configuration: Configuration, clock: ResilienceClock = .continuous,
+        store: any RateCoordinationStore, _ configuration: Configuration, clock: ResilienceClock = .continuous,
         telemetry: (any TelemetrySink)? = nil
     ) {
         self.store = store

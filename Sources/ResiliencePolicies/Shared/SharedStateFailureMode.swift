@@ -1,4 +1,5 @@
-/// What a shared limiter or breaker does while its ``CoordinationStore`` cannot be reached.
+/// What a shared limiter or breaker does while its store (a ``RateCoordinationStore`` or a
+/// ``BreakerCoordinationStore``) cannot be reached.
 public enum SharedStateFailureMode: Hashable, Sendable, CustomStringConvertible {
     /// Keep working locally: a limiter admits at its share of the limit (the shared rate divided by
     /// `expectedReplicas`), a breaker keeps counting and tripping on this replica's own calls.

@@ -55,7 +55,7 @@ public actor SyncEngine {
     private let requestBuilder: any SyncRequestBuilder
     private let classifier: CompositeErrorClassifier
     private let pipeline: any ResiliencePipeline
-    private let breaker: (any BreakerPolicy)?
+    private let breaker: (any ResettableBreaker & PersistableBreaker & MeasurableBreaker)?
     private let delegate: (any SyncEngineDelegate)?
     private let clock: ResilienceClock
     private let telemetry: (any TelemetrySink)?
@@ -89,7 +89,8 @@ public actor SyncEngine {
     ///   - classifier: Classifies thrown errors and rejected responses; ``SyncStatusClassifier`` answers for
     ///     statuses it does not recognise.
     ///   - pipeline: Runs each request (a rate-limit breaker stage, a per-request timeout stage).
-    ///   - breaker: The breaker inside `pipeline`, for status, manual reset and persistence.
+    ///   - breaker: The breaker inside `pipeline`, for status, manual reset and persistence (so it must be
+    ///     resettable, persistable and measurable, as every built-in breaker is).
     ///   - delegate: Marks entities failed and deletes local duplicates.
     ///   - configuration: Retry limit, page and batch sizes, 409 rules, the poll interval after a failed pass.
     ///   - clock: The monotonic clock of the pipeline's stages and of ``run()``'s waits.
@@ -100,7 +101,7 @@ public actor SyncEngine {
         requestBuilder: any SyncRequestBuilder,
         classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
         pipeline: any ResiliencePipeline,
-        breaker: (any BreakerPolicy)? = nil,
+        breaker: (any ResettableBreaker & PersistableBreaker & MeasurableBreaker)? = nil,
         delegate: (any SyncEngineDelegate)? = nil,
         configuration: Configuration = .standard,
         clock: ResilienceClock = .continuous,
@@ -125,7 +126,8 @@ public actor SyncEngine {
     }
 
     private static func restoreBreaker(
-        _ breaker: (any BreakerPolicy)?, from store: any MutationQueue & MutationMetadataStore,
+        _ breaker: (any ResettableBreaker & PersistableBreaker & MeasurableBreaker)?,
+        from store: any MutationQueue & MutationMetadataStore,
         configuration: Configuration,
         now: ResilienceInstant
     ) -> (state: SyncState, persisted: PersistedBreakerState?) {

@@ -1,9 +1,12 @@
 /// A conformance kit for third-party ``BreakerPolicy`` implementations.
 ///
 /// Give it a factory that makes a fresh breaker and a failure the breaker counts; it drives each breaker
-/// with explicit instants (no clock, no sleeping) and checks the protocol's contract:
-/// transitions are returned, reset closes, isolate rejects, stale-generation outcomes are ignored, a
-/// cancelled half-open probe is released, and export/restore round-trips. It works with any test framework:
+/// with explicit instants (no clock, no sleeping) and checks the protocol's contract: transitions are
+/// returned, stale-generation outcomes are ignored, a cancelled half-open probe is released. It checks the
+/// optional protocols the breaker adopts too: reset closes (``ResettableBreaker``), isolate rejects
+/// (``IsolatableBreaker``), export/restore round-trips (``PersistableBreaker``), metrics report the state
+/// (``MeasurableBreaker``); a rule about a protocol the breaker does not adopt passes. It works with any test
+/// framework:
 ///
 /// ```swift
 /// @Test func conforms() async throws {
@@ -74,14 +77,18 @@ public struct BreakerPolicyConformance: ConformanceKit {
                     rule: "trip-returns-transition",
                     detail: "the outcome that opened the breaker returned \(String(describing: transition))"))
         }
-        if breaker.metrics(now: start).state != .open {
+        if case .admitted = breaker.admit(now: start) {
+            violations.append(
+                Violation(rule: "trip-returns-transition", detail: "the breaker admitted a call right after a trip"))
+        }
+        if let measurable = breaker as? any MeasurableBreaker, measurable.metrics(now: start).state != .open {
             violations.append(
                 Violation(rule: "trip-returns-transition", detail: "metrics do not report open after a trip"))
         }
     }
 
     private func checkResetCloses(_ violations: inout [Violation]) {
-        let breaker = makeBreaker()
+        guard let breaker = makeBreaker() as? any ResettableBreaker else { return }
         let start = ResilienceInstant.origin
         guard trip(breaker, at: start, &violations, rule: "reset-closes") != nil else { return }
         let transition = breaker.reset(now: start)
@@ -92,7 +99,7 @@ public struct BreakerPolicyConformance: ConformanceKit {
         if case .rejected(_, let state) = breaker.admit(now: start) {
             violations.append(Violation(rule: "reset-closes", detail: "admit after reset rejected (\(state))"))
         }
-        let metrics = breaker.metrics(now: start)
+        guard let metrics = (breaker as? any MeasurableBreaker)?.metrics(now: start) else { return }
         if metrics.state != .closed || metrics.consecutiveFailures != 0 {
             violations.append(
                 Violation(
@@ -103,7 +110,7 @@ public struct BreakerPolicyConformance: ConformanceKit {
     }
 
     private func checkIsolateRejects(_ violations: inout [Violation]) {
-        let breaker = makeBreaker()
+        guard let breaker = makeBreaker() as? any IsolatableBreaker else { return }
         let start = ResilienceInstant.origin
         let transition = breaker.isolate(now: start)
         if transition != BreakerTransition(from: .closed, to: .isolated) {
@@ -131,13 +138,16 @@ public struct BreakerPolicyConformance: ConformanceKit {
         }
         guard trip(breaker, at: start, &violations, rule: "stale-generation-ignored") != nil else { return }
         let transition = breaker.record(.success, for: early, now: start)
-        if transition != nil || breaker.metrics(now: start).state != .open {
+        var stillOpen = true
+        if case .admitted = breaker.admit(now: start) { stillOpen = false }
+        if transition != nil || !stillOpen {
             violations.append(
                 Violation(
                     rule: "stale-generation-ignored",
                     detail: "a success admitted before the trip changed the state (\(String(describing: transition)))"))
         }
         // Outcomes admitted before a reset must not count afterwards.
+        guard let breaker = breaker as? any ResettableBreaker else { return }
         breaker.reset(now: start)
         var stale: [BreakerPermit] = []
         for _ in 0..<maximumCallsToTrip {
@@ -174,7 +184,7 @@ public struct BreakerPolicyConformance: ConformanceKit {
             now = now.advanced(by: .milliseconds(1))
         }
         breaker.record(.cancelled, for: permit, now: now)
-        let state = breaker.metrics(now: now).state
+        guard let state = (breaker as? any MeasurableBreaker)?.metrics(now: now).state else { return }
         if state == .open || state == .isolated {
             violations.append(Violation(rule: rule, detail: "cancelled probes re-opened the breaker (\(state))"))
         }
@@ -182,7 +192,9 @@ public struct BreakerPolicyConformance: ConformanceKit {
 
     private func checkExportRestore(_ violations: inout [Violation]) {
         let rule = "export-restore-round-trip"
-        let breaker = makeBreaker()
+        guard let breaker = makeBreaker() as? any PersistableBreaker,
+            let restored = makeBreaker() as? any PersistableBreaker
+        else { return }
         let start = ResilienceInstant.origin
         guard let (_, openedAt) = trip(breaker, at: start, &violations, rule: rule) else { return }
         let snapshot = breaker.exportState(now: openedAt)
@@ -192,7 +204,6 @@ public struct BreakerPolicyConformance: ConformanceKit {
                     rule: rule, detail: "export of an open breaker: \(snapshot.state), \(snapshot.remainingOpen)"))
             return
         }
-        let restored = makeBreaker()
         let elsewhere = ResilienceInstant(offset: .seconds(1_000_000))
         let transition = restored.restoreState(snapshot, now: elsewhere)
         if transition?.to != .open {

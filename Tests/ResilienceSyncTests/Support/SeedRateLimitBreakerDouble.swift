@@ -4,7 +4,7 @@ import ResilienceCore
 /// which this module's tests do not import): opens after 3 consecutive rate-limited failures for
 /// 30 s × multiplier (multiplier doubles up to 10, cooldown capped at 300 s); any other outcome resets the
 /// counter; success also resets the multiplier; after the cooldown one probe is admitted (half-open).
-final class SeedRateLimitBreakerDouble: BreakerPolicy {
+final class SeedRateLimitBreakerDouble: IsolatableBreaker, PersistableBreaker, MeasurableBreaker {
     private struct State {
         var state: BreakerState = .closed
         var consecutive = 0

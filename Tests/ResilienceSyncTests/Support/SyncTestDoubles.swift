@@ -143,12 +143,15 @@ final class RecordingSyncDelegate: SyncEngineDelegate {
     }
 }
 
+/// What the engine needs of the breaker it is handed: status, manual reset and persistence.
+typealias SyncBreaker = ResettableBreaker & PersistableBreaker & MeasurableBreaker
+
 /// Everything an engine test needs, wired together.
 struct SyncHarness {
     let clock = ManualClock()
     let store: InMemoryMutationStore
     let transport: ScriptedSyncTransport
-    let breaker: any BreakerPolicy
+    let breaker: any SyncBreaker
     let delegate = RecordingSyncDelegate()
     let telemetry = RecordingTelemetrySink()
     let engine: SyncEngine
@@ -158,7 +161,7 @@ struct SyncHarness {
         builder: EventsRequestBuilder = EventsRequestBuilder(), maxRetries: Int = 3,
         conflicts: ConflictRules = ConflictRules(),
         store: InMemoryMutationStore = InMemoryMutationStore(),
-        breaker: any BreakerPolicy = SeedRateLimitBreakerDouble(),
+        breaker: any SyncBreaker = SeedRateLimitBreakerDouble(),
         failureBreaker: (any BreakerPolicy)? = nil,
         pollInterval: Duration = .seconds(30),
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
@@ -196,7 +199,7 @@ enum BreakerKind: String, CaseIterable, Sendable {
     case seedDouble = "seed-004 double"
     case rateLimitBreaker = "RateLimitBreaker"
 
-    func make() -> any BreakerPolicy {
+    func make() -> any SyncBreaker {
         switch self {
         case .seedDouble: SeedRateLimitBreakerDouble()
         case .rateLimitBreaker: RateLimitBreaker()

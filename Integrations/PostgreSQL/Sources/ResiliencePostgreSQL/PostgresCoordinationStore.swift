@@ -2,8 +2,9 @@ import Logging
 import PostgresNIO
 import ResilienceCore
 
-/// A ``CoordinationStore`` in PostgreSQL: shared rate slots, breaker records and probe leases for every
-/// replica that reaches the same database.
+/// A ``CoordinationStore`` in PostgreSQL, adopting both seams: shared rate slots (``RateCoordinationStore``),
+/// breaker records and probe leases (``BreakerCoordinationStore``) for every replica that reaches the same
+/// database.
 ///
 /// - **One statement per decision**, computed by the server on its own clock (`clock_timestamp()`, in
 ///   microseconds): a lease is one `INSERT … ON CONFLICT DO UPDATE … RETURNING`, a compare-and-set one

@@ -74,8 +74,7 @@ func runReplica(index: Int, serverPort: Int, until end: Double, output: String) 
 
     var breakerConfiguration = SharedBreaker.Configuration(key: key, replica: "replica-\(index)")
     breakerConfiguration.failureThreshold = 3
-    breakerConfiguration.openDuration = .seconds(2)
-    breakerConfiguration.maximumOpenDuration = .seconds(2)
+    breakerConfiguration.openDuration = .constant(.seconds(2))
     breakerConfiguration.retryInterval = .milliseconds(500)
     breakerConfiguration.failureMode = .failOpen(expectedReplicas: 4)
     let breaker = SharedBreaker(store: store, breakerConfiguration, telemetry: writer)

@@ -36,7 +36,8 @@ struct PostgresStoreTests {
     @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
     func conformsToTheCoordinationStoreContract() async throws {
         try await TestDatabase.withStore { store in
-            try await CoordinationStoreConformance(advance: { try? await Task.sleep(for: $0) }) { store }.check()
+            try await RateCoordinationStoreConformance(advance: { try? await Task.sleep(for: $0) }) { store }.check()
+            try await BreakerCoordinationStoreConformance(advance: { try? await Task.sleep(for: $0) }) { store }.check()
         }
     }
 

@@ -1,21 +1,22 @@
-/// A conformance kit for ``CoordinationStore`` implementations: the in-memory store, a PostgreSQL store,
-/// your own.
+/// A conformance kit for ``BreakerCoordinationStore`` implementations: the in-memory store, a PostgreSQL
+/// store, your own.
 ///
-/// It drives a store through its contract (GCRA slots bounded by the burst and the horizon, refills,
-/// concurrent leases sharing one schedule, compare-and-set with one winner, an exclusive probe lease that
-/// expires, records that expire, typed errors for bad requests) and reports every broken rule. Time moves
-/// through `advance`: advance a manual clock for a store on one, sleep for a store on a real clock (the kit
-/// waits about 1.5 s in all). Keys are unique per run, so a shared database needs no cleaning.
+/// It drives a store through its contract (compare-and-set with one winner, an exclusive probe lease that
+/// expires, records that expire, typed errors for bad requests, expired rows swept) and reports every
+/// broken rule. The kit waits about 1 s in all on a real clock.
+///
+/// Time moves through `advance`: advance a manual clock for a store on one, sleep for a store on a real
+/// clock. Keys are unique per run, so a shared database needs no cleaning.
 ///
 /// ```swift
 /// @Test func conforms() async throws {
 ///     let clock = ManualClock()
-///     try await CoordinationStoreConformance(advance: { clock.advance(by: $0) }) {
+///     try await BreakerCoordinationStoreConformance(advance: { clock.advance(by: $0) }) {
 ///         InMemoryCoordinationStore(clock: ResilienceClock(clock, origin: clock.now))
 ///     }.check()
 /// }
 /// ```
-public struct CoordinationStoreConformance: Sendable {
+public struct BreakerCoordinationStoreConformance: Sendable {
     /// One broken rule.
     public typealias Violation = ConformanceViolation
 
@@ -23,11 +24,9 @@ public struct CoordinationStoreConformance: Sendable {
     public typealias Failure = ConformanceFailure
 
     /// Makes the store for each rule (it may return the same store every time).
-    public let makeStore: @Sendable () async throws -> any CoordinationStore
+    public let makeStore: @Sendable () async throws -> any BreakerCoordinationStore
     /// Moves the store's clock forward by at least the given duration.
     public let advance: @Sendable (Duration) async -> Void
-
-    private let prefix = "conformance-\(UInt64.random(in: 0...UInt64.max))"
 
     /// Creates the kit.
     /// - Parameters:
@@ -35,7 +34,7 @@ public struct CoordinationStoreConformance: Sendable {
     ///   - makeStore: Makes or returns the store under test.
     public init(
         advance: @escaping @Sendable (Duration) async -> Void,
-        makeStore: @escaping @Sendable () async throws -> any CoordinationStore
+        makeStore: @escaping @Sendable () async throws -> any BreakerCoordinationStore
     ) {
         self.advance = advance
         self.makeStore = makeStore
@@ -43,151 +42,64 @@ public struct CoordinationStoreConformance: Sendable {
 
     /// Runs every rule and returns the violations (empty when the store conforms).
     public func run() async -> [Violation] {
-        let rules: [(String, @Sendable (any CoordinationStore, String) async throws -> [String])] = [
-            ("lease-bounded-by-burst", checkBurst),
-            ("lease-refills-at-rate", checkRefill),
-            ("horizon-reserves-spaced-slots", checkHorizon),
-            ("keys-independent", checkKeysIndependent),
-            ("concurrent-leases-share-schedule", checkConcurrentLeases),
-            ("invalid-requests-rejected", checkInvalidRequests),
+        await StoreRuleRunner(makeStore: makeStore).run([
             ("compare-and-set", checkCompareAndSet),
             ("concurrent-compare-and-set-one-winner", checkConcurrentCompareAndSet),
             ("probe-lease-exclusive", checkProbeExclusive),
             ("probe-lease-expires", checkProbeExpires),
             ("probe-needs-open-record", checkProbeNeedsOpen),
             ("records-expire", checkRecordsExpire),
+            ("invalid-requests-rejected", checkInvalidRequests),
             ("sweep-removes-expired", checkSweep),
-        ]
-        var violations: [Violation] = []
-        for (rule, body) in rules {
-            do {
-                let store = try await makeStore()
-                for detail in try await body(store, "\(prefix)-\(rule)") {
-                    violations.append(Violation(rule: rule, detail: detail))
-                }
-            } catch {
-                violations.append(Violation(rule: rule, detail: "unexpected error: \(error)"))
-            }
-        }
-        return violations
+        ])
     }
 
     /// Runs every rule; throws ``Failure`` listing the violations, if any.
     public func check() async throws {
         let violations = await run()
-        if !violations.isEmpty { throw Failure(subject: "CoordinationStore", violations: violations) }
+        if !violations.isEmpty { throw Failure(subject: "BreakerCoordinationStore", violations: violations) }
     }
 
-    // MARK: Rate rules
-
-    /// 5 per 10 s: slow enough that no slot refills while a rule runs on a real clock.
-    private static let slow = SharedRateQuota(permits: 5, per: .seconds(10), burst: 5)
-
-    private func checkBurst(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        var problems: [String] = []
-        let first = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 100, quota: Self.slow))
-        if first.granted != 5 { problems.append("a fresh key with burst 5 granted \(first.granted) slots") }
-        for index in 0..<first.granted where first.slotOffset(index) != .zero {
-            problems.append("burst slot \(index) lies \(first.slotOffset(index)) after the decision, not at once")
-        }
-        let second = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 100, quota: Self.slow))
-        if second.granted != 0 { problems.append("an exhausted key granted \(second.granted) more slots") }
-        if second.retryAfter <= .zero || second.retryAfter > .seconds(2) {
-            problems.append("an exhausted key said retry after \(second.retryAfter), expected (0, 2 s]")
-        }
-        return problems
-    }
-
-    private func checkRefill(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        let quota = SharedRateQuota(permits: 10, per: .seconds(1), burst: 5)
-        let first = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 100, quota: quota))
-        await advance(.milliseconds(250))
-        let second = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 100, quota: quota))
-        var problems: [String] = []
-        if first.granted != 5 { problems.append("a fresh key with burst 5 granted \(first.granted) slots") }
-        if second.granted < 2 || second.granted > 5 {
-            problems.append("250 ms at 10/s after draining granted \(second.granted) slots, expected 2 … 5")
-        }
-        return problems
-    }
-
-    private func checkHorizon(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        let quota = SharedRateQuota(permits: 10, per: .seconds(1), burst: 1)
-        let lease = try await store.leaseTokens(
-            TokenLeaseRequest(key: key, count: 100, quota: quota, horizon: .milliseconds(450)))
-        var problems: [String] = []
-        if lease.granted != 5 { problems.append("a 450 ms horizon at 10/s granted \(lease.granted) slots, not 5") }
-        if lease.spacing != .milliseconds(100) { problems.append("spacing \(lease.spacing), expected 100 ms") }
-        if lease.slotOffset(0) != .zero || lease.slotOffset(4) != .milliseconds(400) {
-            problems.append("slots at \(lease.slotOffset(0)) and \(lease.slotOffset(4)), expected 0 and 400 ms")
-        }
-        let next = try await store.leaseTokens(
-            TokenLeaseRequest(key: key, count: 100, quota: quota, horizon: .milliseconds(450)))
-        if next.granted > 1 { problems.append("the horizon was full yet \(next.granted) more slots were granted") }
-        if next.granted == 0 && (next.retryAfter <= .zero || next.retryAfter > .milliseconds(100)) {
-            problems.append("a full horizon said retry after \(next.retryAfter), expected (0, 100 ms]")
-        }
-        return problems
-    }
-
-    private func checkKeysIndependent(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        _ = try await store.leaseTokens(TokenLeaseRequest(key: key + "-a", count: 100, quota: Self.slow))
-        let other = try await store.leaseTokens(TokenLeaseRequest(key: key + "-b", count: 100, quota: Self.slow))
-        return other.granted == 5 ? [] : ["draining one key left \(other.granted) of 5 slots on another"]
-    }
-
-    private func checkConcurrentLeases(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        let total = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    try await store.leaseTokens(TokenLeaseRequest(key: key, count: 1, quota: Self.slow)).granted
+    private func checkInvalidRequests(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
+        let checks: [(String, () async throws -> Void)] = [
+            (
+                "a half-open record",
+                {
+                    _ = try await store.updateBreaker(
+                        BreakerRecordUpdate(key: key, expectedVersion: 0, state: .halfOpen, timeToLive: .seconds(10)))
                 }
-            }
-            return try await group.reduce(0, +)
-        }
-        return total == 5 ? [] : ["20 concurrent leases on a burst of 5 were granted \(total) slots"]
-    }
-
-    private func checkInvalidRequests(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+            ),
+            (
+                "a record without a lifetime",
+                {
+                    _ = try await store.updateBreaker(
+                        BreakerRecordUpdate(key: key, expectedVersion: 0, state: .closed, timeToLive: .zero))
+                }
+            ),
+            (
+                "a probe lease without a lifetime",
+                { _ = try await store.acquireProbe(key: key, holder: "a", ttl: .zero) }
+            ),
+        ]
         var problems: [String] = []
-        func expectInvalid(_ name: String, _ body: () async throws -> Void) async {
-            do {
-                try await body()
-                problems.append("\(name) was accepted")
-            } catch let error as CoordinationStoreError {
-                if case .invalidRequest = error { return }
-                problems.append("\(name) threw \(error), not invalidRequest")
-            } catch {
-                problems.append("\(name) threw \(error), not a CoordinationStoreError")
-            }
-        }
-        await expectInvalid("a lease of 0 slots") {
-            _ = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 0, quota: Self.slow))
-        }
-        await expectInvalid("an empty key") {
-            _ = try await store.leaseTokens(TokenLeaseRequest(key: "", count: 1, quota: Self.slow))
-        }
-        await expectInvalid("a quota of 0 permits") {
-            _ = try await store.leaseTokens(
-                TokenLeaseRequest(key: key, count: 1, quota: SharedRateQuota(permits: 0, per: .seconds(1))))
-        }
-        await expectInvalid("a half-open record") {
-            _ = try await store.updateBreaker(
-                BreakerRecordUpdate(key: key, expectedVersion: 0, state: .halfOpen, timeToLive: .seconds(10)))
-        }
-        await expectInvalid("a record without a lifetime") {
-            _ = try await store.updateBreaker(
-                BreakerRecordUpdate(key: key, expectedVersion: 0, state: .closed, timeToLive: .zero))
-        }
-        await expectInvalid("a probe lease without a lifetime") {
-            _ = try await store.acquireProbe(key: key, holder: "a", ttl: .zero)
+        for (name, body) in checks {
+            if let problem = await invalidRequestProblem(name, body) { problems.append(problem) }
         }
         return problems
     }
 
-    // MARK: Breaker rules
+    private func checkSweep(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
+        for index in 0..<3 {
+            _ = try await store.updateBreaker(
+                BreakerRecordUpdate(
+                    key: "\(key)-\(index)", expectedVersion: 0, state: .closed, timeToLive: .milliseconds(100)))
+        }
+        await advance(.milliseconds(300))
+        let removed = try await store.sweepExpired()
+        return removed >= 3 ? [] : ["sweeping 3 expired records removed \(removed) rows"]
+    }
 
-    private func checkCompareAndSet(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkCompareAndSet(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
         var problems: [String] = []
         if let record = try await store.breakerRecord(key: key) {
             problems.append("a key never written reads as \(record)")
@@ -220,7 +132,9 @@ public struct CoordinationStoreConformance: Sendable {
         return problems
     }
 
-    private func checkConcurrentCompareAndSet(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkConcurrentCompareAndSet(
+        _ store: any BreakerCoordinationStore, _ key: String
+    ) async throws -> [String] {
         guard
             case .applied(let created) = try await store.updateBreaker(
                 BreakerRecordUpdate(key: key, expectedVersion: 0, state: .closed, timeToLive: .seconds(60)))
@@ -241,7 +155,9 @@ public struct CoordinationStoreConformance: Sendable {
         return applied == 1 ? [] : ["8 concurrent writers of version \(created.version): \(applied) applied"]
     }
 
-    private func open(_ store: any CoordinationStore, _ key: String, for duration: Duration) async throws -> UInt64? {
+    private func open(
+        _ store: any BreakerCoordinationStore, _ key: String, for duration: Duration
+    ) async throws -> UInt64? {
         let result = try await store.updateBreaker(
             BreakerRecordUpdate(
                 key: key, expectedVersion: try await store.breakerRecord(key: key)?.version ?? 0, state: .open,
@@ -250,7 +166,7 @@ public struct CoordinationStoreConformance: Sendable {
         return nil
     }
 
-    private func checkProbeExclusive(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkProbeExclusive(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
         guard let version = try await open(store, key, for: .milliseconds(200)) else {
             return ["opening did not apply"]
         }
@@ -302,7 +218,7 @@ public struct CoordinationStoreConformance: Sendable {
         return problems
     }
 
-    private func checkProbeExpires(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkProbeExpires(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
         guard try await open(store, key, for: .zero) != nil else { return ["opening did not apply"] }
         var problems: [String] = []
         if try await !store.acquireProbe(key: key, holder: "a", ttl: .milliseconds(200)).granted {
@@ -318,7 +234,7 @@ public struct CoordinationStoreConformance: Sendable {
         return problems
     }
 
-    private func checkProbeNeedsOpen(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkProbeNeedsOpen(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
         var problems: [String] = []
         if try await store.acquireProbe(key: key, holder: "a", ttl: .seconds(10)).granted {
             problems.append("the probe lease was granted for a key without a record")
@@ -331,7 +247,7 @@ public struct CoordinationStoreConformance: Sendable {
         return problems
     }
 
-    private func checkRecordsExpire(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
+    private func checkRecordsExpire(_ store: any BreakerCoordinationStore, _ key: String) async throws -> [String] {
         guard
             case .applied(let first) = try await store.updateBreaker(
                 BreakerRecordUpdate(key: key, expectedVersion: 0, state: .closed, timeToLive: .milliseconds(200)))
@@ -353,18 +269,5 @@ public struct CoordinationStoreConformance: Sendable {
             problems.append("recreating an expired record conflicted with \(String(describing: current))")
         }
         return problems
-    }
-
-    private func checkSweep(_ store: any CoordinationStore, _ key: String) async throws -> [String] {
-        for index in 0..<3 {
-            _ = try await store.updateBreaker(
-                BreakerRecordUpdate(
-                    key: "\(key)-\(index)", expectedVersion: 0, state: .closed, timeToLive: .milliseconds(100)))
-        }
-        _ = try await store.leaseTokens(
-            TokenLeaseRequest(key: key, count: 1, quota: SharedRateQuota(permits: 10, per: .seconds(1))))
-        await advance(.milliseconds(300))
-        let removed = try await store.sweepExpired()
-        return removed >= 4 ? [] : ["sweeping 3 expired records and 1 idle rate row removed \(removed) rows"]
     }
 }
