@@ -174,8 +174,12 @@ struct BulkheadWaitingTests {
         limiter.release(held[1], outcome: .accepted, now: at(0))
         await eventually { admitted.value.count == 2 }
         #expect(limiter.occupancy == (2, 4))
-        // Each release hands its slot to the next waiter in line.
-        for task in tasks { limiter.release(try await task.value, outcome: .accepted, now: at(0)) }
+        // Each release hands its slot to the next waiter in line; each admission is observed before the next
+        // release, so the order recorded is the limiter's, not the scheduler's.
+        for (index, task) in tasks.enumerated() {
+            limiter.release(try await task.value, outcome: .accepted, now: at(0))
+            await eventually { admitted.value.count >= min(index + 3, tasks.count) }
+        }
         #expect(admitted.value == [0, 1, 2, 3, 4, 5])
         #expect(limiter.occupancy == (0, 0))
     }
