@@ -16,20 +16,7 @@ import Darwin
 @Suite("Sync crash safety (FaultServer)", .serialized)
 struct SyncCrashSafetyTests {
     /// The built `sync-crash-child` executable, found beside the test bundle in the build directory.
-    static func childBinary() -> URL? {
-        var roots = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()]
-        roots += Bundle.allBundles.map(\.bundleURL)
-        roots.append(Bundle.main.bundleURL)
-        for root in roots {
-            var directory = root.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = directory.appendingPathComponent("sync-crash-child")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static func childBinary() -> URL? { BuiltExecutable.url(named: "sync-crash-child") }
 
     static func launch(_ binary: URL, _ arguments: [String]) throws -> Process {
         let process = Process()

@@ -49,20 +49,7 @@ struct ConnectivityNamespaceTests {
     }
 
     /// The built `connectivity-probe`, beside the test bundle.
-    static func probe() -> URL? {
-        var roots = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()]
-        roots += Bundle.allBundles.map(\.bundleURL)
-        roots.append(Bundle.main.bundleURL)
-        for root in roots {
-            var directory = root.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = directory.appendingPathComponent("connectivity-probe")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static func probe() -> URL? { BuiltExecutable.url(named: "connectivity-probe") }
 
     @Test(
         "Taking the interface down and up: unsatisfied, then satisfied again",

@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceTesting
 import Testing
 
 /// The response cap bounds memory: each case runs in a child process (`transport-memory-probe`) that
@@ -10,20 +11,7 @@ struct TransportMemoryTests {
     /// The goal: peak growth ≤ cap + 32 MB (the probe's in-process server is counted against it).
     static let allowedGrowthMegabytes = capMegabytes + 32
 
-    static func probeBinary() -> URL? {
-        var roots = [URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()]
-        roots += Bundle.allBundles.map(\.bundleURL)
-        roots.append(Bundle.main.bundleURL)
-        for root in roots {
-            var directory = root.deletingLastPathComponent()
-            for _ in 0..<5 {
-                let candidate = directory.appendingPathComponent("transport-memory-probe")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
-    }
+    static func probeBinary() -> URL? { BuiltExecutable.url(named: "transport-memory-probe") }
 
     /// Runs the probe for `name` and returns its `key=value` report.
     static func probe(_ name: String) async throws -> [String: String] {
