@@ -14,7 +14,7 @@ import ResilienceCore
 ///
 /// What the table already gives the engine, and the overlay keeps:
 /// - **429 Too Many Requests** is ``FailureCategory/rateLimited`` (`NET_004`), as is a 401 or 403 whose
-///   headers say the quota is spent: the engine counts it toward seed 004's rate-limit counter and never as a
+///   headers say the quota is spent: the engine counts it toward its rate-limit counter and never as a
 ///   mutation's attempt, and the rate-limit breaker learns from it.
 public struct SyncStatusClassifier: ErrorClassifier {
     /// Creates the classifier.
