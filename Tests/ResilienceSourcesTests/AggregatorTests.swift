@@ -44,6 +44,35 @@ struct AggregatorTests {
         #expect(result.report.mostCommonFailure?.category == .serverError)
     }
 
+    @Test("With a connectivity monitor, a fetch started offline waits for the path, then runs every source")
+    func waitsForTheNetwork() async throws {
+        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: .seconds(8)))
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        aggregator.connectivity = monitor
+        aggregator.register(ScriptedSource(id: "a", items: ["a1"]))
+        let fetch = Task { [aggregator] in try await aggregator.fetch() }
+        while monitor.listenerCount == 0 { await Task.yield() }
+        monitor.setOnline(true)
+        let result = try await fetch.value
+        #expect(result.items == ["a1"])
+        #expect(!result.report.wasOffline && !result.presentationContext.isOffline)
+    }
+
+    @Test("A fetch that stays offline waits at most a source's timeout and says it was offline")
+    func staysOffline() async throws {
+        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: .seconds(8)))
+        aggregator.connectivity = ScriptedConnectivityMonitor(.unsatisfied)
+        aggregator.register(
+            ScriptedSource<String>(id: "a", steps: [.failure(TestFailure(category: .networkUnreachable))]))
+        aggregator.register(ScriptedSource(id: "b", items: ["b1"]))
+        let fetch = Task { [aggregator] in try await aggregator.fetch() }
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(8))
+        let result = try await fetch.value
+        #expect(result.report.wasOffline)
+        #expect(result.presentationContext.isOffline)
+    }
+
     @Test("Best effort with every source failing throws a typed error carrying the report")
     func bestEffortAllFailThrows() async throws {
         var aggregator = aggregator()

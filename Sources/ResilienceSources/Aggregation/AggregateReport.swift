@@ -8,6 +8,9 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     public var policy: CompletionPolicy
     /// Time from start to end of the whole fetch, on the aggregator's clock.
     public var duration: Duration
+    /// True when the aggregator's ``Aggregator/connectivity`` monitor said the device was offline when the
+    /// fetch ended.
+    public var wasOffline = false
 
     /// Creates a report.
     ///
@@ -64,7 +67,7 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     ) -> PresentationContext {
         PresentationContext(
             itemNoun: itemNoun, sources: sources.map(\.presentationStatus), itemsShown: itemsShown,
-            metPolicy: metPolicy ?? meetsPolicy)
+            metPolicy: metPolicy ?? meetsPolicy, isOffline: wasOffline)
     }
 
     /// One line per source, then the totals.

@@ -16,6 +16,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
         let total = registrations.count
         let policy = aggregator.configuration.completion
         let required = policy.requiredSources(of: total)
+        try await waitForNetwork()
         let start = aggregator.clock.now()
         var outcomes = [Outcome?](repeating: nil, count: total)
         var abandoned = false
@@ -52,14 +53,29 @@ struct AggregationRun<Item: Sendable>: Sendable {
         let reports = outcomes.enumerated().map { index, outcome in
             outcome?.report ?? notStarted(registrations[index])
         }
-        let report = AggregateReport(
+        var report = AggregateReport(
             sources: reports, policy: policy, duration: start.duration(to: aggregator.clock.now()))
+        report.wasOffline = aggregator.connectivity.map { !$0.currentPath.isSatisfied } ?? false
         emitSummary(report)
         if abandoned || !report.meetsPolicy {
             throw AggregationError(report: report, itemNoun: aggregator.configuration.itemNoun)
         }
         return AggregateResult(
             items: merge(outcomes.compactMap { $0 }), report: report, itemNoun: aggregator.configuration.itemNoun)
+    }
+
+    /// While the connectivity monitor says the device is offline, waits for the path, at most a source's
+    /// timeout (15 s without one); the sources then run whatever the path is.
+    private func waitForNetwork() async throws {
+        guard let monitor = aggregator.connectivity, !monitor.currentPath.isSatisfied else { return }
+        let limit = aggregator.configuration.sourceTimeout ?? .seconds(15)
+        do {
+            _ = try await withDeadline(after: limit, clock: aggregator.clock) { try await monitor.waitForPath() }
+        } catch is DeadlineExceededError {
+            return
+        } catch is ConnectivityMonitorError {
+            return
+        }
     }
 
     private func notStarted(_ registration: SourceRegistration<Item>) -> SourceReport {
