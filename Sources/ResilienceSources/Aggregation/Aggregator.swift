@@ -36,12 +36,12 @@ public struct Aggregator<Item: Sendable>: Sendable {
     public var cache: SourceCache<Item>?
     /// A key for de-duplication: of items with equal keys, the first in merge order is kept.
     public var deduplicationKey: (@Sendable (Item) -> String)?
-    /// The registered sources, in registration (and merge) order.
     /// Where the network path comes from; `nil` for none. With one, a fetch started while the device is
     /// offline first waits for the path (at most a source's timeout, ``AggregatorConfiguration/sourceTimeout``,
     /// or 15 s), and a fetch that ends offline says so (``AggregateReport/wasOffline``, so the presenter tells
     /// the person they are offline instead of blaming each source).
     public var connectivity: (any ConnectivityMonitor)?
+    /// The registered sources, in registration (and merge) order.
     public private(set) var registrations: [SourceRegistration<Item>] = []
     private var indexByID: [SourceID: Int] = [:]
 
