@@ -20,6 +20,25 @@ final class WakeCountingClock: Clock, Sendable {
 
     /// The clock as the library sees it (offset zero at the manual clock's origin).
     var resilienceClock: ResilienceClock { ResilienceClock(self, origin: Instant(offset: .zero)) }
+
+    /// Starts `count` waiters on `limiter` one after another (each asleep on this clock before the next
+    /// arrives); each appends its index and the instant it was admitted at to `admitted`.
+    func queueWaiters(
+        _ count: Int, on limiter: any RateLimiter, admitted: LockedBox<[(Int, ResilienceInstant)]>,
+        context: () -> ResilienceContext
+    ) async -> [Task<Void, any Error>] {
+        var tasks: [Task<Void, any Error>] = []
+        for index in 0..<count {
+            let context = context()
+            tasks.append(
+                Task {
+                    let permit = try await limiter.waitForPermit(context: context)
+                    admitted.mutate { $0.append((index, permit.admittedAt)) }
+                })
+            await manual.waitForSleepers(count: index + 1)
+        }
+        return tasks
+    }
 }
 
 @Suite("Waiting in order: a token bucket's waiters", .timeLimit(.minutes(1)))
@@ -30,30 +49,12 @@ struct TokenBucketWaitingTests {
         ResilienceContext(key: "bucket", deadline: deadline.map(at), clock: clock.resilienceClock)
     }
 
-    /// Starts `count` waiters one after another (each asleep before the next arrives); each appends its index
-    /// and the instant it was admitted at to `admitted`.
-    func queueWaiters(
-        _ count: Int, on limiter: TokenBucketLimiter, admitted: LockedBox<[(Int, ResilienceInstant)]>
-    ) async -> [Task<Void, any Error>] {
-        var tasks: [Task<Void, any Error>] = []
-        for index in 0..<count {
-            let context = context()
-            tasks.append(
-                Task {
-                    let permit = try await limiter.waitForPermit(context: context)
-                    admitted.mutate { $0.append((index, permit.admittedAt)) }
-                })
-            await clock.manual.waitForSleepers(count: index + 1)
-        }
-        return tasks
-    }
-
     @Test("Waiters are admitted first come, first served, one token time apart, with one wake-up each")
     func firstComeFirstServedWithOneWakeUpEach() async throws {
         let limiter = TokenBucketLimiter(.rate(1, burst: 1))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(5, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(5, on: limiter, admitted: admitted) { context() }
         #expect(clock.wakeUps == 0)
         for step in 1...5 {
             clock.manual.advance(to: .init(offset: .seconds(step)))
@@ -72,7 +73,7 @@ struct TokenBucketWaitingTests {
         let limiter = TokenBucketLimiter(.rate(1, burst: 1))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(3, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(3, on: limiter, admitted: admitted) { context() }
         // At 1 s a token comes, but it is the first waiter's: a newcomer is told to wait behind all three.
         #expect(limiter.tryAcquire(now: at(1)) == .delayed(retryAfter: .seconds(3)))
         clock.manual.advance(to: .init(offset: .seconds(3)))
@@ -86,7 +87,7 @@ struct TokenBucketWaitingTests {
         let limiter = TokenBucketLimiter(.rate(1, burst: 1))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(3, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(3, on: limiter, admitted: admitted) { context() }
         #expect(limiter.availableTokens(now: at(0)) == -3)
         tasks[1].cancel()
         await #expect(throws: CancellationError.self) { try await tasks[1].value }
@@ -108,7 +109,7 @@ struct TokenBucketWaitingTests {
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(50, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(50, on: limiter, admitted: admitted) { context() }
         for task in tasks.reversed() { task.cancel() }
         for task in tasks { _ = await task.result }
         #expect(admitted.value.isEmpty)
@@ -121,7 +122,7 @@ struct TokenBucketWaitingTests {
         let limiter = TokenBucketLimiter(.rate(1, burst: 1))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(2, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(2, on: limiter, admitted: admitted) { context() }
         await #expect(throws: ResilienceError(.rateLimited, key: "bucket", retryAfter: .seconds(3))) {
             _ = try await limiter.waitForPermit(context: context(deadline: 2.5))
         }
@@ -244,31 +245,15 @@ struct BulkheadWaitingTests {
 struct ServerQuotaWaitingTests {
     let clock = WakeCountingClock()
 
-    /// Starts `count` waiters one after another (each asleep before the next arrives); each appends its index
-    /// and the instant it was admitted at to `admitted`.
-    func queueWaiters(
-        _ count: Int, on limiter: ServerQuotaLimiter, admitted: LockedBox<[(Int, ResilienceInstant)]>
-    ) async -> [Task<Void, any Error>] {
-        var tasks: [Task<Void, any Error>] = []
-        for index in 0..<count {
-            let context = ResilienceContext(key: "api", clock: clock.resilienceClock)
-            tasks.append(
-                Task {
-                    let permit = try await limiter.waitForPermit(context: context)
-                    admitted.mutate { $0.append((index, permit.admittedAt)) }
-                })
-            await clock.manual.waitForSleepers(count: index + 1)
-        }
-        return tasks
-    }
-
     @Test("Spread calls are booked first come, first served, one wake-up each")
     func spreadSlotsInOrder() async throws {
         let limiter = ServerQuotaLimiter(.init(maximumWait: nil, spreadsEvenly: true))
         limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(8)), now: at(0))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(3, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(3, on: limiter, admitted: admitted) {
+            ResilienceContext(key: "api", clock: clock.resilienceClock)
+        }
         for step in 1...3 {
             clock.manual.advance(to: .init(offset: .seconds(2 * step)))
             await eventually { admitted.value.count == step }
@@ -286,7 +271,9 @@ struct ServerQuotaWaitingTests {
         limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(8)), now: at(0))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(2, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(2, on: limiter, admitted: admitted) {
+            ResilienceContext(key: "api", clock: clock.resilienceClock)
+        }
         #expect(limiter.remaining(now: at(0)) == 1)
         tasks[1].cancel()
         await #expect(throws: CancellationError.self) { try await tasks[1].value }
@@ -301,7 +288,9 @@ struct ServerQuotaWaitingTests {
         let limiter = ServerQuotaLimiter()
         limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(10)), now: at(0))
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(20, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(20, on: limiter, admitted: admitted) {
+            ResilienceContext(key: "api", clock: clock.resilienceClock)
+        }
         clock.manual.advance(to: .init(offset: .seconds(10)))
         for task in tasks { try await task.value }
         #expect(clock.wakeUps == 20)
@@ -314,7 +303,9 @@ struct ServerQuotaWaitingTests {
         limiter.observe(ServerQuota(remaining: 2, resetAfter: .seconds(8)), now: at(0))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)
         let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
-        let tasks = await queueWaiters(1, on: limiter, admitted: admitted)
+        let tasks = await clock.queueWaiters(1, on: limiter, admitted: admitted) {
+            ResilienceContext(key: "api", clock: clock.resilienceClock)
+        }
         limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(20)), now: at(1))
         clock.manual.advance(to: .init(offset: .seconds(4)))
         // Woke at its old slot, found the new quota spent, and sleeps until the new reset.
