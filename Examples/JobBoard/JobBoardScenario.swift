@@ -14,6 +14,10 @@ struct JobBoardScenario {
     let root: CompositionRoot<Job>
     let aggregator: Aggregator<Job>
     let roles: [Role]
+    /// The device's network path, which `--offline-at` takes away for a while.
+    let network = SimulatedNetwork()
+    /// The pipelines' waits for the network.
+    let connectivityWaits = ConnectivityWaitCounter()
     /// The feed warnings the Hooli source reported (an undeclared entity costs its text, not the feed).
     let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
@@ -43,19 +47,25 @@ struct JobBoardScenario {
         configuration.preset.attemptTimeout = .seconds(2)
         configuration.preset.totalDeadline = .seconds(5)
         configuration.session.defaultAttemptTimeout = .seconds(2)
+        // The device's network path: an offline spell is waited out (within the 5 s deadline) instead of
+        // spending retries, and the aggregator waits for it before starting a fetch.
+        configuration.preset.connectivity = network.monitor
+        let base = baseTransport ?? URLSessionTransport(configuration: configuration.session)
+        let sinks: [any TelemetrySink] = [connectivityWaits] + (telemetry.map { [$0] } ?? [])
 
         var root = CompositionRoot<Job>(
-            configuration, random: SharedRandomSource(seed: options.seed), baseTransport: baseTransport,
-            telemetry: telemetry, deduplicationKey: { $0.url })
+            configuration, random: SharedRandomSource(seed: options.seed),
+            baseTransport: network.transport(wrapping: base), telemetry: MultiplexingSink(sinks),
+            deduplicationKey: { $0.url })
         let transport = root.transport
-        let base = server.baseURL.absoluteString
+        let baseURL = server.baseURL.absoluteString
         let plaintextBase = "http://localhost:\(server.port)"
 
         root.register(
             JSONAPISource<GreenhouseBoard.Posting>(
                 id: "greenhouse-acme", displayName: "Acme (Greenhouse)", transport: transport,
                 envelope: GreenhouseBoard.self, items: \.jobs
-            ) { _, _ in HTTPRequest(url: URL(string: base + "/v1/boards/acme/jobs")!) }
+            ) { _, _ in HTTPRequest(url: URL(string: baseURL + "/v1/boards/acme/jobs")!) }
             .mapItems {
                 Job(
                     title: $0.title, company: "Acme", location: $0.location.name, url: $0.absoluteURL,
@@ -64,7 +74,7 @@ struct JobBoardScenario {
         )
         root.register(
             JSONAPISource<LeverPosting>(id: "lever-globex", displayName: "Globex (Lever)", transport: transport) {
-                _, _ in HTTPRequest(url: URL(string: base + "/v0/postings/globex")!)
+                _, _ in HTTPRequest(url: URL(string: baseURL + "/v0/postings/globex")!)
             }
             .mapItems {
                 Job(
@@ -74,7 +84,7 @@ struct JobBoardScenario {
         )
         root.register(
             FeedSource(
-                id: "hooli-atom", displayName: "Hooli (Atom)", url: URL(string: base + "/careers/hooli.atom")!,
+                id: "hooli-atom", displayName: "Hooli (Atom)", url: URL(string: baseURL + "/careers/hooli.atom")!,
                 transport: transport
             ) { [hooliWarnings] item in
                 hooliWarnings.withLock { $0.formUnion(item.warnings.map { "\(item.title): \($0)" }) }
@@ -89,7 +99,7 @@ struct JobBoardScenario {
         )
         root.register(
             FeedSource(
-                id: "umbrella-rss", displayName: "Umbrella (RSS)", url: URL(string: base + "/feeds/umbrella.rss")!,
+                id: "umbrella-rss", displayName: "Umbrella (RSS)", url: URL(string: baseURL + "/feeds/umbrella.rss")!,
                 transport: transport
             ) { Job(feedItem: $0, company: "Umbrella") }
         )
@@ -99,7 +109,7 @@ struct JobBoardScenario {
             JSONAPISource<WorkableBoard.Result>(
                 id: "workable-soylent", displayName: "Soylent (Workable)", transport: transport,
                 envelope: WorkableBoard.self, items: \.results
-            ) { _, _ in HTTPRequest(url: URL(string: base + "/spi/v3/soylent/jobs")!) }
+            ) { _, _ in HTTPRequest(url: URL(string: baseURL + "/spi/v3/soylent/jobs")!) }
             .mapItems {
                 Job(title: $0.title, company: "Soylent", location: $0.city, url: $0.url, source: "workable-soylent")
             }

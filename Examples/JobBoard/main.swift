@@ -54,7 +54,26 @@ func breakerState(_ id: SourceID) -> BreakerState? {
 
 let started = ContinuousClock.now
 var lastOutcome: FetchOutcome<Job>?
+var lastFetched: ContinuousClock.Instant?
 for round in 1...options.rounds {
+    // `--offline-at`: the device loses its network as the round starts. What the person sees is only what is
+    // true: they are offline, with the jobs already on screen and how old they are.
+    var reconnection: Task<Void, Never>?
+    let roundStarted = ContinuousClock.now
+    var firstAnswer: ContinuousClock.Instant?
+    let waitsBefore = scenario.connectivityWaits.recorded.count
+    let retriesBefore = root.statistics().retryAttempts
+    let offlineRequestsBefore = scenario.network.requestsWhileOffline
+    if round == options.offlineAt {
+        reconnection = scenario.network.dropConnection(for: options.offlineFor)
+        let context = PresentationContext(
+            itemNoun: "jobs", itemsShown: lastOutcome?.items.count ?? 0, isOffline: true,
+            dataAge: lastFetched.map { $0.duration(to: .now) })
+        if view != nil, let offline = root.configuration.presenter.present(context) {
+            print("Round \(round): the network is gone for \(options.offlineFor.formattedSeconds)")
+            print(renderer.banner(offline))
+        }
+    }
     var rows = ids.map { SourceStatusRow(source: $0.rawValue, status: .waiting, breakerState: breakerState($0)) }
     var reports: [SourceID: SourceReport] = [:]
     func reasons() -> [String] { ids.compactMap { reports[$0]?.reason } }
@@ -63,6 +82,7 @@ for round in 1...options.rounds {
         for try await step in scenario.root.progress(for: SourceQuery()) {
             switch step {
             case .sourceCompleted(let report, let completed, _):
+                if firstAnswer == nil { firstAnswer = .now }
                 reports[report.id] = report
                 if let index = ids.firstIndex(of: report.id) {
                     rows[index] = report.row(breaker: breakerState(report.id))
@@ -77,9 +97,30 @@ for round in 1...options.rounds {
     } catch {
         fail("round \(round) ended with \(error)", code: 1)
     }
+    lastFetched = .now
     if let view, let outcome = lastOutcome {
         let message = outcome.message.map(renderer.banner) ?? "✔ Every source delivered."
         view.finish(rows: rows, reasons: reasons(), message: "\(outcome.items.count) jobs shown. " + message)
+    }
+    if let reconnection {
+        await reconnection.value
+        let waited = roundStarted.duration(to: firstAnswer ?? .now)
+        let pipelineWaits = scenario.connectivityWaits.recorded.count - waitsBefore
+        let wasted = scenario.network.requestsWhileOffline - offlineRequestsBefore
+        let retries = root.statistics().retryAttempts - retriesBefore
+        if view != nil {
+            var line = "Back online. The fetch waited \(waited.formattedSeconds) for the network"
+            if pipelineWaits > 0 { line += " (and \(pipelineWaits) pipelines waited in their own stage)" }
+            if wasted == 0 {
+                line += "; no request was tried while offline, so no attempt, retry or breaker failure went to the "
+                line +=
+                    "lost network (\(retries) \(retries == 1 ? "retry" : "retries") this round, all after server failures)."
+            } else {
+                line += "; \(wasted) requests were still tried while offline."
+            }
+            print(line)
+            print("")
+        }
     }
     if round < options.rounds { try? await Task.sleep(for: .milliseconds(600)) }
 }

@@ -152,11 +152,14 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     }
 
     /// The aggregator over every registered source, each with its own pipeline from the registry. Build it
-    /// once and reuse it: the pipelines keep their state between fetches.
+    /// once and reuse it: the pipelines keep their state between fetches. It follows the preset's
+    /// ``PipelinePreset/connectivity`` monitor, if any: a fetch started offline waits for the network, and one
+    /// that ends offline says so.
     public func makeAggregator() -> Aggregator<Item> {
         var aggregator = Aggregator<Item>(
             configuration: configuration.aggregator, clock: clock, classifier: classifier, telemetry: telemetry,
             cache: cache, deduplicationKey: deduplicationKey)
+        aggregator.connectivity = configuration.preset.connectivity
         for entry in entries {
             var registration = entry.registration
             registration.pipeline = pipelines.pipeline(for: registration.id)

@@ -251,4 +251,32 @@ struct CompositionRootTests {
         #expect(try await send.value.status == 200)
         #expect(base.requests.count == 2)
     }
+
+    @Test(
+        "The root's aggregator follows the preset's connectivity monitor: a fetch started offline waits, then sends",
+        .timeLimit(.minutes(1)))
+    func aggregatorFollowsConnectivity() async throws {
+        let clock = ManualClock()
+        let base = ScriptedHTTPTransport(sequence: [.json(#"["a"]"#)], clock: .manual(clock))
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        var configuration = quietConfiguration()
+        configuration.preset.connectivity = monitor
+        configuration.preset.connectivityWait = .standard
+        var root = CompositionRoot<String>(configuration, clock: .manual(clock), baseTransport: base)
+        let transport = root.transport
+        root.register(
+            JSONAPISource<String>(id: "acme", transport: transport) { _, _ in
+                HTTPRequest(url: URL(string: "https://jobs.example/acme")!)
+            })
+        #expect(root.makeAggregator().connectivity != nil)
+
+        let fetch = Task { try await root.fetch() }
+        while monitor.listenerCount == 0 { await Task.yield() }
+        #expect(base.requests.isEmpty)
+        monitor.setOnline(true)
+        let outcome = try await fetch.value
+        #expect(outcome.items == ["a"])
+        #expect(outcome.message == nil)
+        #expect(base.requests.count == 1)
+    }
 }
