@@ -106,7 +106,7 @@ let package = Package(
             name: "sync-demo",
             dependencies: [
                 "ResilienceSync", "ResiliencePolicies", "ResilienceTransport", "ResilienceTesting",
-                "SyncExampleSupport",
+                "ResiliencePresentation", "SyncExampleSupport",
             ],
             path: "Examples/SyncDemo", swiftSettings: strictSettings
         ),

@@ -2,13 +2,15 @@
 //
 //   swift run sync-demo [--fast | --real-time]
 //
-// Enqueues mutations while "offline", comes back online, meets a burst of 429s that trips the rate-limit
+// Enqueues mutations while the device is offline (a scripted path monitor the engine follows by itself;
+// the presenter's offline banner counts the queued changes; nothing is sent), comes back online, meets a burst of 429s that trips the rate-limit
 // breaker (which recovers after its cooldown), trips it again (the user taps "Retry now": a manual reset),
 // hits a duplicate (409), and prints every state transition and a final tally. The clock runs 10× faster by
 // default (100× with --fast, 1× with --real-time, which takes over a minute because of the 30 s cooldown).
 import Foundation
 import ResilienceCore
 import ResiliencePolicies
+import ResiliencePresentation
 import ResilienceSync
 import ResilienceTesting
 import ResilienceTransport
@@ -107,7 +109,9 @@ let watcher = Task {
     }
 }
 
-await engine.setNetworkAvailable(false)
+// The device's network path, as NWPathMonitor or rtnetlink would report it; the engine follows it by itself.
+let network = ScriptedConnectivityMonitor(.unsatisfied)
+let runner = Task { await engine.run(following: network) }
 say("offline: enqueueing 12 mutations")
 var enqueued = 0
 for index in 1...12 {
@@ -118,12 +122,17 @@ for index in 1...12 {
             payload: Data(#"{"title":"Event \#(index)"}"#.utf8)))
     enqueued += 1
 }
-say("queued: \(try store.pendingCount()) pending, durable in SQLite")
-
-let runner = Task { await engine.run() }
+let queued = try store.pendingCount()
+say("queued: \(queued) pending, durable in SQLite")
+if let banner = DefaultErrorPresenter().present(
+    PresentationContext(itemNoun: "events", itemsShown: 12, isOffline: true, queuedMutations: queued))
+{
+    say("  what the person sees: ⊘ \(banner.title): \(banner.message)")
+}
 try await clock.sleep(for: .seconds(5))
-say("back online")
-await engine.setNetworkAvailable(true)
+let requestsWhileOffline = server.requests(to: "/mutations").count
+say("back online (\(requestsWhileOffline) requests were sent while offline)")
+network.setOnline(true)
 
 let deadline = ContinuousClock.now + .seconds(25)
 while try store.pendingCount() > 0 || engine.state != .idle {
@@ -151,6 +160,7 @@ print(
     429 responses            \(rateLimitResponses)
     breaker trips            \(telemetry.breakerOpens.value)
     requests                 \(requests.count), every one with an Idempotency-Key: \(server.unkeyedEffects == 0)
+    requests while offline   \(requestsWhileOffline)
     still pending            \(try store.pendingCount())
     simulated time           \(clock.now().offset.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))
     real time                \((ContinuousClock.now - realStart).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))

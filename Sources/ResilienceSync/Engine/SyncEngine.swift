@@ -200,10 +200,12 @@ public actor SyncEngine {
     }
 
     /// ``run()`` while following `monitor` (``follow(_:)``): the engine pauses while the device is offline
-    /// and drains the queue as soon as the path is back. Returns when the task is cancelled.
+    /// and drains the queue as soon as the path is back. The current path is read before the first pass, so
+    /// an engine started offline sends nothing. Returns when the task is cancelled.
     ///
     /// - Parameter monitor: Where the network path comes from.
     public func run(following monitor: any ConnectivityMonitor) async {
+        setNetworkAvailable(monitor.currentPath.isSatisfied)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.follow(monitor) }
             group.addTask { await self.run() }
