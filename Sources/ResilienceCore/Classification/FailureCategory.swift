@@ -3,9 +3,7 @@
 /// An open set: a struct with static members rather than an enum, so a third party can add a category
 /// (`extension FailureCategory { static let quotaExceeded = FailureCategory("quota-exceeded") }`) without a
 /// breaking change. Switch over it with `case .rateLimited:` patterns and a `default:`.
-public struct FailureCategory: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct FailureCategory: OpenVocabulary {
     /// The stable identifier, used in logs, metrics and persisted state.
     public let rawValue: String
 
@@ -14,20 +12,6 @@ public struct FailureCategory: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// - Parameter rawValue: The identifier, in kebab-case like the predefined categories (`"network-unreachable"`);
     ///   used in logs, metrics and persisted state.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Creates a category from its identifier.
-    ///
-    /// - Parameter rawValue: The identifier, in kebab-case like the predefined categories (`"network-unreachable"`);
-    ///   used in logs, metrics and persisted state.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    /// Creates a category from a string literal.
-    ///
-    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// The identifier.
-    public var description: String { rawValue }
 
     /// A short-lived fault worth retrying soon (connection reset, 502, DNS hiccup).
     public static let transient = FailureCategory("transient")

@@ -3,9 +3,7 @@
 /// Codes are what support staff search for and what dashboards group by; they never change meaning once
 /// published. The catalogue of built-in codes is in `FailureCode+Catalog.swift`; modules and third parties
 /// add their own with their own prefix.
-public struct FailureCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct FailureCode: OpenVocabulary {
     /// The code, e.g. `"NET_002"`.
     public let rawValue: String
 
@@ -13,19 +11,6 @@ public struct FailureCode: RawRepresentable, Hashable, Sendable, Codable, Custom
     ///
     /// - Parameter rawValue: The code, a prefix and a number like the catalogue's (`"NET_002"`).
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Creates a code.
-    ///
-    /// - Parameter rawValue: The code, a prefix and a number like the catalogue's (`"NET_002"`).
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    /// Creates a code from a string literal.
-    ///
-    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-    public init(stringLiteral value: String) { self.rawValue = value }
-
-    /// The code.
-    public var description: String { rawValue }
 
     /// `HTTP_<status>`, the code for an HTTP status nobody mapped more specifically.
     public static func http(_ status: Int) -> FailureCode { FailureCode("HTTP_\(status)") }

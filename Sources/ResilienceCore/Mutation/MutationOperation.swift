@@ -1,7 +1,5 @@
 /// What a queued mutation does to its entity. An open set.
-public struct MutationOperation: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct MutationOperation: OpenVocabulary {
     /// The operation's identifier.
     public let rawValue: String
     /// Creates an operation.
@@ -9,12 +7,6 @@ public struct MutationOperation: RawRepresentable, Hashable, Sendable, Codable, 
     /// - Parameter rawValue: The operation's identifier, like the predefined `"create"`, `"update"` and `"delete"`;
     ///   stored with the mutation.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Creates an operation from a literal.
-    ///
-    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The identifier.
-    public var description: String { rawValue }
 
     /// Create the entity on the server.
     public static let create: Self = "create"

@@ -1,23 +1,11 @@
 /// What kind of source this is (`"json-api"`, `"rss"`); an open set for third-party modules.
-public struct SourceKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct SourceKind: OpenVocabulary {
     /// The kind's identifier.
     public let rawValue: String
     /// Creates a kind.
     ///
     /// - Parameter rawValue: The kind's identifier, like the predefined `"json-api"` and `"feed"`.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Creates a kind.
-    ///
-    /// - Parameter rawValue: The kind's identifier, like the predefined `"json-api"` and `"feed"`.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    /// Creates a kind from a literal.
-    ///
-    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The identifier.
-    public var description: String { rawValue }
 
     /// A JSON HTTP API.
     public static let jsonAPI = SourceKind("json-api")

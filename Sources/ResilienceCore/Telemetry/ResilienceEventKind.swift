@@ -1,19 +1,11 @@
 /// What an event reports. An open set: modules and third parties add kinds without breaking anyone.
-public struct ResilienceEventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
-{
+public struct ResilienceEventKind: OpenVocabulary {
     /// The kind's identifier (`"retry-scheduled"`).
     public let rawValue: String
     /// Creates a kind.
     ///
     /// - Parameter rawValue: The kind's identifier, in kebab-case like the predefined kinds (`"retry-scheduled"`).
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// Creates a kind from a literal.
-    ///
-    /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The identifier.
-    public var description: String { rawValue }
 
     /// An attempt started.
     public static let attemptStarted: Self = "attempt-started"

@@ -3,23 +3,13 @@ import ResilienceCore
 /// One row of the terminal per-source status table: what happened to one source in one fetch.
 public struct SourceStatusRow: Sendable, Hashable {
     /// A source's outcome. An open set: add your own with `Status("stale")`.
-    public struct Status: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public struct Status: OpenVocabulary {
         /// The label shown in the table.
         public let rawValue: String
         /// Creates a status.
         ///
         /// - Parameter rawValue: The label shown in the table.
         public init(rawValue: String) { self.rawValue = rawValue }
-        /// Creates a status.
-        ///
-        /// - Parameter rawValue: The label shown in the table.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-        /// Creates a status from a literal.
-        ///
-        /// - Parameter value: The identifier, as for ``init(rawValue:)``.
-        public init(stringLiteral value: String) { self.rawValue = value }
-        /// The label.
-        public var description: String { rawValue }
 
         /// Fetched fresh items.
         public static let ok: Status = "ok"
