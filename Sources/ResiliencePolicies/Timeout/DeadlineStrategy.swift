@@ -1,53 +1,56 @@
-/// The per-attempt timeout stage: each call through it gets at most ``timeout``.
+/// The per-attempt timeout stage: each call through it gets at most ``DeadlineStrategy/timeout``.
 ///
 /// By default cooperative (``TimeoutMode/cooperative``): it narrows ``ResilienceContext/deadline`` and, when
 /// the operation fails after that instant, reports `ResilienceError(.attemptTimedOut)` (a transient timeout,
 /// retried by the retry stage) instead of whatever the operation threw; never the caller's cancellation.
 /// A success that arrives late is returned. Put it inside the retry stage so each attempt gets its own limit.
-/// Both timeout stages run through ``ResilienceDeadline``, the one deadline primitive.
-public struct TimeoutStrategy: ResilienceStrategy, DeadlineStage {
-    /// The limit for one attempt.
-    public var timeout: Duration {
-        get { deadline.limit }
-        set { deadline.limit = newValue }
-    }
-    /// Cooperative (default) or enforced.
-    public var mode: TimeoutMode {
-        get { TimeoutMode(of: deadline) }
-        set { deadline.isEnforced = newValue == .enforced }
-    }
-    @usableFromInline var deadline: ResilienceDeadline
+///
+/// ```swift
+/// TimeoutStrategy(.seconds(10))                     // cooperative
+/// TimeoutStrategy(.seconds(10), mode: .enforced)    // also cancels an operation that overruns
+/// ```
+public typealias TimeoutStrategy = DeadlineStrategy<AttemptDeadline>
 
-    /// Creates the stage.
-    ///
-    /// - Parameters:
-    ///   - timeout: The limit for one attempt.
-    ///   - mode: Cooperative (narrow the deadline, trust the operation) or enforced (also cancel it).
-    public init(_ timeout: Duration, mode: TimeoutMode = .cooperative) {
-        deadline = ResilienceDeadline(timeout, code: .attemptTimedOut, isEnforced: mode == .enforced)
-    }
-
-    /// Runs `next` within ``timeout``.
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await runWithinDeadline(context, next)
-    }
-
-    /// `timeout(limit: 10 seconds, mode: cooperative)`.
-    public var stageDescription: StageDescription { describeDeadline(name: "timeout") }
-}
-
-/// The total-deadline stage: the whole operation, every retry and wait included, gets at most ``timeout``.
+/// The total-deadline stage: the whole operation, every retry and wait included, gets at most
+/// ``DeadlineStrategy/timeout``.
 ///
 /// By default cooperative (``TimeoutMode/cooperative``): it narrows ``ResilienceContext/deadline`` and, when
 /// the operation fails after that instant, reports `ResilienceError(.deadlineExceeded)` (not transient, so
 /// never retried) instead of whatever the operation threw; never the caller's cancellation.
 /// A success that arrives late is returned. Put it outermost; the retry stage never sleeps past it.
-public struct TotalDeadlineStrategy: ResilienceStrategy, DeadlineStage {
-    /// The limit for the whole operation.
+public typealias TotalDeadlineStrategy = DeadlineStrategy<OperationDeadline>
+
+/// What a deadline stage limits: its name in ``StageDescription`` and the error code it reports when the
+/// limit passes. ``AttemptDeadline`` and ``OperationDeadline`` are the two the library ships.
+public protocol DeadlineScope: Sendable {
+    /// The stage's name in `pipelineDescription` (`"timeout"`).
+    static var stageName: String { get }
+    /// The code of the `ResilienceError` reported when the limit passes.
+    static var code: ResilienceError.Code { get }
+}
+
+/// One attempt: ``TimeoutStrategy``, `timeout(…)`, reporting `attemptTimedOut` (transient, retried).
+public enum AttemptDeadline: DeadlineScope {
+    /// `"timeout"`.
+    public static var stageName: String { "timeout" }
+    /// ``ResilienceError/Code/attemptTimedOut``.
+    public static var code: ResilienceError.Code { .attemptTimedOut }
+}
+
+/// The whole operation: ``TotalDeadlineStrategy``, `total-deadline(…)`, reporting `deadlineExceeded` (never
+/// retried).
+public enum OperationDeadline: DeadlineScope {
+    /// `"total-deadline"`.
+    public static var stageName: String { "total-deadline" }
+    /// ``ResilienceError/Code/deadlineExceeded``.
+    public static var code: ResilienceError.Code { .deadlineExceeded }
+}
+
+/// A deadline stage: every call through it gets at most ``timeout``, measured from when it enters the stage.
+/// Use it as ``TimeoutStrategy`` (per attempt) or ``TotalDeadlineStrategy`` (the whole operation); both run
+/// through ``ResilienceDeadline``, the one deadline primitive.
+public struct DeadlineStrategy<Scope: DeadlineScope>: ResilienceStrategy, DeadlineStage {
+    /// The limit.
     public var timeout: Duration {
         get { deadline.limit }
         set { deadline.limit = newValue }
@@ -62,10 +65,10 @@ public struct TotalDeadlineStrategy: ResilienceStrategy, DeadlineStage {
     /// Creates the stage.
     ///
     /// - Parameters:
-    ///   - timeout: The limit for the whole operation.
+    ///   - timeout: The limit (for one attempt, or for the whole operation).
     ///   - mode: Cooperative (narrow the deadline, trust the operation) or enforced (also cancel it).
     public init(_ timeout: Duration, mode: TimeoutMode = .cooperative) {
-        deadline = ResilienceDeadline(timeout, code: .deadlineExceeded, isEnforced: mode == .enforced)
+        deadline = ResilienceDeadline(timeout, code: Scope.code, isEnforced: mode == .enforced)
     }
 
     /// Runs `next` within ``timeout``.
@@ -77,14 +80,13 @@ public struct TotalDeadlineStrategy: ResilienceStrategy, DeadlineStage {
         try await runWithinDeadline(context, next)
     }
 
-    /// `total-deadline(limit: 10 seconds, mode: cooperative)`.
-    public var stageDescription: StageDescription { describeDeadline(name: "total-deadline") }
+    /// `timeout(limit: 10 seconds, mode: cooperative)` or `total-deadline(…)`.
+    public var stageDescription: StageDescription { describeDeadline(name: Scope.stageName) }
 }
 
-/// What the two timeout stages share, written once: they differ only in the error code their
-/// ``ResilienceDeadline`` reports and in their name.
+/// The steps of ``DeadlineStrategy``.
 ///
-/// Cooperative, a timeout stage is two steps (see `StageDriver.swift`): `enter` narrows the deadline to
+/// Cooperative, a deadline stage is two steps (see `StageDriver.swift`): `enter` narrows the deadline to
 /// `start + limit`, and `recover` reports a failure past that instant as the stage's timeout error. Enforced,
 /// it races the operation against a timer through ``ResilienceDeadline/run(_:startingAt:_:)`` and cannot run
 /// as synchronous steps.
