@@ -26,6 +26,15 @@ enum FeedCharset {
         if let (name, encoding) = bomlessUnicode(head) {
             return try convert(data, name: name, encoding: encoding)
         }
+        if head == ebcdicDeclarationStart {
+            // `<?xm` in EBCDIC: the declaration is read in code page 037 (its ASCII-range letters are those
+            // of every EBCDIC Latin code page) to learn which one the document declares.
+            let prefix = String(data: data.prefix(256), encoding: core(0xC02)).map { Data($0.utf8) }
+            guard let label = prefix.flatMap(declaredEncoding) else {
+                throw FeedError(.unsupportedEncoding, detail: "an EBCDIC document without a declared encoding")
+            }
+            return try convert(data, label: label, source: "XML declaration")
+        }
         if let label = declaredEncoding(data) {
             return try convert(data, label: label, source: "XML declaration")
         }
@@ -34,7 +43,9 @@ enum FeedCharset {
 
     private static func convert(_ data: Data, label: String, source: String) throws -> Decoded {
         let key = label.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
-        guard let encoding = encodingsByName[key] else {
+        // `windows_1252`, `cp_is`: underscores stand for hyphens in the labels feeds write.
+        guard let encoding = encodingsByName[key] ?? encodingsByName[key.replacingOccurrences(of: "_", with: "-")]
+        else {
             throw FeedError(.unsupportedEncoding, detail: "unknown encoding \"\(label)\" (from the \(source))")
         }
         return try convert(data, name: label, encoding: encoding)
@@ -203,6 +214,9 @@ enum FeedCharset {
         String.Encoding(rawValue: UInt(0x8000_0000 | value))
     }
 
+    /// `<?xm` in EBCDIC (XML 1.0 Appendix F).
+    private static let ebcdicDeclarationStart: [UInt8] = [0x4C, 0x6F, 0xA7, 0x94]
+
     /// IANA charset names and common aliases (lower case) → the platform's encoding.
     static let encodingsByName: [String: String.Encoding] = {
         var table: [String: String.Encoding] = [:]
@@ -231,6 +245,12 @@ enum FeedCharset {
             ("1256", 0x506), ("1257", 0x507), ("1258", 0x508),
         ]
         for (number, value) in windows { add(["windows-\(number)", "cp\(number)", "x-cp\(number)"], core(value)) }
+        // Microsoft's own names for its code pages, as Python's codecs know them.
+        let microsoft: [(String, UInt32)] = [
+            ("ms-ansi", 0x500), ("ms-ee", 0x501), ("ms-cyrl", 0x502), ("ms-greek", 0x503), ("ms-turk", 0x504),
+            ("ms-hebr", 0x505), ("ms-arab", 0x506), ("winbaltrim", 0x507),
+        ]
+        for (name, value) in microsoft { add([name], core(value)) }
         let dos: [(String, UInt32)] = [
             ("437", 0x400), ("737", 0x405), ("775", 0x406), ("850", 0x410), ("851", 0x411), ("852", 0x412),
             ("855", 0x413), ("857", 0x414), ("860", 0x415), ("861", 0x416), ("862", 0x417), ("863", 0x418),
@@ -242,14 +262,22 @@ enum FeedCharset {
                 core(value))
         }
         add(["cp437", "cspc8codepage437"], core(0x400))
+        add(["cspc775baltic"], core(0x406))
+        add(["cspc850multilingual"], core(0x410))
+        add(["cspcp852"], core(0x412))
+        add(["cp-is"], core(0x416))
+        add(["cspc862latinhebrew"], core(0x417))
+        add(
+            ["cp037", "ibm037", "ibm039", "csibm037", "ebcdic-cp-us", "ebcdic-cp-ca", "ebcdic-cp-wt", "ebcdic-cp-nl"],
+            core(0xC02))
         // CoreFoundation's Mac Roman: `String.Encoding.macOSRoman` decodes Mac Roman wrongly on Linux.
         add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], core(0))
         add(["x-mac-greek", "macgreek"], core(6))
         add(["x-mac-turkish", "macturkish"], core(35))
-        add(["x-mac-cyrillic", "maccyrillic", "x-mac-ukrainian"], core(7))
-        add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope"], core(29))
+        add(["x-mac-cyrillic", "maccyrillic", "mac-cyrillic", "x-mac-ukrainian"], core(7))
+        add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope", "maclatin2"], core(29))
         add(["x-mac-croatian"], core(36))
-        add(["x-mac-icelandic"], core(37))
+        add(["x-mac-icelandic", "maciceland"], core(37))
         add(["x-mac-romanian"], core(38))
         add(["x-mac-hebrew"], core(5))
         add(["x-mac-arabic"], core(4))
