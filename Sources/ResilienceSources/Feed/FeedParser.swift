@@ -1,8 +1,9 @@
 import Foundation
 import ResilienceCore
 
-/// A hardened RSS (0.9x, 1.0, 2.0) and Atom (0.3, 1.0) parser with its own XML tokenizer: a pull-style,
-/// well-formedness-checking scanner over the UTF-8 bytes, with no recursion and no Foundation `XMLParser`.
+/// A hardened RSS (0.9x, 1.0, 2.0), Atom (0.3, 1.0) and Channel Definition Format parser with its own XML
+/// tokenizer: a pull-style, well-formedness-checking scanner over the UTF-8 bytes, with no recursion and no
+/// Foundation `XMLParser`.
 ///
 /// Defences and repairs, in order:
 /// 1. Size: bodies over ``Configuration-swift.struct/maximumBytes`` are refused before parsing; empty or tiny
