@@ -29,7 +29,7 @@ enum FeedCharset {
         if head == ebcdicDeclarationStart {
             // `<?xm` in EBCDIC: the declaration is read in code page 037 (its ASCII-range letters are those
             // of every EBCDIC Latin code page) to learn which one the document declares.
-            let prefix = String(data: data.prefix(256), encoding: core(0xC02)).map { Data($0.utf8) }
+            let prefix = SingleByteCodePage.ebcdicUS.decode(data.prefix(256)).map { Data($0.utf8) }
             guard let label = prefix.flatMap(declaredEncoding) else {
                 throw FeedError(.unsupportedEncoding, detail: "an EBCDIC document without a declared encoding")
             }
@@ -44,11 +44,31 @@ enum FeedCharset {
     private static func convert(_ data: Data, label: String, source: String) throws -> Decoded {
         let key = label.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
         // `windows_1252`, `cp_is`: underscores stand for hyphens in the labels feeds write.
-        guard let encoding = encodingsByName[key] ?? encodingsByName[key.replacingOccurrences(of: "_", with: "-")]
-        else {
+        let hyphenated = key.replacingOccurrences(of: "_", with: "-")
+        let encoding = encodingsByName[key] ?? encodingsByName[hyphenated]
+        // The platform's converter first; where it has none, the code page's own table.
+        if let encoding, encoding == .utf8 || platformConverts(encoding) {
+            return try convert(data, name: label, encoding: encoding)
+        }
+        if let codePage = SingleByteCodePage.byLabel[key] ?? SingleByteCodePage.byLabel[hyphenated] {
+            return try convert(data, name: label, codePage: codePage)
+        }
+        guard let encoding else {
             throw FeedError(.unsupportedEncoding, detail: "unknown encoding \"\(label)\" (from the \(source))")
         }
         return try convert(data, name: label, encoding: encoding)
+    }
+
+    private static func convert(_ data: Data, name: String, codePage: SingleByteCodePage) throws -> Decoded {
+        guard let text = codePage.decode(data) else {
+            throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
+        }
+        return Decoded(data: withoutDeclaredEncoding(text), encodingName: name)
+    }
+
+    /// Whether this platform converts `encoding` (Foundation on Linux lacks some of CoreFoundation's).
+    private static func platformConverts(_ encoding: String.Encoding) -> Bool {
+        String(data: Data("<".utf8), encoding: encoding) != nil || isWide(encoding)
     }
 
     private static func convert(
@@ -69,7 +89,7 @@ enum FeedCharset {
             )
             return Decoded(data: withoutDeclaredEncoding(text), encodingName: "windows-1252", warnings: [warning])
         }
-        guard String(data: Data("<".utf8), encoding: encoding) != nil || isWide(encoding) else {
+        guard platformConverts(encoding) else {
             throw FeedError(.unsupportedEncoding, detail: "this platform cannot convert \(name)")
         }
         guard let text = String(data: data, encoding: encoding) else {
@@ -267,20 +287,16 @@ enum FeedCharset {
         add(["cspcp852"], core(0x412))
         add(["cp-is"], core(0x416))
         add(["cspc862latinhebrew"], core(0x417))
-        add(
-            ["cp037", "ibm037", "ibm039", "csibm037", "ebcdic-cp-us", "ebcdic-cp-ca", "ebcdic-cp-wt", "ebcdic-cp-nl"],
-            core(0xC02))
+        // EBCDIC and the Mac Icelandic, Croatian, Romanian and Arabic code pages are decoded from
+        // ``SingleByteCodePage`` tables: CoreFoundation on Linux lacks EBCDIC other than 037 and converts only
+        // the ASCII half of those Mac code pages.
         // CoreFoundation's Mac Roman: `String.Encoding.macOSRoman` decodes Mac Roman wrongly on Linux.
         add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], core(0))
         add(["x-mac-greek", "macgreek"], core(6))
         add(["x-mac-turkish", "macturkish"], core(35))
         add(["x-mac-cyrillic", "maccyrillic", "mac-cyrillic", "x-mac-ukrainian"], core(7))
         add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope", "maclatin2"], core(29))
-        add(["x-mac-croatian"], core(36))
-        add(["x-mac-icelandic", "maciceland"], core(37))
-        add(["x-mac-romanian"], core(38))
         add(["x-mac-hebrew"], core(5))
-        add(["x-mac-arabic"], core(4))
         add(["koi8-r", "koi8r", "cskoi8r"], core(0xA02))
         add(["koi8-u", "koi8u"], core(0xA08))
         add(["shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "windows-31j", "cp932"], .shiftJIS)
@@ -293,4 +309,40 @@ enum FeedCharset {
         add(["euc-kr", "euckr", "cseuckr", "ks_c_5601-1987", "cp949"], core(0x940))
         return table
     }()
+}
+
+/// A single-byte code page decoded from its own 256-entry table, for the encodings the platform has no
+/// converter for (the tables are generated from CPython's codecs by `Scripts/feeds/generate_codepages.py`).
+struct SingleByteCodePage: Sendable {
+    /// The code page's canonical name (CPython's).
+    let name: String
+    /// The labels that name it (lower case, hyphens for underscores).
+    let labels: [String]
+    /// The Unicode scalar of each byte; ``undefined`` for a byte the code page leaves undefined.
+    let scalars: [UInt16]
+
+    /// The table entry of a byte the code page does not define.
+    static let undefined: UInt16 = 0xFFFE
+
+    /// Every code page in ``all`` under each of its labels.
+    static let byLabel: [String: SingleByteCodePage] = {
+        var table: [String: SingleByteCodePage] = [:]
+        for codePage in all { for label in codePage.labels { table[label] = codePage } }
+        return table
+    }()
+
+    /// EBCDIC code page 037 (US/Canada): its ASCII-range letters and punctuation are those of every EBCDIC
+    /// Latin code page, so it reads an EBCDIC document's XML declaration.
+    static let ebcdicUS: SingleByteCodePage = byLabel["cp037"]!
+
+    /// `bytes` as text, or nil when a byte is undefined in this code page.
+    func decode(_ bytes: some Collection<UInt8>) -> String? {
+        var text = String.UnicodeScalarView()
+        for byte in bytes {
+            let value = scalars[Int(byte)]
+            guard value != Self.undefined, let scalar = Unicode.Scalar(value) else { return nil }
+            text.append(scalar)
+        }
+        return String(text)
+    }
 }
