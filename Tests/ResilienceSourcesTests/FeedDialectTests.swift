@@ -78,6 +78,27 @@ struct FeedDialectTests {
         #expect(try parser.parseDocument(ebcdic, source: "t").title == "EBCDIC")
     }
 
+    @Test("RSS's own elements are read in any case, in RSS only: Atom and other namespaces keep theirs")
+    func rssElementCase() throws {
+        let feed = try document(
+            """
+            <rss xmlns:itunes="http://www.itunes.com/DTDs/Podcast-1.0.dtd" xmlns:dc="http://purl.org/dc/elements/1.1/">
+            <Channel><TiTlE>Example title</TiTlE>
+            <ITEM><Title>Post</Title><LINK>https://e.example/post</LINK><PubDate>Sat, 13 Dec 2003 18:30:02 GMT</PubDate>
+            <Description>&lt;B&gt;bold&lt;/B&gt; text</Description></ITEM>
+            <item><dc:Title>not dc:title</dc:Title><title>Second</title></item></Channel></rss>
+            """)
+        #expect(feed.title == "Example title")
+        #expect(feed.items.map(\.title) == ["Post", "Second"])
+        #expect(feed.items.first?.link?.absoluteString == "https://e.example/post")
+        #expect(feed.items.first?.published == Date(timeIntervalSince1970: 1_071_340_202))
+        #expect(feed.items.first?.summary == "bold text")
+        let atom = try document(
+            #"<feed xmlns="http://www.w3.org/2005/Atom"><Title>not read</Title><entry><title>E</title></entry></feed>"#)
+        #expect(atom.title == "")
+        #expect(atom.items.map(\.title) == ["E"])
+    }
+
     @Test("Internal general entities declared in the DOCTYPE are expanded, nested ones too")
     func internalEntities() throws {
         let feed = try document(

@@ -23,9 +23,9 @@ struct FeedparserDifferentialTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/feedparser")
 
-    /// The most feeds FeedParser may lose, as measured (13 of 1,669: 0.78 %; the goal is at most 1 %). What
+    /// The most feeds FeedParser may lose, as measured (12 of 1,669: 0.72 %; the goal is at most 1 %). What
     /// is still lost is listed in `Docs/Feeds.md`. Lower it as losses are fixed; a regression fails the test.
-    static let lostAtMost = 13
+    static let lostAtMost = 12
 
     @Test("FeedParser loses no more of the feeds feedparser reads from its own corpus than measured")
     func lossRate() throws {

@@ -145,7 +145,7 @@ struct FeedCollector {
 
     /// A start tag, with its attributes keyed by qualified name (namespace declarations excluded).
     mutating func startElement(_ qualifiedName: String, attributes: [String: String]) {
-        let name = resolve(qualifiedName)
+        var name = resolve(qualifiedName)
         if root == nil {
             root = name
             switch (name.namespace, name.local) {
@@ -160,6 +160,14 @@ struct FeedCollector {
                 abort(FeedError(.notAFeed, detail: "root element <\(qualifiedName)>"))
                 return
             }
+        }
+        // RSS's own elements in another case (`<TiTlE>`, `<PubDate>`) are read as feedparser reads them; only
+        // in RSS documents, only outside captured markup, and never a name in any other namespace.
+        if capture == nil, format == .rss || format == .rdf, name.isRSS, name.local != "pubDate",
+            name.local.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }),
+            let canonical = FeedVocabulary.rssElementsByLowercasedName[name.local.lowercased()]
+        {
+            name.local = canonical
         }
         let parentBase = bases.last ?? documentURL
         var base = parentBase
