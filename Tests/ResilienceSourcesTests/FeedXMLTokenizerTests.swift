@@ -44,7 +44,6 @@ struct FeedXMLTokenizerTests {
             rss("<item a><title>no value</title></item>"),
             rss("<item a=\"<\"><title>lt</title></item>"),
             rss("<item><title>x ]]> y</title></item>"),
-            rss("<item><title>x</title><!-- a -- b --></item>"),
             rss("<item><title>x</title><!BOGUS></item>"),
             rss("<item>< title>x</title></item>"),
             "{\"json\": \"is not a feed at all\"}",
@@ -95,8 +94,8 @@ struct FeedXMLTokenizerTests {
             """
         #expect(try titles(feed) == ["One & two"])
         #expect(code("<!DOCTYPE a><!DOCTYPE b>" + rss("")) == .malformedXML)
-        let bomb = "<!DOCTYPE r [<!ENTITY a \"aaaa\">]>" + rss("<item><title>&a;</title></item>")
-        #expect(code(bomb) == .entityDeclaration)
+        let declared = "<!DOCTYPE r [<!ENTITY a \"aaaa\">]>" + rss("<item><title>&a;</title></item>")
+        #expect(try titles(declared) == ["aaaa"])
     }
 
     @Test("Namespace declarations are scoped to their element")

@@ -26,6 +26,15 @@ enum FeedCharset {
         if let (name, encoding) = bomlessUnicode(head) {
             return try convert(data, name: name, encoding: encoding)
         }
+        if head == ebcdicDeclarationStart {
+            // `<?xm` in EBCDIC: the declaration is read in code page 037 (its ASCII-range letters are those
+            // of every EBCDIC Latin code page) to learn which one the document declares.
+            let prefix = SingleByteCodePage.ebcdicUS.decode(data.prefix(256)).map { Data($0.utf8) }
+            guard let label = prefix.flatMap(declaredEncoding) else {
+                throw FeedError(.unsupportedEncoding, detail: "an EBCDIC document without a declared encoding")
+            }
+            return try convert(data, label: label, source: "XML declaration")
+        }
         if let label = declaredEncoding(data) {
             return try convert(data, label: label, source: "XML declaration")
         }
@@ -34,10 +43,32 @@ enum FeedCharset {
 
     private static func convert(_ data: Data, label: String, source: String) throws -> Decoded {
         let key = label.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
-        guard let encoding = encodingsByName[key] else {
+        // `windows_1252`, `cp_is`: underscores stand for hyphens in the labels feeds write.
+        let hyphenated = key.replacingOccurrences(of: "_", with: "-")
+        let encoding = encodingsByName[key] ?? encodingsByName[hyphenated]
+        // The platform's converter first; where it has none, the code page's own table.
+        if let encoding, encoding == .utf8 || platformConverts(encoding) {
+            return try convert(data, name: label, encoding: encoding)
+        }
+        if let codePage = SingleByteCodePage.byLabel[key] ?? SingleByteCodePage.byLabel[hyphenated] {
+            return try convert(data, name: label, codePage: codePage)
+        }
+        guard let encoding else {
             throw FeedError(.unsupportedEncoding, detail: "unknown encoding \"\(label)\" (from the \(source))")
         }
         return try convert(data, name: label, encoding: encoding)
+    }
+
+    private static func convert(_ data: Data, name: String, codePage: SingleByteCodePage) throws -> Decoded {
+        guard let text = codePage.decode(data) else {
+            throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
+        }
+        return Decoded(data: withoutDeclaredEncoding(text), encodingName: name)
+    }
+
+    /// Whether this platform converts `encoding` (Foundation on Linux lacks some of CoreFoundation's).
+    private static func platformConverts(_ encoding: String.Encoding) -> Bool {
+        String(data: Data("<".utf8), encoding: encoding) != nil || isWide(encoding)
     }
 
     private static func convert(
@@ -58,7 +89,7 @@ enum FeedCharset {
             )
             return Decoded(data: withoutDeclaredEncoding(text), encodingName: "windows-1252", warnings: [warning])
         }
-        guard String(data: Data("<".utf8), encoding: encoding) != nil || isWide(encoding) else {
+        guard platformConverts(encoding) else {
             throw FeedError(.unsupportedEncoding, detail: "this platform cannot convert \(name)")
         }
         guard let text = String(data: data, encoding: encoding) else {
@@ -203,6 +234,9 @@ enum FeedCharset {
         String.Encoding(rawValue: UInt(0x8000_0000 | value))
     }
 
+    /// `<?xm` in EBCDIC (XML 1.0 Appendix F).
+    private static let ebcdicDeclarationStart: [UInt8] = [0x4C, 0x6F, 0xA7, 0x94]
+
     /// IANA charset names and common aliases (lower case) → the platform's encoding.
     static let encodingsByName: [String: String.Encoding] = {
         var table: [String: String.Encoding] = [:]
@@ -231,6 +265,12 @@ enum FeedCharset {
             ("1256", 0x506), ("1257", 0x507), ("1258", 0x508),
         ]
         for (number, value) in windows { add(["windows-\(number)", "cp\(number)", "x-cp\(number)"], core(value)) }
+        // Microsoft's own names for its code pages, as Python's codecs know them.
+        let microsoft: [(String, UInt32)] = [
+            ("ms-ansi", 0x500), ("ms-ee", 0x501), ("ms-cyrl", 0x502), ("ms-greek", 0x503), ("ms-turk", 0x504),
+            ("ms-hebr", 0x505), ("ms-arab", 0x506), ("winbaltrim", 0x507),
+        ]
+        for (name, value) in microsoft { add([name], core(value)) }
         let dos: [(String, UInt32)] = [
             ("437", 0x400), ("737", 0x405), ("775", 0x406), ("850", 0x410), ("851", 0x411), ("852", 0x412),
             ("855", 0x413), ("857", 0x414), ("860", 0x415), ("861", 0x416), ("862", 0x417), ("863", 0x418),
@@ -242,17 +282,21 @@ enum FeedCharset {
                 core(value))
         }
         add(["cp437", "cspc8codepage437"], core(0x400))
+        add(["cspc775baltic"], core(0x406))
+        add(["cspc850multilingual"], core(0x410))
+        add(["cspcp852"], core(0x412))
+        add(["cp-is"], core(0x416))
+        add(["cspc862latinhebrew"], core(0x417))
+        // EBCDIC and the Mac Icelandic, Croatian, Romanian and Arabic code pages are decoded from
+        // ``SingleByteCodePage`` tables: CoreFoundation on Linux lacks EBCDIC other than 037 and converts only
+        // the ASCII half of those Mac code pages.
         // CoreFoundation's Mac Roman: `String.Encoding.macOSRoman` decodes Mac Roman wrongly on Linux.
         add(["macintosh", "mac", "x-mac-roman", "macroman", "csmacintosh"], core(0))
         add(["x-mac-greek", "macgreek"], core(6))
         add(["x-mac-turkish", "macturkish"], core(35))
-        add(["x-mac-cyrillic", "maccyrillic", "x-mac-ukrainian"], core(7))
-        add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope"], core(29))
-        add(["x-mac-croatian"], core(36))
-        add(["x-mac-icelandic"], core(37))
-        add(["x-mac-romanian"], core(38))
+        add(["x-mac-cyrillic", "maccyrillic", "mac-cyrillic", "x-mac-ukrainian"], core(7))
+        add(["x-mac-centraleurroman", "x-mac-ce", "maccentraleurope", "maclatin2"], core(29))
         add(["x-mac-hebrew"], core(5))
-        add(["x-mac-arabic"], core(4))
         add(["koi8-r", "koi8r", "cskoi8r"], core(0xA02))
         add(["koi8-u", "koi8u"], core(0xA08))
         add(["shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "windows-31j", "cp932"], .shiftJIS)
@@ -265,4 +309,40 @@ enum FeedCharset {
         add(["euc-kr", "euckr", "cseuckr", "ks_c_5601-1987", "cp949"], core(0x940))
         return table
     }()
+}
+
+/// A single-byte code page decoded from its own 256-entry table, for the encodings the platform has no
+/// converter for (the tables are generated from CPython's codecs by `Scripts/feeds/generate_codepages.py`).
+struct SingleByteCodePage: Sendable {
+    /// The code page's canonical name (CPython's).
+    let name: String
+    /// The labels that name it (lower case, hyphens for underscores).
+    let labels: [String]
+    /// The Unicode scalar of each byte; ``undefined`` for a byte the code page leaves undefined.
+    let scalars: [UInt16]
+
+    /// The table entry of a byte the code page does not define.
+    static let undefined: UInt16 = 0xFFFE
+
+    /// Every code page in ``all`` under each of its labels.
+    static let byLabel: [String: SingleByteCodePage] = {
+        var table: [String: SingleByteCodePage] = [:]
+        for codePage in all { for label in codePage.labels { table[label] = codePage } }
+        return table
+    }()
+
+    /// EBCDIC code page 037 (US/Canada): its ASCII-range letters and punctuation are those of every EBCDIC
+    /// Latin code page, so it reads an EBCDIC document's XML declaration.
+    static let ebcdicUS: SingleByteCodePage = byLabel["cp037"]!
+
+    /// `bytes` as text, or nil when a byte is undefined in this code page.
+    func decode(_ bytes: some Collection<UInt8>) -> String? {
+        var text = String.UnicodeScalarView()
+        for byte in bytes {
+            let value = scalars[Int(byte)]
+            guard value != Self.undefined, let scalar = Unicode.Scalar(value) else { return nil }
+            text.append(scalar)
+        }
+        return String(text)
+    }
 }

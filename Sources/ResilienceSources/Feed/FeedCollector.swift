@@ -117,8 +117,9 @@ struct FeedCollector {
         return nil
     }
 
+    /// An Atom name, or a name in the namespace of an Atom root that declared no Atom namespace.
     private func isAtom(_ name: Name) -> Bool {
-        name.isAtom || (name.namespace.isEmpty && (format == .atom || format == .atom03) && root?.namespace == "")
+        name.isAtom || ((format == .atom || format == .atom03) && root?.namespace == name.namespace)
     }
 
     // MARK: Events
@@ -144,7 +145,7 @@ struct FeedCollector {
 
     /// A start tag, with its attributes keyed by qualified name (namespace declarations excluded).
     mutating func startElement(_ qualifiedName: String, attributes: [String: String]) {
-        let name = resolve(qualifiedName)
+        var name = resolve(qualifiedName)
         if root == nil {
             root = name
             switch (name.namespace, name.local) {
@@ -152,10 +153,21 @@ struct FeedCollector {
             case (FeedVocabulary.rdf, "RDF"): format = .rdf
             case (FeedVocabulary.atom, "feed"), ("", "feed"): format = .atom
             case (FeedVocabulary.atom03, "feed"): format = .atom03
+            // `feed` in an unknown namespace: Atom, its version told by the `version` attribute.
+            case (_, "feed"): format = attributes["version"] == "0.3" ? .atom03 : .atom
+            case ("", let local) where local.lowercased() == "channel": format = .cdf
             default:
                 abort(FeedError(.notAFeed, detail: "root element <\(qualifiedName)>"))
                 return
             }
+        }
+        // RSS's own elements in another case (`<TiTlE>`, `<PubDate>`) are read as feedparser reads them; only
+        // in RSS documents, only outside captured markup, and never a name in any other namespace.
+        if capture == nil, format == .rss || format == .rdf, name.isRSS, name.local != "pubDate",
+            name.local.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }),
+            let canonical = FeedVocabulary.rssElementsByLowercasedName[name.local.lowercased()]
+        {
+            name.local = canonical
         }
         let parentBase = bases.last ?? documentURL
         var base = parentBase
@@ -187,6 +199,7 @@ struct FeedCollector {
                 started.about = attribute(attributes, FeedVocabulary.rdf, "about") ?? ""
                 draft = started
                 itemDepth = depth
+                if format == .cdf { cdfItemAttributes(attributes, base: base) }
             } else if let parent, isFeedContainer(parent, depth: depth - 1), let field = feedField(name) {
                 begin(field, depth: depth, name: name, attributes: attributes, base: base)
             }
@@ -205,6 +218,7 @@ struct FeedCollector {
         switch format {
         case .rss, .rdf: name.local == "item" && name.isRSS
         case .atom, .atom03: name.local == "entry" && isAtom(name)
+        case .cdf: name.namespace.isEmpty && name.local.lowercased() == "item"
         case nil: false
         }
     }
@@ -213,13 +227,18 @@ struct FeedCollector {
         switch format {
         case .rss, .rdf: depth == 2 && name.local == "channel" && name.isRSS
         case .atom, .atom03: depth == 1
+        case .cdf: depth == 1
         case nil: false
         }
     }
 
     private func feedField(_ name: Name) -> Field? {
-        switch (name.namespace, name.local) {
+        if format == .cdf {
+            return name.namespace.isEmpty && name.local.lowercased() == "title" ? .feedTitle : nil
+        }
+        return switch (name.namespace, name.local) {
         case (_, "title") where name.isRSS || isAtom(name): .feedTitle
+        case (FeedVocabulary.dc, "title"): .feedTitle
         case (_, "ttl") where name.isRSS: .ttl
         case (FeedVocabulary.syndication, "updatePeriod"): .updatePeriod
         case (FeedVocabulary.syndication, "updateFrequency"): .updateFrequency
@@ -228,6 +247,16 @@ struct FeedCollector {
     }
 
     private mutating func itemElement(_ name: Name, attributes: [String: String], base: URL?, depth: Int) {
+        if format == .cdf {
+            guard name.namespace.isEmpty else { return }
+            switch name.local.lowercased() {
+            case "title": begin(.title, depth: depth, name: name, attributes: attributes, base: base, kind: .html)
+            case "abstract":
+                begin(.summary, depth: depth, name: name, attributes: attributes, base: base, kind: .html)
+            default: break
+            }
+            return
+        }
         let atom = isAtom(name)
         if atom, name.local == "link" {
             atomLink(attributes, base: base)
@@ -279,9 +308,23 @@ struct FeedCollector {
         begin(field, depth: depth, name: name, attributes: attributes, base: base, kind: kind)
     }
 
-    /// The text kind of an Atom text construct (1.0 `type`, 0.3 `type` + `mode`).
+    /// A CDF `ITEM`'s `HREF` (its link) and `LASTMOD` (when it last changed), attribute names in any case.
+    private mutating func cdfItemAttributes(_ attributes: [String: String], base: URL?) {
+        for (key, value) in attributes {
+            switch key.lowercased() {
+            case "href":
+                if let url = resolveLink(value, base: base) { draft?.alternate = (url, true) }
+            case "lastmod":
+                draft?.fields[.updated] = Captured(raw: value, kind: .text, base: base, attributes: [:])
+            default: break
+            }
+        }
+    }
+
+    /// The text kind of an Atom text construct (1.0 `type`, 0.3 `type` + `mode`); an empty `type` is text.
     private func atomKind(_ attributes: [String: String]) -> TextKind {
-        let type = (attributes["type"] ?? "text").lowercased()
+        var type = (attributes["type"] ?? "text").trimmedFeedWhitespace.lowercased()
+        if type.isEmpty { type = "text" }
         let isHTML = type == "html" || type == "text/html"
         let isXHTML = type == "xhtml" || type == "application/xhtml+xml"
         if let mode = attributes["mode"]?.lowercased() {

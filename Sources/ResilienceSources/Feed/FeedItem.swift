@@ -96,6 +96,9 @@ public struct FeedDocument: Hashable, Sendable {
         case atom
         /// Atom 0.3 (the pre-standard draft).
         case atom03
+        /// Channel Definition Format (`<CHANNEL>` with `ITEM`s carrying `HREF` and `LASTMOD`, `TITLE` and
+        /// `ABSTRACT` children).
+        case cdf
     }
 
     /// The dialect.

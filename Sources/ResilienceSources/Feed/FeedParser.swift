@@ -1,16 +1,18 @@
 import Foundation
 import ResilienceCore
 
-/// A hardened RSS (0.9x, 1.0, 2.0) and Atom (0.3, 1.0) parser with its own XML tokenizer: a pull-style,
-/// well-formedness-checking scanner over the UTF-8 bytes, with no recursion and no Foundation `XMLParser`.
+/// A hardened RSS (0.9x, 1.0, 2.0), Atom (0.3, 1.0) and Channel Definition Format parser with its own XML
+/// tokenizer: a pull-style, well-formedness-checking scanner over the UTF-8 bytes, with no recursion and no
+/// Foundation `XMLParser`.
 ///
 /// Defences and repairs, in order:
 /// 1. Size: bodies over ``Configuration-swift.struct/maximumBytes`` are refused before parsing; empty or tiny
 ///    bodies are refused too (a feed is never "nothing").
 /// 2. Encoding: the body is converted to UTF-8 first (byte-order mark, then the HTTP `charset`, then the XML
 ///    declaration, as RFC 7303 orders them), so the byte scans below see every document the same way.
-/// 3. Entities: any `<!ENTITY` declaration is refused, so entity-expansion bombs and external entities never
-///    reach the tokenizer, which never expands or fetches anything but character references.
+/// 3. Entities: internal general entities declared in the document type declaration are expanded, within
+///    bounds (declarations, replacement length, total expansion) that refuse an expansion bomb; external
+///    entities are refused and nothing is ever fetched.
 /// 4. HTML named entities (the full HTML5 set) are decoded; an unknown one loses only the text it stands
 ///    for, with a ``FeedWarning`` on its item; a bare `&` reads as a literal ampersand.
 /// 5. Names are resolved by namespace URI (`<atom:feed>` and `<feed xmlns="…Atom">` are the same element);
@@ -89,16 +91,13 @@ public struct FeedParser: Sendable {
         if decoded.data.count > configuration.maximumBytes * 2 {
             throw FeedError(.tooLarge, detail: "\(decoded.data.count) bytes as UTF-8")
         }
-        if Self.containsEntityDeclaration(decoded.data) {
-            throw FeedError(.entityDeclaration, detail: "entity declarations are refused")
-        }
         var collector = FeedCollector(configuration: configuration, documentURL: documentURL)
         let bareAmpersands = try decoded.data.withUnsafeBytes { raw throws(FeedError) in
             try Self.read(raw.bindMemory(to: UInt8.self), into: &collector)
         }
         guard let root = collector.root else { throw FeedError(.malformedXML, detail: "no root element") }
         guard let format = collector.format else { throw FeedError(.notAFeed, detail: "root element <\(root.local)>") }
-        if format == .rss || format == .rdf, !collector.sawChannel {
+        if format == .rss || format == .rdf, !collector.sawChannel, collector.drafts.isEmpty {
             throw FeedError(.notAFeed, detail: "<\(root.local)> without a <channel>")
         }
         var warnings = decoded.warnings
@@ -185,34 +184,4 @@ public struct FeedParser: Sendable {
 
     /// Whitespace, byte-order-mark bytes and the NULs of UTF-16/32.
     private static let insignificant: Set<UInt8> = [0x00, 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF]
-
-    /// True when `data` contains `<!ENTITY` (ASCII case-insensitive).
-    static func containsEntityDeclaration(_ data: Data) -> Bool {
-        let pattern = Array("!ENTITY".utf8)
-        return data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var index = 0
-            while index < bytes.count {
-                // Speed: `memchr` (vectorised) finds the next `<`; the pattern is compared only there.
-                guard let base = raw.baseAddress, let found = memchr(base + index, 0x3C, bytes.count - index) else {
-                    return false
-                }
-                index = UnsafeRawPointer(found) - base
-                if index + pattern.count < bytes.count {
-                    var matched = true
-                    for offset in 0..<pattern.count {
-                        let byte = bytes[index + 1 + offset]
-                        let upper = (97...122).contains(byte) ? byte - 32 : byte
-                        if upper != pattern[offset] {
-                            matched = false
-                            break
-                        }
-                    }
-                    if matched { return true }
-                }
-                index += 1
-            }
-            return false
-        }
-    }
 }

@@ -20,6 +20,14 @@ enum FeedVocabulary {
         "", rss1, rss090, "http://backend.userland.com/rss2", "http://blogs.law.harvard.edu/tech/rss",
     ]
 
+    /// RSS's own element names, keyed by their lower-case form: an RSS document's elements are matched
+    /// against them without regard to case, as feedparser matches them.
+    static let rssElementsByLowercasedName: [String: String] = Dictionary(
+        uniqueKeysWithValues: [
+            "channel", "item", "title", "link", "description", "guid", "pubDate", "enclosure", "ttl",
+        ]
+        .map { ($0.lowercased(), $0) })
+
     /// The conventional meaning of prefixes feeds often use without declaring them.
     static let conventionalPrefixes: [String: String] = [
         "atom": atom, "atom03": atom03, "rdf": rdf, "dc": dc, "dcterms": dcterms, "content": content,

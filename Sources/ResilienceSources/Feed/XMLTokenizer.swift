@@ -11,12 +11,18 @@
 /// but comments, processing instructions and whitespace around it, comment and CDATA syntax, `]]>` outside
 /// CDATA, characters XML forbids (C0 controls, U+FFFE, U+FFFF) and character references to them.
 ///
-/// Lenient, as feed readers are (and as ``FeedParser`` documents): a `&` that does not start a reference is
+/// Lenient, as feed readers are (and as ``FeedParser`` documents): `--` inside a comment is read past, the
+/// root's end tag may lack its `>` at the very end of the document, a `&` that does not start a reference is
 /// a literal ampersand (counted in ``bareAmpersands``); named references are the five of XML plus the HTML5
 /// set; an unknown name, or a numeric reference to a character XML forbids, becomes a placeholder marked by
 /// ``HTMLEntities/unknownStart`` and ``HTMLEntities/unknownEnd`` so the caller can say which text was lost.
-/// Processing instructions (the XML declaration included) are skipped wherever they are; a document type
-/// declaration is skipped, internal subset included (entity declarations are refused before tokenizing).
+/// Processing instructions (the XML declaration included) are skipped wherever they are. Of a document type
+/// declaration only the internal subset's general entity declarations with a literal value are read
+/// (``entities``), bounded: at most ``maximumEntities`` of them, each at most ``maximumEntityLength`` bytes once
+/// the references in its value are expanded, and at most ``maximumEntityExpansion`` bytes produced by entity
+/// references in the whole document, so an expansion bomb is refused with ``FeedError/Code/entityDeclaration``.
+/// External entities are refused the same way and never fetched; parameter entities, element, attribute-list
+/// and notation declarations, comments and processing instructions in the subset are skipped.
 /// Non-ASCII name characters are accepted without checking them against XML's name-character tables.
 struct XMLTokenizer {
     /// One construct of the document.
@@ -50,6 +56,18 @@ struct XMLTokenizer {
     private var sawDoctype = false
     /// The attribute names of a start tag with many attributes.
     private var manyNames: Set<String> = []
+    /// The internal general entities the document type declaration declared, name → replacement text (the
+    /// references in each value already expanded).
+    private(set) var entities: [String: [UInt8]] = [:]
+    /// How many bytes references to ``entities`` have produced so far.
+    private var expandedBytes = 0
+
+    /// The most entity declarations a document may make.
+    static let maximumEntities = 256
+    /// The longest replacement text of one entity, in bytes.
+    static let maximumEntityLength = 16 * 1024
+    /// The most bytes entity references may produce in one document.
+    static let maximumEntityExpansion = 1024 * 1024
 
     /// The name of the element the last start or end event concerns.
     private(set) var elementName: Range<Int> = 0..<0
@@ -193,6 +211,15 @@ struct XMLTokenizer {
 
     private mutating func endTag() throws(FeedError) -> Event {
         position += 2
+        // The root's end tag cut short by the end of the document (`…</rss`, perhaps with whitespace after
+        // the name): closed, as feed readers do.
+        if open.count == 1, let root = open.last, bytes.count - position >= root.count,
+            same(root, position..<(position + root.count)),
+            bytes[(position + root.count)...].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+        {
+            position = bytes.count
+            return closeElement()
+        }
         let name = try scanName()
         skipWhitespace()
         guard position < bytes.count else { throw truncated() }
@@ -257,7 +284,16 @@ struct XMLTokenizer {
     /// Steps over a reference (or a bare `&`) at `position`.
     private mutating func reference() throws(FeedError) {
         switch HTMLEntities.scanReference(bytes, at: position) {
-        case .valid(_, let end), .named(_, let end), .invalidNumeric(_, let end): position = end
+        case .valid(_, let end), .invalidNumeric(_, let end): position = end
+        case .named(let name, let end):
+            if !entities.isEmpty, let value = entities[string(name)] {
+                expandedBytes += value.count
+                if expandedBytes > Self.maximumEntityExpansion {
+                    throw fail(
+                        .entityDeclaration, "entity references expand beyond \(Self.maximumEntityExpansion) bytes")
+                }
+            }
+            position = end
         case .bare:
             bareAmpersands += 1
             position += 1
@@ -283,7 +319,7 @@ struct XMLTokenizer {
         if hasPrefix("<!DOCTYPE") {
             guard !sawRoot, !sawDoctype else { throw fail(.malformedXML, "a document type declaration out of place") }
             sawDoctype = true
-            try skipDoctype()
+            try readDoctype()
             return nil
         }
         guard position + 2 < bytes.count else { throw truncated() }
@@ -295,9 +331,10 @@ struct XMLTokenizer {
         while true {
             guard position + 1 < bytes.count else { throw truncated() }
             let byte = bytes[position]
-            if byte == ascii("-"), bytes[position + 1] == ascii("-") {
-                guard position + 2 < bytes.count else { throw truncated() }
-                guard bytes[position + 2] == ascii(">") else { throw fail(.malformedXML, "-- inside a comment") }
+            // `--` inside a comment is tolerated (XML forbids it; feed readers, like browsers, read past it).
+            if byte == ascii("-"), bytes[position + 1] == ascii("-"), position + 2 < bytes.count,
+                bytes[position + 2] == ascii(">")
+            {
                 position += 3
                 return
             }
@@ -312,8 +349,9 @@ struct XMLTokenizer {
         position = end + 2
     }
 
-    /// Skips `<!DOCTYPE …>`: quoted literals, and an internal subset with its comments and literals.
-    private mutating func skipDoctype() throws(FeedError) {
+    /// Reads `<!DOCTYPE …>`: quoted literals are skipped, and in the internal subset general entity
+    /// declarations are kept while comments, processing instructions and other declarations are skipped.
+    private mutating func readDoctype() throws(FeedError) {
         position += 9
         var inSubset = false
         while position < bytes.count {
@@ -330,7 +368,87 @@ struct XMLTokenizer {
                 position += 1
             case ascii("<") where inSubset && hasPrefix("<!--"):
                 try skipComment()
+            case ascii("<") where inSubset && hasPrefix("<?"):
+                try skipProcessingInstruction()
+            case ascii("<") where inSubset && hasPrefix("<!ENTITY"):
+                try entityDeclaration()
+            case ascii("<") where inSubset && hasCaseInsensitivePrefix("<!ENTITY"):
+                throw fail(.entityDeclaration, "a malformed entity declaration")
             case ascii(">") where !inSubset:
+                position += 1
+                return
+            default: try character(byte)
+            }
+        }
+        throw truncated()
+    }
+
+    /// Reads `<!ENTITY name "value">` into ``entities`` (the first declaration of a name binds, as XML says);
+    /// skips a parameter entity declaration; refuses an external entity and anything past the limits.
+    private mutating func entityDeclaration() throws(FeedError) {
+        position += 8
+        guard skipWhitespace(), position < bytes.count else { throw fail(.entityDeclaration, "a malformed entity") }
+        if bytes[position] == ascii("%") {
+            try skipDeclarationRest()
+            return
+        }
+        let nameRange = try scanName()
+        let name = string(nameRange)
+        skipWhitespace()
+        guard position < bytes.count else { throw truncated() }
+        let quote = bytes[position]
+        guard quote == ascii("\"") || quote == ascii("'") else {
+            throw fail(.entityDeclaration, "external entity \(name) refused")
+        }
+        guard let end = find(quote, from: position + 1) else { throw truncated() }
+        position += 1
+        var value: [UInt8] = []
+        while position < end {
+            let byte = bytes[position]
+            switch byte {
+            case ascii("&"): position = appendDeclaredReference(at: position, to: &value)
+            case ascii("%"): throw fail(.entityDeclaration, "a parameter entity reference in entity \(name)")
+            default:
+                try character(byte)
+                value.append(byte)
+            }
+            if value.count > Self.maximumEntityLength {
+                throw fail(.entityDeclaration, "entity \(name) expands beyond \(Self.maximumEntityLength) bytes")
+            }
+        }
+        position = end + 1
+        skipWhitespace()
+        guard position < bytes.count else { throw truncated() }
+        guard bytes[position] == ascii(">") else { throw fail(.entityDeclaration, "entity \(name) is not internal") }
+        position += 1
+        guard entities[name] == nil else { return }
+        guard entities.count < Self.maximumEntities else {
+            throw fail(.entityDeclaration, "more than \(Self.maximumEntities) entity declarations")
+        }
+        entities[name] = value
+    }
+
+    /// Appends the replacement of the reference at `index` inside an entity value: a character reference,
+    /// an entity declared earlier, a predefined or HTML entity; anything else stays as written.
+    private func appendDeclaredReference(at index: Int, to value: inout [UInt8]) -> Int {
+        if case .named(let nameRange, let end) = HTMLEntities.scanReference(bytes, at: index),
+            let declared = entities[string(nameRange)]
+        {
+            value.append(contentsOf: declared)
+            return end
+        }
+        return appendReference(at: index, to: &value)
+    }
+
+    /// Steps over the rest of a declaration up to its closing `>`, skipping quoted literals.
+    private mutating func skipDeclarationRest() throws(FeedError) {
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case ascii("\""), ascii("'"):
+                guard let end = find(byte, from: position + 1) else { throw truncated() }
+                position = end + 1
+            case ascii(">"):
                 position += 1
                 return
             default: try character(byte)
@@ -412,6 +530,10 @@ struct XMLTokenizer {
                 return end
             }
             let name = string(nameRange)
+            if !entities.isEmpty, let declared = entities[name] {
+                output.append(contentsOf: declared)
+                return end
+            }
             if let value = HTMLEntities.xmlPredefinedValues[name] ?? HTMLEntities.table[name] {
                 output.append(contentsOf: value.utf8)
             } else {
@@ -487,6 +609,18 @@ struct XMLTokenizer {
         guard position + count <= bytes.count else { return false }
         let pointer = prefix.utf8Start
         for offset in 0..<count where bytes[position + offset] != pointer[offset] { return false }
+        return true
+    }
+
+    private func hasCaseInsensitivePrefix(_ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        let pointer = prefix.utf8Start
+        for offset in 0..<count {
+            let byte = bytes[position + offset]
+            let upper = (97...122).contains(byte) ? byte - 32 : byte
+            if upper != pointer[offset] { return false }
+        }
         return true
     }
 

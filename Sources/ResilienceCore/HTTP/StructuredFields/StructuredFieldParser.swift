@@ -7,8 +7,9 @@ extension StructuredFieldItem {
     /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
     /// - Throws: ``StructuredFieldError`` when the value is not a valid item.
     public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
-        var parser = StructuredFieldParser(fieldValue)
-        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseItem() }
+        self = try StructuredFieldParser.parse(fieldValue) { (parser) throws(StructuredFieldError) in
+            try parser.parseItem()
+        }
     }
 }
 
@@ -18,8 +19,9 @@ extension StructuredFieldList {
     /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
     /// - Throws: ``StructuredFieldError`` when the value is not a valid list.
     public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
-        var parser = StructuredFieldParser(fieldValue)
-        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseList() }
+        self = try StructuredFieldParser.parse(fieldValue) { (parser) throws(StructuredFieldError) in
+            try parser.parseList()
+        }
     }
 }
 
@@ -30,18 +32,36 @@ extension StructuredFieldDictionary {
     /// - Parameter fieldValue: The field value; several field lines are combined with `", "` first.
     /// - Throws: ``StructuredFieldError`` when the value is not a valid dictionary.
     public init(parsing fieldValue: some StringProtocol) throws(StructuredFieldError) {
-        var parser = StructuredFieldParser(fieldValue)
-        self = try parser.parseField { (parser) throws(StructuredFieldError) in try parser.parseDictionary() }
+        self = try StructuredFieldParser.parse(fieldValue) { (parser) throws(StructuredFieldError) in
+            try parser.parseDictionary()
+        }
     }
 }
 
 /// The parsing algorithms of RFC 9651 §4.2 over a field value's bytes.
+///
+/// Speed: it reads the string's own UTF-8 storage in place (no copy of the field), compares bytes rather than
+/// characters, and builds a `String` only for what the value keeps (keys, tokens, strings).
 struct StructuredFieldParser {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
-    init(_ fieldValue: some StringProtocol) {
-        bytes = fieldValue.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(fieldValue.utf8)
+    /// A parser over `bytes`, which must outlive it.
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Runs `parseValue` as a whole field (§4.2) over the UTF-8 of `fieldValue`, in place when the string's
+    /// storage is contiguous and over a contiguous copy otherwise.
+    static func parse<Value>(
+        _ fieldValue: some StringProtocol, _ parseValue: (inout Self) throws(StructuredFieldError) -> Value
+    ) throws(StructuredFieldError) -> Value {
+        let result = fieldValue.utf8.withContiguousStorageIfAvailable { buffer in
+            var parser = StructuredFieldParser(buffer)
+            return Result { () throws(StructuredFieldError) -> Value in try parser.parseField(parseValue) }
+        }
+        if let result { return try result.get() }
+        var contiguous = String(fieldValue)
+        contiguous.makeContiguousUTF8()
+        return try parse(contiguous, parseValue)
     }
 
     private var isAtEnd: Bool { position >= bytes.count }
@@ -187,7 +207,12 @@ struct StructuredFieldParser {
         let start = position
         position += 1
         while let byte = current, StructuredFieldGrammar.isKeyCharacter(byte) { position += 1 }
-        return String(decoding: bytes[start..<position], as: UTF8.self)
+        return text(start..<position)
+    }
+
+    /// The bytes in `range` as a string.
+    private func text(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// §4.2.4 Parsing an Integer or Decimal.
@@ -246,7 +271,7 @@ struct StructuredFieldParser {
                 unescaped?.append(escaped)
             } else if byte == StructuredFieldGrammar.quote {
                 if let unescaped { return String(decoding: unescaped, as: UTF8.self) }
-                return String(decoding: bytes[start..<position - 1], as: UTF8.self)
+                return text(start..<position - 1)
             } else if byte < 0x20 || byte > 0x7E {
                 position -= 1
                 throw failure(.invalidString)
@@ -262,7 +287,7 @@ struct StructuredFieldParser {
         let start = position
         position += 1
         while let byte = current, StructuredFieldGrammar.isTokenCharacter(byte) { position += 1 }
-        return String(decoding: bytes[start..<position], as: UTF8.self)
+        return text(start..<position)
     }
 
     /// §4.2.7 Parsing a Byte Sequence. Missing `=` padding and non-zero pad bits are accepted, as the RFC
@@ -282,7 +307,7 @@ struct StructuredFieldParser {
             end -= 1
             padding += 1
         }
-        guard let decoded = StructuredFieldBase64.decode(bytes[start..<end]) else {
+        guard let decoded = StructuredFieldBase64.decode(UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
             position = start
             throw failure(.invalidByteSequence)
         }
@@ -415,7 +440,7 @@ enum StructuredFieldBase64 {
 
     /// Decodes unpadded base64; pad bits in the last character are ignored. Nil for a character outside the
     /// alphabet or a length that leaves a single character over.
-    static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(text.count * 3 / 4)
