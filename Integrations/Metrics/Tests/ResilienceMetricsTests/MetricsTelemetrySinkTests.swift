@@ -226,9 +226,9 @@ struct MetricsHandleCacheTests {
             let transition = BreakerTransition(from: .closed, to: round.isMultiple(of: 2) ? .open : .halfOpen)
             sink.receive(MetricsTelemetrySinkTests.event(.breakerTransition, transition: transition))
         }
-        // Eight series: events_total for each of the two kinds, attempts_total, the attempt timer, and the
-        // breaker gauge's four states.
-        #expect(factory.handlesMade.value == 8)
+        // Nine series: events_total for each of the two kinds, attempts_total, the attempt timer, the in-flight
+        // gauge, and the breaker gauge's four states.
+        #expect(factory.handlesMade.value == 9)
         #expect(
             try factory.base.expectTimer("resilience_attempt_duration_seconds", [("key", "lever")]).values.count
                 == 5)
