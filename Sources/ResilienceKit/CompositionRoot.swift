@@ -77,21 +77,18 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         self.random = random
         self.deduplicationKey = deduplicationKey
         let preset = configuration.preset
-        pipelines = PipelineRegistry(configuration.registry, clock: clock) { _ in
-            Pipeline.preset(preset, clock: clock, random: random)
-        }
         classifier = CompositeErrorClassifier(configuration.classifiers)
         let recorder = TelemetryRecorder(configuration: configuration.recorder, clock: clock)
         self.recorder = recorder
-        if let telemetry {
-            self.telemetry = MultiplexingSink([recorder, telemetry])
-        } else {
-            self.telemetry = recorder
+        let sink: any TelemetrySink = telemetry.map { MultiplexingSink([recorder, $0]) } ?? recorder
+        self.telemetry = sink
+        pipelines = PipelineRegistry(configuration.registry, clock: clock, telemetry: sink) { _ in
+            Pipeline.preset(preset, clock: clock, random: random)
         }
         cache = configuration.cache.map { SourceCache<Item>(configuration: $0, clock: clock) }
         var stack: any HTTPTransport = baseTransport ?? URLSessionTransport(configuration: configuration.session)
         if let hostPreset = configuration.hostPipeline {
-            let hosts = PipelineRegistry(configuration.registry, clock: clock) { _ in
+            let hosts = PipelineRegistry(configuration.registry, clock: clock, telemetry: sink) { _ in
                 Pipeline.preset(hostPreset, clock: clock, random: random)
             }
             stack = ResilientTransport(wrapping: stack, classifier: classifier) { hosts.pipeline(for: $0) }

@@ -14,6 +14,10 @@
 /// registry.setOverride(for: "indeed", Pipeline { RetryStrategy(policy: StandardRetryPolicy.background) })
 /// let pipeline = registry.pipeline(for: "indeed")
 /// ```
+///
+/// With a `telemetry` sink, every pipeline the registry builds or installs is announced to it
+/// (``ResiliencePipeline/announceCreation(key:to:clock:)``), so metrics show each key's breaker state from the
+/// pipeline's creation.
 public final class PipelineRegistry: Sendable {
     /// Bounds and eviction.
     public struct Configuration: Sendable, Hashable {
@@ -53,20 +57,25 @@ public final class PipelineRegistry: Sendable {
     private let clock: ResilienceClock
     private let factory: @Sendable (String) -> any ResiliencePipeline
     private let state = LockedState(initialState: State())
+    /// Where each new pipeline is announced, if anywhere.
+    public let telemetry: (any TelemetrySink)?
 
     /// Creates a registry that builds a key's pipeline with `factory` the first time the key is used.
     ///
     /// - Parameters:
     ///   - configuration: Bounds and eviction of factory-built pipelines.
     ///   - clock: The source of time for idle eviction.
+    ///   - telemetry: Where each pipeline built or installed is announced (``ResilienceEventKind/pipelineCreated``).
     ///   - factory: Builds the pipeline for a key; called outside the registry's lock.
     public init(
         _ configuration: Configuration = .standard,
         clock: ResilienceClock = .continuous,
+        telemetry: (any TelemetrySink)? = nil,
         factory: @escaping @Sendable (String) -> any ResiliencePipeline
     ) {
         self.configuration = configuration
         self.clock = clock
+        self.telemetry = telemetry
         self.factory = factory
     }
 
@@ -82,17 +91,19 @@ public final class PipelineRegistry: Sendable {
         }
         if let existing { return existing }
         let built = factory(key)
-        return state.withLock { state -> any ResiliencePipeline in
-            if let pinned = state.overrides[key] { return pinned }
+        let (pipeline, stored) = state.withLock { state -> (any ResiliencePipeline, Bool) in
+            if let pinned = state.overrides[key] { return (pinned, false) }
             if var raced = state.entries[key] {
                 raced.lastUsed = now
                 state.entries[key] = raced
-                return raced.pipeline
+                return (raced.pipeline, false)
             }
             evict(&state, now: now, making: 1)
             state.entries[key] = Entry(pipeline: built, lastUsed: now)
-            return built
+            return (built, true)
         }
+        if stored { built.announceCreation(key: key, to: telemetry, clock: clock) }
+        return pipeline
     }
 
     /// The pipeline for a source (keyed by its raw value).
@@ -106,6 +117,7 @@ public final class PipelineRegistry: Sendable {
             state.overrides[key] = pipeline
             state.entries[key] = nil
         }
+        pipeline.announceCreation(key: key, to: telemetry, clock: clock)
     }
 
     /// Keeps `key`'s pipeline (factory-built or overridden) for as long as the key is pinned: it is never

@@ -353,8 +353,11 @@ enum ReferenceInterpreter {
                 return value
             } catch {
                 let failure = current.classify(error)
-                if failure.category == .cancelled { throw error }
-                if Task.isCancelled { throw CancellationError() }
+                if failure.category == .cancelled || Task.isCancelled {
+                    let now = clock.now()
+                    current.emit(.attemptCancelled) { $0.duration = attemptStart.duration(to: now) }
+                    throw failure.category == .cancelled ? error : CancellationError()
+                }
                 let now = clock.now()
                 current.emit(.attemptFailed) {
                     $0.classification = failure

@@ -30,17 +30,23 @@ struct ExporterTests {
         func value(_ name: String, _ labels: [String: String]) -> Double? {
             samples.first { $0.name == name && $0.labels == labels }?.value
         }
-        #expect(value("resilience_events_total", ["source": "greenhouse", "kind": "attempt-succeeded"]) == 3)
-        #expect(value("resilience_failures_total", ["source": "lever", "category": "timeout"]) == 1)
-        #expect(value("resilience_breaker_open", ["source": "lever"]) == 1)
-        #expect(value("resilience_attempt_duration_seconds_count", ["source": "greenhouse"]) == 3)
-        #expect(value("resilience_attempt_duration_seconds_bucket", ["source": "greenhouse", "le": "0.005"]) == 1)
-        #expect(value("resilience_attempt_duration_seconds_bucket", ["source": "greenhouse", "le": "0.05"]) == 2)
-        #expect(value("resilience_attempt_duration_seconds_bucket", ["source": "lever", "le": "10"]) == 0)
-        #expect(value("resilience_attempt_duration_seconds_bucket", ["source": "lever", "le": "+Inf"]) == 1)
-        #expect(value("resilience_attempt_duration_seconds_sum", ["source": "greenhouse"]) == 0.743)
+        #expect(value("resilience_events_total", ["key": "greenhouse", "kind": "attempt-succeeded"]) == 3)
         #expect(
-            value("resilience_events_total", ["source": "weird\"source\\with\nnewline", "kind": "fallback-used"]) == 1)
+            value("resilience_attempts_total", ["key": "greenhouse", "category": "none", "outcome": "success"]) == 3)
+        #expect(
+            value("resilience_attempts_total", ["key": "lever", "category": "timeout", "outcome": "failure"]) == 1)
+        #expect(value("resilience_breaker_state", ["key": "lever", "state": "open"]) == 1)
+        #expect(value("resilience_breaker_state", ["key": "lever", "state": "closed"]) == 0)
+        #expect(value("resilience_breaker_state", ["key": "lever", "state": "half_open"]) == 0)
+        #expect(value("resilience_breaker_state", ["key": "lever", "state": "isolated"]) == 0)
+        #expect(value("resilience_attempt_duration_seconds_count", ["key": "greenhouse"]) == 3)
+        #expect(value("resilience_attempt_duration_seconds_bucket", ["key": "greenhouse", "le": "0.005"]) == 1)
+        #expect(value("resilience_attempt_duration_seconds_bucket", ["key": "greenhouse", "le": "0.05"]) == 2)
+        #expect(value("resilience_attempt_duration_seconds_bucket", ["key": "lever", "le": "10"]) == 0)
+        #expect(value("resilience_attempt_duration_seconds_bucket", ["key": "lever", "le": "+Inf"]) == 1)
+        #expect(value("resilience_attempt_duration_seconds_sum", ["key": "greenhouse"]) == 0.743)
+        #expect(
+            value("resilience_events_total", ["key": "weird\"source\\with\nnewline", "kind": "fallback-used"]) == 1)
         #expect(text.contains("# TYPE resilience_attempt_duration_seconds histogram\n"))
         #expect(text.contains("# HELP resilience_events_total "))
         #expect(PrometheusExporter.contentType.hasPrefix("text/plain; version=0.0.4"))

@@ -25,6 +25,26 @@ extension ResiliencePipeline {
     public var pipelineDescription: String {
         stages.isEmpty ? "(no stages)" : stages.map(\.description).joined(separator: " → ")
     }
+
+    /// Whether a stage is a circuit breaker (its description is named
+    /// ``StageDescription/circuitBreakerName``).
+    public var hasCircuitBreaker: Bool { stages.contains { $0.name == StageDescription.circuitBreakerName } }
+
+    /// Tells `sink` that this pipeline now serves `key`: emits ``ResilienceEventKind/pipelineCreated``, with
+    /// a closed → closed `transition` when the pipeline has a circuit breaker, so metrics show the breaker's
+    /// state series from the start. A registry calls it when it builds or installs a key's pipeline.
+    ///
+    /// - Parameters:
+    ///   - key: The key the pipeline serves.
+    ///   - sink: Where the event goes; nothing is built when it is `nil` or disabled.
+    ///   - clock: The clock that stamps the event.
+    public func announceCreation(key: String, to sink: (any TelemetrySink)?, clock: ResilienceClock) {
+        guard let sink, sink.isEnabled else { return }
+        var event = ResilienceEvent(kind: .pipelineCreated, key: key, time: clock.now())
+        if hasCircuitBreaker { event.transition = BreakerTransition(from: .closed, to: .closed) }
+        event.detail = pipelineDescription
+        sink.receive(event)
+    }
 }
 
 /// A pipeline with no stages: runs the operation once, unchanged. The default where no policy is set.

@@ -54,6 +54,10 @@ public struct StageDescription: Hashable, Sendable, CustomStringConvertible {
         self.settings = settings
     }
 
+    /// The name of a circuit-breaker stage's description (`circuit-breaker`), by which a pipeline is known
+    /// to have a breaker.
+    public static let circuitBreakerName = "circuit-breaker"
+
     /// `retry(maxAttempts: 3, backoff: exponential)`.
     public var description: String {
         if settings.isEmpty { return name }

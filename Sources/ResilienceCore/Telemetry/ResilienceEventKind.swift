@@ -13,10 +13,16 @@ public struct ResilienceEventKind: OpenVocabulary {
     public static let attemptSucceeded: Self = "attempt-succeeded"
     /// An attempt failed; `classification` says how, `duration` is its latency.
     public static let attemptFailed: Self = "attempt-failed"
+    /// An attempt ended because the call was cancelled (never a failure); `duration` is how long it ran.
+    public static let attemptCancelled: Self = "attempt-cancelled"
     /// A retry was scheduled; `duration` is the delay, `detail` the reason.
     public static let retryScheduled: Self = "retry-scheduled"
     /// A breaker changed state; `transition` says how.
     public static let breakerTransition: Self = "breaker-transition"
+    /// A pipeline was created for the key (see ``ResiliencePipeline/announceCreation(key:to:clock:)``); `detail`
+    /// describes its stages and, when it has a circuit breaker, `transition.to` is the state the breaker starts
+    /// in, so metrics show the breaker before its first transition.
+    public static let pipelineCreated: Self = "pipeline-created"
     /// A breaker rejected a call; `duration` is the time left.
     public static let breakerRejected: Self = "breaker-rejected"
     /// A limiter delayed or rejected a call; `duration` is the wait or hint.

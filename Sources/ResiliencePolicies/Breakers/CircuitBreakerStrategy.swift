@@ -55,7 +55,8 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
 
     /// `circuit-breaker(policy: consecutive-failures(…))`.
     public var stageDescription: StageDescription {
-        StageDescription(name: "circuit-breaker", settings: [.init("policy", breaker.policyDescription)])
+        StageDescription(
+            name: StageDescription.circuitBreakerName, settings: [.init("policy", breaker.policyDescription)])
     }
 
     /// Records a failed (or cancelled) call.

@@ -1,8 +1,8 @@
 /// The retry stage: runs the operation, asks a ``RetryPolicy`` after each failure, and sleeps on the
 /// context's clock before trying again.
 ///
-/// - Sets ``ResilienceContext/attempt`` for each attempt and emits `attemptStarted`, `attemptSucceeded`,
-///   `attemptFailed` and `retryScheduled` events.
+/// - Sets ``ResilienceContext/attempt`` for each attempt and emits `attemptStarted`, then one of
+///   `attemptSucceeded`, `attemptFailed` or `attemptCancelled`, and `retryScheduled` events.
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
 /// - With a ``RetryBudget``, every execution deposits one request and every retry withdraws one token; when
@@ -109,8 +109,12 @@ public struct RetryStrategy: ResilienceStrategy {
         }
         let clock = current.clock
         let failure = current.classify(error)
-        if failure.category == .cancelled { throw error }
-        if Task.isCancelled { throw CancellationError() }
+        if failure.category == .cancelled || Task.isCancelled {
+            // Not a failure, but the attempt ended: say so, so attempts in flight come back down.
+            let now = clock.now()
+            current.emit(.attemptCancelled, at: now) { $0.duration = attemptStart.duration(to: now) }
+            throw failure.category == .cancelled ? error : CancellationError()
+        }
         let now = clock.now()
         current.emit(.attemptFailed, at: now) {
             $0.classification = failure

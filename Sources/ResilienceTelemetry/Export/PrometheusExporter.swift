@@ -3,14 +3,16 @@ import ResilienceCore
 /// Renders a recorder's cumulative metrics in the Prometheus text exposition format (version 0.0.4), ready
 /// to serve on `/metrics` with ``contentType``.
 ///
-/// Families (with the default namespace `resilience`):
-/// - `resilience_events_total{source,kind}` counter;
-/// - `resilience_failures_total{source,category}` counter;
-/// - `resilience_breaker_open{source}` gauge (1 when open or isolated);
-/// - `resilience_attempt_duration_seconds{source}` histogram (`_bucket{le=…}`, `_sum`, `_count`); bucket
-///   counts come from the log-bucketed ``LatencyHistogram`` (within its 12.5 % resolution);
-/// - `resilience_recorder_events_received_total`, `resilience_recorder_records_evicted_total` counters and
-///   `resilience_recorder_records` gauge.
+/// The families, names and labels are ``MetricSchema``'s, the same the swift-metrics integration emits
+/// (`Docs/Telemetry.md` lists them): every family fed by events (`resilience_events_total{key,kind}`,
+/// `resilience_attempts_total{key,category,outcome}`, the `resilience_attempt_duration_seconds{key}`
+/// histogram, `resilience_attempts_in_flight{key}`, `resilience_retries_total{key,category}`,
+/// `resilience_rejections_total{key,reason}`, `resilience_breaker_state{key,state}`) and the recorder's own.
+/// The operation families need the swift-metrics integration's operation stage and are not rendered.
+///
+/// A key's breaker has four series, 1 for its current state and 0 for the others, from its pipeline's
+/// creation (``ResilienceEventKind/pipelineCreated``) or its first transition. Histogram bucket counts come
+/// from the log-bucketed ``LatencyHistogram`` (within its 12.5 % resolution).
 ///
 /// Output is sorted, so equal metrics render identically. Label values are redacted and escaped.
 public struct PrometheusExporter: Sendable {
@@ -43,58 +45,105 @@ public struct PrometheusExporter: Sendable {
     /// The exposition text for `metrics`, ending in a newline.
     public func render(_ metrics: TelemetryMetrics) -> String {
         var out = ""
-        let sources = metrics.sources.sorted { $0.key < $1.key }
-        family(&out, "events_total", "counter", "Resilience events by source and kind.")
-        for (source, value) in sources {
+        let keys = metrics.sources.sorted { $0.key < $1.key }
+        family(&out, MetricSchema.events)
+        for (key, value) in keys {
             for (kind, count) in value.eventCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                sample(&out, "events_total", [("source", source), ("kind", kind.rawValue)], "\(count)")
+                sample(&out, MetricSchema.events, [key, kind.rawValue], "\(count)")
             }
         }
-        family(&out, "failures_total", "counter", "Failed attempts and sources by category.")
-        for (source, value) in sources {
-            for (category, count) in value.failureCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                sample(&out, "failures_total", [("source", source), ("category", category.rawValue)], "\(count)")
+        family(&out, MetricSchema.attempts)
+        for (key, value) in keys {
+            for (category, outcome, count) in Self.attemptRows(value) where count > 0 {
+                sample(&out, MetricSchema.attempts, [key, category, outcome], "\(count)")
             }
         }
-        family(&out, "breaker_open", "gauge", "1 when the source's circuit breaker is open or isolated.")
-        for (source, value) in sources where value.breakerState != nil {
-            let open = value.breakerState == .open || value.breakerState == .isolated
-            sample(&out, "breaker_open", [("source", source)], open ? "1" : "0")
+        family(&out, MetricSchema.attemptDuration)
+        for (key, value) in keys where value.latency.totalCount > 0 {
+            histogram(&out, key: key, value.latency)
         }
-        family(&out, "attempt_duration_seconds", "histogram", "Attempt latency in seconds.")
-        for (source, value) in sources where value.latency.totalCount > 0 {
-            histogram(&out, source: source, value.latency)
+        family(&out, MetricSchema.attemptsInFlight)
+        for (key, value) in keys where value.eventCounts[.attemptStarted] != nil {
+            sample(&out, MetricSchema.attemptsInFlight, [key], "\(value.attemptsInFlight)")
         }
-        family(&out, "recorder_events_received_total", "counter", "Events received by the recorder.")
-        sample(&out, "recorder_events_received_total", [], "\(metrics.eventsReceived)")
-        family(&out, "recorder_records_evicted_total", "counter", "Records overwritten because the ring was full.")
-        sample(&out, "recorder_records_evicted_total", [], "\(metrics.recordsEvicted)")
-        family(&out, "recorder_records", "gauge", "Records currently held by the recorder.")
-        sample(&out, "recorder_records", [], "\(metrics.recordsHeld)")
+        family(&out, MetricSchema.retries)
+        for (key, value) in keys {
+            for (category, count) in value.retryCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                sample(&out, MetricSchema.retries, [key, category.rawValue], "\(count)")
+            }
+        }
+        family(&out, MetricSchema.rejections)
+        for (key, value) in keys {
+            for kind in MetricSchema.rejectionKinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+                guard let count = value.eventCounts[kind] else { continue }
+                sample(&out, MetricSchema.rejections, [key, kind.rawValue], "\(count)")
+            }
+        }
+        family(&out, MetricSchema.breakerState)
+        for (key, value) in keys {
+            guard let current = value.breakerState else { continue }
+            let states = BreakerState.allCases.map { (MetricSchema.breakerStateLabel($0), $0 == current) }
+            for (state, isCurrent) in states.sorted(by: { $0.0 < $1.0 }) {
+                sample(&out, MetricSchema.breakerState, [key, state], isCurrent ? "1" : "0")
+            }
+        }
+        family(&out, MetricSchema.recorderEventsReceived)
+        sample(&out, MetricSchema.recorderEventsReceived, [], "\(metrics.eventsReceived)")
+        family(&out, MetricSchema.recorderRecordsEvicted)
+        sample(&out, MetricSchema.recorderRecordsEvicted, [], "\(metrics.recordsEvicted)")
+        family(&out, MetricSchema.recorderRecords)
+        sample(&out, MetricSchema.recorderRecords, [], "\(metrics.recordsHeld)")
         return out
     }
 
-    private func histogram(_ out: inout String, source: String, _ latency: LatencyHistogram) {
-        let name = "attempt_duration_seconds"
+    /// The `attempts_total` rows of one key: (category, outcome, count), sorted by category.
+    private static func attemptRows(_ metrics: SourceMetrics) -> [(String, String, UInt64)] {
+        var rows: [(String, String, UInt64)] = []
+        rows.append(
+            (MetricSchema.noCategory, MetricSchema.Outcome.success, metrics.eventCounts[.attemptSucceeded] ?? 0))
+        for (category, count) in metrics.failureCounts {
+            let outcome = category == .cancelled ? MetricSchema.Outcome.cancelled : MetricSchema.Outcome.failure
+            rows.append((category.rawValue, outcome, count))
+        }
+        let cancelled = metrics.eventCounts[.attemptCancelled] ?? 0
+        if cancelled > 0 {
+            if let index = rows.firstIndex(where: { $0.0 == FailureCategory.cancelled.rawValue }) {
+                rows[index].2 += cancelled
+            } else {
+                rows.append((FailureCategory.cancelled.rawValue, MetricSchema.Outcome.cancelled, cancelled))
+            }
+        }
+        return rows.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    }
+
+    private func histogram(_ out: inout String, key: String, _ latency: LatencyHistogram) {
+        let family = MetricSchema.attemptDuration
         for bound in latencyBuckets {
             let limit = UInt64(max(0, (bound * 1_000_000).rounded(.down)))
             let count = latency.count(atOrBelowMicroseconds: limit)
-            sample(&out, name + "_bucket", [("source", source), ("le", Self.number(bound))], "\(count)")
+            sample(&out, family, [key], "\(count)", suffix: "_bucket", le: Self.number(bound))
         }
-        sample(&out, name + "_bucket", [("source", source), ("le", "+Inf")], "\(latency.totalCount)")
-        sample(&out, name + "_sum", [("source", source)], Self.number(Double(latency.sumMicroseconds) / 1_000_000))
-        sample(&out, name + "_count", [("source", source)], "\(latency.totalCount)")
+        sample(&out, family, [key], "\(latency.totalCount)", suffix: "_bucket", le: "+Inf")
+        sample(&out, family, [key], Self.number(Double(latency.sumMicroseconds) / 1_000_000), suffix: "_sum")
+        sample(&out, family, [key], "\(latency.totalCount)", suffix: "_count")
     }
 
-    private func family(_ out: inout String, _ name: String, _ type: String, _ help: String) {
-        out += "# HELP \(namespace)_\(name) \(TextEscaping.prometheusHelp(help))\n"
-        out += "# TYPE \(namespace)_\(name) \(type)\n"
+    private func family(_ out: inout String, _ family: MetricFamily) {
+        let name = family.name(prefix: namespace)
+        out += "# HELP \(name) \(TextEscaping.prometheusHelp(family.help))\n"
+        out += "# TYPE \(name) \(family.kind.rawValue)\n"
     }
 
-    private func sample(_ out: inout String, _ name: String, _ labels: [(String, String)], _ value: String) {
-        out += "\(namespace)_\(name)"
+    /// One sample of `family` with its labels' `values` (in the family's label order), and `le` for a bucket.
+    private func sample(
+        _ out: inout String, _ family: MetricFamily, _ values: [String], _ value: String, suffix: String = "",
+        le: String? = nil
+    ) {
+        out += family.name(prefix: namespace) + suffix
+        var labels = zip(family.labels, values).map { ($0, redactor.redact($1)) }
+        if let le { labels.append(("le", le)) }
         if !labels.isEmpty {
-            let rendered = labels.map { "\($0.0)=\"\(TextEscaping.prometheusLabel(redactor.redact($0.1)))\"" }
+            let rendered = labels.map { "\($0.0)=\"\(TextEscaping.prometheusLabel($0.1))\"" }
             out += "{" + rendered.joined(separator: ",") + "}"
         }
         out += " \(value)\n"

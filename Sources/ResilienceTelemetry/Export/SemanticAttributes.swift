@@ -90,6 +90,8 @@ extension SemanticAttribute {
         public static let serverPort = "server.port"
         /// The full URL in the event, redacted.
         public static let url = "url.full"
+        /// An HTTP request's method (`GET`), on a client span.
+        public static let requestMethod = "http.request.method"
     }
 
     /// The attributes describing `event`, after `redactor` removed secrets from its free-form fields.

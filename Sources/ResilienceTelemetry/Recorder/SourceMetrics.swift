@@ -4,8 +4,10 @@ import ResilienceCore
 public struct SourceMetrics: Sendable, Hashable {
     /// Events by kind.
     public var eventCounts: [ResilienceEventKind: UInt64] = [:]
-    /// Failures (attempt failed, source failed) by category.
+    /// Failed attempts by category.
     public var failureCounts: [FailureCategory: UInt64] = [:]
+    /// Scheduled retries by the category of the failure that caused them (`none` when it had none).
+    public var retryCounts: [FailureCategory: UInt64] = [:]
     /// Latencies of succeeded and failed attempts.
     public var latency = LatencyHistogram()
     /// The breaker's state after its last reported transition, if any.
@@ -14,10 +16,20 @@ public struct SourceMetrics: Sendable, Hashable {
     /// Creates empty metrics.
     public init() {}
 
+    /// Attempts started and not yet finished (succeeded, failed or cancelled).
+    public var attemptsInFlight: UInt64 {
+        let started = eventCounts[.attemptStarted, default: 0]
+        let finished =
+            eventCounts[.attemptSucceeded, default: 0] + eventCounts[.attemptFailed, default: 0]
+            + eventCounts[.attemptCancelled, default: 0]
+        return started > finished ? started - finished : 0
+    }
+
     /// Adds `other`'s counts (used when keys beyond the recorder's name limit are folded into `"other"`).
     public mutating func merge(_ other: SourceMetrics) {
         eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
         failureCounts.merge(other.failureCounts, uniquingKeysWith: +)
+        retryCounts.merge(other.retryCounts, uniquingKeysWith: +)
         latency.merge(other.latency)
         breakerState = other.breakerState ?? breakerState
     }

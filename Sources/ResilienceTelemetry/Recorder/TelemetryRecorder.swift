@@ -25,7 +25,7 @@ public final class TelemetryRecorder: TelemetrySink {
         /// The most UTF-8 bytes of an event's detail that are kept.
         public var maximumDetailLength: Int = 48
         /// The most distinct keys tracked, and separately the most distinct operations and codes; later
-        /// ones count as `"other"`. (Kinds and categories: 64 each.) Each key costs about 3.5 KB of
+        /// ones count as `"other"`. (Kinds and categories: 64 each.) Each key costs about 4 KB of
         /// cumulative counters and histogram.
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
@@ -45,6 +45,7 @@ public final class TelemetryRecorder: TelemetrySink {
     private struct KeyCounters: Sendable {
         var eventCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var failureCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
+        var retryCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var latency = LatencyHistogram()
         var breakerState: UInt8 = StoredRecord.noState
     }
@@ -107,23 +108,30 @@ public final class TelemetryRecorder: TelemetrySink {
                 record.category = state.tables.categories.id(for: classification.category.rawValue, redactor: nil)
                 record.code = state.tables.names.id(for: classification.code.rawValue, redactor: nil)
             }
+            let retryCategory =
+                event.kind == .retryScheduled
+                ? state.tables.categories.id(
+                    for: event.classification?.category.rawValue ?? MetricSchema.noCategory, redactor: nil) : nil
             state.eventsReceived &+= 1
             _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
             if state.ring.append(record) { state.evicted &+= 1 }
-            Self.count(record, event: event, into: &state.counters)
+            Self.count(record, event: event, retryCategory: retryCategory, into: &state.counters)
         }
     }
 
-    private static func count(_ record: StoredRecord, event: ResilienceEvent, into counters: inout [KeyCounters]) {
+    private static func count(
+        _ record: StoredRecord, event: ResilienceEvent, retryCategory: UInt16?, into counters: inout [KeyCounters]
+    ) {
         let key = Int(record.key)
         while counters.count <= key { counters.append(KeyCounters()) }
         counters[key].eventCounts[Int(record.kind)] &+= 1
         if event.kind == .attemptSucceeded || event.kind == .attemptFailed, let duration = event.duration {
             counters[key].latency.record(duration)
         }
-        if (event.kind == .attemptFailed || event.kind == .sourceFailed) && event.classification != nil {
+        if event.kind == .attemptFailed && event.classification != nil {
             counters[key].failureCounts[Int(record.category)] &+= 1
         }
+        if let retryCategory { counters[key].retryCounts[Int(retryCategory)] &+= 1 }
         if record.toState != StoredRecord.noState {
             counters[key].breakerState = record.toState
         }
@@ -162,6 +170,10 @@ public final class TelemetryRecorder: TelemetrySink {
                     metrics.failureCounts[
                         FailureCategory(state.tables.categories.name(UInt16(category))), default: 0] +=
                         count
+                }
+                for (category, count) in counters.retryCounts.enumerated() where count > 0 {
+                    metrics.retryCounts[
+                        FailureCategory(state.tables.categories.name(UInt16(category))), default: 0] += count
                 }
                 metrics.latency = counters.latency
                 metrics.breakerState = StoredRecord.state(counters.breakerState)

@@ -4,19 +4,24 @@ import ResilienceCore
 
 /// A ``TelemetrySink`` that turns ResilienceKit's events into swift-metrics counters, timers and gauges.
 ///
-/// | metric | type | dimensions | from |
+/// Names and labels are ``MetricSchema``'s, the same the core `PrometheusExporter` renders (`Docs/Telemetry.md`
+/// lists them):
+///
+/// | metric | type | labels | from |
 /// |---|---|---|---|
-/// | `resilience_attempts_total` | counter | `key`, `category`, `outcome` | every finished attempt |
-/// | `resilience_attempt_duration_seconds` | timer | `key`, `outcome` | every finished attempt's latency |
-/// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
-/// | `resilience_rejections_total` | counter | `key`, `category`, `reason` | breaker rejections, rate limiting, an exhausted retry budget |
-/// | `resilience_breaker_state` | gauge | `key` | every breaker transition: 0 closed, 1 half-open, 2 open, 3 isolated |
 /// | `resilience_events_total` | counter | `key`, `kind` | every event |
+/// | `resilience_attempts_total` | counter | `key`, `category`, `outcome` | every finished attempt |
+/// | `resilience_attempt_duration_seconds` | timer | `key` | every succeeded or failed attempt's latency |
+/// | `resilience_attempts_in_flight` | gauge | `key` | attempts started and not yet finished |
+/// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
+/// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, rate limiting, an exhausted retry budget |
+/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state, 0 for the others, from the pipeline's creation |
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
 ///
 /// `outcome` is `success`, `failure` or `cancelled`; `category` is the failure's category (`timeout`,
-/// `server-error` …) or `none` for a success. The prefix `resilience` is ``Configuration/prefix``.
+/// `server-error` …) or `none` for a success; `state` is `closed`, `half_open`, `open` or `isolated`. The prefix
+/// `resilience` is ``Configuration/prefix``.
 ///
 /// **Bounded cardinality.** The first ``Configuration/maximumKeys`` distinct keys (100 by default) keep their
 /// names; later keys are counted under ``Configuration/overflowLabel`` (`other`). Categories and event kinds,
@@ -79,6 +84,8 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let categories: LabelBudget
     private let kinds: LabelBudget
     private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
+    /// Attempts in flight per key label.
+    private let inFlight = LockedState(initialState: [String: Int]())
 
     /// A cached handle's identity: its type (counter, timer, gauge), its name's suffix and its label values.
     private struct HandleKey: Hashable {
@@ -114,41 +121,46 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// Updates the metrics for `event`.
     public func receive(_ event: ResilienceEvent) {
         let key = keyLabel(event.key)
-        handle(Counter.self, "events_total", [("key", key), ("kind", kinds.label(for: event.kind.rawValue))])
-            .increment()
+        handle(Counter.self, MetricSchema.events, [key, kinds.label(for: event.kind.rawValue)]).increment()
         switch event.kind {
-        case .attemptSucceeded, .attemptFailed:
-            let (category, outcome) = labels(event.kind == .attemptSucceeded ? nil : event.classification)
-            handle(Counter.self, "attempts_total", [("key", key), ("category", category), ("outcome", outcome)])
-                .increment()
-            if let duration = event.duration {
-                handle(Timer.self, "attempt_duration_seconds", [("key", key), ("outcome", outcome)]).record(
-                    duration: duration)
+        case .attemptStarted:
+            updateInFlight(key: key, by: 1)
+        case .attemptSucceeded, .attemptFailed, .attemptCancelled:
+            updateInFlight(key: key, by: -1)
+            let failure: FailureClassification? =
+                switch event.kind {
+                case .attemptSucceeded: nil
+                case .attemptCancelled: event.classification ?? .cancelled
+                default: event.classification ?? .unknown
+                }
+            let (category, outcome) = labels(failure)
+            handle(Counter.self, MetricSchema.attempts, [key, category, outcome]).increment()
+            if event.kind != .attemptCancelled, let duration = event.duration {
+                handle(Timer.self, MetricSchema.attemptDuration, [key]).record(duration: duration)
             }
         case .retryScheduled:
-            let category = categoryLabel(event.classification?.category)
-            handle(Counter.self, "retries_total", [("key", key), ("category", category)]).increment()
-        case .breakerRejected:
-            rejection(key: key, category: .circuitOpen, reason: event.kind)
-        case .rateLimited, .budgetExhausted:
-            rejection(key: key, category: .throttled, reason: event.kind)
-        case .breakerTransition:
-            if let state = event.transition?.to {
-                handle(Gauge.self, "breaker_state", [("key", key)]).record(Self.gaugeValue(of: state))
+            handle(Counter.self, MetricSchema.retries, [key, categoryLabel(event.classification?.category)])
+                .increment()
+        case let kind where MetricSchema.rejectionKinds.contains(kind):
+            handle(Counter.self, MetricSchema.rejections, [key, kinds.label(for: kind.rawValue)]).increment()
+        case .breakerTransition, .pipelineCreated:
+            guard let current = event.transition?.to else { break }
+            for state in BreakerState.allCases {
+                handle(Gauge.self, MetricSchema.breakerState, [key, MetricSchema.breakerStateLabel(state)])
+                    .record(state == current ? 1 : 0)
             }
         default:
             break
         }
     }
 
-    /// The gauge value of a breaker state: 0 closed, 1 half-open, 2 open, 3 isolated.
-    public static func gaugeValue(of state: BreakerState) -> Int {
-        switch state {
-        case .closed: 0
-        case .halfOpen: 1
-        case .open: 2
-        case .isolated: 3
+    private func updateInFlight(key: String, by change: Int) {
+        let value = inFlight.withLock { counts in
+            let value = max(0, counts[key, default: 0] + change)
+            counts[key] = value
+            return value
         }
+        handle(Gauge.self, MetricSchema.attemptsInFlight, [key]).record(value)
     }
 
     /// Records one finished operation (used by ``MetricsStrategy``).
@@ -160,39 +172,30 @@ public final class MetricsTelemetrySink: TelemetrySink {
     public func recordOperation(key: String, duration: Duration, failure: FailureClassification?) {
         let key = keyLabel(key)
         let (category, outcome) = labels(failure)
-        handle(Counter.self, "operations_total", [("key", key), ("category", category), ("outcome", outcome)])
-            .increment()
-        handle(Timer.self, "operation_duration_seconds", [("key", key), ("outcome", outcome)]).record(
-            duration: duration)
-    }
-
-    private func rejection(key: String, category: FailureCategory, reason: ResilienceEventKind) {
-        handle(
-            Counter.self,
-            "rejections_total",
-            [("key", key), ("category", categoryLabel(category)), ("reason", kinds.label(for: reason.rawValue))]
-        ).increment()
+        handle(Counter.self, MetricSchema.operations, [key, category, outcome]).increment()
+        handle(Timer.self, MetricSchema.operationDuration, [key, outcome]).record(duration: duration)
     }
 
     private func labels(_ failure: FailureClassification?) -> (category: String, outcome: String) {
-        guard let failure else { return ("none", "success") }
-        return (categoryLabel(failure.category), failure.category == .cancelled ? "cancelled" : "failure")
+        let (category, outcome) = MetricSchema.outcomeLabels(failure)
+        return (failure == nil ? category : categories.label(for: category), outcome)
     }
 
     private func categoryLabel(_ category: FailureCategory?) -> String {
-        guard let category else { return "none" }
+        guard let category else { return MetricSchema.noCategory }
         return categories.label(for: category.rawValue)
     }
 
-    /// The handle of type `Handle` for `suffix` and `dimensions`, created through the factory on first use and
-    /// cached for every later event with the same labels (the label budgets keep the cache bounded).
+    /// The handle of type `Handle` for `family` and its label `values`, created through the factory on first use
+    /// and cached for every later event with the same labels (the label budgets keep the cache bounded).
     private func handle<Handle: MetricHandle>(
-        _ type: Handle.Type, _ suffix: String, _ dimensions: [(String, String)]
+        _ type: Handle.Type, _ family: MetricFamily, _ values: [String]
     ) -> Handle {
-        let handleKey = HandleKey(type: ObjectIdentifier(type), name: suffix, labels: dimensions.map(\.1))
+        let handleKey = HandleKey(type: ObjectIdentifier(type), name: family.suffix, labels: values)
         return handles.withLock { handles in
             if let cached = handles[handleKey] as? Handle { return cached }
-            let created = Handle(label: name(suffix), dimensions: dimensions, factory: factory)
+            let created = Handle(
+                label: name(family.suffix), dimensions: Array(zip(family.labels, values)), factory: factory)
             handles[handleKey] = created
             return created
         }

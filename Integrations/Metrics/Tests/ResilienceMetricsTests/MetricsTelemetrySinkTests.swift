@@ -25,7 +25,7 @@ struct MetricsTelemetrySinkTests {
         sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(80)))
         sink.receive(
             Self.event(.attemptFailed, duration: .seconds(2), classification: TestFailure.serverError.classification))
-        sink.receive(Self.event(.attemptFailed, classification: .cancelled))
+        sink.receive(Self.event(.attemptCancelled, duration: .milliseconds(5)))
 
         let successes = try metrics.expectCounter(
             "resilience_attempts_total", [("key", "lever"), ("category", "none"), ("outcome", "success")])
@@ -36,13 +36,45 @@ struct MetricsTelemetrySinkTests {
         let cancelled = try metrics.expectCounter(
             "resilience_attempts_total", [("key", "lever"), ("category", "cancelled"), ("outcome", "cancelled")])
         #expect(cancelled.totalValue == 1)
-        let fast = try metrics.expectTimer(
-            "resilience_attempt_duration_seconds", [("key", "lever"), ("outcome", "success")])
-        #expect(fast.values == [120_000_000, 80_000_000])
-        let slow = try metrics.expectTimer(
-            "resilience_attempt_duration_seconds", [("key", "lever"), ("outcome", "failure")])
-        #expect(slow.values == [2_000_000_000])
+        let latency = try metrics.expectTimer("resilience_attempt_duration_seconds", [("key", "lever")])
+        #expect(latency.values == [120_000_000, 80_000_000, 2_000_000_000])
         #expect(metrics.counterTotal(label: "resilience_events_total") == 4)
+    }
+
+    @Test("attempts in flight go up on each start and down on each end, cancellation included")
+    func inFlight() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(factory: metrics)
+        sink.receive(Self.event(.attemptStarted))
+        sink.receive(Self.event(.attemptStarted))
+        sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(1)))
+        sink.receive(Self.event(.attemptStarted))
+        sink.receive(Self.event(.attemptCancelled))
+        sink.receive(Self.event(.attemptFailed, classification: TestFailure.serverError.classification))
+        let gauge = try metrics.expectGauge("resilience_attempts_in_flight", [("key", "lever")])
+        #expect(gauge.values == [1, 2, 1, 2, 1, 0])
+    }
+
+    @Test("the breaker's state series exist from the pipeline's creation, one per state")
+    func breakerFromCreation() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(factory: metrics)
+        let clock = ManualClock()
+        let pipeline = Pipeline { CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker()) }
+        pipeline.announceCreation(key: "lever", to: sink, clock: .manual(clock))
+        func state(_ name: String) throws -> Double? {
+            try metrics.expectGauge("resilience_breaker_state", [("key", "lever"), ("state", name)]).lastValue
+        }
+        #expect(try state("closed") == 1)
+        #expect(try state("open") == 0)
+        #expect(try state("half_open") == 0)
+        #expect(try state("isolated") == 0)
+        Pipeline { RetryStrategy(policy: StandardRetryPolicy.standard) }
+            .announceCreation(key: "plain", to: sink, clock: .manual(clock))
+        #expect(
+            !metrics.recorders(label: "resilience_breaker_state").contains {
+                $0.dimensions.contains { $0.1 == "plain" }
+            })
     }
 
     @Test("retries, rejections and the breaker gauge")
@@ -60,26 +92,22 @@ struct MetricsTelemetrySinkTests {
         #expect(
             try metrics.expectCounter("resilience_retries_total", [("key", "lever"), ("category", "timeout")])
                 .totalValue == 2)
-        #expect(
-            try metrics.expectCounter(
-                "resilience_rejections_total",
-                [("key", "lever"), ("category", "circuit-open"), ("reason", "breaker-rejected")]
-            ).totalValue == 1)
-        #expect(
-            try metrics.expectCounter(
-                "resilience_rejections_total",
-                [("key", "lever"), ("category", "throttled"), ("reason", "rate-limited")]
-            ).totalValue == 1)
-        #expect(
-            try metrics.expectCounter(
-                "resilience_rejections_total",
-                [("key", "lever"), ("category", "throttled"), ("reason", "budget-exhausted")]
-            ).totalValue == 1)
-        let gauge = try metrics.expectGauge("resilience_breaker_state", [("key", "lever")])
-        #expect(gauge.lastValue == 2)
+        for reason in ["breaker-rejected", "rate-limited", "budget-exhausted"] {
+            #expect(
+                try metrics.expectCounter("resilience_rejections_total", [("key", "lever"), ("reason", reason)])
+                    .totalValue == 1)
+        }
+        func gauge(_ state: String) throws -> TestRecorder {
+            try metrics.expectGauge("resilience_breaker_state", [("key", "lever"), ("state", state)])
+        }
+        #expect(try gauge("open").lastValue == 1)
+        #expect(try gauge("closed").lastValue == 0)
         sink.receive(Self.event(.breakerTransition, transition: BreakerTransition(from: .open, to: .halfOpen)))
         sink.receive(Self.event(.breakerTransition, transition: BreakerTransition(from: .halfOpen, to: .closed)))
-        #expect(gauge.values == [2, 1, 0])
+        #expect(try gauge("open").values == [1, 0, 0])
+        #expect(try gauge("half_open").values == [0, 1, 0])
+        #expect(try gauge("closed").values == [0, 0, 1])
+        #expect(try gauge("isolated").values == [0, 0, 0])
     }
 
     @Test("keys past the cap are counted as other, and the number of series stays bounded")
@@ -198,13 +226,15 @@ struct MetricsHandleCacheTests {
             let transition = BreakerTransition(from: .closed, to: round.isMultiple(of: 2) ? .open : .halfOpen)
             sink.receive(MetricsTelemetrySinkTests.event(.breakerTransition, transition: transition))
         }
-        // Five series: events_total for each of the two kinds, attempts_total, the attempt timer, the gauge.
-        #expect(factory.handlesMade.value == 5)
+        // Nine series: events_total for each of the two kinds, attempts_total, the attempt timer, the in-flight
+        // gauge, and the breaker gauge's four states.
+        #expect(factory.handlesMade.value == 9)
         #expect(
-            try factory.base.expectTimer(
-                "resilience_attempt_duration_seconds", [("key", "lever"), ("outcome", "success")]
-            ).values.count == 5)
-        #expect(try factory.base.expectGauge("resilience_breaker_state", [("key", "lever")]).values.count == 5)
+            try factory.base.expectTimer("resilience_attempt_duration_seconds", [("key", "lever")]).values.count
+                == 5)
+        #expect(
+            try factory.base.expectGauge("resilience_breaker_state", [("key", "lever"), ("state", "open")]).values
+                .count == 5)
         #expect(factory.base.counterTotal(label: "resilience_events_total") == 10)
     }
 }

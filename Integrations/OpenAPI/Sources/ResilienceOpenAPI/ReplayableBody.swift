@@ -4,6 +4,10 @@ import ResilienceTransport
 
 /// A request body that can be sent once per attempt: none, a body that iterates many times, bytes buffered
 /// under a bound, or (too large to buffer) a single-pass body for the first attempt only.
+///
+/// A single-pass body is never refused: one of known length over the bound is passed on untouched, and one
+/// of unknown length is read into the buffer until it proves larger than the bound, then sent as the bytes
+/// read so far followed by the rest of the same stream.
 enum ReplayableBody: Sendable {
     case none
     case reusable(HTTPBody)
@@ -15,22 +19,16 @@ enum ReplayableBody: Sendable {
         guard let body else { return .none }
         if body.iterationBehavior == .multiple { return .reusable(body) }
         if case .known(let length) = body.length, length > Int64(limit) { return .once(body) }
+        var iterator = body.makeAsyncIterator()
         var bytes: [UInt8] = []
-        for try await chunk in body {
-            guard bytes.count + chunk.count <= limit else { throw tooLarge(limit: limit) }
+        while let chunk = try await iterator.next() {
             bytes.append(contentsOf: chunk)
+            if bytes.count > limit {
+                let rest = ResumedBody(read: bytes[...], rest: BodyIterator(iterator))
+                return .once(HTTPBody(rest, length: body.length, iterationBehavior: .single))
+            }
         }
         return .buffered(bytes[...])
-    }
-
-    private static func tooLarge(limit: Int) -> TransportError {
-        TransportError(
-            FailureClassification(
-                category: .clientError, code: .invalidFormat, isTransient: false,
-                message:
-                    "a single-pass request body of unknown length exceeded the \(limit)-byte replay buffer; "
-                    + "give it a known length or make it iterable more than once",
-                requestWasNotSent: true))
     }
 
     /// The body to send on an attempt (a single-pass body is only ever sent on the first).
@@ -47,4 +45,37 @@ enum ReplayableBody: Sendable {
         if case .once = self { return true }
         return false
     }
+}
+
+/// A single-pass body that was partly read: the bytes already read, then the rest of the original stream.
+struct ResumedBody: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+
+    let read: ArraySlice<UInt8>
+    let rest: BodyIterator
+
+    func makeAsyncIterator() -> Iterator { Iterator(read: read, rest: rest) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var read: ArraySlice<UInt8>?
+        let rest: BodyIterator
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            if let bytes = read {
+                read = nil
+                return bytes
+            }
+            return try await rest.next()
+        }
+    }
+}
+
+/// The iterator of a single-pass body, carried from the task that started reading it to the one that
+/// finishes: its body is `.single`, so exactly one consumer ever calls ``next()``, never concurrently.
+final class BodyIterator: @unchecked Sendable {
+    private var iterator: HTTPBody.Iterator
+
+    init(_ iterator: HTTPBody.Iterator) { self.iterator = iterator }
+
+    func next() async throws -> ArraySlice<UInt8>? { try await iterator.next() }
 }

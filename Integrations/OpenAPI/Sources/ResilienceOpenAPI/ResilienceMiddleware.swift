@@ -13,7 +13,11 @@ import ResilienceCore
 ///   gives up, the last such response is returned to the client (or thrown, see
 ///   ``ResilienceMiddlewareConfiguration/returnsFinalFailureResponse``).
 /// - The request body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``)
-///   so a retry sends it again whole; a body that can be iterated several times is reused as is.
+///   so a retry sends it again whole; a body that can be iterated several times is reused as is. A single-pass
+///   body larger than the bound (of known or unknown length) is sent once, streamed, with retries off: a
+///   failure of that call is final.
+/// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
+///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``.
 /// - Idempotency follows the method (GET, PUT, DELETE … may be repeated; POST and PATCH only with an
 ///   `Idempotency-Key` header or when the failure proves nothing was sent), through the pipeline's retry guard.
 ///

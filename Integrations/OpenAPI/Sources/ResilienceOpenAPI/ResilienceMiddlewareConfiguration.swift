@@ -18,8 +18,8 @@ public struct ResilienceMiddlewareConfiguration: Sendable {
     /// How operations are keyed (default: by operation ID).
     public var key: Key = .operationID
     /// The largest request body buffered so it can be sent again on a retry (default 1 MiB). A body that can
-    /// be iterated several times is never buffered; a single-pass body known to be larger is sent once,
-    /// without retries.
+    /// be iterated several times is never buffered; a single-pass body larger than this (known in advance or
+    /// found while buffering) is sent once, streamed, without retries.
     public var maximumReplayableRequestBody: Int = 1024 * 1024
     /// How much of a failure response's body is kept (default 64 KiB), for the server's message and for the
     /// response returned when the pipeline gives up.

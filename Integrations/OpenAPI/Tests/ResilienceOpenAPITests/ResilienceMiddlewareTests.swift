@@ -126,6 +126,67 @@ struct ResilienceMiddlewareTests {
         #expect(server.requests(to: "/jobs").first?.body.count == 2_000)
     }
 
+    @Test("A single-pass body of unknown length over the default 1 MiB bound is sent once, whole, not refused")
+    func unreplayableBodyOfUnknownLength() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(503), .status(201))
+        let chunk = ArraySlice([UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024))
+        let chunks = 24  // 1.5 MiB
+        let output = try await client(server, Pipelines()).createJob("", idempotencyKey: "k-3") { _ in
+            HTTPBody(
+                AsyncStream { continuation in
+                    for _ in 0..<chunks { continuation.yield(chunk) }
+                    continuation.finish()
+                }, length: .unknown)
+        }
+        #expect(output == .undocumented(statusCode: 503, body: ""))
+        #expect(server.requestCount(for: "/jobs") == 1)
+        let sent = try #require(server.requests(to: "/jobs").first?.body)
+        #expect(sent.count == chunks * chunk.count)
+        #expect(sent.allSatisfy { $0 == UInt8(ascii: "x") })
+    }
+
+    @Test("A single-pass body of unknown length under the bound is buffered and sent whole on every retry")
+    func bufferedBodyOfUnknownLength() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/jobs", .status(503), .status(201, body: "made"))
+        let output = try await client(server, Pipelines()) { $0.maximumReplayableRequestBody = 1_000 }
+            .createJob("", idempotencyKey: "k-4") { _ in
+                HTTPBody(
+                    AsyncStream { continuation in
+                        for _ in 0..<4 { continuation.yield(ArraySlice(String(repeating: "y", count: 250).utf8)) }
+                        continuation.finish()
+                    }, length: .unknown)
+            }
+        #expect(output == .created("made"))
+        let posts = server.requests(to: "/jobs")
+        #expect(posts.count == 2)
+        #expect(posts.allSatisfy { $0.body == Data(String(repeating: "y", count: 1_000).utf8) })
+    }
+
+    @Test(
+        "A response body streams through the middleware: the call returns before the body has ended",
+        .timeLimit(.minutes(1)))
+    func responseStreamsThrough() async throws {
+        let (stream, continuation) = AsyncStream<HTTPBody.ByteChunk>.makeStream()
+        let middleware = ResilienceMiddleware { _ in Pipelines()("stream") }
+        let (response, body) = try await middleware.intercept(
+            HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/events"), body: nil,
+            baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "events"
+        ) { _, _, _ in
+            (HTTPTypes.HTTPResponse(status: .ok), HTTPBody(stream, length: .unknown))
+        }
+        #expect(response.status == .ok)
+        // Nothing was yielded yet and the stream is still open: a middleware that buffered would still be waiting.
+        let received = try #require(body)
+        continuation.yield(ArraySlice("data: one\n\n".utf8))
+        continuation.yield(ArraySlice("data: two\n\n".utf8))
+        continuation.finish()
+        #expect(try await String(collecting: received, upTo: 1024) == "data: one\n\ndata: two\n\n")
+    }
+
     @Test("Keyed by host, every operation shares one pipeline; an open breaker stops calls before the network")
     func breakerByHost() async throws {
         let server = try FaultServer()

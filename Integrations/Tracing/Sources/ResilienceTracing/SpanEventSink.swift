@@ -8,9 +8,9 @@ import Tracing
 /// ``TracingStrategy`` installs one for each operation's span; use it directly to bridge events into a span
 /// of your own. Span events are named after the event's kind (`retry-scheduled`, `breaker-rejected`,
 /// `fallback-used`) and carry the event's attributes under OpenTelemetry's semantic-convention names
-/// (`error.type`, `http.response.status_code`, `http.request.resend_count` …), redacted.
+/// (`error.type`, `http.response.status_code`, `http.request.resend_count` of the attempt …), redacted.
 ///
-/// It also remembers the highest attempt number it saw, so the span can carry the resend count.
+/// It also remembers the highest attempt number it saw, so the span can carry the number of attempts.
 public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
     /// The span events are added to.
     public let span: any Span

@@ -4,17 +4,17 @@ import Tracing
 
 /// A pipeline stage that runs each operation in one span: put it outermost.
 ///
-/// - The span is named after the context's operation (`fetch jobs`) and carries `resilience.key` and
-///   `resilience.operation`.
+/// - The span is named after the context's key (`lever`: the pipeline's source or host, a name of bounded
+///   cardinality; ``spanName`` chooses otherwise) and carries `resilience.key` and `resilience.operation`.
 /// - Every retry, failed attempt, breaker rejection or transition, rate limit, exhausted budget, fallback,
 ///   hedge and timeout that happens inside becomes a span event (see ``SpanEventSink``); the stage installs
 ///   the sink in the context it passes inward and forwards every event to the context's own sink.
-/// - When the operation ends the span gets `resilience.attempts` and `http.request.resend_count` (attempts
-///   − 1, when there was a resend).
+/// - When the operation ends the span gets `resilience.attempt`, the number of attempts made. The resend
+///   count (`http.request.resend_count`) belongs to each attempt's client span (``TracingTransport``).
 /// - A failure is recorded on the span (`recordError`, status `error`, `error.type` = the stable code);
 ///   cancellation is not an error: the span gets `resilience.cancelled = true` and no error status.
-/// - Per-attempt spans (the HTTP client's) are left to the transport; they nest under this span because the
-///   operation runs with the span's context as `InstrumentationContext.current`.
+/// - Per-attempt client spans are ``TracingTransport``'s; they nest under this span because the operation
+///   runs with the span's context as `InstrumentationContext.current`.
 ///
 /// ```swift
 /// let pipeline = Pipeline {
@@ -32,22 +32,30 @@ public struct TracingStrategy: ResilienceStrategy {
     public var eventKinds: Set<ResilienceEventKind>
     /// Removes secrets from span names and attribute values.
     public var redactor: Redactor
+    /// The span's name for an execution's context (redacted afterwards).
+    public var spanName: @Sendable (ResilienceContext) -> String
+
+    /// Names a span after the context's key: the pipeline's source or host.
+    public static let keyName: @Sendable (ResilienceContext) -> String = { $0.key }
 
     /// Creates the stage.
     ///
     /// - Parameters:
     ///   - tracer: The tracer; by default `InstrumentationSystem.tracer` at the time of each execution.
-    ///   - kind: The span's kind (default `.internal`: the HTTP client's spans below it are `.client`).
+    ///   - kind: The span's kind (default `.internal`: the client spans below it are `.client`).
     ///   - eventKinds: The event kinds that become span events.
     ///   - redactor: Removes secrets from span names and attribute values.
+    ///   - spanName: The span's name for an execution's context; by default its key (``keyName``).
     public init(
         tracer: (any Tracer)? = nil, kind: SpanKind = .internal,
-        eventKinds: Set<ResilienceEventKind> = SpanEventSink.defaultKinds, redactor: Redactor = .standard
+        eventKinds: Set<ResilienceEventKind> = SpanEventSink.defaultKinds, redactor: Redactor = .standard,
+        spanName: @escaping @Sendable (ResilienceContext) -> String = keyName
     ) {
         self.tracer = tracer
         self.kind = kind
         self.eventKinds = eventKinds
         self.redactor = redactor
+        self.spanName = spanName
     }
 
     /// Runs `next` inside a span.
@@ -57,7 +65,7 @@ public struct TracingStrategy: ResilienceStrategy {
     ) async throws -> Output {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         let span = tracer.startSpan(
-            redactor.redact(context.operation), context: InstrumentationContext.current ?? .topLevel, ofKind: kind,
+            redactor.redact(spanName(context)), context: InstrumentationContext.current ?? .topLevel, ofKind: kind,
             at: DefaultTracerClock.now, function: #function, file: #fileID, line: #line)
         defer { span.end() }
         span.attributes.set(SemanticAttribute.Name.key, value: .string(redactor.redact(context.key)))
@@ -92,9 +100,6 @@ public struct TracingStrategy: ResilienceStrategy {
     private func finish(_ span: any Span, attempts: Int) {
         guard attempts > 0 else { return }
         span.attributes.set(SemanticAttribute.Name.attempt, value: .int64(Int64(attempts)))
-        if attempts > 1 {
-            span.attributes.set(SemanticAttribute.Name.resendCount, value: .int64(Int64(attempts - 1)))
-        }
     }
 
     /// `tracing`.

@@ -10,7 +10,7 @@ import Tracing
 struct TracingStrategyTests {
     static let retry = StandardRetryPolicy(maxAttempts: 3, backoff: .constant(.seconds(1)), jitter: .none)
 
-    @Test("one span per operation; a retry is an event; the resend count is on the span; events still flow on")
+    @Test("one span per operation, named after the key; a retry is an event; events still flow on")
     func retriedOperation() async throws {
         let tracer = InMemoryTracer()
         let clock = ManualClock()
@@ -29,9 +29,10 @@ struct TracingStrategyTests {
         #expect(try await task.value == 3)
 
         let span = try #require(tracer.finishedSpans.only)
-        #expect(span.operationName == "fetch jobs")
+        #expect(span.operationName == "lever")
         #expect(span.attributes.get("resilience.key") == .string("lever"))
-        #expect(span.attributes.get("http.request.resend_count") == .int64(1))
+        #expect(span.attributes.get("resilience.operation") == .string("fetch jobs"))
+        #expect(span.attributes.get("http.request.resend_count") == nil)
         #expect(span.attributes.get("resilience.attempt") == .int64(2))
         #expect(span.events.map(\.name) == ["attempt-failed", "retry-scheduled"])
         let retry = try #require(span.events.last)
@@ -104,11 +105,20 @@ struct TracingStrategyTests {
             tracer.withSpan("GET /jobs", ofKind: .client) { _ in }
         }
         let spans = tracer.finishedSpans
-        let parent = try #require(spans.first { $0.operationName == "fetch" })
+        let parent = try #require(spans.first { $0.operationName == "lever" })
         let child = try #require(spans.first { $0.operationName == "GET /jobs" })
         #expect(child.parentSpanID == parent.spanID)
         #expect(child.traceID == parent.traceID)
         #expect(traced.stages.map(\.name) == ["tracing"])
+    }
+
+    @Test("a span named after the operation when the stage says so")
+    func operationName() async throws {
+        let tracer = InMemoryTracer()
+        let pipeline = Pipeline { TracingStrategy(tracer: tracer, spanName: { $0.operation }) }
+        let context = ResilienceContext(key: "lever", operation: "fetch jobs", clock: .manual(ManualClock()))
+        _ = try await pipeline.execute(context) { _ in 1 }
+        #expect(tracer.finishedSpans.only?.operationName == "fetch jobs")
     }
 
     @Test("span names and attributes are redacted")
@@ -119,8 +129,9 @@ struct TracingStrategyTests {
             key: "feed?token=abc", operation: "GET /feed?api_key=k1", clock: .manual(ManualClock()))
         _ = try await pipeline.execute(context) { _ in 1 }
         let span = try #require(tracer.finishedSpans.only)
-        #expect(!span.operationName.contains("k1"))
+        #expect(span.operationName == "feed?token=[REDACTED]")
         #expect(span.attributes.get("resilience.key") == .string("feed?token=[REDACTED]"))
+        #expect(span.attributes.get("resilience.operation") == .string("GET /feed?api_key=[REDACTED]"))
     }
 }
 

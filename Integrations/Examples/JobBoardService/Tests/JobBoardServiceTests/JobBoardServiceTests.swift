@@ -93,7 +93,8 @@ struct JobBoardServiceTests {
             #expect(
                 reply.body.contains(#"resilience_events_total{key="initech-rss",kind="insecure-transport-blocked"}"#))
             #expect(reply.body.contains("resilience_attempt_duration_seconds_bucket"))
-            #expect(reply.body.contains(#"resilience_breaker_state{key="workable-soylent"} 2"#))
+            #expect(reply.body.contains(#"resilience_breaker_state{key="workable-soylent",state="open"} 1"#))
+            #expect(reply.body.contains(#"resilience_breaker_state{key="workable-soylent",state="closed"} 0"#))
         }
     }
 

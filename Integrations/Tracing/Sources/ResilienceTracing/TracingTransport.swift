@@ -1,0 +1,150 @@
+import Foundation
+import ResilienceCore
+import ResilienceTelemetry
+import Tracing
+
+/// An ``HTTPTransport`` decorator that opens one client span per attempt and propagates the trace to the
+/// server: wrap any transport (URLSession, AsyncHTTPClient, scripted) with it.
+///
+/// For each request it sends:
+/// - a span of kind `.client` named after the method (`GET`), a child of `InstrumentationContext.current`
+///   (the operation's span when a ``TracingStrategy`` runs outside it), with OpenTelemetry's HTTP client
+///   attributes: `http.request.method`, `url.full` (redacted), `server.address`, `server.port`,
+///   `http.response.status_code`, and `http.request.resend_count` (the context's attempt − 1) from the second
+///   attempt on;
+/// - the span's context injected into the request's headers through the instrument (W3C `traceparent` and
+///   `tracestate` with an OpenTelemetry tracer), replacing any a previous attempt left, so each attempt carries
+///   its own span's id;
+/// - a response of 400 or more sets `error.type` to the status code and the span's status to `error`; a thrown
+///   error is recorded with `error.type` = its stable code (`NET_002`); cancellation is not an error.
+///
+/// Put it innermost, right around the transport that sends, so it sees every attempt the pipeline makes:
+///
+/// ```swift
+/// let transport = TracingTransport(wrapping: URLSessionTransport())
+/// let pipeline = Pipeline { TracingStrategy(); RetryStrategy(policy: .standard) }
+/// let response = try await pipeline.execute(context) { try await transport.send(request, context: $0) }
+/// ```
+///
+/// It needs no tracer at the wrapped transport's creation: the tracer is read when each request is sent.
+public struct TracingTransport: HTTPTransport {
+    /// The transport that sends.
+    public let base: any HTTPTransport
+    /// The tracer; `nil` means `InstrumentationSystem.tracer` for spans and `InstrumentationSystem.instrument`
+    /// for propagation, read at each request.
+    public var tracer: (any Tracer)?
+    /// The header names the instrument writes, removed from a request before injecting, so a retried request
+    /// never carries the previous attempt's context.
+    public var propagationHeaders: Set<String>
+    /// Removes secrets from `url.full`.
+    public var redactor: Redactor
+
+    /// W3C Trace Context's headers (`traceparent`, `tracestate`) and W3C Baggage's (`baggage`).
+    public static let w3cHeaders: Set<String> = ["traceparent", "tracestate", "baggage"]
+
+    /// Creates the decorator.
+    ///
+    /// - Parameters:
+    ///   - base: The transport that sends.
+    ///   - tracer: The tracer that starts spans and injects their context; by default
+    ///     `InstrumentationSystem.tracer` and `InstrumentationSystem.instrument` at the time of each request.
+    ///   - propagationHeaders: The header names the instrument writes, removed before injecting.
+    ///   - redactor: Removes secrets from `url.full`.
+    public init(
+        wrapping base: any HTTPTransport, tracer: (any Tracer)? = nil,
+        propagationHeaders: Set<String> = w3cHeaders, redactor: Redactor = .standard
+    ) {
+        self.base = base
+        self.tracer = tracer
+        self.propagationHeaders = propagationHeaders
+        self.redactor = redactor
+    }
+
+    /// Sends `request` through ``base`` inside a client span, with the span's context in its headers.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        let spanTracer = tracer ?? InstrumentationSystem.tracer
+        let method = request.method.rawValue
+        let span = spanTracer.startSpan(
+            method, context: InstrumentationContext.current ?? .topLevel, ofKind: .client,
+            at: DefaultTracerClock.now, function: #function, file: #fileID, line: #line)
+        defer { span.end() }
+        describe(request, attempt: context.attempt, on: span)
+
+        var outgoing = request
+        for name in propagationHeaders { outgoing.headers.remove(name) }
+        if let tracer {
+            tracer.inject(span.context, into: &outgoing.headers, using: HeadersInjector())
+        } else {
+            InstrumentationSystem.instrument.inject(span.context, into: &outgoing.headers, using: HeadersInjector())
+        }
+
+        do {
+            let response = try await InstrumentationContext.$current.withValue(span.context) {
+                try await base.send(outgoing, context: context)
+            }
+            span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(response.status)))
+            if response.status >= 400 {
+                span.attributes.set(SemanticAttribute.Name.errorType, value: .string(String(response.status)))
+                span.setStatus(SpanStatus(code: .error))
+            }
+            return response
+        } catch {
+            let failure = context.classify(error)
+            if failure.category == .cancelled {
+                span.attributes.set("resilience.cancelled", value: .bool(true))
+            } else {
+                span.attributes.set(SemanticAttribute.Name.errorType, value: .string(failure.code.rawValue))
+                if let status = failure.httpStatus {
+                    span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
+                }
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
+            }
+            throw error
+        }
+    }
+
+    private func describe(_ request: HTTPRequest, attempt: Int, on span: any Span) {
+        guard span.isRecording else { return }
+        span.attributes.set(SemanticAttribute.Name.requestMethod, value: .string(request.method.rawValue))
+        span.attributes.set(SemanticAttribute.Name.url, value: .string(redactor.redact(request.url.absoluteString)))
+        if let host = request.url.host {
+            span.attributes.set(SemanticAttribute.Name.serverAddress, value: .string(host))
+        }
+        if let port = request.url.port ?? Self.defaultPort(scheme: request.url.scheme) {
+            span.attributes.set(SemanticAttribute.Name.serverPort, value: .int64(Int64(port)))
+        }
+        if attempt > 1 {
+            span.attributes.set(SemanticAttribute.Name.resendCount, value: .int64(Int64(attempt - 1)))
+        }
+    }
+
+    private static func defaultPort(scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "https": 443
+        case "http": 80
+        default: nil
+        }
+    }
+}
+
+/// Writes an instrument's propagation values into ``HTTPHeaders``, replacing any field of the same name.
+public struct HeadersInjector: Injector {
+    /// Creates the injector.
+    public init() {}
+
+    /// Sets `key` to `value` in `headers`.
+    public func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.remove(key)
+        headers.add(name: key, value: value)
+    }
+}
+
+/// Reads an instrument's propagation values from ``HTTPHeaders`` (the server side of ``HeadersInjector``).
+public struct HeadersExtractor: Extractor {
+    /// Creates the extractor.
+    public init() {}
+
+    /// The value of the header named `key`, if any.
+    public func extract(key: String, from headers: HTTPHeaders) -> String? { headers[key] }
+}
