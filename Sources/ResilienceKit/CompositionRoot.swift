@@ -96,6 +96,9 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
             }
             stack = ResilientTransport(wrapping: stack, classifier: classifier) { hosts.pipeline(for: $0) }
         }
+        if let store = configuration.httpCacheStore {
+            stack = CachingTransport(wrapping: stack, store: store, policy: configuration.httpCachePolicy)
+        }
         transport = SecureTransport(wrapping: stack, policy: configuration.secureTransport)
     }
 
@@ -263,6 +266,13 @@ public struct CompositionRootConfiguration: Sendable {
     public var hostPipeline: PipelinePreset? = nil
     /// The cache of last good results per source and query; `nil` for no cache.
     public var cache: SourceCacheConfiguration? = .standard
+    /// Where the root's private HTTP cache (``CachingTransport``, RFC 9111) keeps responses: it answers fresh
+    /// responses, revalidates stale ones with `ETag` / `Last-Modified`, and answers within `stale-if-error`
+    /// when the transport fails. An in-memory store of 16 MiB by default (a ``SQLiteHTTPCacheStore`` to keep
+    /// responses across launches); `nil` for no HTTP cache.
+    public var httpCacheStore: (any HTTPCacheStore)? = InMemoryHTTPCacheStore()
+    /// The rules of the root's HTTP cache.
+    public var httpCachePolicy = HTTPCachePolicy()
     /// How much the telemetry recorder keeps.
     public var recorder: TelemetryRecorder.Configuration = .standard
     /// Bounds of the per-source pipeline registry.

@@ -1,0 +1,56 @@
+import Foundation
+import ResilienceCore
+
+/// One stored response and what the cache computed about it when it arrived.
+///
+/// Entries are keyed by ``key`` (the request's URL without fragment) and, within a key, by ``variantKey``
+/// (the values of the request headers the response's `Vary` names), so a URL may keep several variants.
+public struct HTTPCacheEntry: Hashable, Sendable {
+    /// The primary cache key: the request URL without its fragment.
+    public var key: String
+    /// The secondary key: the selecting request headers' values, as ``HTTPCachePolicy/variantKey(for:varyingOn:)``
+    /// writes them.
+    public var variantKey: String
+    /// The stored response (status, headers, full body).
+    public var response: HTTPResponse
+    /// When the request that produced (or last validated) the response was sent.
+    public var requestTime: Date
+    /// When that response arrived.
+    public var responseTime: Date
+    /// Its freshness lifetime in seconds (RFC 9111 §4.2.1), explicit or heuristic.
+    public var freshnessLifetime: Double
+    /// Its corrected initial age in seconds (RFC 9111 §4.2.3).
+    public var initialAge: Double
+
+    /// Creates an entry.
+    ///
+    /// - Parameters:
+    ///   - key: The primary cache key.
+    ///   - variantKey: The secondary key for `Vary`.
+    ///   - response: The stored response.
+    ///   - requestTime: When the request was sent.
+    ///   - responseTime: When the response arrived.
+    ///   - freshnessLifetime: The freshness lifetime in seconds.
+    ///   - initialAge: The corrected initial age in seconds.
+    public init(
+        key: String, variantKey: String, response: HTTPResponse, requestTime: Date, responseTime: Date,
+        freshnessLifetime: Double, initialAge: Double
+    ) {
+        self.key = key
+        self.variantKey = variantKey
+        self.response = response
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.freshnessLifetime = freshnessLifetime
+        self.initialAge = initialAge
+    }
+
+    /// The bytes the entry costs a store's budget: body, header fields and keys.
+    public var byteCount: Int {
+        response.body.count + key.utf8.count + variantKey.utf8.count
+            + response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+
+    /// The current age in seconds at `now` (RFC 9111 §4.2.3).
+    public func age(at now: Date) -> Double { initialAge + max(0, now.timeIntervalSince(responseTime)) }
+}
