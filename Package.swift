@@ -150,7 +150,8 @@ let package = Package(
         .testTarget(
             name: "ResilienceTransportTests",
             dependencies: [
-                "ResilienceTransport", "ResilienceTesting", "transport-memory-probe", "connectivity-probe", systemSQLite,
+                "ResilienceTransport", "ResilienceTesting", "transport-memory-probe", "connectivity-probe",
+                systemSQLite,
             ],
             swiftSettings: strictSettings
         ),

@@ -36,7 +36,10 @@ function expectation (spec) {
 
 function notApplicable (test) {
   if (test.cdn_only) return 'CDN-only: tests behaviour of a shared cache (CDN-Cache-Control, surrogates)'
-  if (test.browser_skip) return 'marked browser_skip: behaviour of shared/intermediary caches that a client cache does not have'
+  if (test.browser_skip) {
+    return 'browser_skip: the suite does not run it on private client caches (shared or intermediary behaviour: ' +
+      's-maxage, public/private for shared caches, forwarding a client\'s own conditionals, Authorization, 1xx)'
+  }
   for (const request of test.requests) {
     if (request.interim_responses || request.expected_interim_responses) {
       return 'interim (1xx) responses are not delivered through HTTPTransport'

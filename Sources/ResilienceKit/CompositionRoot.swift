@@ -205,6 +205,7 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         var lines = [
             "composition root: \(entries.count) sources",
             "  transport: secure(plaintext: \(policy.action.rawValue), allowed: [\(allowed)])"
+                + (configuration.httpCacheStore == nil ? "" : " → http cache")
                 + (configuration.hostPipeline == nil ? "" : " → per-host pipeline") + " → \(baseTransportName)",
             "  classifier: composite(\(classifier.classifiers.map { "\(type(of: $0))" }.joined(separator: ", ")))",
             "  presenter: \(type(of: configuration.presenter))",
@@ -219,8 +220,10 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
 
     private var baseTransportName: String {
         guard let secure = transport as? SecureTransport else { return "\(type(of: transport))" }
-        if let resilient = secure.base as? ResilientTransport { return "\(type(of: resilient.base))" }
-        return "\(type(of: secure.base))"
+        var inner = secure.base
+        if let cache = inner as? CachingTransport { inner = cache.wrapped }
+        if let resilient = inner as? ResilientTransport { return "\(type(of: resilient.base))" }
+        return "\(type(of: inner))"
     }
 
     private mutating func upsert(_ entry: Entry) {

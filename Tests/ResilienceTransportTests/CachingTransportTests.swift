@@ -48,7 +48,12 @@ struct CachingTransportTests {
         network.script(
             Self.url,
             [
-                Self.ok("v1", ["Cache-Control": "max-age=10", "ETag": "\"a\"", "Last-Modified": HTTPDate.format(Date(timeIntervalSince1970: 0))]),
+                Self.ok(
+                    "v1",
+                    [
+                        "Cache-Control": "max-age=10", "ETag": "\"a\"",
+                        "Last-Modified": HTTPDate.format(Date(timeIntervalSince1970: 0)),
+                    ]),
                 .status(304, headers: ["Cache-Control": "max-age=300", "X-Generation": "2"]),
             ])
         let clock = TestWallClock()
@@ -157,7 +162,8 @@ struct CachingTransportTests {
         clock.advance(by: 20)
         let stale = try await get(cache)
         #expect(String(decoding: stale.body, as: UTF8.self) == "v1")
-        for _ in 0..<1_000 where network.requests.count < 2 || store.entries(forKey: Self.url).first?.response.body != Data("v2".utf8) {
+        for _ in 0..<1_000
+        where network.requests.count < 2 || store.entries(forKey: Self.url).first?.response.body != Data("v2".utf8) {
             await Task.yield()
         }
         let refreshed = try await get(cache)
@@ -171,7 +177,8 @@ struct HTTPCacheStoreTests {
     static func entry(_ key: String, bodyBytes: Int, variant: String = "") -> HTTPCacheEntry {
         HTTPCacheEntry(
             key: key, variantKey: variant,
-            response: HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"], body: Data(repeating: 7, count: bodyBytes)),
+            response: HTTPResponse(
+                status: 200, headers: ["Cache-Control": "max-age=60"], body: Data(repeating: 7, count: bodyBytes)),
             requestTime: Date(timeIntervalSince1970: 1), responseTime: Date(timeIntervalSince1970: 2),
             freshnessLifetime: 60, initialAge: 0)
     }

@@ -78,7 +78,9 @@ struct HTTPCacheConformanceTests {
             }
             let skipped = suite.tests.filter { $0.notApplicable != nil }.count
             let limited = suite.tests.filter { $0.notApplicable == nil && Self.harnessLimitation($0) != nil }.count
-            print("  \(suite.id): \(columns.joined(separator: ", ")), not applicable \(skipped), harness-limited \(limited)")
+            print(
+                "  \(suite.id): \(columns.joined(separator: ", ")), not applicable \(skipped), harness-limited \(limited)"
+            )
         }
         print("optimal overall: \(optimal.passed)/\(optimal.applicable)")
         print("Not passing:\n" + report.joined(separator: "\n"))
@@ -119,7 +121,9 @@ struct CacheTestHeader: Decodable {
 
     /// The value with a date offset made a date relative to `now`.
     func resolved(now: Date) -> String? {
-        if let dateOffset { return HTTPDate.format(now.addingTimeInterval(Double(dateOffset)), rfc850: rfc850 ?? false) }
+        if let dateOffset {
+            return HTTPDate.format(now.addingTimeInterval(Double(dateOffset)), rfc850: rfc850 ?? false)
+        }
         return value
     }
 }
@@ -240,8 +244,11 @@ struct CacheTestRun {
             var fault = answer(step.responseStatus ?? 200)
             if let type = step.expectedType, type.hasSuffix("validated") {
                 fault = answer(999)
-                if let lastModified = previousSentHeaders.last(where: { $0.name.lowercased() == "last-modified" })?.value {
-                    fault = .requireHeader("If-Modified-Since", oneOf: [lastModified], then: answer(304), otherwise: fault)
+                if let lastModified = previousSentHeaders.last(where: { $0.name.lowercased() == "last-modified" })?
+                    .value
+                {
+                    fault = .requireHeader(
+                        "If-Modified-Since", oneOf: [lastModified], then: answer(304), otherwise: fault)
                 }
                 if let entityTag = previousSentHeaders.last(where: { $0.name.lowercased() == "etag" })?.value {
                     fault = .requireHeader("If-None-Match", oneOf: [entityTag], then: answer(304), otherwise: fault)
@@ -258,7 +265,8 @@ struct CacheTestRun {
                 body: step.requestBody.map { Data($0.utf8) })
             for header in step.requestHeaders {
                 var value = header.resolved(now: now) ?? ""
-                if step.magicIfModifiedSince, header.name.lowercased() == "if-modified-since", let dateOffset = header.dateOffset,
+                if step.magicIfModifiedSince, header.name.lowercased() == "if-modified-since",
+                    let dateOffset = header.dateOffset,
                     let previousServerNow
                 {
                     value = HTTPDate.format(previousServerNow.addingTimeInterval(Double(dateOffset)))
@@ -317,7 +325,9 @@ struct CacheTestRun {
                 step.isSetup("expected_status"), response.status == expected,
                 "response \(number) status is \(response.status), not \(expected)")
         } else if let configured = step.responseStatus {
-            try check(true, response.status == configured, "response \(number) status is \(response.status), not \(configured)")
+            try check(
+                true, response.status == configured,
+                "response \(number) status is \(response.status), not \(configured)")
         } else if response.status == 999 {
             try check(typeSetup, false, "request \(number) should have been conditional, but it was not")
         } else {
@@ -332,18 +342,26 @@ struct CacheTestRun {
             try check(setup, value != nil, "response \(number) \(expected.name) header not present")
             if let other = expected.sameAs {
                 let otherValue = response.headers.combinedValue(for: other)
-                try check(setup, value == otherValue, "response \(number) \(expected.name) is \(value ?? "-"), not \(other) (\(otherValue ?? "-"))")
+                try check(
+                    setup, value == otherValue,
+                    "response \(number) \(expected.name) is \(value ?? "-"), not \(other) (\(otherValue ?? "-"))")
             } else if let bound = expected.greaterThan {
-                try check(setup, (value.flatMap { Int($0) } ?? .min) > bound, "response \(number) \(expected.name) is \(value ?? "-"), not > \(bound)")
+                try check(
+                    setup, (value.flatMap { Int($0) } ?? .min) > bound,
+                    "response \(number) \(expected.name) is \(value ?? "-"), not > \(bound)")
             } else if let wanted = expected.resolved(now: serverNow ?? Date(timeIntervalSince1970: 0)) {
-                try check(setup, value == wanted, "response \(number) \(expected.name) is \"\(value ?? "-")\", not \"\(wanted)\"")
+                try check(
+                    setup, value == wanted,
+                    "response \(number) \(expected.name) is \"\(value ?? "-")\", not \"\(wanted)\"")
             }
         }
         for missing in step.expectedResponseHeadersMissing ?? [] {
             let setup = step.isSetup("expected_response_headers_missing")
             let value = response.headers.combinedValue(for: missing.name)
             if let unwanted = missing.value {
-                try check(setup, !(value?.contains(unwanted) ?? false), "response \(number) \(missing.name) still has \(unwanted)")
+                try check(
+                    setup, !(value?.contains(unwanted) ?? false),
+                    "response \(number) \(missing.name) still has \(unwanted)")
             } else {
                 try check(setup, value == nil, "response \(number) includes unexpected \(missing.name): \(value ?? "")")
             }
@@ -351,7 +369,9 @@ struct CacheTestRun {
         if step.checkBody {
             let body = String(decoding: response.body, as: UTF8.self)
             if let expected = step.expectedResponseText {
-                try check(step.isSetup("expected_response_text"), body == expected, "response body is \"\(body)\", not \"\(expected)\"")
+                try check(
+                    step.isSetup("expected_response_text"), body == expected,
+                    "response body is \"\(body)\", not \"\(expected)\"")
             } else if step.skipTextCheck == true {
             } else if let configured = step.responseBody {
                 try check(true, body == configured, "response body is \"\(body)\", not \"\(configured)\"")
@@ -364,7 +384,9 @@ struct CacheTestRun {
             let value = serverRequest.headers.combinedValue(for: expected.name)
             let setup = step.isSetup("expected_request_headers")
             if let wanted = expected.value {
-                try check(setup, value == wanted, "request \(number) \(expected.name) is \"\(value ?? "-")\", not \"\(wanted)\"")
+                try check(
+                    setup, value == wanted,
+                    "request \(number) \(expected.name) is \"\(value ?? "-")\", not \"\(wanted)\"")
             } else {
                 try check(setup, value != nil, "request \(number) \(expected.name) header not present")
             }
@@ -424,7 +446,9 @@ struct LoopbackHTTPTransport: HTTPTransport {
         }
         var body = Data(reply.body)
         if request.method == .head { body = Data() }
-        if let length = headers["Content-Length"].flatMap({ Int($0) }), body.count > length { body = body.prefix(length) }
+        if let length = headers["Content-Length"].flatMap({ Int($0) }), body.count > length {
+            body = body.prefix(length)
+        }
         return HTTPResponse(status: status, headers: headers, body: body, url: request.url)
     }
 }

@@ -11,7 +11,9 @@ struct HTTPCachePolicyTests {
 
     static func date(_ offset: Double) -> String { HTTPDate.format(now.addingTimeInterval(offset)) }
 
-    func entry(_ headers: HTTPHeaders, status: Int = 200, request: HTTPRequest = HTTPRequest(url: url)) throws
+    func entry(
+        _ headers: HTTPHeaders, status: Int = 200, request: HTTPRequest = HTTPRequest(url: url)
+    ) throws
         -> HTTPCacheEntry
     {
         try #require(
@@ -73,7 +75,10 @@ struct HTTPCachePolicyTests {
         #expect(storable(["Cache-Control": "private, max-age=60"]))
         #expect(!storable(["Cache-Control": "max-age=60"], status: 206))
         #expect(!storable(["Cache-Control": "max-age=60"], request: HTTPRequest(method: .post, url: Self.url)))
-        #expect(!storable(["Cache-Control": "max-age=60"], request: HTTPRequest(url: Self.url, headers: ["Cache-Control": "no-store"])))
+        #expect(
+            !storable(
+                ["Cache-Control": "max-age=60"],
+                request: HTTPRequest(url: Self.url, headers: ["Cache-Control": "no-store"])))
         #expect(!storable(["Cache-Control": "max-age=60", "Vary": "*"]))
         #expect(!storable([:], status: 500))
         #expect(storable(["Cache-Control": "max-age=60, must-understand"]))
@@ -100,7 +105,8 @@ struct HTTPCachePolicyTests {
         let same = HTTPRequest(url: Self.url, headers: ["accept": "*/*", "accept-language": "en, fr"])
         let german = HTTPRequest(url: Self.url, headers: ["Accept-Language": "de", "Accept": "*/*"])
         #expect(policy.variantKey(for: english, varyingOn: headers) == policy.variantKey(for: same, varyingOn: headers))
-        #expect(policy.variantKey(for: english, varyingOn: headers) != policy.variantKey(for: german, varyingOn: headers))
+        #expect(
+            policy.variantKey(for: english, varyingOn: headers) != policy.variantKey(for: german, varyingOn: headers))
         #expect(policy.variantKey(for: english, varyingOn: [:]) == "")
     }
 
@@ -110,35 +116,48 @@ struct HTTPCachePolicyTests {
         let at50 = Self.now.addingTimeInterval(50)
         #expect(policy.reuse(fresh, requestDirectives: CacheControl(), now: at50) == .fresh)
         #expect(policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "max-age=10"), now: at50) == .validate)
-        #expect(policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "min-fresh=60"), now: at50) == .validate)
+        #expect(
+            policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "min-fresh=60"), now: at50) == .validate)
         #expect(policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "no-cache"), now: at50) == .validate)
         let at150 = Self.now.addingTimeInterval(150)
         #expect(policy.reuse(fresh, requestDirectives: CacheControl(), now: at150) == .validate)
         #expect(
             policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "max-stale=60"), now: at150)
                 == .staleAllowedByRequest)
-        #expect(policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "max-stale=10"), now: at150) == .validate)
+        #expect(
+            policy.reuse(fresh, requestDirectives: try CacheControl(parsing: "max-stale=10"), now: at150) == .validate)
         let strict = try entry(["Cache-Control": "max-age=100, must-revalidate"])
-        #expect(policy.reuse(strict, requestDirectives: try CacheControl(parsing: "max-stale"), now: at150) == .validate)
+        #expect(
+            policy.reuse(strict, requestDirectives: try CacheControl(parsing: "max-stale"), now: at150) == .validate)
         let noCache = try entry(["Cache-Control": "max-age=100, no-cache"])
         #expect(policy.reuse(noCache, requestDirectives: CacheControl(), now: at50) == .validate)
         let lenient = try entry(["Cache-Control": "max-age=100, stale-while-revalidate=60"])
         #expect(policy.reuse(lenient, requestDirectives: CacheControl(), now: at150) == .staleWhileRevalidate)
-        #expect(policy.reuse(lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(161)) == .validate)
+        #expect(
+            policy.reuse(lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(161)) == .validate
+        )
     }
 
     @Test("stale-if-error: within the window only, never past must-revalidate or no-cache")
     func staleIfError() throws {
         let lenient = try entry(["Cache-Control": "max-age=100, stale-if-error=60"])
-        #expect(policy.allowsStaleIfError(lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150)))
-        #expect(!policy.allowsStaleIfError(lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(161)))
+        #expect(
+            policy.allowsStaleIfError(lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150))
+        )
+        #expect(
+            !policy.allowsStaleIfError(
+                lenient, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(161)))
         let plain = try entry(["Cache-Control": "max-age=100"])
-        #expect(!policy.allowsStaleIfError(plain, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150)))
+        #expect(
+            !policy.allowsStaleIfError(plain, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150)))
         #expect(
             policy.allowsStaleIfError(
-                plain, requestDirectives: try CacheControl(parsing: "stale-if-error=100"), now: Self.now.addingTimeInterval(150)))
+                plain, requestDirectives: try CacheControl(parsing: "stale-if-error=100"),
+                now: Self.now.addingTimeInterval(150)))
         let strict = try entry(["Cache-Control": "max-age=100, must-revalidate, stale-if-error=60"])
-        #expect(!policy.allowsStaleIfError(strict, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150)))
+        #expect(
+            !policy.allowsStaleIfError(strict, requestDirectives: CacheControl(), now: Self.now.addingTimeInterval(150))
+        )
     }
 
     @Test("A 304 replaces stored fields of the same name, but not framing fields")
@@ -146,7 +165,8 @@ struct HTTPCachePolicyTests {
         let stored = try entry(["Cache-Control": "max-age=10", "ETag": "\"a\"", "X-Kept": "1", "Content-Length": "4"])
         let updated = policy.freshened(
             stored,
-            with: HTTPResponse(status: 304, headers: ["Cache-Control": "max-age=300", "X-New": "2", "Content-Length": "0"]),
+            with: HTTPResponse(
+                status: 304, headers: ["Cache-Control": "max-age=300", "X-New": "2", "Content-Length": "0"]),
             requestTime: Self.now.addingTimeInterval(60), responseTime: Self.now.addingTimeInterval(60))
         #expect(updated.response.headers["Cache-Control"] == "max-age=300")
         #expect(updated.response.headers["X-Kept"] == "1")

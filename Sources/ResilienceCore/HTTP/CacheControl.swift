@@ -131,7 +131,8 @@ public struct CacheControl: Hashable, Sendable {
     /// ``maximumDeltaSeconds``.
     public func deltaSeconds(_ name: String) -> Int? {
         guard let directive = directive(name) else { return nil }
-        guard let argument = directive.argument, !argument.isEmpty, argument.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        guard let argument = directive.argument, !argument.isEmpty,
+            argument.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
         else { return 0 }
         guard argument.utf8.count <= 10, let value = Int(argument) else { return Self.maximumDeltaSeconds }
         return min(value, Self.maximumDeltaSeconds)

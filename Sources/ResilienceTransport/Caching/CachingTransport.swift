@@ -69,7 +69,9 @@ public struct CachingTransport: HTTPTransport {
 
         let key = HTTPCachePolicy.key(for: request.url)
         let stored = (try? store.entries(forKey: key)) ?? []
-        let candidate = stored.first { policy.variantKey(for: request, varyingOn: $0.response.headers) == $0.variantKey }
+        let candidate = stored.first {
+            policy.variantKey(for: request, varyingOn: $0.response.headers) == $0.variantKey
+        }
         if let candidate {
             let now = wallClock()
             switch policy.reuse(candidate, requestDirectives: requestDirectives, now: now) {
@@ -114,8 +116,7 @@ public struct CachingTransport: HTTPTransport {
             throw error
         }
         let responseTime = wallClock()
-        let validated = outgoing.headers.fields.count != request.headers.fields.count
-        if response.status == 304, validated, let candidate {
+        if response.status == 304, outgoing != request, let candidate {
             let updated = policy.freshened(
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
             if !requestDirectives.noStore { try? store.store(updated) }
@@ -168,5 +169,7 @@ public struct CachingTransport: HTTPTransport {
 }
 
 extension Double {
-    fileprivate func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+    fileprivate func clamped(to range: ClosedRange<Double>) -> Double {
+        Swift.min(Swift.max(self, range.lowerBound), range.upperBound)
+    }
 }

@@ -271,7 +271,9 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     public static func withoutHopByHopFields(_ headers: HTTPHeaders) -> HTTPHeaders {
         var named = hopByHopFields
         for value in headers.values(for: "Connection") {
-            for name in value.split(separator: ",") { named.insert(name.trimmingCharacters(in: .whitespaces).lowercased()) }
+            for name in value.split(separator: ",") {
+                named.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+            }
         }
         guard headers.contains(where: { named.contains($0.name.lowercased()) }) else { return headers }
         return HTTPHeaders(headers.fields.filter { !named.contains($0.name.lowercased()) })
@@ -294,7 +296,8 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         guard !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return [] }
         var keys = [Self.key(for: request.url)]
         for name in ["Location", "Content-Location"] {
-            guard let value = response.headers[name], let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+            guard let value = response.headers[name],
+                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
                 url.scheme?.lowercased() == request.url.scheme?.lowercased(),
                 url.host?.lowercased() == request.url.host?.lowercased(), url.port == request.url.port
             else { continue }

@@ -119,8 +119,10 @@ extension SQLiteHTTPCacheStore {
                 guard try connection.scalarText("PRAGMA quick_check") == "ok" else {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) failed its integrity check")
                 }
-                connection.byteCount = Int(try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
-                connection.useCounter = try connection.scalarInteger("SELECT COALESCE(MAX(last_use), 0) FROM http_cache")
+                connection.byteCount = Int(
+                    try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
+                connection.useCounter = try connection.scalarInteger(
+                    "SELECT COALESCE(MAX(last_use), 0) FROM http_cache")
             } catch {
                 connection.close()
                 throw HTTPCacheStoreError(.unavailable, message: error.message)
