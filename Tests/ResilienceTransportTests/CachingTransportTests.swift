@@ -1,5 +1,11 @@
 import Foundation
 import ResilienceCore
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
 import ResilienceTesting
 import ResilienceTransport
 import Testing
@@ -241,5 +247,24 @@ struct HTTPCacheStoreTests {
         #expect(FileManager.default.fileExists(atPath: aside))
         try store.store(Self.entry("a", bodyBytes: 10))
         #expect(try store.entries(forKey: "a").count == 1)
+    }
+
+    @Test("SQLite: a row whose body no longer matches its recorded length is dropped and read as absent")
+    func damagedRow() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(Self.entry("a", bodyBytes: 100))
+        try store.store(Self.entry("b", bodyBytes: 100))
+        let before = store.byteCount
+        var database: OpaquePointer?
+        #expect(sqlite3_open(path, &database) == SQLITE_OK)
+        #expect(sqlite3_exec(database, "UPDATE http_cache SET body = x'00' WHERE key = 'a'", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(database)
+        #expect(try store.entries(forKey: "a").isEmpty)
+        #expect(try store.entries(forKey: "b").count == 1)
+        #expect(store.byteCount < before)
     }
 }

@@ -69,9 +69,7 @@ public struct CachingTransport: HTTPTransport {
 
         let key = HTTPCachePolicy.key(for: request.url)
         let stored = (try? store.entries(forKey: key)) ?? []
-        let candidate = stored.first {
-            policy.variantKey(for: request, varyingOn: $0.response.headers) == $0.variantKey
-        }
+        let candidate = stored.first { $0.isSelected(by: request) }
         if let candidate {
             let now = wallClock()
             switch policy.reuse(candidate, requestDirectives: requestDirectives, now: now) {

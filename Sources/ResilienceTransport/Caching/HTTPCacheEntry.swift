@@ -12,7 +12,16 @@ public struct HTTPCacheEntry: Hashable, Sendable {
     /// writes them.
     public var variantKey: String
     /// The stored response (status, headers, full body).
-    public var response: HTTPResponse
+    public var response: HTTPResponse {
+        didSet {
+            directives = Self.directives(of: response)
+            selectingFieldNames = HTTPCachePolicy().selectingFieldNames(of: response.headers)
+        }
+    }
+    /// The response's `Cache-Control`, parsed once (`nil` when it was rejected as too long).
+    private(set) var directives: CacheControl?
+    /// The request fields its `Vary` names, read once (`nil` when it can never be selected).
+    private(set) var selectingFieldNames: [String]?
     /// When the request that produced (or last validated) the response was sent.
     public var requestTime: Date
     /// When that response arrived.
@@ -43,6 +52,19 @@ public struct HTTPCacheEntry: Hashable, Sendable {
         self.responseTime = responseTime
         self.freshnessLifetime = freshnessLifetime
         self.initialAge = initialAge
+        directives = Self.directives(of: response)
+        selectingFieldNames = HTTPCachePolicy().selectingFieldNames(of: response.headers)
+    }
+
+    /// True when `request` selects this entry: its `Vary` fields have the values this entry was stored with.
+    public func isSelected(by request: HTTPRequest) -> Bool {
+        guard let selectingFieldNames else { return false }
+        if selectingFieldNames.isEmpty { return variantKey.isEmpty }
+        return HTTPCachePolicy.variantKey(for: request, selectingFieldNames: selectingFieldNames) == variantKey
+    }
+
+    private static func directives(of response: HTTPResponse) -> CacheControl? {
+        try? CacheControl(headers: response.headers) ?? CacheControl()
     }
 
     /// The bytes the entry costs a store's budget: body, header fields and keys.

@@ -64,7 +64,7 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// The primary cache key for `url`: its absolute string without the fragment.
     public static func key(for url: URL) -> String {
         let text = url.absoluteString
-        guard let hash = text.firstIndex(of: "#") else { return text }
+        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
         return String(text[..<hash])
     }
 
@@ -72,8 +72,14 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// headers its `Vary` names, or `nil` when it can never be selected (`Vary: *`, or more than
     /// ``maximumVaryNames`` names).
     public func variantKey(for request: HTTPRequest, varyingOn responseHeaders: HTTPHeaders) -> String? {
+        selectingFieldNames(of: responseHeaders).map { Self.variantKey(for: request, selectingFieldNames: $0) }
+    }
+
+    /// The sorted, lowercased, distinct field names a response's `Vary` lists (empty without `Vary`), or `nil`
+    /// when it can never be selected (`Vary: *`, or more than ``maximumVaryNames`` names).
+    public func selectingFieldNames(of responseHeaders: HTTPHeaders) -> [String]? {
         let varyValues = responseHeaders.values(for: "Vary")
-        if varyValues.isEmpty { return "" }
+        if varyValues.isEmpty { return [] }
         var commas = 0
         for value in varyValues {
             for byte in value.utf8 where byte == UInt8(ascii: ",") {
@@ -84,21 +90,25 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         var names: [String] = []
         for value in varyValues {
             for name in value.split(separator: ",") {
-                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let trimmed = Self.trimmed(name).lowercased()
                 if trimmed == "*" { return nil }
                 if !trimmed.isEmpty, !names.contains(trimmed) { names.append(trimmed) }
             }
         }
         guard names.count <= maximumVaryNames else { return nil }
-        names.sort()
+        return names.sorted()
+    }
+
+    /// The secondary key of `request` for a response whose `Vary` lists `names` (as
+    /// ``selectingFieldNames(of:)`` returns them).
+    public static func variantKey(for request: HTTPRequest, selectingFieldNames names: [String]) -> String {
         var key = ""
         for name in names {
             key += name
             if let value = request.headers.combinedValue(for: name) {
                 key += "="
-                let normalised = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                    .joined(separator: ",")
-                key += Self.caseInsensitiveSelectingFields.contains(name) ? normalised.lowercased() : normalised
+                let normalised = value.split(separator: ",").map(Self.trimmed).joined(separator: ",")
+                key += caseInsensitiveSelectingFields.contains(name) ? normalised.lowercased() : normalised
             }
             key += "\n"
         }
@@ -109,6 +119,13 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     private static let caseInsensitiveSelectingFields: Set<String> = [
         "accept", "accept-charset", "accept-encoding", "accept-language",
     ]
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
+        else { return "" }
+        return text[first...last]
+    }
 
     // MARK: Storing
 
@@ -199,9 +216,7 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     ///   - requestDirectives: The request's `Cache-Control` (with `Pragma: no-cache` read as `no-cache`).
     ///   - now: The current wall-clock time.
     public func reuse(_ entry: HTTPCacheEntry, requestDirectives: CacheControl, now: Date) -> Reuse {
-        guard let directives = try? CacheControl(headers: entry.response.headers) ?? CacheControl() else {
-            return .validate
-        }
+        guard let directives = entry.directives else { return .validate }
         let age = entry.age(at: now)
         if requestDirectives.noCache || directives.noCache { return .validate }
         if let maxAge = requestDirectives.maxAge, age > Double(maxAge) { return .validate }
@@ -220,8 +235,8 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// the response's or the request's `stale-if-error` covers its staleness, and neither `no-cache`,
     /// `must-revalidate` nor `no-store` forbids serving it stale (RFC 5861 §4, RFC 9111 §4.2.4).
     public func allowsStaleIfError(_ entry: HTTPCacheEntry, requestDirectives: CacheControl, now: Date) -> Bool {
-        guard let directives = try? CacheControl(headers: entry.response.headers) ?? CacheControl(),
-            !directives.noCache, !directives.mustRevalidate, !directives.noStore, !requestDirectives.noStore
+        guard let directives = entry.directives, !directives.noCache, !directives.mustRevalidate,
+            !directives.noStore, !requestDirectives.noStore
         else { return false }
         let window = max(directives.staleIfError ?? -1, requestDirectives.staleIfError ?? -1)
         guard window >= 0 else { return false }
