@@ -1,14 +1,14 @@
 import Foundation
 import ResilienceCore
+import ResilienceTesting
+import ResilienceTransport
+import Testing
 
 #if canImport(SQLite3)
 import SQLite3
 #else
 import CSQLite
 #endif
-import ResilienceTesting
-import ResilienceTransport
-import Testing
 
 /// A wall clock tests move by hand.
 final class TestWallClock: Sendable {
@@ -261,7 +261,8 @@ struct HTTPCacheStoreTests {
         let before = store.byteCount
         var database: OpaquePointer?
         #expect(sqlite3_open(path, &database) == SQLITE_OK)
-        #expect(sqlite3_exec(database, "UPDATE http_cache SET body = x'00' WHERE key = 'a'", nil, nil, nil) == SQLITE_OK)
+        let damage = "UPDATE http_cache SET body = x'00' WHERE key = 'a'"
+        #expect(sqlite3_exec(database, damage, nil, nil, nil) == SQLITE_OK)
         sqlite3_close(database)
         #expect(try store.entries(forKey: "a").isEmpty)
         #expect(try store.entries(forKey: "b").count == 1)
