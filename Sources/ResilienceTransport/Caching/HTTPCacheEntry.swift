@@ -15,7 +15,7 @@ public struct HTTPCacheEntry: Hashable, Sendable {
     public var response: HTTPResponse {
         didSet {
             directives = Self.directives(of: response)
-            selectingFieldNames = HTTPCachePolicy().selectingFieldNames(of: response.headers)
+            selectingFieldNames = Self.namesPolicy.selectingFieldNames(of: response.headers)
         }
     }
     /// The response's `Cache-Control`, parsed once (`nil` when it was rejected as too long).
@@ -53,7 +53,7 @@ public struct HTTPCacheEntry: Hashable, Sendable {
         self.freshnessLifetime = freshnessLifetime
         self.initialAge = initialAge
         directives = Self.directives(of: response)
-        selectingFieldNames = HTTPCachePolicy().selectingFieldNames(of: response.headers)
+        selectingFieldNames = Self.namesPolicy.selectingFieldNames(of: response.headers)
     }
 
     /// True when `request` selects this entry: its `Vary` fields have the values this entry was stored with.
@@ -62,6 +62,9 @@ public struct HTTPCacheEntry: Hashable, Sendable {
         if selectingFieldNames.isEmpty { return variantKey.isEmpty }
         return HTTPCachePolicy.variantKey(for: request, selectingFieldNames: selectingFieldNames) == variantKey
     }
+
+    /// Reads `Vary` for selection only: whether the names were few enough to store was the storing policy's call.
+    private static let namesPolicy = HTTPCachePolicy(maximumVaryNames: .max)
 
     private static func directives(of response: HTTPResponse) -> CacheControl? {
         try? CacheControl(headers: response.headers) ?? CacheControl()
