@@ -37,7 +37,6 @@ let package = Package(
 
         // MARK: Feature modules (each imports ResilienceCore only)
         .target(name: "ResiliencePolicies", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
-        .target(name: "ResilienceTransport", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(name: "ResilienceSources", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(name: "ResilienceTelemetry", dependencies: ["ResilienceCore"], swiftSettings: strictSettings),
         .target(
@@ -49,6 +48,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "ResilienceSync", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
+        // The HTTP cache's durable store uses the same system SQLite.
+        .target(
+            name: "ResilienceTransport", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(
@@ -149,12 +151,13 @@ let package = Package(
             name: "ResilienceTransportTests",
             dependencies: [
                 "ResilienceTransport", "ResilienceTesting", "transport-memory-probe", "connectivity-probe",
+                systemSQLite,
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ResilienceSourcesTests",
-            dependencies: ["ResilienceSources", "ResilienceTesting"],
+            dependencies: ["ResilienceSources", "ResilienceTesting", "ResilienceTransport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -67,6 +67,11 @@ let package = Package(
             ],
             path: "Benchmarks/SimulationThroughput"
         ),
+        .executableTarget(
+            name: "HTTPCacheHit",
+            dependencies: [.product(name: "ResilienceTransport", package: "ResilienceKit")],
+            path: "Benchmarks/HTTPCacheHit"
+        ),
         .systemLibrary(name: "BenchSQLite", path: "Benchmarks/BenchSQLite", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "DurableQueue",

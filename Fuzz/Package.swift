@@ -20,6 +20,7 @@ let package = Package(
         fuzzer("FeedParserFuzzer", "ResilienceSources"),
         fuzzer("FeedDateFuzzer", "ResilienceSources"),
         fuzzer("StructuredFieldFuzzer", "ResilienceCore"),
+        fuzzer("HTTPCacheFuzzer", "ResilienceTransport"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -93,6 +93,9 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
             }
             stack = ResilientTransport(wrapping: stack, classifier: classifier) { hosts.pipeline(for: $0) }
         }
+        if let store = configuration.httpCacheStore {
+            stack = CachingTransport(wrapping: stack, store: store, policy: configuration.httpCachePolicy)
+        }
         transport = SecureTransport(wrapping: stack, policy: configuration.secureTransport)
     }
 
@@ -202,6 +205,7 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         var lines = [
             "composition root: \(entries.count) sources",
             "  transport: secure(plaintext: \(policy.action.rawValue), allowed: [\(allowed)])"
+                + (configuration.httpCacheStore == nil ? "" : " → http cache")
                 + (configuration.hostPipeline == nil ? "" : " → per-host pipeline") + " → \(baseTransportName)",
             "  classifier: composite(\(classifier.classifiers.map { "\(type(of: $0))" }.joined(separator: ", ")))",
             "  presenter: \(type(of: configuration.presenter))",
@@ -216,8 +220,10 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
 
     private var baseTransportName: String {
         guard let secure = transport as? SecureTransport else { return "\(type(of: transport))" }
-        if let resilient = secure.base as? ResilientTransport { return "\(type(of: resilient.base))" }
-        return "\(type(of: secure.base))"
+        var inner = secure.base
+        if let cache = inner as? CachingTransport { inner = cache.wrapped }
+        if let resilient = inner as? ResilientTransport { return "\(type(of: resilient.base))" }
+        return "\(type(of: inner))"
     }
 
     private mutating func upsert(_ entry: Entry) {
@@ -263,6 +269,13 @@ public struct CompositionRootConfiguration: Sendable {
     public var hostPipeline: PipelinePreset? = nil
     /// The cache of last good results per source and query; `nil` for no cache.
     public var cache: SourceCacheConfiguration? = .standard
+    /// Where the root's private HTTP cache (``CachingTransport``, RFC 9111) keeps responses: it answers fresh
+    /// responses, revalidates stale ones with `ETag` / `Last-Modified`, and answers within `stale-if-error`
+    /// when the transport fails. An in-memory store of 16 MiB by default (a ``SQLiteHTTPCacheStore`` to keep
+    /// responses across launches); `nil` for no HTTP cache.
+    public var httpCacheStore: (any HTTPCacheStore)? = InMemoryHTTPCacheStore()
+    /// The rules of the root's HTTP cache.
+    public var httpCachePolicy = HTTPCachePolicy()
     /// How much the telemetry recorder keeps.
     public var recorder: TelemetryRecorder.Configuration = .standard
     /// Bounds of the per-source pipeline registry.

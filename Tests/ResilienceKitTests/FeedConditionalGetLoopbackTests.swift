@@ -3,8 +3,8 @@ import ResilienceKit
 import ResilienceTesting
 import Testing
 
-/// Conditional GET against a real loopback FaultServer through the composition root's URLSession
-/// transport. Real time, generous bounds.
+/// Conditional GET against a real loopback FaultServer through the composition root's transport (its HTTP
+/// cache over URLSession): a `no-cache` feed is revalidated on every fetch. Real time, generous bounds.
 @Suite("Feed conditional GET (FaultServer)")
 struct FeedConditionalGetLoopbackTests {
     static let rss = """
@@ -20,7 +20,7 @@ struct FeedConditionalGetLoopbackTests {
             "/initech.rss",
             .ok(
                 Self.rss,
-                headers: ["ETag": "\"v1\"", "Content-Type": "application/rss+xml", "Cache-Control": "max-age=60"]),
+                headers: ["ETag": "\"v1\"", "Content-Type": "application/rss+xml", "Cache-Control": "no-cache"]),
             .requireHeader("If-None-Match", oneOf: ["\"v1\""], then: .status(304), otherwise: .status(500)))
         var configuration = CompositionRootConfiguration.interactive
         configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])

@@ -1,6 +1,7 @@
 import Foundation
 import ResilienceSources
 import ResilienceTesting
+import ResilienceTransport
 import Testing
 
 @Suite("Feed HTTP caching")
@@ -22,13 +23,23 @@ struct FeedHTTPCachingTests {
                     ], body: Data(Self.rss.utf8))))
     }
 
-    @Test("The second fetch is conditional and a 304 serves the remembered items as fresh")
+    /// A wall clock tests move by hand.
+    final class WallClock: Sendable {
+        private let now = LockedState(initialState: Date(timeIntervalSince1970: 1_795_000_000))
+        var read: @Sendable () -> Date { { [now] in now.withLock { $0 } } }
+        func advance(by seconds: Double) { now.withLock { $0.addTimeInterval(seconds) } }
+    }
+
+    @Test("Through an HTTP cache, the fetch after max-age is conditional and a 304 serves the stored feed as fresh")
     func conditionalGet() async throws {
         let transport = ScriptedHTTPTransport()
         transport.script(Self.url, [fullResponse(), .status(304)])
-        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: transport)
+        let wallClock = WallClock()
+        let cached = CachingTransport(wrapping: transport, wallClock: wallClock.read)
+        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: cached)
         let context = ResilienceContext(key: "jobs")
         let first = try await feed.fetchResult(SourceQuery(), context: context)
+        wallClock.advance(by: 601)
         let second = try await feed.fetchResult(SourceQuery(), context: context)
         #expect(first.items.map(\.title) == ["Swift Engineer"])
         #expect(first.items.first?.link?.absoluteString == "https://feeds.example/jobs/1")
@@ -43,17 +54,38 @@ struct FeedHTTPCachingTests {
         #expect(feed.pollingInterval(for: URL(string: Self.url)!) == .seconds(1_800))
     }
 
-    @Test("A 304 with nothing remembered is an HTTP error, and caching can be turned off")
+    @Test("When the publisher fails within stale-if-error, the cache answers and the result says stale and how old")
+    func staleIfError() async throws {
+        let transport = ScriptedHTTPTransport()
+        transport.script(Self.url, [fullResponse(), .status(503)])
+        let wallClock = WallClock()
+        let cached = CachingTransport(wrapping: transport, wallClock: wallClock.read)
+        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: cached)
+        let first = try await feed.fetchResult(SourceQuery(), context: ResilienceContext(key: "jobs"))
+        #expect(!first.isStale)
+        wallClock.advance(by: 700)
+        let second = try await feed.fetchResult(SourceQuery(), context: ResilienceContext(key: "jobs"))
+        #expect(second.items.map(\.title) == ["Swift Engineer"])
+        #expect(second.isStale)
+        #expect(second.cacheAge == .seconds(700))
+        wallClock.advance(by: 3_600)
+        await #expect(throws: HTTPStatusError.self) {
+            try await feed.fetch(SourceQuery(), context: ResilienceContext(key: "jobs"))
+        }
+    }
+
+    @Test("A 304 the caller did not ask for is an HTTP error, and without a cache fetches are unconditional")
     func unexpected304() async throws {
         let transport = ScriptedHTTPTransport()
         transport.script(Self.url, [.status(304)])
-        let feed = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: transport)
+        let feed = FeedSource(
+            id: "jobs", url: URL(string: Self.url)!, transport: CachingTransport(wrapping: transport))
         await #expect(throws: HTTPStatusError.self) {
             try await feed.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
         }
         let plain = ScriptedHTTPTransport()
         plain.script(Self.url, [fullResponse()])
-        let uncached = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: plain, httpCache: nil)
+        let uncached = FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: plain)
         _ = try await uncached.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
         _ = try await uncached.fetch(SourceQuery(), context: ResilienceContext(key: "k"))
         #expect(plain.requests.allSatisfy { $0.headers["If-None-Match"] == nil })
@@ -67,7 +99,8 @@ struct FeedHTTPCachingTests {
                 == CacheFreshness(maxAge: .seconds(60), mustRevalidate: true))
         #expect(CacheFreshness(cacheControl: "no-store")?.noStore == true)
         #expect(CacheFreshness(cacheControl: "public") == nil)
-        #expect(CacheFreshness(cacheControl: "max-age=abc") == nil)
+        // RFC 9111 §4.2.1: an invalid lifetime means stale.
+        #expect(CacheFreshness(cacheControl: "max-age=abc") == CacheFreshness(maxAge: .zero))
     }
 
     @Test("max-age and stale-if-error bound what SourceCache serves")

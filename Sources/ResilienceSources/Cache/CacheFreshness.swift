@@ -35,31 +35,17 @@ public struct CacheFreshness: Hashable, Sendable {
     /// The freshness a `Cache-Control` header value gives, or `nil` when it says nothing this type models.
     /// - Parameter cacheControl: The header's value (`max-age=600, stale-if-error=86400`).
     public init?(cacheControl: String) {
+        guard let directives = try? CacheControl(parsing: cacheControl) else { return nil }
         var freshness = CacheFreshness()
-        var understood = false
-        for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1)
-            let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let value =
-                parts.count > 1
-                ? Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\""))) : nil
-            switch name {
-            case "max-age":
-                guard let value, value >= 0 else { continue }
-                freshness.maxAge = .seconds(value)
-            case "stale-if-error":
-                guard let value, value >= 0 else { continue }
-                freshness.staleIfError = .seconds(value)
-            case "no-cache", "must-revalidate", "proxy-revalidate":
-                freshness.mustRevalidate = true
-                if name == "no-cache" { freshness.maxAge = .zero }
-            case "no-store":
-                freshness.noStore = true
-            default:
-                continue
-            }
-            understood = true
+        if let maxAge = directives.maxAge { freshness.maxAge = .seconds(maxAge) }
+        if let staleIfError = directives.staleIfError { freshness.staleIfError = .seconds(staleIfError) }
+        if directives.noCache || directives.mustRevalidate || directives.contains("proxy-revalidate") {
+            freshness.mustRevalidate = true
         }
+        if directives.noCache { freshness.maxAge = .zero }
+        freshness.noStore = directives.noStore
+        let understood =
+            freshness.maxAge != nil || freshness.staleIfError != nil || freshness.mustRevalidate || freshness.noStore
         guard understood else { return nil }
         self = freshness
     }

@@ -3,15 +3,19 @@ import ResilienceCore
 
 /// A ``Source`` reading an RSS or Atom feed over an injected ``HTTPTransport``.
 ///
-/// Fetches are conditional, as feed readers make them: the `ETag` and `Last-Modified` of the last full
-/// response (kept in ``httpCache``) are sent as `If-None-Match` / `If-Modified-Since`, and a
-/// `304 Not Modified` serves the remembered items as fresh. The response's `Cache-Control` (`max-age`,
-/// `stale-if-error`) is reported as the result's ``SourceFetchResult/freshness`` so a ``SourceCache``
-/// serves the items no longer than the publisher allows. The body is parsed with the response's
-/// `Content-Type` charset and its URL as the base for relative links.
+/// Fetches are conditional, as feed readers make them, when the transport is an HTTP cache (the
+/// composition root's transport is; otherwise wrap yours in `CachingTransport` from ResilienceTransport):
+/// the cache sends the `ETag` and `Last-Modified` of the stored response as `If-None-Match` /
+/// `If-Modified-Since`, and a `304 Not Modified` is answered with the stored feed, parsed as fresh. A feed the
+/// cache answers stale (its `Cache-Status` says so, for instance within `stale-if-error` while the publisher
+/// is down) is reported with ``SourceFetchResult/isStale`` and its age in ``SourceFetchResult/cacheAge``.
+/// The response's `Cache-Control` (`max-age`, `stale-if-error`) is reported as the result's
+/// ``SourceFetchResult/freshness`` so a ``SourceCache`` serves the items no longer than the publisher
+/// allows. The body is parsed with the response's `Content-Type` charset and its URL as the base for relative
+/// links.
 ///
-/// Non-2xx responses (and a 304 with nothing remembered) throw ``HTTPStatusError`` (a classifier decides what
-/// they mean); bodies that are not a well-formed, bounded feed throw ``FeedError``. Never returns an empty
+/// Non-2xx responses throw ``HTTPStatusError`` (a classifier decides what they mean); bodies that are not a
+/// well-formed, bounded feed throw ``FeedError``. Never returns an empty
 /// list for a failure. Feeds have no
 /// server-side search, so a non-empty `query.text` filters items whose title or summary contains it
 /// (case- and diacritic-insensitive) unless ``filtersByQueryText`` is off; `query.limit` caps the count.
@@ -37,8 +41,7 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
     public let filtersByQueryText: Bool
     /// Maps a feed item to the caller's item; `nil` drops it.
     public let transform: @Sendable (FeedItem) -> Item?
-    /// The validators and items of the last full responses, or `nil` for unconditional fetches.
-    public let httpCache: FeedHTTPCache?
+    private let pollingHints = FeedPollingHints()
 
     /// Creates a feed source with a request builder and an item mapping.
     /// - Parameters:
@@ -48,17 +51,14 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
     ///   - transport: Sends the request.
     ///   - parser: The parser and its limits.
     ///   - filtersByQueryText: Whether a non-empty query text filters items client-side.
-    ///   - httpCache: Where validators are kept for conditional requests; `nil` turns them off.
     ///   - request: Builds the request for a query.
     ///   - transform: Maps a feed item to the caller's item; `nil` drops it.
     public init(
         id: SourceID, kind: SourceKind = .feed, displayName: String? = nil, transport: any HTTPTransport,
         parser: FeedParser = FeedParser(), filtersByQueryText: Bool = true,
-        httpCache: FeedHTTPCache? = FeedHTTPCache(),
         request: @escaping @Sendable (SourceQuery) throws -> HTTPRequest,
         transform: @escaping @Sendable (FeedItem) -> Item?
     ) {
-        self.httpCache = httpCache
         self.id = id
         self.kind = kind
         self.displayName = displayName ?? id.rawValue
@@ -77,69 +77,48 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
     ///   - transport: Sends the request.
     ///   - parser: The parser and its limits.
     ///   - filtersByQueryText: Whether a non-empty query text filters items client-side.
-    ///   - httpCache: Where validators are kept for conditional requests; `nil` turns them off.
     ///   - transform: Maps a feed item to the caller's item; `nil` drops it.
     public init(
         id: SourceID, displayName: String? = nil, url: URL, transport: any HTTPTransport,
         parser: FeedParser = FeedParser(), filtersByQueryText: Bool = true,
-        httpCache: FeedHTTPCache? = FeedHTTPCache(),
         transform: @escaping @Sendable (FeedItem) -> Item?
     ) {
         self.init(
             id: id, displayName: displayName, transport: transport, parser: parser,
-            filtersByQueryText: filtersByQueryText, httpCache: httpCache,
+            filtersByQueryText: filtersByQueryText,
             request: { _ in
                 HTTPRequest(url: url, headers: ["Accept": "application/rss+xml, application/atom+xml, application/xml"])
             },
             transform: transform)
     }
 
-    /// Fetches (conditionally), validates and parses the feed.
+    /// Fetches, validates and parses the feed.
     public func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [Item] {
         try await fetchResult(query, context: context).items
     }
 
-    /// Fetches (conditionally), validates and parses the feed; the result carries the response's
-    /// `Cache-Control` freshness.
+    /// Fetches, validates and parses the feed; the result carries the response's `Cache-Control` freshness
+    /// and, when an HTTP cache answered with a stale feed, its staleness and age.
     public func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Item> {
         try context.checkDeadline()
-        var request = try request(query)
-        let remembered = request.method == .get ? httpCache?.entry(for: request.url) : nil
-        if let remembered {
-            if let tag = remembered.entityTag, !request.headers.contains("If-None-Match") {
-                request.headers.add(name: "If-None-Match", value: tag)
-            }
-            if let date = remembered.lastModified, !request.headers.contains("If-Modified-Since") {
-                request.headers.add(name: "If-Modified-Since", value: date)
-            }
-        }
+        let request = try request(query)
         let response = try await transport.send(request, context: context)
         try Task.checkCancellation()
+        guard response.isSuccess else { throw HTTPStatusError(response: response, request: request) }
         let freshness = response.headers.combinedValue(for: "Cache-Control").flatMap(CacheFreshness.init)
-        let parsed: [FeedItem]
-        if response.status == 304, var remembered {
-            parsed = remembered.items
-            if let freshness { remembered.freshness = freshness }
-            if let tag = response.headers["ETag"] { remembered.entityTag = tag }
-            httpCache?.store(remembered, for: request.url)
-        } else {
-            guard response.isSuccess else { throw HTTPStatusError(response: response, request: request) }
-            let document = try parser.parseDocument(
-                response.body, source: id, contentType: response.headers["Content-Type"],
-                documentURL: response.url ?? request.url)
-            parsed = document.items
-            let tag = response.headers["ETag"]
-            let lastModified = response.headers["Last-Modified"]
-            if tag != nil || lastModified != nil {
-                httpCache?.store(
-                    FeedHTTPCache.Entry(
-                        entityTag: tag, lastModified: lastModified, items: parsed, freshness: freshness,
-                        pollingInterval: document.pollingInterval),
-                    for: request.url)
-            }
-        }
+        let document = try parser.parseDocument(
+            response.body, source: id, contentType: response.headers["Content-Type"],
+            documentURL: response.url ?? request.url)
+        if request.method == .get { pollingHints.remember(document.pollingInterval, for: request.url) }
         try Task.checkCancellation()
-        return SourceFetchResult(items: select(parsed, query), freshness: freshness)
+        var result = SourceFetchResult(items: select(document.items, query), freshness: freshness)
+        if let status = HTTPCacheStatus(headers: response.headers, cacheName: HTTPCacheStatus.libraryCacheName),
+            status.isStale
+        {
+            result.isStale = true
+            result.cacheAge = response.headers["Age"].flatMap { Int($0) }.map { .seconds($0) }
+        }
+        return result
     }
 
     private func select(_ parsed: [FeedItem], _ query: SourceQuery) -> [Item] {
@@ -154,7 +133,7 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
     }
 
     /// The publisher's polling hint for the feed at `url` (RSS `ttl`, `sy:updatePeriod`), once fetched.
-    public func pollingInterval(for url: URL) -> Duration? { httpCache?.entry(for: url)?.pollingInterval }
+    public func pollingInterval(for url: URL) -> Duration? { pollingHints.interval(for: url) }
 
     private static func matches(_ item: FeedItem, _ needle: String) -> Bool {
         let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive]
@@ -172,14 +151,28 @@ extension FeedSource where Item == FeedItem {
     ///   - transport: Sends the request.
     ///   - parser: The parser and its limits.
     ///   - filtersByQueryText: Whether a non-empty query text filters items client-side.
-    ///   - httpCache: Where validators are kept for conditional requests; `nil` turns them off.
     public init(
         id: SourceID, displayName: String? = nil, url: URL, transport: any HTTPTransport,
         parser: FeedParser = FeedParser(), filtersByQueryText: Bool = true,
-        httpCache: FeedHTTPCache? = FeedHTTPCache()
     ) {
         self.init(
             id: id, displayName: displayName, url: url, transport: transport, parser: parser,
-            filtersByQueryText: filtersByQueryText, httpCache: httpCache, transform: { $0 })
+            filtersByQueryText: filtersByQueryText, transform: { $0 })
     }
+}
+
+/// The polling hints of the feeds a ``FeedSource`` parsed, per URL; bounded, safe to share.
+final class FeedPollingHints: Sendable {
+    /// The most feed URLs remembered.
+    static let capacity = 64
+    private let hints = LockedState(initialState: [String: Duration]())
+
+    func remember(_ interval: Duration?, for url: URL) {
+        hints.withLock { hints in
+            if hints.count >= Self.capacity, hints[url.absoluteString] == nil { hints.removeAll() }
+            hints[url.absoluteString] = interval
+        }
+    }
+
+    func interval(for url: URL) -> Duration? { hints.withLock { $0[url.absoluteString] } }
 }

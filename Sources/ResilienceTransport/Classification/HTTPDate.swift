@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parses the three HTTP-date forms of RFC 9110 §5.6.7 without a `DateFormatter` (no locale, no allocation
+/// Formats HTTP-dates as IMF-fixdate, and parses the three HTTP-date forms of RFC 9110 §5.6.7 without a `DateFormatter` (no locale, no allocation
 /// beyond the split): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850 form
 /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and ANSI C's asctime form (`Sun Nov  6 08:49:37 1994`).
 public enum HTTPDate {
@@ -12,11 +12,14 @@ public enum HTTPDate {
         guard !trimmed.isEmpty, trimmed.utf8.count <= 64 else { return nil }
         if let comma = trimmed.firstIndex(of: ",") {
             guard isDayName(trimmed[..<comma]) else { return nil }
-            let parts = trimmed[trimmed.index(after: comma)...].split(separator: " ")
-            if parts.count == 5, parts[4] == "GMT", parts[2].count == 4 {
+            // One space between the parts exactly (RFC 9110 §5.6.7); the zone's case is not significant.
+            let rest = trimmed[trimmed.index(after: comma)...]
+            let parts = Array(rest.split(separator: " ", omittingEmptySubsequences: false).dropFirst())
+            guard rest.first == " ", !parts.contains(where: \.isEmpty) else { return nil }
+            if parts.count == 5, parts[4].uppercased() == "GMT", parts[2].count == 4 {
                 return make(day: parts[0], month: parts[1], year: parts[2], time: parts[3])
             }
-            if parts.count == 3, parts[2] == "GMT" {
+            if parts.count == 3, parts[2].uppercased() == "GMT" {
                 let dayMonthYear = parts[0].split(separator: "-")
                 guard dayMonthYear.count == 3, dayMonthYear[2].count == 2, let shortYear = Int(dayMonthYear[2])
                 else { return nil }
@@ -29,6 +32,43 @@ public enum HTTPDate {
         let parts = trimmed.split(separator: " ")
         guard parts.count == 5, isDayName(parts[0]), parts[4].count == 4 else { return nil }
         return make(day: parts[2], month: parts[1], year: parts[4], time: parts[3])
+    }
+
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), or in the obsolete RFC 850 form
+    /// (`Sunday, 06-Nov-94 08:49:37 GMT`) when `rfc850` is true; fractions of a second are dropped.
+    public static func format(_ date: Date, rfc850: Bool = false) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (index 4, Sunday = 0).
+        func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let time =
+            "\(twoDigits(secondOfDay / 3_600)):\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
+        let monthName = monthNames[month - 1]
+        if rfc850 {
+            return "\(longDayNames[weekday]), \(twoDigits(day))-\(monthName)-\(twoDigits(year % 100)) \(time)"
+        }
+        return "\(shortDayNames[weekday]), \(twoDigits(day)) \(monthName) \(year) \(time)"
+    }
+
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    private static let shortDayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func isDayName(_ text: Substring) -> Bool {

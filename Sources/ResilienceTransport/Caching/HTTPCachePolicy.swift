@@ -1,0 +1,325 @@
+import Foundation
+import ResilienceCore
+
+/// The rules of a private HTTP cache (RFC 9111, RFC 5861) as a pure value: what may be stored, how fresh a
+/// stored response is, whether it may answer a request, how a `304` updates it and which URIs an unsafe
+/// request invalidates. ``CachingTransport`` applies it; it reads no clock and keeps no state.
+public struct HTTPCachePolicy: Hashable, Sendable {
+    /// How a stored response may answer a request.
+    public enum Reuse: Hashable, Sendable {
+        /// Fresh: serve it.
+        case fresh
+        /// Stale, but the request's `max-stale` allows it: serve it.
+        case staleAllowedByRequest
+        /// Stale within the response's `stale-while-revalidate`: serve it and revalidate in the background.
+        case staleWhileRevalidate
+        /// Send the request on, conditionally when the response has validators.
+        case validate
+    }
+
+    /// The share of the time since `Last-Modified` a response without explicit freshness stays fresh.
+    /// Default: 0.1 (RFC 9111 §4.2.2).
+    public var heuristicFraction: Double
+    /// The longest heuristic freshness lifetime. Default: one week.
+    public var maximumHeuristicLifetime: Duration
+    /// The largest body stored, in bytes. Default: 8 MiB.
+    public var maximumStoredBodyBytes: Int
+    /// The largest header section stored, in bytes. Default: 64 KiB.
+    public var maximumStoredHeaderBytes: Int
+    /// The most header names a stored response's `Vary` may list; beyond it the response is not stored.
+    /// Default: 32.
+    public var maximumVaryNames: Int
+
+    /// Statuses cacheable by default (RFC 9110 §15.1), so heuristic freshness applies to them.
+    public static let heuristicallyCacheableStatuses: Set<Int> = [
+        200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+    ]
+
+    /// Statuses this cache understands (for `must-understand`).
+    public static let understoodStatuses: Set<Int> = [
+        200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501,
+    ]
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - heuristicFraction: The share of the `Last-Modified` age used as heuristic freshness. Default: 0.1.
+    ///   - maximumHeuristicLifetime: The longest heuristic freshness lifetime. Default: one week.
+    ///   - maximumStoredBodyBytes: The largest body stored. Default: 8 MiB.
+    ///   - maximumStoredHeaderBytes: The largest header section stored. Default: 64 KiB.
+    ///   - maximumVaryNames: The most names a stored response's `Vary` may list. Default: 32.
+    public init(
+        heuristicFraction: Double = 0.1, maximumHeuristicLifetime: Duration = .seconds(7 * 86_400),
+        maximumStoredBodyBytes: Int = 8 << 20, maximumStoredHeaderBytes: Int = 64 << 10, maximumVaryNames: Int = 32
+    ) {
+        self.heuristicFraction = heuristicFraction
+        self.maximumHeuristicLifetime = maximumHeuristicLifetime
+        self.maximumStoredBodyBytes = maximumStoredBodyBytes
+        self.maximumStoredHeaderBytes = maximumStoredHeaderBytes
+        self.maximumVaryNames = maximumVaryNames
+    }
+
+    // MARK: Keys
+
+    /// The primary cache key for `url`: its absolute string without the fragment.
+    public static func key(for url: URL) -> String {
+        let text = url.absoluteString
+        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
+        return String(text[..<hash])
+    }
+
+    /// The secondary key of `request` for a response with `responseHeaders`: the values of the request
+    /// headers its `Vary` names, or `nil` when it can never be selected (`Vary: *`, or more than
+    /// ``maximumVaryNames`` names).
+    public func variantKey(for request: HTTPRequest, varyingOn responseHeaders: HTTPHeaders) -> String? {
+        selectingFieldNames(of: responseHeaders).map { Self.variantKey(for: request, selectingFieldNames: $0) }
+    }
+
+    /// The sorted, lowercased, distinct field names a response's `Vary` lists (empty without `Vary`), or `nil`
+    /// when it can never be selected (`Vary: *`, or more than ``maximumVaryNames`` names).
+    public func selectingFieldNames(of responseHeaders: HTTPHeaders) -> [String]? {
+        let varyValues = responseHeaders.values(for: "Vary")
+        if varyValues.isEmpty { return [] }
+        var commas = 0
+        for value in varyValues {
+            for byte in value.utf8 where byte == UInt8(ascii: ",") {
+                commas += 1
+                if commas >= maximumVaryNames { return nil }
+            }
+        }
+        var names: [String] = []
+        for value in varyValues {
+            for name in value.split(separator: ",") {
+                let trimmed = Self.trimmed(name).lowercased()
+                if trimmed == "*" { return nil }
+                if !trimmed.isEmpty, !names.contains(trimmed) { names.append(trimmed) }
+            }
+        }
+        guard names.count <= maximumVaryNames else { return nil }
+        return names.sorted()
+    }
+
+    /// The secondary key of `request` for a response whose `Vary` lists `names` (as
+    /// ``selectingFieldNames(of:)`` returns them).
+    public static func variantKey(for request: HTTPRequest, selectingFieldNames names: [String]) -> String {
+        var key = ""
+        for name in names {
+            key += name
+            if let value = request.headers.combinedValue(for: name) {
+                key += "="
+                let normalised = value.split(separator: ",").map(Self.trimmed).joined(separator: ",")
+                key += caseInsensitiveSelectingFields.contains(name) ? normalised.lowercased() : normalised
+            }
+            key += "\n"
+        }
+        return key
+    }
+
+    /// Selecting fields whose values compare case-insensitively (their tokens and language tags do).
+    private static let caseInsensitiveSelectingFields: Set<String> = [
+        "accept", "accept-charset", "accept-encoding", "accept-language",
+    ]
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
+        else { return "" }
+        return text[first...last]
+    }
+
+    // MARK: Storing
+
+    /// True when `response` to `request` may be stored (RFC 9111 §3) by a private cache within this policy's
+    /// bounds.
+    public func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        guard request.method == .get, (200..<600).contains(response.status), response.status != 206,
+            response.status != 304
+        else { return false }
+        guard let requestDirectives = try? CacheControl(headers: request.headers) ?? CacheControl(),
+            !requestDirectives.noStore
+        else { return false }
+        guard let directives = try? CacheControl(headers: response.headers) ?? CacheControl() else { return false }
+        // RFC 9111 §5.2.2.3: with must-understand, an understood status is stored despite no-store.
+        if directives.contains("must-understand") {
+            guard Self.understoodStatuses.contains(response.status) else { return false }
+        } else if directives.noStore {
+            return false
+        }
+        guard response.body.count <= maximumStoredBodyBytes,
+            response.headers.fields.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count })
+                <= maximumStoredHeaderBytes,
+            variantKey(for: request, varyingOn: response.headers) != nil
+        else { return false }
+        return directives.isPublic || directives.isPrivate || directives.maxAge != nil
+            || response.headers.contains("Expires") || Self.heuristicallyCacheableStatuses.contains(response.status)
+    }
+
+    /// The entry to store for `response` to `request`, exchanged between `requestTime` and `responseTime`,
+    /// or `nil` when it may not be stored.
+    public func entry(
+        for response: HTTPResponse, to request: HTTPRequest, requestTime: Date, responseTime: Date
+    ) -> HTTPCacheEntry? {
+        guard isStorable(response, for: request),
+            let variantKey = variantKey(for: request, varyingOn: response.headers)
+        else { return nil }
+        var stored = response
+        stored.headers = Self.withoutHopByHopFields(response.headers)
+        return HTTPCacheEntry(
+            key: Self.key(for: request.url), variantKey: variantKey, response: stored, requestTime: requestTime,
+            responseTime: responseTime, freshnessLifetime: freshnessLifetime(of: response, responseTime: responseTime),
+            initialAge: initialAge(of: response, requestTime: requestTime, responseTime: responseTime))
+    }
+
+    /// The freshness lifetime of `response` in seconds (RFC 9111 §4.2.1): `max-age`, else `Expires` − `Date`,
+    /// else 10 % of `Date` − `Last-Modified` for a heuristically cacheable status, else 0. A private cache
+    /// ignores `s-maxage`; an invalid `Expires` means already stale.
+    public func freshnessLifetime(of response: HTTPResponse, responseTime: Date) -> Double {
+        guard let directives = try? CacheControl(headers: response.headers) ?? CacheControl() else { return 0 }
+        if let maxAge = directives.maxAge { return Double(maxAge) }
+        let date = response.headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        if let expiresText = response.headers["Expires"] {
+            guard let expires = HTTPDate.parse(expiresText) else { return 0 }
+            return max(0, expires.timeIntervalSince(date))
+        }
+        if let lastModified = response.headers["Last-Modified"].flatMap(HTTPDate.parse),
+            Self.heuristicallyCacheableStatuses.contains(response.status) || directives.isPublic
+        {
+            let heuristic = max(0, date.timeIntervalSince(lastModified)) * heuristicFraction
+            let limit = Double(maximumHeuristicLifetime.components.seconds)
+            return min(heuristic, limit)
+        }
+        return 0
+    }
+
+    /// The corrected initial age of `response` in seconds (RFC 9111 §4.2.3).
+    public func initialAge(of response: HTTPResponse, requestTime: Date, responseTime: Date) -> Double {
+        var ageValue = 0.0
+        // The first value of a repeated field; a value that is not delta-seconds (`7200.0`, `-1`) is ignored.
+        if let first = response.headers["Age"]?.split(separator: ",", omittingEmptySubsequences: false).first {
+            let digits = first.trimmingCharacters(in: .whitespaces)
+            if !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                ageValue = Double(digits.utf8.count > 10 ? CacheControl.maximumDeltaSeconds : Int(digits) ?? 0)
+            }
+        }
+        let apparentAge =
+            response.headers["Date"].flatMap(HTTPDate.parse).map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        return max(apparentAge, ageValue + responseDelay)
+    }
+
+    // MARK: Reusing
+
+    /// Whether `entry` may answer a request with `requestDirectives` at `now` (RFC 9111 §4, RFC 5861 §3).
+    ///
+    /// - Parameters:
+    ///   - entry: The selected stored response.
+    ///   - requestDirectives: The request's `Cache-Control` (with `Pragma: no-cache` read as `no-cache`).
+    ///   - now: The current wall-clock time.
+    public func reuse(_ entry: HTTPCacheEntry, requestDirectives: CacheControl, now: Date) -> Reuse {
+        guard let directives = entry.directives else { return .validate }
+        let age = entry.age(at: now)
+        if requestDirectives.noCache || directives.noCache { return .validate }
+        if let maxAge = requestDirectives.maxAge, age > Double(maxAge) { return .validate }
+        let staleness = age - entry.freshnessLifetime
+        if staleness < 0 {
+            if let minFresh = requestDirectives.minFresh, -staleness < Double(minFresh) { return .validate }
+            return .fresh
+        }
+        if directives.mustRevalidate { return .validate }
+        if let maxStale = requestDirectives.maxStale, staleness <= Double(maxStale) { return .staleAllowedByRequest }
+        if let window = directives.staleWhileRevalidate, staleness <= Double(window) { return .staleWhileRevalidate }
+        return .validate
+    }
+
+    /// True when `entry` may answer a request that failed (the network or a 500/502/503/504) at `now`:
+    /// the response's or the request's `stale-if-error` covers its staleness, and neither `no-cache`,
+    /// `must-revalidate` nor `no-store` forbids serving it stale (RFC 5861 §4, RFC 9111 §4.2.4).
+    public func allowsStaleIfError(_ entry: HTTPCacheEntry, requestDirectives: CacheControl, now: Date) -> Bool {
+        guard let directives = entry.directives, !directives.noCache, !directives.mustRevalidate,
+            !directives.noStore, !requestDirectives.noStore
+        else { return false }
+        let window = max(directives.staleIfError ?? -1, requestDirectives.staleIfError ?? -1)
+        guard window >= 0 else { return false }
+        return entry.age(at: now) - entry.freshnessLifetime <= Double(window)
+    }
+
+    /// The request to send to validate `entry`: `request` with `If-None-Match` from its `ETag` and
+    /// `If-Modified-Since` from its `Last-Modified`, unless the caller set conditionals of its own.
+    public func validationRequest(for request: HTTPRequest, entry: HTTPCacheEntry) -> HTTPRequest {
+        var conditional = request
+        guard !request.headers.contains("If-None-Match"), !request.headers.contains("If-Modified-Since") else {
+            return conditional
+        }
+        if let entityTag = entry.response.headers["ETag"] {
+            conditional.headers.add(name: "If-None-Match", value: entityTag)
+        }
+        if let lastModified = entry.response.headers["Last-Modified"] {
+            conditional.headers.add(name: "If-Modified-Since", value: lastModified)
+        }
+        return conditional
+    }
+
+    /// `entry` freshened by a `304 Not Modified` (RFC 9111 §4.3.4): the 304's header fields replace the
+    /// stored ones of the same name (except framing fields), and the times are the validation's.
+    public func freshened(
+        _ entry: HTTPCacheEntry, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
+    ) -> HTTPCacheEntry {
+        var headers = entry.response.headers
+        var replaced: Set<String> = []
+        for field in Self.withoutHopByHopFields(notModified.headers) {
+            let name = field.name.lowercased()
+            if Self.framingFields.contains(name) { continue }
+            if replaced.insert(name).inserted { headers.remove(field.name) }
+            headers.add(name: field.name, value: field.value)
+        }
+        var updated = entry
+        updated.response.headers = headers
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        updated.freshnessLifetime = freshnessLifetime(of: updated.response, responseTime: responseTime)
+        updated.initialAge = initialAge(of: notModified, requestTime: requestTime, responseTime: responseTime)
+        return updated
+    }
+
+    /// `headers` without the fields a cache must not store (RFC 9111 §3.1): the connection-specific fields
+    /// of RFC 9110 §7.6.1 and every field `Connection` names.
+    public static func withoutHopByHopFields(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var named = hopByHopFields
+        for value in headers.values(for: "Connection") {
+            for name in value.split(separator: ",") {
+                named.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        guard headers.contains(where: { named.contains($0.name.lowercased()) }) else { return headers }
+        return HTTPHeaders(headers.fields.filter { !named.contains($0.name.lowercased()) })
+    }
+
+    private static let hopByHopFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "proxy-authenticate",
+        "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    private static let framingFields: Set<String> = [
+        "content-length", "content-encoding", "transfer-encoding", "content-range", "connection",
+    ]
+
+    // MARK: Invalidating
+
+    /// The keys a non-error response to an unsafe `request` invalidates (RFC 9111 §4.4): the target URI and
+    /// the same-origin URIs in `Location` and `Content-Location`. Empty for safe methods and error statuses.
+    public func invalidatedKeys(by request: HTTPRequest, response: HTTPResponse) -> [String] {
+        guard !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return [] }
+        var keys = [Self.key(for: request.url)]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name],
+                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                url.scheme?.lowercased() == request.url.scheme?.lowercased(),
+                url.host?.lowercased() == request.url.host?.lowercased(), url.port == request.url.port
+            else { continue }
+            keys.append(Self.key(for: url))
+        }
+        return keys
+    }
+
+    private static let safeMethods: Set<HTTPMethod> = [.get, .head, .options, HTTPMethod(rawValue: "TRACE")]
+}

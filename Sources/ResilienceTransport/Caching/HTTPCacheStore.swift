@@ -1,0 +1,52 @@
+import Foundation
+import ResilienceCore
+
+/// Where a ``CachingTransport`` keeps its responses.
+///
+/// Implementations are synchronous, bounded by a byte budget (least recently used entries go first) and safe
+/// to share across tasks. A store that cannot read an entry back intact (a body whose length no longer
+/// matches, an undecodable row) drops it and answers as if it were absent. The cache treats any thrown
+/// ``HTTPCacheStoreError`` as a miss and sends the request on.
+public protocol HTTPCacheStore: Sendable {
+    /// The variants stored under `key`, most recently used first; reading them counts as a use.
+    func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry]
+    /// Stores `entry`, replacing the one with the same key and variant, then evicts to the budget.
+    func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError)
+    /// Removes every variant under `key`.
+    func removeEntries(forKey key: String) throws(HTTPCacheStoreError)
+}
+
+/// Why a cache store failed.
+public struct HTTPCacheStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed.
+    public struct Reason: RawRepresentable, Hashable, Sendable {
+        /// The reason's stable name.
+        public let rawValue: String
+        /// Creates a reason.
+        ///
+        /// - Parameter rawValue: The reason's stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The database could not be opened or created, even after quarantining a corrupt file.
+        public static let unavailable = Reason(rawValue: "unavailable")
+        /// A statement failed.
+        public static let storageFailed = Reason(rawValue: "storage-failed")
+    }
+
+    /// What failed.
+    public var reason: Reason
+    /// The underlying message.
+    public var message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - reason: What failed.
+    ///   - message: The underlying message.
+    public init(_ reason: Reason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    /// `HTTP cache store storage-failed: …`.
+    public var description: String { "HTTP cache store \(reason.rawValue): \(message)" }
+}

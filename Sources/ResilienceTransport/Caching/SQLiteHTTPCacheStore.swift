@@ -1,0 +1,387 @@
+import Foundation
+import ResilienceCore
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+/// A durable ``HTTPCacheStore`` in one SQLite file, bounded by a byte budget with least-recently-used
+/// eviction.
+///
+/// Opening a file that is not a healthy cache database (corrupt, truncated, another program's file) moves it
+/// aside to `<path>.corrupt-<unix time>` (``quarantinedPath``) and starts an empty cache in its place; the
+/// same happens when a statement later reports corruption. A row whose body no longer matches its recorded
+/// length, or whose header block cannot be decoded, is deleted and read as absent. Safe to share: one
+/// connection guarded by a lock.
+public final class SQLiteHTTPCacheStore: HTTPCacheStore {
+    /// The database file.
+    public let path: String
+    /// The most bytes kept (bodies, header fields and keys).
+    public let byteBudget: Int
+    private let state: LockedState<Connection>
+
+    /// Opens (creating if needed) the cache database at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - byteBudget: The most bytes kept; entries larger than it are not stored. Default: 64 MiB.
+    /// - Throws: ``HTTPCacheStoreError`` with reason `unavailable` when no database can be opened there, even
+    ///   after quarantining a corrupt file.
+    public init(path: String, byteBudget: Int = 64 << 20) throws(HTTPCacheStoreError) {
+        self.path = path
+        self.byteBudget = max(0, byteBudget)
+        state = LockedState(initialState: try Connection.openQuarantiningCorruption(path: path))
+    }
+
+    /// Where a corrupt database was moved aside, if that happened since this store opened.
+    public var quarantinedPath: String? { state.withLock { $0.quarantinedPath } }
+
+    /// The bytes currently stored.
+    public var byteCount: Int { state.withLock { $0.byteCount } }
+
+    /// The variants stored under `key`, most recently used first.
+    public func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] {
+        try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.entries(forKey: key) }
+    }
+
+    /// Stores `entry`, replacing its variant, then evicts the least recently used entries to the budget.
+    public func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError) {
+        let budget = byteBudget
+        try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.store(entry, budget: budget) }
+    }
+
+    /// Removes every variant under `key`.
+    public func removeEntries(forKey key: String) throws(HTTPCacheStoreError) {
+        try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.remove(key: key, variant: nil) }
+    }
+
+    deinit { state.withLock { $0.close() } }
+
+    private func withConnection<Result>(
+        _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
+    ) throws(HTTPCacheStoreError) -> Result {
+        try state.withLock { connection in
+            Swift.Result { () throws(HTTPCacheStoreError) -> Result in
+                if !connection.isOpen { connection = try Connection.openQuarantiningCorruption(path: connection.path) }
+                return try connection.recoveringFromCorruption(body)
+            }
+        }.get()
+    }
+}
+
+extension SQLiteHTTPCacheStore {
+    /// The connection and the bookkeeping it keeps in memory; only used under the store's lock.
+    fileprivate struct Connection {
+        var handle: OpaquePointer
+        var statements: [String: OpaquePointer] = [:]
+        var byteCount = 0
+        var useCounter: Int64 = 0
+        var quarantinedPath: String?
+        var isOpen = true
+        let path: String
+
+        static func openQuarantiningCorruption(path: String) throws(HTTPCacheStoreError) -> Connection {
+            do throws(HTTPCacheStoreError) {
+                return try open(path: path)
+            } catch {
+                guard FileManager.default.fileExists(atPath: path) else { throw error }
+                let aside = quarantine(path)
+                var connection = try open(path: path)
+                connection.quarantinedPath = aside
+                return connection
+            }
+        }
+
+        private static func open(path: String) throws(HTTPCacheStoreError) -> Connection {
+            var db: OpaquePointer?
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            let code = sqlite3_open_v2(path, &db, flags, nil)
+            guard code == SQLITE_OK, let db else {
+                let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite3_close_v2(db)
+                throw HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)")
+            }
+            var connection = Connection(handle: db, path: path)
+            do throws(HTTPCacheStoreError) {
+                try connection.execute(
+                    """
+                    PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+                    CREATE TABLE IF NOT EXISTS http_cache(
+                        key TEXT NOT NULL, variant TEXT NOT NULL, status INTEGER NOT NULL, url TEXT,
+                        headers BLOB NOT NULL, body BLOB NOT NULL, body_length INTEGER NOT NULL,
+                        request_time REAL NOT NULL, response_time REAL NOT NULL, lifetime REAL NOT NULL,
+                        initial_age REAL NOT NULL, size INTEGER NOT NULL, last_use INTEGER NOT NULL,
+                        PRIMARY KEY(key, variant));
+                    CREATE INDEX IF NOT EXISTS http_cache_lru ON http_cache(last_use);
+                    """)
+                guard try connection.scalarText("PRAGMA quick_check") == "ok" else {
+                    throw HTTPCacheStoreError(.unavailable, message: "\(path) failed its integrity check")
+                }
+                connection.byteCount = Int(
+                    try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
+                connection.useCounter = try connection.scalarInteger(
+                    "SELECT COALESCE(MAX(last_use), 0) FROM http_cache")
+            } catch {
+                connection.close()
+                throw HTTPCacheStoreError(.unavailable, message: error.message)
+            }
+            return connection
+        }
+
+        private static func quarantine(_ path: String) -> String? {
+            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+            let manager = FileManager.default
+            do {
+                try manager.moveItem(atPath: path, toPath: aside)
+            } catch {
+                try? manager.removeItem(atPath: path)
+                return nil
+            }
+            for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+                try? manager.moveItem(atPath: path + suffix, toPath: aside + suffix)
+            }
+            return aside
+        }
+
+        mutating func close() {
+            guard isOpen else { return }
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements.removeAll()
+            sqlite3_close_v2(handle)
+            isOpen = false
+        }
+
+        /// Runs `body`; when SQLite reports the file corrupt, quarantines it, starts an empty cache and
+        /// rethrows.
+        mutating func recoveringFromCorruption<Result>(
+            _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
+        ) throws(HTTPCacheStoreError) -> Result {
+            do throws(HTTPCacheStoreError) {
+                return try body(&self)
+            } catch {
+                let code = sqlite3_errcode(handle) & 0xFF
+                guard code == SQLITE_CORRUPT || code == SQLITE_NOTADB else { throw error }
+                close()
+                let aside = Self.quarantine(path)
+                self = try Self.open(path: path)
+                quarantinedPath = aside
+                throw error
+            }
+        }
+
+        // MARK: Operations
+
+        mutating func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] {
+            let select = try prepare(
+                """
+                SELECT variant, status, url, headers, body, body_length, request_time, response_time, lifetime,
+                initial_age FROM http_cache WHERE key = ? ORDER BY last_use DESC
+                """)
+            defer { sqlite3_reset(select) }
+            bind(select, 1, key)
+            var entries: [HTTPCacheEntry] = []
+            var damaged: [String] = []
+            while true {
+                let code = sqlite3_step(select)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw failure(code) }
+                let variant = Self.text(select, 0) ?? ""
+                let body = Self.data(select, 4)
+                guard body.count == Int(sqlite3_column_int64(select, 5)),
+                    let headers = Self.decodeHeaders(Self.data(select, 3))
+                else {
+                    damaged.append(variant)
+                    continue
+                }
+                let response = HTTPResponse(
+                    status: Int(sqlite3_column_int64(select, 1)), headers: headers, body: body,
+                    url: Self.text(select, 2).flatMap { URL(string: $0) })
+                entries.append(
+                    HTTPCacheEntry(
+                        key: key, variantKey: variant, response: response,
+                        requestTime: Date(timeIntervalSince1970: sqlite3_column_double(select, 6)),
+                        responseTime: Date(timeIntervalSince1970: sqlite3_column_double(select, 7)),
+                        freshnessLifetime: sqlite3_column_double(select, 8),
+                        initialAge: sqlite3_column_double(select, 9)))
+            }
+            sqlite3_reset(select)
+            for variant in damaged { try remove(key: key, variant: variant) }
+            if !entries.isEmpty {
+                useCounter += 1
+                let touch = try prepare("UPDATE http_cache SET last_use = ? WHERE key = ?")
+                defer { sqlite3_reset(touch) }
+                sqlite3_bind_int64(touch, 1, useCounter)
+                bind(touch, 2, key)
+                try run(touch)
+            }
+            return entries
+        }
+
+        mutating func store(_ entry: HTTPCacheEntry, budget: Int) throws(HTTPCacheStoreError) {
+            try remove(key: entry.key, variant: entry.variantKey)
+            let size = entry.byteCount
+            guard size <= budget else { return }
+            useCounter += 1
+            let insert = try prepare(
+                """
+                INSERT INTO http_cache(key, variant, status, url, headers, body, body_length, request_time,
+                response_time, lifetime, initial_age, size, last_use) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
+                """)
+            defer { sqlite3_reset(insert) }
+            bind(insert, 1, entry.key)
+            bind(insert, 2, entry.variantKey)
+            sqlite3_bind_int64(insert, 3, Int64(entry.response.status))
+            bind(insert, 4, entry.response.url?.absoluteString)
+            bind(insert, 5, Self.encodeHeaders(entry.response.headers))
+            bind(insert, 6, entry.response.body)
+            sqlite3_bind_int64(insert, 7, Int64(entry.response.body.count))
+            sqlite3_bind_double(insert, 8, entry.requestTime.timeIntervalSince1970)
+            sqlite3_bind_double(insert, 9, entry.responseTime.timeIntervalSince1970)
+            sqlite3_bind_double(insert, 10, entry.freshnessLifetime)
+            sqlite3_bind_double(insert, 11, entry.initialAge)
+            sqlite3_bind_int64(insert, 12, Int64(size))
+            sqlite3_bind_int64(insert, 13, useCounter)
+            try run(insert)
+            byteCount += size
+            while byteCount > budget {
+                let oldest = try prepare("SELECT key, variant FROM http_cache ORDER BY last_use LIMIT 1")
+                let code = sqlite3_step(oldest)
+                guard code == SQLITE_ROW, let key = Self.text(oldest, 0), let variant = Self.text(oldest, 1) else {
+                    sqlite3_reset(oldest)
+                    byteCount = 0
+                    break
+                }
+                sqlite3_reset(oldest)
+                try remove(key: key, variant: variant)
+            }
+        }
+
+        /// Removes one variant, or every variant of `key` when `variant` is `nil`, keeping the byte count.
+        mutating func remove(key: String, variant: String?) throws(HTTPCacheStoreError) {
+            let filter = variant == nil ? "key = ?" : "key = ? AND variant = ?"
+            let measure = try prepare("SELECT COALESCE(SUM(size), 0) FROM http_cache WHERE \(filter)")
+            bind(measure, 1, key)
+            if let variant { bind(measure, 2, variant) }
+            let code = sqlite3_step(measure)
+            let removed = code == SQLITE_ROW ? Int(sqlite3_column_int64(measure, 0)) : 0
+            sqlite3_reset(measure)
+            guard code == SQLITE_ROW else { throw failure(code) }
+            guard removed > 0 else { return }
+            let delete = try prepare("DELETE FROM http_cache WHERE \(filter)")
+            defer { sqlite3_reset(delete) }
+            bind(delete, 1, key)
+            if let variant { bind(delete, 2, variant) }
+            try run(delete)
+            byteCount -= removed
+        }
+
+        // MARK: SQLite plumbing
+
+        func failure(_ code: Int32) -> HTTPCacheStoreError {
+            HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+
+        func execute(_ sql: String) throws(HTTPCacheStoreError) {
+            var errorMessage: UnsafeMutablePointer<CChar>?
+            let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+            guard code == SQLITE_OK else {
+                let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+                sqlite3_free(errorMessage)
+                throw HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(message)")
+            }
+        }
+
+        mutating func scalarText(_ sql: String) throws(HTTPCacheStoreError) -> String? {
+            let statement = try prepare(sql)
+            defer { sqlite3_reset(statement) }
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else { throw failure(code) }
+            return Self.text(statement, 0)
+        }
+
+        mutating func scalarInteger(_ sql: String) throws(HTTPCacheStoreError) -> Int64 {
+            let statement = try prepare(sql)
+            defer { sqlite3_reset(statement) }
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else { throw failure(code) }
+            return sqlite3_column_int64(statement, 0)
+        }
+
+        mutating func prepare(_ sql: String) throws(HTTPCacheStoreError) -> OpaquePointer {
+            if let cached = statements[sql] {
+                sqlite3_clear_bindings(cached)
+                return cached
+            }
+            var statement: OpaquePointer?
+            let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+            guard code == SQLITE_OK, let statement else { throw failure(code) }
+            statements[sql] = statement
+            return statement
+        }
+
+        func run(_ statement: OpaquePointer) throws(HTTPCacheStoreError) {
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_DONE || code == SQLITE_ROW else { throw failure(code) }
+        }
+
+        private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+            guard let text else {
+                sqlite3_bind_null(statement, index)
+                return
+            }
+            sqlite3_bind_text(statement, index, text, -1, Self.transient)
+        }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) {
+            _ = data.withUnsafeBytes { buffer in
+                if let base = buffer.baseAddress, buffer.count > 0 {
+                    sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
+                } else {
+                    sqlite3_bind_zeroblob(statement, index, 0)
+                }
+            }
+        }
+
+        static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
+            sqlite3_column_text(statement, column).map { String(cString: $0) }
+        }
+
+        static func data(_ statement: OpaquePointer, _ column: Int32) -> Data {
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+            return Data(bytes: bytes, count: count)
+        }
+
+        /// Header fields as `name NUL value NUL …` (a field value never contains NUL).
+        static func encodeHeaders(_ headers: HTTPHeaders) -> Data {
+            var bytes: [UInt8] = []
+            for field in headers {
+                bytes.append(contentsOf: field.name.utf8)
+                bytes.append(0)
+                bytes.append(contentsOf: field.value.utf8)
+                bytes.append(0)
+            }
+            return Data(bytes)
+        }
+
+        static func decodeHeaders(_ data: Data) -> HTTPHeaders? {
+            guard data.isEmpty || data.last == 0 else { return nil }
+            let parts = data.dropLast().split(separator: 0, omittingEmptySubsequences: false)
+            guard data.isEmpty || parts.count % 2 == 0 else { return nil }
+            var fields: [HTTPHeaders.Field] = []
+            var index = parts.startIndex
+            while !data.isEmpty, index < parts.endIndex {
+                fields.append(
+                    HTTPHeaders.Field(
+                        name: String(decoding: parts[index], as: UTF8.self),
+                        value: String(decoding: parts[index + 1], as: UTF8.self)))
+                index += 2
+            }
+            return HTTPHeaders(fields)
+        }
+    }
+}

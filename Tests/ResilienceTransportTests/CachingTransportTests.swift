@@ -1,0 +1,271 @@
+import Foundation
+import ResilienceCore
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+/// A wall clock tests move by hand.
+final class TestWallClock: Sendable {
+    private let now: LockedState<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) { now = LockedState(initialState: start) }
+    var read: @Sendable () -> Date { { [now] in now.withLock { $0 } } }
+    var date: Date { now.withLock { $0 } }
+    func advance(by seconds: Double) { now.withLock { $0.addTimeInterval(seconds) } }
+}
+
+@Suite("Caching transport")
+struct CachingTransportTests {
+    static let url = "https://api.example/jobs"
+    let context = ResilienceContext(key: "jobs")
+
+    static func ok(_ body: String, _ headers: HTTPHeaders) -> ScriptedHTTPTransport.Answer {
+        .status(200, headers: headers, body: body)
+    }
+
+    func get(_ cache: CachingTransport, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+        try await cache.send(HTTPRequest(url: URL(string: Self.url)!, headers: headers), context: context)
+    }
+
+    @Test("A fresh response answers from storage with Age and Cache-Status; the network is not asked")
+    func freshHit() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(Self.url, [Self.ok("v1", ["Cache-Control": "max-age=60"]), Self.ok("v2", [:])])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 30)
+        let hit = try await get(cache)
+        #expect(String(decoding: hit.body, as: UTF8.self) == "v1")
+        #expect(hit.headers["Age"] == "30")
+        let status = try #require(HTTPCacheStatus(headers: hit.headers, cacheName: CachingTransport.cacheName))
+        #expect(status.isHit && !status.isStale && status.timeToLive == 30)
+        #expect(network.requests.count == 1)
+    }
+
+    @Test("A stale response is validated with its ETag and Last-Modified; a 304 freshens the stored headers")
+    func validation() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok(
+                    "v1",
+                    [
+                        "Cache-Control": "max-age=10", "ETag": "\"a\"",
+                        "Last-Modified": HTTPDate.format(Date(timeIntervalSince1970: 0)),
+                    ]),
+                .status(304, headers: ["Cache-Control": "max-age=300", "X-Generation": "2"]),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let validated = try await get(cache)
+        #expect(validated.status == 200)
+        #expect(String(decoding: validated.body, as: UTF8.self) == "v1")
+        #expect(validated.headers["X-Generation"] == "2")
+        #expect(network.requests.last?.headers["If-None-Match"] == "\"a\"")
+        #expect(network.requests.last?.headers["If-Modified-Since"] == "Thu, 01 Jan 1970 00:00:00 GMT")
+        clock.advance(by: 200)
+        _ = try await get(cache)
+        #expect(network.requests.count == 2)
+    }
+
+    @Test("Vary keeps one variant per selecting header value")
+    func vary() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("en", ["Cache-Control": "max-age=60", "Vary": "Accept-Language"]),
+                Self.ok("de", ["Cache-Control": "max-age=60", "Vary": "Accept-Language"]),
+            ])
+        let cache = CachingTransport(wrapping: network, wallClock: TestWallClock().read)
+        _ = try await get(cache, headers: ["Accept-Language": "en"])
+        let german = try await get(cache, headers: ["Accept-Language": "de"])
+        let english = try await get(cache, headers: ["Accept-Language": "en"])
+        #expect(String(decoding: german.body, as: UTF8.self) == "de")
+        #expect(String(decoding: english.body, as: UTF8.self) == "en")
+        #expect(network.requests.count == 2)
+    }
+
+    @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
+    func invalidationAndRequestDirectives() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(Self.url, [Self.ok("v1", ["Cache-Control": "max-age=60"])])
+        let cache = CachingTransport(wrapping: network, wallClock: TestWallClock().read)
+        _ = try await get(cache)
+        _ = try await get(cache, headers: ["Cache-Control": "no-cache"])
+        #expect(network.requests.count == 2)
+        _ = try await get(cache, headers: ["Pragma": "no-cache"])
+        #expect(network.requests.count == 3)
+        _ = try await get(cache)
+        #expect(network.requests.count == 3)
+        _ = try await cache.send(HTTPRequest(method: .post, url: URL(string: Self.url)!), context: context)
+        _ = try await get(cache)
+        #expect(network.requests.count == 5)
+        let onlyIfCached = try await cache.send(
+            HTTPRequest(url: URL(string: "https://api.example/other")!, headers: ["Cache-Control": "only-if-cached"]),
+            context: context)
+        #expect(onlyIfCached.status == 504)
+        #expect(network.requests.count == 5)
+    }
+
+    @Test("stale-if-error: a failure the wrapped transport could not recover from is answered stale, and says so")
+    func staleIfError() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=60, stale-if-error=600"]),
+                .failure(URLError(.notConnectedToInternet)), .status(503), .failure(URLError(.timedOut)),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 100)
+        let stale = try await get(cache)
+        #expect(String(decoding: stale.body, as: UTF8.self) == "v1")
+        #expect(stale.headers["Age"] == "100")
+        let status = try #require(HTTPCacheStatus(headers: stale.headers, cacheName: CachingTransport.cacheName))
+        #expect(status.isStale && status.timeToLive == -40 && status.detail == "stale-if-error")
+        let afterServerError = try await get(cache)
+        #expect(afterServerError.status == 200)
+        clock.advance(by: 600)
+        await #expect(throws: URLError.self) { try await get(cache) }
+    }
+
+    @Test("A cancelled request is never answered from the cache")
+    func cancellation() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [Self.ok("v1", ["Cache-Control": "max-age=0, stale-if-error=600"]), .failure(CancellationError())])
+        let cache = CachingTransport(wrapping: network, wallClock: TestWallClock().read)
+        _ = try await get(cache)
+        await #expect(throws: CancellationError.self) { try await get(cache) }
+    }
+
+    @Test("stale-while-revalidate answers stale at once and refreshes in the background")
+    func staleWhileRevalidate() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=10, stale-while-revalidate=60"]),
+                Self.ok("v2", ["Cache-Control": "max-age=100"]),
+            ])
+        let clock = TestWallClock()
+        let store = InMemoryHTTPCacheStore()
+        let cache = CachingTransport(wrapping: network, store: store, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let stale = try await get(cache)
+        #expect(String(decoding: stale.body, as: UTF8.self) == "v1")
+        for _ in 0..<1_000
+        where network.requests.count < 2 || store.entries(forKey: Self.url).first?.response.body != Data("v2".utf8) {
+            await Task.yield()
+        }
+        let refreshed = try await get(cache)
+        #expect(String(decoding: refreshed.body, as: UTF8.self) == "v2")
+        #expect(network.requests.count == 2)
+    }
+}
+
+@Suite("HTTP cache stores")
+struct HTTPCacheStoreTests {
+    static func entry(_ key: String, bodyBytes: Int, variant: String = "") -> HTTPCacheEntry {
+        HTTPCacheEntry(
+            key: key, variantKey: variant,
+            response: HTTPResponse(
+                status: 200, headers: ["Cache-Control": "max-age=60"], body: Data(repeating: 7, count: bodyBytes)),
+            requestTime: Date(timeIntervalSince1970: 1), responseTime: Date(timeIntervalSince1970: 2),
+            freshnessLifetime: 60, initialAge: 0)
+    }
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("http-cache-\(UUID()).sqlite").path
+    }
+
+    func exerciseLeastRecentlyUsedEviction(_ store: some HTTPCacheStore, budget: Int) throws {
+        let size = Self.entry("a", bodyBytes: 1_000).byteCount
+        #expect(budget >= 3 * size && budget < 4 * size)
+        try store.store(Self.entry("a", bodyBytes: 1_000))
+        try store.store(Self.entry("b", bodyBytes: 1_000))
+        try store.store(Self.entry("c", bodyBytes: 1_000))
+        #expect(try store.entries(forKey: "a").count == 1)
+        try store.store(Self.entry("d", bodyBytes: 1_000))
+        #expect(try store.entries(forKey: "b").isEmpty)
+        #expect(try store.entries(forKey: "a").count == 1)
+        try store.store(Self.entry("huge", bodyBytes: 10_000))
+        #expect(try store.entries(forKey: "huge").isEmpty)
+        try store.store(Self.entry("a", bodyBytes: 1_000, variant: "accept=x"))
+        #expect(try store.entries(forKey: "a").count == 2)
+        try store.removeEntries(forKey: "a")
+        #expect(try store.entries(forKey: "a").isEmpty)
+    }
+
+    @Test("In memory: a byte budget with least-recently-used eviction")
+    func inMemory() throws {
+        let store = InMemoryHTTPCacheStore(byteBudget: 3_300)
+        try exerciseLeastRecentlyUsedEviction(store, budget: 3_300)
+        #expect(store.byteCount <= 3_300)
+    }
+
+    @Test("SQLite: the same budget and eviction, and entries survive reopening")
+    func sqlite() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let store = try SQLiteHTTPCacheStore(path: path, byteBudget: 3_300)
+            try exerciseLeastRecentlyUsedEviction(store, budget: 3_300)
+            try store.store(Self.entry("kept", bodyBytes: 10))
+        }
+        let reopened = try SQLiteHTTPCacheStore(path: path, byteBudget: 3_300)
+        let kept = try #require(try reopened.entries(forKey: "kept").first)
+        #expect(kept == Self.entry("kept", bodyBytes: 10))
+        #expect(reopened.byteCount <= 3_300 && reopened.byteCount > 0)
+        #expect(reopened.quarantinedPath == nil)
+    }
+
+    @Test("SQLite: a corrupt file is quarantined and an empty cache rebuilt in its place")
+    func corruptFile() throws {
+        let path = Self.temporaryPath()
+        try Data(repeating: 0x5A, count: 8_192).write(to: URL(fileURLWithPath: path))
+        let store = try SQLiteHTTPCacheStore(path: path)
+        let aside = try #require(store.quarantinedPath)
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: aside)
+        }
+        #expect(FileManager.default.fileExists(atPath: aside))
+        try store.store(Self.entry("a", bodyBytes: 10))
+        #expect(try store.entries(forKey: "a").count == 1)
+    }
+
+    @Test("SQLite: a row whose body no longer matches its recorded length is dropped and read as absent")
+    func damagedRow() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(Self.entry("a", bodyBytes: 100))
+        try store.store(Self.entry("b", bodyBytes: 100))
+        let before = store.byteCount
+        var database: OpaquePointer?
+        #expect(sqlite3_open(path, &database) == SQLITE_OK)
+        let damage = "UPDATE http_cache SET body = x'00' WHERE key = 'a'"
+        #expect(sqlite3_exec(database, damage, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(database)
+        #expect(try store.entries(forKey: "a").isEmpty)
+        #expect(try store.entries(forKey: "b").count == 1)
+        #expect(store.byteCount < before)
+    }
+}
