@@ -22,7 +22,9 @@ struct AdaptiveConcurrencyLimiterTests {
         // Sheddable calls fill 75 % of the limit, default ones all of it, critical ones 125 %.
         var admitted: [RequestPriority: Int] = [:]
         for priority in [RequestPriority.sheddable, .default, .critical] {
-            while limiter.tryAcquire(now: at(0), priority: priority).permit != nil { admitted[priority, default: 0] += 1 }
+            while limiter.tryAcquire(now: at(0), priority: priority).permit != nil {
+                admitted[priority, default: 0] += 1
+            }
         }
         #expect(admitted == [.sheddable: 15, .default: 5, .critical: 5])
         #expect(limiter.tryAcquire(now: at(0), priority: .sheddable).permit == nil)
@@ -104,11 +106,13 @@ struct AdaptiveConcurrencyLimiterTests {
         let limiter = Self.limiter(initial: 1, minimum: 1, maximum: 1, queued: 4)
         let held = limiter.tryAcquire(now: at(0)).permit!
         let sheddable = Task {
-            try await limiter.waitForPermit(context: ResilienceContext(key: "k", clock: .manual(clock), priority: .sheddable))
+            try await limiter.waitForPermit(
+                context: ResilienceContext(key: "k", clock: .manual(clock), priority: .sheddable))
         }
         await eventually { limiter.occupancy.queued == 1 }
         let critical = Task {
-            try await limiter.waitForPermit(context: ResilienceContext(key: "k", clock: .manual(clock), priority: .critical))
+            try await limiter.waitForPermit(
+                context: ResilienceContext(key: "k", clock: .manual(clock), priority: .critical))
         }
         await eventually { limiter.occupancy.queued == 2 }
         limiter.release(held, outcome: .accepted, now: at(0.1))
@@ -128,7 +132,8 @@ struct AdaptiveConcurrencyLimiterTests {
     }
 
     @Test func conforms() async {
-        let report = await RateLimiterConformance { Self.limiter(initial: 10, minimum: 10, maximum: 10, queued: 4) }.run()
+        let report = await RateLimiterConformance { Self.limiter(initial: 10, minimum: 10, maximum: 10, queued: 4) }
+            .run()
         #expect(report.conforms, "\(report)")
     }
 }
@@ -205,7 +210,8 @@ struct AdaptiveConcurrencyStageTests {
 struct RetryBudgetPriorityTests {
     @Test func sheddableRetriesLeaveTheReserve() {
         let budget = RetryBudget(
-            RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 1, window: .seconds(10)), clock: .manual(ManualClock()))
+            RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 1, window: .seconds(10)), clock: .manual(ManualClock())
+        )
         var sheddable = 0
         while budget.tryWithdraw(now: at(0), priority: .sheddable) { sheddable += 1 }
         #expect(sheddable == 8)

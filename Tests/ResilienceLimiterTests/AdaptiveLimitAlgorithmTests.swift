@@ -16,21 +16,39 @@ struct AdaptiveLimitAlgorithmTests {
 
     @Test func gradient2ShrinksWhenTheRoundTripPassesTheTolerance() {
         var memory = AdaptiveLimitMemory()
-        let settings = Gradient2Limit()
-        for _ in 0..<10 { _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), &memory) }
+        let settings = Gradient2Limit(shortWindow: 1)
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), &memory)
+        // The step is smoothing × shortWindow ÷ limit = 0.2 × 1 ÷ 50 per sample.
+        let step = 0.2 / 50
+        // Within the tolerance (0.115 < 1.2 × 0.1) the limit still grows.
+        let within = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.115, inFlight: 50), &memory)
+        #expect(abs(within - (50 + 4 * step)) < 1e-9)
+        // 0.3 against a baseline of 0.1: gradient 1.2 × 0.1 ÷ 0.3 < 0.5, clamped to 0.5; target 50 × 0.5 + 4.
         let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 50), &memory)
-        let long = 0.1 * (1 - 2.0 / 601) + 0.3 * 2.0 / 601
-        let gradient = 1.5 * long / 0.3
-        #expect(abs(next - (50 * 0.8 + (50 * gradient + 4) * 0.2)) < 1e-9)
-        #expect(next < 50)
+        #expect(abs(next - (50 * (1 - step) + 29 * step)) < 1e-9)
     }
 
     @Test func gradient2ShrinksAtMostByHalfPerSample() {
         var memory = AdaptiveLimitMemory()
-        let settings = Gradient2Limit(smoothing: 1, queueSize: 0)
-        _ = settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 100), &memory)
-        let next = settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 10, inFlight: 100), &memory)
-        #expect(next == 50)
+        let settings = Gradient2Limit(smoothing: 1, shortWindow: 1, queueSize: 0)
+        _ = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 1), &memory)
+        let next = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 10, inFlight: 1), &memory)
+        #expect(next == 0.5)
+    }
+
+    @Test func gradient2AveragesTheRecentRoundTripOverItsShortWindow() {
+        var memory = AdaptiveLimitMemory()
+        #expect(memory.averageShort(0.1, window: 20) == 0.1)
+        #expect(abs(memory.averageShort(0.3, window: 20) - 0.11) < 1e-12)
+    }
+
+    @Test func theBaselineFallsAtOnceAndRisesWithItsTimeConstant() {
+        var memory = AdaptiveLimitMemory()
+        #expect(memory.followBaseline(0.1, now: 0, rise: 60) == 0.1)
+        #expect(memory.followBaseline(0.2, now: 0, rise: 60) == 0.1)
+        let risen = memory.followBaseline(0.2, now: 60, rise: 60)
+        #expect(abs(risen - (0.1 + 0.1 * (1 - exp(-1)))) < 1e-12)
+        #expect(memory.followBaseline(0.05, now: 61, rise: 60) == 0.05)
     }
 
     @Test func gradient2LearnsNothingWhileTheCallerUsesLessThanHalf() {
@@ -78,8 +96,10 @@ struct AdaptiveLimitAlgorithmTests {
     }
 
     @Test func settingsOutOfRangeAreClamped() {
-        let gradient = Gradient2Limit(smoothing: .nan, tolerance: 0.1, longWindow: -5, queueSize: -1).sanitized
-        #expect(gradient == Gradient2Limit(smoothing: 0.2, tolerance: 1, longWindow: 1, queueSize: 0))
+        let gradient = Gradient2Limit(smoothing: .nan, tolerance: 0.1, shortWindow: -5, baselineRise: 0, queueSize: -1)
+            .sanitized
+        #expect(
+            gradient == Gradient2Limit(smoothing: 0.2, tolerance: 1, shortWindow: 1, baselineRise: 0.001, queueSize: 0))
         let vegas = VegasLimit(alphaFactor: 10, betaFactor: 2, smoothing: 0, probeMultiplier: 0).sanitized
         #expect(vegas.betaFactor >= vegas.alphaFactor && vegas.smoothing > 0 && vegas.probeMultiplier == 1)
         #expect(AIMDLimit(backoffRatio: 2, latencyThreshold: .zero).sanitized.backoffRatio < 1)

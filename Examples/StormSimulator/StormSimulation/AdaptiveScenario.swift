@@ -45,8 +45,12 @@ struct AdaptiveScenario: Sendable {
         Row(
             name: "adaptive: gradient2 (default)", color: "#1f77b4",
             admission: .adaptive(.standard, usesPriorities: true), isDefault: true),
-        Row(name: "adaptive: vegas", color: "#2ca02c", admission: .adaptive(configuration(.vegas()), usesPriorities: true)),
-        Row(name: "adaptive: aimd", color: "#ff7f0e", admission: .adaptive(configuration(.aimd()), usesPriorities: true)),
+        Row(
+            name: "adaptive: vegas", color: "#2ca02c",
+            admission: .adaptive(configuration(.vegas()), usesPriorities: true)),
+        Row(
+            name: "adaptive: aimd", color: "#ff7f0e", admission: .adaptive(configuration(.aimd()), usesPriorities: true)
+        ),
     ]
 
     static func configuration(_ algorithm: AdaptiveLimitAlgorithm) -> AdaptiveConcurrencyLimiter.Configuration {
@@ -147,11 +151,13 @@ extension StormReport {
                 Self.cell(spikeGoodput, Self.percent),
             ])
             guard row.isDefault else { continue }
-            let range = "[\(FixedFormat.number(0.9 * Double(scenario.slotsAfter), decimals: 0)), "
+            let range =
+                "[\(FixedFormat.number(0.9 * Double(scenario.slotsAfter), decimals: 0)), "
                 + "\(FixedFormat.number(1.2 * Double(scenario.slotsAfter), decimals: 0))]"
             goals.append(
                 Goal(
-                    name: "Adaptive: slots \(scenario.slots) → \(scenario.slotsAfter): the limit settles in \(range) within 10 s",
+                    name:
+                        "Adaptive: slots \(scenario.slots) → \(scenario.slotsAfter): the limit settles in \(range) within 10 s",
                     strategy: row.name, target: "≤ 10 s", summary: SeedSummary(settle.values) { $0 <= 10 },
                     format: Self.seconds))
             goals.append(
@@ -202,7 +208,8 @@ extension StormReport {
                     name: row.name, points: outcomes[0].drop.limits.map { ($0.time, $0.limit) }, color: row.color)
             }, shaded: (scenario.changeAt, scenario.changeAt + 60))
         limitChart.references = [
-            ("slots \(scenario.slots)", Double(scenario.slots)), ("slots \(scenario.slotsAfter)", Double(scenario.slotsAfter)),
+            ("slots \(scenario.slots)", Double(scenario.slots)),
+            ("slots \(scenario.slotsAfter)", Double(scenario.slotsAfter)),
         ]
         charts.append(("adaptive-limit.svg", limitChart))
         var latencyChart = SVGChart(

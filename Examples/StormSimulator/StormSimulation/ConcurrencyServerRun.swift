@@ -128,7 +128,9 @@ struct ConcurrencyServerRun: Sendable {
         }
         schedule(nextArrival(after: 0), .arrival)
         schedule(0, .sample)
-        for change in [changeAt, restoreAt] where change.isFinite && change < duration { schedule(change, .slotsChange) }
+        for change in [changeAt, restoreAt] where change.isFinite && change < duration {
+            schedule(change, .slotsChange)
+        }
         while let event = events.pop(), event.time < duration {
             let time = event.time
             let second = Int(time)
@@ -141,7 +143,8 @@ struct ConcurrencyServerRun: Sendable {
                 result.serviceTimes.append(service)
                 let index = requests.count
                 let counted = time >= measuredFrom
-                requests.append(Request(arrival: time, priorityClass: priorityClass, service: service, counted: counted))
+                requests.append(
+                    Request(arrival: time, priorityClass: priorityClass, service: service, counted: counted))
                 result.offered[second] += 1
                 if counted { result.offeredByClass[priorityClass] += 1 }
                 let decision: RateLimitDecision

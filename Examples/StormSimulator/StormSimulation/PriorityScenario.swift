@@ -67,7 +67,8 @@ extension StormReport {
                     target: "≥ 99 %", summary: SeedSummary(critical.values) { $0 >= 0.99 }, format: Self.percent))
             goals.append(
                 Goal(
-                    name: "Priority at \(overload)× overload: sheddable shed first (rejected share sheddable > default ≥ critical)",
+                    name:
+                        "Priority at \(overload)× overload: sheddable shed first (rejected share sheddable > default ≥ critical)",
                     strategy: row.name, target: "in order",
                     summary: SeedSummary(values: outcomes.map { $0.rejection(ofClass: 0) }, passed: shedFirst),
                     format: { Self.percent($0) + " of sheddable rejected" }))
@@ -90,7 +91,8 @@ extension StormReport {
             (
                 "priority-limit.svg",
                 SVGChart(
-                    title: "Priorities at \(FixedFormat.number(scenario.overload))× overload: p99 latency of each second (seed \(seeds[0]))",
+                    title:
+                        "Priorities at \(FixedFormat.number(scenario.overload))× overload: p99 latency of each second (seed \(seeds[0]))",
                     xLabel: "time (s)", yLabel: "p99 latency (ms)",
                     series: zip(rows, results).map { row, outcomes in
                         SVGChart.Series(

@@ -66,7 +66,9 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     /// The slow path after the limiter found no slot: waits when allowed, or throws the rejection. Emits
     /// `rateLimited` either way.
     @usableFromInline
-    func waitForPermit(after decision: RateLimitDecision, _ context: ResilienceContext) async throws
+    func waitForPermit(
+        after decision: RateLimitDecision, _ context: ResilienceContext
+    ) async throws
         -> RateLimitPermit
     {
         var retryAfter: Duration?

@@ -1,25 +1,36 @@
+import Foundation
+
 /// What the algorithms remember between samples: the long-term and the smallest round trip, and the samples
 /// counted since the last probe. Plain data, kept in the limiter's locked state.
 struct AdaptiveLimitMemory: Hashable, Sendable {
-    /// Gradient2's long-term round trip, in seconds (0 until the first sample).
+    /// Gradient2's recent round trip (an average over its short window), in seconds (0 until the first sample).
+    var shortRoundTrip = 0.0
+    /// Gradient2's baseline round trip, in seconds (0 until the first sample).
     var longRoundTrip = 0.0
-    /// Samples averaged into ``longRoundTrip`` so far (up to the warm-up of 10).
-    var longSamples = 0
+    /// When Gradient2's baseline last moved, in seconds on the limiter's clock.
+    var longUpdatedAt = 0.0
     /// Vegas's smallest round trip, in seconds (0 until the first sample).
     var smallestRoundTrip = 0.0
     /// Vegas's samples since the smallest round trip was last re-learned.
     var samplesSinceProbe = 0
 
-    /// Adds `sample` to the long-term average over `window` samples (a plain average over the first 10, then
-    /// an exponential one with weight 2 ÷ (window + 1), as Netflix's `ExpAvgMeasurement`) and returns it.
-    mutating func averageLong(_ sample: Double, window: Int) -> Double {
-        if longSamples < 10 {
-            longSamples += 1
-            longRoundTrip += (sample - longRoundTrip) / Double(longSamples)
+    /// Adds `sample` to the recent round trip, an exponential average with weight 1 ÷ `window`, and returns it.
+    mutating func averageShort(_ sample: Double, window: Int) -> Double {
+        shortRoundTrip = shortRoundTrip == 0 ? sample : shortRoundTrip + (sample - shortRoundTrip) / Double(window)
+        return shortRoundTrip
+    }
+
+    /// Moves the baseline towards `recent` at `now` and returns it: straight down to a smaller round trip, and
+    /// up with the time constant `rise` (seconds), so a queue that lasts does not become the new normal at
+    /// once while a backend that is slower for good is followed within a few `rise`.
+    mutating func followBaseline(_ recent: Double, now: Double, rise: Double) -> Double {
+        if longRoundTrip == 0 || recent <= longRoundTrip {
+            longRoundTrip = recent
         } else {
-            let weight = 2 / (Double(window) + 1)
-            longRoundTrip = longRoundTrip * (1 - weight) + sample * weight
+            let elapsed = max(0, now - longUpdatedAt)
+            longRoundTrip += (recent - longRoundTrip) * (1 - exp(-elapsed / rise))
         }
+        longUpdatedAt = now
         return longRoundTrip
     }
 

@@ -7,6 +7,8 @@ public struct AdaptiveLimitSample: Hashable, Sendable {
     public var inFlight: Int
     /// Whether the backend dropped or refused it (a timeout, a `503`, a `429`): a sign of overload.
     public var dropped: Bool
+    /// When it ended, in seconds on the limiter's clock.
+    public var completedAt: Double
 
     /// Creates a sample.
     ///
@@ -14,9 +16,11 @@ public struct AdaptiveLimitSample: Hashable, Sendable {
     ///   - roundTrip: The call's round trip, in seconds.
     ///   - inFlight: Calls in flight when it was admitted, itself included.
     ///   - dropped: Whether the backend dropped or refused it. Default: `false`.
-    public init(roundTrip: Double, inFlight: Int, dropped: Bool = false) {
+    ///   - completedAt: When it ended, in seconds on the limiter's clock. Default: `0`.
+    public init(roundTrip: Double, inFlight: Int, dropped: Bool = false, completedAt: Double = 0) {
         self.roundTrip = roundTrip
         self.inFlight = inFlight
         self.dropped = dropped
+        self.completedAt = completedAt
     }
 }

@@ -87,7 +87,8 @@ struct AdaptiveLimitState {
         let roundTrip = max(DurationArithmetic.seconds(permit.admittedAt.duration(to: now)), 1e-9)
         recentRoundTrip = recentRoundTrip == 0 ? roundTrip : recentRoundTrip * 0.9 + roundTrip * 0.1
         let sample = AdaptiveLimitSample(
-            roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend)
+            roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,
+            completedAt: DurationArithmetic.seconds(now.offset))
         let next = configuration.algorithm.nextLimit(limit, sample, &memory)
         limit = next.isFinite ? next : limit
         limit = min(max(limit, Double(configuration.minimumLimit)), Double(configuration.maximumLimit))
