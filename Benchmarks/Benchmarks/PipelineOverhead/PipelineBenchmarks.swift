@@ -27,6 +27,10 @@ func fiveStagePipeline() -> Pipeline {
 func registerPipelineBenchmarks() {
     benchmarkPipeline("pipeline: passthrough", PassthroughPipeline())
     benchmarkPipeline("pipeline: five stages", fiveStagePipeline())
+    // The adaptive concurrency stage alone in a pipeline: its cost over the bare call (two lock round trips,
+    // a second clock read and the algorithm's arithmetic per call).
+    benchmarkPipeline(
+        "pipeline: adaptive concurrency", Pipeline { AdaptiveConcurrencyStage(limiter: AdaptiveConcurrencyLimiter()) })
     // How sources and the registry hold a pipeline: `any ResiliencePipeline`, so nothing specialises for
     // the output type at the call.
     let erased: any ResiliencePipeline = fiveStagePipeline()

@@ -18,6 +18,7 @@ func registerStageBenchmarks() {
     register("limiter token-bucket", RateLimiterStrategy(limiter: unlimitedBucket()))
     register("limiter concurrency", RateLimiterStrategy(limiter: ConcurrencyLimiter(.standard)))
     register("limiter adaptive-throttle", RateLimiterStrategy(limiter: AdaptiveThrottle(.standard)))
+    register("adaptive concurrency", AdaptiveConcurrencyStage(limiter: AdaptiveConcurrencyLimiter()))
     register("timeout cooperative", TimeoutStrategy(.seconds(10)))
     register("timeout enforced", TimeoutStrategy(.seconds(10), mode: .enforced))
     register("total deadline", TotalDeadlineStrategy(.seconds(30)))

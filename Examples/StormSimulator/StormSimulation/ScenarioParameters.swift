@@ -27,6 +27,14 @@ public struct ScenarioParameters: Sendable, Hashable {
     public var preset: String?
     /// How many seeds, from the first one (`--seeds`); `nil`: 20, or 2 in quick mode.
     public var seedCount: Int?
+    /// The server's concurrent slots (`--slots`); `nil`: 100 in the adaptive and priority scenarios.
+    public var slots: Int?
+    /// The server's slots after the change (`--slots-after`); `nil`: 40 in the adaptive scenario.
+    public var slotsAfter: Int?
+    /// Seconds into the run at which the slots change (`--change-at`); `nil`: 60 in the adaptive scenario.
+    public var changeAt: Int?
+    /// Offered load as a multiple of the server's capacity (`--overload`); `nil`: 2.
+    public var overload: Double?
 
     /// A repeating outage: up for `up` seconds, then down for `down` seconds, from the start of the run.
     public struct Flap: Sendable, Hashable {
@@ -97,6 +105,10 @@ public struct ScenarioParameters: Sendable, Hashable {
         case "--recovery": recovery = try seconds(1...3600)
         case "--brownout": brownout = try number(0...0.99, "a probability in 0...0.99")
         case "--seeds": seedCount = try seconds(1...1000)
+        case "--slots": slots = try seconds(1...100_000)
+        case "--slots-after": slotsAfter = try seconds(1...100_000)
+        case "--change-at": changeAt = try seconds(11...3600)
+        case "--overload": overload = try number(1.01...100, "a multiple of capacity in 1.01...100")
         case "--flap":
             let expected = "UP,DOWN: two whole numbers of seconds in 1...3600"
             let parts = value()?.split(separator: ",").compactMap { Int($0) } ?? []
@@ -126,6 +138,10 @@ public struct ScenarioParameters: Sendable, Hashable {
           --brownout P         failure probability (default: 0.05, 0.1, 0.2, 0.3, 0.5, 0.7; the flap scenario 0.2)
           --recovery S         seconds measured after a fault ends (default 60)
           --seeds N            how many seeds from --seed (default 20; 2 with --quick)
+          --slots N            the server's concurrent slots (adaptive, priority; default 100)
+          --slots-after N      the server's slots after --change-at (adaptive; default 40)
+          --change-at S        when the slots change, in seconds (adaptive; default 60, at least 11)
+          --overload X         offered load as a multiple of capacity (adaptive, priority; default 2)
           --preset NAME        run only this preset or tuned row besides the baselines:
                                \(presetNames.joined(separator: ", "))
         """

@@ -24,6 +24,9 @@ public struct ResilienceContext: Sendable {
     /// Where a transport reports the quotas servers advertise (``reportQuota(from:responseDate:)``); set by
     /// a quota-pacing limiter stage for the calls it wraps, `nil` otherwise.
     public var quotaObserver: (any ServerQuotaObserver)?
+    /// How much this request matters under overload: limiters shed the lowest priorities first and retry
+    /// budgets keep their last retries for the highest (``RequestPriority/default`` unless the caller says).
+    public var priority: RequestPriority
 
     /// Creates a context.
     ///
@@ -36,6 +39,7 @@ public struct ResilienceContext: Sendable {
     ///   - telemetry: Where events go; `nil` for nowhere.
     ///   - clock: The source of time.
     ///   - classifier: Classifies failures for the stages.
+    ///   - priority: How much the request matters under overload. Default: ``RequestPriority/default``.
     public init(
         key: String,
         operation: String = "call",
@@ -44,7 +48,8 @@ public struct ResilienceContext: Sendable {
         idempotency: Idempotency = .idempotent,
         telemetry: (any TelemetrySink)? = nil,
         clock: ResilienceClock = .continuous,
-        classifier: any ErrorClassifier = CompositeErrorClassifier.standard
+        classifier: any ErrorClassifier = CompositeErrorClassifier.standard,
+        priority: RequestPriority = .default
     ) {
         self.key = key
         self.operation = operation
@@ -54,6 +59,7 @@ public struct ResilienceContext: Sendable {
         self.telemetry = telemetry
         self.clock = clock
         self.classifier = classifier
+        self.priority = priority
     }
 
     /// The classification of `error`: cancellation and ``ClassifiedError`` first, then ``classifier``, then

@@ -27,6 +27,9 @@ public struct ResilienceEventKind: OpenVocabulary {
     public static let breakerRejected: Self = "breaker-rejected"
     /// A limiter delayed or rejected a call; `duration` is the wait or hint.
     public static let rateLimited: Self = "rate-limited"
+    /// An adaptive limiter learned a new concurrency limit; `count` is the new limit, `total` the old one,
+    /// `duration` the round trip that moved it.
+    public static let limitChanged: Self = "limit-changed"
     /// The retry budget refused a retry.
     public static let budgetExhausted: Self = "budget-exhausted"
     /// A fallback alternative was used; `detail` names it.

@@ -41,6 +41,14 @@ public struct LimiterChoice: Sendable, CustomStringConvertible {
         custom("adaptive-throttle") { AdaptiveThrottle(configuration, random: $0) }
     }
 
+    /// An ``AdaptiveConcurrencyLimiter``: a concurrency limit learned from the backend's round trips.
+    ///
+    /// - Parameter configuration: The algorithm, the limit's start and bounds, the waiters allowed and the
+    ///   priorities' shares.
+    public static func adaptiveConcurrency(_ configuration: AdaptiveConcurrencyLimiter.Configuration) -> LimiterChoice {
+        custom("adaptive-concurrency") { _ in AdaptiveConcurrencyLimiter(configuration) }
+    }
+
     /// Builds a new limiter.
     public func makeLimiter(random: SharedRandomSource) -> any RateLimiter {
         build(random)

@@ -41,9 +41,18 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     }
 
     /// Takes one retry from the budget; `false` when the budget is spent.
-    public func tryWithdraw(now: ResilienceInstant? = nil) -> Bool {
+    ///
+    /// The budget spends on the highest priorities first: a retry of a request below
+    /// ``RequestPriority/default`` (a sheddable one) may not use the last
+    /// ``RetryBudgetConfiguration/reservedForPriority`` of the allowance, which stays for default and critical
+    /// requests.
+    ///
+    /// - Parameters:
+    ///   - now: The instant of the retry. Default: the budget's clock.
+    ///   - priority: The priority of the request that would retry. Default: ``RequestPriority/default``.
+    public func tryWithdraw(now: ResilienceInstant? = nil, priority: RequestPriority = .default) -> Bool {
         let instant = now ?? clock.now()
-        return state.withLock { $0.tryWithdraw(now: instant) }
+        return state.withLock { $0.tryWithdraw(now: instant, yieldsReserve: priority < .default) }
     }
 
     /// Requests, retries and retries allowed in the current window.
@@ -70,6 +79,10 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public var window: Duration = .seconds(10)
     /// How many slices the window is divided into (precision of the slide).
     public var buckets: Int = 10
+    /// The share of the allowance kept for requests of ``RequestPriority/default`` priority and above: a
+    /// sheddable request's retry may not use it (0 ... 1; 0.2: sheddable retries stop at 80 % of the
+    /// allowance, so under overload the last retries go to the requests that matter).
+    public var reservedForPriority: Double = 0.2
 
     /// Creates a configuration.
     ///
@@ -81,13 +94,17 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     ///     by default).
     ///   - window: The sliding window over which requests and retries are counted. Default: `.seconds(10)`.
     ///   - buckets: How many slices the window is divided into (precision of the slide). Default: `10`.
+    ///   - reservedForPriority: The share of the allowance a sheddable request's retry may not use, kept for
+    ///     default and critical requests. Default: `0.2`.
     public init(
-        ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10
+        ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10,
+        reservedForPriority: Double = 0.2
     ) {
         self.ratio = ratio
         self.minimumPerSecond = minimumPerSecond
         self.window = window
         self.buckets = buckets
+        self.reservedForPriority = reservedForPriority
     }
 
     /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style).
@@ -120,6 +137,8 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
 struct RetryBudgetState: Sendable {
     let ratio: Double
     let minimumRetries: Double
+    /// The share of the allowance a sheddable request's retry may not use.
+    let reserved: Double
     let sliceNanoseconds: Int64
     /// Requests and retries per time slice, in one array (one allocation per budget, not two).
     private var slices: [(requests: Int, retries: Int)]
@@ -132,6 +151,8 @@ struct RetryBudgetState: Sendable {
         let window = max(DurationArithmetic.clamp(configuration.window), .milliseconds(1))
         let windowNanoseconds = max(Int64(DurationArithmetic.seconds(window) * 1e9), Int64(bucketCount))
         ratio = configuration.ratio.isFinite ? min(max(configuration.ratio, 0), 1_000) : 0
+        let reserve = configuration.reservedForPriority
+        reserved = reserve.isFinite ? min(max(reserve, 0), 1) : 0
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
         minimumRetries = min(perSecond * DurationArithmetic.seconds(window), 1e12)
         sliceNanoseconds = windowNanoseconds / Int64(bucketCount)
@@ -150,10 +171,12 @@ struct RetryBudgetState: Sendable {
         slices[index].requests += 1
     }
 
-    /// Takes one retry from the budget if the window allows it.
-    mutating func tryWithdraw(now: ResilienceInstant) -> Bool {
+    /// Takes one retry from the budget if the window allows it; `yieldsReserve` (a sheddable request) leaves
+    /// the reserved share of the allowance alone.
+    mutating func tryWithdraw(now: ResilienceInstant, yieldsReserve: Bool = false) -> Bool {
         slide(to: now)
-        guard retries < allowance else { return false }
+        let limit = yieldsReserve ? Int((Double(allowance) * (1 - reserved)).rounded(.down)) : allowance
+        guard retries < limit else { return false }
         retries += 1
         slices[index].retries += 1
         return true

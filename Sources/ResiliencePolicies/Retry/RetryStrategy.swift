@@ -129,7 +129,7 @@ public struct RetryStrategy: ResilienceStrategy {
         guard let proposed = decision.delay else { throw error }
         let delay = DurationArithmetic.clamp(proposed)
         if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
-        if let budget, !budget.tryWithdraw(now: now) {
+        if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
             current.emit(.budgetExhausted, at: now) { $0.classification = failure }
             throw ResilienceError(.budgetExhausted, key: current.key, underlying: failure)
         }

@@ -1,0 +1,147 @@
+/// The adaptive concurrency stage: admits a call while the ``AdaptiveConcurrencyLimiter``'s learned limit
+/// (for the call's ``ResilienceContext/priority``) allows, runs it, and teaches the limiter its round trip
+/// and how it ended.
+///
+/// A call that finds no slot is rejected at once with ``ResilienceError`` (`bulkheadFull`, `retryAfter` =
+/// the limiter's hint), or, when `waits` is true, waits through
+/// ``AdaptiveConcurrencyLimiter/waitForPermit(context:)`` (within the deadline, if the limiter's queue has
+/// room). Every rejection or wait is a `rateLimited` event; every change of the learned limit is a
+/// `limitChanged` event (`count` the new limit, `total` the old one, `duration` the round trip that moved
+/// it). The slot is released exactly once, whatever happens to the call. Share one limiter per backend.
+public struct AdaptiveConcurrencyStage: ResilienceStrategy {
+    /// The limiter.
+    public let limiter: AdaptiveConcurrencyLimiter
+    /// Whether a call that finds no slot waits (within the deadline) instead of being rejected at once.
+    public let waits: Bool
+
+    /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - limiter: The limiter (share one per backend).
+    ///   - waits: Whether a call that finds no slot waits, within the deadline and the limiter's queue, instead
+    ///     of being rejected at once. Default: `false`.
+    public init(limiter: AdaptiveConcurrencyLimiter, waits: Bool = false) {
+        self.limiter = limiter
+        self.waits = waits
+    }
+
+    /// Acquires, runs and releases one call (the stage's steps, below). The success path takes the limiter's
+    /// lock twice and reads the clock once more after the call (the round trip).
+    @inlinable
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await StageDriver.run(self, context, next)
+    }
+
+    /// `adaptive-concurrency(policy: adaptive-concurrency(gradient2(…), …), waits: false)`.
+    public var stageDescription: StageDescription {
+        StageDescription(
+            name: "adaptive-concurrency",
+            settings: [.init("policy", limiter.policyDescription), .init("waits", String(waits))])
+    }
+
+    /// Releases `permit` with `outcome` at `now` and reports a change of the limit.
+    @inlinable @inline(__always)
+    func complete(
+        _ permit: RateLimitPermit, _ outcome: RateLimitOutcome, now: ResilienceInstant,
+        _ context: ResilienceContext
+    ) {
+        guard let change = limiter.complete(permit, outcome: outcome, now: now) else { return }
+        Self.emitLimitChanged(change, roundTrip: permit.admittedAt.duration(to: now), at: now, context)
+    }
+
+    @usableFromInline
+    static func emitLimitChanged(
+        _ change: (from: Int, to: Int), roundTrip: Duration, at now: ResilienceInstant, _ context: ResilienceContext
+    ) {
+        context.emit(.limitChanged, at: now) { event in
+            event.count = change.to
+            event.total = change.from
+            event.duration = roundTrip
+        }
+    }
+
+    /// The slow path after the limiter found no slot: waits when allowed, or throws the rejection. Emits
+    /// `rateLimited` either way.
+    @usableFromInline
+    func waitForPermit(
+        after decision: RateLimitDecision, _ context: ResilienceContext
+    ) async throws
+        -> RateLimitPermit
+    {
+        var retryAfter: Duration?
+        if case .rejected(_, let hint) = decision { retryAfter = hint }
+        RateLimiterStrategy.emitLimited(context, retryAfter, waits ? "queued" : "rejected")
+        guard waits else { throw ResilienceError(.bulkheadFull, key: context.key, retryAfter: retryAfter) }
+        return try await limiter.waitForPermit(context: context)
+    }
+}
+
+// The stage's steps (`StageDriver.swift`): `enter` takes a slot for the call's priority or stops, `exit`
+// releases it with the round trip, `recover` releases it with how the call failed, `resume` waits for a slot
+// (or rejects) and then runs `next` once.
+extension AdaptiveConcurrencyStage: SteppedStage {
+    @inlinable var recordSize: Int { MemoryLayout<RateLimitPermit>.stride }
+
+    /// Takes a slot at once, or stops to wait or reject.
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        let decision = limiter.tryAcquire(now: frame.start, priority: context.priority)
+        guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
+        frame.store(permit, at: offset)
+        return nil
+    }
+
+    /// Releases the slot as accepted, with the round trip up to now.
+    @inlinable @inline(__always)
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        complete(frame.load(RateLimitPermit.self, at: offset), .accepted, now: context.clock.now(), context)
+    }
+
+    /// Waits for a slot (or throws the rejection), then runs `next` under it and releases it.
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
+        let permit = try await waitForPermit(after: decision, context)
+        var succeeded = true
+        // Releases after the output went straight into the caller's return slot.
+        defer { if succeeded { complete(permit, .accepted, now: context.clock.now(), context) } }
+        do {
+            return try await next(context)
+        } catch {
+            succeeded = false
+            let outcome = RateLimiterStrategy.outcome(of: error, context)
+            complete(permit, outcome, now: context.clock.now(), context)
+            throw error
+        }
+    }
+
+    /// Releases the slot with how the call failed, and rethrows the failure.
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        let outcome = RateLimiterStrategy.outcome(of: error, context)
+        complete(frame.load(RateLimitPermit.self, at: offset), outcome, now: context.clock.now(), context)
+        throw error
+    }
+}
+
+extension ResilienceStrategy where Self == AdaptiveConcurrencyStage {
+    /// An adaptive concurrency stage around `limiter`.
+    ///
+    /// - Parameters:
+    ///   - limiter: The limiter (share one per backend).
+    ///   - waits: Whether a call that finds no slot waits instead of being rejected at once. Default: `false`.
+    public static func adaptiveConcurrency(
+        _ limiter: AdaptiveConcurrencyLimiter, waits: Bool = false
+    ) -> AdaptiveConcurrencyStage {
+        AdaptiveConcurrencyStage(limiter: limiter, waits: waits)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What the algorithms remember between samples: the long-term and the smallest round trip, and the samples
+/// counted since the last probe. Plain data, kept in the limiter's locked state.
+struct AdaptiveLimitMemory: Hashable, Sendable {
+    /// Gradient2's recent round trip (an average over its short window), in seconds (0 until the first sample).
+    var shortRoundTrip = 0.0
+    /// Gradient2's baseline round trip, in seconds (0 until the first sample).
+    var longRoundTrip = 0.0
+    /// When Gradient2's baseline last moved, in seconds on the limiter's clock.
+    var longUpdatedAt = 0.0
+    /// Vegas's smallest round trip, in seconds (0 until the first sample).
+    var smallestRoundTrip = 0.0
+    /// Vegas's samples since the smallest round trip was last re-learned.
+    var samplesSinceProbe = 0
+
+    /// Adds `sample` to the recent round trip, an exponential average with weight 1 ÷ `window`, and returns it.
+    mutating func averageShort(_ sample: Double, window: Int) -> Double {
+        shortRoundTrip = shortRoundTrip == 0 ? sample : shortRoundTrip + (sample - shortRoundTrip) / Double(window)
+        return shortRoundTrip
+    }
+
+    /// Moves the baseline towards `recent` at `now` and returns it: straight down to a smaller round trip, and
+    /// up with the time constant `rise` (seconds), so a queue that lasts does not become the new normal at
+    /// once while a backend that is slower for good is followed within a few `rise`.
+    mutating func followBaseline(_ recent: Double, now: Double, rise: Double) -> Double {
+        if longRoundTrip == 0 || recent <= longRoundTrip {
+            longRoundTrip = recent
+        } else {
+            let elapsed = max(0, now - longUpdatedAt)
+            longRoundTrip += (recent - longRoundTrip) * (1 - exp(-elapsed / rise))
+        }
+        longUpdatedAt = now
+        return longRoundTrip
+    }
+
+    /// `value` within `range`, or `fallback` when it is not finite.
+    static func clamp(_ value: Double, _ range: ClosedRange<Double>, or fallback: Double) -> Double {
+        guard value.isFinite else { return fallback }
+        return min(max(value, range.lowerBound), range.upperBound)
+    }
+}

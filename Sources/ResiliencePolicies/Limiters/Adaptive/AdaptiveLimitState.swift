@@ -1,0 +1,112 @@
+/// The state behind an ``AdaptiveConcurrencyLimiter``: calls in flight, the learned limit, what the algorithm
+/// remembers, the admission threshold of each priority class and the waiters of each class. A value type
+/// that takes its inputs as arguments, kept under the limiter's lock.
+struct AdaptiveLimitState {
+    /// A waiter between its arrival and its departure.
+    enum Waiter {
+        /// Claimed its place but has not queued yet; holds the error that ended its wait early.
+        case arriving(early: (any Error)?)
+        /// Queued, suspended until a slot is handed over.
+        case queued(CheckedContinuation<RateLimitPermit, any Error>)
+    }
+
+    /// A waiter's place: its priority class and its handle in that class's queue.
+    struct Place: Sendable {
+        var priorityClass: Int
+        var handle: WaiterQueue<Waiter>.Handle
+    }
+
+    let configuration: AdaptiveConcurrencyLimiter.Configuration
+    private(set) var inFlight = 0
+    /// The learned limit, unrounded.
+    private(set) var limit: Double
+    /// The whole limit, as admission uses it.
+    private(set) var wholeLimit: Int
+    /// Calls each priority class may have in flight (sheddable, default, critical).
+    private(set) var thresholds: (Int, Int, Int) = (0, 0, 0)
+    /// An average of the latest round trips, in seconds, for the retry hint.
+    private(set) var recentRoundTrip = 0.0
+    var memory = AdaptiveLimitMemory()
+    /// The waiters of each priority class (sheddable, default, critical), first come first served.
+    var waiters: [WaiterQueue<Waiter>]
+    /// Waiters in every class.
+    var waiting: Int { waiters[0].count + waiters[1].count + waiters[2].count }
+
+    init(configuration: AdaptiveConcurrencyLimiter.Configuration) {
+        self.configuration = configuration
+        limit = Double(configuration.initialLimit)
+        wholeLimit = configuration.initialLimit
+        let capacity = min(configuration.maximumQueued, 64)
+        waiters = (0..<3).map { _ in WaiterQueue(capacity: capacity) }
+        updateThresholds()
+    }
+
+    /// The class of `priority`: 2 for critical and above, 1 for default and above, 0 below.
+    static func priorityClass(_ priority: RequestPriority) -> Int {
+        priority >= .critical ? 2 : priority >= .default ? 1 : 0
+    }
+
+    /// Calls the class may have in flight.
+    func threshold(_ priorityClass: Int) -> Int {
+        switch priorityClass {
+        case 2: thresholds.2
+        case 1: thresholds.1
+        default: thresholds.0
+        }
+    }
+
+    /// Whether a call of `priorityClass` may start now: under its threshold, and nobody of its class or a
+    /// higher one waiting ahead of it.
+    func admits(_ priorityClass: Int) -> Bool {
+        guard inFlight < threshold(priorityClass) else { return false }
+        for waiting in priorityClass..<3 where !waiters[waiting].isEmpty { return false }
+        return true
+    }
+
+    /// Takes a slot for a call of `priorityClass`, if it may start; the permit's token is the calls then in
+    /// flight.
+    mutating func tryAcquire(_ priorityClass: Int, now: ResilienceInstant) -> RateLimitPermit? {
+        guard admits(priorityClass) else { return nil }
+        inFlight += 1
+        return RateLimitPermit(token: UInt64(inFlight), admittedAt: now)
+    }
+
+    /// Takes a slot for a waiter being handed one.
+    mutating func admitWaiter(now: ResilienceInstant) -> RateLimitPermit {
+        inFlight += 1
+        return RateLimitPermit(token: UInt64(inFlight), admittedAt: now)
+    }
+
+    /// Frees the slot of a call that ended with `outcome` at `now`, learning from it; returns the old and new
+    /// whole limit when it changed.
+    mutating func release(
+        _ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant
+    ) -> (from: Int, to: Int)? {
+        inFlight = max(0, inFlight - 1)
+        guard outcome != .abandoned else { return nil }
+        let roundTrip = max(DurationArithmetic.seconds(permit.admittedAt.duration(to: now)), 1e-9)
+        recentRoundTrip = recentRoundTrip == 0 ? roundTrip : recentRoundTrip * 0.9 + roundTrip * 0.1
+        let sample = AdaptiveLimitSample(
+            roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,
+            completedAt: DurationArithmetic.seconds(now.offset))
+        let next = configuration.algorithm.nextLimit(limit, sample, &memory)
+        limit = next.isFinite ? next : limit
+        limit = min(max(limit, Double(configuration.minimumLimit)), Double(configuration.maximumLimit))
+        let previous = wholeLimit
+        wholeLimit = Int(limit)
+        guard wholeLimit != previous else { return nil }
+        updateThresholds()
+        return (previous, wholeLimit)
+    }
+
+    /// How long until a slot is likely to free: the recent round trip spread over the limit's calls.
+    var retryHint: Duration {
+        let seconds = recentRoundTrip / Double(max(wholeLimit, 1))
+        return seconds > 0.001 ? .nanoseconds(Int64(seconds * 1e9)) : .milliseconds(1)
+    }
+
+    private mutating func updateThresholds() {
+        func share(_ fraction: Double) -> Int { max(1, Int((Double(wholeLimit) * fraction).rounded(.down))) }
+        thresholds = (share(configuration.sheddableShare), wholeLimit, share(configuration.criticalShare))
+    }
+}
