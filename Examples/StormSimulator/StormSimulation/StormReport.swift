@@ -38,12 +38,13 @@ extension StormReport {
         if wanted("rate-limit") { report.addRateLimit() }
         if wanted("contention") { report.addContention() }
         if wanted("hedging") { report.addHedging() }
+        if wanted("coalescing") { report.addCoalescing() }
         return report
     }
 
     /// The scenario names ``generate(mode:firstSeed:only:)`` accepts.
     public static let scenarioNames = [
-        "outage", "brownout", "flap", "metastable", "rate-limit", "contention", "hedging",
+        "outage", "brownout", "flap", "metastable", "rate-limit", "contention", "hedging", "coalescing",
     ]
 
     /// Whether every goal holds (each in at least 19 of 20 seeds).
