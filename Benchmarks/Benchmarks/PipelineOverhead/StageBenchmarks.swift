@@ -24,6 +24,12 @@ func registerStageBenchmarks() {
     register("total deadline", TotalDeadlineStrategy(.seconds(30)))
     register("fallback", FallbackStrategy<Int>(.value("zero", 0)))
     register("hedging", HedgingStrategy(delay: .seconds(10)))
+    // Chaos stages shipped switched off: the cost is the switch's read (Docs/Chaos.md).
+    let off = try! ChaosInjection(rate: 1, enabled: ChaosSwitch(isEnabled: false), random: random)
+    register("chaos fault, switched off", ChaosFaultStrategy(off))
+    register("chaos latency, switched off", try! ChaosLatencyStrategy(off, latency: .seconds(1)))
+    register("chaos behaviour, switched off", ChaosBehaviourStrategy(off) { _ in })
+    register("chaos outcome, switched off", ChaosOutcomeStrategy(off, outcome: 0))
 }
 
 /// The stage alone, and inside a total deadline.

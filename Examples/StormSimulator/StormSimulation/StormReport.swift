@@ -40,12 +40,14 @@ extension StormReport {
         if wanted("hedging") { report.addHedging() }
         if wanted("adaptive") { report.addAdaptive() }
         if wanted("priority") { report.addPriority() }
+        if wanted("coalescing") { report.addCoalescing() }
         return report
     }
 
     /// The scenario names ``generate(mode:firstSeed:only:)`` accepts.
     public static let scenarioNames = [
         "outage", "brownout", "flap", "metastable", "rate-limit", "contention", "hedging", "adaptive", "priority",
+        "coalescing",
     ]
 
     /// Whether every goal holds (each in at least 19 of 20 seeds).

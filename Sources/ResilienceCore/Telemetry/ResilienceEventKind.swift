@@ -53,4 +53,10 @@ public struct ResilienceEventKind: OpenVocabulary {
     /// A call waited for the network path instead of failing or retrying; `duration` is how long,
     /// `detail` the path it waited for (`satisfied`) or `gave-up` when the deadline came first.
     public static let connectivityWait: Self = "connectivity-wait"
+    /// A call joined an identical call already in flight and got its result instead of making its own
+    /// request; `detail` names the stage or decorator that coalesced it.
+    public static let requestCoalesced: Self = "request-coalesced"
+    /// A chaos stage injected a fault, an outcome, latency or a behaviour; `detail` says which, `duration`
+    /// is the latency injected.
+    public static let chaosInjected: Self = "chaos-injected"
 }

@@ -74,6 +74,8 @@ struct StageStop: Sendable {
         case failed(any Error)
         /// The limiter has no permit at once; it waits (or rejects) after `decision`.
         case mustWait(RateLimitDecision)
+        /// A chaos stage injects latency or a behaviour; its `resume` does that, then runs `next`.
+        case injected
     }
 
     /// What the stage needs.
@@ -88,13 +90,15 @@ struct StageStop: Sendable {
     }
 
     /// The error a stage that stopped reports when it has no way to go on: its own failure. Only a limiter
-    /// stops to wait, and it finishes that itself; were a wait ever left to another stage, it would
-    /// surface as the limiter's rejection.
+    /// stops to wait and only a chaos stage stops to inject, and each finishes that itself; were a stop ever
+    /// left to another stage, a wait would surface as the limiter's rejection and an injection as
+    /// ``ChaosFault/serviceUnavailable``.
     @inlinable
     func failure(key: String) -> any Error {
         switch reason {
         case .failed(let error): error
         case .mustWait: ResilienceError(.rateLimited, key: key)
+        case .injected: ChaosFault.serviceUnavailable
         }
     }
 }

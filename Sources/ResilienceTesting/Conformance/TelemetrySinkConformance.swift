@@ -51,6 +51,7 @@ public struct TelemetrySinkConformance: ConformanceKit {
         .attemptStarted, .attemptSucceeded, .attemptFailed, .retryScheduled, .breakerTransition, .breakerRejected,
         .rateLimited, .budgetExhausted, .fallbackUsed, .hedgeLaunched, .timedOut, .credentialRefreshed,
         .insecureTransportBlocked, .sourceFailed, .partialResults, .fetchCompleted, .syncStateChanged,
+        .connectivityWait, .requestCoalesced, .chaosInjected,
     ]
 
     static let secret = "s3cr3t-conformance-token"

@@ -22,6 +22,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case chaos(ChaosProfile)
         case mutationSink(status: Int, body: Data, afterFirstApply: Kind?)
         case requireHeader(name: String, values: Set<String>, then: Kind, otherwise: Kind)
+        case slowClose(Duration, Kind)
     }
 
     let kind: Kind
@@ -49,6 +50,7 @@ public struct Fault: Sendable, CustomStringConvertible {
         case .chaos: "chaos"
         case .mutationSink(let status, _, _): "mutationSink(\(status))"
         case .requireHeader(let header, _, let then, _): "requireHeader(\(header), \(name(of: then)))"
+        case .slowClose(let delay, let next): "slowClose(\(delay), \(name(of: next)))"
         }
     }
 }

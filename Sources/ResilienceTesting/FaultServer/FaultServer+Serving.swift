@@ -59,6 +59,10 @@ extension FaultServer {
         case .hang:
             while pause(.seconds(1), watching: descriptor) {}
             return false
+        case .slowClose(let delay, let next):
+            _ = perform(next, for: request, on: descriptor)
+            _ = pause(delay, watching: descriptor)
+            return false
         case .slowDrip(let status, let body, let chunkSize, let interval):
             guard writeHead(descriptor, status: status, headers: [:], contentLength: body.count) else { return false }
             var offset = 0

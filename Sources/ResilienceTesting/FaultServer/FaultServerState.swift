@@ -44,6 +44,8 @@ struct FaultServerState {
             return .delayed(.seconds(seconds), resolve(next))
         case .delayed(let delay, let next):
             return .delayed(delay, resolve(next))
+        case .slowClose(let delay, let next):
+            return .slowClose(delay, resolve(next))
         case .requireHeader(let name, let values, let then, let otherwise):
             return .requireHeader(name: name, values: values, then: resolve(then), otherwise: resolve(otherwise))
         default:

@@ -1,0 +1,46 @@
+import ResilienceCore
+
+/// When a chaos stage injects: the share of calls (``rate``), the run-time switch, and the seeded random
+/// source that draws for each call. Shared by the fault, outcome, latency and behaviour stages.
+///
+/// A call is injected when the switch is on and a draw from ``random`` falls below ``rate``. With a seeded
+/// source, the same calls in the same order get the same injections (the traces of two runs are equal
+/// byte for byte). A switched-off stage draws nothing and costs one atomic load.
+public struct ChaosInjection: Sendable {
+    /// The share of calls injected, in `0...1`.
+    public let rate: Double
+    /// Whether injection is on now.
+    public let enabled: ChaosSwitch
+    /// The source of the draws; seed it for reproducible runs.
+    public let random: SharedRandomSource
+
+    /// Creates the settings.
+    ///
+    /// - Parameters:
+    ///   - rate: The share of calls injected, in `0...1`.
+    ///   - enabled: Whether injection is on now. Default: a switch of its own, on.
+    ///   - random: The source of the draws. Default: seeded from the system.
+    /// - Throws: ``ChaosConfigurationError`` when `rate` is not a number in `0...1`.
+    public init(
+        rate: Double, enabled: ChaosSwitch = ChaosSwitch(), random: SharedRandomSource = SharedRandomSource()
+    )
+        throws(ChaosConfigurationError)
+    {
+        guard rate.isFinite, (0...1).contains(rate) else { throw ChaosConfigurationError.rateOutOfRange(rate) }
+        self.rate = rate
+        self.enabled = enabled
+        self.random = random
+    }
+
+    /// Whether this call is injected: the switch first, then one draw.
+    @inlinable @inline(__always)
+    public func fires() -> Bool {
+        guard enabled.isEnabled else { return false }
+        return random.nextUnit() < rate
+    }
+
+    /// The stage's settings for its description: `rate`, and `enabled` as the switch reads now.
+    var settings: [StageDescription.Setting] {
+        [.init("rate", "\(rate)"), .init("enabled", "\(enabled.isEnabled)")]
+    }
+}

@@ -1,0 +1,74 @@
+import ResilienceCore
+
+/// The request-coalescing stage (single flight): concurrent calls with the same key share one run of the
+/// stages inside it and the operation, and every caller gets the result (or the error).
+///
+/// - The key comes from ``keyOf``, which reads the context: by default ``ResilienceContext/key`` and
+///   ``ResilienceContext/operation``, for idempotent calls only (a call whose key is `nil` runs on its own).
+///   Derive a key that holds everything that can change the answer (the query, the credentials' identity):
+///   two calls with equal keys get the same result.
+/// - A caller that is cancelled stops waiting at once and throws `CancellationError`; the others keep
+///   waiting. The run is cancelled only when every caller has gone. The caller whose call started the run
+///   lends it its `next` (which lives on that caller's stack), so that caller returns only once the run has
+///   ended, even when it was cancelled earlier.
+/// - The run uses the context of the caller that started it (its deadline, its telemetry).
+/// - A caller that joined a run emits ``ResilienceEventKind/requestCoalesced``.
+///
+/// Put it outside the retry stage, so that callers share the retries too:
+///
+/// ```swift
+/// let pipeline = Pipeline {
+///     CoalescingStrategy()
+///     RetryStrategy(policy: StandardRetryPolicy.standard)
+///     TimeoutStrategy(.seconds(10))
+/// }
+/// ```
+public struct CoalescingStrategy: ResilienceStrategy {
+    /// The calls in flight; share one between stages to coalesce across pipelines.
+    public let flights: SingleFlight<String>
+    /// The key a call is coalesced under, or `nil` to run it on its own.
+    public let keyOf: @Sendable (ResilienceContext) -> String?
+
+    private let keyDescription: String
+
+    /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - flights: The calls in flight. Default: a table of this stage's own.
+    ///   - keyOf: The key a call is coalesced under, or `nil` to run it on its own; `nil` here means
+    ///     ``idempotentCallKey(_:)`` (the context's key and operation, for idempotent calls only). Default: `nil`.
+    public init(
+        flights: SingleFlight<String> = SingleFlight(),
+        keyOf: (@Sendable (ResilienceContext) -> String?)? = nil
+    ) {
+        self.flights = flights
+        self.keyOf = keyOf ?? CoalescingStrategy.idempotentCallKey
+        keyDescription = keyOf == nil ? "key+operation, idempotent only" : "custom"
+    }
+
+    /// `"key operation"` for an idempotent call; `nil` (no coalescing) for any other.
+    ///
+    /// - Parameter context: The call's context.
+    /// - Returns: The key the call is coalesced under, or `nil`.
+    @Sendable
+    public static func idempotentCallKey(_ context: ResilienceContext) -> String? {
+        guard context.idempotency.isIdempotent else { return nil }
+        return context.key + " " + context.operation
+    }
+
+    /// Runs `next` once for all the concurrent calls with this call's key.
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard let key = keyOf(context) else { return try await next(context) }
+        let (output, shared) = try await flights.runBorrowing(key) { try await next(context) }
+        if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing" } }
+        return output
+    }
+
+    /// `coalescing(key: key+operation, idempotent only)` or `coalescing(key: custom)`.
+    public var stageDescription: StageDescription {
+        StageDescription(name: "coalescing", settings: [.init("key", keyDescription)])
+    }
+}

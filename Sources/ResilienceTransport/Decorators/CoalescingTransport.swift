@@ -1,0 +1,117 @@
+import Foundation
+import ResilienceCore
+
+/// Coalesces identical requests (single flight): while a request is in flight, an identical one waits for
+/// its response instead of sending another, and every caller gets the response (or the error).
+///
+/// Two requests are identical when they have the same method, URL, values of ``varyingHeaders`` (the headers
+/// that change the response, as `Vary` would name them) and values of ``credentialHeaders`` (so one user
+/// never gets another's response). The key keeps the credentials only to compare them: its description
+/// shows a fingerprint, never the values. Only ``methods`` are coalesced (GET and HEAD by default); a request
+/// with a body is never coalesced.
+///
+/// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
+/// gone. The request runs with the context of the caller that sent it first. A caller that got another's
+/// response emits ``ResilienceEventKind/requestCoalesced``.
+///
+/// Put it outside ``ResilientTransport``, so identical callers share the retries as well:
+///
+/// ```swift
+/// let transport = CoalescingTransport(wrapping: ResilientTransport(wrapping: session, pipeline: pipeline))
+/// ```
+public struct CoalescingTransport: HTTPTransport {
+    /// The wrapped transport.
+    public let base: any HTTPTransport
+    /// The methods whose requests are coalesced.
+    public let methods: Set<HTTPMethod>
+    /// The headers whose values change the response (compared case-insensitively by name).
+    public let varyingHeaders: [String]
+    /// The headers that carry credentials: part of the key, never shown.
+    public let credentialHeaders: [String]
+    /// The requests in flight.
+    public let flights: SingleFlight<RequestKey>
+
+    /// Wraps `base`.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport.
+    ///   - methods: The methods whose requests are coalesced. Default: `[.get, .head]`.
+    ///   - varyingHeaders: The headers whose values change the response. Default: `Accept`, `Accept-Encoding`,
+    ///     `Accept-Language` and `Range`.
+    ///   - credentialHeaders: The headers that carry credentials. Default: `Authorization`,
+    ///     `Proxy-Authorization` and `Cookie`.
+    ///   - flights: The requests in flight; share one between decorators to coalesce across them. Default: a
+    ///     table of this decorator's own.
+    public init(
+        wrapping base: any HTTPTransport, methods: Set<HTTPMethod> = [.get, .head],
+        varyingHeaders: [String] = ["Accept", "Accept-Encoding", "Accept-Language", "Range"],
+        credentialHeaders: [String] = ["Authorization", "Proxy-Authorization", "Cookie"],
+        flights: SingleFlight<RequestKey> = SingleFlight()
+    ) {
+        self.base = base
+        self.methods = methods
+        self.varyingHeaders = varyingHeaders
+        self.credentialHeaders = credentialHeaders
+        self.flights = flights
+    }
+
+    /// Sends `request`, or waits for the identical request already in flight.
+    public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        guard let key = key(for: request) else { return try await base.send(request, context: context) }
+        let base = base
+        let (response, shared) = try await flights.run(key) { try await base.send(request, context: context) }
+        if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
+        return response
+    }
+
+    /// The key `request` is coalesced under, or `nil` when it is not coalesced (its method is not in
+    /// ``methods``, or it has a body).
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: Its key, or `nil`.
+    public func key(for request: HTTPRequest) -> RequestKey? {
+        guard methods.contains(request.method), request.body == nil else { return nil }
+        return RequestKey(
+            method: request.method, url: request.url.absoluteString,
+            varying: varyingHeaders.map { request.headers.combinedValue(for: $0) },
+            credentials: credentialHeaders.map { request.headers.combinedValue(for: $0) })
+    }
+
+    /// What makes two requests identical for coalescing. Its description never shows the credentials.
+    public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
+        /// The method.
+        public let method: HTTPMethod
+        /// The absolute URL.
+        public let url: String
+        /// The values of the varying headers, in ``CoalescingTransport/varyingHeaders`` order.
+        public let varying: [String?]
+        private let credentials: [String?]
+
+        init(method: HTTPMethod, url: String, varying: [String?], credentials: [String?]) {
+            self.method = method
+            self.url = url
+            self.varying = varying
+            self.credentials = credentials
+        }
+
+        /// A short fingerprint of the credentials (FNV-1a, for telling keys apart in logs; the key compares
+        /// the credentials themselves).
+        public var credentialFingerprint: String {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for value in credentials {
+                for byte in (value ?? "\u{0}").utf8 {
+                    hash ^= UInt64(byte)
+                    hash = hash &* 0x100_0000_01b3
+                }
+                hash ^= 0xff
+                hash = hash &* 0x100_0000_01b3
+            }
+            return String(hash >> 32, radix: 16)
+        }
+
+        /// `GET https://… [credentials 1a2b3c4d]`.
+        public var description: String {
+            "\(method) \(url) [credentials \(credentialFingerprint)]"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ResiliencePolicies
+import ResilienceTesting
+import Testing
+
+/// The coalescing stage inside a pipeline: shared runs, retries shared too, events, description.
+@Suite("CoalescingStrategy")
+struct CoalescingStrategyTests {
+    static func settle(_ what: Comment, _ condition: () -> Bool) async {
+        for _ in 0..<200_000 {
+            if condition() { return }
+            await Task.yield()
+        }
+        Issue.record("never settled: \(what)")
+    }
+
+    @Test("1,000 concurrent calls through a pipeline: one operation run, 999 coalesced events, no leak")
+    func thousandCallsThroughPipeline() async throws {
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline {
+            stage
+            TimeoutStrategy(.seconds(10))
+        }
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext.test(key: "jobs", operation: "fetch", telemetry: sink)
+        let gate = CallGate()
+        let runs = LockedState(initialState: 0)
+        let callers = 1_000
+        let values = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    try await pipeline.execute(context) { _ in
+                        runs.withLock { $0 += 1 }
+                        try await gate.pass()
+                        return "jobs"
+                    }
+                }
+            }
+            await Self.settle("every call waits") { stage.flights.callerCount(for: "jobs fetch") == callers }
+            gate.open()
+            var values: [String] = []
+            for try await value in group { values.append(value) }
+            return values
+        }
+        #expect(runs.withLock { $0 } == 1)
+        #expect(values == Array(repeating: "jobs", count: callers))
+        #expect(sink.count(.requestCoalesced) == callers - 1)
+        #expect(stage.flights.inFlightCount == 0)
+    }
+
+    @Test("Callers share the retries of the stages inside; a non-idempotent call runs on its own")
+    func retriesSharedAndMutationsAlone() async throws {
+        let clock = ManualClock()
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline {
+            stage
+            RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 3), random: SharedRandomSource(seed: 1))
+        }
+        let operation = ScriptedOperation<String>([.failure(TestFailure.serverError), .success("ok")])
+        let context = makeContext(clock)
+        let first = Task { try await pipeline.execute(context, operation.callAsFunction) }
+        await clock.waitForSleepers(count: 1)
+        let second = Task { try await pipeline.execute(context) { _ in "not run" } }
+        await Self.settle("the second call joined") { stage.flights.callerCount(for: "test call") == 2 }
+        clock.advanceToNextDeadline()
+        #expect(try await first.value == "ok")
+        #expect(try await second.value == "ok")
+        #expect(operation.attempts == [1, 2])
+
+        let mutation = makeContext(clock, idempotency: .nonIdempotent)
+        let alone = try await pipeline.execute(mutation) { _ in "posted" }
+        #expect(alone == "posted")
+        #expect(stage.flights.inFlightCount == 0)
+    }
+
+    @Test("A custom key decides what is shared; the pipeline description names the stage")
+    func customKeyAndDescription() async throws {
+        let stage = CoalescingStrategy(keyOf: { $0.operation == "skip" ? nil : "custom:\($0.key)" })
+        let pipeline = Pipeline { stage }
+        #expect(pipeline.pipelineDescription == "coalescing(key: custom)")
+        #expect(
+            Pipeline { CoalescingStrategy() }.pipelineDescription == "coalescing(key: key+operation, idempotent only)")
+        let gate = CallGate()
+        let context = ResilienceContext.test(key: "a")
+        let first = Task {
+            try await pipeline.execute(context) { _ in
+                try await gate.pass()
+                return 1
+            }
+        }
+        await Self.settle("the run started") { stage.flights.callerCount(for: "custom:a") == 1 }
+        let skipped = try await pipeline.execute(ResilienceContext.test(key: "a", operation: "skip")) { _ in 2 }
+        #expect(skipped == 2)
+        gate.open()
+        #expect(try await first.value == 1)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// The coalescing decorator: identical GETs share one request; credentials, varying headers, methods and
+/// bodies keep requests apart; cancellation is each caller's own.
+@Suite("CoalescingTransport")
+struct CoalescingTransportTests {
+    /// A transport that records each request and holds it at a gate.
+    final class GatedTransport: HTTPTransport {
+        let gate = CallGate()
+        let sent = LockedState(initialState: [HTTPRequest]())
+
+        func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+            sent.withLock { $0.append(request) }
+            try await gate.pass()
+            let who = request.headers["Authorization"] ?? "anonymous"
+            return HTTPResponse(status: 200, body: Data("\(request.url.path) for \(who)".utf8))
+        }
+    }
+
+    static func settle(_ what: Comment, _ condition: () -> Bool) async {
+        for _ in 0..<200_000 {
+            if condition() { return }
+            await Task.yield()
+        }
+        Issue.record("never settled: \(what)")
+    }
+
+    let url = URL(string: "https://api.example.com/jobs?page=1")!
+
+    @Test("1,000 concurrent identical GETs: one request upstream, 1,000 responses, no leak")
+    func thousandGets() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext.test(telemetry: sink)
+        let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer alice"])
+        let key = try #require(transport.key(for: request))
+        let callers = 1_000
+        let bodies = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<callers {
+                group.addTask { try await transport.send(request, context: context).body }
+            }
+            await Self.settle("every caller waits") { transport.flights.callerCount(for: key) == callers }
+            base.gate.open()
+            var bodies: [Data] = []
+            for try await body in group { bodies.append(body) }
+            return bodies
+        }
+        #expect(base.sent.withLock { $0.count } == 1)
+        #expect(bodies == Array(repeating: Data("/jobs for Bearer alice".utf8), count: callers))
+        #expect(sink.count(.requestCoalesced) == callers - 1)
+        #expect(transport.flights.inFlightCount == 0)
+    }
+
+    @Test("The key holds method, URL, varying headers and credentials; the credentials never show")
+    func keys() throws {
+        let transport = CoalescingTransport(wrapping: GatedTransport())
+        let alice = HTTPRequest(url: url, headers: ["Authorization": "Bearer alice-secret"])
+        let bob = HTTPRequest(url: url, headers: ["authorization": "Bearer bob-secret"])
+        let aliceJSON = HTTPRequest(
+            url: url, headers: ["Authorization": "Bearer alice-secret", "Accept": "application/json"])
+        let aliceHead = HTTPRequest(method: .head, url: url, headers: ["Authorization": "Bearer alice-secret"])
+        let aliceKey = try #require(transport.key(for: alice))
+        #expect(transport.key(for: alice) == aliceKey)
+        #expect(transport.key(for: bob) != aliceKey)
+        #expect(transport.key(for: aliceJSON) != aliceKey)
+        #expect(transport.key(for: aliceHead) != aliceKey)
+        #expect(transport.key(for: HTTPRequest(url: url.appending(path: "2"))) != aliceKey)
+        #expect(!aliceKey.description.contains("secret"))
+        #expect(aliceKey.description.hasPrefix("GET https://api.example.com/jobs?page=1 [credentials "))
+        let bobKey = try #require(transport.key(for: bob))
+        #expect(aliceKey.credentialFingerprint != bobKey.credentialFingerprint)
+        #expect(transport.key(for: HTTPRequest(method: .post, url: url)) == nil)
+        #expect(transport.key(for: HTTPRequest(method: .get, url: url, body: Data("x".utf8))) == nil)
+        let everything = CoalescingTransport(wrapping: GatedTransport(), methods: [.get, .post])
+        #expect(everything.key(for: HTTPRequest(method: .post, url: url)) != nil)
+    }
+
+    @Test("Different credentials never share a response")
+    func credentialsApart() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let context = ResilienceContext.test()
+        async let alice = transport.send(HTTPRequest(url: url, headers: ["Authorization": "A"]), context: context)
+        async let bob = transport.send(HTTPRequest(url: url, headers: ["Authorization": "B"]), context: context)
+        await Self.settle("two requests upstream") { base.gate.waitingCount == 2 }
+        base.gate.open()
+        let (forAlice, forBob) = try await (alice, bob)
+        #expect(forAlice.body == Data("/jobs for A".utf8))
+        #expect(forBob.body == Data("/jobs for B".utf8))
+    }
+
+    @Test("One caller cancelled leaves the request running; all cancelled cancels it upstream")
+    func cancellation() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let context = ResilienceContext.test()
+        let request = HTTPRequest(url: url)
+        let key = try #require(transport.key(for: request))
+        let callers = (0..<3).map { _ in Task { try await transport.send(request, context: context) } }
+        await Self.settle("three callers") {
+            transport.flights.callerCount(for: key) == 3 && base.gate.waitingCount == 1
+        }
+        callers[0].cancel()
+        await #expect(throws: CancellationError.self) { try await callers[0].value }
+        #expect(base.gate.cancellations == 0)
+        callers[1].cancel()
+        callers[2].cancel()
+        for caller in callers.dropFirst() { await #expect(throws: CancellationError.self) { try await caller.value } }
+        await Self.settle("the request was cancelled") { base.gate.cancellations == 1 }
+        #expect(transport.flights.inFlightCount == 0)
+        #expect(base.sent.withLock { $0.count } == 1)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// Toxiproxy's toxics as FaultServer faults, against the URLSession transport over real loopback sockets:
+/// what the transport returns or how it classifies the failure. Bounds on real time are generous.
+@Suite("Toxiproxy faults over loopback")
+struct ToxiproxyFaultTests {
+    let body = Data((0..<4_000).map { UInt8(truncatingIfNeeded: $0 % 26 + 97) })
+
+    func send(
+        _ server: FaultServer, _ path: String, timeout: Duration = .seconds(10)
+    ) async -> Result<
+        HTTPResponse, any Error
+    > {
+        do {
+            return .success(
+                try await sharedTransport.send(
+                    HTTPRequest(url: server.url(path)), context: realContext(timeout: timeout)))
+        } catch { return .failure(error) }
+    }
+
+    func elapsed<T>(_ body: () async -> T) async -> (T, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = await body()
+        return (value, start.duration(to: clock.now))
+    }
+
+    @Test("latency: the answer arrives after the delay, intact")
+    func latency() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .latency(.milliseconds(300), jitter: .milliseconds(50)))
+        let (result, took) = await elapsed { await send(server, "/f") }
+        #expect(try result.get().status == 200)
+        #expect(took >= .milliseconds(250))
+    }
+
+    @Test("bandwidth: the body arrives whole, at about the rate")
+    func bandwidth() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .bandwidth(bytesPerSecond: 10_000, body: body))
+        let (result, took) = await elapsed { await send(server, "/f") }
+        #expect(try result.get().body == body)
+        #expect(took >= .milliseconds(300))
+    }
+
+    @Test("slow close: a response with a length is not held up by the late close")
+    func slowClose() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .slowClose(after: .seconds(3), then: .ok("done")))
+        let (result, took) = await elapsed { await send(server, "/f") }
+        #expect(try result.get().body == Data("done".utf8))
+        #expect(took < .milliseconds(2_500))
+    }
+
+    @Test("timeout: a closed connection without an answer is an empty reply; an endless one hits the deadline")
+    func timeout() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/closes", .timeout(after: .milliseconds(200)))
+        server.script("/never", .timeout(after: nil))
+        guard case .failure(let closed) = await send(server, "/closes") else {
+            Issue.record("a closed connection returned a response")
+            return
+        }
+        #expect(classify(closed)?.code == .emptyReply)
+        guard case .failure(let never) = await send(server, "/never", timeout: .milliseconds(500)) else {
+            Issue.record("a silent connection returned a response")
+            return
+        }
+        #expect(classify(never)?.category == .timeout)
+    }
+
+    @Test("reset peer: the transport reports a connection reset")
+    func resetPeer() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .resetPeer(after: .milliseconds(100)))
+        guard case .failure(let error) = await send(server, "/f") else {
+            Issue.record("a reset connection returned a response")
+            return
+        }
+        #expect(classify(error)?.code == .connectionReset)
+    }
+
+    @Test("slicer: the body arrives whole from many small slices")
+    func slicer() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .slicer(averageSize: 500, delay: .milliseconds(50), body: body))
+        let (result, took) = await elapsed { await send(server, "/f") }
+        #expect(try result.get().body == body)
+        #expect(took >= .milliseconds(300))
+    }
+
+    @Test("limit data: a body cut short is a truncated response; one within the limit passes")
+    func limitData() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/cut", .limitData(bytes: 1_000, body: body))
+        server.script("/whole", .limitData(bytes: 10_000, body: body))
+        guard case .failure(let error) = await send(server, "/cut") else {
+            Issue.record("a cut body returned a response")
+            return
+        }
+        #expect(classify(error)?.code == .truncatedResponse)
+        #expect(try await send(server, "/whole").get().body == body)
+    }
+}
