@@ -10,7 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "ResilienceKit", path: "../.."),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Floor: the tests' InMemoryLogging product first shipped in swift-log 1.8.0 (README, "Dependency floors").
+        .package(url: "https://github.com/apple/swift-log", from: "1.8.0"),
     ],
     targets: [
         .target(

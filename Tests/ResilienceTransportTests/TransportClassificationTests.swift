@@ -110,6 +110,13 @@ struct TransportClassificationTests {
         #expect(linux(-1, "transfer closed with 991 bytes remaining to read").code == .truncatedResponse)
         #expect(linux(-1, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection").code == .certificateInvalid)
         #expect(linux(-1, "something new").category == .unknown)
+        // HTTP/2 (libcurl's framing-layer errors, a GOAWAY mid-request among them): transient.
+        #expect(linux(-1, "Error in the HTTP2 framing layer").code == .connectionReset)
+        #expect(linux(-1, "Error in the HTTP2 framing layer").isTransient)
+        #expect(linux(-1, "Stream error in the HTTP/2 framing layer").code == .connectionReset)
+        #expect(linux(-1, "HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)").isTransient)
+        #expect(linux(-1, "HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)").requestWasNotSent == false)
+        #expect(linux(-1, "HTTP/2 stream 3 was refused").requestWasNotSent)
         #expect(linux(-1011, "Empty reply from server").code == .emptyReply)
         #expect(linux(-1011, "Empty reply from server").isTransient)
         #expect(linux(-1002, "Received HTTP/0.9 when not allowed").category == .invalidResponse)

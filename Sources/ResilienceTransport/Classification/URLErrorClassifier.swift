@@ -96,7 +96,22 @@ public struct URLErrorClassifier: ErrorClassifier {
     }
 
     /// Linux reports curl failures it has no code for as -1; their text says what happened.
+    ///
+    /// HTTP/2 failures (`CURLE_HTTP2` "Error in the HTTP2 framing layer", which a GOAWAY mid-request gives, and
+    /// `CURLE_HTTP2_STREAM` "Stream error in the HTTP/2 framing layer" or "HTTP/2 stream N was not closed
+    /// cleanly") have no `URLError` code of their own on Linux either: FoundationNetworking maps every curl code
+    /// outside its small table to -1. They are transient like a reset connection; a stream the server refused
+    /// ("HTTP/2 stream N was refused") was never processed, so it is marked not sent.
     private static func classifyUnknown(_ text: String, message: String?) -> FailureClassification {
+        if text.contains("http/2 stream"), text.contains("refused") {
+            return FailureClassification(
+                category: .transient, code: .connectionReset, message: message, requestWasNotSent: true)
+        }
+        if text.contains("http2 framing layer") || text.contains("http/2 framing layer")
+            || text.contains("http/2 stream")
+        {
+            return FailureClassification(category: .transient, code: .connectionReset, message: message)
+        }
         if text.contains("transfer closed") || text.contains("bytes remaining") || text.contains("partial file") {
             return FailureClassification(category: .transient, code: .truncatedResponse, message: message)
         }
