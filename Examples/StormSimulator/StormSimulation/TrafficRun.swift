@@ -18,6 +18,8 @@ public struct TrafficRun: Sendable {
     public var drain: Duration = .seconds(400)
     /// Requests per second one client offers, for every row; `nil`: the row's traffic profile decides.
     public var ratePerClient: Double?
+    /// A quota per client that the server advertises in `RateLimit` fields; `nil`: none.
+    var quota: QuotaServer.Quota?
 
     /// Creates a run.
     ///
@@ -57,7 +59,8 @@ public struct TrafficRun: Sendable {
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
         let base = RetryAfterAudit(
-            wrapped: SimulatedHTTPTransport(server: server), simulation: simulation, counter: audit)
+            wrapped: QuotaServer(wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation),
+            simulation: simulation, counter: audit)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
                 await withTaskGroup(of: Void.self) { group in
