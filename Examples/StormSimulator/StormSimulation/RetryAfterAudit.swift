@@ -16,6 +16,7 @@ struct RetryAfterAudit: HTTPTransport {
 
         func sending(client: String, at now: Duration) {
             state.withLock { state in
+                guard !state.blockedUntil.isEmpty else { return }
                 if let until = state.blockedUntil[client], now < until { state.violations += 1 }
             }
         }
