@@ -50,6 +50,17 @@ import Testing
             })
     }
 
+    @Test func theQuickFormKeepsTheEndsOfEveryAxis() {
+        let full = SweepGrid.points(.full)
+        let quick = SweepGrid.points(.quick)
+        #expect(quick.count < full.count && quick.allSatisfy(full.contains))
+        let rates = quick.compactMap(\.parameters.ratePerClient)
+        #expect(rates.min() == 0.02 && rates.max() == 50)
+        #expect(quick.compactMap(\.parameters.outage).max() == 300)
+        #expect(quick.compactMap(\.parameters.stall).max() == 120)
+        #expect(Set(quick.map(\.scenario)) == Set(full.map(\.scenario)))
+    }
+
     @Test func aPointsNameIsTheFlagsThatReproduceIt() throws {
         let point = try #require(SweepGrid.points.first { $0.parameters.flap != nil })
         var words = point.name.split(separator: " ").map(String.init)

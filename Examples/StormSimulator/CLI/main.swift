@@ -125,7 +125,7 @@ func firstLine(of command: [String]) -> String {
 
 if sweeps {
     let sweep = SweepReport.generate(mode: mode, firstSeed: seed, overrides: parameters) { index, point in
-        printError("[\(index + 1)/\(SweepGrid.points.count)] \(point.name)")
+        printError("[\(index + 1)/\(SweepGrid.points(mode).count)] \(point.name)")
     }
     let commit = firstLine(of: ["git", "rev-parse", "HEAD"])
     let toolchain = firstLine(of: ["swift", "--version"])

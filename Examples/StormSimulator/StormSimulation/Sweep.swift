@@ -48,12 +48,18 @@ public enum SweepGrid {
     /// The seconds measured after every fault (the slowest recovery goal, `.background`'s, is 60 s).
     static let recovery = 60
 
-    /// Every point, in report order.
-    public static var points: [SweepPoint] {
+    /// Every point of the full sweep, in report order.
+    public static var points: [SweepPoint] { points(.full) }
+
+    /// The points `mode` runs, in report order: the quick form keeps the ends of every axis and drops most
+    /// values between them (`Docs/Simulation.md` lists which).
+    public static func points(_ mode: RunMode) -> [SweepPoint] {
         var points: [SweepPoint] = []
         func add(
-            _ axis: String, _ scenario: String, _ traffic: SweepTraffic, _ fault: (inout ScenarioParameters) -> Void
+            _ axis: String, _ scenario: String, _ traffic: SweepTraffic, quick: Bool = true,
+            _ fault: (inout ScenarioParameters) -> Void
         ) {
+            guard mode == .full || quick else { return }
             var parameters = traffic.applied()
             fault(&parameters)
             let point = SweepPoint(axis: axis, scenario: scenario, parameters: parameters)
@@ -61,75 +67,99 @@ public enum SweepGrid {
         }
         func outage(_ seconds: Int) -> (inout ScenarioParameters) -> Void {
             {
-                $0.outage = seconds; $0.recovery = recovery
+                $0.outage = seconds
+                $0.recovery = recovery
             }
         }
         // Full outages: per-client rate at about 100 requests/s in all (clients 1…2,000), clients at 1/s,
         // headroom, outage length, and corners.
         for rate in [0.02, 0.1, 0.5, 1, 4, 20, 50] {
             let clients = min(2000, max(1, Int((100 / rate).rounded())))
-            add("rate per client", "outage", SweepTraffic(rate: rate, clients: clients, headroom: 3), outage(20))
+            add(
+                "rate per client", "outage", SweepTraffic(rate: rate, clients: clients, headroom: 3),
+                quick: [0.02, 1, 50].contains(rate), outage(20))
         }
         for clients in [1, 10, 100, 500, 2000] {
-            add("clients", "outage", SweepTraffic(rate: 1, clients: clients, headroom: 3), outage(20))
+            add(
+                "clients", "outage", SweepTraffic(rate: 1, clients: clients, headroom: 3),
+                quick: [1, 500].contains(clients), outage(20))
         }
         for headroom in [1.05, 1.5, 3, 10] {
-            add("headroom", "outage", SweepTraffic(rate: 4, clients: 25, headroom: headroom), outage(20))
+            add(
+                "headroom", "outage", SweepTraffic(rate: 4, clients: 25, headroom: headroom),
+                quick: [1.05, 10].contains(headroom), outage(20))
         }
-        for seconds in [2, 5, 20, 60, 300] { add("outage", "outage", .server, outage(seconds)) }
-        for seconds in [2, 300] { add("outage", "outage", .app, outage(seconds)) }
+        for seconds in [2, 5, 20, 60, 300] {
+            add("outage", "outage", .server, quick: [2, 300].contains(seconds), outage(seconds))
+        }
+        for seconds in [2, 300] { add("outage", "outage", .app, quick: false, outage(seconds)) }
         add("corner", "outage", SweepTraffic(rate: 0.02, clients: 2000, headroom: 1.05), outage(300))
         add("corner", "outage", SweepTraffic(rate: 50, clients: 2, headroom: 10), outage(2))
-        add("corner", "outage", SweepTraffic(rate: 50, clients: 40, headroom: 1.05), outage(60))
+        add("corner", "outage", SweepTraffic(rate: 50, clients: 40, headroom: 1.05), quick: false, outage(60))
         add("corner", "outage", SweepTraffic(rate: 0.1, clients: 10, headroom: 10), outage(60))
         // Stalls (requests queue): past every preset's attempt timeout (10 s, 30 s, 60 s).
         for seconds in [5, 10, 20, 45, 90, 120] {
-            add("stall", "metastable", .bronson) {
-                $0.stall = seconds; $0.recovery = recovery
+            add("stall", "metastable", .bronson, quick: [5, 45, 120].contains(seconds)) {
+                $0.stall = seconds
+                $0.recovery = recovery
             }
         }
         for traffic in [
             SweepTraffic(rate: 0.5, clients: 560, headroom: 300.0 / 280.0), SweepTraffic.server,
             SweepTraffic(rate: 4, clients: 25, headroom: 1.5),
         ] {
-            add("stall", "metastable", traffic) {
-                $0.stall = 45; $0.recovery = recovery
+            add("stall", "metastable", traffic, quick: traffic.rate < 1) {
+                $0.stall = 45
+                $0.recovery = recovery
             }
         }
         // Flapping outages on top of a brownout.
         for p in [0, 0.2, 0.5, 0.7] {
-            add("flap", "flap", .server) {
-                $0.flap = .init(up: 5, down: 5); $0.brownout = p
+            add("flap", "flap", .server, quick: [0, 0.7].contains(p)) {
+                $0.flap = .init(up: 5, down: 5)
+                $0.brownout = p
             }
         }
         for (up, down) in [(2, 8), (20, 10), (1, 1)] {
-            add("flap", "flap", .server) {
-                $0.flap = .init(up: up, down: down); $0.brownout = 0.2
+            add("flap", "flap", .server, quick: up == 1) {
+                $0.flap = .init(up: up, down: down)
+                $0.brownout = 0.2
             }
         }
         for traffic in [SweepTraffic.app, .quiet] {
-            add("flap", "flap", traffic) {
-                $0.flap = .init(up: 5, down: 5); $0.brownout = 0.2
+            add("flap", "flap", traffic, quick: traffic == .quiet) {
+                $0.flap = .init(up: 5, down: 5)
+                $0.brownout = 0.2
             }
         }
         // Brownouts.
-        for p in [0, 0.1, 0.3, 0.5, 0.7, 0.9] { add("brownout", "brownout", .server) { $0.brownout = p } }
+        for p in [0, 0.1, 0.3, 0.5, 0.7, 0.9] {
+            add("brownout", "brownout", .server, quick: [0, 0.5, 0.9].contains(p)) { $0.brownout = p }
+        }
         for traffic in [SweepTraffic.quiet, .app, .busy] {
-            for p in [0.3, 0.7] { add("brownout", "brownout", traffic) { $0.brownout = p } }
+            for p in [0.3, 0.7] {
+                add("brownout", "brownout", traffic, quick: p == 0.7 && traffic != .app) { $0.brownout = p }
+            }
         }
         // A healthy server and busy keys.
         for traffic in [
             SweepTraffic.busy, SweepTraffic(rate: 50, clients: 20, headroom: 3),
             SweepTraffic(rate: 50, clients: 2, headroom: 1.5), SweepTraffic(rate: 20, clients: 5, headroom: 3),
         ] {
-            add("healthy", "healthy", traffic) { _ in }
+            add("healthy", "healthy", traffic, quick: traffic.headroom == 3 && traffic.rate == 50) { _ in }
         }
         // Server-advertised waits: 429 + Retry-After, and a 200 that says the quota is spent.
         for rate in [1.0, 4, 20] {
-            add("rate limit", "rate-limit", SweepTraffic(rate: rate, clients: Int(100 / rate), headroom: 3)) { _ in }
+            add(
+                "rate limit", "rate-limit", SweepTraffic(rate: rate, clients: Int(100 / rate), headroom: 3),
+                quick: rate == 4
+            ) { _ in }
         }
         for rate in [0.1, 1, 4, 20] {
-            add("quota", "quota", SweepTraffic(rate: rate, clients: Int(100 / rate), headroom: 3)) { _ in }
+            add(
+                "quota", "quota", SweepTraffic(rate: rate, clients: Int(100 / rate), headroom: 3),
+                quick: [0.1, 20].contains(rate)
+            ) { _ in }
         }
         points.append(SweepPoint(axis: "contention", scenario: "contention", parameters: ScenarioParameters()))
         return points
@@ -170,7 +200,7 @@ extension SweepReport {
         progress: (Int, SweepPoint) -> Void = { _, _ in }
     ) -> SweepReport {
         var report = SweepReport(mode: mode, seeds: mode.seeds(from: firstSeed, count: overrides.seedCount))
-        for (index, point) in SweepGrid.points.enumerated() {
+        for (index, point) in SweepGrid.points(mode).enumerated() {
             progress(index, point)
             var parameters = point.parameters
             parameters.seedCount = overrides.seedCount
