@@ -6,6 +6,8 @@ import StormSimulation
 // prints the markdown report (or, with --json, the goal table as JSON) and writes results.md, results.json and
 // the SVG charts to DIR (default `Docs/Simulation` for the full run of every scenario with default settings;
 // any other run writes files only with --output). Exits 1 when a goal does not hold, 2 on a usage error.
+// `--sweep` runs the sweep's grid instead (writes to `Docs/Simulation/sweep`, or `sweep-quick` with --quick,
+// unless --output says otherwise); `--throughput [CLIENTS]` times the simulator.
 
 /// Writes one line to standard error.
 func printError(_ message: String) {
@@ -18,6 +20,8 @@ var output: String? = nil
 var only: Set<String>? = nil
 var parameters = ScenarioParameters()
 var printsJSON = false
+var sweeps = false
+var throughputClients: Int? = nil
 var arguments = CommandLine.arguments.dropFirst()
 let usage = """
     usage: storm-simulator [--quick] [--seed N] [--output DIR] [--scenario NAME]… [--json] [scenario flags]
@@ -26,6 +30,10 @@ let usage = """
       --output DIR         write results.md, results.json and the charts to DIR
       --scenario NAME      run only this scenario (repeatable): \(StormReport.scenarioNames.joined(separator: ", "))
       --json               print the goal table as JSON instead of the markdown report
+      --sweep              run every point of the sweep's grid (Docs/Simulation.md); writes
+                           Docs/Simulation/sweep (or sweep-quick with --quick) unless --output is given
+      --throughput [N]     time N clients (default 10000) through Pipeline.standard; prints simulated
+                           requests per processor-second (median of 3 runs)
     scenario flags:
     \(ScenarioParameters.usage)
     """
@@ -41,6 +49,18 @@ while let argument = arguments.popFirst() {
         printsJSON = true
     case "--quick":
         mode = .quick
+    case "--sweep":
+        sweeps = true
+    case "--throughput":
+        throughputClients = 10_000
+        if let next = arguments.first, let clients = Int(next) {
+            guard clients >= 1 else {
+                printError("--throughput needs a positive number of clients")
+                exit(2)
+            }
+            throughputClients = clients
+            arguments.removeFirst()
+        }
     case "--seed":
         guard let value = arguments.popFirst(), let parsed = UInt64(value) else {
             printError("--seed needs a non-negative integer")
@@ -71,6 +91,62 @@ while let argument = arguments.popFirst() {
 guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
     printError("the storm simulator needs macOS 15 or later (task executor preferences)")
     exit(1)
+}
+
+if let clients = throughputClients {
+    let run = ThroughputRun(clients: clients)
+    var results: [ThroughputRun.Result] = []
+    for repetition in 0..<3 {
+        let result = run.measure(seed: seed + UInt64(repetition))
+        results.append(result)
+        print(
+            "\(clients) clients, \(result.requests) requests in \(String(format: "%.2f", result.processorSeconds)) "
+                + "processor-s: \(Int(result.requestsPerProcessorSecond)) requests per processor-second")
+    }
+    let median = results.map(\.requestsPerProcessorSecond).sorted()[1]
+    print("median: \(Int(median)) simulated requests per processor-second")
+    exit(0)
+}
+
+/// The output of `command` (its first line), or `unknown` when it cannot run.
+func firstLine(of command: [String]) -> String {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = command
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return "unknown" }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    return process.terminationStatus == 0 && !text.isEmpty ? text : "unknown"
+}
+
+if sweeps {
+    let sweep = SweepReport.generate(mode: mode, firstSeed: seed, overrides: parameters) { index, point in
+        printError("[\(index + 1)/\(SweepGrid.points(mode).count)] \(point.name)")
+    }
+    let commit = firstLine(of: ["git", "rev-parse", "HEAD"])
+    let toolchain = firstLine(of: ["swift", "--version"])
+    let provenance = "Produced by commit `\(commit)` with `\(toolchain)`."
+    let markdown = SweepRender.markdown(sweep, provenance: provenance)
+    print(printsJSON ? SweepRender.json(sweep) : markdown, terminator: "")
+    let directory = output ?? (mode == .quick ? "Docs/Simulation/sweep-quick" : "Docs/Simulation/sweep")
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try markdown.write(toFile: "\(directory)/results.md", atomically: true, encoding: .utf8)
+        try SweepRender.resultsJSON(sweep, commit: commit, toolchain: toolchain)
+            .write(toFile: "\(directory)/results.json", atomically: true, encoding: .utf8)
+    } catch {
+        printError("cannot write \(directory): \(error)")
+        exit(1)
+    }
+    let held = sweep.verdicts.filter(\.goal.summary.holds).count
+    printError(
+        "\(held)/\(sweep.verdicts.count) verdicts hold over \(sweep.points.count) points and \(sweep.seeds.count) seeds"
+    )
+    exit(sweep.allGoalsHold ? 0 : 1)
 }
 
 let report = StormReport.generate(mode: mode, firstSeed: seed, only: only, parameters: parameters)

@@ -24,37 +24,78 @@ public struct ContentionRun: Sendable {
         public var completed: Int
         /// When the last client finished.
         public var completion: Duration
+        /// When each client that completed finished, sorted.
+        public var completions: [Duration] = []
+
+        /// The completion time at `quantile` (nearest rank) over the clients that completed; `nil` when none did.
+        public func completion(at quantile: Double) -> Duration? {
+            guard !completions.isEmpty else { return nil }
+            let rank = Int((quantile * Double(completions.count)).rounded(.up))
+            return completions[min(max(rank, 1), completions.count) - 1]
+        }
     }
 
     /// Runs `retry` (a retry policy used until success) with `seed`.
     public func measure(_ retry: StandardRetryPolicy, seed: UInt64) -> Result {
+        var policy = retry
+        policy.maxAttempts = 100_000
+        let untilSuccess = policy
+        return measure(seed: seed) { _, random in
+            Pipeline { RetryStrategy(policy: untilSuccess, random: random, maximumTotalAttempts: 100_000) }
+        }
+    }
+
+    /// Runs each client's write through the pipeline `makePipeline` builds for it (a preset as shipped, say),
+    /// with `seed`. A client whose call fails calls again, as the study's clients keep trying until their write
+    /// lands: after the time a rejection names (an open breaker, a limiter), else at once (at least 1 ms
+    /// later, so a rejection that names no time cannot spin in zero virtual time); it gives up after an hour.
+    public func measure(
+        seed: UInt64, makePipeline: @escaping @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
+    ) -> Result {
         let simulation = Simulation(seed: seed)
         let server = OptimisticRow(simulation: simulation)
         let clock = simulation.resilienceClock
         let clients = clients
-        var policy = retry
-        policy.maxAttempts = 100_000
-        let untilSuccess = policy
-        let completed = try? simulation.run(timeLimit: .seconds(3600)) {
-            await withTaskGroup(of: Bool.self) { group in
+        let finished = Completions()
+        _ = try? simulation.run(timeLimit: .seconds(3600)) {
+            await withTaskGroup(of: Void.self) { group in
                 for client in 0..<clients {
-                    let pipeline = Pipeline {
-                        RetryStrategy(
-                            policy: untilSuccess, random: simulation.random(stream: UInt64(client) + 1),
-                            maximumTotalAttempts: 100_000)
-                    }
+                    let pipeline = makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
                     let transport = ResilientTransport(wrapping: server, pipeline: { _ in pipeline })
                     group.addTask {
                         let request = HTTPRequest(url: URL(string: "https://row.example/update")!)
-                        let context = ResilienceContext(key: "row", clock: clock)
-                        return (try? await transport.send(request, context: context)) != nil
+                        while simulation.clock.now.offset < .seconds(3600) {
+                            let started = simulation.clock.now.offset
+                            let context = ResilienceContext(key: "row", clock: clock)
+                            do {
+                                _ = try await transport.send(request, context: context)
+                                finished.record(simulation.clock.now.offset)
+                                return
+                            } catch {
+                                let named = (error as? ResilienceError)?.retryAfter ?? .zero
+                                let wait = simulation.clock.now.offset == started ? max(named, .milliseconds(1)) : named
+                                guard wait > .zero else { continue }
+                                guard (try? await simulation.clock.sleep(for: wait)) != nil else { return }
+                            }
+                        }
                     }
                 }
-                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
         }
-        return Result(calls: server.calls, completed: completed ?? 0, completion: simulation.clock.now.offset)
+        let completions = finished.sorted
+        return Result(
+            calls: server.calls, completed: completions.count, completion: simulation.clock.now.offset,
+            completions: completions)
     }
+}
+
+/// When each client's write landed (the run is single-threaded; the lock only satisfies `Sendable`).
+final class Completions: Sendable {
+    private let times = Mutex<[Duration]>([])
+
+    func record(_ time: Duration) { times.withLock { $0.append(time) } }
+
+    var sorted: [Duration] { times.withLock { $0.sorted() } }
 }
 
 /// The study's server: one row with one version number.

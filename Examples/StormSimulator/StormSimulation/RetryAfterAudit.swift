@@ -3,8 +3,8 @@ import ResilienceTesting
 import Synchronization
 
 /// Sits between a client's `ResilientTransport` and the simulated server and counts the requests the client
-/// sends while a `Retry-After` it has already received has not passed: requests sent "before the time the
-/// server asked for". The server's own count of early arrivals also includes requests that were already on
+/// sends while a `Retry-After` it has already received, or the reset of a `RateLimit` quota a response said
+/// was spent (`r=0;t=T`), has not passed: requests sent "before the time the server asked for". The server's own count of early arrivals also includes requests that were already on
 /// the wire when it answered `429` (no client can know of an answer before it arrives); this one does not.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 struct RetryAfterAudit: HTTPTransport {
@@ -16,6 +16,7 @@ struct RetryAfterAudit: HTTPTransport {
 
         func sending(client: String, at now: Duration) {
             state.withLock { state in
+                guard !state.blockedUntil.isEmpty else { return }
                 if let until = state.blockedUntil[client], now < until { state.violations += 1 }
             }
         }
@@ -27,7 +28,7 @@ struct RetryAfterAudit: HTTPTransport {
         }
     }
 
-    let wrapped: SimulatedHTTPTransport
+    let wrapped: QuotaServer
     let simulation: Simulation
     let counter: Counter
 
@@ -37,6 +38,12 @@ struct RetryAfterAudit: HTTPTransport {
         let response = try await wrapped.send(request, context: context)
         if response.status == 429, let header = response.headers["Retry-After"], let seconds = Int64(header) {
             counter.received(client: client, retryAfter: .seconds(seconds), at: simulation.clock.now.offset)
+        }
+        if let field = response.headers["RateLimit"],
+            let quota = ServerQuota(rateLimitField: field, policyField: response.headers["RateLimit-Policy"]),
+            quota.remaining == 0, let reset = quota.resetAfter
+        {
+            counter.received(client: client, retryAfter: reset, at: simulation.clock.now.offset)
         }
         return response
     }

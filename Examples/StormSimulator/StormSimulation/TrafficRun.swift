@@ -18,6 +18,8 @@ public struct TrafficRun: Sendable {
     public var drain: Duration = .seconds(400)
     /// Requests per second one client offers, for every row; `nil`: the row's traffic profile decides.
     public var ratePerClient: Double?
+    /// A quota per client that the server advertises in `RateLimit` fields; `nil`: none.
+    var quota: QuotaServer.Quota?
 
     /// Creates a run.
     ///
@@ -57,37 +59,38 @@ public struct TrafficRun: Sendable {
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
         let base = RetryAfterAudit(
-            wrapped: SimulatedHTTPTransport(server: server), simulation: simulation, counter: audit)
+            wrapped: QuotaServer(wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation),
+            simulation: simulation, counter: audit)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
-                await withTaskGroup(of: Void.self) { group in
-                    for client in 0..<clients {
-                        let pipeline = strategy.makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
-                        let transport = ResilientTransport(wrapping: base, pipeline: { _ in pipeline })
-                        var request = HTTPRequest(url: URL(string: "https://api.example/jobs")!)
-                        request.headers.add(name: "X-Client-ID", value: "\(client)")
-                        let sent = request
-                        group.addTask {
-                            var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
-                            let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
-                            await withTaskGroup(of: Void.self) { requests in
-                                var next = gaps.sample(using: &generator)
-                                while next < duration {
-                                    guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
-                                        break
-                                    }
-                                    let start = next
-                                    recorder.started(at: start)
-                                    requests.addTask {
-                                        let context = ResilienceContext(key: "api", clock: clock)
-                                        let response = try? await transport.send(sent, context: context)
-                                        recorder.finished(
-                                            startedAt: start, at: simulation.clock.now.offset,
-                                            succeeded: response?.isSuccess == true)
-                                    }
-                                    next += gaps.sample(using: &generator)
-                                }
+                let transports = (0..<clients).map { client in
+                    let pipeline = strategy.makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
+                    return ResilientTransport(wrapping: base, pipeline: { _ in pipeline })
+                }
+                await Self.forEachClient(0..<clients) { client in
+                    let transport = transports[client]
+                    var request = HTTPRequest(url: URL(string: "https://api.example/jobs")!)
+                    request.headers.add(name: "X-Client-ID", value: "\(client)")
+                    let sent = request
+                    var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
+                    let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
+                    // A discarding group: a finished request's task is released at once, not kept for a result.
+                    await withDiscardingTaskGroup { requests in
+                        var next = gaps.sample(using: &generator)
+                        while next < duration {
+                            guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
+                                break
                             }
+                            let start = next
+                            recorder.started(at: start)
+                            requests.addTask {
+                                let context = ResilienceContext(key: "api", clock: clock)
+                                let response = try? await transport.send(sent, context: context)
+                                recorder.finished(
+                                    startedAt: start, at: simulation.clock.now.offset,
+                                    succeeded: response?.isSuccess == true)
+                            }
+                            next += gaps.sample(using: &generator)
                         }
                     }
                 }
@@ -101,6 +104,27 @@ public struct TrafficRun: Sendable {
         var arrivals = statistics.buckets.map(\.arrivals)
         if arrivals.count < seconds { arrivals += Array(repeating: 0, count: seconds - arrivals.count) }
         return recorder.measurement(arrivals: arrivals, early: statistics.earlyRequests, sentEarly: audit.violations)
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension TrafficRun {
+    /// Runs `client` for every index of `clients` as child tasks in a tree of discarding groups of at most 64
+    /// children each: a task group unlinks every finished child from a list of its siblings, so one flat group
+    /// of n clients costs O(n²) (`Docs/Simulation.md`, "Where the time goes").
+    static func forEachClient(_ clients: Range<Int>, _ client: @escaping @Sendable (Int) async -> Void) async {
+        let fanOut = 64
+        await withDiscardingTaskGroup { group in
+            guard clients.count > fanOut else {
+                for index in clients { group.addTask { await client(index) } }
+                return
+            }
+            let width = (clients.count + fanOut - 1) / fanOut
+            for start in stride(from: clients.lowerBound, to: clients.upperBound, by: width) {
+                let part = start..<min(start + width, clients.upperBound)
+                group.addTask { await forEachClient(part, client) }
+            }
+        }
     }
 }
 

@@ -1,0 +1,126 @@
+import Foundation
+import ResilienceKit
+import ResilienceTesting
+import Testing
+
+@testable import StormSimulation
+
+/// The sweep's grid, its goals' bounds, its new scenarios and its output.
+@Suite struct SweepTests {
+    @Test func theOutageBoundIsAFunctionOfTheRate() {
+        #expect(OutageLoadBound.maximum(rate: 1) == 1.10)
+        #expect(OutageLoadBound.maximum(rate: 50) == 1.10)
+        #expect(abs(OutageLoadBound.maximum(rate: 0.02) - 1.5) < 1e-12)
+        #expect(OutageLoadBound.maximum(rate: 0.001) == 1.5)
+        // ln(1/0.1) ÷ ln 50 = 0.5886…: 1.10 + 0.40 × 0.5886 = 1.3354.
+        #expect(abs(OutageLoadBound.maximum(rate: 0.1) - 1.3354) < 1e-4)
+        let rates = stride(from: 0.02, through: 1, by: 0.01).map { $0 }
+        let bounds = rates.map(OutageLoadBound.maximum(rate:))
+        #expect(zip(bounds, bounds.dropFirst()).allSatisfy { $0 >= $1 })
+    }
+
+    @Test func theGridSpansWhereUsersLive() throws {
+        let points = SweepGrid.points
+        #expect(Set(points).count == points.count)
+        #expect(points.allSatisfy { StormReport.scenarioNames.contains($0.scenario) })
+        let traffic = points.filter { $0.parameters.ratePerClient != nil }
+        let rates = traffic.compactMap(\.parameters.ratePerClient)
+        #expect(rates.min() == 0.02 && rates.max() == 50)
+        let clients = traffic.map { Int((($0.parameters.offered ?? 0) / ($0.parameters.ratePerClient ?? 1)).rounded()) }
+        #expect(clients.min() == 1 && clients.max() == 2000)
+        let headroom = traffic.map { ($0.parameters.capacity ?? 0) / ($0.parameters.offered ?? 1) }
+        #expect(abs((headroom.min() ?? 0) - 1.05) < 1e-9 && abs((headroom.max() ?? 0) - 10) < 1e-9)
+        let outages = points.compactMap(\.parameters.outage)
+        #expect(outages.min() == 2 && outages.max() == 300)
+        // Stalls from 5 s to 120 s, some past the longest attempt timeout of a preset (60 s).
+        let stalls = points.compactMap(\.parameters.stall)
+        #expect(stalls.min() == 5 && stalls.max() == 120)
+        let longestTimeout = [PipelinePreset.standard, .interactive, .background].compactMap(\.attemptTimeout).max()
+        #expect(stalls.contains { Duration.seconds($0) > (longestTimeout ?? .zero) })
+        let levels = points.filter { $0.scenario == "brownout" }.compactMap(\.parameters.brownout)
+        #expect(levels.min() == 0 && levels.max() == 0.9)
+        #expect(points.contains { $0.parameters.flap != nil })
+        for scenario in ["healthy", "rate-limit", "quota", "contention"] {
+            #expect(points.contains { $0.scenario == scenario })
+        }
+        // Every fault point measures the recovery after it.
+        #expect(
+            points.filter { $0.parameters.outage != nil || $0.parameters.stall != nil }.allSatisfy {
+                $0.parameters.recovery == SweepGrid.recovery
+            })
+    }
+
+    @Test func theQuickFormKeepsTheEndsOfEveryAxis() {
+        let full = SweepGrid.points(.full)
+        let quick = SweepGrid.points(.quick)
+        #expect(quick.count < full.count && quick.allSatisfy(full.contains))
+        let rates = quick.compactMap(\.parameters.ratePerClient)
+        #expect(rates.min() == 0.02 && rates.max() == 50)
+        #expect(quick.compactMap(\.parameters.outage).max() == 300)
+        #expect(quick.compactMap(\.parameters.stall).max() == 120)
+        #expect(Set(quick.map(\.scenario)) == Set(full.map(\.scenario)))
+    }
+
+    @Test func aPointsNameIsTheFlagsThatReproduceIt() throws {
+        let point = try #require(SweepGrid.points.first { $0.parameters.flap != nil })
+        var words = point.name.split(separator: " ").map(String.init)
+        #expect(words.removeFirst() == "--scenario" && words.removeFirst() == point.scenario)
+        var parameters = ScenarioParameters()
+        while !words.isEmpty {
+            let flag = words.removeFirst()
+            #expect(try parameters.read(flag, value: { words.isEmpty ? nil : words.removeFirst() }))
+        }
+        #expect(parameters == point.parameters)
+    }
+
+    @Test func theVerdictsAsJSONCarryThePoint() {
+        let point = SweepPoint(axis: "outage", scenario: "outage", parameters: ScenarioParameters())
+        var report = SweepReport(mode: .quick, seeds: [1, 2])
+        report.points = [point]
+        report.verdicts = [
+            SweepReport.Verdict(
+                point: point,
+                goal: Goal(
+                    name: "g", strategy: "s", target: "≤ 1", summary: SeedSummary([0.5, 2]) { $0 <= 1 },
+                    format: { "\($0)" }))
+        ]
+        report.tables = [[]]
+        #expect(
+            SweepRender.json(report)
+                == "[\n  {\"goal\": \"g\", \"strategy\": \"s\", \"point\": \"--scenario outage\", \"target\": \"≤ 1\", "
+                + "\"passed\": 1, \"seeds\": 2, \"median\": 1.250000, \"holds\": false}\n]\n")
+        #expect(!report.allGoalsHold)
+        let results = SweepRender.resultsJSON(report, commit: "abc", toolchain: "Swift 6")
+        #expect(results.hasPrefix("{\n  \"commit\": \"abc\",\n  \"toolchain\": \"Swift 6\",\n"))
+        #expect(SweepRender.markdown(report, provenance: "Produced by x.").contains("| g | s | 0/1 | `outage` |"))
+    }
+
+    @Test func aSpentQuotaIsAdvertisedAndCountedWhenIgnored() {
+        var parameters = ScenarioParameters()
+        parameters.ratePerClient = 2
+        parameters.offered = 4
+        let run = Scenarios.quota(.quick, parameters)
+        #expect(run.quota == QuotaServer.Quota(requests: 10, window: 10))
+        // No retry sends on regardless of the quota: early sends are counted; a preset that honours the
+        // advertised reset would send none.
+        let measurement = run.measure(StrategyCatalog.noRetry, seed: 4)
+        #expect(measurement.sentEarly > 0)
+        #expect(measurement.successRate < 0.75)
+    }
+
+    @Test func aPresetsOwnPipelineRunsTheContentionModelToTheEnd() {
+        let result = ContentionRun().measure(seed: 2, makePipeline: StrategyCatalog.noRetry.makePipeline)
+        #expect(result.completed == 100)
+        #expect(result.calls >= 100)
+        #expect(result.completions.count == 100 && result.completion(at: 1) == result.completions.last)
+        #expect(result.completion(at: 0.5)! <= result.completion(at: 0.99)!)
+    }
+
+    @Test func theHealthyScenarioComparesWithTheNoRetryRow() {
+        var report = StormReport(mode: .quick, seeds: [1])
+        report.parameters.preset = "standard"
+        report.addHealthy()
+        #expect(report.goals.map(\.strategy) == [StrategyCatalog.standard.name, StrategyCatalog.standard.name])
+        #expect(report.tables.first?.rows.count == 2)
+    }
+}
