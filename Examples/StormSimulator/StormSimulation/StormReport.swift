@@ -139,10 +139,13 @@ extension StormReport {
                 Self.cell(success, Self.percent), Self.cell(recovery, Self.seconds),
             ])
             if strategy.role == .shipped {
+                let bound = StrategyCatalog.outageLoadGoal(ratePerClient: run.rate(strategy.profile))
                 goals.append(
                     Goal(
-                        name: "Full outage: load ≤ 1.10× offered while it lasts", strategy: strategy.name,
-                        target: "≤ 1.10×", summary: SeedSummary(load.values) { $0 <= 1.10 }, format: Self.ratio))
+                        name: "Full outage: load ≤ \(Self.ratio(bound)) offered while it lasts",
+                        strategy: strategy.name,
+                        target: "≤ \(Self.ratio(bound))", summary: SeedSummary(load.values) { $0 <= bound },
+                        format: Self.ratio))
                 if let baseline = Self.baseline(of: strategy, in: strategies) {
                     addFaultGoals(
                         "Full outage", strategy: strategy, measurements, baseline: results[baseline],

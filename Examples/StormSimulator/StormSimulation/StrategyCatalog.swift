@@ -77,4 +77,9 @@ public enum StrategyCatalog {
         default: 20
         }
     }
+
+    /// The most a shipped preset may multiply the offered load during a full outage, for clients offering `rate`
+    /// requests/s each: 1.10× where the pipeline sees ≥ 1 request/s (enough calls for its breaker to judge
+    /// within seconds), 1.5× below, where only the retry budget bounds it.
+    static func outageLoadGoal(ratePerClient rate: Double) -> Double { rate >= 1 ? 1.10 : 1.5 }
 }
