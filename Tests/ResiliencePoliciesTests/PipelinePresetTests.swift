@@ -100,11 +100,7 @@ struct PipelinePresetTests {
     @Test("The standard pipeline retries a server error, then succeeds within the attempt deadline")
     func retriesThenSucceeds() async throws {
         let clock = ManualClock()
-        // Without the budget: a key's first request has no traffic yet to earn a retry from (10 % of the last
-        // 30 s's requests), which the budget's own tests cover.
-        let pipeline = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 5)) {
-            $0.retryBudget = nil
-        }
+        let pipeline = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 5))
         let operation = ScriptedOperation<String>([.failure(TestFailure.serverError), .success("ok")])
         let deadlines = LockedBox<[Duration?]>([])
         let task = Task {

@@ -94,29 +94,27 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public static let standard = RetryBudgetConfiguration()
 
     /// ``PipelinePreset/standard``'s and ``PipelinePreset/background``'s budget: retries may add 10 % of the
-    /// requests of the last 30 s (in 1 s slices), with no per-second minimum (Google SRE's 10 %; gRPC A6
-    /// throttles retries the same way).
+    /// requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Google SRE's 10 %; gRPC A6 throttles
+    /// retries the same way).
     ///
-    /// A full outage of length T then amplifies a key's load by at most 1 + 0.1 × (30 + T) ÷ T (the
-    /// requests of the 30 s before the outage give it credit too): 1.11× for 300 s, 1.25× for 20 s. A key
-    /// sending fewer than 1 request in 3 s never reaches one whole retry and is not amplified at all; a key
-    /// sending 1 request/s or more trips the preset's breaker within about 5 s, which caps the rest. Without
-    /// a minimum, a quiet key's retries are bounded by its own traffic: a "1 retry/s" floor let a key of
-    /// 0.1 requests/s double its load.
+    /// A full outage of length T then amplifies the load of a key sending r requests/s by at most
+    /// 1 + (0.1 + (1/30) ÷ r) × (30 + T) ÷ T (the 30 s before the outage give it credit too) until the
+    /// preset's breaker trips, which it does within about 5 s from 1 request/s. The floor of one retry per
+    /// 30 s (not 1 per second) lets a fresh or quiet key retry a failure while keeping a key of 0.1
+    /// requests/s below 1.5×; a key quieter than that (0.02 requests/s) can reach 2× in a long outage.
     public static let smoothed = RetryBudgetConfiguration(
-        ratio: 0.1, minimumPerSecond: 0, window: .seconds(30), buckets: 30)
+        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
     /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries
-    /// may add 20 % of the requests of the last 30 s (in 1 s slices), with no per-second minimum (Finagle's
-    /// and Envoy's 20 %).
+    /// may add 20 % of the requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Finagle's and
+    /// Envoy's 20 %).
     ///
-    /// At 0.5 requests/s it allows 3 retries in any 30 s: a brownout failing up to 20 % of calls keeps every
-    /// request's second attempt (success 1 − p²), a heavier one gets 20 % more attempts. A key sending fewer
-    /// than 1 request in 6 s never reaches one whole retry. A full outage of length T amplifies a key's load
-    /// by at most 1 + 0.2 × (30 + T) ÷ T, and by less once the preset's breaker trips (from about 5 calls
-    /// in 10 s).
+    /// At 0.5 requests/s it allows 4 retries in any 30 s: a brownout failing up to about 25 % of calls keeps
+    /// every request's second attempt (success 1 − p²), a heavier one gets 20 % more attempts. A full outage
+    /// amplifies a key's load by at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T, and by less once the
+    /// preset's breaker trips (from about 5 calls in 10 s).
     public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.2, minimumPerSecond: 0, window: .seconds(30), buckets: 30)
+        ratio: 0.2, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
     public var description: String {
