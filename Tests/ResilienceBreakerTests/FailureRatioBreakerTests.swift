@@ -103,11 +103,11 @@ struct FailureRatioBreakerTests {
     @Test("The interactive breaker: opens 4–5 s without growing, and one successful probe closes it")
     func interactiveTripsAreCheap() {
         let breaker = FailureRatioBreaker(.outageOnlyInteractive, random: SharedRandomSource(seed: 7))
-        // Five failed calls are not enough to judge; the sixth opens it.
-        for second in 0..<5 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
-        #expect(breaker.metrics(now: at(5)).state == .closed)
-        var opened = call(breaker, .failure(Failures.server), at: at(5))
-        var now = 5.0
+        // Four failed calls are not enough to judge; the fifth opens it.
+        for second in 0..<4 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
+        #expect(breaker.metrics(now: at(4)).state == .closed)
+        var opened = call(breaker, .failure(Failures.server), at: at(4))
+        var now = 4.0
         // Each failed probe reopens it for 4–5 s: the open time never grows, however often a probe fails.
         for _ in 0..<6 {
             let openFor = opened?.openFor ?? .zero
@@ -121,6 +121,52 @@ struct FailureRatioBreakerTests {
             opened = breaker.record(.failure(Failures.server), for: probe, now: at(now))
         }
         now += seconds(opened?.openFor ?? .zero) + 0.001
+        let probe = breaker.admit(now: at(now)).permit!
+        #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))
+    }
+
+    @Test(
+        "Every preset breaker counts timeouts: a hung server trips it",
+        arguments: ["standard", "interactive", "background"])
+    func presetBreakersCountTimeouts(name: String) {
+        let configuration: FailureRatioBreaker.Configuration =
+            switch name {
+            case "interactive": .outageOnlyInteractive
+            case "background": .outageOnlyBackground
+            default: .outageOnly
+            }
+        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 3))
+        for second in 0..<4 { call(breaker, .failure(Failures.timeout), at: at(Double(second))) }
+        #expect(breaker.metrics(now: at(4)).state == .closed)
+        #expect(call(breaker, .failure(Failures.timeout), at: at(4))?.to == .open)
+    }
+
+    @Test(
+        "A preset breaker's open time stops growing at its cap while probes keep failing",
+        arguments: [("standard", 15.0), ("background", 40.0)])
+    func presetOpenTimeIsBounded(name: String, cap: Double) {
+        let configuration: FailureRatioBreaker.Configuration =
+            name == "background" ? .outageOnlyBackground : .outageOnly
+        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 11))
+        for second in 0..<5 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
+        var now = 4.0
+        var longest = 0.0
+        // Twenty failed probes in a row: the open time grows from the base to the cap and no further.
+        for _ in 0..<20 {
+            let openFor = seconds(breaker.metrics(now: at(now)).remainingOpenDuration)
+            #expect(openFor > 0)
+            longest = max(longest, openFor)
+            now += openFor + 0.001
+            guard let probe = breaker.admit(now: at(now)).permit else {
+                Issue.record("no probe after the open time")
+                return
+            }
+            breaker.record(.failure(Failures.server), for: probe, now: at(now))
+        }
+        #expect(longest <= cap + 1e-6)
+        #expect(longest >= cap * 0.8 - 1e-6)
+        // However long the outage, one successful probe after at most the cap lets the server back in.
+        now += seconds(breaker.metrics(now: at(now)).remainingOpenDuration) + 0.001
         let probe = breaker.admit(now: at(now)).permit!
         #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))
     }

@@ -8,22 +8,24 @@ struct PipelinePresetTests {
     func standardOrder() {
         let pipeline = Pipeline.standard(clock: .manual(ManualClock()), random: SharedRandomSource(seed: 1))
         #expect(
-            pipeline.stages.map(\.name) == ["total-deadline", "retry", "circuit-breaker", "rate-limiter", "timeout"])
+            pipeline.stages.map(\.name) == ["total-deadline", "retry", "circuit-breaker", "server-quota", "timeout"])
         let text = pipeline.pipelineDescription
         #expect(text.contains("total-deadline(limit: 60.0 seconds, mode: cooperative)"))
         #expect(text.contains("retry(policy: standard(maxAttempts: 3"))
         #expect(text.contains("budget: "))
         // A failure-ratio breaker that opens only near total failure (it does not shed a partial brownout).
-        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 0.9, minimum: 20)"))
-        #expect(text.contains("token-bucket(burst: 10, refill: 10.0/s), waits: true"))
+        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 0.9, minimum: 5)"))
+        #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
+        // No client-side rate cap.
+        #expect(!text.contains("token-bucket"))
         #expect(text.contains("timeout(limit: 30.0 seconds, mode: cooperative)"))
     }
 
     @Test(
         "Interactive and background presets carry their own numbers",
         arguments: [
-            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 6)", "limit: 10.0 seconds"),
-            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "minimum: 20)", "limit: 60.0 seconds"),
+            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 5)", "limit: 10.0 seconds"),
+            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "minimum: 5)", "limit: 60.0 seconds"),
         ])
     func otherPresets(name: String, total: String, attempts: String, breaker: String, attempt: String) {
         let clock = ResilienceClock.manual(ManualClock())
@@ -33,6 +35,7 @@ struct PipelinePresetTests {
         #expect(descriptions[0].contains(total))
         #expect(descriptions[1].contains(attempts))
         #expect(descriptions[2].contains(breaker))
+        #expect(descriptions[3].hasPrefix("server-quota"))
         #expect(descriptions[4].contains(attempt))
     }
 
@@ -42,7 +45,8 @@ struct PipelinePresetTests {
         #expect(PipelinePreset.background.retryBudget == .smoothed)
         #expect(PipelinePreset.interactive.retryBudget == .interactive)
         let clock = ResilienceClock.manual(ManualClock())
-        #expect(Pipeline.interactive(clock: clock).stages[1].description.contains("ratio: 45%"))
+        #expect(Pipeline.interactive(clock: clock).stages[1].description.contains("ratio: 20%"))
+        #expect(Pipeline.standard(clock: clock).stages[1].description.contains("ratio: 10%"))
     }
 
     @Test("One line swaps one stage's policy and leaves the others alone")
@@ -55,13 +59,17 @@ struct PipelinePresetTests {
         #expect(Array(swapped[0..<2]) == Array(standard[0..<2]))
         #expect(Array(swapped[3...]) == Array(standard[3...]))
         let bulkhead = Pipeline.standard(clock: clock) { $0.limiter = .concurrency(.limit(4, queued: 2)) }
-        #expect(bulkhead.stages[3].description.contains("bulkhead(concurrent: 4, queue: 2)"))
+        #expect(
+            bulkhead.stages.map(\.name) == [
+                "total-deadline", "retry", "circuit-breaker", "server-quota", "rate-limiter", "timeout",
+            ])
+        #expect(bulkhead.stages[4].description.contains("bulkhead(concurrent: 4, queue: 2)"))
     }
 
     @Test("A stage set to nil is left out")
     func leaveOut() {
         let pipeline = Pipeline.standard(clock: .manual(ManualClock())) {
-            $0.limiter = nil
+            $0.serverQuota = nil
             $0.totalDeadline = nil
             $0.retryBudget = nil
         }
@@ -72,16 +80,12 @@ struct PipelinePresetTests {
     @Test("Each pipeline gets its own breaker: tripping one leaves the other closed")
     func ownBreaker() async throws {
         let clock = ManualClock()
-        // No retry and no token bucket (its 10-call burst would make the 11th call wait on the manual clock).
-        let settings: (inout PipelinePreset) -> Void = {
-            $0.retry = nil
-            $0.limiter = nil
-        }
+        let settings: (inout PipelinePreset) -> Void = { $0.retry = nil }
         let first = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let second = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let context = makeContext(clock)
-        // The standard breaker judges from 20 calls in 10 s: 20 failures in a row trip it.
-        for _ in 0..<20 {
+        // The standard breaker judges from 5 calls in 10 s: 5 failures in a row trip it.
+        for _ in 0..<5 {
             await #expect(throws: TestFailure.self) {
                 try await first.execute(context) { _ -> Int in throw TestFailure.serverError }
             }
@@ -127,5 +131,46 @@ struct PipelinePresetTests {
             context.remaining(now: context.clock.now())
         }
         #expect(capped == .seconds(2))
+    }
+
+    @Test("No preset caps the client's own rate: 50 calls at the same instant all run at once")
+    func noClientSideRateCap() async throws {
+        for preset in [PipelinePreset.standard, .interactive, .background] {
+            #expect(preset.limiter == nil)
+            let clock = ManualClock()
+            let pipeline = Pipeline.preset(preset, clock: .manual(clock), random: SharedRandomSource(seed: 2))
+            let context = makeContext(clock)
+            for call in 0..<50 {
+                #expect(try await pipeline.execute(context) { _ in call } == call)
+            }
+            #expect(clock.now == ManualClock().now)
+        }
+    }
+
+    @Test(
+        "Every preset honours a quota the server advertised on a success: no call before the reset",
+        arguments: ["standard", "interactive", "background"])
+    func serverQuotaPacing(name: String) async throws {
+        let clock = ManualClock()
+        let random = SharedRandomSource(seed: 4)
+        let pipeline =
+            switch name {
+            case "interactive": Pipeline.interactive(clock: .manual(clock), random: random)
+            case "background": Pipeline.background(clock: .manual(clock), random: random)
+            default: Pipeline.standard(clock: .manual(clock), random: random)
+            }
+        var headers = HTTPHeaders()
+        headers.add(name: "RateLimit", value: #""default";r=0;t=5"#)
+        let exhausted = headers
+        let context = makeContext(clock)
+        try await pipeline.execute(context) { inner in inner.reportQuota(from: exhausted) }
+        let calls = LockedBox(0)
+        let next = Task { try await pipeline.execute(context) { _ in calls.mutate { $0 += 1 } } }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(4.9))
+        #expect(calls.value == 0)
+        clock.advance(by: .seconds(0.1))
+        try await next.value
+        #expect(calls.value == 1)
     }
 }

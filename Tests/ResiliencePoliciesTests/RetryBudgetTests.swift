@@ -56,36 +56,50 @@ struct RetryBudgetTests {
     }
 
     @Test(
-        "The interactive budget at an app's 0.5 requests/s: a 30 % brownout keeps every retry, a full outage gets < 0.5"
+        "The interactive budget at an app's 0.5 requests/s: a 20 % brownout keeps every retry, an outage its documented share"
     )
     func interactiveAtItsTraffic() {
         let clock = ManualClock()
         let budget = RetryBudget(.interactive, clock: .manual(clock))
-        // 10 minutes of one request every 2 s, 3 of every 10 failing: every failure gets its retry.
+        // 10 minutes of one request every 2 s, 2 of every 10 failing: once the window has filled (30 s),
+        // every failure gets its retry.
         var refused = 0
         for index in 0..<300 {
             budget.recordRequest()
-            if [0, 3, 6].contains(index % 10), !budget.tryWithdraw() { refused += 1 }
+            if [0, 5].contains(index % 10), !budget.tryWithdraw(), index >= 15 { refused += 1 }
             clock.advance(by: .seconds(2))
         }
         #expect(refused == 0)
-        // Then 20 minutes in which every request fails and asks for a retry. Once the brownout's requests have
-        // left the window (after 2 minutes), the budget binds below one retry for every two requests (so 1 − p²
-        // is not owed at p ≥ 0.5), at its documented 0.45 + (1/60) ÷ 0.5, times 120 ÷ 119 for the slide.
+        // Then 20 minutes in which every request fails and asks for a retry: once the brownout has left the
+        // 30 s window, the budget grants its documented ratio + floor ÷ rate (times 30 ÷ 29 for the slide).
         var granted = 0
         for index in 0..<600 {
             budget.recordRequest()
-            if budget.tryWithdraw(), index >= 60 { granted += 1 }
+            if budget.tryWithdraw(), index >= 15 { granted += 1 }
             clock.advance(by: .seconds(2))
         }
-        let perRequest = Double(granted) / 540
+        let perRequest = Double(granted) / 585
         let configuration = RetryBudgetConfiguration.interactive
-        let documented =
-            (configuration.ratio + configuration.minimumPerSecond / 0.5) * Double(configuration.buckets)
-            / Double(configuration.buckets - 1)
-        #expect(perRequest < 0.5)
-        #expect(perRequest <= documented + 0.005)
-        #expect(perRequest >= configuration.ratio)
+        #expect(perRequest <= (configuration.ratio + configuration.minimumPerSecond / 0.5) * 30 / 29 + 0.005)
+        #expect(perRequest >= configuration.ratio - 0.01)
+    }
+
+    @Test(
+        "The presets' budgets: a quiet key gets one retry per 30 s, not one per second",
+        arguments: [RetryBudgetConfiguration.smoothed, RetryBudgetConfiguration.interactive])
+    func quietKeysGetOneRetryPerWindow(configuration: RetryBudgetConfiguration) {
+        let clock = ManualClock()
+        let budget = RetryBudget(configuration, clock: .manual(clock))
+        // A key sending one request every 10 s for 20 minutes, every one failing and asking for a retry.
+        var granted = 0
+        for _ in 0..<120 {
+            budget.recordRequest()
+            if budget.tryWithdraw() { granted += 1 }
+            clock.advance(by: .seconds(10))
+        }
+        // One retry per 30 s window (3 requests × ratio never makes a whole one): a third of the requests.
+        #expect(granted == 40)
+        #expect(configuration.ratio >= 0.1 && configuration.ratio <= 0.2)
     }
 
     @Test("Many concurrent tasks: exact counts, no deadlock")

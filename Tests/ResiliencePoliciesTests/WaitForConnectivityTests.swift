@@ -161,7 +161,7 @@ struct PresetConnectivityTests {
         let names = { (pipeline: Pipeline) in pipeline.stages.map(\.name) }
         #expect(
             names(Pipeline.interactive { $0.connectivity = monitor }) == [
-                "total-deadline", "retry", "circuit-breaker", "rate-limiter", "wait-for-connectivity", "timeout",
+                "total-deadline", "retry", "circuit-breaker", "server-quota", "wait-for-connectivity", "timeout",
             ])
         #expect(names(Pipeline.background { $0.connectivity = monitor }).contains("wait-for-connectivity"))
         #expect(!names(Pipeline.standard { $0.connectivity = monitor }).contains("wait-for-connectivity"))

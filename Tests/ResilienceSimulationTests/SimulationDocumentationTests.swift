@@ -49,8 +49,9 @@ import Testing
     @Test func theWorkedExampleRetriesThroughTheBrownout() throws {
         let (succeeded, load) = try Self.brownout(seed: 42, clients: 30)
         let offered = 30 * 40
-        // With 30 % failures and 3 attempts, about 1 − 0.3³ ≈ 97 % of the brownout's requests succeed.
-        #expect(succeeded > offered * 95 / 100)
+        // 30 % failures for half the run: without retries about 85 % would succeed. The standard preset's budget
+        // (10 % of the last 30 s's requests) wins back part of the rest, never more than its 10 %.
+        #expect(succeeded > offered * 86 / 100)
         #expect(succeeded < offered)
         #expect(load.arrivals > offered)
         #expect(load.arrivals < offered * 13 / 10)

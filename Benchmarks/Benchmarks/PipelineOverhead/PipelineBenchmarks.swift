@@ -66,9 +66,7 @@ func registerPipelineBenchmarks() {
     registerFailurePathBenchmarks()
     benchmarkPipeline(
         "pipeline: standard preset",
-        Pipeline.standard(clock: benchClock, random: SharedRandomSource(seed: 1)) {
-            $0.limiter = .tokenBucket(.rate(1e12, burst: 1_000_000_000))
-        })
+        Pipeline.standard(clock: benchClock, random: SharedRandomSource(seed: 1)))
 }
 
 /// What failing calls cost: the same five stages with the breaker forced open (every call rejected before

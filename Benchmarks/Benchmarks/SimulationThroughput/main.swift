@@ -139,18 +139,15 @@ func simulate(clients: Int, requestsPerClient: Int, throughPipeline: Bool, seed:
 }
 
 /// The same number of pipeline calls without the simulation: one task on the global executor, an operation
-/// that returns a response at once, a limiter that always admits.
+/// that returns a response at once.
 func barePipeline(calls: Int) -> Measurement {
     let started = ContinuousClock.now
     let cpuStarted = processorSeconds()
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex(0)
     Task.detached {
-        // A token bucket that never runs dry: back to back, the shipped one would make the loop wait for
-        // real (the simulated clients spread their calls out in virtual time).
-        let pipeline = Pipeline.standard(clock: .continuous, random: SharedRandomSource(seed: 1)) {
-            $0.limiter = .tokenBucket(.rate(1e12, burst: 1_000_000_000))
-        }
+        // The standard pipeline as shipped (no client-side rate cap, so back-to-back calls never wait).
+        let pipeline = Pipeline.standard(clock: .continuous, random: SharedRandomSource(seed: 1))
         let context = ResilienceContext(key: "client", clock: .continuous)
         let ok = HTTPResponse(status: 200)
         var successes = 0
@@ -178,9 +175,7 @@ func pipelineOnExecutor(calls: Int) throws -> Measurement {
         let simulation = Simulation(seed: 1)
         let clock = simulation.resilienceClock
         let successes = try simulation.run {
-            let pipeline = Pipeline.standard(clock: clock, random: simulation.random(stream: 1)) {
-                $0.limiter = .tokenBucket(.rate(1e12, burst: 1_000_000_000))
-            }
+            let pipeline = Pipeline.standard(clock: clock, random: simulation.random(stream: 1))
             let context = ResilienceContext(key: "client", clock: clock)
             let ok = HTTPResponse(status: 200)
             var successes = 0

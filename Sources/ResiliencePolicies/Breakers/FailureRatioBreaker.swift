@@ -107,48 +107,52 @@ extension FailureRatioBreaker {
             return configuration
         }
 
-        /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed, and at least 20
-        /// were made; open 5 s ±20 %, doubling on each trip in a row up to 60 s; 3 probes, 2 successes close
-        /// it. ``PipelinePreset/standard``'s breaker: it stops a full outage within a few seconds but never
-        /// sheds the healthy share of a partial brownout (at 70 % failures a 20-call window reaches 90 % with
-        /// a probability of about 3 %, and a 40-call one almost never).
+        /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed (timeouts count),
+        /// and at least 5 were made; open 5 s ±20 %, doubling on each trip in a row up to 15 s; up to 3 probes,
+        /// and the first success closes it. ``PipelinePreset/standard``'s breaker.
+        ///
+        /// Why these values: 5 calls is Envoy's and Finagle's consecutive-failure threshold, so a key sending
+        /// 1 request/s trips within about 5 s of an outage (a minimum of 20 never tripped below 2 requests/s,
+        /// leaving such a key's outage load to the retry budget); 90 % keeps it shut during partial brownouts
+        /// (a 10 s window of 20 calls at 50 % failures reaches 90 % with a probability of about 2 × 10⁻⁴).
+        /// The open time starts at Polly's 5 s and stops growing at 15 s, so a recovered server is admitted
+        /// again within 15 s however long the outage (the doubling up to 60 s swallowed the healthy windows of
+        /// a flapping server), while a dead one still sees at most one round of probes per open period. One
+        /// successful probe closes it, as in Polly and gRPC's outlier ejection: a probe that succeeds is the
+        /// evidence a recovered server gives first.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
-            configuration.minimumThroughput = 20
+            configuration.minimumThroughput = 5
             configuration.failureRatio = 0.9
             configuration.openDuration = BreakerBackoff(
-                base: .seconds(5), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(60), jitter: 0.2)
-            configuration.successesToClose = 2
+                base: .seconds(5), growthFactor: 2, maximumMultiplier: 3, maximum: .seconds(15), jitter: 0.2)
+            configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
             return configuration
         }
 
-        /// ``outageOnly`` with a longer open time for background work: 10 s ±20 %, doubling up to 120 s.
+        /// ``outageOnly`` with a longer open time for background work: 10 s ±20 %, doubling on each trip in a
+        /// row up to 40 s (a recovered server is admitted again within 40 s, inside the background preset's
+        /// 60 s recovery goal).
         public static var outageOnlyBackground: Configuration {
             var configuration = outageOnly
             configuration.openDuration = BreakerBackoff(
-                base: .seconds(10), growthFactor: 2, maximumMultiplier: 12, maximum: .seconds(120), jitter: 0.2)
+                base: .seconds(10), growthFactor: 2, maximumMultiplier: 4, maximum: .seconds(40), jitter: 0.2)
             return configuration
         }
 
-        /// ``outageOnly`` for a client sending a request every few seconds (an app): judged from 6 calls, open
-        /// 4–5 s (5 s with up to −20 % jitter) without growing, closed by one successful probe, and timeouts do
-        /// not count.
+        /// ``outageOnly`` for a client sending a request every few seconds (an app): open 4–5 s (5 s with up to
+        /// −20 % jitter) without growing, closed by one successful probe; timeouts count, so a hung server
+        /// trips it like a failing one.
         ///
         /// Such a client cannot tell a full outage from a heavy brownout after a handful of calls, so this
-        /// breaker makes each false trip cheap instead of rare: a 70 % brownout trips it now and then, and the
-        /// next successful probe closes it again (a growing open time, or two probes to close, kept it open most
-        /// of a long brownout: 18 % success against 30 % without retry). A full outage still keeps it open, one
-        /// failed probe every 5 s. A person's request has one deadline for all its attempts (a timed-out attempt
-        /// is never retried), so timeouts cannot amplify the load; counting them would trip the breaker just as
-        /// a stalled server starts answering its queue, and shed the requests about to succeed.
+        /// breaker makes each false trip cheap instead of rare: the next successful probe closes it again, and
+        /// the open time never grows, so a recovered server is admitted within 5 s (inside the interactive
+        /// preset's 10 s recovery goal). A full outage keeps it open, one failed probe every 5 s.
         public static var outageOnlyInteractive: Configuration {
             var configuration = outageOnly
-            configuration.minimumThroughput = 6
             configuration.openDuration = BreakerBackoff(base: .seconds(5), jitter: 0.2)
-            configuration.successesToClose = 1
-            configuration.countsAsFailure = .categories([.transient, .serverError, .networkUnreachable, .rateLimited])
             return configuration
         }
 

@@ -40,3 +40,50 @@ extension ResilienceStrategy where Self == ServerQuotaStrategy {
         ServerQuotaStrategy(limiter: limiter, waits: waits)
     }
 }
+
+// The stage's steps (`StageDriver.swift`): the rate-limiter stage's, with the limiter made the quota observer
+// of the context the inner stages and the operation get, so a preset's chain still runs as one set of steps.
+extension ServerQuotaStrategy: SteppedStage {
+    @inlinable var recordSize: Int { stage.recordSize }
+
+    /// Takes a permit at once (or stops to wait for one), then observes the quotas reported inside.
+    @inlinable
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        if let stop = stage.enter(&context, &frame, at: offset) { return stop }
+        context.quotaObserver = limiter
+        return nil
+    }
+
+    /// Releases the permit as accepted.
+    @inlinable
+    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        stage.exit(context, frame, at: offset)
+    }
+
+    /// The inner stages see the limiter as the quota observer.
+    @inlinable
+    func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        context.quotaObserver = limiter
+    }
+
+    /// Waits for a permit, then runs `next` with the limiter observing quotas; leaves `context` as it found it.
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        let observer = context.quotaObserver
+        context.quotaObserver = limiter
+        defer { context.quotaObserver = observer }
+        return try await stage.resume(after: stop, &context, frame, at: offset, next: next)
+    }
+
+    /// Releases the permit with how the call failed, and rethrows the failure.
+    @inlinable
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await stage.recover(after: error, &context, frame, at: offset, next: next)
+    }
+}

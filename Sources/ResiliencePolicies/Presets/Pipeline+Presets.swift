@@ -1,11 +1,11 @@
 extension Pipeline {
     /// Builds `preset` in the default order: total deadline → retry (with budget) → circuit breaker →
-    /// rate limiter → wait for connectivity → per-attempt timeout. Stages set to `nil` are left out (the
-    /// connectivity stage also when no monitor is set).
+    /// server-quota pacing → rate limiter → wait for connectivity → per-attempt timeout. Stages set to `nil`
+    /// are left out (the connectivity stage also when no monitor is set).
     ///
-    /// The budget, breaker and limiter are new instances, so build one pipeline per key (the registry's
-    /// factory does). `clock` feeds the retry budget; `random` feeds jitter in the retry stage, the breaker and
-    /// the limiter (seed it for reproducible schedules).
+    /// The budget, breaker, quota limiter and limiter are new instances, so build one pipeline per key (the
+    /// registry's factory does). `clock` feeds the retry budget; `random` feeds jitter in the retry stage, the
+    /// breaker and the limiter (seed it for reproducible schedules).
     ///
     /// - Parameters:
     ///   - preset: Which stages to build and their settings; a stage set to `nil` is left out.
@@ -20,17 +20,18 @@ extension Pipeline {
             preset.connectivityWait.map { WaitForConnectivityStrategy(monitor: monitor, policy: $0) }
         }
         if let total = preset.totalDeadline, let policy = preset.retry, let breaker = preset.breaker,
-            let limiter = preset.limiter, let attempt = preset.attemptTimeout, connectivity == nil
+            let quota = preset.serverQuota, preset.limiter == nil, let attempt = preset.attemptTimeout,
+            connectivity == nil
         {
-            // Every stage present (the usual case): a chain without optional wrappers, one async frame
-            // fewer per stage on every call.
+            // The presets as shipped: a chain without optional wrappers, one async frame fewer per stage on
+            // every call.
             return Pipeline {
                 TotalDeadlineStrategy(total, mode: preset.timeoutMode)
                 RetryStrategy(
                     policy: policy, budget: preset.retryBudget.map { RetryBudget($0, clock: clock) }, random: random,
                     maximumTotalAttempts: preset.maximumTotalAttempts)
                 CircuitBreakerStrategy(breaker: breaker.makeBreaker(random: random))
-                RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
+                ServerQuotaStrategy(limiter: ServerQuotaLimiter(quota))
                 TimeoutStrategy(attempt, mode: preset.timeoutMode)
             }
         }
@@ -42,6 +43,7 @@ extension Pipeline {
                     maximumTotalAttempts: preset.maximumTotalAttempts)
             }
             if let breaker = preset.breaker { CircuitBreakerStrategy(breaker: breaker.makeBreaker(random: random)) }
+            if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: ServerQuotaLimiter(quota)) }
             if let limiter = preset.limiter {
                 RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
             }

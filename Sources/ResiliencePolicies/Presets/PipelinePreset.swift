@@ -1,5 +1,5 @@
 /// The settings of a ready-made pipeline in the default order: total deadline → retry (with budget) →
-/// circuit breaker → rate limiter → per-attempt timeout.
+/// circuit breaker → server-quota pacing → rate limiter (opt-in) → per-attempt timeout.
 ///
 /// Start from ``standard``, ``interactive`` or ``background`` and change one `var` to swap one stage's
 /// policy; `nil` leaves a stage out. Build it with ``Pipeline/preset(_:clock:random:)`` or the
@@ -14,15 +14,25 @@ public struct PipelinePreset: Sendable {
     public var totalDeadline: Duration? = .seconds(60)
     /// The retry policy; `nil` for no retry stage.
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
-    /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % plus 1/s over 30 s;
-    /// ``interactive`` uses ``RetryBudgetConfiguration/interactive``); `nil` for no budget.
+    /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
+    /// requests plus one retry per 30 s; ``interactive`` uses ``RetryBudgetConfiguration/interactive``, 20 %);
+    /// `nil` for no budget.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
     /// The circuit breaker; `nil` for no breaker stage.
     public var breaker: BreakerChoice? = .failureRatio(.outageOnly)
-    /// The rate limiter or bulkhead; `nil` for no limiter stage.
-    public var limiter: LimiterChoice? = .tokenBucket(.standard)
+    /// How calls are paced by the quota the server advertises (`RateLimit`, `RateLimit-Remaining` /
+    /// `RateLimit-Reset`, `X-RateLimit-*` on any response): a ``ServerQuotaStrategy`` between the breaker and
+    /// the limiter, so no call is sent before the advertised reset; `nil` for no such stage. Default:
+    /// ``ServerQuotaLimiter/Configuration/standard`` (waits up to 60 s, within the deadline).
+    public var serverQuota: ServerQuotaLimiter.Configuration? = .standard
+    /// A client-side rate limiter or bulkhead; `nil` (the default in every preset) for no limiter stage.
+    ///
+    /// No preset caps its own rate: a cap of its own throttles a busy key that its server would serve
+    /// (Polly's standard handler, resilience4j, gRPC and the AWS SDKs ship none by default); set one to
+    /// protect a dependency you know the limit of.
+    public var limiter: LimiterChoice?
     /// Whether the limiter stage waits (within the deadline) for a permit instead of rejecting at once.
     public var limiterWaits = true
     /// The limit for one attempt; `nil` for none.
@@ -43,19 +53,20 @@ public struct PipelinePreset: Sendable {
     public init() {}
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
-    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a 10 % budget over 30 s, a breaker that opens only near total
-    /// failure (≥ 90 % of ≥ 20 calls in 10 s fail; open 5 s doubling up to 60 s, or the server's
-    /// `Retry-After`), a token bucket (10 burst, 10/s: headroom over a few requests per second, their retries
-    /// and hedges), 30 s per attempt.
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's requests plus
+    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total failure and counts
+    /// timeouts (≥ 90 % of ≥ 5 calls in 10 s fail; open 5 s ±20 %, doubling on trips in a row up to 15 s, or
+    /// the server's `Retry-After`; one successful probe closes it), server-quota pacing, no client-side rate
+    /// cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
-    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 45 % of
-    /// the last 2 minutes' requests plus one retry a minute (``RetryBudgetConfiguration/interactive``), a breaker
-    /// that opens only near total failure, judges from 6 calls, does not count timeouts, stays open 4–5 s and
-    /// closes on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``), a token
-    /// bucket (10 burst, 10/s), and one 10 s limit per attempt: a timed-out attempt is not retried (the person's
-    /// 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a call made offline waits
-    /// for the network within its 10 s instead of failing.
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
+    /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker that opens only near total
+    /// failure, counts timeouts (a hung server trips it), judges from 5 calls, stays open 4–5 s without
+    /// growing and closes on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
+    /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
+    /// retried (the person's 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a
+    /// call made offline waits for the network within its 10 s instead of failing.
     public static var interactive: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(10)
@@ -67,16 +78,15 @@ public struct PipelinePreset: Sendable {
         return preset
     }
 
-    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s), a breaker that opens only near
-    /// total failure (open 10 s doubling up to 120 s), a token bucket (10 burst, 10/s) that backs off while
-    /// exhausted, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the network (and out
-    /// Low Data Mode) for up to 5 minutes.
+    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s) with the standard 10 % budget, a
+    /// breaker that opens only near total failure and counts timeouts (open 10 s ±20 %, doubling on trips in a
+    /// row up to 40 s), server-quota pacing, no client-side rate cap, 60 s per attempt. Given a
+    /// ``connectivity`` monitor, calls wait for the network (and out Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)
         preset.retry = StandardRetryPolicy.background
         preset.breaker = .failureRatio(.outageOnlyBackground)
-        preset.limiter = .tokenBucket(.backingOff)
         preset.attemptTimeout = .seconds(60)
         preset.connectivityWait = .background
         return preset

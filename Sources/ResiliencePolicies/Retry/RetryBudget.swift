@@ -110,22 +110,28 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style).
     public static let standard = RetryBudgetConfiguration()
 
-    /// The presets' budget: the same 10 % plus 1 retry per second, counted over 30 s in 1 s slices. A short
-    /// run of failures in a partial brownout then borrows from the quieter seconds around it instead of
-    /// finding the budget spent, while a full outage's load stays bounded by
-    /// 1 + (ratio + minimumPerSecond ÷ r) × 30 ÷ 29.
-    public static let smoothed = RetryBudgetConfiguration(window: .seconds(30), buckets: 30)
-
-    /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries may
-    /// add 45 % of the requests of the last 2 minutes plus one retry a minute (window 120 s in 1 s slices).
+    /// ``PipelinePreset/standard``'s and ``PipelinePreset/background``'s budget: retries may add 10 % of the
+    /// requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Google SRE's 10 %; gRPC A6 throttles
+    /// retries the same way).
     ///
-    /// At 0.5 requests/s it allows 0.45 + (1/60) ÷ 0.5 ≈ 0.48 retries per request: every request of a brownout
-    /// failing up to about 45 % of calls keeps its second attempt (success 1 − p²), while a heavier brownout
-    /// adds at most ≈ 1.5× load. Counted over 2 minutes, a quiet key's run of failures borrows from the calm
-    /// around it. The budget does not bound a full outage's load of such a key (its floor alone leaves 2
-    /// retries at any time): the preset's breaker does.
+    /// A full outage of length T then amplifies the load of a key sending r requests/s by at most
+    /// 1 + (0.1 + (1/30) ÷ r) × (30 + T) ÷ T (the 30 s before the outage give it credit too) until the
+    /// preset's breaker trips, which it does within about 5 s from 1 request/s. The floor of one retry per
+    /// 30 s (not 1 per second) lets a fresh or quiet key retry a failure while keeping a key of 0.1
+    /// requests/s below 1.5×; a key quieter than that (0.02 requests/s) can reach 2× in a long outage.
+    public static let smoothed = RetryBudgetConfiguration(
+        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
+
+    /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries
+    /// may add 20 % of the requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Finagle's and
+    /// Envoy's 20 %).
+    ///
+    /// At 0.5 requests/s it allows 4 retries in any 30 s: a brownout failing up to about 25 % of calls keeps
+    /// every request's second attempt (success 1 − p²), a heavier one gets 20 % more attempts. A full outage
+    /// amplifies a key's load by at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T, and by less once the
+    /// preset's breaker trips (from about 5 calls in 10 s).
     public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.45, minimumPerSecond: 1.0 / 60, window: .seconds(120), buckets: 120)
+        ratio: 0.2, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
     public var description: String {
