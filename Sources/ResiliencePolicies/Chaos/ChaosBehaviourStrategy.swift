@@ -10,7 +10,7 @@ import ResilienceCore
 /// ```swift
 /// ChaosBehaviourStrategy(try ChaosInjection(rate: 0.01, enabled: chaos)) { _ in await cache.removeAll() }
 /// ```
-public struct ChaosBehaviourStrategy: ResilienceStrategy {
+public struct ChaosBehaviourStrategy: ResilienceStrategy, ChaosPreludeStage {
     /// When to inject.
     public let injection: ChaosInjection
     /// What runs before an injected call.
@@ -47,32 +47,5 @@ public struct ChaosBehaviourStrategy: ResilienceStrategy {
     func inject(_ context: ResilienceContext, at start: ResilienceInstant) async throws {
         context.emit(.chaosInjected, at: start) { $0.detail = "behaviour" }
         try await behaviour(context)
-    }
-}
-
-// The stage's steps (`StageDriver.swift`): `enter` stops an injected call, `resume` runs the behaviour and
-// then `next`.
-extension ChaosBehaviourStrategy: SteppedStage {
-    @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        injection.fires() ? StageStop(.injected) : nil
-    }
-
-    @inlinable
-    func resume<Output: Sendable>(
-        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        guard case .injected = stop.reason else { throw stop.failure(key: context.key) }
-        try await inject(context, at: frame.start)
-        return try await next(context)
-    }
-
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
     }
 }

@@ -44,3 +44,39 @@ public struct ChaosInjection: Sendable {
         [.init("rate", "\(rate)"), .init("enabled", "\(enabled.isEnabled)")]
     }
 }
+
+/// The steps (`StageDriver.swift`) of a chaos stage that does something before an injected call goes on
+/// (``ChaosLatencyStrategy`` sleeps, ``ChaosBehaviourStrategy`` runs its closure): `enter` stops an injected
+/// call, `resume` runs ``inject(_:at:)`` and then `next`; a failure passes through untouched.
+@usableFromInline
+protocol ChaosPreludeStage: SteppedStage {
+    /// When to inject.
+    var injection: ChaosInjection { get }
+    /// What happens before an injected call goes on; its error fails the call.
+    func inject(_ context: ResilienceContext, at start: ResilienceInstant) async throws
+}
+
+extension ChaosPreludeStage {
+    @inlinable @inline(__always)
+    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        injection.fires() ? StageStop(.injected) : nil
+    }
+
+    @inlinable
+    func resume<Output: Sendable>(
+        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard case .injected = stop.reason else { throw stop.failure(key: context.key) }
+        try await inject(context, at: frame.start)
+        return try await next(context)
+    }
+
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw error
+    }
+}

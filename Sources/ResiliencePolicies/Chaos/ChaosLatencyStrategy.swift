@@ -11,7 +11,7 @@ import ResilienceCore
 /// ```swift
 /// ChaosLatencyStrategy(try ChaosInjection(rate: 0.05, enabled: chaos), latency: .seconds(3))
 /// ```
-public struct ChaosLatencyStrategy: ResilienceStrategy {
+public struct ChaosLatencyStrategy: ResilienceStrategy, ChaosPreludeStage {
     /// When to inject.
     public let injection: ChaosInjection
     /// How long an injected call is delayed.
@@ -45,7 +45,7 @@ public struct ChaosLatencyStrategy: ResilienceStrategy {
 
     /// Sleeps for ``latency`` on the context's clock, within its deadline.
     @usableFromInline
-    func delay(_ context: ResilienceContext, from start: ResilienceInstant) async throws {
+    func inject(_ context: ResilienceContext, at start: ResilienceInstant) async throws {
         context.emit(.chaosInjected, at: start) { event in
             event.detail = "latency"
             event.duration = latency
@@ -56,32 +56,5 @@ public struct ChaosLatencyStrategy: ResilienceStrategy {
             throw ResilienceError(.deadlineExceeded, key: context.key)
         }
         try await context.clock.sleep(until: wake)
-    }
-}
-
-// The stage's steps (`StageDriver.swift`): `enter` stops an injected call, `resume` delays it and runs
-// `next`.
-extension ChaosLatencyStrategy: SteppedStage {
-    @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        injection.fires() ? StageStop(.injected) : nil
-    }
-
-    @inlinable
-    func resume<Output: Sendable>(
-        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        guard case .injected = stop.reason else { throw stop.failure(key: context.key) }
-        try await delay(context, from: frame.start)
-        return try await next(context)
-    }
-
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
     }
 }
