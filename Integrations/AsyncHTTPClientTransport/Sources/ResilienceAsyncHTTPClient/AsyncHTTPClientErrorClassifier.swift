@@ -27,10 +27,11 @@ import Darwin
 /// let classifier = CompositeErrorClassifier([TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier()])
 /// ```
 ///
-/// HTTP/2: a stream the server refused (`REFUSED_STREAM`, and every stream above a GOAWAY's last stream id) was
-/// never processed, so it is transient and marked not sent (any method may be retried); any other stream reset
-/// or a connection that closed under the stream is transient and marked sent (retried only when the request is
-/// idempotent). A peer that breaks the HTTP/2 protocol is an invalid response. TLS: a connection closed without
+/// HTTP/2: a stream the server refused (`REFUSED_STREAM`) was never processed, so it is transient and marked not
+/// sent (any method may be retried); any other stream reset, a stream a GOAWAY dropped, or a connection that
+/// closed under the stream is transient and marked sent (retried only when the request is idempotent). NIOHTTP2
+/// closes the streams above a GOAWAY's last stream id with `CANCEL`, the code a server's own `RST_STREAM(CANCEL)`
+/// carries, so the error cannot prove such a request unprocessed. A peer that breaks the HTTP/2 protocol is an invalid response. TLS: a connection closed without
 /// `close_notify` is a transient truncation; a failed handshake (an untrusted certificate, no common protocol
 /// version or cipher) is `NET_005`, not transient, with BoringSSL's reason in the message.
 public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
@@ -117,9 +118,7 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
             return make(
                 .authentication, .unauthorized, "the proxy requires authentication", transient: false, notSent: true)
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .traceRequestWithBody, .bodyLengthMismatch,
-            .contentLengthMissing, .writeAfterRequestSent, .identityCodingIncorrectlyPresent,
-            .chunkedSpecifiedMultipleTimes,
-            .incompatibleHeaders:
+            .contentLengthMissing, .writeAfterRequestSent, .identityCodingIncorrectlyPresent:
             return make(
                 .clientError, .invalidFormat, "the request is not valid: \(error)", transient: false, notSent: true)
         case .alreadyShutdown:
@@ -200,7 +199,8 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
         }
     }
 
-    /// An HTTP/2 stream closed by `RST_STREAM` (or by a GOAWAY that did not cover it) with `code`.
+    /// An HTTP/2 stream closed by `RST_STREAM`, or by a GOAWAY that did not cover it (NIOHTTP2 gives it `CANCEL`),
+    /// with `code`.
     static func classification(ofStreamClosedWith code: HTTP2ErrorCode) -> FailureClassification {
         switch code {
         case .refusedStream:
@@ -208,6 +208,9 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
             make(
                 .transient, .connectionReset, "the server refused the HTTP/2 stream before processing it", notSent: true
             )
+        case .cancel:
+            // NIOHTTP2 closes the streams a GOAWAY dropped with CANCEL, as a server's RST_STREAM(CANCEL) does.
+            make(.transient, .connectionReset, "the HTTP/2 stream was cancelled by a server reset or a GOAWAY")
         case .enhanceYourCalm:
             make(.rateLimited, .rateLimited, "the server reset the HTTP/2 stream with ENHANCE_YOUR_CALM")
         case .protocolError, .compressionError, .frameSizeError, .flowControlError, .settingsTimeout,
@@ -216,7 +219,7 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
         case .inadequateSecurity, .http11Required:
             make(.invalidResponse, .invalidResponse, "the server refused the stream: \(code)", transient: false)
         default:
-            // NO_ERROR, CANCEL, INTERNAL_ERROR, CONNECT_ERROR: the server stopped mid-request.
+            // NO_ERROR, INTERNAL_ERROR, CONNECT_ERROR: the server stopped mid-request.
             make(.transient, .connectionReset, "the server reset the HTTP/2 stream (\(code))")
         }
     }

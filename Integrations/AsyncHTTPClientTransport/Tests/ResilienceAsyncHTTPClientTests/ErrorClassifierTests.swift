@@ -31,7 +31,7 @@ struct ErrorClassifierTests {
             (.remoteConnectionClosed, .connectionReset, false),
             (.redirectLimitReached, .tooManyRedirects, false),
             (.invalidURL, .invalidFormat, true),
-            (.chunkedSpecifiedMultipleTimes, .invalidFormat, true),
+            (.emptyHost, .invalidFormat, true),
             (.uncleanShutdown, .truncatedResponse, false),
             (.cancelled, .cancelled, false),
         ])
@@ -87,15 +87,22 @@ struct ErrorClassifierTests {
 
     @Test("HTTP/2 errors by value: a refused stream was not sent, a reset one was; protocol violations are invalid")
     func http2Errors() {
-        let refused = classifier.classify(NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .refusedStream))
+        let refused = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .refusedStream))
         #expect(refused?.isTransient == true)
         #expect(refused?.requestWasNotSent == true)
-        let reset = classifier.classify(NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .internalError))
+        let reset = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .internalError))
         #expect(reset?.isTransient == true)
         #expect(reset?.requestWasNotSent == false)
+        let droppedByGoAway = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(5), errorCode: .cancel))
+        #expect(droppedByGoAway?.isTransient == true)
+        #expect(droppedByGoAway?.requestWasNotSent == false, "CANCEL is also a server's reset: not proof of not sent")
         let wrapped = classifier.classify(
             NIOHTTP2Errors.streamError(
-                streamID: HTTP2StreamID(3), baseError: NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(3), errorCode: .refusedStream)))
+                streamID: HTTP2StreamID(3),
+                baseError: NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(3), errorCode: .refusedStream)))
         #expect(wrapped?.requestWasNotSent == true)
         #expect(classifier.classify(NIOHTTP2Errors.ioOnClosedConnection())?.isTransient == true)
         #expect(classifier.classify(NIOHTTP2Errors.flowControlViolation())?.code == .invalidResponse)

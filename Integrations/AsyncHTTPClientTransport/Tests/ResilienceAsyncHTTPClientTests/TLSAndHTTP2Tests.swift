@@ -71,12 +71,12 @@ struct TLSAndHTTP2Tests {
             .http2,
             script: [
                 "/get": [.resetMidBody(partial: 10), .ok("second attempt")],
-                "/post": [.resetMidBody(partial: 10), .ok("never reached")],
+                "/post": [.resetMidBody(partial: 10)],
             ])
         let classification = try await withTLSTransport { transport in
             let error = await failure {
                 _ = try await transport.send(
-                    HTTPRequest(url: server.url("/post"), body: Data("x".utf8)), context: realContext())
+                    HTTPRequest(method: .post, url: server.url("/post"), body: Data("x".utf8)), context: realContext())
             }
             return classify(error)
         }
@@ -98,17 +98,38 @@ struct TLSAndHTTP2Tests {
         #expect(server.requestCount("/post") == 2, "one POST above, and one through the pipeline: not retried")
     }
 
-    @Test("A GOAWAY that leaves the request unprocessed is transient and not sent: even a POST is retried")
+    @Test(
+        "A GOAWAY mid-request is transient and counted as sent (NIOHTTP2 reports the dropped stream as CANCEL): a GET is retried, a POST is not"
+    )
     func goAwayMidRequest() async throws {
-        let server = try await TLSTestServer(.http2, script: ["/submit": [.goAway, .ok("accepted")]])
-        let response = try await withTLSTransport { base in
+        let server = try await TLSTestServer(
+            .http2, script: ["/jobs": [.goAway, .ok("listed")], "/submit": [.goAway]])
+        let classification = try await withTLSTransport { transport in
+            let error = await failure {
+                _ = try await transport.send(
+                    HTTPRequest(method: .post, url: server.url("/submit"), body: Data("job".utf8)),
+                    context: realContext())
+            }
+            return classify(error)
+        }
+        #expect(classification?.isTransient == true, "\(String(describing: classification))")
+        #expect(classification?.requestWasNotSent == false)
+        #expect(classification?.message?.contains("GOAWAY") == true, "\(String(describing: classification))")
+        let (get, postError) = try await withTLSTransport { base in
             let transport = ResilientTransport(wrapping: base) { _ in quickRetries() }
-            return try await transport.send(
-                HTTPRequest(method: .post, url: server.url("/submit"), body: Data("job".utf8)), context: realContext())
+            let get = try await transport.send(HTTPRequest(url: server.url("/jobs")), context: realContext())
+            let postError = await failure {
+                _ = try await transport.send(
+                    HTTPRequest(method: .post, url: server.url("/submit"), body: Data("job".utf8)),
+                    context: realContext())
+            }
+            return (get, postError)
         }
         await server.stop()
-        #expect(String(decoding: response.body, as: UTF8.self) == "accepted")
-        #expect(server.requestCount("/submit") == 2)
+        #expect(String(decoding: get.body, as: UTF8.self) == "listed")
+        #expect(server.requestCount("/jobs") == 2)
+        #expect(postError != nil)
+        #expect(server.requestCount("/submit") == 2, "one POST above, and one through the pipeline: not retried")
     }
 
     @Test("A refused stream (REFUSED_STREAM) is transient and marked not sent")

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
@@ -36,9 +37,17 @@ struct TestCertificates: Sendable {
             "-CAcreateserial", "-out", path("leaf.pem"), "-days", "2", "-extfile", path("leaf.ext"),
         ])
         return TestCertificates(
-            authority: try NIOSSLCertificate(file: path("ca.pem"), format: .pem),
-            leaf: try NIOSSLCertificate(file: path("leaf.pem"), format: .pem),
+            authority: try certificate(path("ca.pem")),
+            leaf: try certificate(path("leaf.pem")),
             key: try NIOSSLPrivateKey(file: path("leaf.key"), format: .pem))
+    }
+
+    /// The first certificate of the PEM file at `path`.
+    private static func certificate(_ path: String) throws -> NIOSSLCertificate {
+        guard let first = try NIOSSLCertificate.fromPEMFile(path).first else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no certificate in \(path)"])
+        }
+        return first
     }
 
     private static func openssl(_ arguments: [String]) throws {
@@ -99,11 +108,11 @@ final class TLSTestServer: Sendable {
         let counts = NIOLockedValueBox<[String: Int]>([:])
         self.counts = counts
         let behaviour: @Sendable (String) -> ServerBehaviour = { path in
-            let attempt = counts.withLock { counts -> Int in
+            let attempt = counts.withLockedValue { counts -> Int in
                 counts[path, default: 0] += 1
                 return counts[path]! - 1
             }
-            return script.withLock { script in
+            return script.withLockedValue { script in
                 guard let list = script[path], !list.isEmpty else { return .ok("no script for \(path)") }
                 return list[min(attempt, list.count - 1)]
             }
@@ -140,7 +149,7 @@ final class TLSTestServer: Sendable {
     func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
     /// How many requests reached `path`.
-    func requestCount(_ path: String) -> Int { counts.withLock { $0[path, default: 0] } }
+    func requestCount(_ path: String) -> Int { counts.withLockedValue { $0[path, default: 0] } }
 
     func stop() async { try? await channel.close() }
 }
