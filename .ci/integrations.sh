@@ -20,7 +20,9 @@ build_and_test_integration() {
     fi
     grep -q "Build complete" "$log" || { tail -40 "$log"; exit 1; }
     swift test --skip-build --no-parallel --package-path "$package" --scratch-path "$scratch"
-    swift format lint --strict --recursive --parallel "$package/Package.swift" "$package/Sources" "$package/Tests"
+    local sources=() path
+    for path in "$package/Package.swift" "$package/Sources" "$package/Tests"; do [ -e "$path" ] && sources+=("$path"); done
+    swift format lint --strict --recursive --parallel "${sources[@]}"
     echo "integration $1 took $((SECONDS - started)) s"
 }
 
@@ -49,3 +51,15 @@ fi
 # --- issue14-transport: the AsyncHTTPClient transport and the OpenAPI middleware ---
 build_and_test_integration AsyncHTTPClientTransport
 build_and_test_integration OpenAPI
+
+# --- issue24-publish: the packages a user adds by URL. Publishes the library and every integration into a
+# temporary directory as git repositories tagged 1.0.0, then builds and tests Integrations/Examples/Consumer, which
+# depends on each by file:// URL with `from: "1.0.0"` and calls each once. Same scratch path as above, so the
+# ecosystem packages are already built; only the published copies of our own modules compile again.
+started=$SECONDS
+published=$(mktemp -d)
+Scripts/publish-packages.sh "$published" 1.0.0
+rm -f Integrations/Examples/Consumer/Package.resolved  # a previous run's file:// URLs
+RESILIENCEKIT_PACKAGES="file://$published" RESILIENCEKIT_VERSION=1.0.0 build_and_test_integration Examples/Consumer
+rm -rf "$published" Integrations/Examples/Consumer/Package.resolved
+echo "publish and consumer took $((SECONDS - started)) s"

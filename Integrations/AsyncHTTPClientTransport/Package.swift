@@ -14,10 +14,12 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "ResilienceKit", path: "../.."),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Floors: the lowest releases the code needs (README, "Dependency floors").
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.19.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.58.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.22.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.26.0"),
     ],
     targets: [
         .target(
@@ -31,6 +33,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: strictSettings
         ),
@@ -40,6 +43,7 @@ let package = Package(
                 "ResilienceAsyncHTTPClient",
                 .product(name: "ResilienceTransport", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -49,11 +53,17 @@ let package = Package(
                 "ResilienceAsyncHTTPClient",
                 .product(name: "ResilienceCore", package: "ResilienceKit"),
                 .product(name: "ResilienceTransport", package: "ResilienceKit"),
+                .product(name: "ResiliencePolicies", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -14,9 +15,9 @@ import Musl
 import Darwin
 #endif
 
-/// Classifies the errors AsyncHTTPClient and SwiftNIO throw (`HTTPClientError`, connection, socket, HTTP
-/// parser, TLS and decompression errors) into ResilienceKit's stable codes, the same ones
-/// `URLErrorClassifier` gives for URLSession.
+/// Classifies the errors AsyncHTTPClient and SwiftNIO throw (`HTTPClientError`, connection, socket, HTTP/1.1
+/// parser, HTTP/2, TLS and decompression errors) into ResilienceKit's stable codes, the same ones
+/// `URLErrorClassifier` gives for URLSession. Every error is matched by its type and value, never by its text.
 ///
 /// ``AsyncHTTPClientTransport`` already throws classified `TransportError`s; use this classifier where
 /// AsyncHTTPClient errors reach a pipeline some other way (your own `HTTPClient` calls, an OpenAPI client over
@@ -25,25 +26,48 @@ import Darwin
 /// ```swift
 /// let classifier = CompositeErrorClassifier([TransportErrorClassifier.standard, AsyncHTTPClientErrorClassifier()])
 /// ```
+///
+/// HTTP/2: a stream the server refused (`REFUSED_STREAM`) was never processed, so it is transient and marked not
+/// sent (any method may be retried); any other stream reset, a stream a GOAWAY dropped, or a connection that
+/// closed under the stream is transient and marked sent (retried only when the request is idempotent). NIOHTTP2
+/// closes the streams above a GOAWAY's last stream id with `CANCEL`, the code a server's own `RST_STREAM(CANCEL)`
+/// carries, so the error cannot prove such a request unprocessed. A peer that breaks the HTTP/2 protocol is an invalid response. TLS: a connection closed without
+/// `close_notify` is a transient truncation; a failed handshake (an untrusted certificate, no common protocol
+/// version or cipher) is `NET_005`, not transient, with BoringSSL's reason in the message.
 public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
     /// Creates the classifier.
     public init() {}
 
-    /// The classification of an AsyncHTTPClient or SwiftNIO error, or nil for other errors.
+    /// The classification of an AsyncHTTPClient, SwiftNIO, NIOSSL or NIOHTTP2 error, or nil for other errors.
     public func classify(_ error: any Error) -> FailureClassification? {
         switch error {
         case let error as HTTPClientError: Self.classification(of: error)
         case let error as NIOConnectionError: Self.classification(of: error)
-        case let error as IOError: Self.classification(errno: error.errnoCode, message: "\(error)")
+        case let error as IOError: Self.classification(errno: error.errnoCode)
         case let error as ChannelError: Self.classification(of: error)
         case let error as HTTPParserError: Self.classification(of: error)
         case let error as NIOHTTPDecompression.DecompressionError: Self.classification(of: error)
         case let error as NIOHTTPDecompression.ExtraDecompressionError:
             error == .truncatedData
-                ? Self.make(.transient, .truncatedResponse, "compressed body ended early")
+                ? Self.make(.transient, .truncatedResponse, "the compressed body ended early")
                 : Self.make(.invalidResponse, .invalidResponse, "data after the compressed body", transient: false)
-        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
-            Self.make(.invalidResponse, .certificateInvalid, "TLS failure: \(error)", transient: false, level: .error)
+        case let error as NIOSSLError: Self.classification(of: error)
+        case let error as BoringSSLError: Self.classification(ofHandshake: error)
+        case let error as NIOSSLExtraError: Self.classification(of: error)
+        case is NIOSSLCloseTimedOutError:
+            Self.make(.transient, .connectionReset, "the TLS connection did not close in time")
+        case let error as NIOHTTP2Errors.StreamError: classify(error.baseError)
+        case let error as NIOHTTP2Errors.StreamClosed: Self.classification(ofStreamClosedWith: error.errorCode)
+        case is NIOHTTP2Errors.IOOnClosedConnection:
+            Self.make(.transient, .connectionReset, "the HTTP/2 connection closed under the stream")
+        case is NIOHTTP2Errors.NoStreamIDAvailable, is NIOHTTP2Errors.CreatedStreamAfterGoaway:
+            Self.make(
+                .transient, .connectionReset, "the HTTP/2 connection was going away before the stream opened",
+                notSent: true)
+        case let error as any NIOHTTP2Error:
+            Self.make(
+                .invalidResponse, .invalidResponse, "the server broke the HTTP/2 protocol (\(type(of: error)))",
+                transient: false)
         default: nil
         }
     }
@@ -59,91 +83,100 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
             requestWasNotSent: notSent)
     }
 
-    /// `HTTPClientError` by its (opaque) code.
+    /// `HTTPClientError` by value. The codes that carry an associated value (an unsupported scheme, invalid
+    /// header fields, an application protocol the server offered) cannot be matched without the value, and fall
+    /// to the last case: not transient, AsyncHTTPClient's own description as the message.
     static func classification(of error: HTTPClientError) -> FailureClassification {
-        let message = error.description
         switch error {
         case .cancelled, .requestStreamCancelled:
             return .cancelled
-        case .readTimeout, .writeTimeout, .deadlineExceeded:
-            return make(.timeout, .timedOut, message)
-        case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout,
-            .getConnectionFromPoolTimeout:
-            // No byte of the request was written: the connection (or a pool slot) never became available.
-            return make(.timeout, .timedOut, message, notSent: true)
-        case .remoteConnectionClosed, .uncleanShutdown:
-            return make(.transient, .connectionReset, message)
-        case .redirectLimitReached, .redirectCycleDetected:
-            return make(.invalidResponse, .tooManyRedirects, message, transient: false)
+        case .readTimeout:
+            return make(.timeout, .timedOut, "no response data within the read timeout")
+        case .writeTimeout:
+            return make(.timeout, .timedOut, "the request could not be written within the write timeout")
+        case .deadlineExceeded:
+            return make(.timeout, .timedOut, "the request's deadline passed")
+        case .connectTimeout:
+            return make(.timeout, .timedOut, "the connection was not established in time", notSent: true)
+        case .tlsHandshakeTimeout:
+            return make(.timeout, .timedOut, "the TLS handshake did not finish in time", notSent: true)
+        case .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return make(.timeout, .timedOut, "the proxy handshake did not finish in time", notSent: true)
+        case .getConnectionFromPoolTimeout:
+            return make(.timeout, .timedOut, "no pooled connection became free in time", notSent: true)
+        case .remoteConnectionClosed:
+            return make(.transient, .connectionReset, "the server closed the connection")
+        case .uncleanShutdown:
+            return make(.transient, .truncatedResponse, "the TLS connection closed without close_notify")
+        case .redirectLimitReached:
+            return make(.invalidResponse, .tooManyRedirects, "too many redirects", transient: false)
+        case .redirectCycleDetected:
+            return make(.invalidResponse, .tooManyRedirects, "the redirects form a cycle", transient: false)
         case .invalidProxyResponse:
-            return make(.invalidResponse, .invalidResponse, message, transient: false)
+            return make(.invalidResponse, .invalidResponse, "the proxy's response is not valid", transient: false)
         case .proxyAuthenticationRequired:
-            return make(.authentication, .unauthorized, message, transient: false, notSent: true)
+            return make(
+                .authentication, .unauthorized, "the proxy requires authentication", transient: false, notSent: true)
         case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .traceRequestWithBody, .bodyLengthMismatch,
             .contentLengthMissing, .writeAfterRequestSent, .identityCodingIncorrectlyPresent:
-            return make(.clientError, .invalidFormat, message, transient: false, notSent: true)
+            return make(
+                .clientError, .invalidFormat, "the request is not valid: \(error)", transient: false, notSent: true)
         case .alreadyShutdown:
-            return make(.unknown, .unknown, message, transient: false, notSent: true, level: .error)
+            return make(
+                .unknown, .unknown, "the HTTPClient was already shut down", transient: false, notSent: true,
+                level: .error)
         default:
-            // Codes with associated values compare by description.
-            if message.hasPrefix("HTTPClientError.unsupportedScheme")
-                || message.hasPrefix("HTTPClientError.invalidHeaderField")
-            {
-                return make(.clientError, .invalidFormat, message, transient: false, notSent: true)
-            }
-            if message.hasPrefix("HTTPClientError.serverOfferedUnsupportedApplicationProtocol") {
-                return make(.invalidResponse, .certificateInvalid, message, transient: false, level: .error)
-            }
-            return make(.unknown, .unknown, message, transient: false, level: .error)
+            return make(.unknown, .unknown, "\(error)", transient: false, level: .error)
         }
     }
 
     /// A failed connection attempt (DNS, then every address tried): nothing was sent.
     static func classification(of error: NIOConnectionError) -> FailureClassification {
-        if let first = error.connectionErrors.first?.error {
-            var classification = classify(underlying: first)
-            classification.requestWasNotSent = true
-            return classification
+        let target = "\(error.host):\(error.port)"
+        guard let first = error.connectionErrors.first?.error else {
+            return make(.networkUnreachable, .hostNotFound, "could not resolve \(error.host)", notSent: true)
         }
-        return make(
-            .networkUnreachable, .hostNotFound, "could not resolve \(error.host)", notSent: true)
+        var classification: FailureClassification
+        switch first {
+        case let failure as IOError: classification = Self.classification(errno: failure.errnoCode)
+        case let failure as ChannelError: classification = Self.classification(of: failure)
+        default: classification = make(.transient, .connectionRefused, "could not connect (\(first))")
+        }
+        classification.requestWasNotSent = true
+        classification.message = "\(classification.message ?? "could not connect") to \(target)"
+        return classification
     }
 
-    private static func classify(underlying error: any Error) -> FailureClassification {
-        switch error {
-        case let error as IOError: classification(errno: error.errnoCode, message: "\(error)")
-        case let error as ChannelError: classification(of: error)
-        default: make(.transient, .connectionRefused, "\(error)", notSent: true)
-        }
-    }
-
-    /// A socket error by its `errno`.
-    static func classification(errno code: Int32, message: String) -> FailureClassification {
+    /// A socket error by its `errno`; the message names the failure the code names.
+    static func classification(errno code: Int32) -> FailureClassification {
         switch code {
         case ECONNREFUSED:
-            return make(.transient, .connectionRefused, message, notSent: true)
-        case ECONNRESET, EPIPE, ECONNABORTED:
-            return make(.transient, .connectionReset, message)
+            return make(.transient, .connectionRefused, "connection refused (ECONNREFUSED)", notSent: true)
+        case ECONNRESET:
+            return make(.transient, .connectionReset, "connection reset by the peer (ECONNRESET)")
+        case EPIPE:
+            return make(.transient, .connectionReset, "the connection closed while writing (EPIPE)")
+        case ECONNABORTED:
+            return make(.transient, .connectionReset, "connection aborted (ECONNABORTED)")
         case ETIMEDOUT:
-            return make(.timeout, .timedOut, message)
+            return make(.timeout, .timedOut, "the connection timed out (ETIMEDOUT)")
         case ENETUNREACH, EHOSTUNREACH, ENETDOWN, EADDRNOTAVAIL:
-            return make(.networkUnreachable, .noConnection, message, notSent: true)
+            return make(.networkUnreachable, .noConnection, "the network is unreachable (errno \(code))", notSent: true)
         default:
-            return make(.transient, .connectionReset, message)
+            return make(.transient, .connectionReset, "socket error (errno \(code))")
         }
     }
 
     static func classification(of error: ChannelError) -> FailureClassification {
-        let message = "\(error)"
         switch error {
         case .connectTimeout:
-            return make(.timeout, .timedOut, message, notSent: true)
+            return make(.timeout, .timedOut, "the connection was not established in time", notSent: true)
         case .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed, .eof:
-            return make(.transient, .connectionReset, message)
+            return make(.transient, .connectionReset, "the connection closed (\(error))")
         case .writeHostUnreachable:
-            return make(.networkUnreachable, .noConnection, message, notSent: true)
+            return make(.networkUnreachable, .noConnection, "the host is unreachable", notSent: true)
         default:
-            return make(.unknown, .unknown, message, transient: false, level: .error)
+            return make(.unknown, .unknown, "channel error: \(error)", transient: false, level: .error)
         }
     }
 
@@ -163,6 +196,82 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
                 .invalidResponse, .responseTooLarge, "the decompressed body exceeded the limit", transient: false)
         case .inflationError, .initializationError:
             make(.invalidResponse, .invalidResponse, "the compressed body does not decode (\(error))", transient: false)
+        }
+    }
+
+    /// An HTTP/2 stream closed by `RST_STREAM`, or by a GOAWAY that did not cover it (NIOHTTP2 gives it `CANCEL`),
+    /// with `code`.
+    static func classification(ofStreamClosedWith code: HTTP2ErrorCode) -> FailureClassification {
+        switch code {
+        case .refusedStream:
+            // RFC 9113 §8.7: the server did not process the request; any method may be retried.
+            make(
+                .transient, .connectionReset, "the server refused the HTTP/2 stream before processing it", notSent: true
+            )
+        case .cancel:
+            // NIOHTTP2 closes the streams a GOAWAY dropped with CANCEL, as a server's RST_STREAM(CANCEL) does.
+            make(.transient, .connectionReset, "the HTTP/2 stream was cancelled by a server reset or a GOAWAY")
+        case .enhanceYourCalm:
+            make(.rateLimited, .rateLimited, "the server reset the HTTP/2 stream with ENHANCE_YOUR_CALM")
+        case .protocolError, .compressionError, .frameSizeError, .flowControlError, .settingsTimeout,
+            .streamClosed:
+            make(.invalidResponse, .invalidResponse, "the HTTP/2 stream failed with \(code)", transient: false)
+        case .inadequateSecurity, .http11Required:
+            make(.invalidResponse, .invalidResponse, "the server refused the stream: \(code)", transient: false)
+        default:
+            // NO_ERROR, INTERNAL_ERROR, CONNECT_ERROR: the server stopped mid-request.
+            make(.transient, .connectionReset, "the server reset the HTTP/2 stream (\(code))")
+        }
+    }
+
+    /// TLS: a missing `close_notify` is a truncation; a failed handshake is not transient.
+    static func classification(of error: NIOSSLError) -> FailureClassification {
+        switch error {
+        case .uncleanShutdown:
+            return make(.transient, .truncatedResponse, "the TLS connection closed without close_notify")
+        case .handshakeFailed(let reason):
+            return classification(ofHandshake: reason)
+        case .shutdownFailed:
+            return make(.transient, .connectionReset, "the TLS connection did not shut down cleanly")
+        case .writeDuringTLSShutdown, .readInInvalidTLSState:
+            return make(.transient, .connectionReset, "the TLS connection was closing (\(error))")
+        case .noSuchFilesystemObject, .failedToLoadCertificate, .failedToLoadPrivateKey,
+            .unableToAllocateBoringSSLObject, .cannotFindPeerIP:
+            return make(
+                .clientError, .invalidFormat, "the client's TLS configuration is not usable (\(error))",
+                transient: false, notSent: true, level: .error)
+        default:
+            return make(
+                .invalidResponse, .certificateInvalid, "the server's certificate could not be validated (\(error))",
+                transient: false, level: .error)
+        }
+    }
+
+    /// A handshake the server and client could not complete: an untrusted or expired certificate, no common
+    /// protocol version or cipher, a server that does not speak TLS. BoringSSL's reason is in the message.
+    static func classification(ofHandshake error: BoringSSLError) -> FailureClassification {
+        let reason: String
+        switch error {
+        case .sslError(let stack), .unknownError(let stack), .invalidSNIName(let stack), .failedToSetALPN(let stack):
+            reason = stack.map(\.description).joined(separator: "; ")
+        default:
+            reason = "\(error)"
+        }
+        return make(
+            .invalidResponse, .certificateInvalid, "the TLS handshake failed: \(reason)", transient: false,
+            notSent: true, level: .error)
+    }
+
+    static func classification(of error: NIOSSLExtraError) -> FailureClassification {
+        switch error {
+        case .failedToValidateHostname, .serverHostnameImpossibleToMatch:
+            make(
+                .invalidResponse, .certificateInvalid, "the server's certificate does not name the host",
+                transient: false, notSent: true, level: .error)
+        default:
+            make(
+                .clientError, .invalidFormat, "the client's TLS configuration is not usable (\(error))",
+                transient: false, notSent: true, level: .error)
         }
     }
 }

@@ -25,10 +25,20 @@ import ResilienceTransport
 /// - it never resends a request by itself: a reset keep-alive connection fails the attempt, and the retry
 ///   stage decides.
 ///
+/// It sends with `HTTPClient.shared` unless given a client. The shared client follows redirects itself by
+/// AsyncHTTPClient's rules (at most 20, no cycles, `Cookie`, `Authorization` and `Proxy-Authorization` dropped
+/// across origins); for the transport's own rules (``AsyncHTTPClientTransportConfiguration/maximumRedirects``,
+/// no https→http downgrade, every ``AsyncHTTPClientTransportConfiguration/credentialHeaders`` field stripped),
+/// give it a client created with ``clientConfiguration(for:)``, or let it create one with
+/// ``init(configuration:eventLoopGroup:)`` and call ``shutdown()`` when done (there is no shutdown in `deinit`:
+/// a transport that owns its client must be shut down explicitly, as an `HTTPClient` must).
+///
 /// ```swift
-/// let transport = AsyncHTTPClientTransport()            // owns its HTTPClient
+/// let transport = AsyncHTTPClientTransport()            // HTTPClient.shared; nothing to shut down
 /// let response = try await transport.send(HTTPRequest(url: url), context: ResilienceContext(key: "jobs"))
-/// try await transport.shutdown()
+///
+/// let owned = AsyncHTTPClientTransport(configuration: .standard, eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+/// defer { Task { try await owned.shutdown() } }        // or call it from your service's shutdown
 /// ```
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The limits it enforces.
@@ -37,41 +47,36 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public let client: HTTPClient
     private let ownsClient: Bool
 
-    /// Creates the transport and an `HTTPClient` of its own (configured by
-    /// ``clientConfiguration(for:)``) on `eventLoopGroup`. Call ``shutdown()`` when done.
+    /// Creates the transport on `client` (`HTTPClient.shared` by default), which it never shuts down.
+    ///
+    /// For the transport's redirect rules and a decompression limit equal to the byte cap, create the client
+    /// with ``clientConfiguration(for:)`` (or at least `redirectConfiguration: .disallow`): a client that follows
+    /// redirects itself applies its own rules instead. The byte cap is enforced on the decompressed body either
+    /// way.
+    /// - Parameters:
+    ///   - client: The client to send with (`HTTPClient.shared` unless given); the transport never shuts it down.
+    ///   - configuration: The limits the transport enforces.
+    public init(client: HTTPClient = .shared, configuration: AsyncHTTPClientTransportConfiguration = .standard) {
+        self.configuration = configuration
+        self.client = client
+        self.ownsClient = false
+    }
+
+    /// Creates the transport and an `HTTPClient` of its own (configured by ``clientConfiguration(for:)``) on
+    /// `eventLoopGroup`. Call ``shutdown()`` before the transport is released.
     /// - Parameters:
     ///   - configuration: The limits and pool settings.
-    ///   - eventLoopGroup: The event loops the client runs on (the process-wide singleton by default).
-    public init(
-        configuration: AsyncHTTPClientTransportConfiguration = .standard,
-        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
-    ) {
+    ///   - eventLoopGroup: The event loops the client runs on (`HTTPClient.defaultEventLoopGroup` is the
+    ///     process-wide singleton).
+    public init(configuration: AsyncHTTPClientTransportConfiguration, eventLoopGroup: any EventLoopGroup) {
         self.configuration = configuration
         self.client = HTTPClient(
             eventLoopGroup: eventLoopGroup, configuration: Self.clientConfiguration(for: configuration))
         self.ownsClient = true
     }
 
-    /// Creates the transport on a client you own (and shut down yourself).
-    ///
-    /// Create the client with ``clientConfiguration(for:)`` (or at least `redirectConfiguration: .disallow`):
-    /// a client that follows redirects itself bypasses the transport's redirect rules, and one without a
-    /// decompression limit inflates ahead of the byte cap.
-    /// - Parameters:
-    ///   - client: The client to send with; the transport never shuts it down.
-    ///   - configuration: The limits the transport enforces.
-    public init(client: HTTPClient, configuration: AsyncHTTPClientTransportConfiguration = .standard) {
-        self.configuration = configuration
-        self.client = client
-        self.ownsClient = false
-    }
-
-    deinit {
-        // A client left running traps in its own deinit; this one shuts down in the background instead.
-        if ownsClient { client.shutdown { _ in } }
-    }
-
-    /// Shuts down the client the transport created (does nothing for a client passed in). Idempotent.
+    /// Shuts down the client the transport created, after its requests finish (does nothing for a client
+    /// passed in, such as `HTTPClient.shared`). Idempotent.
     public func shutdown() async throws {
         guard ownsClient else { return }
         do {
@@ -116,15 +121,24 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Sends `request`, following redirects under ``RedirectPolicy``, and reads the final body under the cap.
     private func exchange(_ request: HTTPRequest, within limit: Duration) async throws -> HTTPResponse {
         // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
-        let backstop = NIODeadline.now() + TimeAmount(limit)
+        let (response, url) = try await head(of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit))
+        return try await collect(response, url: url)
+    }
+
+    /// Sends `request` (with `upload` as its body when given) and returns the head of the final response and its
+    /// URL, following redirects under ``RedirectPolicy`` unless the body is a stream, which cannot be sent twice.
+    func head(
+        of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
+    ) async throws -> (HTTPClientResponse, URL) {
         var rules = RedirectPolicy(
             originalURL: request.url, maximumRedirects: configuration.maximumRedirects,
             allowsDowngrade: configuration.allowsRedirectDowngrade)
         var current = request
+        var streamedBody = upload
         while true {
-            let response = try await execute(current, deadline: backstop)
-            guard let target = Self.redirectTarget(of: response, from: current.url) else {
-                return try await collect(response, url: current.url)
+            let response = try await execute(current, upload: streamedBody, deadline: deadline)
+            guard streamedBody == nil, let target = Self.redirectTarget(of: response, from: current.url) else {
+                return (response, current.url)
             }
             await Self.discard(response.body)
             switch rules.evaluate(from: current.url, to: target) {
@@ -134,15 +148,22 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 current = RedirectPolicy.nextRequest(
                     after: current, status: Int(response.status.code), target: target,
                     stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
+                streamedBody = nil
             }
         }
     }
 
-    private func execute(_ request: HTTPRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
+    private func execute(
+        _ request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
+    ) async throws -> HTTPClientResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        if let upload {
+            outgoing.body = upload
+        } else if let body = request.body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        }
         do {
             return try await client.execute(outgoing, deadline: deadline)
         } catch {
@@ -220,6 +241,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             clientError == .cancelled || clientError == .requestStreamCancelled
         {
             return CancellationError()
+        }
+        if let clientError = error as? HTTPClientError, clientError == .unsupportedScheme(url.scheme ?? "") {
+            return TransportError(
+                FailureClassification(
+                    category: .clientError, code: .invalidFormat, isTransient: false,
+                    message: "the scheme \(url.scheme ?? "") is not supported", requestWasNotSent: true),
+                url: url)
         }
         let classification = AsyncHTTPClientErrorClassifier().classify(error)
         if let progress {

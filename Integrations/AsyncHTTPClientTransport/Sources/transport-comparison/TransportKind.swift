@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import ResilienceAsyncHTTPClient
 import ResilienceTransport
@@ -20,7 +21,8 @@ enum TransportKind: String, CaseIterable {
         case .urlSession:
             return (URLSessionTransport(), {})
         case .asyncHTTPClient:
-            let transport = AsyncHTTPClientTransport()
+            let transport = AsyncHTTPClientTransport(
+                configuration: .standard, eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             return (transport, { try? await transport.shutdown() })
         }
     }

@@ -138,4 +138,13 @@ struct AsyncHTTPClientTransportTests {
         #expect(again.status == 200, "the borrowed client is still running")
         try await client.shutdown()
     }
+
+    @Test("An unsupported scheme is a client error, never sent, whatever AsyncHTTPClient calls it")
+    func unsupportedScheme() async throws {
+        let error = await failure {
+            _ = try await withTransport { try await send(URL(string: "ftp://127.0.0.1/file")!, with: $0) }
+        }
+        #expect(classify(error)?.code == .invalidFormat, "\(String(describing: error))")
+        #expect(classify(error)?.requestWasNotSent == true)
+    }
 }

@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
+import NIOSSL
 import ResilienceAsyncHTTPClient
 import ResilienceTransport
 import Testing
@@ -29,7 +31,8 @@ struct ErrorClassifierTests {
             (.remoteConnectionClosed, .connectionReset, false),
             (.redirectLimitReached, .tooManyRedirects, false),
             (.invalidURL, .invalidFormat, true),
-            (.unsupportedScheme("ftp"), .invalidFormat, true),
+            (.emptyHost, .invalidFormat, true),
+            (.uncleanShutdown, .truncatedResponse, false),
             (.cancelled, .cancelled, false),
         ])
     func clientErrors(error: HTTPClientError, code: FailureCode, notSent: Bool) {
@@ -59,5 +62,50 @@ struct ErrorClassifierTests {
         #expect(
             classifier.classify(NIOHTTPDecompression.DecompressionError.inflationError(-3))?.code == .invalidResponse)
         #expect(classifier.classify(CancellationError()) == nil, "not an AsyncHTTPClient error")
+    }
+
+    @Test("Messages say what the code says: a refused connection says refused, a reset says reset")
+    func messagesAgreeWithCodes() {
+        let refused = classifier.classify(IOError(errnoCode: ECONNREFUSED, reason: "connect"))
+        #expect(refused?.message?.contains("refused") == true, "\(String(describing: refused))")
+        #expect(refused?.message?.contains("reset") == false)
+        let reset = classifier.classify(IOError(errnoCode: ECONNRESET, reason: "read"))
+        #expect(reset?.message?.contains("reset") == true)
+    }
+
+    @Test("TLS errors by value: a missing close_notify is a transient truncation, a failed handshake is not transient")
+    func tlsErrors() {
+        let unclean = classifier.classify(NIOSSLError.uncleanShutdown)
+        #expect(unclean?.code == .truncatedResponse)
+        #expect(unclean?.isTransient == true)
+        let handshake = classifier.classify(NIOSSLError.handshakeFailed(.sslError([])))
+        #expect(handshake?.code == .certificateInvalid)
+        #expect(handshake?.isTransient == false)
+        #expect(classifier.classify(NIOSSLError.failedToLoadCertificate)?.category == .clientError)
+        #expect(classifier.classify(NIOSSLExtraError.failedToValidateHostname)?.code == .certificateInvalid)
+    }
+
+    @Test("HTTP/2 errors by value: a refused stream was not sent, a reset one was; protocol violations are invalid")
+    func http2Errors() {
+        let refused = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .refusedStream))
+        #expect(refused?.isTransient == true)
+        #expect(refused?.requestWasNotSent == true)
+        let reset = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .internalError))
+        #expect(reset?.isTransient == true)
+        #expect(reset?.requestWasNotSent == false)
+        let droppedByGoAway = classifier.classify(
+            NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(5), errorCode: .cancel))
+        #expect(droppedByGoAway?.isTransient == true)
+        #expect(droppedByGoAway?.requestWasNotSent == false, "CANCEL is also a server's reset: not proof of not sent")
+        let wrapped = classifier.classify(
+            NIOHTTP2Errors.streamError(
+                streamID: HTTP2StreamID(3),
+                baseError: NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(3), errorCode: .refusedStream)))
+        #expect(wrapped?.requestWasNotSent == true)
+        #expect(classifier.classify(NIOHTTP2Errors.ioOnClosedConnection())?.isTransient == true)
+        #expect(classifier.classify(NIOHTTP2Errors.flowControlViolation())?.code == .invalidResponse)
+        #expect(classifier.classify(NIOHTTP2Errors.flowControlViolation())?.isTransient == false)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import ResilienceAsyncHTTPClient
 import ResilienceTesting
@@ -23,7 +24,8 @@ func withTransport<T>(
     _ configuration: AsyncHTTPClientTransportConfiguration = .standard,
     _ body: (AsyncHTTPClientTransport) async throws -> T
 ) async throws -> T {
-    let transport = AsyncHTTPClientTransport(configuration: configuration)
+    let transport = AsyncHTTPClientTransport(
+        configuration: configuration, eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     do {
         let result = try await body(transport)
         try await transport.shutdown()

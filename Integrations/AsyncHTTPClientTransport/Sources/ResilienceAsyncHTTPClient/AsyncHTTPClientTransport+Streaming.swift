@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ResilienceCore
+import ResilienceTransport
+
+/// A response whose body is read as it arrives: the head (status, headers) and a ``ResponseBodyStream`` that
+/// enforces the transport's byte cap chunk by chunk.
+public struct StreamingHTTPResponse: Sendable {
+    /// The status code.
+    public let status: Int
+    /// The header fields.
+    public let headers: ResilienceCore.HTTPHeaders
+    /// The URL of the response (the last one after redirects).
+    public let url: URL
+    /// The body, chunk by chunk, as the server sends it.
+    public let body: ResponseBodyStream
+}
+
+/// The body of a ``StreamingHTTPResponse``: chunks of bytes as they arrive, with backpressure (the next chunk
+/// is read from the socket only when asked for).
+///
+/// It throws `TransportError.responseTooLarge` (`NET_011`) as soon as the bytes read cross
+/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` (after decompression), a classified
+/// `TransportError` when the connection fails mid-body (a TLS connection cut without `close_notify` or a body
+/// shorter than its `Content-Length` is a transient truncation), and `CancellationError` when the reading task is
+/// cancelled. Leaving the loop early cancels the request. Iterate it once.
+public struct ResponseBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body.
+    public typealias Element = Data
+
+    let body: HTTPClientResponse.Body
+    let limit: Int
+    let declaredLength: Int?
+    let url: URL
+
+    /// An iterator over the chunks.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: body.makeAsyncIterator(), limit: limit, declaredLength: declaredLength, url: url)
+    }
+
+    /// Reads the chunks and counts them against the cap.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let limit: Int
+        let declaredLength: Int?
+        let url: URL
+        var received = 0
+
+        /// The next chunk, or nil at the end of the body.
+        public mutating func next() async throws -> Data? {
+            let chunk: ByteBuffer?
+            do {
+                chunk = try await base.next()
+            } catch {
+                throw AsyncHTTPClientTransport.translate(
+                    error, url: url,
+                    progress: AsyncHTTPClientTransport.Progress(received: received, declared: declaredLength))
+            }
+            guard let chunk else {
+                if let declaredLength, received < declaredLength {
+                    throw TransportError.truncated(received: received, expected: declaredLength, url: url)
+                }
+                return nil
+            }
+            guard received + chunk.readableBytes <= limit else {
+                throw TransportError.responseTooLarge(limit: limit, url: url)
+            }
+            received += chunk.readableBytes
+            return Data(chunk.readableBytesView)
+        }
+    }
+}
+
+extension AsyncHTTPClientTransport {
+    /// Sends `request` and returns as soon as the response head arrives, with the body to read as it streams (a
+    /// download, a server-sent event stream).
+    ///
+    /// The attempt deadline (`context.deadline`, else ``AsyncHTTPClientTransportConfiguration/defaultAttemptTimeout``)
+    /// covers the response head, raced on `context.clock`; the body is read for as long as the caller reads it
+    /// (cancel the reading task to stop). The byte cap is enforced while reading. Redirects are followed as
+    /// ``send(_:context:)`` follows them.
+    /// - Parameters:
+    ///   - request: The request; its `body`, if any, is sent whole.
+    ///   - context: The attempt's context: deadline, clock and telemetry.
+    /// - Returns: The head and the streaming body.
+    /// - Throws: A classified `TransportError`, `TransportError.timedOut` when the head does not arrive by the
+    ///   deadline, or `CancellationError`.
+    public func stream(_ request: HTTPRequest, context: ResilienceContext) async throws -> StreamingHTTPResponse {
+        try await stream(request, upload: nil, context: context)
+    }
+
+    /// Sends `request` with `body` streamed as its body (chunk by chunk, as the sequence yields them) and returns
+    /// as soon as the response head arrives, with the response body to read as it streams.
+    ///
+    /// A streamed body cannot be sent twice, so a redirect response is returned, not followed; retry such a
+    /// request only when the sequence can be made again. The deadline, cap and errors are those of
+    /// ``stream(_:context:)``; an error the sequence throws fails the request with that error.
+    /// - Parameters:
+    ///   - request: The method, URL and headers (its `body` is ignored).
+    ///   - body: The bytes to send, chunk by chunk.
+    ///   - length: The body's length in bytes when known (sent as `Content-Length`), else nil (chunked).
+    ///   - context: The attempt's context: deadline, clock and telemetry.
+    /// - Returns: The head and the streaming body.
+    public func stream<Body: AsyncSequence & Sendable>(
+        _ request: HTTPRequest, uploading body: Body, length: Int?, context: ResilienceContext
+    ) async throws -> StreamingHTTPResponse where Body.Element == Data {
+        let upload: HTTPClientRequest.Body = .stream(
+            UploadSequence(base: body), length: length.map { .known(Int64($0)) } ?? .unknown)
+        return try await stream(request, upload: upload, context: context)
+    }
+
+    private func stream(
+        _ request: HTTPRequest, upload: HTTPClientRequest.Body?, context: ResilienceContext
+    ) async throws -> StreamingHTTPResponse {
+        try Task.checkCancellation()
+        let clock = context.clock
+        let now = clock.now()
+        let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
+        let limit = now.duration(to: deadline)
+        guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
+        let backstop = NIODeadline.now() + TimeAmount(limit)
+        let head: HeadAndURL
+        do {
+            head = try await withDeadline(until: deadline, clock: clock) {
+                let (response, url) = try await self.head(of: request, upload: upload, deadline: backstop)
+                return HeadAndURL(response: response, url: url)
+            }
+        } catch is DeadlineExceededError {
+            context.emit(.timedOut) { $0.duration = limit }
+            throw TransportError.timedOut(after: limit, url: request.url)
+        }
+        let response = head.response
+        let cap = configuration.maximumResponseSize
+        let encoding = response.headers.first(name: "content-encoding")?.lowercased() ?? ""
+        let encoded = !encoding.isEmpty && encoding != "identity"
+        let declared = encoded ? nil : response.headers.first(name: "content-length").flatMap { Int($0) }
+        if let declared, declared > cap { throw TransportError.responseTooLarge(limit: cap, url: head.url) }
+        var headers = ResilienceCore.HTTPHeaders()
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        context.reportQuota(from: headers, responseDate: headers["Date"].flatMap(HTTPDate.parse))
+        return StreamingHTTPResponse(
+            status: Int(response.status.code), headers: headers, url: head.url,
+            body: ResponseBodyStream(body: response.body, limit: cap, declaredLength: declared, url: head.url))
+    }
+}
+
+/// The final response head and its URL, carried out of the deadline race.
+private struct HeadAndURL: Sendable {
+    let response: HTTPClientResponse
+    let url: URL
+}
+
+/// An upload body as AsyncHTTPClient takes it: the caller's chunks of `Data` as `ByteBuffer`s.
+private struct UploadSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
+    typealias Element = ByteBuffer
+    let base: Base
+
+    func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator()) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+
+        mutating func next() async throws -> ByteBuffer? {
+            try await base.next().map { ByteBuffer(bytes: $0) }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One event of a `text/event-stream` body (the WHATWG HTML "server-sent events" format).
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event type (`event:` field), `"message"` when the event names none.
+    public var type: String
+    /// The data: the event's `data:` lines joined with line feeds.
+    public var data: String
+    /// The last event id seen on the stream so far (`id:` field), if any.
+    public var lastEventID: String?
+    /// The reconnection time the server asked for (`retry:` field, in milliseconds), if this event carried one.
+    public var retry: Duration?
+
+    /// Creates an event.
+    /// - Parameters:
+    ///   - type: The event type.
+    ///   - data: The event's data.
+    ///   - lastEventID: The last event id seen on the stream.
+    ///   - retry: The reconnection time the server asked for.
+    public init(type: String = "message", data: String, lastEventID: String? = nil, retry: Duration? = nil) {
+        self.type = type
+        self.data = data
+        self.lastEventID = lastEventID
+        self.retry = retry
+    }
+}
+
+/// The events of a `text/event-stream` body, parsed as its chunks arrive: each event is yielded as soon as
+/// its terminating blank line has been read.
+///
+/// ```swift
+/// let response = try await transport.stream(HTTPRequest(url: url, headers: ["Accept": "text/event-stream"]), context: context)
+/// for try await event in ServerSentEvents(response.body) { print(event.type, event.data) }
+/// ```
+///
+/// Lines may end with CR, LF or CRLF (also across chunk boundaries); comments (`:`) and unknown fields are
+/// skipped; an event without data is not dispatched; an unfinished event at the end of the stream is dropped.
+/// The body's byte cap bounds the memory a line can take.
+public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
+    /// A parsed event.
+    public typealias Element = ServerSentEvent
+
+    private let base: Base
+
+    /// Parses the chunks of `base`.
+    /// - Parameter base: The body, chunk by chunk (a ``ResponseBodyStream``).
+    public init(_ base: Base) {
+        self.base = base
+    }
+
+    /// An iterator over the events.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator())
+    }
+
+    /// Reads chunks until an event is complete.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        var pending: [UInt8] = []
+        var position = 0
+        var skipsLineFeed = false
+        var lines = LineState()
+        var finished = false
+
+        /// The next event, or nil at the end of the stream.
+        public mutating func next() async throws -> ServerSentEvent? {
+            while true {
+                while let line = nextLine() {
+                    if let event = lines.consume(line) { return event }
+                }
+                guard !finished, let chunk = try await base.next() else {
+                    finished = true
+                    return nil
+                }
+                pending.removeFirst(position)
+                position = 0
+                pending.append(contentsOf: chunk)
+            }
+        }
+
+        /// The next complete line in the buffer (without its terminator), or nil when none is complete.
+        private mutating func nextLine() -> String? {
+            if skipsLineFeed, position < pending.count {
+                if pending[position] == UInt8(ascii: "\n") { position += 1 }
+                skipsLineFeed = false
+            }
+            guard let end = pending[position...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) else { return nil }
+            let line = String(decoding: pending[position..<end], as: UTF8.self)
+            skipsLineFeed = pending[end] == 0x0D
+            position = end + 1
+            return line
+        }
+    }
+
+    /// The fields of the event being read.
+    struct LineState {
+        var type = ""
+        var data = ""
+        var hasData = false
+        var lastEventID: String?
+        var retry: Duration?
+
+        /// Applies one line; returns the event a blank line completes.
+        mutating func consume(_ line: String) -> ServerSentEvent? {
+            if line.isEmpty { return dispatch() }
+            if line.hasPrefix(":") { return nil }
+            let name: Substring
+            var value: Substring
+            if let colon = line.firstIndex(of: ":") {
+                name = line[..<colon]
+                value = line[line.index(after: colon)...]
+                if value.hasPrefix(" ") { value = value.dropFirst() }
+            } else {
+                name = Substring(line)
+                value = ""
+            }
+            switch name {
+            case "event": type = String(value)
+            case "data":
+                if hasData { data += "\n" }
+                data += value
+                hasData = true
+            case "id" where !value.contains("\0"): lastEventID = String(value)
+            case "retry":
+                if !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let milliseconds = Int64(value) {
+                    retry = .milliseconds(milliseconds)
+                }
+            default: break
+            }
+            return nil
+        }
+
+        private mutating func dispatch() -> ServerSentEvent? {
+            defer {
+                type = ""
+                data = ""
+                hasData = false
+                retry = nil
+            }
+            guard hasData else { return nil }
+            return ServerSentEvent(
+                type: type.isEmpty ? "message" : type, data: data, lastEventID: lastEventID, retry: retry)
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
