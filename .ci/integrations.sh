@@ -55,7 +55,9 @@ build_and_test_integration OpenAPI
 # --- issue24-publish: the packages a user adds by URL. Publishes the library and every integration into a
 # temporary directory as git repositories tagged 1.0.0, then builds and tests Integrations/Examples/Consumer, which
 # depends on each by file:// URL with `from: "1.0.0"` and calls each once. Same scratch path as above, so the
-# ecosystem packages are already built; only the published copies of our own modules compile again.
+# ecosystem packages are already built; only the published copies of our own modules compile again. Measured on
+# the 2-core machine: 120 s for this block after the blocks above (publish 3 s, build 109 s, tests 1 s); 10 min
+# 8 s when the scratch path had built only the AsyncHTTPClient transport (PostgresNIO, OpenAPI runtime cold).
 started=$SECONDS
 published=$(mktemp -d)
 Scripts/publish-packages.sh "$published" 1.0.0
