@@ -1,5 +1,6 @@
 import Foundation
 import ResilienceCore
+import ResilienceSQLite
 
 #if canImport(SQLite3)
 import SQLite3
