@@ -111,21 +111,8 @@ package func raceAgainstDeadline<Output: Sendable>(
     return try await withoutActuallyEscaping(operation) { escapable in
         let operation = UncheckedWork(run: escapable)
         return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
-            group.addTask {
-                do {
-                    return .finished(.success(try await operation.run()))
-                } catch {
-                    return .finished(.failure(error))
-                }
-            }
-            group.addTask {
-                do {
-                    try await clock.sleep(until: deadline)
-                    return .timerFired
-                } catch {
-                    return .timerCancelled
-                }
-            }
+            group.addRacer { try await operation.run() }
+            group.addTimer { try await clock.sleep(until: deadline) }
             while let outcome = try await group.next() {
                 switch outcome {
                 case .finished(.success(let value)):
@@ -151,4 +138,35 @@ package func raceAgainstDeadline<Output: Sendable>(
 /// ``raceAgainstDeadline(until:clock:_:)``).
 private struct UncheckedWork<Output>: @unchecked Sendable {
     let run: () async throws -> Output
+}
+
+extension ThrowingTaskGroup {
+    /// Adds a child that runs `work` and reports how it ended as ``RaceOutcome/finished(_:)``: the one way a
+    /// race (a deadline, a hedge) runs its work in a child task.
+    package mutating func addRacer<Output: Sendable>(
+        _ work: @escaping @Sendable () async throws -> Output
+    ) where ChildTaskResult == RaceOutcome<Output> {
+        addTask {
+            do {
+                return .finished(.success(try await work()))
+            } catch {
+                return .finished(.failure(error))
+            }
+        }
+    }
+
+    /// Adds a timer child that runs `sleep` and reports ``RaceOutcome/timerFired`` when it returns, or
+    /// ``RaceOutcome/timerCancelled`` when it throws (the race cancelled it): the one timer of every race.
+    package mutating func addTimer<Output: Sendable>(
+        _ sleep: @escaping @Sendable () async throws -> Void
+    ) where ChildTaskResult == RaceOutcome<Output> {
+        addTask {
+            do {
+                try await sleep()
+                return .timerFired
+            } catch {
+                return .timerCancelled
+            }
+        }
+    }
 }

@@ -43,22 +43,9 @@ public struct HedgingStrategy: ResilienceStrategy {
                     if launched > 0 { attemptContext.emit(.hedgeLaunched) { $0.duration = delay } }
                     launched += 1
                     running += 1
-                    group.addTask {
-                        do {
-                            return .finished(.success(try await operation.run(attemptContext)))
-                        } catch {
-                            return .finished(.failure(error))
-                        }
-                    }
+                    group.addRacer { try await operation.run(attemptContext) }
                     if launched <= maxHedges {
-                        group.addTask {
-                            do {
-                                try await clock.sleep(for: delay)
-                                return .timerFired
-                            } catch {
-                                return .timerCancelled
-                            }
-                        }
+                        group.addTimer { try await clock.sleep(for: delay) }
                     }
                 }
                 launch()
