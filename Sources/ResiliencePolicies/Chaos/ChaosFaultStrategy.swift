@@ -62,12 +62,4 @@ extension ChaosFaultStrategy: SteppedStage {
         context.emit(.chaosInjected, at: now) { $0.detail = "fault" }
         return StageStop(.failed(fault))
     }
-
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
-    }
 }

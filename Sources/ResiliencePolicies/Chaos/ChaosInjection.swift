@@ -71,12 +71,4 @@ extension ChaosPreludeStage {
         try await inject(context, at: frame.start)
         return try await next(context)
     }
-
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
-    }
 }

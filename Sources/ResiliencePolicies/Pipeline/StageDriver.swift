@@ -147,6 +147,15 @@ extension SteppedStage {
     @inlinable @inline(__always)
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
 
+    /// A stage that records nothing on failure rethrows it.
+    @inlinable @inline(__always)
+    func recover<Output: Sendable>(
+        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        throw error
+    }
+
     /// A stage that stops only by failing rethrows its failure.
     @inlinable @inline(__always)
     func resume<Output: Sendable>(
@@ -165,14 +174,6 @@ extension EmptyStrategy: SteppedStage {
     @inlinable @inline(__always)
     func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         nil
-    }
-
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        throw error
     }
 }
 
