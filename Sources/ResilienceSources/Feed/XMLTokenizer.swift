@@ -357,9 +357,7 @@ struct XMLTokenizer {
         while position < bytes.count {
             let byte = bytes[position]
             switch byte {
-            case ascii("\""), ascii("'"):
-                guard let end = find(byte, from: position + 1) else { throw truncated() }
-                position = end + 1
+            case ascii("\""), ascii("'"): try skipQuotedLiteral(byte)
             case ascii("["):
                 inSubset = true
                 position += 1
@@ -440,14 +438,18 @@ struct XMLTokenizer {
         return appendReference(at: index, to: &value)
     }
 
+    /// Steps over the literal quoted by `quote` that opens at `position`.
+    private mutating func skipQuotedLiteral(_ quote: UInt8) throws(FeedError) {
+        guard let end = find(quote, from: position + 1) else { throw truncated() }
+        position = end + 1
+    }
+
     /// Steps over the rest of a declaration up to its closing `>`, skipping quoted literals.
     private mutating func skipDeclarationRest() throws(FeedError) {
         while position < bytes.count {
             let byte = bytes[position]
             switch byte {
-            case ascii("\""), ascii("'"):
-                guard let end = find(byte, from: position + 1) else { throw truncated() }
-                position = end + 1
+            case ascii("\""), ascii("'"): try skipQuotedLiteral(byte)
             case ascii(">"):
                 position += 1
                 return

@@ -2,49 +2,62 @@
 enum TextEscaping {
     /// `text` as a JSON string literal, quotes included.
     static func json(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
+        let body = escaped(text) { scalar in
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case _ where scalar.value < 0x20:
+                "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: nil
             }
         }
-        return result + "\""
+        return "\"" + body + "\""
     }
 
     /// `text` escaped for a Prometheus label value (`\\`, `\"`, `\n`).
     static func prometheusLabel(_ text: String) -> String {
+        escaped(text) { scalar in
+            switch scalar {
+            case "\\": "\\\\"
+            case "\"": "\\\""
+            case "\n": "\\n"
+            default: nil
+            }
+        }
+    }
+
+    /// `text` escaped for a Prometheus HELP line (`\\`, `\n`).
+    static func prometheusHelp(_ text: String) -> String {
+        escaped(text) { scalar in
+            switch scalar {
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            default: nil
+            }
+        }
+    }
+
+    /// `text` with each scalar that `replacement` names replaced by what it returns: the one escaping loop of
+    /// the exporters.
+    private static func escaped(_ text: String, _ replacement: (Unicode.Scalar) -> String?) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            default: result.unicodeScalars.append(scalar)
+            if let replaced = replacement(scalar) {
+                result += replaced
+            } else {
+                result.unicodeScalars.append(scalar)
             }
         }
         return result
     }
 
-    /// `text` escaped for a Prometheus HELP line (`\\`, `\n`).
-    static func prometheusHelp(_ text: String) -> String {
-        text.replacingBackslashesAndNewlines()
-    }
-
     /// `duration` in seconds with millisecond precision (`1.250`), without Foundation formatters.
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        var milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        var milliseconds = Self.milliseconds(duration)
         let negative = milliseconds < 0
         milliseconds = abs(milliseconds)
         let fraction = String(milliseconds % 1000)
@@ -56,19 +69,5 @@ enum TextEscaping {
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
-extension String {
-    fileprivate func replacingBackslashesAndNewlines() -> String {
-        var result = ""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }
