@@ -133,6 +133,7 @@ extension ResilienceContext {
 }
 
 /// What a child of a race reports.
+@usableFromInline
 package enum RaceOutcome<Output: Sendable>: Sendable {
     case finished(Result<Output, any Error>)
     case timerFired

@@ -142,7 +142,9 @@ private struct UncheckedWork<Output>: @unchecked Sendable {
 
 extension ThrowingTaskGroup {
     /// Adds a child that runs `work` and reports how it ended as ``RaceOutcome/finished(_:)``: the one way a
-    /// race (a deadline, a hedge) runs its work in a child task.
+    /// race (a deadline, a hedge) runs its work in a child task. Inlinable, so a caller in another module
+    /// (hedging) gets one closure context per child, as when it called `addTask` itself.
+    @inlinable
     package mutating func addRacer<Output: Sendable>(
         _ work: @escaping @Sendable () async throws -> Output
     ) where ChildTaskResult == RaceOutcome<Output> {
@@ -157,6 +159,7 @@ extension ThrowingTaskGroup {
 
     /// Adds a timer child that runs `sleep` and reports ``RaceOutcome/timerFired`` when it returns, or
     /// ``RaceOutcome/timerCancelled`` when it throws (the race cancelled it): the one timer of every race.
+    @inlinable
     package mutating func addTimer<Output: Sendable>(
         _ sleep: @escaping @Sendable () async throws -> Void
     ) where ChildTaskResult == RaceOutcome<Output> {
