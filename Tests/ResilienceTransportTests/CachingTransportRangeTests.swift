@@ -86,6 +86,23 @@ struct CachingTransportRangeTests {
         #expect(network.requests[2].headers["Range"] == nil)
     }
 
+    @Test("A 416 to the completion request (the representation shrank) makes the cache fetch the whole")
+    func completionNotSatisfiable() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.part("01234", range: "bytes 0-4/10", etag: nil),
+                .status(416, headers: ["Content-Range": "bytes */4"]),
+                .status(200, headers: ["Cache-Control": "max-age=3600"], body: "0123"),
+            ])
+        let cache = CachingTransport(wrapping: network, wallClock: TestWallClock().read)
+        _ = try await get(cache, headers: ["Range": "bytes=0-4"])
+        let whole = try await get(cache)
+        #expect(whole.status == 200 && Self.text(whole) == "0123")
+        #expect(network.requests.count == 3 && network.requests[2].headers["Range"] == nil)
+    }
+
     @Test("Two parts with the same strong ETag and length combine into the whole, which is then stored")
     func combining() async throws {
         let network = ScriptedHTTPTransport()

@@ -185,7 +185,7 @@ public struct CachingTransport: HTTPTransport {
 
     /// Sends `completion` for what `partial` lacks and answers the full `request`: the two parts combined
     /// when the origin sends the missing range of the same representation (same strong validator, same
-    /// length), the origin's answer as it is when it sends anything but a 206, and otherwise the full
+    /// length), the origin's answer as it is when it sends anything but a 206 or a 416, and otherwise the full
     /// request sent again, because parts that cannot be proven to belong together are never combined.
     private func complete(
         _ partial: HTTPCacheEntry, with completion: HTTPRequest, request: HTTPRequest, requestDirectives: CacheControl,
@@ -194,6 +194,11 @@ public struct CachingTransport: HTTPTransport {
         let requestTime = wallClock()
         let response = try await wrapped.send(completion, context: context)
         let responseTime = wallClock()
+        if response.status == 416 {
+            // The representation no longer has the bytes the part lacks: it changed, so fetch the whole.
+            return try await forward(
+                request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+        }
         guard response.status == 206 else {
             if let entry = policy.entry(
                 for: response, to: request, requestTime: requestTime, responseTime: responseTime)
