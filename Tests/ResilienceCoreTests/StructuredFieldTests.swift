@@ -88,6 +88,33 @@ struct StructuredFieldTests {
         #expect(parameters.map(\.key) == ["y"])
     }
 
+    @Test("Ordered maps past the scan limit: repeated keys, lookups, removal and equality use the key table")
+    func orderedMapsWithManyKeys() throws {
+        let count = 40
+        let field = (0..<count).map { "k\($0)=\($0)" }.joined(separator: ", ") + ", k3=-3, k39=-39, *x;p=1"
+        let parsed = try StructuredFieldDictionary(parsing: field)
+        #expect(parsed.count == count + 1)
+        #expect(parsed.map(\.key) == (0..<count).map { "k\($0)" } + ["*x"])
+        #expect(parsed["k3"]?.item?.bareItem == .integer(-3))
+        #expect(parsed["k39"]?.item?.bareItem == .integer(-39))
+        #expect(parsed["k40"] == nil)
+        var built = StructuredFieldDictionary()
+        for index in 0..<count { built["k\(index)"] = .item(StructuredFieldItem(.integer(Int64(index)))) }
+        built["k3"] = .item(StructuredFieldItem(.integer(-3)))
+        built["k39"] = .item(StructuredFieldItem(.integer(-39)))
+        built["*x"] = .item(StructuredFieldItem(.boolean(true), parameters: ["p": .integer(1)]))
+        #expect(built == parsed)
+        #expect(built.hashValue == parsed.hashValue)
+        var removed = parsed
+        for index in stride(from: 0, to: count, by: 2) { removed["k\(index)"] = nil }
+        #expect(removed.count == count / 2 + 1)
+        #expect(removed["k1"]?.item?.bareItem == .integer(1) && removed["k2"] == nil)
+        #expect(removed["k39"]?.item?.bareItem == .integer(-39))
+        removed["k2"] = .item(StructuredFieldItem(.integer(2)))
+        #expect(removed.map(\.key).last == "k2")
+        #expect(try StructuredFieldDictionary(parsing: removed.serialized()) == removed)
+    }
+
     @Test("Hostile input: a megabyte field with 110,000 keys parses linearly; a megabyte of garbage is an error")
     func hostileInput() throws {
         let keys = (0..<110_000).map { "k\($0)=\($0 % 7)" }

@@ -16,10 +16,7 @@ struct HTTPCacheConformanceTests {
         .appendingPathComponent("Fixtures/cache-tests")
 
     /// Required tests that apply and do not pass yet, with the reason (Docs/Caching.md lists them too).
-    static let knownRequiredFailures: [String: String] = [
-        "partial-use-headers": "depends on storing partial (206) content, which this cache does not do",
-        "partial-use-stored-headers": "depends on storing partial (206) content, which this cache does not do",
-    ]
+    static let knownRequiredFailures: [String: String] = [:]
 
     /// Why a test cannot run faithfully over this harness, or `nil`: FaultServer frames every body with its
     /// real length, so a configured `Content-Length` never reaches the cache.

@@ -4,7 +4,8 @@ import ResilienceTransport
 
 /// Feeds arbitrary bytes to the HTTP cache's rules: the input is a request header block and a response
 /// header block separated by a NUL byte (`Name: value` lines). Whatever the fields say (a huge
-/// `Cache-Control`, thousands of `Vary` names, nonsense dates and ages), parsing and every decision of
+/// `Cache-Control`, thousands of `Vary` names, nonsense dates and ages, `Range` and `Content-Range` values
+/// for partial content), parsing and every decision of
 /// ``HTTPCachePolicy`` must return without crashing, with a finite, non-negative lifetime and age.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func httpCacheFuzzer(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
@@ -18,6 +19,8 @@ public func httpCacheFuzzer(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt
     let response = HTTPResponse(status: 200, headers: responseHeaders, body: Data("body".utf8))
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     _ = policy.variantKey(for: request, varyingOn: responseHeaders)
+    // Partial content: whatever `Range` and `Content-Range` say, deciding whether a 206 may be stored returns.
+    _ = policy.isStorable(HTTPResponse(status: 206, headers: responseHeaders, body: Data("body".utf8)), for: request)
     guard let entry = policy.entry(for: response, to: request, requestTime: now, responseTime: now) else { return 0 }
     precondition(entry.freshnessLifetime.isFinite && entry.freshnessLifetime >= 0)
     precondition(entry.initialAge.isFinite && entry.initialAge >= 0)

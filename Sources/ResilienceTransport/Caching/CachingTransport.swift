@@ -17,6 +17,13 @@ import ResilienceCore
 /// instead. Every response answered from storage carries an `Age` field and a `Cache-Status` field
 /// (RFC 9211, read it with ``HTTPCacheStatus``) whose negative `ttl` says it is stale and by how much.
 ///
+/// **Range requests** (RFC 9110 §14, RFC 9111 §3.3–3.4). A `GET` for one byte range is answered with
+/// `206 Partial Content` from a stored complete `200`, or from a stored part that holds those bytes. A
+/// single-range `206` is stored (never over the whole representation it belongs to), and a request for the
+/// whole representation is never answered from a part: the cache asks the origin for the missing bytes
+/// (with `If-Range` when the part has a strong `ETag`) and combines the two only when they share that strong
+/// validator and length, else it fetches the whole.
+///
 /// A store that fails is treated as a miss; a cancelled request is never answered from the cache.
 public struct CachingTransport: HTTPTransport {
     /// The name this cache writes in `Cache-Status`.
@@ -68,8 +75,11 @@ public struct CachingTransport: HTTPTransport {
         if requestDirectives.noStore { return try await wrapped.send(request, context: context) }
 
         let key = HTTPCachePolicy.key(for: request.url)
-        let stored = (try? store.entries(forKey: key)) ?? []
-        let candidate = stored.first { $0.isSelected(by: request) }
+        let selected = ((try? store.entries(forKey: key)) ?? []).filter { $0.isSelected(by: request) }
+        // A stored partial (206) response answers only a range request for bytes it holds; a request for the
+        // whole representation is never answered from one.
+        let candidate =
+            selected.first { $0.response.status != 206 } ?? selected.first { rangeAnswer(from: $0, to: request) != nil }
         if let candidate {
             let now = wallClock()
             switch policy.reuse(candidate, requestDirectives: requestDirectives, now: now) {
@@ -93,6 +103,13 @@ public struct CachingTransport: HTTPTransport {
             return HTTPResponse(
                 status: 504, headers: [HTTPCacheStatus.fieldName: cacheStatus(hit: false, forward: "miss").fieldValue],
                 url: request.url)
+        }
+        if candidate == nil, request.method == .get, !request.headers.contains("Range"),
+            let partial = selected.first(where: { $0.response.status == 206 }),
+            let completion = completion(of: partial, for: request)
+        {
+            return try await complete(
+                partial, with: completion, request: request, requestDirectives: requestDirectives, context: context)
         }
         let outgoing =
             candidate.map { policy.validationRequest(for: request, entry: $0) } ?? request
@@ -127,11 +144,113 @@ public struct CachingTransport: HTTPTransport {
         }
         if request.method == .get,
             let entry = policy.entry(
-                for: response, to: request, requestTime: requestTime, responseTime: responseTime)
+                for: response, to: request, requestTime: requestTime, responseTime: responseTime),
+            entry.response.status != 206 || !holdsCompleteResponse(like: entry)
         {
             try? store.store(entry)
         }
         return response
+    }
+
+    /// True when the store holds the whole representation `partial` is a part of (same variant, same strong
+    /// validator, or neither has one): a part must not replace it.
+    private func holdsCompleteResponse(like partial: HTTPCacheEntry) -> Bool {
+        let tag = strongEntityTag(of: partial.response.headers)
+        return ((try? store.entries(forKey: partial.key)) ?? []).contains { stored in
+            stored.variantKey == partial.variantKey && stored.response.status != 206
+                && strongEntityTag(of: stored.response.headers) == tag
+        }
+    }
+
+    /// The `Range` request that fetches what `partial` lacks when it holds one end of a representation of
+    /// known length (RFC 9111 §3.4), with `If-Range` when it has a strong validator; nil when it holds a
+    /// middle part or its length is unknown.
+    private func completion(of partial: HTTPCacheEntry, for request: HTTPRequest) -> HTTPRequest? {
+        guard let stored = HTTPContentRange(of: partial.response), let length = stored.completeLength else {
+            return nil
+        }
+        let missing: HTTPByteRangeSpec
+        if stored.range.lowerBound == 0, stored.range.upperBound < length - 1 {
+            missing = .span(first: stored.range.upperBound + 1, last: nil)
+        } else if stored.range.upperBound == length - 1, stored.range.lowerBound > 0 {
+            missing = .span(first: 0, last: stored.range.lowerBound - 1)
+        } else {
+            return nil
+        }
+        var outgoing = request
+        outgoing.headers["Range"] = missing.fieldValue
+        if let tag = strongEntityTag(of: partial.response.headers) { outgoing.headers["If-Range"] = tag }
+        return outgoing
+    }
+
+    /// Sends `completion` for what `partial` lacks and answers the full `request`: the two parts combined
+    /// when the origin sends the missing range of the same representation (same strong validator, same
+    /// length), the origin's answer as it is when it sends anything but a 206 or a 416, and otherwise the full
+    /// request sent again, because parts that cannot be proven to belong together are never combined.
+    private func complete(
+        _ partial: HTTPCacheEntry, with completion: HTTPRequest, request: HTTPRequest, requestDirectives: CacheControl,
+        context: ResilienceContext
+    ) async throws -> HTTPResponse {
+        let requestTime = wallClock()
+        let response = try await wrapped.send(completion, context: context)
+        let responseTime = wallClock()
+        if response.status == 416 {
+            // The representation no longer has the bytes the part lacks: it changed, so fetch the whole.
+            return try await forward(
+                request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+        }
+        guard response.status == 206 else {
+            if let entry = policy.entry(
+                for: response, to: request, requestTime: requestTime, responseTime: responseTime)
+            {
+                try? store.store(entry)
+            }
+            return response
+        }
+        guard let combined = policy.combined(partial.response, with: response) else {
+            return try await forward(
+                request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+        }
+        if let entry = policy.entry(for: combined, to: request, requestTime: requestTime, responseTime: responseTime) {
+            try? store.store(entry)
+        }
+        return combined
+    }
+
+    /// The part of `entry` that answers `request`'s single byte range, or nil when the request asks for no
+    /// range, for several, names a validator in `If-Range` the entry does not have, or asks for bytes the
+    /// entry does not hold (RFC 9110 §14.2, §13.1.5).
+    private func rangeAnswer(
+        from entry: HTTPCacheEntry, to request: HTTPRequest
+    ) -> (
+        body: Data, contentRange: HTTPContentRange
+    )? {
+        guard case .single(let spec) = HTTPRangeRequest(request) else { return nil }
+        if let ifRange = request.headers["If-Range"] {
+            guard let tag = strongEntityTag(of: entry.response.headers),
+                ifRange.trimmingCharacters(in: .whitespaces) == tag
+            else { return nil }
+        }
+        let body = entry.response.body
+        let wanted: ClosedRange<Int>
+        let holds: HTTPContentRange
+        if entry.response.status == 206 {
+            guard let stored = HTTPContentRange(of: entry.response), let covered = stored.covering(spec) else {
+                return nil
+            }
+            wanted = covered
+            holds = stored
+        } else {
+            guard entry.response.status == 200, let resolved = spec.resolved(completeLength: body.count) else {
+                return nil
+            }
+            wanted = resolved
+            holds = HTTPContentRange(range: 0...(body.count - 1), completeLength: body.count)
+        }
+        let start = body.startIndex + (wanted.lowerBound - holds.range.lowerBound)
+        return (
+            body[start..<(start + wanted.count)], HTTPContentRange(range: wanted, completeLength: holds.completeLength)
+        )
     }
 
     private func staleAnswer(
@@ -147,6 +266,14 @@ public struct CachingTransport: HTTPTransport {
         from entry: HTTPCacheEntry, to request: HTTPRequest, now: Date, detail: String?, forwardStatus: Int? = nil
     ) -> HTTPResponse {
         var response = entry.response
+        if let part = rangeAnswer(from: entry, to: request) {
+            response.status = 206
+            response.body = Data(part.body)
+            response.headers["Content-Range"] = part.contentRange.fieldValue
+            if response.headers.contains("Content-Length") {
+                response.headers["Content-Length"] = String(part.body.count)
+            }
+        }
         let age = entry.age(at: now)
         response.headers["Age"] = String(Int(min(age, Double(CacheControl.maximumDeltaSeconds))))
         let timeToLive = entry.freshnessLifetime - age

@@ -130,11 +130,17 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     // MARK: Storing
 
     /// True when `response` to `request` may be stored (RFC 9111 §3) by a private cache within this policy's
-    /// bounds.
+    /// bounds. A `206 Partial Content` is stored only when it answers a `Range` request with one byte range
+    /// whose body matches its `Content-Range` (RFC 9111 §3.3).
     public func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
-        guard request.method == .get, (200..<600).contains(response.status), response.status != 206,
-            response.status != 304
-        else { return false }
+        guard request.method == .get, (200..<600).contains(response.status), response.status != 304 else {
+            return false
+        }
+        // RFC 9111 §3.3: partial content is stored only as one byte range whose body is exactly that range,
+        // answering a request that asked for a range (the cache never answers a full request from it).
+        if response.status == 206 {
+            guard request.headers.contains("Range"), HTTPContentRange(of: response) != nil else { return false }
+        }
         guard let requestDirectives = try? CacheControl(headers: request.headers) ?? CacheControl(),
             !requestDirectives.noStore
         else { return false }
@@ -264,21 +270,51 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     public func freshened(
         _ entry: HTTPCacheEntry, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> HTTPCacheEntry {
-        var headers = entry.response.headers
-        var replaced: Set<String> = []
-        for field in Self.withoutHopByHopFields(notModified.headers) {
-            let name = field.name.lowercased()
-            if Self.framingFields.contains(name) { continue }
-            if replaced.insert(name).inserted { headers.remove(field.name) }
-            headers.add(name: field.name, value: field.value)
-        }
         var updated = entry
-        updated.response.headers = headers
+        updated.response.headers = Self.updating(entry.response.headers, with: notModified.headers)
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         updated.freshnessLifetime = freshnessLifetime(of: updated.response, responseTime: responseTime)
         updated.initialAge = initialAge(of: notModified, requestTime: requestTime, responseTime: responseTime)
         return updated
+    }
+
+    /// `stored` with every field `newer` carries replacing the stored fields of that name (RFC 9111 §3.2),
+    /// except framing fields and the connection-specific ones a cache does not store.
+    private static func updating(_ stored: HTTPHeaders, with newer: HTTPHeaders) -> HTTPHeaders {
+        var headers = stored
+        var replaced: Set<String> = []
+        for field in withoutHopByHopFields(newer) {
+            let name = field.name.lowercased()
+            if framingFields.contains(name) { continue }
+            if replaced.insert(name).inserted { headers.remove(field.name) }
+            headers.add(name: field.name, value: field.value)
+        }
+        return headers
+    }
+
+    // MARK: Combining partial content
+
+    /// `stored` and `newer`, two 206 parts of one representation, combined into the whole as a 200 (RFC 9111
+    /// §3.4), or nil unless both are single-part, carry the same strong `ETag` and the same complete length,
+    /// and together hold every byte of it. The newer part's header fields replace the stored ones of the same
+    /// name; the body is never larger than the two parts together.
+    func combined(_ stored: HTTPResponse, with newer: HTTPResponse) -> HTTPResponse? {
+        guard let storedRange = HTTPContentRange(of: stored), let newerRange = HTTPContentRange(of: newer),
+            let length = storedRange.completeLength, newerRange.completeLength == length,
+            let tag = strongEntityTag(of: stored.headers), strongEntityTag(of: newer.headers) == tag,
+            min(storedRange.range.lowerBound, newerRange.range.lowerBound) == 0,
+            max(storedRange.range.upperBound, newerRange.range.upperBound) == length - 1,
+            storedRange.range.upperBound + 1 >= newerRange.range.lowerBound,
+            newerRange.range.upperBound + 1 >= storedRange.range.lowerBound
+        else { return nil }
+        var body = Data(count: length)
+        body.replaceSubrange(storedRange.range.lowerBound..<(storedRange.range.upperBound + 1), with: stored.body)
+        body.replaceSubrange(newerRange.range.lowerBound..<(newerRange.range.upperBound + 1), with: newer.body)
+        var headers = Self.updating(stored.headers, with: newer.headers)
+        headers.remove("Content-Range")
+        if headers.contains("Content-Length") { headers["Content-Length"] = String(length) }
+        return HTTPResponse(status: 200, headers: headers, body: body, url: newer.url ?? stored.url)
     }
 
     /// `headers` without the fields a cache must not store (RFC 9111 §3.1): the connection-specific fields

@@ -130,6 +130,7 @@ struct StructuredFieldParser {
                 position += 1
                 return StructuredFieldInnerList(items, parameters: try parseParameters())
             }
+            if items.isEmpty { items.reserveCapacity(4) }
             items.append(try parseItem())
             guard let next = current else { break }
             guard next == StructuredFieldGrammar.space || next == StructuredFieldGrammar.closeParenthesis else {
@@ -143,7 +144,7 @@ struct StructuredFieldParser {
     mutating func parseDictionary() throws(StructuredFieldError) -> StructuredFieldDictionary {
         var dictionary = StructuredFieldDictionary()
         while !isAtEnd {
-            let key = try parseKey()
+            let (key, keyHash) = try parseKey()
             let member: StructuredFieldMember
             if current == StructuredFieldGrammar.equals {
                 position += 1
@@ -151,7 +152,7 @@ struct StructuredFieldParser {
             } else {
                 member = .item(StructuredFieldItem(.boolean(true), parameters: try parseParameters()))
             }
-            dictionary.storage.insertOrReplace(key, member)
+            dictionary.storage.insertOrReplace(key, keyHash: keyHash, member)
             try expectMemberSeparator()
         }
         return dictionary
@@ -187,27 +188,31 @@ struct StructuredFieldParser {
         while current == StructuredFieldGrammar.semicolon {
             position += 1
             skipSpaces()
-            let key = try parseKey()
+            let (key, keyHash) = try parseKey()
             var value = StructuredFieldBareItem.boolean(true)
             if current == StructuredFieldGrammar.equals {
                 position += 1
                 value = try parseBareItem()
             }
-            parameters.storage.insertOrReplace(key, value)
+            parameters.storage.insertOrReplace(key, keyHash: keyHash, value)
         }
         return parameters
     }
 
-    /// §4.2.3.3 Parsing a Key.
-    private mutating func parseKey() throws(StructuredFieldError) -> String {
+    /// §4.2.3.3 Parsing a Key, with its ``StructuredFieldKeyHash`` computed over the same bytes.
+    private mutating func parseKey() throws(StructuredFieldError) -> (key: String, keyHash: UInt64) {
         guard let first = current else { throw failure(.unexpectedEnd) }
         guard StructuredFieldGrammar.isLowercaseLetter(first) || first == StructuredFieldGrammar.star else {
             throw failure(.invalidKey)
         }
         let start = position
+        var keyHash = StructuredFieldKeyHash.combine(StructuredFieldKeyHash.basis, first)
         position += 1
-        while let byte = current, StructuredFieldGrammar.isKeyCharacter(byte) { position += 1 }
-        return text(start..<position)
+        while let byte = current, StructuredFieldGrammar.isKeyCharacter(byte) {
+            keyHash = StructuredFieldKeyHash.combine(keyHash, byte)
+            position += 1
+        }
+        return (text(start..<position), keyHash)
     }
 
     /// The bytes in `range` as a string.

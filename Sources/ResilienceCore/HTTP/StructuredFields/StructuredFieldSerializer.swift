@@ -94,7 +94,8 @@ struct StructuredFieldSerializer {
 
     /// §4.1.1.2 Serializing Parameters.
     mutating func serialize(_ parameters: StructuredFieldParameters) throws(StructuredFieldError) {
-        for (key, value) in parameters.storage.entries {
+        for entry in parameters.storage.entries {
+            let (key, value) = (entry.key, entry.value)
             output.append(StructuredFieldGrammar.semicolon)
             try serializeKey(key)
             if value != .boolean(true) {

@@ -155,7 +155,9 @@ public struct StructuredFieldParameters: Hashable, Sendable, RandomAccessCollect
     /// The position after the last parameter.
     public var endIndex: Int { storage.count }
     /// The parameter at `position`.
-    public subscript(position: Int) -> (key: String, value: StructuredFieldBareItem) { storage.entries[position] }
+    public subscript(position: Int) -> (key: String, value: StructuredFieldBareItem) {
+        (storage.entries[position].key, storage.entries[position].value)
+    }
 
     /// The value for `key`, or nil; setting nil removes the key.
     public subscript(key: String) -> StructuredFieldBareItem? {
@@ -274,7 +276,9 @@ public struct StructuredFieldDictionary: Hashable, Sendable, RandomAccessCollect
     /// The position after the last member.
     public var endIndex: Int { storage.count }
     /// The member at `position` with its key.
-    public subscript(position: Int) -> (key: String, value: StructuredFieldMember) { storage.entries[position] }
+    public subscript(position: Int) -> (key: String, value: StructuredFieldMember) {
+        (storage.entries[position].key, storage.entries[position].value)
+    }
 
     /// The member for `key`, or nil; setting nil removes the key.
     public subscript(key: String) -> StructuredFieldMember? {
@@ -289,74 +293,100 @@ public struct StructuredFieldDictionary: Hashable, Sendable, RandomAccessCollect
     public func hash(into hasher: inout Hasher) { storage.hash(into: &hasher) }
 }
 
-/// The ordered map behind parameters and dictionaries: entries in insertion order, with a hash index once
-/// there are enough keys that scanning would cost more than hashing (so hostile input with many thousands
-/// of keys stays linear).
+/// The ordered map behind parameters and dictionaries: entries in insertion order, each with a seeded hash of
+/// its key's bytes that the parser computes while it reads the key. Up to ``scanLimit`` entries, a lookup
+/// compares those hashes in order; beyond it, an open-addressing table of positions finds the key in constant
+/// expected time, so a hostile field with many thousands of keys stays linear. No per-key `Hasher` run and
+/// no copy of an entry happen on the parser's path.
 struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable {
-    /// Up to this many entries, lookups scan; beyond it, they use ``index``.
-    static var scanLimit: Int { 16 }
+    /// One key and its value, with the key's hash.
+    struct Entry: Sendable {
+        var key: String
+        var value: Value
+        var keyHash: UInt64
+    }
 
-    private(set) var entries: [(key: String, value: Value)] = []
-    private var index: [String: Int]?
+    /// Up to this many entries, lookups scan the hashes; beyond it, they use ``slots``.
+    static var scanLimit: Int { 8 }
+
+    private(set) var entries: [Entry] = []
+    /// Open addressing over `entries`: 0 is an empty slot, `p + 1` the entry at position `p`. Empty while the
+    /// map is small; otherwise a power of two at least twice the entry count.
+    private var slots: [Int32] = []
 
     var count: Int { entries.count }
 
     subscript(key: String) -> Value? {
-        get { position(of: key).map { entries[$0].value } }
+        get { position(of: key, keyHash: StructuredFieldKeyHash.hash(key)).map { entries[$0].value } }
         set {
+            let keyHash = StructuredFieldKeyHash.hash(key)
             if let newValue {
-                insertOrReplace(key, newValue)
-            } else if let position = position(of: key) {
+                insertOrReplace(key, keyHash: keyHash, newValue)
+            } else if let position = position(of: key, keyHash: keyHash) {
                 entries.remove(at: position)
-                rebuildIndex()
+                rebuildSlots()
             }
         }
     }
 
-    /// Sets `key` to `value`: in place when the key is present, else appended. One hash at most.
-    mutating func insertOrReplace(_ key: consuming String, _ value: consuming Value) {
-        if index != nil {
-            if let existing = index?.updateValue(entries.count, forKey: key) {
-                index?[key] = existing
-                entries[existing].value = value
-            } else {
-                entries.append((key, value))
-            }
-            return
-        }
-        if let existing = scan(for: key) {
+    /// Sets `key` (whose ``StructuredFieldKeyHash`` is `keyHash`) to `value`: in place when the key is
+    /// present, else appended.
+    mutating func insertOrReplace(_ key: consuming String, keyHash: UInt64, _ value: consuming Value) {
+        if let existing = position(of: key, keyHash: keyHash) {
             entries[existing].value = value
             return
         }
-        if entries.isEmpty { entries.reserveCapacity(8) }
-        entries.append((key, value))
-        if entries.count > Self.scanLimit { rebuildIndex() }
-    }
-
-    func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        return scan(for: key)
-    }
-
-    /// The position of `key` by comparing keys in place (no entry is copied).
-    private func scan(for key: String) -> Int? {
-        var position = 0
-        while position < entries.count {
-            if entries[position].key == key { return position }
-            position += 1
+        if entries.isEmpty { entries.reserveCapacity(4) }
+        entries.append(Entry(key: key, value: value, keyHash: keyHash))
+        guard entries.count > Self.scanLimit else { return }
+        if slots.count < entries.count * 2 {
+            rebuildSlots()
+        } else {
+            occupy(position: entries.count - 1)
         }
-        return nil
     }
 
-    private mutating func rebuildIndex() {
+    func position(of key: String, keyHash: UInt64) -> Int? {
+        if slots.isEmpty {
+            var position = 0
+            while position < entries.count {
+                if entries[position].keyHash == keyHash && entries[position].key == key { return position }
+                position += 1
+            }
+            return nil
+        }
+        let mask = slots.count - 1
+        var slot = Self.slot(for: keyHash, mask: mask)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { return nil }
+            if entries[stored - 1].keyHash == keyHash && entries[stored - 1].key == key { return stored - 1 }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The first slot to probe: the hash's high bits after a multiplicative mix (the low bits of FNV-1a mix
+    /// the last byte least).
+    private static func slot(for keyHash: UInt64, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (keyHash &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    private mutating func occupy(position: Int) {
+        let mask = slots.count - 1
+        var slot = Self.slot(for: entries[position].keyHash, mask: mask)
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = Int32(truncatingIfNeeded: position + 1)
+    }
+
+    private mutating func rebuildSlots() {
         guard entries.count > Self.scanLimit else {
-            index = nil
+            slots = []
             return
         }
-        var rebuilt: [String: Int] = [:]
-        rebuilt.reserveCapacity(Swift.max(entries.count * 2, 64))
-        for (position, entry) in entries.enumerated() { rebuilt[entry.key] = position }
-        index = rebuilt
+        var capacity = 32
+        while capacity < entries.count * 4 { capacity <<= 1 }
+        slots = Array(repeating: 0, count: capacity)
+        for position in entries.indices { occupy(position: position) }
     }
 
     static func == (lhs: Self, rhs: Self) -> Bool {
@@ -370,5 +400,23 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
             hasher.combine(entry.key)
             hasher.combine(entry.value)
         }
+    }
+}
+
+/// The hash of a structured-field key: FNV-1a over its bytes from a per-process random basis, so that the
+/// keys of a hostile field cannot be chosen to collide in a map's table.
+enum StructuredFieldKeyHash {
+    static let basis: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64.random(in: .min ... .max)
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
+
+    /// Folds one more byte into `hash`.
+    @inline(__always)
+    static func combine(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* prime }
+
+    /// The hash of `key`'s UTF-8 bytes.
+    static func hash(_ key: String) -> UInt64 {
+        var hash = basis
+        for byte in key.utf8 { hash = combine(hash, byte) }
+        return hash
     }
 }
