@@ -36,12 +36,36 @@ struct AdaptiveLimitAlgorithmTests {
         // the target is 50 × 0.55.
         let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 50), minimum: 4, &memory)
         #expect(abs(next - (50 * (1 - step) + 27.5 * step)) < 1e-9)
-        // Within the tolerance (recent 0.1025 < 1.1 × 0.1) the limit grows, by the gradient 1.1 × 0.1 ÷ 0.1025.
+        // Within the tolerance (recent 0.1025 < 1.1 × 0.1) the limit grows, by the gradient 1.1 × 0.1 ÷ 0.1025
+        // once the slow start is over (a queue was seen).
         var within = AdaptiveLimitMemory()
         _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &within)
+        within.queueSeen = true
         let grown = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.105, inFlight: 50), minimum: 4, &within)
         #expect(abs(grown - (50 + (50 * 1.1 * 0.1 / 0.1025 - 50) * step)) < 1e-9)
         #expect(grown > 50)
+    }
+
+    @Test func gradient2GrowsByItsWholeShareUntilTheFirstQueue() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        let step = 0.3 / 50
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
+        // Recent 0.1025: a gradient of 1.07, but the slow start grows by the whole 10 %.
+        let grown = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.105, inFlight: 50), minimum: 4, &memory)
+        #expect(abs(grown - (50 + 5 * step)) < 1e-9)
+        #expect(!memory.queueSeen)
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.5, inFlight: 50), minimum: 4, &memory)
+        #expect(memory.queueSeen)
+    }
+
+    @Test func aQueueSeenBelowTheLimitDoesNotShrinkIt() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        _ = settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 100), minimum: 4, &memory)
+        // 60 of 100 in flight: the caller's own burst queued, the limit did not bind.
+        #expect(settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 60), minimum: 4, &memory) == 100)
+        #expect(settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 90), minimum: 4, &memory) < 100)
     }
 
     @Test func gradient2ShrinksAtMostByHalfPerSample() {

@@ -16,6 +16,8 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
 
     /// Gradient2's samples so far.
     var samples = 0
+    /// Whether Gradient2 has seen a queue (its slow start is over).
+    var queueSeen = false
 
     /// Adds `sample` to the recent round trip, an exponential average with weight 1 ÷ `window` (the plain
     /// mean of the samples so far while there are fewer than `window`), and returns it.

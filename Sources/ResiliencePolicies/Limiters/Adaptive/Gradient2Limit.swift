@@ -7,7 +7,10 @@
 /// half the limit (it learns nothing about the backend), `gradient = clamp(tolerance × baseline ÷ recent,
 /// 0.5, 1 + growth)` and the target is `limit × gradient`: the calls the backend serves with no more than the
 /// tolerated queue. Without a queue the limit grows by up to ``growth`` per step; past the tolerance it
-/// shrinks, by at most half. The limit moves `smoothing ÷ limit` of the way to the target per sample,
+/// shrinks, by at most half, but only when the call was admitted with at least 90 % of the limit in flight
+/// (a queue the caller's own burst causes below its limit is not the limit's doing). Until the first queue is
+/// seen the gradient is `1 + growth` (a slow start, as TCP's), so a busy key reaches its concurrency within
+/// seconds of the first call. The limit moves `smoothing ÷ limit` of the way to the target per sample,
 /// so about ``smoothing`` of the way per round trip whatever the traffic. At equilibrium the recent round trip
 /// is `tolerance` × the baseline: the limit settles at `tolerance` × the backend's concurrent capacity, for a
 /// backend of 8 slots as for one of 400.
@@ -61,6 +64,10 @@ public struct Gradient2Limit: Hashable, Sendable {
         self.growth = growth
     }
 
+    /// The share of the limit in flight at a call's admission from which the limit is binding: below it, a
+    /// queue does not shrink the limit.
+    static let bindingShare = 0.9
+
     /// The baseline's time constant, in seconds, while the limit sits at the limiter's minimum.
     static let riseAtMinimum = 2.0
 
@@ -85,7 +92,16 @@ public struct Gradient2Limit: Hashable, Sendable {
         let rise = limit <= minimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise
         let baseline = memory.followBaseline(recent, now: sample.completedAt, rise: rise)
         if Double(sample.inFlight) < limit / 2 { return limit }
-        let gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        var gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        // A queue seen while the caller is not at its limit (its own burst at a backend with room) is not the
+        // limit's doing: cutting the limit would not remove it, only reject the next burst.
+        if gradient < 1 && Double(sample.inFlight) < Self.bindingShare * limit { return limit }
+        // Slow start (as TCP's): until the first queue, the limit grows by the whole `growth` per step.
+        if gradient < 1 {
+            memory.queueSeen = true
+        } else if !memory.queueSeen {
+            gradient = 1 + growth
+        }
         let target = limit * gradient
         let step = smoothing / max(limit, 1)
         return limit * (1 - step) + target * step
