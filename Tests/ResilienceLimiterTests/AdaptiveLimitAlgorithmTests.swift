@@ -6,40 +6,84 @@ import Testing
 /// The limit arithmetic of each algorithm, sample by sample.
 @Suite("AdaptiveLimitAlgorithm")
 struct AdaptiveLimitAlgorithmTests {
-    @Test func gradient2GrowsByTheQueueWhileTheLatencyHolds() {
+    @Test func gradient2OnlyLearnsTheRoundTripFromItsFirstWindow() {
         var memory = AdaptiveLimitMemory()
-        let next = Gradient2Limit().nextLimit(20, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 20), &memory)
-        // gradient 1: target 20 + 4, smoothed 0.8 × 20 + 0.2 × 24.
-        #expect(abs(next - 20.8) < 1e-9)
-        #expect(memory.longRoundTrip == 0.1)
+        let settings = Gradient2Limit()
+        for _ in 0..<19 {
+            let next = settings.nextLimit(20, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 20), minimum: 4, &memory)
+            #expect(next == 20)
+        }
+        #expect(memory.longRoundTrip == 0)
+        let next = settings.nextLimit(20, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 20), minimum: 4, &memory)
+        #expect(next > 20)
+        #expect(abs(memory.longRoundTrip - 0.1) < 1e-12)
+    }
+
+    @Test func gradient2GrowsByItsShareWhileTheLatencyHolds() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        let next = settings.nextLimit(20, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 20), minimum: 4, &memory)
+        // gradient 1.1 × 0.1 ÷ 0.1, at most 1 + growth: target 20 × 1.1; the step is smoothing ÷ limit = 0.3 ÷ 20.
+        #expect(abs(next - (20 + 2 * 0.3 / 20)) < 1e-9)
     }
 
     @Test func gradient2ShrinksWhenTheRoundTripPassesTheTolerance() {
         var memory = AdaptiveLimitMemory()
         let settings = Gradient2Limit(shortWindow: 1)
-        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), &memory)
-        // The step is smoothing × shortWindow ÷ limit = 0.2 × 1 ÷ 50 per sample.
-        let step = 0.2 / 50
-        // Within the tolerance (0.115 < 1.2 × 0.1) the limit still grows.
-        let within = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.115, inFlight: 50), &memory)
-        #expect(abs(within - (50 + 4 * step)) < 1e-9)
-        // 0.3 against a baseline of 0.1: gradient 1.2 × 0.1 ÷ 0.3 < 0.5, clamped to 0.5; target 50 × 0.5 + 4.
-        let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 50), &memory)
-        #expect(abs(next - (50 * (1 - step) + 29 * step)) < 1e-9)
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
+        let step = 0.3 / 50
+        // Recent 0.2 (the mean of 0.1 and 0.3) against a baseline of 0.1: gradient 1.1 × 0.1 ÷ 0.2 = 0.55, so
+        // the target is 50 × 0.55.
+        let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 50), minimum: 4, &memory)
+        #expect(abs(next - (50 * (1 - step) + 27.5 * step)) < 1e-9)
+        // Within the tolerance (recent 0.1025 < 1.1 × 0.1) the limit grows, by the gradient 1.1 × 0.1 ÷ 0.1025
+        // once the slow start is over (a queue was seen).
+        var within = AdaptiveLimitMemory()
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &within)
+        within.queueSeen = true
+        let grown = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.105, inFlight: 50), minimum: 4, &within)
+        #expect(abs(grown - (50 + (50 * 1.1 * 0.1 / 0.1025 - 50) * step)) < 1e-9)
+        #expect(grown > 50)
+    }
+
+    @Test func gradient2GrowsByItsWholeShareUntilTheFirstQueue() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        let step = 0.3 / 50
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
+        // Recent 0.1025: a gradient of 1.07, but the slow start grows by the whole 10 %.
+        let grown = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.105, inFlight: 50), minimum: 4, &memory)
+        #expect(abs(grown - (50 + 5 * step)) < 1e-9)
+        #expect(!memory.queueSeen)
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.5, inFlight: 50), minimum: 4, &memory)
+        #expect(memory.queueSeen)
+    }
+
+    @Test func aQueueSeenBelowTheLimitDoesNotShrinkIt() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        _ = settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 100), minimum: 4, &memory)
+        // 60 of 100 in flight: the caller's own burst queued, the limit did not bind.
+        #expect(settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 60), minimum: 4, &memory) == 100)
+        #expect(settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 90), minimum: 4, &memory) < 100)
     }
 
     @Test func gradient2ShrinksAtMostByHalfPerSample() {
         var memory = AdaptiveLimitMemory()
-        let settings = Gradient2Limit(smoothing: 1, shortWindow: 1, queueSize: 0)
-        _ = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 1), &memory)
-        let next = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 10, inFlight: 1), &memory)
+        let settings = Gradient2Limit(smoothing: 1, shortWindow: 1)
+        _ = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 1), minimum: 0, &memory)
+        let next = settings.nextLimit(1, AdaptiveLimitSample(roundTrip: 10, inFlight: 1), minimum: 0, &memory)
         #expect(next == 0.5)
     }
 
-    @Test func gradient2AveragesTheRecentRoundTripOverItsShortWindow() {
+    @Test func gradient2AveragesTheRecentRoundTripOverItsWindow() {
         var memory = AdaptiveLimitMemory()
+        // Fewer samples than the window: their plain mean.
         #expect(memory.averageShort(0.1, window: 20) == 0.1)
-        #expect(abs(memory.averageShort(0.3, window: 20) - 0.11) < 1e-12)
+        #expect(abs(memory.averageShort(0.3, window: 20) - 0.2) < 1e-12)
+        var steady = AdaptiveLimitMemory()
+        for _ in 0..<20 { _ = steady.averageShort(0.1, window: 20) }
+        #expect(abs(steady.averageShort(0.3, window: 20) - 0.11) < 1e-12)
     }
 
     @Test func theBaselineFallsAtOnceAndRisesWithItsTimeConstant() {
@@ -51,10 +95,55 @@ struct AdaptiveLimitAlgorithmTests {
         #expect(memory.followBaseline(0.05, now: 61, rise: 60) == 0.05)
     }
 
+    @Test func theBaselineRisesFastOnlyAtTheMinimumLimit() {
+        let settings = Gradient2Limit(shortWindow: 1)
+        func baseline(atLimit limit: Double) -> Double {
+            var memory = AdaptiveLimitMemory()
+            _ = settings.nextLimit(
+                limit, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 4, completedAt: 0), minimum: 4, &memory)
+            _ = settings.nextLimit(
+                limit, AdaptiveLimitSample(roundTrip: 0.2, inFlight: 4, completedAt: 2), minimum: 4, &memory)
+            return memory.longRoundTrip
+        }
+        // Recent 0.15 after 2 s: the baseline rises with 2 s at the minimum, with 600 s above it.
+        #expect(abs(baseline(atLimit: 4) - (0.1 + 0.05 * (1 - exp(-1)))) < 1e-12)
+        #expect(abs(baseline(atLimit: 5) - (0.1 + 0.05 * (1 - exp(-2.0 / 600)))) < 1e-12)
+    }
+
     @Test func gradient2LearnsNothingWhileTheCallerUsesLessThanHalf() {
         var memory = AdaptiveLimitMemory()
-        let next = Gradient2Limit().nextLimit(40, AdaptiveLimitSample(roundTrip: 1, inFlight: 19), &memory)
+        let settings = Gradient2Limit(shortWindow: 1)
+        let next = settings.nextLimit(40, AdaptiveLimitSample(roundTrip: 1, inFlight: 19), minimum: 4, &memory)
         #expect(next == 40)
+    }
+
+    /// A backend that queues what it cannot serve at once (round trip = 0.1 s × max(1, in flight ÷ slots)),
+    /// saturated by the caller from the limiter's minimum on for two minutes: over the second minute the limit
+    /// stays within [1, 1.2] × its slots, small or large. (It must meet the backend below its capacity once: a
+    /// limiter that starts above it learns the queued round trip as its baseline. Under a lasting overload the
+    /// baseline creeps up by (tolerance − 1) ÷ baselineRise per second, 1 % a minute.)
+    @Test(arguments: [8.0, 40, 160, 400])
+    func gradient2SettlesInProportionToTheBackendsSlots(slots: Double) {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit()
+        var limit = 4.0
+        var now = 0.0
+        var lowest = Double.infinity
+        var highest = 0.0
+        while now < 120 {
+            let inFlight = max(limit.rounded(.down), 1)
+            let roundTrip = 0.1 * max(1, inFlight / slots)
+            now += roundTrip / inFlight
+            let next = settings.nextLimit(
+                limit, AdaptiveLimitSample(roundTrip: roundTrip, inFlight: Int(inFlight), completedAt: now),
+                minimum: 4, &memory)
+            limit = min(max(next, 4), 1_000)
+            if now >= 60 {
+                lowest = min(lowest, limit.rounded(.down))
+                highest = max(highest, limit.rounded(.down))
+            }
+        }
+        #expect(lowest >= slots && highest <= 1.2 * slots, "limit \(lowest)...\(highest) for \(slots) slots")
     }
 
     @Test func vegasGrowsFastWithoutAQueueAndBacksOffOnADrop() {
@@ -96,10 +185,10 @@ struct AdaptiveLimitAlgorithmTests {
     }
 
     @Test func settingsOutOfRangeAreClamped() {
-        let gradient = Gradient2Limit(smoothing: .nan, tolerance: 0.1, shortWindow: -5, baselineRise: 0, queueSize: -1)
+        let gradient = Gradient2Limit(smoothing: .nan, tolerance: 0.1, shortWindow: -5, baselineRise: 0, growth: -1)
             .sanitized
         #expect(
-            gradient == Gradient2Limit(smoothing: 0.2, tolerance: 1, shortWindow: 1, baselineRise: 0.001, queueSize: 0))
+            gradient == Gradient2Limit(smoothing: 0.3, tolerance: 1, shortWindow: 1, baselineRise: 0.001, growth: 0))
         let vegas = VegasLimit(alphaFactor: 10, betaFactor: 2, smoothing: 0, probeMultiplier: 0).sanitized
         #expect(vegas.betaFactor >= vegas.alphaFactor && vegas.smoothing > 0 && vegas.probeMultiplier == 1)
         #expect(AIMDLimit(backoffRatio: 2, latencyThreshold: .zero).sanitized.backoffRatio < 1)

@@ -63,7 +63,7 @@ struct PipelinePresetTests {
             bulkhead.stages.map(\.name) == [
                 "total-deadline", "retry", "circuit-breaker", "server-quota", "rate-limiter", "timeout",
             ])
-        #expect(bulkhead.stages[4].description.contains("bulkhead(concurrent: 4, queue: 2)"))
+        #expect(bulkhead.stages[4].description.contains("bulkhead(concurrent: 4, queue: 2, sheddable: 3)"))
     }
 
     @Test("A stage set to nil is left out")

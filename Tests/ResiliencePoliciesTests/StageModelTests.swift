@@ -73,6 +73,8 @@ enum StageSpec: Sendable, CustomStringConvertible {
     case limiter(LimiterKind, waits: Bool, seed: UInt64)
     /// A ``ServerQuotaStrategy`` (a rate-limiter stage inside a stage of its own).
     case serverQuota(waits: Bool)
+    /// An ``AdaptiveConcurrencyStage`` around a small adaptive limiter.
+    case adaptive(waits: Bool)
     /// An `if` whose condition held (an ``EitherStrategy``) around the next stage; nothing for the
     /// reference.
     case chosen
@@ -88,6 +90,7 @@ enum StageSpec: Sendable, CustomStringConvertible {
         case .breaker(let kind, _): "breaker(\(kind))"
         case .limiter(let kind, let waits, _): "limiter(\(kind), waits: \(waits))"
         case .serverQuota(let waits): "serverQuota(waits: \(waits))"
+        case .adaptive(let waits): "adaptive(waits: \(waits))"
         case .chosen: "chosen"
         case .skipped: "skipped"
         }
@@ -108,7 +111,7 @@ struct ModelCase: Sendable, CustomStringConvertible {
         for _ in 0..<Int.random(in: 1...6, using: &random) {
             let seed = random.next()
             let stage: StageSpec =
-                switch Int.random(in: 0..<9, using: &random) {
+                switch Int.random(in: 0..<10, using: &random) {
                 case 0: .totalDeadline(.seconds(Int.random(in: 1...40, using: &random)))
                 case 1: .timeout(.seconds(Int.random(in: 1...12, using: &random)))
                 case 2, 3:
@@ -122,6 +125,7 @@ struct ModelCase: Sendable, CustomStringConvertible {
                         LimiterKind.allCases.randomElement(using: &random)!, waits: Bool.random(using: &random),
                         seed: seed)
                 case 7: .serverQuota(waits: Bool.random(using: &random))
+                case 8: .adaptive(waits: Bool.random(using: &random))
                 default: Bool.random(using: &random) ? .chosen : .skipped
                 }
             stages.append(stage)
@@ -157,6 +161,7 @@ enum StageParts {
     case breaker(any BreakerPolicy)
     case limiter(any RateLimiter, waits: Bool)
     case serverQuota(ServerQuotaLimiter, waits: Bool)
+    case adaptive(AdaptiveConcurrencyLimiter, waits: Bool)
     case chosen
     case skipped
 
@@ -224,6 +229,15 @@ enum StageParts {
                 self = .limiter(ServerQuotaLimiter(.standard), waits: waits)
             }
         case .serverQuota(let waits): self = .serverQuota(ServerQuotaLimiter(.standard), waits: waits)
+        case .adaptive(let waits):
+            // One slot to start, room for three, one waiter: rejections, waits and limit changes all happen.
+            var configuration = AdaptiveConcurrencyLimiter.Configuration.standard
+            configuration.algorithm = .gradient2(Gradient2Limit(smoothing: 1, shortWindow: 1))
+            configuration.initialLimit = 1
+            configuration.minimumLimit = 1
+            configuration.maximumLimit = 3
+            configuration.maximumQueued = 1
+            self = .adaptive(AdaptiveConcurrencyLimiter(configuration), waits: waits)
         case .chosen: self = .chosen
         case .skipped: self = .skipped
         }
@@ -238,6 +252,7 @@ enum StageParts {
         case .breaker(let breaker): CircuitBreakerStrategy(breaker: breaker)
         case .limiter(let limiter, let waits): RateLimiterStrategy(limiter: limiter, waits: waits)
         case .serverQuota(let limiter, let waits): ServerQuotaStrategy(limiter: limiter, waits: waits)
+        case .adaptive(let limiter, let waits): AdaptiveConcurrencyStage(limiter: limiter, waits: waits)
         case .chosen: nil
         case .skipped: EmptyStrategy()
         }
@@ -249,6 +264,7 @@ enum StageParts {
         case .breaker(let breaker): "breaker \(breaker.admit(now: instant))"
         case .limiter(let limiter, _): "limiter \(limiter.tryAcquire(now: instant))"
         case .serverQuota(let limiter, _): "quota \(limiter.tryAcquire(now: instant))"
+        case .adaptive(let limiter, _): "adaptive \(limiter.occupancy)"
         default: nil
         }
     }
@@ -304,6 +320,7 @@ enum ReferenceInterpreter {
             var observed = context
             observed.quotaObserver = limiter
             return try await self.limiter(limiter, waits, observed, next)
+        case .adaptive(let limiter, let waits): return try await adaptive(limiter, waits, context, next)
         }
     }
 
@@ -436,7 +453,7 @@ enum ReferenceInterpreter {
         _ limiter: any RateLimiter, _ waits: Bool, _ context: ResilienceContext, _ next: Operation
     ) async throws -> Int {
         let permit: RateLimitPermit
-        switch limiter.tryAcquire(now: context.clock.now()) {
+        switch limiter.tryAcquire(now: context.clock.now(), priority: context.priority) {
         case .admitted(let admitted):
             permit = admitted
         case .delayed(let retryAfter):
@@ -455,6 +472,43 @@ enum ReferenceInterpreter {
             return value
         } catch {
             limiter.release(permit, outcome: releaseOutcome(error, context), now: context.clock.now())
+            throw error
+        }
+    }
+
+    /// The adaptive concurrency stage: take a slot for the call's priority; when there is none, a `rateLimited`
+    /// event ("queued" when the stage waits, else "rejected"), then wait through the limiter or throw
+    /// `bulkheadFull` with the limiter's hint. Release the slot once with how the call ended; a change of the
+    /// learned limit is a `limitChanged` event (new limit, old limit, the call's round trip).
+    static func adaptive(
+        _ limiter: AdaptiveConcurrencyLimiter, _ waits: Bool, _ context: ResilienceContext, _ next: Operation
+    ) async throws -> Int {
+        let permit: RateLimitPermit
+        let decision = limiter.tryAcquire(now: context.clock.now(), priority: context.priority)
+        if case .admitted(let admitted) = decision {
+            permit = admitted
+        } else {
+            var retryAfter: Duration?
+            if case .rejected(_, let hint) = decision { retryAfter = hint }
+            limited(context, retryAfter, waits ? "queued" : "rejected")
+            guard waits else { throw ResilienceError(.bulkheadFull, key: context.key, retryAfter: retryAfter) }
+            permit = try await limiter.waitForPermit(context: context)
+        }
+        func finish(_ outcome: RateLimitOutcome) {
+            let now = context.clock.now()
+            guard let change = limiter.complete(permit, outcome: outcome, now: now) else { return }
+            context.emit(.limitChanged, at: now) {
+                $0.count = change.to
+                $0.total = change.from
+                $0.duration = permit.admittedAt.duration(to: now)
+            }
+        }
+        do {
+            let value = try await next(context)
+            finish(.accepted)
+            return value
+        } catch {
+            finish(releaseOutcome(error, context))
             throw error
         }
     }
@@ -604,7 +658,7 @@ struct StageModelTests {
         #expect(chains > 100, "most cases run as one chain of steps")
         #expect(chains < cases.count, "some run stage by stage")
         let allKinds =
-            ["totalDeadline", "timeout", "retry", "serverQuota", "chosen", "skipped"]
+            ["totalDeadline", "timeout", "retry", "serverQuota", "adaptive", "chosen", "skipped"]
             + BreakerKind.allCases.map { "breaker \($0)" } + LimiterKind.allCases.map { "limiter \($0)" }
         #expect(stageKinds == Set(allKinds), "every stage, breaker and limiter is generated")
     }
@@ -615,7 +669,7 @@ struct StageModelTests {
             switch stage {
             case .retry: bytes + MemoryLayout<UInt64>.stride
             case .breaker: bytes + MemoryLayout<BreakerPermit>.stride
-            case .limiter, .serverQuota: bytes + MemoryLayout<RateLimitPermit>.stride
+            case .limiter, .serverQuota, .adaptive: bytes + MemoryLayout<RateLimitPermit>.stride
             default: bytes
             }
         }
@@ -629,6 +683,7 @@ struct StageModelTests {
         case .breaker(let kind, _): "breaker \(kind)"
         case .limiter(let kind, _, _): "limiter \(kind)"
         case .serverQuota: "serverQuota"
+        case .adaptive: "adaptive"
         case .chosen: "chosen"
         case .skipped: "skipped"
         }

@@ -90,17 +90,30 @@ struct AdaptiveScenario: Sendable {
         var spikeGoodput: Double
     }
 
+    /// Seconds after `start` from which every sample of the limit up to `end` lies in `band`; 999 (never) when
+    /// the limit is out of the band at the period's last sample, or only comes into it for good at the end of
+    /// the period (a limit that leaves the band 1 s before `end` has not settled, whatever it does in that
+    /// last second).
+    static func settleTime(
+        _ limits: [(time: Double, limit: Double)], band: ClosedRange<Double>, from start: Double, until end: Double,
+        sampleInterval: Double
+    ) -> Double {
+        let period = limits.filter { $0.time >= start && $0.time < end }
+        guard let last = period.last, band.contains(last.limit) else { return 999 }
+        guard let lastOutside = period.last(where: { !band.contains($0.limit) }) else { return 0 }
+        let settledAt = lastOutside.time + sampleInterval
+        // A limit must be seen in the band for at least a second before the period ends to count as settled.
+        return end - settledAt < 1 ? 999 : settledAt - start
+    }
+
     func measure(_ row: Row, seed: UInt64) -> Outcome {
         let dropResult = drop.run(row.admission, seed: seed)
         let spikeResult = spike.run(row.admission, seed: seed &+ 10_000)
         let restoreAt = changeAt + 60
         let low = 0.9 * Double(slotsAfter)
         let high = 1.2 * Double(slotsAfter)
-        let overloaded = dropResult.limits.filter { $0.time >= changeAt && $0.time < restoreAt }
-        let lastOutside = overloaded.last { $0.limit < low || $0.limit > high }
-        let settle =
-            overloaded.isEmpty || overloaded.last.map({ $0.limit < low || $0.limit > high }) == true
-            ? 999 : (lastOutside.map { $0.time + drop.sampleInterval - changeAt } ?? 0)
+        let settle = Self.settleTime(
+            dropResult.limits, band: low...high, from: changeAt, until: restoreAt, sampleInterval: drop.sampleInterval)
         let unloaded = dropResult.unloaded(at: 0.99)
         let settled = (changeAt + 10)..<restoreAt
         let change = Int(changeAt)

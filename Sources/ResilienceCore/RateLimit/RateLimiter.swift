@@ -16,6 +16,12 @@ public protocol RateLimiter: Sendable {
     /// Asks for a permit at `now`.
     func tryAcquire(now: ResilienceInstant) -> RateLimitDecision
 
+    /// Asks for a permit at `now` for a call of `priority`. Limiters with priority classes (bulkheads,
+    /// adaptive limits) keep room for the higher ones and refuse the lower ones first; the default asks
+    /// ``tryAcquire(now:)``, the same for every priority. The limiter stages call this one, with
+    /// ``ResilienceContext/priority``.
+    func tryAcquire(now: ResilienceInstant, priority: RequestPriority) -> RateLimitDecision
+
     /// Waits (on `context.clock`, within `context.deadline`) for a permit; throws ``ResilienceError`` when
     /// rejected or when the wait would outlive the deadline, `CancellationError` when cancelled.
     func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit
@@ -28,6 +34,11 @@ public protocol RateLimiter: Sendable {
 }
 
 extension RateLimiter {
+    /// Asks ``tryAcquire(now:)``: a limiter without priority classes admits every priority alike.
+    public func tryAcquire(now: ResilienceInstant, priority: RequestPriority) -> RateLimitDecision {
+        tryAcquire(now: now)
+    }
+
     /// Sleeps for each delay the limiter asks for, until admitted, rejected, or past the deadline.
     ///
     /// A fallback without a queue: every waiter wakes when its delay ends and asks again, so with many

@@ -5,6 +5,10 @@
 /// `accepts` (calls the backend accepted, learnt from ``release(_:outcome:now:)``), and rejects a new call
 /// with probability `max(0, (requests − K·accepts) / (requests + 1))`, K = 2. Random draws come from an
 /// injected generator and happen only when that probability is above zero.
+///
+/// Priorities (``tryAcquire(now:priority:)``, which the limiter stage calls with the context's
+/// ``ResilienceContext/priority``): a ``RequestPriority/sheddable`` call is judged with K × `sheddableShare`
+/// (0.75: it is throttled first), a ``RequestPriority/critical`` one with K × `criticalShare` (1.25: last).
 public final class AdaptiveThrottle: RateLimiter {
     private let machine: LockedState<AdaptiveThrottleMachine>
     /// The settings it was created with.
@@ -23,7 +27,16 @@ public final class AdaptiveThrottle: RateLimiter {
 
     /// Counts the request and admits it, or rejects it with `throttled`.
     public func tryAcquire(now: ResilienceInstant) -> RateLimitDecision {
-        machine.withLock { $0.acquire(now: now) }
+        machine.withLock { $0.acquire(now: now, share: 1) }
+    }
+
+    /// Counts the request of `priority` and admits it, or rejects it with `throttled`; the lower the
+    /// priority, the sooner it is throttled.
+    public func tryAcquire(now: ResilienceInstant, priority: RequestPriority) -> RateLimitDecision {
+        let share =
+            priority >= .critical
+            ? configuration.criticalShare : priority >= .default ? 1 : configuration.sheddableShare
+        return machine.withLock { $0.acquire(now: now, share: share.isFinite ? max(share, 0) : 1) }
     }
 
     /// Learns from the outcome: `accepted` counts an accept; `abandoned` withdraws the request.
@@ -57,6 +70,10 @@ extension AdaptiveThrottle {
         public var window: Duration = .seconds(120)
         /// Slices of the window (the window slides one slice at a time).
         public var buckets = 12
+        /// The share of K sheddable calls are judged with (< 1: they are throttled first).
+        public var sheddableShare = 0.75
+        /// The share of K critical calls are judged with (> 1: they are throttled last).
+        public var criticalShare = 1.25
 
         /// Creates the standard configuration; adjust the `var`s as needed.
         public init() {}
@@ -120,15 +137,16 @@ struct AdaptiveThrottleMachine: Sendable {
         return (requests, accepts)
     }
 
-    /// max(0, (requests − K·accepts) / (requests + 1)).
-    func rejectionProbability(now: ResilienceInstant) -> Double {
+    /// max(0, (requests − K·share·accepts) / (requests + 1)).
+    func rejectionProbability(now: ResilienceInstant, share: Double = 1) -> Double {
         let counts = totals(now: now)
         let requests = Double(counts.requests)
-        return max(0, (requests - multiplier * Double(counts.accepts)) / (requests + 1))
+        return max(0, (requests - multiplier * share * Double(counts.accepts)) / (requests + 1))
     }
 
-    mutating func acquire(now: ResilienceInstant) -> RateLimitDecision {
-        let probability = rejectionProbability(now: now)
+    /// Counts the request and admits or rejects it, judged with K × `share`.
+    mutating func acquire(now: ResilienceInstant, share: Double) -> RateLimitDecision {
+        let probability = rejectionProbability(now: now, share: share)
         if let index = slot(for: now, current: epoch(now)) { buckets[index].requests += 1 }
         if probability > 0 && Double.random(in: 0..<1, using: &generator) < probability {
             return .rejected(.throttled, retryAfter: nil)

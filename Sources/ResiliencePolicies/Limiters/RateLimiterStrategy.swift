@@ -1,6 +1,7 @@
 /// The rate-limiter stage: takes a permit, runs the call, releases the permit with how the call ended.
 ///
-/// The common path is the limiter's synchronous ``RateLimiter/tryAcquire(now:)``. When the limiter says
+/// The common path is the limiter's synchronous ``RateLimiter/tryAcquire(now:priority:)``, asked with the
+/// call's ``ResilienceContext/priority`` (a bulkhead refuses sheddable calls first). When the limiter says
 /// "later" (a token bucket's `delayed`, a bulkhead's queueable `bulkheadFull`) and `waits` is true, the
 /// stage waits through ``RateLimiter/waitForPermit(context:)``, which honours the context's deadline;
 /// otherwise it throws ``ResilienceError`` at once. Every delay or rejection is emitted as a
@@ -127,7 +128,7 @@ extension RateLimiterStrategy: SteppedStage {
     /// Takes a permit at once, or stops to wait for one.
     @inlinable @inline(__always)
     func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        let decision = limiter.tryAcquire(now: frame.start)
+        let decision = limiter.tryAcquire(now: frame.start, priority: context.priority)
         guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
         frame.store(permit, at: offset)
         return nil

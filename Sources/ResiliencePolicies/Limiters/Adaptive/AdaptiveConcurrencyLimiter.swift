@@ -47,7 +47,7 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
 
     @usableFromInline
     static func priorityClass(_ priority: RequestPriority) -> Int {
-        AdaptiveLimitState.priorityClass(priority)
+        PriorityWaiters.priorityClass(priority)
     }
 
     @usableFromInline
@@ -65,11 +65,9 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
         _ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant
     ) -> (from: Int, to: Int)? {
         let (change, handed) = state.withLock { state in
-            let change = state.release(permit, outcome: outcome, now: now)
-            guard state.waiting > 0 else { return (change, [Handover]()) }
-            return (change, Self.handOver(&state, now: now))
+            (state.release(permit, outcome: outcome, now: now), state.handOver(now: now))
         }
-        for handover in handed { handover.continuation.resume(returning: handover.permit) }
+        SlotWaiting.resume(handed)
         return change
     }
 
@@ -80,7 +78,7 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
 
     /// The learned limit, the calls running now and the callers waiting.
     public var occupancy: (limit: Int, running: Int, queued: Int) {
-        state.withLock { ($0.wholeLimit, $0.inFlight, $0.waiting) }
+        state.withLock { ($0.wholeLimit, $0.inFlight, $0.waiters.count) }
     }
 
     /// `adaptive-concurrency(gradient2(…), limit: 20 in 4...1000, queue: 0)`.
@@ -95,130 +93,18 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
     // MARK: Waiting
 
     /// Takes a slot, or waits (first come first served within the caller's priority class, higher classes
-    /// first) until one is handed over, within `context.deadline`.
+    /// first) until one is handed over, within `context.deadline` (``SlotWaiting``, shared with
+    /// ``ConcurrencyLimiter``).
     ///
     /// Throws ``ResilienceError`` (`bulkheadFull`, with the hint) when the queue is full or the deadline
     /// passes first, `CancellationError` when the task is cancelled; either way the caller holds no slot.
     public func waitForPermit(context: ResilienceContext) async throws -> RateLimitPermit {
-        let now = context.clock.now()
-        let priorityClass = Self.priorityClass(context.priority)
-        let decision = acquire(now: now, priorityClass: priorityClass)
-        if case .admitted(let permit) = decision { return permit }
         let hint = state.withLock { $0.retryHint }
-        let full = ResilienceError(.bulkheadFull, key: context.key, retryAfter: hint)
-        if let remaining = context.remaining(now: now), remaining <= .zero { throw full }
-        try Task.checkCancellation()
-        let place = state.withLock { state in
-            AdaptiveLimitState.Place(
-                priorityClass: priorityClass, handle: state.waiters[priorityClass].claim(.arriving(early: nil)))
-        }
-        let timer = context.deadline.map { deadline in
-            Task { [weak self] in
-                try? await context.clock.sleep(until: deadline)
-                guard !Task.isCancelled else { return }
-                self?.expire(place, error: full)
-            }
-        }
-        defer { timer?.cancel() }
-        let permit = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
-                let arrival = context.clock.now()
-                let outcome = state.withLock { state in
-                    queue(place, continuation, arrival: arrival, deadline: context.deadline, &state)
-                }
-                switch outcome {
-                case .none: break
-                case .some(.success(let permit)): continuation.resume(returning: permit)
-                case .some(.failure(let refusal)):
-                    continuation.resume(throwing: refusal.error ?? full)
-                }
-            }
-        } onCancel: {
-            expire(place, error: CancellationError())
-        }
-        if Task.isCancelled {
-            complete(permit, outcome: .abandoned, now: context.clock.now())
-            throw CancellationError()
-        }
-        return permit
-    }
-
-    /// Why a waiter could not queue: the error that ended its wait, or `nil` for a full queue or a passed
-    /// deadline.
-    private struct Refusal: Error {
-        var error: (any Error)?
-    }
-
-    /// Under the lock: admits the arriving waiter if it may start, queues it (returning `nil`), or refuses
-    /// it; anything but queueing frees its place.
-    private func queue(
-        _ place: AdaptiveLimitState.Place, _ continuation: CheckedContinuation<RateLimitPermit, any Error>,
-        arrival: ResilienceInstant, deadline: ResilienceInstant?, _ state: inout AdaptiveLimitState
-    ) -> Result<RateLimitPermit, Refusal>? {
-        let queueIndex = place.priorityClass
-        guard case .arriving(let early) = state.waiters[queueIndex][place.handle] else {
-            return .failure(Refusal(error: CancellationError()))
-        }
-        let outcome: Result<RateLimitPermit, Refusal>
-        if Task.isCancelled {
-            outcome = .failure(Refusal(error: CancellationError()))
-        } else if let early {
-            outcome = .failure(Refusal(error: early))
-        } else if let permit = state.tryAcquire(queueIndex, now: arrival) {
-            outcome = .success(permit)
-        } else if let deadline, arrival >= deadline {
-            outcome = .failure(Refusal(error: nil))
-        } else if state.waiting >= configuration.maximumQueued {
-            outcome = .failure(Refusal(error: nil))
-        } else {
-            state.waiters[queueIndex][place.handle] = .queued(continuation)
-            state.waiters[queueIndex].enqueue(place.handle)
-            return nil
-        }
-        state.waiters[queueIndex].remove(place.handle)
-        return outcome
-    }
-
-    /// A slot handed to a waiter, resumed once the lock is released.
-    private struct Handover {
-        var continuation: CheckedContinuation<RateLimitPermit, any Error>
-        var permit: RateLimitPermit
-    }
-
-    /// Under the lock: hands free slots to the oldest waiters of the highest classes that may start.
-    private static func handOver(
-        _ state: inout AdaptiveLimitState, now: ResilienceInstant
-    ) -> [Handover] {
-        var handed: [Handover] = []
-        for priorityClass in stride(from: 2, through: 0, by: -1) {
-            while state.inFlight < state.threshold(priorityClass),
-                let (_, waiter) = state.waiters[priorityClass].popFirst()
-            {
-                guard case .queued(let continuation) = waiter else { continue }
-                handed.append(Handover(continuation: continuation, permit: state.admitWaiter(now: now)))
-            }
-            if !state.waiters[priorityClass].isEmpty { break }
-        }
-        return handed
-    }
-
-    /// Ends the wait at `place` with `error`: a queued waiter leaves its queue (O(1)) and is resumed; one
-    /// that has not queued yet finds the error when it tries to.
-    private func expire(_ place: AdaptiveLimitState.Place, error: any Error) {
-        let continuation = state.withLock { state -> CheckedContinuation<RateLimitPermit, any Error>? in
-            switch state.waiters[place.priorityClass][place.handle] {
-            case .queued(let continuation):
-                state.waiters[place.priorityClass].remove(place.handle)
-                return continuation
-            case .arriving:
-                state.waiters[place.priorityClass][place.handle] = .arriving(early: error)
-                return nil
-            case nil:
-                return nil
-            }
-        }
-        continuation?.resume(throwing: error)
+        let key = context.key
+        return try await SlotWaiting.waitForPermit(
+            state, priority: context.priority, context: context,
+            full: { ResilienceError(.bulkheadFull, key: key, retryAfter: hint) },
+            giveBack: { complete($0, outcome: .abandoned, now: context.clock.now()) })
     }
 }
 

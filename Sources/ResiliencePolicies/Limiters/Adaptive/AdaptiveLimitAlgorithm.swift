@@ -9,9 +9,10 @@ public struct AdaptiveLimitAlgorithm: Hashable, Sendable, CustomStringConvertibl
 
     let kind: Kind
 
-    /// Follows the ratio of the long-term round trip to the latest (Netflix's `Gradient2Limit`).
+    /// Follows the ratio of a baseline round trip to the recent one (after Netflix's `Gradient2Limit`).
     ///
-    /// - Parameter settings: Smoothing, tolerance, long window and queue. Default: Netflix's.
+    /// - Parameter settings: Smoothing, tolerance, short window, baseline rise and growth. Default: the
+    ///   settings ``Gradient2Limit/init(smoothing:tolerance:shortWindow:baselineRise:growth:)`` documents.
     public static func gradient2(_ settings: Gradient2Limit = .init()) -> AdaptiveLimitAlgorithm {
         AdaptiveLimitAlgorithm(kind: .gradient2(settings.sanitized))
     }
@@ -31,9 +32,11 @@ public struct AdaptiveLimitAlgorithm: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The limit after `sample`, from `limit`, before the limiter's bounds apply.
-    func nextLimit(_ limit: Double, _ sample: AdaptiveLimitSample, _ memory: inout AdaptiveLimitMemory) -> Double {
+    func nextLimit(
+        _ limit: Double, _ sample: AdaptiveLimitSample, minimum: Double, _ memory: inout AdaptiveLimitMemory
+    ) -> Double {
         switch kind {
-        case .gradient2(let settings): settings.nextLimit(limit, sample, &memory)
+        case .gradient2(let settings): settings.nextLimit(limit, sample, minimum: minimum, &memory)
         case .vegas(let settings): settings.nextLimit(limit, sample, &memory)
         case .aimd(let settings): settings.nextLimit(limit, sample)
         }

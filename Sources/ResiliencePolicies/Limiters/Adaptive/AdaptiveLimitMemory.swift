@@ -14,9 +14,17 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
     /// Vegas's samples since the smallest round trip was last re-learned.
     var samplesSinceProbe = 0
 
-    /// Adds `sample` to the recent round trip, an exponential average with weight 1 ÷ `window`, and returns it.
-    mutating func averageShort(_ sample: Double, window: Int) -> Double {
-        shortRoundTrip = shortRoundTrip == 0 ? sample : shortRoundTrip + (sample - shortRoundTrip) / Double(window)
+    /// Gradient2's samples so far.
+    var samples = 0
+    /// Whether Gradient2 has seen a queue (its slow start is over).
+    var queueSeen = false
+
+    /// Adds `sample` to the recent round trip, an exponential average with weight 1 ÷ `window` (the plain
+    /// mean of the samples so far while there are fewer than `window`), and returns it.
+    mutating func averageShort(_ sample: Double, window: Double) -> Double {
+        samples += 1
+        let weight = 1 / min(max(window, 1), Double(samples))
+        shortRoundTrip += (sample - shortRoundTrip) * weight
         return shortRoundTrip
     }
 

@@ -1,21 +1,7 @@
 /// The state behind an ``AdaptiveConcurrencyLimiter``: calls in flight, the learned limit, what the algorithm
 /// remembers, the admission threshold of each priority class and the waiters of each class. A value type
 /// that takes its inputs as arguments, kept under the limiter's lock.
-struct AdaptiveLimitState {
-    /// A waiter between its arrival and its departure.
-    enum Waiter {
-        /// Claimed its place but has not queued yet; holds the error that ended its wait early.
-        case arriving(early: (any Error)?)
-        /// Queued, suspended until a slot is handed over.
-        case queued(CheckedContinuation<RateLimitPermit, any Error>)
-    }
-
-    /// A waiter's place: its priority class and its handle in that class's queue.
-    struct Place: Sendable {
-        var priorityClass: Int
-        var handle: WaiterQueue<Waiter>.Handle
-    }
-
+struct AdaptiveLimitState: SlotAdmission {
     let configuration: AdaptiveConcurrencyLimiter.Configuration
     private(set) var inFlight = 0
     /// The learned limit, unrounded.
@@ -28,22 +14,16 @@ struct AdaptiveLimitState {
     private(set) var recentRoundTrip = 0.0
     var memory = AdaptiveLimitMemory()
     /// The waiters of each priority class (sheddable, default, critical), first come first served.
-    var waiters: [WaiterQueue<Waiter>]
-    /// Waiters in every class.
-    var waiting: Int { waiters[0].count + waiters[1].count + waiters[2].count }
+    var waiters: PriorityWaiters
+    /// The most callers that may wait.
+    var maximumQueued: Int { configuration.maximumQueued }
 
     init(configuration: AdaptiveConcurrencyLimiter.Configuration) {
         self.configuration = configuration
         limit = Double(configuration.initialLimit)
         wholeLimit = configuration.initialLimit
-        let capacity = min(configuration.maximumQueued, 64)
-        waiters = (0..<3).map { _ in WaiterQueue(capacity: capacity) }
+        waiters = PriorityWaiters(capacity: min(configuration.maximumQueued, 64))
         updateThresholds()
-    }
-
-    /// The class of `priority`: 2 for critical and above, 1 for default and above, 0 below.
-    static func priorityClass(_ priority: RequestPriority) -> Int {
-        priority >= .critical ? 2 : priority >= .default ? 1 : 0
     }
 
     /// Calls the class may have in flight.
@@ -55,24 +35,8 @@ struct AdaptiveLimitState {
         }
     }
 
-    /// Whether a call of `priorityClass` may start now: under its threshold, and nobody of its class or a
-    /// higher one waiting ahead of it.
-    func admits(_ priorityClass: Int) -> Bool {
-        guard inFlight < threshold(priorityClass) else { return false }
-        for waiting in priorityClass..<3 where !waiters[waiting].isEmpty { return false }
-        return true
-    }
-
-    /// Takes a slot for a call of `priorityClass`, if it may start; the permit's token is the calls then in
-    /// flight.
-    mutating func tryAcquire(_ priorityClass: Int, now: ResilienceInstant) -> RateLimitPermit? {
-        guard admits(priorityClass) else { return nil }
-        inFlight += 1
-        return RateLimitPermit(token: UInt64(inFlight), admittedAt: now)
-    }
-
-    /// Takes a slot for a waiter being handed one.
-    mutating func admitWaiter(now: ResilienceInstant) -> RateLimitPermit {
+    /// Takes a slot; the permit's token is the calls then in flight (the sample's `inFlight`).
+    mutating func takeSlot(now: ResilienceInstant) -> RateLimitPermit {
         inFlight += 1
         return RateLimitPermit(token: UInt64(inFlight), admittedAt: now)
     }
@@ -89,7 +53,8 @@ struct AdaptiveLimitState {
         let sample = AdaptiveLimitSample(
             roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,
             completedAt: DurationArithmetic.seconds(now.offset))
-        let next = configuration.algorithm.nextLimit(limit, sample, &memory)
+        let next = configuration.algorithm.nextLimit(
+            limit, sample, minimum: Double(configuration.minimumLimit), &memory)
         limit = next.isFinite ? next : limit
         limit = min(max(limit, Double(configuration.minimumLimit)), Double(configuration.maximumLimit))
         let previous = wholeLimit

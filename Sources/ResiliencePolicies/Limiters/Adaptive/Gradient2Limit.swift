@@ -1,53 +1,75 @@
 /// The settings of the Gradient2 algorithm, after Netflix concurrency-limits' `Gradient2Limit`: the limit
 /// follows the ratio of a baseline round trip to the recent one.
 ///
-/// For every sample: the recent round trip is an exponential average over ``shortWindow`` samples; the
-/// baseline follows it straight down and rises towards it with the time constant ``baselineRise``. Then,
-/// unless the caller is using less than half the limit (it learns nothing about the backend),
-/// `gradient = clamp(tolerance × baseline ÷ recent, 0.5, 1)`, `target = limit × gradient + queueSize`, and the
-/// limit moves `smoothing × min(1, shortWindow ÷ limit)` of the way to `target` (about `limit` samples end
-/// per round trip, so this is about `shortWindow` smoothed steps per round trip). A backend whose latency stays within ``tolerance`` of its
-/// baseline lets the limit grow by `queueSize` per sample (times the smoothing); one that slows down by more
-/// pulls it down, by at most half per sample. At equilibrium the recent round trip is `tolerance` × the
-/// baseline: the limit settles near `tolerance` × the backend's concurrent capacity.
+/// For every sample: the recent round trip is an exponential average over about one round trip's samples
+/// (`max(shortWindow, limit)`: about `limit` calls end per round trip); the baseline follows it straight down
+/// and rises towards it with the time constant ``baselineRise``. Then, unless the caller is using less than
+/// half the limit (it learns nothing about the backend), `gradient = clamp(tolerance × baseline ÷ recent,
+/// 0.5, 1 + growth)` and the target is `limit × gradient`: the calls the backend serves with no more than the
+/// tolerated queue. Without a queue the limit grows by up to ``growth`` per step; past the tolerance it
+/// shrinks, by at most half, but only when the call was admitted with at least 90 % of the limit in flight
+/// (a queue the caller's own burst causes below its limit is not the limit's doing). Until the first queue is
+/// seen the gradient is `1 + growth` (a slow start, as TCP's), so a busy key reaches its concurrency within
+/// seconds of the first call. The limit moves `smoothing ÷ limit` of the way to the target per sample,
+/// so about ``smoothing`` of the way per round trip whatever the traffic. At equilibrium the recent round trip
+/// is `tolerance` × the baseline: the limit settles at `tolerance` × the backend's concurrent capacity, for a
+/// backend of 8 slots as for one of 400.
 ///
-/// Where it departs from Netflix's code, and why (measured in `Docs/AdaptiveLimits.md`): Netflix's
-/// long-term round trip is an exponential average over 600 samples, which at 1,000 calls per second is 0.6 s,
-/// so under a lasting overload it soon equals the queued round trip and the limit stops shrinking (the
-/// storm simulator's p99 stays at 3.8× the unloaded round trip); here the baseline rises with a time
-/// constant instead. Netflix feeds the algorithm one sample at a time (its `WindowedLimit` averages them
-/// first); here the short average does that. And the tolerance is 1.2 instead of 1.5: the tolerance is the
-/// queue the limit accepts, and 1.5 settles 50 % above the backend's capacity.
+/// Where it departs from Netflix's code, and why (measured in `Docs/AdaptiveLimits.md`):
+/// - Netflix's long-term round trip is an exponential average over 600 samples, which at 1,000 calls per
+///   second is 0.6 s, so under a lasting overload it soon equals the queued round trip and the limit stops
+///   shrinking; here the baseline rises with a time constant instead (10 minutes; 2 seconds while the limit
+///   sits at the limiter's minimum, where the caller's own calls cannot be what queues, so a backend that is
+///   slower for good is followed at once).
+/// - Netflix clamps the gradient to 1 and adds a fixed queue (4) to every target, so the limit settles at
+///   `tolerance × capacity + 4`: 52 for a backend of 40 slots, 13 for one of 8. Here the gradient itself may
+///   exceed 1 (up to `1 + growth`), so the equilibrium is proportional to the capacity and the limit slows
+///   down as it nears it instead of overshooting.
+/// - Netflix feeds the algorithm one sample at a time (its `WindowedLimit` averages them first); here the
+///   recent average spans about a round trip, so a service time's jitter is not read as queueing, and the
+///   first ``shortWindow`` samples only learn the round trip.
+/// - Each sample moves the limit `smoothing ÷ limit` (not `smoothing`): a queue is reacted to about once per
+///   round trip, not a hundred times before it can drain.
 public struct Gradient2Limit: Hashable, Sendable {
-    /// The share of the way to the new target the limit moves per sample (0 < smoothing ≤ 1).
-    public var smoothing = 0.2
-    /// How much slower than the baseline the recent round trip may be before the limit shrinks (≥ 1).
-    public var tolerance = 1.2
-    /// Samples the recent round trip averages over (≥ 1).
+    /// The share of the way to the target the limit moves per round trip (`smoothing ÷ limit` per sample;
+    /// 0 < smoothing ≤ 1).
+    public var smoothing = 0.3
+    /// How much slower than the baseline the recent round trip may be before the limit shrinks (≥ 1): the
+    /// queue the limit accepts, as a share of the backend's capacity.
+    public var tolerance = 1.1
+    /// The fewest samples the recent round trip averages over, and the samples that only learn the round trip
+    /// before the limit moves (≥ 1).
     public var shortWindow = 20
     /// The time constant, in seconds, with which the baseline rises towards a slower recent round trip.
-    public var baselineRise = 60.0
-    /// Calls the limit may add per sample while the latency holds: the queue it allows at the backend.
-    public var queueSize = 4.0
+    public var baselineRise = 600.0
+    /// The most the gradient exceeds 1 by while the latency holds: the limit's growth per step (0 ≤ growth ≤ 10).
+    public var growth = 0.1
 
     /// Creates the settings.
     ///
     /// - Parameters:
-    ///   - smoothing: The share of the way to the new target the limit moves per sample. Default: `0.2`.
-    ///   - tolerance: How much slower than the baseline the recent round trip may be. Default: `1.2`.
-    ///   - shortWindow: Samples the recent round trip averages over. Default: `20`.
-    ///   - baselineRise: The time constant, in seconds, with which the baseline rises. Default: `60`.
-    ///   - queueSize: Calls the limit may add per sample while the latency holds. Default: `4`.
+    ///   - smoothing: The share of the way to the target the limit moves per round trip. Default: `0.3`.
+    ///   - tolerance: How much slower than the baseline the recent round trip may be. Default: `1.1`.
+    ///   - shortWindow: The fewest samples the recent round trip averages over. Default: `20`.
+    ///   - baselineRise: The time constant, in seconds, with which the baseline rises. Default: `600`.
+    ///   - growth: The most the gradient exceeds 1 by while the latency holds. Default: `0.1`.
     public init(
-        smoothing: Double = 0.2, tolerance: Double = 1.2, shortWindow: Int = 20, baselineRise: Double = 60,
-        queueSize: Double = 4
+        smoothing: Double = 0.3, tolerance: Double = 1.1, shortWindow: Int = 20, baselineRise: Double = 600,
+        growth: Double = 0.1
     ) {
         self.smoothing = smoothing
         self.tolerance = tolerance
         self.shortWindow = shortWindow
         self.baselineRise = baselineRise
-        self.queueSize = queueSize
+        self.growth = growth
     }
+
+    /// The share of the limit in flight at a call's admission from which the limit is binding: below it, a
+    /// queue does not shrink the limit.
+    static let bindingShare = 0.9
+
+    /// The baseline's time constant, in seconds, while the limit sits at the limiter's minimum.
+    static let riseAtMinimum = 2.0
 
     /// The settings clamped to their ranges (non-finite values fall back to the defaults).
     var sanitized: Gradient2Limit {
@@ -57,26 +79,37 @@ public struct Gradient2Limit: Hashable, Sendable {
             tolerance: AdaptiveLimitMemory.clamp(tolerance, 1...100, or: defaults.tolerance),
             shortWindow: min(max(shortWindow, 1), 1_000_000),
             baselineRise: AdaptiveLimitMemory.clamp(baselineRise, 0.001...1e9, or: defaults.baselineRise),
-            queueSize: AdaptiveLimitMemory.clamp(queueSize, 0...1_000, or: defaults.queueSize))
+            growth: AdaptiveLimitMemory.clamp(growth, 0...10, or: defaults.growth))
     }
 
-    /// The limit after `sample`, from `limit`; `memory` keeps the recent and the baseline round trips.
-    func nextLimit(_ limit: Double, _ sample: AdaptiveLimitSample, _ memory: inout AdaptiveLimitMemory) -> Double {
-        let recent = memory.averageShort(sample.roundTrip, window: shortWindow)
-        let baseline = memory.followBaseline(recent, now: sample.completedAt, rise: baselineRise)
+    /// The limit after `sample`, from `limit` (`minimum` is the limiter's lower bound); `memory` keeps the
+    /// recent and the baseline round trips.
+    func nextLimit(
+        _ limit: Double, _ sample: AdaptiveLimitSample, minimum: Double, _ memory: inout AdaptiveLimitMemory
+    ) -> Double {
+        let recent = memory.averageShort(sample.roundTrip, window: max(Double(shortWindow), limit))
+        guard memory.samples >= shortWindow else { return limit }
+        let rise = limit <= minimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise
+        let baseline = memory.followBaseline(recent, now: sample.completedAt, rise: rise)
         if Double(sample.inFlight) < limit / 2 { return limit }
-        let gradient = max(0.5, min(1, tolerance * baseline / recent))
-        let target = limit * gradient + queueSize
-        // About `limit` samples end per round trip: the step shrinks with the limit, so the limit moves by
-        // about `shortWindow` smoothed steps per round trip whatever the traffic, instead of reacting to a
-        // queue a hundred times before the queue can drain.
-        let step = smoothing * min(1, Double(shortWindow) / max(limit, 1))
+        var gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        // A queue seen while the caller is not at its limit (its own burst at a backend with room) is not the
+        // limit's doing: cutting the limit would not remove it, only reject the next burst.
+        if gradient < 1 && Double(sample.inFlight) < Self.bindingShare * limit { return limit }
+        // Slow start (as TCP's): until the first queue, the limit grows by the whole `growth` per step.
+        if gradient < 1 {
+            memory.queueSeen = true
+        } else if !memory.queueSeen {
+            gradient = 1 + growth
+        }
+        let target = limit * gradient
+        let step = smoothing / max(limit, 1)
         return limit * (1 - step) + target * step
     }
 
-    /// `gradient2(tolerance: 1.2, smoothing: 0.2, …)`.
+    /// `gradient2(tolerance: 1.1, smoothing: 0.3, …)`.
     var summary: String {
         "gradient2(tolerance: \(tolerance), smoothing: \(smoothing), short-window: \(shortWindow), "
-            + "baseline-rise: \(baselineRise) s, queue: \(queueSize))"
+            + "baseline-rise: \(baselineRise) s, growth: \(growth))"
     }
 }
