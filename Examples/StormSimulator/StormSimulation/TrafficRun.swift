@@ -68,10 +68,11 @@ public struct TrafficRun: Sendable {
                     return ResilientTransport(wrapping: base, pipeline: { _ in pipeline })
                 }
                 await Self.forEachClient(0..<clients) { client in
-                    let transport = transports[client]
                     var request = HTTPRequest(url: URL(string: "https://api.example/jobs")!)
                     request.headers.add(name: "X-Client-ID", value: "\(client)")
-                    let sent = request
+                    // One reference for every request's task to capture (not the transport's and the request's
+                    // fields, retained and released per request).
+                    let sender = Sender(transport: transports[client], request: request)
                     var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
                     let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
                     // A discarding group: a finished request's task is released at once, not kept for a result.
@@ -85,7 +86,7 @@ public struct TrafficRun: Sendable {
                             recorder.started(at: start)
                             requests.addTask {
                                 let context = ResilienceContext(key: "api", clock: clock)
-                                let response = try? await transport.send(sent, context: context)
+                                let response = try? await sender.transport.send(sender.request, context: context)
                                 recorder.finished(
                                     startedAt: start, at: simulation.clock.now.offset,
                                     succeeded: response?.isSuccess == true)
@@ -125,6 +126,17 @@ extension TrafficRun {
                 group.addTask { await forEachClient(part, client) }
             }
         }
+    }
+}
+
+/// One client's transport and request, shared by its requests' tasks.
+final class Sender: Sendable {
+    let transport: ResilientTransport
+    let request: HTTPRequest
+
+    init(transport: ResilientTransport, request: HTTPRequest) {
+        self.transport = transport
+        self.request = request
     }
 }
 

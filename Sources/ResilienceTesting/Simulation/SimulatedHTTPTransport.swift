@@ -21,16 +21,33 @@ public struct SimulatedHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let deadline = context.deadline?.offset
         let inbound = server.networkDelay()
-        if inbound > .zero { try await wait(until: server.clock.now.offset + inbound, deadline: deadline) }
-        let reply = server.accept(request)
-        let outbound = server.networkDelay()
-        switch reply {
-        case .response(let response, let ready):
-            try await wait(until: ready + outbound, deadline: deadline)
-            return response
-        case .refused(let ready):
-            try await wait(until: ready + outbound, deadline: deadline)
-            throw SimulatedTransportError.connectionRefused
+        guard inbound > .zero else {
+            let reply = server.accept(request)
+            let outbound = server.networkDelay()
+            switch reply {
+            case .response(let response, let ready):
+                try await wait(until: ready + outbound, deadline: deadline)
+                return response
+            case .refused(let ready):
+                try await wait(until: ready + outbound, deadline: deadline)
+                throw SimulatedTransportError.connectionRefused
+            }
+        }
+        let arrival = server.clock.now.offset + inbound
+        if let deadline, deadline < arrival {
+            try await server.clock.suspend(untilNanoseconds: VirtualClock.nanoseconds(.init(offset: deadline)))
+            throw SimulatedTransportError.timedOut
+        }
+        // One sleep for the whole exchange: when the request arrives, the clock runs the server's decision
+        // (`Exchange.relay`) on the driving thread and the sleep goes on until the answer is back, as if the
+        // task had woken, asked the server and slept again.
+        let exchange = Exchange(server: server, request: request, deadline: deadline)
+        try await server.clock.suspend(
+            untilNanoseconds: VirtualClock.nanoseconds(.init(offset: arrival)), relay: exchange)
+        switch exchange.outcome {
+        case .response(let response): return response
+        case .refused: throw SimulatedTransportError.connectionRefused
+        case .timedOut, nil: throw SimulatedTransportError.timedOut
         }
     }
 
@@ -45,6 +62,52 @@ public struct SimulatedHTTPTransport: HTTPTransport {
             throw SimulatedTransportError.timedOut
         }
         try await clock.suspend(untilNanoseconds: VirtualClock.nanoseconds(.init(offset: instant)))
+    }
+}
+
+/// One request on its way to the server and back: decides the answer when the request arrives.
+///
+/// Touched only on the simulation's driving thread (by the clock's relay and then by the resumed task), one
+/// after the other, never at the same time.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+private final class Exchange: VirtualClockRelay, @unchecked Sendable {
+    enum Outcome {
+        case response(HTTPResponse)
+        case refused
+        case timedOut
+    }
+
+    let server: SimulatedServer
+    let request: HTTPRequest
+    let deadline: Duration?
+    /// How the exchange ended; set by ``relay()``.
+    var outcome: Outcome?
+
+    init(server: SimulatedServer, request: HTTPRequest, deadline: Duration?) {
+        self.server = server
+        self.request = request
+        self.deadline = deadline
+    }
+
+    /// The server accepts the request now; the answer is back one network delay after it is ready, or the
+    /// deadline comes first.
+    func relay() -> Int64? {
+        let reply = server.accept(request)
+        let outbound = server.networkDelay()
+        var back: Duration
+        switch reply {
+        case .response(let response, let ready):
+            back = ready + outbound
+            outcome = .response(response)
+        case .refused(let ready):
+            back = ready + outbound
+            outcome = .refused
+        }
+        if let deadline, deadline < back {
+            back = deadline
+            outcome = .timedOut
+        }
+        return VirtualClock.nanoseconds(.init(offset: back))
     }
 }
 

@@ -31,11 +31,18 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     /// One sleep: its continuation while it waits. Slots are reused; `ticket` (the sleep's sequence number,
-    /// zero when the slot is free) tells a heap entry or a cancellation handler whether the slot is still theirs.
+    /// zero when the slot is free) tells a cancellation handler whether the slot is still theirs, and `order`
+    /// (the sequence number of the sleep's current heap entry) tells a heap entry the same. They differ only
+    /// once a relayed sleep (``VirtualClockRelay``) has gone back to sleep.
     fileprivate struct Slot {
         var continuation: UnsafeContinuation<Void, any Error>?
         var ticket: UInt64 = 0
+        var order: UInt64 = 0
         var cancelled = false
+        /// Runs when the sleep's deadline comes, before the task is resumed (relayed sleeps only).
+        var relay: (any VirtualClockRelay)?
+        /// Whether the relay is running: the sleep has no heap entry until it is done.
+        var relaying = false
     }
 
     /// A heap entry: plain numbers, so reordering the heap costs no reference counting.
@@ -72,7 +79,7 @@ public final class VirtualClock: Clock, Sendable {
                 slot = slots.count
                 slots.append(Slot())
             }
-            slots[slot] = Slot(continuation: nil, ticket: sequence, cancelled: false)
+            slots[slot] = Slot(continuation: nil, ticket: sequence, order: sequence)
             return (slot, sequence)
         }
 
@@ -81,7 +88,7 @@ public final class VirtualClock: Clock, Sendable {
             freeSlots.append(slot)
         }
 
-        func isLive(_ entry: Entry) -> Bool { slots[entry.slot].ticket == entry.sequence }
+        func isLive(_ entry: Entry) -> Bool { slots[entry.slot].order == entry.sequence }
 
         /// Pops entries of cancelled sleepers off the top.
         mutating func dropCancelledTop() {
@@ -94,7 +101,7 @@ public final class VirtualClock: Clock, Sendable {
 
         mutating func dropCancelledEntries() {
             let slots = slots
-            heap.removeAll { slots[$0.slot].ticket != $0.sequence }
+            heap.removeAll { slots[$0.slot].order != $0.sequence }
             cancelledEntries = 0
             guard heap.count > 1 else { return }
             for index in stride(from: (heap.count - 2) / VirtualClock.arity, through: 0, by: -1) {
@@ -157,20 +164,26 @@ public final class VirtualClock: Clock, Sendable {
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
     /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
     /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
-    nonisolated(nonsending) func suspend(untilNanoseconds target: Int64) async throws {
+    nonisolated(nonsending) func suspend(
+        untilNanoseconds target: Int64, relay: (any VirtualClockRelay)? = nil
+    ) async throws {
         let (slot, ticket) = try reserveSleep()
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
+            try await withUnsafeThrowingContinuation {
+                enqueue($0, slot: slot, ticket: ticket, target: target, relay: relay)
+            }
         } onCancel: {
             cancel(slot: slot, ticket: ticket)
         }
     }
     #else
     /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
-    func suspend(untilNanoseconds target: Int64) async throws {
+    func suspend(untilNanoseconds target: Int64, relay: (any VirtualClockRelay)? = nil) async throws {
         let (slot, ticket) = try reserveSleep()
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { enqueue($0, slot: slot, ticket: ticket, target: target) }
+            try await withUnsafeThrowingContinuation {
+                enqueue($0, slot: slot, ticket: ticket, target: target, relay: relay)
+            }
         } onCancel: {
             cancel(slot: slot, ticket: ticket)
         }
@@ -186,7 +199,8 @@ public final class VirtualClock: Clock, Sendable {
 
     /// Puts the sleep of `slot` in the queue, or ends it at once when it was cancelled before it got there.
     private func enqueue(
-        _ continuation: UnsafeContinuation<Void, any Error>, slot: Int, ticket: UInt64, target: Int64
+        _ continuation: UnsafeContinuation<Void, any Error>, slot: Int, ticket: UInt64, target: Int64,
+        relay: (any VirtualClockRelay)?
     ) {
         let cancelled = state.withLock { state -> Bool in
             if state.slots[slot].cancelled {
@@ -198,6 +212,7 @@ public final class VirtualClock: Clock, Sendable {
             let now = Self.nanoseconds(state.now)
             let wake = max(target, now == .max ? now : now + 1)
             state.slots[slot].continuation = continuation
+            state.slots[slot].relay = relay
             state.pending += 1
             Self.push(Entry(wake: wake, sequence: ticket, slot: slot), into: &state.heap)
             return false
@@ -215,8 +230,11 @@ public final class VirtualClock: Clock, Sendable {
                 state.slots[slot].cancelled = true
                 return nil
             }
+            // A sleep whose relay runs has no heap entry to leave behind.
+            let inHeap = !state.slots[slot].relaying
             state.release(slot)
             state.pending -= 1
+            guard inHeap else { return continuation }
             state.cancelledEntries += 1
             if state.cancelledEntries > 1024, state.cancelledEntries * 2 > state.heap.count {
                 state.dropCancelledEntries()
@@ -238,21 +256,64 @@ public final class VirtualClock: Clock, Sendable {
     /// deadline; returns `false` when there is none.
     func wakeNext(notAfter limit: Instant?) -> Bool {
         let limit = limit.map(Self.nanoseconds)
-        let continuation = state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+        let woken = state.withLock { state -> Woken? in
             state.dropCancelledTop()
             guard let first = state.heap.first else { return nil }
             if let limit, limit < first.wake { return nil }
             _ = Self.pop(&state.heap)
+            let wake = Instant(offset: .nanoseconds(first.wake))
+            if state.now < wake { setNow(wake, &state) }
+            if let relay = state.slots[first.slot].relay {
+                // The sleep goes on after its relay: the slot stays the task's.
+                state.slots[first.slot].relay = nil
+                state.slots[first.slot].relaying = true
+                return .relay(relay, slot: first.slot, ticket: state.slots[first.slot].ticket)
+            }
             let continuation = state.slots[first.slot].continuation
             state.release(first.slot)
             state.pending -= 1
-            let wake = Instant(offset: .nanoseconds(first.wake))
-            if state.now < wake { setNow(wake, &state) }
-            return continuation
+            return continuation.map(Woken.resume)
         }
-        guard let continuation else { return false }
-        continuation.resume()
+        switch woken {
+        case nil:
+            return false
+        case .resume(let continuation):
+            continuation.resume()
+        case .relay(let relay, let slot, let ticket):
+            // Outside the lock: the relay may read the clock and record events, exactly as the task would have
+            // done had it been resumed here (nothing else runs in between: the run queue is empty).
+            let next = relay.relay()
+            resumeAfterRelay(slot: slot, ticket: ticket, next: next)?.resume()
+        }
         return true
+    }
+
+    /// What ``wakeNext(notAfter:)`` found at the top of the heap.
+    private enum Woken {
+        case resume(UnsafeContinuation<Void, any Error>)
+        case relay(any VirtualClockRelay, slot: Int, ticket: UInt64)
+    }
+
+    /// Puts a relayed sleep back in the heap until `next` (as a new sleep that began now would be: the same
+    /// ordering and the same one-nanosecond minimum), or returns its continuation to resume when `next` is
+    /// `nil`. Returns `nil` when the sleep was cancelled while its relay ran.
+    private func resumeAfterRelay(slot: Int, ticket: UInt64, next: Int64?) -> UnsafeContinuation<Void, any Error>? {
+        state.withLock { state -> UnsafeContinuation<Void, any Error>? in
+            guard state.slots[slot].ticket == ticket else { return nil }
+            state.slots[slot].relaying = false
+            guard let next else {
+                let continuation = state.slots[slot].continuation
+                state.release(slot)
+                state.pending -= 1
+                return continuation
+            }
+            state.sequence &+= 1
+            state.slots[slot].order = state.sequence
+            let now = Self.nanoseconds(state.now)
+            let wake = max(next, now == .max ? now : now + 1)
+            Self.push(Entry(wake: wake, sequence: state.sequence, slot: slot), into: &state.heap)
+            return nil
+        }
     }
 
     /// Moves time forward to `instant` without waking anybody (used when a run stops at its time limit).
@@ -318,4 +379,15 @@ public final class VirtualClock: Clock, Sendable {
             heap[parent] = entry
         }
     }
+}
+
+/// A step that a sleep on a ``VirtualClock`` runs when its deadline comes, on the driving thread, instead of
+/// resuming its task there and then: what the task would have done synchronously before its next sleep (a
+/// simulated server deciding a request's answer), followed by that next sleep, without the task switch in
+/// between. Events happen in the same order and at the same virtual times as with two sleeps.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+protocol VirtualClockRelay: AnyObject, Sendable {
+    /// Runs once when the sleep's deadline comes (the clock reads that instant); returns the deadline in
+    /// nanoseconds to sleep on until, or `nil` to resume the task now.
+    func relay() -> Int64?
 }

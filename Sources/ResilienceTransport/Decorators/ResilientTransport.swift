@@ -19,6 +19,9 @@ public struct ResilientTransport: HTTPTransport {
     /// Classifies transport and status failures for the pipeline's stages.
     public let classifier: any ErrorClassifier
     private let pipeline: @Sendable (String) -> any ResiliencePipeline
+    /// ``classifier`` behind the universal rules: what a context with the default classifier (a composite that
+    /// lists none) gets, built once instead of on every send.
+    private let classifierAfterDefault: any ErrorClassifier
 
     /// Wraps `base`; `pipeline` maps a host (empty when the URL has none) to its pipeline.
     ///
@@ -38,13 +41,19 @@ public struct ResilientTransport: HTTPTransport {
         self.validation = validation
         self.classifier = classifier
         self.pipeline = pipeline
+        classifierAfterDefault = CompositeErrorClassifier([classifier])
     }
 
     /// Sends `request` through the host's pipeline; throws ``HTTPStatusError`` for a status not accepted.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         var context = context
         context.idempotency = request.idempotency
-        context.classifier = CompositeErrorClassifier([context.classifier, classifier])
+        if let composite = context.classifier as? CompositeErrorClassifier, composite.classifiers.isEmpty {
+            // The default: it recognises only what the universal rules do, which every composite applies first.
+            context.classifier = classifierAfterDefault
+        } else {
+            context.classifier = CompositeErrorClassifier([context.classifier, classifier])
+        }
         let base = base
         let validation = validation
         return try await pipeline(request.url.host ?? "").execute(context) { attempt in
