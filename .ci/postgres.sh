@@ -37,8 +37,10 @@ stop() {
 trap stop EXIT
 
 "${run_as[@]}" "$bin_dir/initdb" -D "$work/data" -U postgres -A trust --no-sync >/dev/null
+# In the configuration file, not on the command line, so that ALTER SYSTEM can change it for a measurement.
+echo "fsync = ${PG_FSYNC:-off}" >>"$work/data/postgresql.conf"
 "${run_as[@]}" "$bin_dir/pg_ctl" -D "$work/data" -l "$work/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $work -c fsync=${PG_FSYNC:-off}" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $work" start >/dev/null
 
 export RESILIENCE_PG_HOST=127.0.0.1 RESILIENCE_PG_PORT=$port RESILIENCE_PG_USER=postgres RESILIENCE_PG_DATABASE=postgres
 export RESILIENCE_PG_DATA="$work/data" RESILIENCE_PG_CTL="$bin_dir/pg_ctl" RESILIENCE_PG_SOCKET_DIR="$work"

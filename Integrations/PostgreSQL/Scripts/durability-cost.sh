@@ -69,6 +69,7 @@ for round in $(seq "$rounds"); do
     for fsync in on off; do
         psql -c "ALTER SYSTEM SET fsync = $fsync" -c "SELECT pg_reload_conf()" >/dev/null
         sleep 0.5
+        [ "$(psql -t -A -c "SHOW fsync")" = "$fsync" ] || { echo "fsync did not change to $fsync"; exit 1; }
         run "fsync=$fsync, rate decision, LOGGED" "$scratch/logged.sql"
         run "fsync=$fsync, rate decision, LOGGED, synchronous_commit=off" "$scratch/logged.sql" \
             "-c synchronous_commit=off"
