@@ -4,6 +4,7 @@
 # port, unix socket in the same directory, as the postgres user when run as root), runs the integration
 # tests with the connection in RESILIENCE_PG_* variables, and stops the cluster on exit.
 # Usage: .ci/postgres.sh [command …]   (default: the package's tests; the command runs with the env set)
+# PG_FSYNC=on starts the cluster with fsync on (the production setting, for measurements); the default is off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,12 +37,14 @@ stop() {
 trap stop EXIT
 
 "${run_as[@]}" "$bin_dir/initdb" -D "$work/data" -U postgres -A trust --no-sync >/dev/null
+# In the configuration file, not on the command line, so that ALTER SYSTEM can change it for a measurement.
+echo "fsync = ${PG_FSYNC:-off}" >>"$work/data/postgresql.conf"
 "${run_as[@]}" "$bin_dir/pg_ctl" -D "$work/data" -l "$work/log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $work -c fsync=off" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $work" start >/dev/null
 
 export RESILIENCE_PG_HOST=127.0.0.1 RESILIENCE_PG_PORT=$port RESILIENCE_PG_USER=postgres RESILIENCE_PG_DATABASE=postgres
 export RESILIENCE_PG_DATA="$work/data" RESILIENCE_PG_CTL="$bin_dir/pg_ctl" RESILIENCE_PG_SOCKET_DIR="$work"
-echo "== PostgreSQL $("$bin_dir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $work/data)"
+echo "== PostgreSQL $("$bin_dir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $work/data, fsync=${PG_FSYNC:-off})"
 
 if [ "$#" -gt 0 ]; then
     "$@"

@@ -14,6 +14,7 @@ let package = Package(
         .package(name: "ResilienceKit", path: "../.."),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(
@@ -22,6 +23,7 @@ let package = Package(
                 .product(name: "ResilienceCore", package: "ResilienceKit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -29,6 +31,7 @@ let package = Package(
             name: "shared-limit-demo",
             dependencies: [
                 "ResiliencePostgreSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ResiliencePolicies", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
             ],
@@ -38,6 +41,7 @@ let package = Package(
             name: "shared-state-overhead",
             dependencies: [
                 "ResiliencePostgreSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ResiliencePolicies", package: "ResilienceKit"),
             ],
             swiftSettings: strictSettings
@@ -46,8 +50,11 @@ let package = Package(
             name: "ResiliencePostgreSQLTests",
             dependencies: [
                 "ResiliencePostgreSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ResiliencePolicies", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

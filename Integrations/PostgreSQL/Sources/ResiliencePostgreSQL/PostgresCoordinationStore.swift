@@ -1,149 +1,326 @@
 import Logging
 import PostgresNIO
 import ResilienceCore
+import ServiceLifecycle
 
 /// A ``CoordinationStore`` in PostgreSQL, adopting both seams: shared rate slots (``RateCoordinationStore``),
 /// breaker records and probe leases (``BreakerCoordinationStore``) for every replica that reaches the same
-/// database.
+/// database. It is a swift-service-lifecycle `Service`: add it to the application's `ServiceGroup`.
 ///
 /// - **One statement per decision**, computed by the server on its own clock (`clock_timestamp()`, in
 ///   microseconds): a lease is one `INSERT … ON CONFLICT DO UPDATE … RETURNING`, a compare-and-set one
 ///   `INSERT … ON CONFLICT DO UPDATE … WHERE version = … RETURNING`, a probe lease one `UPDATE … RETURNING`.
 ///   Row locks make each atomic; replicas' clocks never enter.
-/// - **One row per key**, never per request; ``sweepExpired()`` (run every ``Configuration/sweepInterval``
-///   by ``run()``) deletes idle rate rows and expired records.
-/// - **Schema created or migrated on first use**, under an advisory lock so replicas starting together
-///   do not race; the version lives in `<prefix>_schema`.
-/// - **Reconnects by itself**: the underlying `PostgresClient` pool opens new connections when the server
-///   returns; calls made meanwhile throw ``CoordinationStoreError/unavailable(_:)``.
+/// - **The application's pool**: it runs its statements on the `PostgresClient` it is given (the application
+///   runs that client), or on one of its own (``init(connection:configuration:logger:)``), which ``run()`` runs.
+/// - **Schema as SQL files**: `Schema/*.sql` in the package, for migration tools; with
+///   ``Configuration/createsSchema`` (the default) the same SQL runs at first use under an advisory lock.
+///   Either way the store checks the schema version, the tables and its role's privileges before its first
+///   call, and ``run()`` throws a ``PostgresStoreError`` when they are wrong, rather than letting the shared
+///   policies fail open for ever.
+/// - **Breaker changes pushed** with `LISTEN`/`NOTIFY`: a trigger announces every breaker write; while the
+///   listening connection is up, ``breakerRecord(key:)`` answers from memory until a notification says the key
+///   changed, and ``breakerChanges()`` hands the changed keys to whoever wants to react at once. While it is
+///   down, every read goes to the database (polling is the fallback).
+/// - **One sweeper at a time**: ``run()`` sweeps every ``Configuration/sweepInterval`` under a transaction-level
+///   advisory lock, over indexed expiry columns.
 ///
 /// ```swift
-/// let store = PostgresCoordinationStore(.init(host: "127.0.0.1", port: 5432, username: "app", password: nil,
-///                                              database: "app"))
-/// Task { await store.run() }      // the connection pool and the sweeper
+/// let client = PostgresClient(configuration: .init(host: "db", username: "app", password: secret,
+///                                                   database: "app", tls: .prefer(.clientDefault)))
+/// let store = PostgresCoordinationStore(client: client)
+/// let group = ServiceGroup(services: [client, store, server], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// ```
-public final class PostgresCoordinationStore: CoordinationStore {
+public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// Settings of a ``PostgresCoordinationStore``.
     public struct Configuration: Sendable {
-        /// The client's connection settings.
-        public var client: PostgresClient.Configuration
-        /// The prefix of the store's tables (`[a-z_]` only).
+        /// The prefix of the store's tables (`[a-z_]` only; see ``PostgresCoordinationSchema``).
         public var tablePrefix = "resilience_coordination"
+        /// Creates or migrates the schema at first use (the role then needs CREATE on the database's schema).
+        /// Set it to `false` when the schema is applied from `Schema/*.sql` by a migration tool or an operator.
+        public var createsSchema = true
+        /// With ``createsSchema``: makes the rate table `UNLOGGED` (`true`) or logged (`false`); `nil` leaves it as
+        /// it is. Unlogged writes skip the write-ahead log (faster with `fsync` on) but the table is emptied by a
+        /// server crash and not replicated, so every key's rate starts afresh after one.
+        public var rateTableUnlogged: Bool?
         /// How often ``run()`` sweeps expired rows.
         public var sweepInterval: Duration = .seconds(60)
         /// The longest any one call may take, waiting for a connection included; past it the call throws
         /// ``CoordinationStoreError/timedOut(_:)`` (the pool keeps reconnecting in the background).
         public var callTimeout: Duration = .seconds(2)
+        /// How often a statement that failed to serialize (SQLSTATE 40001 or 40P01) is tried again before the
+        /// call fails with ``PostgresStoreError/Code/serializationFailure``.
+        public var serializationRetries = 3
+        /// Listens for breaker changes (`LISTEN`, one pooled connection held by ``run()``) and answers breaker
+        /// reads from memory while it does.
+        public var listensForBreakerChanges = true
+        /// The longest a breaker record read is answered from memory before the database is asked again, even
+        /// with no notification (a safety net, not the mechanism).
+        public var cachedRecordLifetime: Duration = .seconds(10)
+        /// How long ``run()`` waits before preparing the schema or listening again after a failure.
+        public var reconnectInterval: Duration = .seconds(1)
 
-        /// Creates a configuration for a server over TCP without TLS (loopback or a private network).
-        /// - Parameters:
-        ///   - host: The server's host.
-        ///   - port: The server's port.
-        ///   - username: The role to connect as.
-        ///   - password: Its password, if the server asks for one.
-        ///   - database: The database holding the store's tables.
-        public init(host: String, port: Int = 5432, username: String, password: String?, database: String?) {
-            var client = PostgresClient.Configuration(
-                host: host, port: port, username: username, password: password, database: database, tls: .disable)
-            client.options.connectTimeout = .seconds(2)
-            client.options.maximumConnections = 4
-            self.client = client
-        }
-
-        /// Creates a configuration from a prepared client configuration (TLS, unix sockets, pool sizes).
-        /// - Parameter client: The client's configuration.
-        public init(client: PostgresClient.Configuration) {
-            self.client = client
-        }
+        /// Creates the default configuration.
+        public init() {}
     }
-
-    /// The schema version this type creates and migrates to.
-    public static let schemaVersion = 1
 
     private let client: PostgresClient
+    private let ownsClient: Bool
     private let logger: Logger
-    private let sweepInterval: Duration
-    private let callTimeout: Duration
-    private let rateTable: String
-    private let breakerTable: String
-    private let schemaTable: String
-    private let versionSequence: String
+    private let configuration: Configuration
+    /// The names of the store's tables, sequence, channel and locks.
+    public let schema: PostgresCoordinationSchema
     private let migrated = MigrationGate()
+    private let cache: BreakerRecordCache
+    private let watchers = LockedState(initialState: Watchers())
 
-    /// Creates the store; call ``run()`` in a long-running task before using it.
+    /// Creates a store on the application's client; the application runs the client (in its `ServiceGroup`,
+    /// or `client.run()` in a task) and the store's ``run()``.
     /// - Parameters:
-    ///   - configuration: Connection settings, table prefix and sweep interval.
-    ///   - logger: Receives the client's background messages (errors only, when `nil`).
-    public init(_ configuration: Configuration, logger: Logger? = nil) {
-        var quiet = Logger(label: "resilience.coordination.postgres")
-        quiet.logLevel = .error
-        let logger = logger ?? quiet
-        self.logger = logger
-        client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
-        sweepInterval = configuration.sweepInterval
-        callTimeout = configuration.callTimeout
-        let prefix = String(configuration.tablePrefix.filter { $0 == "_" || ($0.isASCII && $0.isLowercase) })
-        let safePrefix = prefix.isEmpty ? "resilience_coordination" : prefix
-        rateTable = safePrefix + "_rate"
-        breakerTable = safePrefix + "_breaker"
-        schemaTable = safePrefix + "_schema"
-        versionSequence = safePrefix + "_version"
+    ///   - client: The application's PostgreSQL client.
+    ///   - configuration: Table prefix, schema handling, intervals and deadlines.
+    ///   - logger: Receives the store's warnings and errors (errors only, when `nil`).
+    public convenience init(
+        client: PostgresClient, configuration: Configuration = Configuration(), logger: Logger? = nil
+    ) {
+        self.init(client: client, owned: false, configuration: configuration, logger: logger)
     }
 
-    /// Runs the connection pool and sweeps expired rows every ``Configuration/sweepInterval``, until the
-    /// task is cancelled.
-    public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
-            group.addTask {
-                while !Task.isCancelled {
-                    do { try await Task.sleep(for: self.sweepInterval) } catch { return }
-                    _ = try? await self.sweepExpired()
-                }
+    /// Creates a store with a client of its own, which ``run()`` runs.
+    /// - Parameters:
+    ///   - connection: The client's connection settings (host, credentials, TLS, pool size).
+    ///   - configuration: Table prefix, schema handling, intervals and deadlines.
+    ///   - logger: Receives the store's and the client's warnings and errors (errors only, when `nil`).
+    public convenience init(
+        connection: PostgresClient.Configuration, configuration: Configuration = Configuration(),
+        logger: Logger? = nil
+    ) {
+        let logger = logger ?? Self.quietLogger
+        self.init(
+            client: PostgresClient(configuration: connection, backgroundLogger: logger), owned: true,
+            configuration: configuration, logger: logger)
+    }
+
+    /// Creates a store with a client of its own over TCP without TLS (loopback or a private network), which
+    /// ``run()`` runs: at most 4 connections, each opened within 2 s.
+    /// - Parameters:
+    ///   - host: The server's host.
+    ///   - port: The server's port.
+    ///   - username: The role to connect as.
+    ///   - password: Its password, if the server asks for one.
+    ///   - database: The database holding the store's tables.
+    ///   - configuration: Table prefix, schema handling, intervals and deadlines.
+    ///   - logger: Receives the store's and the client's warnings and errors (errors only, when `nil`).
+    public convenience init(
+        host: String, port: Int = 5432, username: String, password: String?, database: String?,
+        configuration: Configuration = Configuration(), logger: Logger? = nil
+    ) {
+        var connection = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: .disable)
+        connection.options.connectTimeout = .seconds(2)
+        connection.options.maximumConnections = 4
+        self.init(connection: connection, configuration: configuration, logger: logger)
+    }
+
+    private init(client: PostgresClient, owned: Bool, configuration: Configuration, logger: Logger?) {
+        self.client = client
+        ownsClient = owned
+        self.logger = logger ?? Self.quietLogger
+        self.configuration = configuration
+        schema = PostgresCoordinationSchema(prefix: configuration.tablePrefix)
+        cache = BreakerRecordCache(lifetime: configuration.cachedRecordLifetime)
+    }
+
+    private static var quietLogger: Logger {
+        var quiet = Logger(label: "resilience.coordination.postgres")
+        quiet.logLevel = .error
+        return quiet
+    }
+
+    // MARK: Service
+
+    /// Runs the store until cancelled or until a graceful shutdown: its own client (if it has one), the schema's
+    /// preparation (retried while the server is unreachable), the breaker-change listener and the sweeper.
+    ///
+    /// - Throws: A ``PostgresStoreError`` that is a configuration error (``PostgresStoreError/isConfigurationError``:
+    ///   schema missing or too new, privileges missing, read-only server), found at start or by any later call;
+    ///   in a `ServiceGroup` this ends the group, so a misconfigured deployment stops instead of running with
+    ///   its shared limits and breakers failing open.
+    public func run() async throws {
+        let work = Task { try await self.runUntilCancelled() }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await work.value
+            } onGracefulShutdown: {
+                work.cancel()
             }
-            await group.next()
+        } onCancel: {
+            work.cancel()
+        }
+    }
+
+    private func runUntilCancelled() async throws {
+        let (problems, problemSink) = AsyncStream.makeStream(
+            of: PostgresStoreError.self, bufferingPolicy: .bufferingNewest(1))
+        let runner = watchers.withLock { watchers in
+            watchers.next += 1
+            watchers.runners[watchers.next] = problemSink
+            return watchers.next
+        }
+        defer { _ = watchers.withLock { $0.runners.removeValue(forKey: runner) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if ownsClient { group.addTask { await self.client.run() } }
+            group.addTask { try await self.prepareUntilReady() }
+            group.addTask { await self.sweepPeriodically() }
+            if configuration.listensForBreakerChanges {
+                group.addTask { await self.listenForBreakerChanges() }
+            }
+            group.addTask {
+                for await problem in problems { throw problem }
+            }
+            while try await group.next() != nil {
+                if Task.isCancelled { break }
+            }
             group.cancelAll()
         }
     }
 
+    /// Prepares the schema, trying again while the server is unreachable; throws a configuration error.
+    private func prepareUntilReady() async throws {
+        while !Task.isCancelled {
+            do throws(PostgresStoreError) {
+                try await migrate()
+                return
+            } catch  where error.isConfigurationError {
+                throw error
+            } catch {
+                logger.warning("coordination store not ready: \(error)")
+            }
+            do { try await Task.sleep(for: configuration.reconnectInterval) } catch { return }
+        }
+    }
+
+    private func sweepPeriodically() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: configuration.sweepInterval) } catch { return }
+            do {
+                _ = try await trySweepExpired()
+            } catch {
+                logger.warning("coordination store sweep failed: \(error)")
+            }
+        }
+    }
+
+    private func listenForBreakerChanges() async {
+        let channel = schema.breakerChannel
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        self.cache.setLive(true)
+                        self.announce("")
+                        for try await notification in notifications {
+                            self.cache.invalidate(notification.payload)
+                            self.announce(notification.payload)
+                        }
+                    }
+                }
+            } catch {
+                if !Task.isCancelled { logger.warning("breaker notifications interrupted: \(error)") }
+            }
+            cache.setLive(false)
+            announce("")
+            do { try await Task.sleep(for: configuration.reconnectInterval) } catch { return }
+        }
+    }
+
+    // MARK: Breaker changes
+
+    /// True while breaker changes arrive by notification, so breaker reads are answered from memory.
+    public var isListeningForBreakerChanges: Bool { cache.isLive }
+
+    /// The keys of breaker records that changed, as notifications arrive (from any instance, this one
+    /// included). An empty key means "any key may have changed": a key too long for a notification's payload,
+    /// or the listening connection going up or down. Wire it to `SharedBreaker.refresh()` to adopt another
+    /// replica's change at once instead of at the breaker's next poll.
+    public func breakerChanges() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
+        let id = watchers.withLock { watchers in
+            watchers.next += 1
+            watchers.continuations[watchers.next] = continuation
+            return watchers.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.watchers.withLock { _ = $0.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func announce(_ key: String) {
+        let continuations = watchers.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(key) }
+    }
+
     // MARK: Schema
 
-    /// Creates or migrates the schema (idempotent; runs once per process on first use).
-    public func migrate() async throws(CoordinationStoreError) {
-        try await migrated.run { () async throws(CoordinationStoreError) in
-            try await self.execute(
-                """
-                DO $$
-                DECLARE current integer;
-                BEGIN
-                    PERFORM pg_advisory_xact_lock(hashtext('\(unescaped: schemaTable)'));
-                    CREATE TABLE IF NOT EXISTS \(unescaped: schemaTable) (version integer NOT NULL);
-                    SELECT max(version) INTO current FROM \(unescaped: schemaTable);
-                    IF current IS NULL THEN
-                        CREATE TABLE IF NOT EXISTS \(unescaped: rateTable) (
-                            key text PRIMARY KEY,
-                            tat_us bigint NOT NULL,
-                            decided_us bigint NOT NULL,
-                            granted bigint NOT NULL,
-                            first_offset_us bigint NOT NULL,
-                            retry_us bigint NOT NULL);
-                        CREATE TABLE IF NOT EXISTS \(unescaped: breakerTable) (
-                            key text PRIMARY KEY,
-                            state text NOT NULL,
-                            version bigint NOT NULL,
-                            written_us bigint NOT NULL,
-                            open_until_us bigint NOT NULL,
-                            trips integer NOT NULL,
-                            expires_us bigint NOT NULL,
-                            probe_holder text,
-                            probe_until_us bigint NOT NULL);
-                        CREATE SEQUENCE IF NOT EXISTS \(unescaped: versionSequence);
-                        INSERT INTO \(unescaped: schemaTable) (version) VALUES (1);
-                    ELSIF current > \(unescaped: String(Self.schemaVersion)) THEN
-                        RAISE EXCEPTION 'coordination schema version % is newer than this program (\(unescaped: String(Self.schemaVersion)))', current;
-                    END IF;
-                END $$;
-                """)
+    /// Creates or migrates the schema when ``Configuration/createsSchema`` is set, then checks the version, the
+    /// tables and the role's privileges. Runs once per process; a failure lets the next call try again.
+    public func migrate() async throws(PostgresStoreError) {
+        try await migrated.run { () async throws(PostgresStoreError) in
+            if self.configuration.createsSchema {
+                let ddl = self.schema.runTimeMigration(rateTableUnlogged: self.configuration.rateTableUnlogged)
+                do throws(PostgresStoreError) {
+                    _ = try await self.attempt(PostgresQuery(unsafeSQL: ddl), as: Bool.self)
+                } catch  where error.code == .insufficientPrivilege {
+                    throw PostgresStoreError(
+                        .insufficientPrivilege, sqlState: error.sqlState,
+                        message: "\(error.message); run-time DDL needs CREATE on the database schema: apply "
+                            + "Schema/*.sql as the schema's owner and set createsSchema = false")
+                }
+            }
+            try await self.verifySchema()
+        }
+    }
+
+    private func verifySchema() async throws(PostgresStoreError) {
+        let inspection = try await attempt(PostgresQuery(unsafeSQL: schema.inspection), as: (Bool, Bool).self)
+        guard let (objectsExist, privileged) = inspection.first else {
+            throw PostgresStoreError(.serverError, message: "the schema inspection returned no row")
+        }
+        guard objectsExist else {
+            throw PostgresStoreError(
+                .schemaMissing,
+                message: "tables \(schema.prefix)_{schema,rate,breaker} or sequence \(schema.versionSequence) are "
+                    + "missing; run Schema/*.sql or enable DDL (Configuration.createsSchema)")
+        }
+        guard privileged else {
+            throw PostgresStoreError(
+                .insufficientPrivilege,
+                message: "the role lacks SELECT, INSERT, UPDATE or DELETE on the store's tables or USAGE on "
+                    + "\(schema.versionSequence); see Schema/grants.sql")
+        }
+        let query = PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \(schema.schemaTable)")
+        let stored: Int32 = try await attempt(query, as: Int32.self).first ?? 0
+        let version = Int(stored)
+        let current = PostgresCoordinationSchema.currentVersion
+        if version < current {
+            throw PostgresStoreError(
+                .schemaMissing,
+                message: "schema version \(version) is older than \(current); run Schema/*.sql from "
+                    + "version \(version + 1) on, or enable DDL (Configuration.createsSchema)")
+        }
+        if version > current {
+            throw PostgresStoreError(
+                .schemaTooNew, message: "schema version \(version) is newer than this program's \(current)")
+        }
+    }
+
+    /// Prepares the schema for a call; a configuration error is reported to ``run()``.
+    private func ready() async throws(CoordinationStoreError) {
+        do throws(PostgresStoreError) {
+            try await migrate()
+        } catch {
+            throw report(error)
         }
     }
 
@@ -156,7 +333,7 @@ public final class PostgresCoordinationStore: CoordinationStore {
     /// One `INSERT … ON CONFLICT DO UPDATE … RETURNING`: the GCRA reservation on the server's clock.
     public func leaseTokens(_ request: TokenLeaseRequest) async throws(CoordinationStoreError) -> TokenLease {
         if let problem = request.problem { throw .invalidRequest(problem) }
-        try await migrate()
+        try await ready()
         let interval = max(1, Self.microseconds(request.quota.emissionInterval))
         let tolerance = interval * Int64(request.quota.burst - 1)
         let horizon = Self.microseconds(request.horizon)
@@ -167,7 +344,7 @@ public final class PostgresCoordinationStore: CoordinationStore {
         let fresh = "LEAST(\(count), \(horizon + tolerance) / \(interval) + 1)"
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow)
-            INSERT INTO \(unescaped: rateTable) AS r (key, tat_us, decided_us, granted, first_offset_us, retry_us)
+            INSERT INTO \(unescaped: schema.rateTable) AS r (key, tat_us, decided_us, granted, first_offset_us, retry_us)
             SELECT \(request.key), c.now_us + \(unescaped: fresh) * \(unescaped: String(interval)), c.now_us,
                    \(unescaped: fresh), \(unescaped: String(-tolerance)), 0 FROM c
             ON CONFLICT (key) DO UPDATE SET
@@ -187,24 +364,35 @@ public final class PostgresCoordinationStore: CoordinationStore {
             spacing: .microseconds(interval), retryAfter: .microseconds(max(0, retry)))
     }
 
-    /// One `SELECT` of the live record.
+    /// The live record: from memory while breaker notifications are live and none named the key since it
+    /// was read, else one `SELECT`.
     public func breakerRecord(key: String) async throws(CoordinationStoreError) -> BreakerRecord? {
         if key.isEmpty { throw .invalidRequest("key must not be empty") }
-        try await migrate()
+        if let cached = cache.lookup(key) { return cached }
+        try await ready()
+        let generation = cache.beginRead()
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow)
             SELECT b.state, b.version, GREATEST(0, b.open_until_us - c.now_us), b.trips,
-                   CASE WHEN b.probe_until_us > c.now_us THEN b.probe_holder END
-            FROM \(unescaped: breakerTable) b, c WHERE b.key = \(key) AND b.expires_us > c.now_us
+                   CASE WHEN b.probe_until_us > c.now_us THEN b.probe_holder END,
+                   GREATEST(0, b.probe_until_us - c.now_us), b.expires_us - c.now_us
+            FROM \(unescaped: schema.breakerTable) b, c WHERE b.key = \(key) AND b.expires_us > c.now_us
             """
-        let rows = try await fetch(query, as: (String, Int64, Int64, Int32, String?).self)
-        guard let (state, version, remaining, trips, holder) = rows.first else { return nil }
-        guard let breakerState = BreakerState(rawValue: state) else {
-            throw .protocolViolation("unknown breaker state \(state)")
+        let rows = try await fetch(query, as: (String, Int64, Int64, Int32, String?, Int64, Int64).self)
+        let receivedAt = ContinuousClock.now
+        var answer = BreakerRecordCache.Answer(record: nil, probeLeft: .zero, expiresIn: .zero)
+        if let (state, version, remaining, trips, holder, probeLeft, expiresIn) = rows.first {
+            guard let breakerState = BreakerState(rawValue: state) else {
+                throw .protocolViolation("unknown breaker state \(state)")
+            }
+            answer = BreakerRecordCache.Answer(
+                record: BreakerRecord(
+                    key: key, state: breakerState, version: UInt64(version), remainingOpen: .microseconds(remaining),
+                    trips: Int(trips), probeHolder: holder),
+                probeLeft: .microseconds(probeLeft), expiresIn: .microseconds(expiresIn))
         }
-        return BreakerRecord(
-            key: key, state: breakerState, version: UInt64(version), remainingOpen: .microseconds(remaining),
-            trips: Int(trips), probeHolder: holder)
+        if let generation { cache.store(answer, for: key, readIn: generation, receivedAt: receivedAt) }
+        return answer.record
     }
 
     /// One `INSERT … ON CONFLICT DO UPDATE … WHERE <version matches> RETURNING`; a conflict reads the current
@@ -215,18 +403,19 @@ public final class PostgresCoordinationStore: CoordinationStore {
         -> BreakerUpdateResult
     {
         if let problem = update.problem { throw .invalidRequest(problem) }
-        try await migrate()
+        try await ready()
         let openFor = update.state == .open ? Self.microseconds(update.openFor) : 0
         let expected = Int64(clamping: update.expectedVersion)
+        let table = schema.breakerTable
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow)
-            INSERT INTO \(unescaped: breakerTable) AS b
+            INSERT INTO \(unescaped: table) AS b
                 (key, state, version, written_us, open_until_us, trips, expires_us, probe_holder, probe_until_us)
-            SELECT \(update.key), \(update.state.rawValue), nextval('\(unescaped: versionSequence)'), c.now_us,
+            SELECT \(update.key), \(update.state.rawValue), nextval('\(unescaped: schema.versionSequence)'), c.now_us,
                    c.now_us + \(openFor), \(Int32(clamping: update.trips)),
                    c.now_us + \(Self.microseconds(update.timeToLive)), NULL, 0
             FROM c WHERE \(expected) = 0
-                OR EXISTS (SELECT 1 FROM \(unescaped: breakerTable) WHERE key = \(update.key))
+                OR EXISTS (SELECT 1 FROM \(unescaped: table) WHERE key = \(update.key))
             ON CONFLICT (key) DO UPDATE SET
                 state = EXCLUDED.state, version = EXCLUDED.version, written_us = EXCLUDED.written_us,
                 open_until_us = EXCLUDED.open_until_us, trips = EXCLUDED.trips, expires_us = EXCLUDED.expires_us,
@@ -236,6 +425,8 @@ public final class PostgresCoordinationStore: CoordinationStore {
             RETURNING version, GREATEST(0, open_until_us - written_us)
             """
         let rows = try await fetch(query, as: (Int64, Int64).self)
+        // This instance's own notification follows; until it arrives, no read may answer the old record.
+        cache.invalidate(update.key)
         guard let (version, remaining) = rows.first else {
             return .conflict(current: try await breakerRecord(key: update.key))
         }
@@ -253,11 +444,12 @@ public final class PostgresCoordinationStore: CoordinationStore {
     {
         if key.isEmpty || holder.isEmpty { throw .invalidRequest("key and holder must not be empty") }
         if ttl <= .zero { throw .invalidRequest("ttl must be positive (got \(ttl))") }
-        try await migrate()
+        try await ready()
         let lease = Self.microseconds(ttl)
+        let table = schema.breakerTable
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow)
-            UPDATE \(unescaped: breakerTable) b SET probe_holder = \(holder), probe_until_us = c.now_us + \(lease),
+            UPDATE \(unescaped: table) b SET probe_holder = \(holder), probe_until_us = c.now_us + \(lease),
                 expires_us = GREATEST(b.expires_us, c.now_us + \(lease))
             FROM c
             WHERE b.key = \(key) AND b.expires_us > c.now_us AND b.state = 'open' AND b.open_until_us <= c.now_us
@@ -265,13 +457,14 @@ public final class PostgresCoordinationStore: CoordinationStore {
             RETURNING b.version
             """
         if let version = try await fetch(query, as: Int64.self).first {
+            cache.invalidate(key)
             return ProbeLeaseResult(granted: true, version: UInt64(version), retryAfter: .zero)
         }
         let status: PostgresQuery = """
             \(unescaped: Self.serverNow)
             SELECT b.version, b.state, GREATEST(0, b.open_until_us - c.now_us),
                    CASE WHEN b.probe_holder IS NOT NULL THEN GREATEST(0, b.probe_until_us - c.now_us) ELSE 0 END
-            FROM \(unescaped: breakerTable) b, c WHERE b.key = \(key) AND b.expires_us > c.now_us
+            FROM \(unescaped: table) b, c WHERE b.key = \(key) AND b.expires_us > c.now_us
             """
         guard let (version, state, open, probe) = try await fetch(status, as: (Int64, String, Int64, Int64).self).first,
             state == BreakerState.open.rawValue
@@ -285,33 +478,55 @@ public final class PostgresCoordinationStore: CoordinationStore {
     /// One `UPDATE` clearing the holder's lease.
     public func releaseProbe(key: String, holder: String) async throws(CoordinationStoreError) {
         if key.isEmpty || holder.isEmpty { throw .invalidRequest("key and holder must not be empty") }
-        try await migrate()
-        try await execute(
-            "UPDATE \(unescaped: breakerTable) SET probe_holder = NULL WHERE key = \(key) AND probe_holder = \(holder)")
+        try await ready()
+        _ = try await fetch(
+            """
+            UPDATE \(unescaped: schema.breakerTable) SET probe_holder = NULL
+            WHERE key = \(key) AND probe_holder = \(holder) RETURNING 1
+            """, as: Int32.self)
+        cache.invalidate(key)
     }
 
-    /// One statement deleting idle rate rows and expired records.
+    /// Deletes idle rate rows and expired records unless another instance is sweeping (then removes nothing
+    /// and returns 0).
     @discardableResult
     public func sweepExpired() async throws(CoordinationStoreError) -> Int {
-        try await migrate()
+        try await trySweepExpired() ?? 0
+    }
+
+    /// One statement that takes the sweeper's transaction-level advisory lock without waiting and, holding it,
+    /// deletes idle rate rows and expired records (range scans of the expiry indexes).
+    /// - Returns: How many rows it removed, or `nil` when another instance held the lock (nothing removed).
+    public func trySweepExpired() async throws(CoordinationStoreError) -> Int? {
+        try await ready()
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow),
-            rates AS (DELETE FROM \(unescaped: rateTable) r USING c WHERE r.tat_us <= c.now_us RETURNING 1),
-            records AS (DELETE FROM \(unescaped: breakerTable) b USING c WHERE b.expires_us <= c.now_us RETURNING 1)
-            SELECT (SELECT count(*) FROM rates) + (SELECT count(*) FROM records)
+            sweeper AS (SELECT pg_try_advisory_xact_lock(hashtext('\(unescaped: schema.sweeperLockName)')) AS held),
+            rates AS (DELETE FROM \(unescaped: schema.rateTable) r USING c, sweeper s
+                      WHERE s.held AND r.tat_us <= c.now_us RETURNING 1),
+            records AS (DELETE FROM \(unescaped: schema.breakerTable) b USING c, sweeper s
+                        WHERE s.held AND b.expires_us <= c.now_us RETURNING 1)
+            SELECT (SELECT held FROM sweeper), (SELECT count(*) FROM rates) + (SELECT count(*) FROM records)
             """
-        let removed = try await fetch(query, as: Int64.self).first ?? Int64(0)
-        return Int(removed)
+        guard let (held, removed) = try await fetch(query, as: (Bool, Int64).self).first else {
+            throw .protocolViolation("the sweep statement returned no row")
+        }
+        return held ? Int(removed) : nil
     }
 
     /// Rows in the store's tables (live or not yet swept), for tests and dashboards.
     public func rowCount() async throws(CoordinationStoreError) -> Int {
-        try await migrate()
-        let query: PostgresQuery =
-            "SELECT (SELECT count(*) FROM \(unescaped: rateTable)) + (SELECT count(*) FROM \(unescaped: breakerTable))"
+        try await ready()
+        let query: PostgresQuery = """
+            SELECT (SELECT count(*) FROM \(unescaped: schema.rateTable))
+                + (SELECT count(*) FROM \(unescaped: schema.breakerTable))
+            """
         let rows = try await fetch(query, as: Int64.self).first ?? Int64(0)
         return Int(rows)
     }
+
+    /// The most recent error the store met (configuration or transient), for health checks and tests.
+    public var lastError: PostgresStoreError? { watchers.withLock { $0.lastError } }
 
     // MARK: Plumbing
 
@@ -322,61 +537,110 @@ public final class PostgresCoordinationStore: CoordinationStore {
         return min(.max / 4, max(.min / 4, whole + parts.attoseconds / 1_000_000_000_000))
     }
 
-    private func execute(_ query: PostgresQuery) async throws(CoordinationStoreError) {
-        _ = try await bounded { try await self.client.query(query, logger: self.logger) }
-    }
-
-    /// Runs `body` within ``Configuration/callTimeout`` through Core's timer race on the continuous clock
-    /// (cancelled when the time is up), mapping every failure to a store error.
-    private func bounded<Value: Sendable>(
-        _ body: @escaping @Sendable () async throws -> Value
-    )
-        async throws(CoordinationStoreError) -> Value
-    {
-        let timeout = callTimeout
-        do {
-            return try await withDeadline(after: timeout, clock: .continuous) { try await body() }
-        } catch is DeadlineExceededError {
-            throw CoordinationStoreError.timedOut(timeout)
-        } catch {
-            throw Self.map(error)
-        }
-    }
-
+    /// Runs a statement for a decision; every failure becomes the store error a caller expects.
     private func fetch<each Column: PostgresDecodable & Sendable>(
-        _ query: PostgresQuery, as: (repeat each Column).Type
+        _ query: PostgresQuery, as columns: (repeat each Column).Type
     ) async throws(CoordinationStoreError) -> [(repeat each Column)] {
-        let box = try await bounded {
-            var result: [(repeat each Column)] = []
-            for try await row in try await self.client.query(query, logger: self.logger).decode(
-                (repeat each Column).self)
-            {
-                result.append(row)
-            }
-            return RowsBox(rows: result)
+        do throws(PostgresStoreError) {
+            return try await attempt(query, as: columns)
+        } catch {
+            throw report(error)
         }
-        return box.rows
     }
 
-    private static func map(_ error: any Error) -> CoordinationStoreError {
-        if let error = error as? CoordinationStoreError { return error }
-        if error is CancellationError { return .unavailable("cancelled") }
-        if let error = error as? PSQLError {
-            if let message = error.serverInfo?[.message] {
-                return .unavailable("server error: \(message)")
-            }
-            return .unavailable("\(error.code)")
+    /// Records an error, hands a configuration error to ``run()``, and returns what a call throws for it.
+    private func report(_ error: PostgresStoreError) -> CoordinationStoreError {
+        let runners = watchers.withLock { watchers in
+            watchers.lastError = error
+            return Array(watchers.runners.values)
         }
-        if error is PostgresDecodingError { return .protocolViolation("\(error)") }
-        return .unavailable("\(error)")
+        if error.isConfigurationError {
+            logger.error("\(error)")
+            for runner in runners { runner.yield(error) }
+        }
+        return error.coordinationStoreError
+    }
+
+    /// Runs a statement within ``Configuration/callTimeout`` through Core's timer race on the continuous clock,
+    /// trying it again after a serialization failure, and classifies every failure.
+    private func attempt<each Column: PostgresDecodable & Sendable>(
+        _ query: PostgresQuery, as: (repeat each Column).Type
+    ) async throws(PostgresStoreError) -> [(repeat each Column)] {
+        let timeout = configuration.callTimeout
+        let retries = max(0, configuration.serializationRetries)
+        let client = client
+        let logger = logger
+        do {
+            let box = try await withDeadline(after: timeout, clock: .continuous) {
+                () async throws -> RowsBox<repeat each Column> in
+                var failures = 0
+                while true {
+                    do {
+                        var result: [(repeat each Column)] = []
+                        for try await row in try await client.query(query, logger: logger).decode(
+                            (repeat each Column).self)
+                        {
+                            result.append(row)
+                        }
+                        return RowsBox(rows: result)
+                    } catch let error as PSQLError
+                        where PostgresStoreError.isSerializationConflict(error.serverInfo?[.sqlState])
+                    {
+                        failures += 1
+                        if failures > retries { throw SerializationRetriesExhausted(last: error, attempts: failures) }
+                    }
+                }
+            }
+            return box.rows
+        } catch is DeadlineExceededError {
+            throw PostgresStoreError(.unavailable, message: "call timed out", deadline: timeout)
+        } catch {
+            throw Self.classify(error)
+        }
+    }
+
+    private static func classify(_ error: any Error) -> PostgresStoreError {
+        switch error {
+        case let error as PostgresStoreError:
+            return error
+        case let exhausted as SerializationRetriesExhausted:
+            var classified =
+                PostgresStoreError.classify(exhausted.last)
+                ?? PostgresStoreError(.serializationFailure, message: "could not serialize")
+            classified.message += " (failed \(exhausted.attempts) times)"
+            return classified
+        case is CancellationError:
+            return PostgresStoreError(.unavailable, message: "cancelled")
+        case let error as PSQLError:
+            return PostgresStoreError.classify(error) ?? PostgresStoreError(.unavailable, message: "\(error.code)")
+        case let error as PostgresDecodingError:
+            return PostgresStoreError(.unexpectedAnswer, message: "\(error)")
+        default:
+            return PostgresStoreError(.unavailable, message: "\(error)")
+        }
     }
 }
 
-/// Runs the schema migration once per process; a failed attempt lets the next call try again.
+/// Subscribers to breaker changes and the last error, under one lock.
+struct Watchers {
+    var next: UInt64 = 0
+    var continuations: [UInt64: AsyncStream<String>.Continuation] = [:]
+    /// One per running ``PostgresCoordinationStore/run()``: configuration errors to throw.
+    var runners: [UInt64: AsyncStream<PostgresStoreError>.Continuation] = [:]
+    var lastError: PostgresStoreError?
+}
+
+/// A statement that kept failing to serialize.
+struct SerializationRetriesExhausted: Error {
+    let last: PSQLError
+    let attempts: Int
+}
+
+/// Runs the schema preparation once per process; a failed attempt lets the next call try again.
 actor MigrationGate {
     private var done = false
 
-    func run(_ body: @Sendable () async throws(CoordinationStoreError) -> Void) async throws(CoordinationStoreError) {
+    func run(_ body: @Sendable () async throws(PostgresStoreError) -> Void) async throws(PostgresStoreError) {
         if done { return }
         try await body()
         done = true

@@ -7,6 +7,7 @@
 //
 // The PostgreSQL connection comes from the RESILIENCE_PG_* variables .ci/postgres.sh sets.
 import Foundation
+import PostgresNIO
 import ResiliencePolicies
 import ResiliencePostgreSQL
 import ResilienceTesting
@@ -54,15 +55,17 @@ final class LineWriter: TelemetrySink, @unchecked Sendable {
 
 func runReplica(index: Int, serverPort: Int, until end: Double, output: String) async throws {
     let writer = LineWriter(path: output, replica: index)
-    var storeConfiguration = PostgresCoordinationStore.Configuration(
+    var connection = PostgresClient.Configuration(
         host: environment["RESILIENCE_PG_HOST"] ?? "127.0.0.1",
         port: Int(environment["RESILIENCE_PG_PORT"] ?? "") ?? 5432,
         username: environment["RESILIENCE_PG_USER"] ?? "postgres", password: environment["RESILIENCE_PG_PASSWORD"],
-        database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres")
+        database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres", tls: .disable)
+    connection.options.connectTimeout = .milliseconds(500)
+    var storeConfiguration = PostgresCoordinationStore.Configuration()
     storeConfiguration.callTimeout = .milliseconds(500)
-    storeConfiguration.client.options.connectTimeout = .milliseconds(500)
-    let store = PostgresCoordinationStore(storeConfiguration)
-    let running = Task { await store.run() }
+    storeConfiguration.reconnectInterval = .milliseconds(500)
+    let store = PostgresCoordinationStore(connection: connection, configuration: storeConfiguration)
+    let running = Task { try await store.run() }
     defer { running.cancel() }
 
     var limiterConfiguration = SharedRateLimiter.Configuration(

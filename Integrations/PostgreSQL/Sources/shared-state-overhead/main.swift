@@ -4,12 +4,18 @@
 //     PostgreSQL, against a plain `TokenBucketLimiter` in the same run (the baseline): per-call p50/p99 and
 //     the ratio of the p50s. Calls that start a background lease are timed separately.
 // (b) One decision (`leaseTokens`, one statement) round trip to PostgreSQL: p50/p99.
+// (c) One breaker compare-and-set (`updateBreaker`: a sequence value, the row, the change notification) and one
+//     breaker read, from the database and from memory while breaker notifications are live.
 //
 //   .ci/postgres.sh swift run -c release --package-path Integrations/PostgreSQL \
 //       --scratch-path .build-integrations shared-state-overhead
 //
+// OVERHEAD_RATE_TABLE=unlogged (or logged) sets the rate table's persistence first; PG_FSYNC=on in
+// .ci/postgres.sh starts the cluster with fsync and synchronous commit on (the production setting).
+//
 // Without the RESILIENCE_PG_* variables .ci/postgres.sh sets, only the in-memory part runs.
 import Foundation
+import PostgresNIO
 import ResiliencePolicies
 import ResiliencePostgreSQL
 
@@ -98,14 +104,22 @@ func measureShared(store: any CoordinationStore, key: String) async throws -> (a
     return (admit, leasing)
 }
 
-func postgresStore() -> PostgresCoordinationStore? {
-    guard let port = environment["RESILIENCE_PG_PORT"].flatMap({ Int($0) }) else { return nil }
-    var configuration = PostgresCoordinationStore.Configuration(
+let port = environment["RESILIENCE_PG_PORT"].flatMap { Int($0) }
+
+func connectionConfiguration(port: Int) -> PostgresClient.Configuration {
+    PostgresClient.Configuration(
         host: environment["RESILIENCE_PG_HOST"] ?? "127.0.0.1", port: port,
         username: environment["RESILIENCE_PG_USER"] ?? "postgres", password: environment["RESILIENCE_PG_PASSWORD"],
-        database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres")
+        database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres", tls: .disable)
+}
+
+func postgresStore() -> PostgresCoordinationStore? {
+    guard let port else { return nil }
+    let connection = connectionConfiguration(port: port)
+    var configuration = PostgresCoordinationStore.Configuration()
     configuration.tablePrefix = "resilience_overhead"
-    return PostgresCoordinationStore(configuration)
+    if let unlogged = environment["OVERHEAD_RATE_TABLE"] { configuration.rateTableUnlogged = unlogged == "unlogged" }
+    return PostgresCoordinationStore(connection: connection, configuration: configuration)
 }
 
 /// One `leaseTokens` call per sample, each a single statement on the database.
@@ -120,6 +134,35 @@ func measureDecisions(_ store: PostgresCoordinationStore) async throws -> Sample
         let lease = try await store.leaseTokens(request)
         samples.values.append(nanoseconds(start.duration(to: timer.now)))
         guard lease.granted == 1 else { throw OverheadError(description: "decision not granted: \(lease)") }
+    }
+    return samples
+}
+
+/// `updateBreaker` compare-and-sets in a chain (each on the version the previous one stored).
+func measureBreakerWrites(_ store: PostgresCoordinationStore) async throws -> Samples {
+    let key = "overhead-breaker-\(UInt32.random(in: 0...UInt32.max))"
+    var version: UInt64 = 0
+    var samples = Samples()
+    for index in 0..<(decisions / 4 + 20) {
+        let update = BreakerRecordUpdate(
+            key: key, expectedVersion: version, state: .closed, trips: 0, timeToLive: .seconds(60))
+        let start = timer.now
+        let result = try await store.updateBreaker(update)
+        if index >= 20 { samples.values.append(nanoseconds(start.duration(to: timer.now))) }
+        guard case .applied(let record) = result else { throw OverheadError(description: "conflict: \(result)") }
+        version = record.version
+    }
+    return samples
+}
+
+/// `breakerRecord` reads of one key; from memory when the store listens for breaker changes.
+func measureBreakerReads(_ store: PostgresCoordinationStore) async throws -> Samples {
+    let key = "overhead-read"
+    var samples = Samples()
+    for index in 0..<(decisions + 20) {
+        let start = timer.now
+        _ = try await store.breakerRecord(key: key)
+        if index >= 20 { samples.values.append(nanoseconds(start.duration(to: timer.now))) }
     }
     return samples
 }
@@ -141,8 +184,8 @@ print(memory.admit.line("SharedRateLimiter admit, in-memory store") + "  p50 rat
 print(memory.leasing.line("  … admit that starts a background lease"))
 var goals = [("shared admit p50 ≤ 2 µs (in-memory store)", memory.admit.p50 <= 2000)]
 
-if let store = postgresStore() {
-    let running = Task { await store.run() }
+if let store = postgresStore(), let port {
+    let running = Task { try await store.run() }
     let postgres = try await measureShared(store: store, key: "overhead-\(UInt32.random(in: 0...UInt32.max))")
     print(
         postgres.admit.line("SharedRateLimiter admit, PostgreSQL store")
@@ -150,8 +193,27 @@ if let store = postgresStore() {
     print(postgres.leasing.line("  … admit that starts a background lease"))
     let roundTrip = try await measureDecisions(store)
     print(roundTrip.line("PostgreSQL decision round trip (leaseTokens)", unit: 1000, suffix: "µs"))
+    let writes = try await measureBreakerWrites(store)
+    print(writes.line("PostgreSQL breaker compare-and-set (updateBreaker)", unit: 1000, suffix: "µs"))
+    var listening = 0
+    while !store.isListeningForBreakerChanges && listening < 500 {
+        try await Task.sleep(for: .milliseconds(10))
+        listening += 1
+    }
+    let cachedReads = try await measureBreakerReads(store)
+    print(cachedReads.line("breakerRecord, notifications live (from memory)", unit: 1000, suffix: "µs"))
     goals.append(("shared admit p50 ≤ 2 µs (PostgreSQL store)", postgres.admit.p50 <= 2000))
     running.cancel()
+    var polling = PostgresCoordinationStore.Configuration()
+    polling.tablePrefix = "resilience_overhead"
+    polling.listensForBreakerChanges = false
+    polling.createsSchema = false
+    let pollingStore = PostgresCoordinationStore(
+        connection: connectionConfiguration(port: port), configuration: polling)
+    let pollingRun = Task { try await pollingStore.run() }
+    let databaseReads = try await measureBreakerReads(pollingStore)
+    print(databaseReads.line("breakerRecord, no notifications (one SELECT)", unit: 1000, suffix: "µs"))
+    pollingRun.cancel()
 } else {
     print("RESILIENCE_PG_PORT is not set: PostgreSQL not measured (run through .ci/postgres.sh)")
 }

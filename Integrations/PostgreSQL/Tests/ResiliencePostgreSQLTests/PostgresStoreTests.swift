@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import ResiliencePolicies
 import ResiliencePostgreSQL
 import ResilienceTesting
@@ -10,24 +11,50 @@ enum TestDatabase {
     static var isConfigured: Bool { environment["RESILIENCE_PG_PORT"] != nil }
     static let skipReason: Comment = "RESILIENCE_PG_PORT is not set: run .ci/postgres.sh to test against PostgreSQL"
 
-    static func configuration(prefix: String = "resilience_test") -> PostgresCoordinationStore.Configuration {
-        var configuration = PostgresCoordinationStore.Configuration(
+    /// The connection to the test cluster, as `username` (the cluster's superuser by default).
+    static func connection(username: String? = nil) -> PostgresClient.Configuration {
+        var connection = PostgresClient.Configuration(
             host: environment["RESILIENCE_PG_HOST"] ?? "127.0.0.1",
             port: Int(environment["RESILIENCE_PG_PORT"] ?? "") ?? 5432,
-            username: environment["RESILIENCE_PG_USER"] ?? "postgres", password: environment["RESILIENCE_PG_PASSWORD"],
-            database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres")
+            username: username ?? environment["RESILIENCE_PG_USER"] ?? "postgres",
+            password: environment["RESILIENCE_PG_PASSWORD"],
+            database: environment["RESILIENCE_PG_DATABASE"] ?? "postgres", tls: .disable)
+        connection.options.connectTimeout = .seconds(2)
+        return connection
+    }
+
+    static func configuration(prefix: String = "resilience_test") -> PostgresCoordinationStore.Configuration {
+        var configuration = PostgresCoordinationStore.Configuration()
         configuration.tablePrefix = prefix
         return configuration
     }
 
-    /// Runs `body` with a store whose pool runs for the duration.
+    /// Runs `body` with a store (on a client of its own) that runs for the duration.
     static func withStore<Result: Sendable>(
         prefix: String = "resilience_test", _ body: (PostgresCoordinationStore) async throws -> Result
     ) async throws -> Result {
-        let store = PostgresCoordinationStore(configuration(prefix: prefix))
-        let running = Task { await store.run() }
+        try await withStore(configuration(prefix: prefix), body)
+    }
+
+    /// Runs `body` with a store of `configuration`, connected as `username`, that runs for the duration.
+    static func withStore<Result: Sendable>(
+        _ configuration: PostgresCoordinationStore.Configuration, username: String? = nil,
+        _ body: (PostgresCoordinationStore) async throws -> Result
+    ) async throws -> Result {
+        let store = PostgresCoordinationStore(connection: connection(username: username), configuration: configuration)
+        let running = Task { try await store.run() }
         defer { running.cancel() }
         return try await body(store)
+    }
+
+    /// Runs `body` with a plain client (for statements a test makes itself) that runs for the duration.
+    static func withClient<Result: Sendable>(
+        username: String? = nil, _ body: (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(configuration: connection(username: username))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        return try await body(client)
     }
 }
 
@@ -86,11 +113,11 @@ struct PostgresStoreTests {
 @Suite("PostgreSQL store without a server")
 struct PostgresUnavailableTests {
     @Test func aRefusedConnectionIsATypedFailureWithinTheDeadline() async throws {
-        var configuration = PostgresCoordinationStore.Configuration(
-            host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: "none")
-        configuration.client.options.connectTimeout = .milliseconds(500)
-        let store = PostgresCoordinationStore(configuration)
-        let running = Task { await store.run() }
+        var connection = PostgresClient.Configuration(
+            host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: "none", tls: .disable)
+        connection.options.connectTimeout = .milliseconds(500)
+        let store = PostgresCoordinationStore(connection: connection)
+        let running = Task { try await store.run() }
         defer { running.cancel() }
         let clock = ContinuousClock()
         let started = clock.now

@@ -54,8 +54,7 @@ struct ConsumerTests {
 
     @Test("The PostgreSQL store refuses an empty key before it touches the database")
     func postgreSQLStore() async throws {
-        let store = PostgresCoordinationStore(
-            .init(host: "127.0.0.1", username: "consumer", password: nil, database: nil))
+        let store = PostgresCoordinationStore(host: "127.0.0.1", username: "consumer", password: nil, database: nil)
         await #expect(throws: CoordinationStoreError.self) { _ = try await store.breakerRecord(key: "") }
     }
 }
