@@ -35,7 +35,7 @@ struct ServerQuotaEndToEndTests {
 
     @Test(
         "A 200 that spends the quota holds the next request until the reset, whatever the base transport",
-        arguments: ["standard", "interactive", "background"])
+        .timeLimit(.minutes(1)), arguments: ["standard", "interactive", "background"])
     func spentQuotaOnASuccess(name: String) async throws {
         let clock = ManualClock()
         let base = ScriptedHTTPTransport(clock: .manual(clock))
@@ -62,7 +62,7 @@ struct ServerQuotaEndToEndTests {
 
     @Test(
         "A 429's Retry-After holds a request already queued for a quota reset: none is sent before the time it named",
-        arguments: ["standard", "interactive", "background"])
+        .timeLimit(.minutes(1)), arguments: ["standard", "interactive", "background"])
     func retryAfterHoldsQueuedRequests(name: String) async throws {
         let clock = ManualClock()
         // First request: a 429 asking for 10 s, 3 s later. Second: a 200 that spends the quota until 5 s.
