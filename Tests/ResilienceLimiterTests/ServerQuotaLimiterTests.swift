@@ -86,8 +86,53 @@ struct ServerQuotaLimiterTests {
         #expect(context.classify(error!).code == .rateLimitedLocally)
     }
 
+    @Test("A spent quota is never shortened or reopened by a response that names less")
+    func aSpentQuotaIsNeverShortened() {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(10)), now: at(0))
+        // A response that left the server earlier (or another policy's window) arrives later.
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(3)), now: at(1))
+        limiter.observe(ServerQuota(remaining: 5, resetAfter: .seconds(2)), now: at(2))
+        #expect(limiter.tryAcquire(now: at(5)) == .delayed(retryAfter: .seconds(5)))
+        // A longer wait extends it.
+        limiter.observe(ServerQuota(remaining: 0, resetAfter: .seconds(10)), now: at(5))
+        #expect(limiter.tryAcquire(now: at(12)) == .delayed(retryAfter: .seconds(3)))
+        #expect(limiter.tryAcquire(now: at(15)).permit != nil)
+    }
+
+    @Test("A rate-limit answer's Retry-After spends the quota for every later call, not only the retried one")
+    func aRateLimitAnswerSpendsTheQuota() async throws {
+        let clock = ManualClock()
+        let limiter = ServerQuotaLimiter()
+        let stage = ServerQuotaStrategy(limiter: limiter)
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        await #expect(throws: RateLimitAnswer.self) {
+            try await stage.execute(context) { _ -> Int in throw RateLimitAnswer(wait: .seconds(4), sent: true) }
+        }
+        #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .seconds(4)))
+        #expect(limiter.tryAcquire(now: at(4)).permit != nil)
+        clock.advance(by: .seconds(4))
+        // A refusal that never reached the server (a local limiter's) says nothing about the server's quota.
+        await #expect(throws: RateLimitAnswer.self) {
+            try await stage.execute(context) { _ -> Int in throw RateLimitAnswer(wait: .seconds(9), sent: false) }
+        }
+        #expect(limiter.tryAcquire(now: at(4)).permit != nil)
+    }
+
     @Test func describesItself() {
         #expect(ServerQuotaStrategy(limiter: ServerQuotaLimiter()).stageDescription.name == "server-quota")
         #expect(ServerQuotaLimiter().policyDescription.hasPrefix("server-quota("))
+    }
+}
+
+/// A rate-limit failure with a wait, as a classifier reads a `429` with `Retry-After` (`sent`) or a local
+/// refusal that never reached the server.
+struct RateLimitAnswer: ClassifiedError {
+    let wait: Duration
+    let sent: Bool
+    var classification: FailureClassification {
+        FailureClassification(
+            category: .rateLimited, code: .http(429), httpStatus: sent ? 429 : nil, retryAfter: wait,
+            isTransient: true, requestWasNotSent: !sent)
     }
 }

@@ -471,7 +471,15 @@ enum ReferenceInterpreter {
             limiter.release(permit, outcome: .accepted, now: context.clock.now())
             return value
         } catch {
-            limiter.release(permit, outcome: releaseOutcome(error, context), now: context.clock.now())
+            let now = context.clock.now()
+            limiter.release(permit, outcome: releaseOutcome(error, context), now: now)
+            // A server-quota limiter learns a rate-limit answer's wait: none left until then.
+            let failure = context.classify(error)
+            if let observer = limiter as? any ServerQuotaObserver, failure.category == .rateLimited,
+                !failure.requestWasNotSent, let wait = failure.retryAfter, wait > .zero
+            {
+                observer.observe(ServerQuota(remaining: 0, resetAfter: wait), now: now)
+            }
             throw error
         }
     }

@@ -106,6 +106,23 @@ import Testing
         let measurement = run.measure(StrategyCatalog.noRetry, seed: 4)
         #expect(measurement.sentEarly > 0)
         #expect(measurement.successRate < 0.75)
+        for preset in StrategyCatalog.shipped {
+            #expect(run.measure(preset, seed: 4).sentEarly == 0, "\(preset.name)")
+        }
+    }
+
+    @Test func theBrownoutBoundIsOneMinusPToTheNOnlyWhereTheBudgetAllowsNAttempts() {
+        let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4)
+        #expect(abs(unbudgeted.success - 0.875) < 1e-12)
+        #expect(!unbudgeted.isBudgetLimited)
+        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        // E⌊0.1N + 1⌋ ÷ 120 with N ~ Poisson(120): 0.1 + 1/120 less the rounding down (about 0.45 ÷ 120).
+        #expect(standard.retriesAllowed > 0.100 && standard.retriesAllowed < 0.106)
+        #expect(standard.isBudgetLimited)
+        #expect(abs(standard.success - 0.1 * (1 + standard.retriesAllowed)) < 1e-12)
+        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        #expect(!light.isBudgetLimited)
+        #expect(abs(light.success - (1 - pow(0.05, 3))) < 1e-12)
     }
 
     @Test func aPresetsOwnPipelineRunsTheContentionModelToTheEnd() {

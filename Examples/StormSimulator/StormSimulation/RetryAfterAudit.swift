@@ -2,10 +2,13 @@ import ResilienceKit
 import ResilienceTesting
 import Synchronization
 
-/// Sits between a client's `ResilientTransport` and the simulated server and counts the requests the client
-/// sends while a `Retry-After` it has already received, or the reset of a `RateLimit` quota a response said
-/// was spent (`r=0;t=T`), has not passed: requests sent "before the time the server asked for". The server's own count of early arrivals also includes requests that were already on
-/// the wire when it answered `429` (no client can know of an answer before it arrives); this one does not.
+/// Sits between a client's `ResilientTransport` and the simulated server and counts exactly the requests a
+/// client sent after it had received an advertisement that forbade them: a `429`'s `Retry-After`, or a
+/// `RateLimit` field saying the quota is spent (`r=0;t=T`), from the instant that response reached the client
+/// until the time it named (the latest such time of the client winning). It is keyed by client, as the server's
+/// quota is, and each client runs its own pipeline. Requests sent before the advertisement arrived, including
+/// those already on the wire when the server wrote it, are not counted: a request can only honour what its
+/// client has received. (The server's own count of early arrivals includes them.)
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 struct RetryAfterAudit: HTTPTransport {
     /// Shared by every client of one run (the run is single-threaded; the lock only satisfies `Sendable`).

@@ -63,7 +63,7 @@ enum Scenarios {
 
     /// A brownout failing each request with probability `p` (`503` after service) for the whole run: 200 s in
     /// full mode, 20,000 requests per seed, so one seed's success rate has a sampling noise of about 0.2 pp at
-    /// p = 0.3 (0.5 pp with the 3,000 of a 30 s run) against the 0.5 pp the 1 − pⁿ goal allows.
+    /// p = 0.3 (0.5 pp with the 3,000 of a 30 s run) against the 0.5 pp the brownout bound goal allows (`BrownoutBound`).
     static func brownout(_ mode: RunMode, p: Double, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         TrafficRun(
             server: server(

@@ -56,10 +56,18 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         return admittedAt ?? clock()
     }
 
-    /// Releases the permit of a call that failed with `error`.
+    /// Releases the permit of a call that failed with `error`; a limiter that paces by the server's quota
+    /// (a ``ServerQuotaObserver``) also learns the wait of a rate-limit answer (`429` with `Retry-After`): the
+    /// server spoke for every call of the key, not only for the one it answered.
     @usableFromInline
     func releaseFailed(_ permit: RateLimitPermit, _ error: any Error, _ context: ResilienceContext) {
-        limiter.release(permit, outcome: Self.outcome(of: error, context), now: context.clock.now())
+        let classification = context.classify(error)
+        let now = context.clock.now()
+        limiter.release(permit, outcome: Self.outcome(of: classification), now: now)
+        guard classification.category == .rateLimited, !classification.requestWasNotSent,
+            let wait = classification.retryAfter, wait > .zero, let observer = limiter as? any ServerQuotaObserver
+        else { return }
+        observer.observe(ServerQuota(remaining: 0, resetAfter: wait), now: now)
     }
 
     /// The slow path after `tryAcquire` said "later" or "no": waits through the limiter when allowed, or
@@ -96,7 +104,12 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     /// rejections and cancellation are abandoned; anything else the backend handled is an accept.
     @usableFromInline
     static func outcome(of error: any Error, _ context: ResilienceContext) -> RateLimitOutcome {
-        let classification = context.classify(error)
+        outcome(of: context.classify(error))
+    }
+
+    /// How a failed call classified as `classification` counts for limiters that learn.
+    @usableFromInline
+    static func outcome(of classification: FailureClassification) -> RateLimitOutcome {
         if Task.isCancelled || classification.category == .cancelled || classification.requestWasNotSent {
             return .abandoned
         }

@@ -17,8 +17,12 @@
 ///
 /// It learns the quota as a ``ServerQuotaObserver``: wrap calls in ``ServerQuotaStrategy``, which puts the
 /// limiter in the context's ``ResilienceContext/quotaObserver``; the transport (``HTTPTransport``
-/// implementations call ``ResilienceContext/reportQuota(from:responseDate:)`` for every response) reports
-/// each response's quota there.
+/// implementations call ``ResilienceContext/reportQuota(from:responseDate:)`` for every response, and
+/// `ResilientTransport` does for whatever transport it wraps) reports each response's quota there. A
+/// rate-limit answer with a wait (`429` with `Retry-After`) that comes back through the stage spends the
+/// quota until then too, so the callers already waiting for a reset, and every later call, wait for the
+/// server's time rather than only the retry of the call that got it. A spent quota is never shortened by a
+/// response that names an earlier reset.
 ///
 /// ```swift
 /// let quota = ServerQuotaLimiter()
@@ -131,6 +135,9 @@ struct ServerQuotaMachine: Sendable {
     private(set) var resetAt: ResilienceInstant?
     /// The earliest next admission while spreading calls evenly over the window.
     private var nextAdmission: ResilienceInstant?
+    /// Until when the server said no call may be sent (a spent quota's reset, a rate-limit answer's wait);
+    /// only a later time replaces it.
+    private var spentUntil: ResilienceInstant?
     /// How many quotas have been observed: identifies the one a booking was made against.
     private(set) var quota: UInt64 = 0
 
@@ -151,11 +158,17 @@ struct ServerQuotaMachine: Sendable {
     }
 
     /// Replaces the known quota with `quota`, advertised at `now`. A quota without a reset time says nothing
-    /// about when calls may resume, so it is ignored.
+    /// about when calls may resume, so it is ignored. While a spent quota is in force, only a later reset
+    /// replaces it: a response that names an earlier one (it left the server before the one that spent the
+    /// quota, or speaks for a laxer policy) never lets a call through before the time already known, and the
+    /// same quota reported twice (by the transport and by `ResilientTransport`) changes nothing.
     mutating func observe(_ quota: ServerQuota, now: ResilienceInstant) {
         guard let resetAfter = quota.resetAfter else { return }
+        let reset = now.advanced(by: resetAfter)
+        if let spentUntil, now < spentUntil, quota.remaining > 0 || reset <= spentUntil { return }
+        if quota.remaining == 0 { spentUntil = reset }
         remaining = quota.remaining
-        resetAt = now.advanced(by: resetAfter)
+        resetAt = reset
         nextAdmission = nil
         self.quota &+= 1
     }

@@ -1,6 +1,11 @@
 /// Runs each request through a ``ResiliencePipeline`` chosen per host, validating the status inside the
 /// pipeline so its retry stage sees rejected responses as ``HTTPStatusError``.
 ///
+/// Every response's advertised quota (`RateLimit`, `RateLimit-Remaining`, `X-RateLimit-*`) is reported to the
+/// attempt's ``ResilienceContext/quotaObserver`` (the pipeline's server-quota stage) whatever the wrapped
+/// transport does, so pacing by the server's quota works over any ``HTTPTransport``; reporting the same
+/// response twice (``TransportExchange`` reports it too) changes nothing.
+///
 /// It sets the context's ``ResilienceContext/idempotency`` from the request (so an idempotency guard can
 /// tell a keyed POST from a bare one) and classifies failures with the context's classifier first (the
 /// application's configured rules), then ``classifier`` for what the context's does not recognise. The pipeline
@@ -58,6 +63,7 @@ public struct ResilientTransport: HTTPTransport {
         let validation = validation
         return try await pipeline(request.url.host ?? "").execute(context) { attempt in
             let response = try await base.send(request, context: attempt)
+            attempt.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
             guard validation.accepts(response.status) else {
                 throw HTTPStatusError(response: response, request: request)
             }
