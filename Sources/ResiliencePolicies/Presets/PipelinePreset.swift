@@ -16,7 +16,7 @@ public struct PipelinePreset: Sendable {
     /// The retry policy; `nil` for no retry stage.
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
-    /// requests plus half a retry per 30 s; ``interactive`` uses ``RetryBudgetConfiguration/interactive``, 20 %);
+    /// requests plus one retry per 30 s; ``interactive`` uses ``RetryBudgetConfiguration/interactive``, 20 %);
     /// `nil` for no budget. Build the pipelines of one host's keys with one ``PresetScope`` to share it.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
@@ -55,14 +55,14 @@ public struct PipelinePreset: Sendable {
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's requests plus
-    /// half a retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total
+    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total
     /// failure and counts timeouts (≥ 90 % of ≥ 5 calls in 10 s fail; open 1 s ±20 % without growing, or the
     /// server's `Retry-After`; one successful probe closes it), server-quota pacing, no client-side rate cap,
     /// 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
-    /// the last 30 s's requests plus half a retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker
+    /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker
     /// that opens only near total failure, counts timeouts (a hung server trips it), judges from 5 calls, stays
     /// open 1 s ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),

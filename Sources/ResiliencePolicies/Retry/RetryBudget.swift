@@ -111,33 +111,27 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public static let standard = RetryBudgetConfiguration()
 
     /// ``PipelinePreset/standard``'s and ``PipelinePreset/background``'s budget: retries may add 10 % of the
-    /// requests of the last 30 s (in 1 s slices) plus half a retry per 30 s (Google SRE's 10 %; gRPC A6
-    /// throttles retries the same way).
+    /// requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Google SRE's 10 %; gRPC A6 throttles
+    /// retries the same way).
     ///
-    /// The allowance is whole retries, ⌊0.1 × n + ½⌋ for the n requests of the window: a key (or
-    /// ``PresetScope``) retries from its 5th request in 30 s on, so about 0.17 requests/s, and gets one more
-    /// retry per 10 requests. The half token is the floor: it lets a key retry a first failure as soon as a few
-    /// requests vouch for it, but never a key so quiet that its one request of an outage would be doubled.
-    ///
-    /// The bound (`Docs/Pipeline-Presets.md`, "Guarantees, as formulas"): while a full outage of length T lasts,
-    /// the retries of a key sending r requests/s are at most m × E⌊0.1 × N + ½⌋ for m = ⌈T ÷ 29 s⌉ chunks and
-    /// N ~ Poisson(r (30 s + T ÷ m)), so its load is at most 1 + that ÷ (r T) (and at most the attempts per
-    /// request): 1.01× at 0.02 requests/s and 1.25× from 0.5 requests/s on for a 20 s outage, before the
-    /// preset's breaker sheds calls.
+    /// A full outage of length T then amplifies the load of a key sending r requests/s by at most
+    /// 1 + (0.1 + (1/30) ÷ r) × (30 + T) ÷ T (the 30 s before the outage give it credit too) until the
+    /// preset's breaker trips, which it does within about 5 s from 1 request/s. The floor of one retry per
+    /// 30 s (not 1 per second) lets a fresh or quiet key retry a failure while keeping a key of 0.1
+    /// requests/s below 1.5×; a key quieter than that (0.02 requests/s) can reach 2× in a long outage.
     public static let smoothed = RetryBudgetConfiguration(
-        ratio: 0.1, minimumPerSecond: 1.0 / 60, window: .seconds(30), buckets: 30)
+        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
     /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries
-    /// may add 20 % of the requests of the last 30 s (in 1 s slices) plus half a retry per 30 s (Finagle's and
+    /// may add 20 % of the requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Finagle's and
     /// Envoy's 20 %).
     ///
-    /// The allowance is ⌊0.2 × n + ½⌋ retries for the n requests of the window: a key (or ``PresetScope``)
-    /// retries from its 3rd request in 30 s on (0.1 requests/s). At 0.5 requests/s it allows 3 retries in any
-    /// 30 s: a brownout failing up to about 20 % of calls keeps every request's second attempt (success
-    /// 1 − p²). A full outage of length T amplifies a key's load by at most 1 + m × E⌊0.2 × N + ½⌋ ÷ (r T)
-    /// (m = ⌈T ÷ 29 s⌉, N ~ Poisson(r (30 s + T ÷ m))), and by less once the preset's breaker trips.
+    /// At 0.5 requests/s it allows 4 retries in any 30 s: a brownout failing up to about 25 % of calls keeps
+    /// every request's second attempt (success 1 − p²), a heavier one gets 20 % more attempts. A full outage
+    /// amplifies a key's load by at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T, and by less once the
+    /// preset's breaker trips (from about 5 calls in 10 s).
     public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.2, minimumPerSecond: 1.0 / 60, window: .seconds(30), buckets: 30)
+        ratio: 0.2, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
     public var description: String {
