@@ -19,6 +19,49 @@ import Testing
         #expect(zip(bounds, bounds.dropFirst()).allSatisfy { $0 >= $1 })
     }
 
+    @Test func theBudgetBoundFollowsFromTheBudgetsSettings() {
+        let budget = RetryBudgetConfiguration(ratio: 0.1, minimumPerSecond: 1.0 / 60, window: .seconds(30), buckets: 30)
+        // Without requests only the floor counts: half a token rounds down to no retry.
+        #expect(RetryBudgetBound.retriesPerWindow(budget, rate: 0) == 0)
+        // A steady key: the window's n is Poisson, and whole retries are ⌊0.1 n + ½⌋ (n ≥ 5 for the first).
+        let quiet = RetryBudgetBound.retriesPerWindow(budget, rate: 0.02)
+        #expect(quiet > 0 && quiet < 0.001)
+        // λ = 3: P(N ≥ 5) + P(N ≥ 15) + … = 0.1847 (to four places).
+        #expect(abs(RetryBudgetBound.retriesPerWindow(budget, rate: 0.1) - 0.1847) < 1e-3)
+        // At 100 requests/s a window holds ≈ 3,000 requests: ≈ 300 retries, 10 % of the requests.
+        #expect(abs(RetryBudgetBound.retriesPerRequest(budget, rate: 100) - 0.1) < 0.001)
+        // A 20 s outage is one chunk (at most 29 s): the requests of the 30 + 20 s ending with it count. A 30 s
+        // outage is two chunks of 15 s, each counting the requests of 30 + 15 s.
+        let one = RetryBudgetBound.outageLoad(budget, rate: 4, outage: 20, attempts: 3)
+        let two = RetryBudgetBound.outageLoad(budget, rate: 4, outage: 30, attempts: 3)
+        #expect(abs(one - (1 + RetryBudgetBound.retriesPerWindow(budget, rate: 4, span: 50) / 80)) < 1e-12)
+        #expect(abs(two - (1 + 2 * RetryBudgetBound.retriesPerWindow(budget, rate: 4, span: 45) / 120)) < 1e-12)
+        // ⌊0.1 × 200 + ½⌋ = 20 retries for the 200 requests of 50 s at 4/s: 1.25× over a 20 s outage.
+        #expect(abs(one - 1.25) < 0.01)
+        // No request makes more than its attempts, however short the outage.
+        #expect(RetryBudgetBound.outageLoad(budget, rate: 50, outage: 0.1, attempts: 2) == 2)
+        #expect(RetryBudgetBound.outageLoad(budget, rate: 50, outage: 0.1, attempts: 1) == 1)
+    }
+
+    @Test func presetRowsShareOneScopePerClientAcrossItsKeys() async throws {
+        let clock = ResilienceClock.manual(ManualClock())
+        var preset = PipelinePreset.standard
+        preset.retry = nil
+        let row = Strategy("standard without retry", role: .tuned, color: "#000000", preset: preset)
+        let keys = row.pipelines(clock: clock, random: SharedRandomSource(seed: 1), keys: 4)
+        #expect(keys.count == 4)
+        let context = ResilienceContext(key: "jobs", clock: clock)
+        // Five timeouts spread over the keys trip the one breaker of the client's host for every key.
+        for key in keys + [keys[0]] {
+            _ = try? await key.execute(context) { _ -> Int in throw ResilienceError(.attemptTimedOut) }
+        }
+        let rejected = await #expect(throws: ResilienceError.self) { try await keys[3].execute(context) { _ in 1 } }
+        #expect(rejected?.code == .circuitOpen)
+        // A baseline row sends every key through its client's one pipeline.
+        let baseline = StrategyCatalog.noRetry.pipelines(clock: clock, random: SharedRandomSource(seed: 1), keys: 4)
+        #expect(baseline.count == 4)
+    }
+
     @Test func theGridSpansWhereUsersLive() throws {
         let points = SweepGrid.points
         #expect(Set(points).count == points.count)

@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceKit
 
 /// The outage goal's bound on a preset's load (server arrivals ÷ requests offered while the server is down),
 /// as a function of the requests per second one pipeline sees: the one place the sweep and the report read it.
@@ -32,4 +33,83 @@ public enum OutageLoadBound {
 
     /// The formula, as the report prints it.
     public static let formula = "1.10 for r ≥ 1/s; 1.10 + 0.40 × ln(1/r) ÷ ln 50 down to 1.5 at r = 0.02/s"
+}
+
+/// What a ``RetryBudget`` allows, derived from its settings: the bound the outage goal judges every preset
+/// against, and the attempts it leaves a brownout's requests.
+///
+/// The budget allows ⌊ratio × n + floor⌋ retries in its window of W seconds holding n requests (floor =
+/// `minimumPerSecond` × W tokens), counted at the moment of each retry. Split an outage of T seconds into
+/// m = ⌈T ÷ W'⌉ chunks of L = T ÷ m seconds, W' = W × (buckets − 1) ÷ buckets (a retry leaves the sliding window
+/// after at least W'). Every retry of a chunk is still in the window when the chunk's last retry is granted, and
+/// that window began at most W before the chunk did, so a chunk holds at most ⌊ratio × n + floor⌋ retries for the
+/// n requests of the W + L seconds ending with it: n ~ Poisson(r (W + L)) for a key or scope sending r requests
+/// per second. (The window of a fixed instant would understate it: a quiet key retries exactly when its window
+/// happens to hold more requests than usual.) No request makes more than `attempts` attempts:
+///
+///     load ≤ 1 + min(attempts − 1, m × E⌊ratio × N + floor⌋ ÷ (r × T)),  N ~ Poisson(r (W + T ÷ m))
+///
+/// The breaker's half-open probes are first attempts of requests the clients offered, so they add nothing
+/// to the bound; a retry of a probe is a retry like any other. The bound holds without a breaker; a breaker
+/// that trips sheds calls and keeps the load below it.
+public enum RetryBudgetBound {
+    /// E⌊ratio × N + floor⌋ for N ~ Poisson(`rate` × `span`): the retries a window allows on average when the
+    /// requests of `span` seconds count.
+    ///
+    /// - Parameters:
+    ///   - budget: The budget's settings.
+    ///   - rate: Requests per second the key or scope sends.
+    ///   - span: The seconds whose requests count (default: the budget's window).
+    public static func retriesPerWindow(
+        _ budget: RetryBudgetConfiguration, rate: Double, span: Double? = nil
+    ) -> Double {
+        let window = budget.window.seconds
+        let floor = budget.minimumPerSecond * window
+        let mean = max(rate, 0) * (span ?? window)
+        guard mean > 0 else { return floor.rounded(.down) }
+        // Sum the Poisson probabilities (in logarithms, so a large mean does not underflow) over the counts
+        // within 12 standard deviations of the mean: the rest is negligible.
+        let spread = 12 * mean.squareRoot() + 30
+        let first = Int(max(0, mean - spread).rounded(.down))
+        let last = Int((mean + spread).rounded(.up))
+        var expected = 0.0
+        for count in first...last {
+            let probability = exp(Double(count) * log(mean) - mean - lgamma(Double(count) + 1))
+            expected += probability * (budget.ratio * Double(count) + floor).rounded(.down)
+        }
+        return expected
+    }
+
+    /// The largest outage load (server arrivals ÷ requests offered while the outage lasts) the budget allows a
+    /// key or scope sending `rate` requests per second, for an outage of `outage` seconds.
+    ///
+    /// - Parameters:
+    ///   - budget: The budget's settings.
+    ///   - rate: Requests per second the key or scope sends.
+    ///   - outage: The outage's length in seconds.
+    ///   - attempts: The most attempts one request makes.
+    public static func outageLoad(
+        _ budget: RetryBudgetConfiguration, rate: Double, outage: Double, attempts: Int
+    ) -> Double {
+        let buckets = Double(max(budget.buckets, 2))
+        let slid = budget.window.seconds * (buckets - 1) / buckets
+        let chunks = max((outage / slid).rounded(.up), 1)
+        let span = budget.window.seconds + outage / chunks
+        let retries = chunks * retriesPerWindow(budget, rate: rate, span: span) / max(rate * outage, 1e-9)
+        return 1 + min(Double(max(attempts - 1, 0)), retries)
+    }
+
+    /// The retries per request the budget allows a key or scope sending `rate` requests per second, on
+    /// average: E⌊ratio × N + floor⌋ ÷ (r × W).
+    ///
+    /// - Parameters:
+    ///   - budget: The budget's settings.
+    ///   - rate: Requests per second the key or scope sends.
+    public static func retriesPerRequest(_ budget: RetryBudgetConfiguration, rate: Double) -> Double {
+        retriesPerWindow(budget, rate: rate) / max(rate * budget.window.seconds, 1e-9)
+    }
+
+    /// The formula, as the report prints it.
+    public static let formula =
+        "1 + min(attempts − 1, m × E⌊ratio × N + floor⌋ ÷ (r T)), m = ⌈T ÷ W'⌉, N ~ Poisson(r (W + T ÷ m))"
 }

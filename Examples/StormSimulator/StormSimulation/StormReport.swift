@@ -161,6 +161,18 @@ extension StormReport {
                         name: "Full outage: load ≤ bound(rate per pipeline) × offered while it lasts",
                         strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
+                if let budget = Self.budget(strategy) {
+                    // The bound the preset's budget guarantees at this rate and outage length (its breaker
+                    // only lowers the load further).
+                    let guaranteed = RetryBudgetBound.outageLoad(
+                        budget, rate: run.rate(strategy.profile), outage: Double(window.fault.count),
+                        attempts: Self.maxAttempts(strategy))
+                    goals.append(
+                        Goal(
+                            name: "Full outage: load ≤ the budget's derived bound " + RetryBudgetBound.formula,
+                            strategy: strategy.name, target: "≤ \(Self.ratio(guaranteed))",
+                            summary: SeedSummary(load.values) { $0 <= guaranteed + 1e-9 }, format: Self.ratio))
+                }
                 if let baseline = Self.baseline(of: strategy, in: strategies) {
                     addFaultGoals(
                         "Full outage", strategy: strategy, measurements, baseline: results[baseline],
@@ -193,8 +205,10 @@ extension StormReport {
                     "server: \(run.server.workers) workers × exponential 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, network |N(10 ms, 2 ms)| each way",
                     "fault: every request answered 503 at once from \(window.fault.lowerBound) s to \(window.fault.upperBound) s; recovery measured until \(window.end) s",
                     "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s (Poisson); "
-                        + perClient.joined(separator: ", ") + "; each client with its own pipeline",
-                    "outage load bound per pipeline rate r: \(OutageLoadBound.formula)",
+                        + perClient.joined(separator: ", ")
+                        + "; each client calls \(TrafficRun.keysPerClient) keys of one host, a preset row's keys share one PresetScope",
+                    "outage load goal per scope rate r: \(OutageLoadBound.formula); the budget's derived bound: "
+                        + RetryBudgetBound.formula,
                     "load = server arrivals ÷ requests offered during the outage; success over the outage and the recovery; recovery = seconds after the outage from which every second's requests succeed ≥ 95 %; median [min – max] over \(seeds.count) seeds",
                 ],
                 header: ["strategy", "role", "traffic", "load during outage", "success", "recovery"], rows: rows))

@@ -37,8 +37,11 @@ public struct Strategy: Sendable {
     public let profile: TrafficProfile
     /// Builds one client's pipeline on the simulation's clock with the client's random stream.
     public let makePipeline: @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
+    /// Builds the pipelines of one client's keys (the endpoints of one host it calls), given how many; `nil`:
+    /// every key of the client runs through the one pipeline ``makePipeline`` builds.
+    let makeKeyPipelines: (@Sendable (ResilienceClock, SharedRandomSource, Int) -> [any ResiliencePipeline])?
 
-    /// Creates a row.
+    /// Creates a row whose client sends every key's requests through one pipeline.
     public init(
         _ name: String, role: Role, color: String, profile: TrafficProfile = .serverFacing,
         makePipeline: @escaping @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
@@ -48,6 +51,38 @@ public struct Strategy: Sendable {
         self.color = color
         self.profile = profile
         self.makePipeline = makePipeline
+        makeKeyPipelines = nil
+    }
+
+    /// Creates a row whose client builds one pipeline per key of its host, all sharing one ``PresetScope``
+    /// (one retry budget and one breaker per client and host), as an app built with ResilienceKit does.
+    ///
+    /// - Parameters:
+    ///   - name: The row's label.
+    ///   - role: What the row stands for.
+    ///   - color: The row's colour in every chart.
+    ///   - profile: Who sends the traffic.
+    ///   - preset: The preset every key's pipeline and the host's scope are built from.
+    public init(
+        _ name: String, role: Role, color: String, profile: TrafficProfile = .serverFacing, preset: PipelinePreset
+    ) {
+        self.name = name
+        self.role = role
+        self.color = color
+        self.profile = profile
+        makePipeline = { clock, random in Pipeline.preset(preset, clock: clock, random: random) }
+        makeKeyPipelines = { clock, random, keys in
+            let host = PresetScope("api.example", preset: preset, clock: clock, random: random)
+            return (0..<max(keys, 1)).map { _ in Pipeline.preset(preset, clock: clock, random: random, scope: host) }
+        }
+    }
+
+    /// The pipelines of one client's `keys` keys: one per key sharing the host's scope (preset rows), or the
+    /// client's one pipeline for every key.
+    func pipelines(clock: ResilienceClock, random: SharedRandomSource, keys: Int) -> [any ResiliencePipeline] {
+        if let makeKeyPipelines { return makeKeyPipelines(clock, random, keys) }
+        let pipeline = makePipeline(clock, random)
+        return Array(repeating: pipeline, count: max(keys, 1))
     }
 }
 

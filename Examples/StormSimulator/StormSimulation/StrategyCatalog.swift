@@ -26,20 +26,19 @@ public enum StrategyCatalog {
         "no retry (app-facing)", role: .baseline, color: Color.noRetry, profile: .appFacing
     ) { _, _ in Pipeline { TotalDeadlineStrategy(.seconds(60)) } }
 
-    /// `Pipeline.standard(clock:random:)`, as shipped.
-    public static let standard = Strategy("Pipeline.standard", role: .shipped, color: Color.standard) {
-        clock, random in Pipeline.standard(clock: clock, random: random)
-    }
+    /// `PipelinePreset.standard` as shipped: each client calls the keys of one host, one pipeline per key
+    /// (`Pipeline.preset(.standard, clock:random:scope:)`), all sharing the host's ``PresetScope``.
+    public static let standard = Strategy(
+        "Pipeline.standard", role: .shipped, color: Color.standard, preset: .standard)
 
-    /// `Pipeline.background(clock:random:)`, as shipped.
-    public static let background = Strategy("Pipeline.background", role: .shipped, color: Color.background) {
-        clock, random in Pipeline.background(clock: clock, random: random)
-    }
+    /// `PipelinePreset.background` as shipped, one pipeline per key sharing the host's ``PresetScope``.
+    public static let background = Strategy(
+        "Pipeline.background", role: .shipped, color: Color.background, preset: .background)
 
-    /// `Pipeline.interactive(clock:random:)`, as shipped, with app-facing traffic.
+    /// `PipelinePreset.interactive` as shipped, one pipeline per key sharing the host's ``PresetScope``, with
+    /// app-facing traffic.
     public static let interactive = Strategy(
-        "Pipeline.interactive", role: .shipped, color: Color.interactive, profile: .appFacing
-    ) { clock, random in Pipeline.interactive(clock: clock, random: random) }
+        "Pipeline.interactive", role: .shipped, color: Color.interactive, profile: .appFacing, preset: .interactive)
 
     /// The shipped presets, in report order.
     public static let shipped = [standard, background, interactive]

@@ -63,20 +63,25 @@ public struct TrafficRun: Sendable {
             simulation: simulation, counter: audit)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
+                // Each client calls `keysPerClient` keys (endpoints) of one host, one pipeline per key; the preset
+                // rows' pipelines share the host's scope (one budget, one breaker), as an app's would.
                 let transports = (0..<clients).map { client in
-                    let pipeline = strategy.makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
-                    return ResilientTransport(wrapping: base, pipeline: { _ in pipeline })
+                    strategy.pipelines(
+                        clock: clock, random: simulation.random(stream: UInt64(client) + 1), keys: Self.keysPerClient
+                    ).map { pipeline in ResilientTransport(wrapping: base, pipeline: { _ in pipeline }) }
                 }
                 await Self.forEachClient(0..<clients) { client in
-                    var request = HTTPRequest(url: URL(string: "https://api.example/jobs")!)
-                    request.headers.add(name: "X-Client-ID", value: "\(client)")
-                    // One reference for every request's task to capture (not the transport's and the request's
-                    // fields, retained and released per request).
-                    let sender = Sender(transport: transports[client], request: request)
+                    let keys = transports[client]
+                    let requests = (0..<keys.count).map { key in
+                        var request = HTTPRequest(url: URL(string: "https://api.example/\(Self.keyNames[key])")!)
+                        request.headers.add(name: "X-Client-ID", value: "\(client)")
+                        return request
+                    }
                     var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
+                    var keyChoice = simulation.generator(stream: 3_000_000 + UInt64(client))
                     let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
                     // A discarding group: a finished request's task is released at once, not kept for a result.
-                    await withDiscardingTaskGroup { requests in
+                    await withDiscardingTaskGroup { group in
                         var next = gaps.sample(using: &generator)
                         while next < duration {
                             guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
@@ -84,9 +89,11 @@ public struct TrafficRun: Sendable {
                             }
                             let start = next
                             recorder.started(at: start)
-                            requests.addTask {
-                                let context = ResilienceContext(key: "api", clock: clock)
-                                let response = try? await sender.transport.send(sender.request, context: context)
+                            let key = Int.random(in: 0..<keys.count, using: &keyChoice)
+                            let (transport, sent) = (keys[key], requests[key])
+                            group.addTask {
+                                let context = ResilienceContext(key: Self.keyNames[key], clock: clock)
+                                let response = try? await transport.send(sent, context: context)
                                 recorder.finished(
                                     startedAt: start, at: simulation.clock.now.offset,
                                     succeeded: response?.isSuccess == true)
@@ -110,6 +117,12 @@ public struct TrafficRun: Sendable {
 
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 extension TrafficRun {
+    /// The keys (endpoints) of the one host each client calls, each request to one of them at random: the
+    /// client's rate is spread over them, and a preset row's keys share the host's ``PresetScope``.
+    static let keyNames = ["jobs", "search", "profile", "saved"]
+    /// How many keys each client calls.
+    static var keysPerClient: Int { keyNames.count }
+
     /// Runs `client` for every index of `clients` as child tasks in a tree of discarding groups of at most 64
     /// children each: a task group unlinks every finished child from a list of its siblings, so one flat group
     /// of n clients costs O(n²) (`Docs/Simulation.md`, "Where the time goes").

@@ -108,53 +108,48 @@ extension FailureRatioBreaker {
         }
 
         /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed (timeouts count),
-        /// and at least 5 were made; open 5 s ±20 %, doubling on each trip in a row up to 15 s; up to 3 probes,
-        /// and the first success closes it. ``PipelinePreset/standard``'s breaker.
+        /// and at least 5 were made; open 1 s ±20 %, not growing; up to 3 probes, and the first success closes
+        /// it. ``PipelinePreset/standard``'s breaker.
         ///
-        /// Why these values: 5 calls is Envoy's and Finagle's consecutive-failure threshold, so a key sending
-        /// 1 request/s trips within about 5 s of an outage (a minimum of 20 never tripped below 2 requests/s,
-        /// leaving such a key's outage load to the retry budget); 90 % keeps it shut during partial brownouts
-        /// (a 10 s window of 20 calls at 50 % failures reaches 90 % with a probability of about 2 × 10⁻⁴).
-        /// The open time starts at Polly's 5 s and stops growing at 15 s, so a recovered server is admitted
-        /// again within 15 s however long the outage (the doubling up to 60 s swallowed the healthy windows of
-        /// a flapping server), while a dead one still sees at most one round of probes per open period. One
-        /// successful probe closes it, as in Polly and gRPC's outlier ejection: a probe that succeeds is the
-        /// evidence a recovered server gives first.
+        /// Why these values: 5 calls is Envoy's and Finagle's consecutive-failure threshold, so a key (or a
+        /// ``PresetScope``) sending 1 request/s trips within seconds of an outage; 90 % keeps it shut during
+        /// partial brownouts (a 10 s window of 20 calls at 50 % failures reaches 90 % with a probability of about
+        /// 2 × 10⁻⁴). The open time is what a recovered server loses: every call in the open period after the
+        /// server is back fails, so a breaker open for `O` loses on average `O ÷ 2` of the traffic after a
+        /// recovery. Over a fault and the minute after it, that must cost less than 1 percentage point of
+        /// success against not retrying at all, which bounds `O` to about 1.6 s whatever the rate; 1 s ±20 %
+        /// (jittered so the keys of many clients do not probe in step) stays inside it, and the open time does
+        /// not grow, because a growing open time is exactly what swallows a recovered or flapping server's
+        /// healthy seconds (Polly's and Finagle's growing break times, 5 s and more, lost 4–15 pp here). What
+        /// a dead server sees instead is one round of probes per second per breaker: a failed probe reopens it
+        /// at once, and the probe's own retry meets the open breaker. That sheds `O ÷ (O + 1/r)` of a key's
+        /// calls at `r` requests per second (half at 1 request/s, 80 % at 4, 98 % at 50), and the retry budget
+        /// bounds what the calls that get through may add. One successful probe closes it, as in Polly and
+        /// gRPC's outlier ejection: a probe that succeeds is the evidence a recovered server gives first.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
             configuration.minimumThroughput = 5
             configuration.failureRatio = 0.9
-            configuration.openDuration = BreakerBackoff(
-                base: .seconds(5), growthFactor: 2, maximumMultiplier: 3, maximum: .seconds(15), jitter: 0.2)
+            configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
             configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
             return configuration
         }
 
-        /// ``outageOnly`` with a longer open time for background work: 10 s ±20 %, doubling on each trip in a
-        /// row up to 40 s (a recovered server is admitted again within 40 s, inside the background preset's
-        /// 60 s recovery goal).
-        public static var outageOnlyBackground: Configuration {
-            var configuration = outageOnly
-            configuration.openDuration = BreakerBackoff(
-                base: .seconds(10), growthFactor: 2, maximumMultiplier: 4, maximum: .seconds(40), jitter: 0.2)
-            return configuration
-        }
+        /// ``PipelinePreset/background``'s breaker: the same settings as ``outageOnly``. Background work could
+        /// afford a longer open time by its 60 s recovery goal, but every preset keeps success over a fault and
+        /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
+        public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``outageOnly`` for a client sending a request every few seconds (an app): open 4–5 s (5 s with up to
-        /// −20 % jitter) without growing, closed by one successful probe; timeouts count, so a hung server
-        /// trips it like a failing one.
+        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
+        /// hung server trips it like a failing one; open 1 s ±20 %, closed by one successful probe).
         ///
         /// Such a client cannot tell a full outage from a heavy brownout after a handful of calls, so this
         /// breaker makes each false trip cheap instead of rare: the next successful probe closes it again, and
-        /// the open time never grows, so a recovered server is admitted within 5 s (inside the interactive
-        /// preset's 10 s recovery goal). A full outage keeps it open, one failed probe every 5 s.
-        public static var outageOnlyInteractive: Configuration {
-            var configuration = outageOnly
-            configuration.openDuration = BreakerBackoff(base: .seconds(5), jitter: 0.2)
-            return configuration
-        }
+        /// the open time never grows, so a recovered server is admitted within about 1 s (well inside the
+        /// interactive preset's 10 s recovery goal).
+        public static var outageOnlyInteractive: Configuration { outageOnly }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {

@@ -3,19 +3,29 @@ extension Pipeline {
     /// server-quota pacing → rate limiter → wait for connectivity → per-attempt timeout. Stages set to `nil`
     /// are left out (the connectivity stage also when no monitor is set).
     ///
-    /// The budget, breaker, quota limiter and limiter are new instances, so build one pipeline per key (the
-    /// registry's factory does). `clock` feeds the retry budget; `random` feeds jitter in the retry stage, the
-    /// breaker and the limiter (seed it for reproducible schedules).
+    /// The limiter is a new instance, so build one pipeline per key (the registry's factory does). The retry
+    /// budget, breaker and server-quota limiter are new too, unless `scope` is given: then the pipeline uses the
+    /// scope's, shared with every other pipeline built with that scope (the keys of one host). `clock` feeds the
+    /// retry budget; `random` feeds jitter in the retry stage, the breaker and the limiter (seed it for
+    /// reproducible schedules).
     ///
     /// - Parameters:
     ///   - preset: Which stages to build and their settings; a stage set to `nil` is left out.
     ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
     ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
     ///     Default: a new system-seeded source.
+    ///   - scope: The retry budget, breaker and server-quota limiter to share with the other pipelines of the
+    ///     same host (or group of keys); `nil` builds this pipeline's own from `preset`. The scope's parts are
+    ///     used only for the stages `preset` has. Default: `nil`.
     public static func preset(
         _ preset: PipelinePreset, clock: ResilienceClock = .continuous,
-        random: SharedRandomSource = SharedRandomSource()
+        random: SharedRandomSource = SharedRandomSource(), scope: PresetScope? = nil
     ) -> Pipeline {
+        let budget = preset.retryBudget.map { settings in scope?.budget ?? RetryBudget(settings, clock: clock) }
+        let makeBreaker = { (choice: BreakerChoice) in scope?.breaker ?? choice.makeBreaker(random: random) }
+        let makeQuota = { (settings: ServerQuotaLimiter.Configuration) in
+            scope?.serverQuota ?? ServerQuotaLimiter(settings)
+        }
         let connectivity = preset.connectivity.flatMap { monitor in
             preset.connectivityWait.map { WaitForConnectivityStrategy(monitor: monitor, policy: $0) }
         }
@@ -28,10 +38,9 @@ extension Pipeline {
             return Pipeline {
                 TotalDeadlineStrategy(total, mode: preset.timeoutMode)
                 RetryStrategy(
-                    policy: policy, budget: preset.retryBudget.map { RetryBudget($0, clock: clock) }, random: random,
-                    maximumTotalAttempts: preset.maximumTotalAttempts)
-                CircuitBreakerStrategy(breaker: breaker.makeBreaker(random: random))
-                ServerQuotaStrategy(limiter: ServerQuotaLimiter(quota))
+                    policy: policy, budget: budget, random: random, maximumTotalAttempts: preset.maximumTotalAttempts)
+                CircuitBreakerStrategy(breaker: makeBreaker(breaker))
+                ServerQuotaStrategy(limiter: makeQuota(quota))
                 TimeoutStrategy(attempt, mode: preset.timeoutMode)
             }
         }
@@ -39,11 +48,10 @@ extension Pipeline {
             if let total = preset.totalDeadline { TotalDeadlineStrategy(total, mode: preset.timeoutMode) }
             if let policy = preset.retry {
                 RetryStrategy(
-                    policy: policy, budget: preset.retryBudget.map { RetryBudget($0, clock: clock) }, random: random,
-                    maximumTotalAttempts: preset.maximumTotalAttempts)
+                    policy: policy, budget: budget, random: random, maximumTotalAttempts: preset.maximumTotalAttempts)
             }
-            if let breaker = preset.breaker { CircuitBreakerStrategy(breaker: breaker.makeBreaker(random: random)) }
-            if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: ServerQuotaLimiter(quota)) }
+            if let breaker = preset.breaker { CircuitBreakerStrategy(breaker: makeBreaker(breaker)) }
+            if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: makeQuota(quota)) }
             if let limiter = preset.limiter {
                 RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
             }
@@ -62,12 +70,14 @@ extension Pipeline {
     ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
     ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
     ///     Default: a new system-seeded source.
+    ///   - scope: The retry budget, breaker and server-quota limiter shared with the other pipelines of the
+    ///     same host (see ``PresetScope``); `nil` builds this pipeline's own. Default: `nil`.
     ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func standard(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
-        _ customize: (inout PipelinePreset) -> Void = { _ in }
+        scope: PresetScope? = nil, _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        customized(.standard, clock: clock, random: random, customize)
+        customized(.standard, clock: clock, random: random, scope: scope, customize)
     }
 
     /// The ``PipelinePreset/interactive`` pipeline, adjusted by `customize`.
@@ -76,12 +86,14 @@ extension Pipeline {
     ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
     ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
     ///     Default: a new system-seeded source.
+    ///   - scope: The retry budget, breaker and server-quota limiter shared with the other pipelines of the
+    ///     same host (see ``PresetScope``); `nil` builds this pipeline's own. Default: `nil`.
     ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func interactive(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
-        _ customize: (inout PipelinePreset) -> Void = { _ in }
+        scope: PresetScope? = nil, _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        customized(.interactive, clock: clock, random: random, customize)
+        customized(.interactive, clock: clock, random: random, scope: scope, customize)
     }
 
     /// The ``PipelinePreset/background`` pipeline, adjusted by `customize`.
@@ -90,20 +102,22 @@ extension Pipeline {
     ///   - clock: The clock of the retry budget's window. Default: `.continuous`.
     ///   - random: Jitter for the retry stage, the breaker and the limiter; seed it for reproducible schedules.
     ///     Default: a new system-seeded source.
+    ///   - scope: The retry budget, breaker and server-quota limiter shared with the other pipelines of the
+    ///     same host (see ``PresetScope``); `nil` builds this pipeline's own. Default: `nil`.
     ///   - customize: Adjusts a copy of the preset before the pipeline is built. Default: no change.
     public static func background(
         clock: ResilienceClock = .continuous, random: SharedRandomSource = SharedRandomSource(),
-        _ customize: (inout PipelinePreset) -> Void = { _ in }
+        scope: PresetScope? = nil, _ customize: (inout PipelinePreset) -> Void = { _ in }
     ) -> Pipeline {
-        customized(.background, clock: clock, random: random, customize)
+        customized(.background, clock: clock, random: random, scope: scope, customize)
     }
 
     private static func customized(
-        _ base: PipelinePreset, clock: ResilienceClock, random: SharedRandomSource,
+        _ base: PipelinePreset, clock: ResilienceClock, random: SharedRandomSource, scope: PresetScope?,
         _ customize: (inout PipelinePreset) -> Void
     ) -> Pipeline {
         var settings = base
         customize(&settings)
-        return preset(settings, clock: clock, random: random)
+        return preset(settings, clock: clock, random: random, scope: scope)
     }
 }

@@ -2,9 +2,10 @@
 /// circuit breaker → server-quota pacing → rate limiter (opt-in) → per-attempt timeout.
 ///
 /// Start from ``standard``, ``interactive`` or ``background`` and change one `var` to swap one stage's
-/// policy; `nil` leaves a stage out. Build it with ``Pipeline/preset(_:clock:random:)`` or the
+/// policy; `nil` leaves a stage out. Build it with ``Pipeline/preset(_:clock:random:scope:)`` or the
 /// `Pipeline.standard(…)` family, which create fresh stateful parts (budget, breaker, limiter) per pipeline,
-/// so build one pipeline per key.
+/// so build one pipeline per key; give the pipelines of one host's keys one ``PresetScope`` so that they share
+/// a retry budget, a breaker and the server's quota.
 ///
 /// ```swift
 /// let pipeline = Pipeline.standard(clock: clock, random: random) { $0.breaker = .failureRatio(.standard) }
@@ -16,7 +17,7 @@ public struct PipelinePreset: Sendable {
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
     /// requests plus one retry per 30 s; ``interactive`` uses ``RetryBudgetConfiguration/interactive``, 20 %);
-    /// `nil` for no budget.
+    /// `nil` for no budget. Build the pipelines of one host's keys with one ``PresetScope`` to share it.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
@@ -54,16 +55,17 @@ public struct PipelinePreset: Sendable {
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's requests plus
-    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total failure and counts
-    /// timeouts (≥ 90 % of ≥ 5 calls in 10 s fail; open 5 s ±20 %, doubling on trips in a row up to 15 s, or
-    /// the server's `Retry-After`; one successful probe closes it), server-quota pacing, no client-side rate
-    /// cap, 30 s per attempt.
+    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total
+    /// failure and counts timeouts (≥ 90 % of ≥ 5 calls in 10 s fail; open 1 s ±20 % without growing, or the
+    /// server's `Retry-After`; one successful probe closes it), server-quota pacing, no client-side rate cap,
+    /// 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
-    /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker that opens only near total
-    /// failure, counts timeouts (a hung server trips it), judges from 5 calls, stays open 4–5 s without
-    /// growing and closes on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
+    /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker
+    /// that opens only near total failure, counts timeouts (a hung server trips it), judges from 5 calls, stays
+    /// open 1 s ±20 % without growing and closes on one successful probe
+    /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
     /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
     /// retried (the person's 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a
     /// call made offline waits for the network within its 10 s instead of failing.
@@ -78,9 +80,9 @@ public struct PipelinePreset: Sendable {
         return preset
     }
 
-    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s) with the standard 10 % budget, a
-    /// breaker that opens only near total failure and counts timeouts (open 10 s ±20 %, doubling on trips in a
-    /// row up to 40 s), server-quota pacing, no client-side rate cap, 60 s per attempt. Given a
+    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s) with the standard 10 % budget, the
+    /// standard breaker (near total failure, timeouts count, open 1 s ±20 %), server-quota pacing, no
+    /// client-side rate cap, 60 s per attempt. Given a
     /// ``connectivity`` monitor, calls wait for the network (and out Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
