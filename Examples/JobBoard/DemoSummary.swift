@@ -63,14 +63,15 @@ struct DemoSummary: Encodable {
     var configuration: String
 
     init(
-        options: DemoOptions, scenario: JobBoardScenario, outcome result: FetchOutcome<Job>, duration: Duration,
+        options: DemoOptions, boards: DemoBoards, scenario: JobBoardScenario, outcome result: FetchOutcome<Job>,
+        duration: Duration,
         statistics: TelemetryStatistics, health: HealthReport
     ) {
         seed = options.seed
         rounds = options.rounds
         chaos = options.chaos
         durationSeconds = duration.seconds
-        serverRequests = scenario.server.requestCount
+        serverRequests = boards.server.requestCount
         jobsShown = result.items.count
         jobs = result.items
         sourcesDelivered = result.report.deliveredCount
@@ -79,7 +80,7 @@ struct DemoSummary: Encodable {
             let failure = report.status == .succeeded ? nil : report.classification
             return SourceSummary(
                 id: report.id.rawValue, name: report.displayName, kind: report.kind.description,
-                simulates: scenario.roles.first { $0.id == report.id }?.simulates ?? "",
+                simulates: boards.roles.first { $0.id == report.id }?.simulates ?? "",
                 status: report.status.rawValue, jobs: report.itemCount, attempts: report.attempts,
                 breaker: (statistics.sources[report.id.rawValue]?.breakerState ?? .closed).rawValue,
                 category: failure?.category.description, code: failure.map { "\($0.code)" },

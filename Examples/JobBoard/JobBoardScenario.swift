@@ -1,19 +1,17 @@
 import Foundation
 import ResilienceKit
-import ResilienceTesting
 
-/// The demo's world: an embedded FaultServer playing six job boards, and the composition root wired to it.
+/// Where the six boards live: the base URL of the boards served over HTTPS (in the demos, loopback http on
+/// 127.0.0.1, which the policy allows) and the base URL of the host that serves its feed only in plaintext.
+struct JobBoardUpstreams: Sendable {
+    var boards: URL
+    var plaintextFeeds: URL
+}
+
+/// The job board's composition root: six sources on the ``JobBoardUpstreams``, one pipeline preset each.
 struct JobBoardScenario {
-    /// What one source stands for and what the server does to it.
-    struct Role: Sendable {
-        var id: SourceID
-        var simulates: String
-    }
-
-    let server: FaultServer
     let root: CompositionRoot<Job>
     let aggregator: Aggregator<Job>
-    let roles: [Role]
     /// The device's network path, which `--offline-at` takes away for a while.
     let network = SimulatedNetwork()
     /// The pipelines' waits for the network.
@@ -21,19 +19,13 @@ struct JobBoardScenario {
     /// The feed warnings the Hooli source reported (an undeclared entity costs its text, not the feed).
     let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
-    /// Starts the server (throws ``FaultServerError`` when it cannot bind) and registers the six sources.
+    /// Registers the six sources against `upstreams`.
     /// `baseTransport` replaces the URLSession transport (the Hummingbird example passes AsyncHTTPClient's);
-    /// `telemetry` receives every event besides the root's recorder.
+    /// `telemetry` receives every event besides the root's recorder; `seed` seeds the pipelines' jitter.
     init(
-        options: DemoOptions, baseTransport: (any HTTPTransport)? = nil, telemetry: (any TelemetrySink)? = nil
-    ) throws {
-        var serverConfiguration = FaultServerConfiguration()
-        serverConfiguration.seed = options.seed
-        serverConfiguration.lifetime = options.serverLifetime
-        let server = try FaultServer(configuration: serverConfiguration)
-        self.server = server
-        Self.script(server, chaos: options.chaos)
-
+        upstreams: JobBoardUpstreams, seed: UInt64, baseTransport: (any HTTPTransport)? = nil,
+        telemetry: (any TelemetrySink)? = nil
+    ) {
         var configuration = CompositionRootConfiguration.interactive
         configuration.aggregator.itemNoun = "jobs"
         configuration.aggregator.sourceTimeout = .seconds(6)
@@ -54,12 +46,12 @@ struct JobBoardScenario {
         let sinks: [any TelemetrySink] = [connectivityWaits] + (telemetry.map { [$0] } ?? [])
 
         var root = CompositionRoot<Job>(
-            configuration, random: SharedRandomSource(seed: options.seed),
+            configuration, random: SharedRandomSource(seed: seed),
             baseTransport: network.transport(wrapping: base), telemetry: MultiplexingSink(sinks),
             deduplicationKey: { $0.url })
         let transport = root.transport
-        let baseURL = server.baseURL.absoluteString
-        let plaintextBase = "http://localhost:\(server.port)"
+        let baseURL = Self.trimmingSlash(upstreams.boards)
+        let plaintextBase = Self.trimmingSlash(upstreams.plaintextFeeds)
 
         root.register(
             JSONAPISource<GreenhouseBoard.Posting>(
@@ -117,59 +109,13 @@ struct JobBoardScenario {
 
         self.root = root
         aggregator = root.makeAggregator()
-        let chaos =
-            options.chaos > 0 ? "; seeded chaos: resets and 503s on \(Int(options.chaos * 100)) % of requests" : ""
-        roles = [
-            Role(id: "greenhouse-acme", simulates: "Greenhouse-style JSON board" + chaos),
-            Role(id: "lever-globex", simulates: "Lever-style JSON board" + chaos),
-            Role(
-                id: "hooli-atom",
-                simulates: "Atom feed with an ETag (later rounds: 304 Not Modified) and an undeclared entity"),
-            Role(
-                id: "initech-rss",
-                simulates:
-                    "RSS feed on a plaintext-only host (simulated: \"localhost\"; the policy allows only 127.0.0.1)"),
-            Role(id: "umbrella-rss", simulates: "RSS feed truncated mid-item (HTTP 200)"),
-            Role(id: "workable-soylent", simulates: "JSON board: answers once, then 429 with Retry-After: 30"),
-        ]
     }
 
-    /// What the feed sources did beyond delivering jobs: conditional requests answered 304, and what an
-    /// undeclared entity cost.
-    func feedNotes() -> [String] {
-        let requests = server.requests(to: "/careers/hooli.atom")
-        let conditional = requests.filter { $0.headers["If-None-Match"] != nil }.count
-        var notes = [
-            "hooli-atom: \(requests.count) requests, \(conditional) conditional (If-None-Match); each 304 Not Modified "
-                + "served the remembered jobs as fresh"
-        ]
-        notes += hooliWarnings.withLock { $0 }.sorted().map { "hooli-atom warning (job still delivered): \($0)" }
-        return notes
-    }
-
-    private static func script(_ server: FaultServer, chaos: Double) {
-        func board(_ body: String, contentType: String) -> Fault {
-            guard chaos > 0 else { return .ok(body, headers: ["Content-Type": contentType]) }
-            var profile = ChaosProfile()
-            profile.reset = chaos / 2
-            profile.serviceUnavailable = chaos / 2
-            profile.successBody = body
-            return .chaos(profile)
-        }
-        server.script("/v1/boards/acme/jobs", board(Fixtures.greenhouse, contentType: "application/json"))
-        server.script("/v0/postings/globex", board(Fixtures.lever, contentType: "application/json"))
-        // A feed server as feed readers meet it (no chaos here): an ETag on the full answer, 304 to a matching
-        // If-None-Match.
-        let hooli = Fault.ok(
-            Fixtures.hooliAtom,
-            headers: ["Content-Type": "application/atom+xml", "ETag": "\"hooli-1\"", "Cache-Control": "max-age=60"])
-        server.script(
-            "/careers/hooli.atom", hooli,
-            .requireHeader("If-None-Match", oneOf: ["\"hooli-1\""], then: .status(304), otherwise: hooli))
-        server.script("/feeds/initech.rss", .ok(Fixtures.initechRSS, headers: ["Content-Type": "application/rss+xml"]))
-        server.script(
-            "/feeds/umbrella.rss", .ok(Fixtures.umbrellaTruncatedRSS, headers: ["Content-Type": "application/rss+xml"]))
-        server.script("/spi/v3/soylent/jobs", .json(Fixtures.workable), .rateLimited(retryAfter: "30"))
+    /// `url` as a string without a trailing slash, so that paths can be appended.
+    private static func trimmingSlash(_ url: URL) -> String {
+        var text = url.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
     }
 }
 

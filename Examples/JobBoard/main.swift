@@ -18,12 +18,13 @@ do {
     exit(0)
 }
 
-let scenario: JobBoardScenario
+let boards: DemoBoards
 do {
-    scenario = try JobBoardScenario(options: options)
+    boards = try DemoBoards(seed: options.seed, chaos: options.chaos, lifetime: options.serverLifetime)
 } catch {
     fail("could not start the embedded FaultServer on 127.0.0.1 (\(error)); nothing was fetched", code: 1)
 }
+let scenario = JobBoardScenario(upstreams: boards.upstreams, seed: options.seed)
 
 var environment = ProcessInfo.processInfo.environment
 if options.noColor { environment["NO_COLOR"] = "1" }
@@ -35,14 +36,14 @@ let ids = scenario.aggregator.sourceIDs
 
 if options.describe {
     print(root.configurationDescription)
-    scenario.server.stop()
+    boards.server.stop()
     exit(0)
 }
 
 if view != nil {
-    print("ResilienceKit job board: \(ids.count) sources on an embedded FaultServer at \(scenario.server.baseURL)")
+    print("ResilienceKit job board: \(ids.count) sources on an embedded FaultServer at \(boards.server.baseURL)")
     print("(everything is simulated on loopback; no internet is used)")
-    for role in scenario.roles { print("  \(role.id.rawValue): \(role.simulates)") }
+    for role in boards.roles { print("  \(role.id.rawValue): \(role.simulates)") }
     print("Every source runs its own copy of one pipeline preset; workable-soylent overrides its breaker (rate-limit,")
     print("opens on the first 429). `job-board --describe` prints every stage and setting.")
     print("")
@@ -125,14 +126,15 @@ for round in 1...options.rounds {
     if round < options.rounds { try? await Task.sleep(for: .milliseconds(600)) }
 }
 let duration = started.duration(to: .now)
-if view != nil { for note in scenario.feedNotes() { print(note) } }
+if view != nil { for note in boards.feedNotes(warnings: scenario.hooliWarnings.withLock { $0 }) { print(note) } }
 
 guard let outcome = lastOutcome else { fail("no round finished", code: 1) }
 let message = outcome.message
 let summary = DemoSummary(
-    options: options, scenario: scenario, outcome: outcome, duration: duration, statistics: root.statistics(),
+    options: options, boards: boards, scenario: scenario, outcome: outcome, duration: duration,
+    statistics: root.statistics(),
     health: root.health())
-scenario.server.stop()
+boards.server.stop()
 if options.json {
     do {
         print(try summary.json())

@@ -15,11 +15,12 @@ let package = Package(
     dependencies: [
         .package(name: "ResilienceKit", path: "../.."),
         // Floors: the lowest releases the code needs (README, "Dependency floors").
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.19.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.58.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.22.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.26.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(
@@ -34,6 +35,7 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -64,6 +66,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

@@ -4,8 +4,9 @@
 #
 #   Integrations/Examples/JobBoardService/screenshot.sh [OUTPUT.png]   (default: status-page.png beside this script)
 #
-# Starts `job-board-service` on a free 127.0.0.1 port (its sources on the embedded loopback FaultServer), lets
-# it fetch twice so the breakers and metrics have something to show, takes the screenshot and stops the server.
+# Starts `job-board-service --demo` on a free 127.0.0.1 port (its sources on the demo upstreams, a loopback
+# FaultServer run as a service of its own), lets it fetch once so the breakers and metrics have something to show,
+# takes the screenshot and stops the server with SIGTERM (a graceful shutdown of its service group).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
@@ -23,7 +24,7 @@ binary="$(swift build --package-path "$here" --scratch-path "$scratch" --show-bi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 log=$(mktemp)
-"$binary" --port "$port" >"$log" 2>&1 &
+"$binary" --demo --port "$port" --log-level info >"$log" 2>&1 &
 server=$!
 profile=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$profile" "$log"' EXIT
@@ -50,3 +51,15 @@ assert (w, h) == (width, height), f"size {w}x{h}, expected {width}x{height}"
 assert len(data) > 40_000, f"only {len(data)} bytes: the page looks empty"
 print(f"screenshot: {path} ({w}x{h}, {len(data)} bytes)")
 PY
+
+# Graceful shutdown: SIGTERM stops the service group in reverse order (the server, then the HTTP client, then the
+# demo upstreams) and the process exits 0.
+kill -TERM "$server"
+for _ in $(seq 1 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$server" 2>/dev/null; then cat "$log"; echo "screenshot.sh: still running 10 s after SIGTERM"; exit 1; fi
+status=0
+wait "$server" || status=$?
+if [ "$status" != 0 ] || ! grep -q "demo upstreams stopped" "$log"; then
+    cat "$log"; echo "screenshot.sh: no clean shutdown after SIGTERM (exit status $status)"; exit 1
+fi
+echo "graceful shutdown: exit status 0 after SIGTERM"

@@ -87,8 +87,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// The `HTTPClient` settings the transport relies on: redirects disallowed (it follows them itself),
-    /// decompression bounded by the byte cap, the connect timeout, the pool size, and no silent connection
-    /// retries unless configured.
+    /// decompression bounded by the byte cap, the connect timeout, the pool size, no silent connection
+    /// retries unless configured, and the client's own tracing off (`tracing.tracer = nil`).
+    ///
+    /// AsyncHTTPClient otherwise captures `InstrumentationSystem.tracer` when the configuration is created and
+    /// opens a client span of its own per request, injecting that span's context; under `TracingTransport`
+    /// (ResilienceTracing), which opens the per-attempt client span and injects it, every attempt would then
+    /// have two client spans and the server would see the inner one. Wrap the transport in `TracingTransport`
+    /// for traces; a client of your own (including `HTTPClient.shared`) traces by its own configuration.
     /// - Parameter configuration: The transport's settings.
     public static func clientConfiguration(
         for configuration: AsyncHTTPClientTransportConfiguration
@@ -104,6 +110,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost))
         pool.retryConnectionEstablishment = configuration.retriesConnectionEstablishment
         client.connectionPool = pool
+        // No spans or trace headers from the client itself: `TracingTransport` (ResilienceTracing) opens one
+        // client span per attempt and injects its context; the client's own span would be a second one.
+        client.tracing.tracer = nil
         return client
     }
 

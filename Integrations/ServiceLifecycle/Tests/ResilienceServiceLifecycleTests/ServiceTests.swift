@@ -29,7 +29,8 @@ func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
 @Suite("SyncEngineService")
 struct SyncEngineServiceTests {
     static func engine(
-        _ answers: [ScriptedHTTPTransport.Answer], clock: ManualClock, store: InMemoryMutationStore
+        _ answers: [ScriptedHTTPTransport.Answer], clock: ManualClock, store: InMemoryMutationStore,
+        telemetry: (any TelemetrySink)? = nil
     ) -> SyncEngine {
         var configuration = SyncEngine.Configuration()
         configuration.pollInterval = .seconds(60)
@@ -37,7 +38,7 @@ struct SyncEngineServiceTests {
         return SyncEngine(
             store: store, transport: ScriptedHTTPTransport(sequence: answers, clock: .manual(clock)),
             requestBuilder: EventsAPI(), pipeline: Pipeline { CircuitBreakerStrategy(breaker: breaker) },
-            breaker: breaker, configuration: configuration, clock: .manual(clock))
+            breaker: breaker, configuration: configuration, clock: .manual(clock), telemetry: telemetry)
     }
 
     @Test("graceful shutdown in a ServiceGroup stops the loop while it waits to retry, and drains the queue")
@@ -151,5 +152,52 @@ struct TelemetryServiceTests {
         }
         #expect(flushes.value == 3)
         #expect(clock.now.offset == .seconds(20))
+    }
+}
+
+/// The order of services in a group decides whether the sync engine's last pass is seen (the README's order).
+@Suite("Service order in a ServiceGroup")
+struct ServiceOrderTests {
+    /// Runs the engine (one mutation: 503 on the first pass, 201 on the last) and a buffered sink in a group
+    /// in the given order, shuts the group down gracefully while the engine waits to retry, and returns what
+    /// reached the sink's downstream.
+    static func eventsDownstream(engineListedFirst: Bool) async throws -> [ResilienceEvent] {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let downstream = RecordingTelemetrySink()
+        let buffered = BufferedSink(capacity: 1_000, downstream: downstream)
+        let engine = SyncEngineServiceTests.engine(
+            [.status(503), .status(201)], clock: clock, store: store, telemetry: buffered)
+        let engineService = SyncEngineService(engine: engine, clock: .manual(clock))
+        let sinkService = BufferedSinkService(buffered)
+        let services: [any Service] = engineListedFirst ? [engineService, sinkService] : [sinkService, engineService]
+        let group = ServiceGroup(services: services, logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            await clock.waitForSleepers()
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(try store.pendingCount() == 0)  // the last pass sent it either way
+        return downstream.events
+    }
+
+    /// The engine's report that its queue is empty, which only the last pass can make.
+    static func reportsEmptyQueue(_ event: ResilienceEvent) -> Bool {
+        event.kind == .syncStateChanged && event.count == 0
+    }
+
+    @Test("the sink listed before the engine stops after it: the last pass's events reach downstream")
+    func sinkBeforeEngine() async throws {
+        let events = try await Self.eventsDownstream(engineListedFirst: false)
+        #expect(events.contains(where: Self.reportsEmptyQueue))
+    }
+
+    @Test("the sink listed after the engine stops before its last pass: that pass's events are lost")
+    func sinkAfterEngine() async throws {
+        let events = try await Self.eventsDownstream(engineListedFirst: true)
+        #expect(!events.isEmpty)  // the first pass's events arrived
+        #expect(!events.contains(where: Self.reportsEmptyQueue))
     }
 }

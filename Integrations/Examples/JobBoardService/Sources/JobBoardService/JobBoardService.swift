@@ -8,114 +8,123 @@ import ResilienceKit
 import ResilienceLogging
 import ResilienceMetrics
 
-/// The service's settings, with defaults for a local run.
+/// The service's settings: where it listens and where the six job boards live.
 public struct JobBoardServiceConfiguration: Sendable {
     /// The address the HTTP server binds (loopback only by default).
-    public var host: String = "127.0.0.1"
-    /// The port; 0 picks a free one (see ``JobBoardService/makeApplication(onServerRunning:)``).
-    public var port: Int = 8080
-    /// The seed for the embedded server's chaos and the pipelines' jitter.
-    public var seed: UInt64 = 42
-    /// The probability of a reset or 503 on the healthy boards (0 = calm).
-    public var chaos: Double = 0.25
-    /// How long the embedded FaultServer serves.
-    public var faultServerLifetime: Duration = .seconds(86_400)
+    public var hostname: String
+    /// The port; 0 picks a free one (reported by ``JobBoardService/makeApplication(onServerRunning:)``).
+    public var port: Int
+    /// The base URL of the boards served over HTTPS (their paths, such as `/v1/boards/acme/jobs`, are appended).
+    public var boardsURL: URL
+    /// The base URL of the host that serves its feed only in plaintext (`/feeds/initech.rss`); the
+    /// composition root's secure-transport policy refuses it before a byte is sent.
+    public var plaintextFeedsURL: URL
+    /// The seed of the pipelines' jitter.
+    public var seed: UInt64
     /// The most distinct source keys with a metrics label of their own.
-    public var maximumMetricKeys: Int = 100
+    public var maximumMetricKeys: Int
+    /// What each source stands for, by source id, shown on the status page and in `/jobs` (the fake upstreams
+    /// of `--demo` describe the failure they play).
+    public var sourceDescriptions: [String: String]
 
     /// Creates a configuration.
     ///
     /// - Parameters:
-    ///   - host: The address the HTTP server binds.
+    ///   - hostname: The address the HTTP server binds.
     ///   - port: The port; 0 picks a free one.
-    ///   - seed: The seed for chaos and jitter.
-    ///   - chaos: The probability of a reset or 503 on the healthy boards.
-    ///   - faultServerLifetime: How long the embedded FaultServer serves.
+    ///   - boardsURL: The base URL of the boards served over HTTPS.
+    ///   - plaintextFeedsURL: The base URL of the host that serves its feed only in plaintext.
+    ///   - seed: The seed of the pipelines' jitter.
     ///   - maximumMetricKeys: The most distinct source keys with a metrics label of their own.
+    ///   - sourceDescriptions: What each source stands for, by source id.
     public init(
-        host: String = "127.0.0.1", port: Int = 8080, seed: UInt64 = 42, chaos: Double = 0.25,
-        faultServerLifetime: Duration = .seconds(86_400), maximumMetricKeys: Int = 100
+        hostname: String = "127.0.0.1", port: Int = 8080, boardsURL: URL, plaintextFeedsURL: URL, seed: UInt64 = 42,
+        maximumMetricKeys: Int = 100, sourceDescriptions: [String: String] = [:]
     ) {
-        self.host = host
+        self.hostname = hostname
         self.port = port
+        self.boardsURL = boardsURL
+        self.plaintextFeedsURL = plaintextFeedsURL
         self.seed = seed
-        self.chaos = chaos
-        self.faultServerLifetime = faultServerLifetime
         self.maximumMetricKeys = maximumMetricKeys
+        self.sourceDescriptions = sourceDescriptions
     }
 }
 
-/// The job board as a server: the composition root over six sources on an embedded `FaultServer`, sending
-/// through AsyncHTTPClient (`AsyncHTTPClientTransport`), its events logged through the app's `Logger` and
-/// counted by swift-metrics into a Prometheus registry.
+/// The job board as a server: the composition root over six sources, sending through AsyncHTTPClient
+/// (`AsyncHTTPClientTransport`), its events logged through the app's `Logger` and counted by swift-metrics into
+/// a Prometheus registry.
 ///
 /// Routes: `GET /jobs` (JSON: jobs, per-source reports, the user-facing message), `GET /metrics` (Prometheus
-/// text), `GET /health` (the health rules; 503 when critical), `GET /` (an HTML status page).
+/// text: the resilience events and, once `MetricsSystem` is bootstrapped on the same registry, Hummingbird's
+/// request metrics), `GET /health` (the health rules; 503 when critical), `GET /` (an HTML status page). Every
+/// route runs behind Hummingbird's tracing, metrics and request-logging middleware.
 public final class JobBoardService: Sendable {
     /// The settings.
     public let configuration: JobBoardServiceConfiguration
-    /// The Prometheus registry the metrics sink writes to (through swift-metrics).
+    /// The Prometheus registry `/metrics` serves; the resilience metrics sink writes to it.
     public let registry: PrometheusCollectorRegistry
-    /// The swift-metrics sink receiving every event.
+    /// The swift-metrics sink receiving every resilience event.
     public let metrics: MetricsTelemetrySink
     /// The app's logger; events are logged through it.
     public let logger: Logger
     /// The transport the sources send through (before the composition root's secure-transport policy).
     public let transport: any HTTPTransport
-    private let ownedTransport: AsyncHTTPClientTransport?
     let scenario: JobBoardScenario
 
-    /// Starts the embedded FaultServer and builds the composition root.
+    /// Builds the composition root over the configured upstreams.
     ///
     /// - Parameters:
-    ///   - configuration: Address, seed, chaos and bounds.
+    ///   - configuration: Address, upstreams, seed and bounds.
     ///   - logger: The app's logger: the service's own lines and every resilience event go through it.
-    ///   - transport: The HTTP transport the sources use; by default an `AsyncHTTPClientTransport` of the
-    ///     service's own (shut down by ``shutdown()``). The root's secure-transport policy wraps it either way.
+    ///   - registry: The Prometheus registry `/metrics` serves. Bootstrap `MetricsSystem` with a
+    ///     `PrometheusMetricsFactory` on the same registry so that Hummingbird's metrics appear beside the
+    ///     resilience ones.
+    ///   - transport: The HTTP transport the sources use (by default an `AsyncHTTPClientTransport` on
+    ///     `HTTPClient.shared`, which needs no shutdown). The root's secure-transport policy wraps it either way.
     public init(
-        configuration: JobBoardServiceConfiguration = JobBoardServiceConfiguration(), logger: Logger,
-        transport: (any HTTPTransport)? = nil
-    ) throws {
+        configuration: JobBoardServiceConfiguration, logger: Logger,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        transport: any HTTPTransport = AsyncHTTPClientTransport()
+    ) {
         self.configuration = configuration
         self.logger = logger
-        let registry = PrometheusCollectorRegistry()
         self.registry = registry
         let metrics = MetricsTelemetrySink(
             configuration: .init(maximumKeys: configuration.maximumMetricKeys),
             factory: PrometheusMetricsFactory(registry: registry))
         self.metrics = metrics
-        var options = DemoOptions()
-        options.seed = configuration.seed
-        options.chaos = configuration.chaos
-        options.serverLifetime = configuration.faultServerLifetime
-        let owned = transport == nil ? AsyncHTTPClientTransport() : nil
-        ownedTransport = owned
-        let transport = transport ?? owned!
         self.transport = transport
-        scenario = try JobBoardScenario(
-            options: options, baseTransport: transport,
+        scenario = JobBoardScenario(
+            upstreams: JobBoardUpstreams(
+                boards: configuration.boardsURL, plaintextFeeds: configuration.plaintextFeedsURL),
+            seed: configuration.seed, baseTransport: transport,
             telemetry: MultiplexingSink(LoggingTelemetrySink(logger: logger), metrics))
     }
-
-    /// The embedded FaultServer's base URL (loopback).
-    public var faultServerURL: URL { scenario.server.baseURL }
 
     /// Fetches every source once through the composition root (which presents the result) and describes it.
     public func fetchJobs() async throws -> JobsResponse {
         let outcome = try await scenario.root.fetch(SourceQuery())
         let statistics = scenario.root.statistics()
         return JobsResponse(
-            outcome: outcome,
-            breakerStates: statistics.sources.compactMapValues(\.breakerState),
-            roles: Dictionary(uniqueKeysWithValues: scenario.roles.map { ($0.id.rawValue, $0.simulates) }))
+            outcome: outcome, breakerStates: statistics.sources.compactMapValues(\.breakerState),
+            descriptions: configuration.sourceDescriptions)
     }
 
     /// The health rules' verdict over the recorder's window.
     public func health() -> HealthResponse { HealthResponse(scenario.root.health()) }
 
-    /// The routes.
-    public func makeRouter() -> Router<BasicRequestContext> {
+    /// The routes, behind Hummingbird's middleware: `TracingMiddleware` outermost (a server span per request,
+    /// continuing the caller's W3C trace, so everything below runs inside it), then `MetricsMiddleware`
+    /// (request count, duration and errors through swift-metrics) and `LogRequestsMiddleware` (one line per
+    /// request at `requestLogLevel`).
+    ///
+    /// - Parameter requestLogLevel: The level of the request-log line.
+    public func makeRouter(requestLogLevel: Logger.Level = .info) -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: TracingMiddleware())
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: LogRequestsMiddleware(requestLogLevel))
         router.get("jobs") { _, _ -> Response in
             try Self.json(try await self.fetchJobs())
         }
@@ -139,24 +148,22 @@ public final class JobBoardService: Sendable {
         return router
     }
 
-    /// The Hummingbird application serving ``makeRouter()`` on the configured address.
+    /// The Hummingbird application serving ``makeRouter(requestLogLevel:)`` on the configured address. It is a
+    /// `Service`: run it in a `ServiceGroup` (after the services it sends through, so that it stops first).
     ///
-    /// - Parameter onServerRunning: Called with the bound port once the server listens (useful with port 0).
+    /// - Parameters:
+    ///   - requestLogLevel: The level of the request-log line.
+    ///   - onServerRunning: Called with the bound port once the server listens (useful with port 0).
     public func makeApplication(
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+        requestLogLevel: Logger.Level = .info, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> Application<RouterResponder<BasicRequestContext>> {
         Application(
-            router: makeRouter(),
+            router: makeRouter(requestLogLevel: requestLogLevel),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "job-board-service"),
+                address: .hostname(configuration.hostname, port: configuration.port),
+                serverName: "job-board-service"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
-    }
-
-    /// Stops the embedded FaultServer and shuts down the transport the service created.
-    public func shutdown() async throws {
-        scenario.server.stop()
-        try await ownedTransport?.shutdown()
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

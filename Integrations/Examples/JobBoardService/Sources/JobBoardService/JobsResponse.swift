@@ -25,7 +25,7 @@ public struct JobsResponse: Codable, Sendable {
         public var id: String
         /// Its name for people.
         public var displayName: String
-        /// What the embedded server does to it.
+        /// What the source stands for (``JobBoardServiceConfiguration/sourceDescriptions``), if described.
         public var simulates: String?
         /// `succeeded`, `failed`, `skipped-circuit-open`, `served-from-cache` …
         public var status: String
@@ -72,7 +72,7 @@ public struct JobsResponse: Codable, Sendable {
     /// The merged, de-duplicated jobs.
     public var jobs: [Posting]
 
-    init(outcome: FetchOutcome<Job>, breakerStates: [String: BreakerState], roles: [String: String]) {
+    init(outcome: FetchOutcome<Job>, breakerStates: [String: BreakerState], descriptions: [String: String]) {
         let result = outcome
         message = outcome.message.map {
             Message(
@@ -85,7 +85,7 @@ public struct JobsResponse: Codable, Sendable {
         sources = result.report.sources.map { report in
             let failure = report.status == .succeeded ? nil : report.classification
             return SourceEntry(
-                id: report.id.rawValue, displayName: report.displayName, simulates: roles[report.id.rawValue],
+                id: report.id.rawValue, displayName: report.displayName, simulates: descriptions[report.id.rawValue],
                 status: report.status.rawValue, items: report.itemCount, attempts: report.attempts,
                 durationSeconds: Self.seconds(report.duration),
                 breaker: (breakerStates[report.id.rawValue] ?? .closed).rawValue,

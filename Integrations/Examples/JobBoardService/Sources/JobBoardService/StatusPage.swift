@@ -1,5 +1,9 @@
+import Foundation
+
 /// The HTML status page (`GET /`): the user-facing message, the health verdict, one row per source and the
-/// jobs, rendered on the server with inline CSS and no scripts.
+/// jobs, rendered on the server with inline CSS and no scripts. Every text is HTML-escaped, and a job's link
+/// is a link only when it is an absolute `http` or `https` URL (``linkTarget(_:)``): the postings come from
+/// upstreams, and a `javascript:` or `data:` URL in an `href` would run in the reader's browser.
 struct StatusPage {
     var jobs: JobsResponse
     var health: HealthResponse
@@ -26,8 +30,7 @@ struct StatusPage {
         h2{font-size:16px;margin:18px 0 8px}a{color:#1d5fbf}code{font-size:12px}
         </style></head><body>
         <header><h1>Job board — resilience status</h1>
-        <p>Six sources on an embedded FaultServer (loopback, simulated failures), fetched through ResilienceKit's \
-        composition root · <a style="color:#9cc3ff" href="/jobs">/jobs</a> · \
+        <p>Six job boards fetched through ResilienceKit's composition root · <a style="color:#9cc3ff" href="/jobs">/jobs</a> · \
         <a style="color:#9cc3ff" href="/metrics">/metrics</a> · <a style="color:#9cc3ff" href="/health">/health</a></p>
         </header><main>
         \(banner)
@@ -98,10 +101,27 @@ struct StatusPage {
     }
 
     private func jobRow(_ job: JobsResponse.Posting) -> String {
-        """
-        <tr><td><a href="\(escape(job.url))">\(escape(job.title))</a></td><td>\(escape(job.company))</td>\
-        <td>\(escape(job.location))</td><td><code>\(escape(job.source))</code></td></tr>
-        """
+        let title =
+            if let target = Self.linkTarget(job.url) {
+                #"<a href="\#(escape(target))" rel="noopener noreferrer nofollow">\#(escape(job.title))</a>"#
+            } else {
+                #"\#(escape(job.title)) <span class="muted">(link withheld: not an http or https URL)</span>"#
+            }
+        return """
+            <tr><td>\(title)</td><td>\(escape(job.company))</td>\
+            <td>\(escape(job.location))</td><td><code>\(escape(job.source))</code></td></tr>
+            """
+    }
+
+    /// `text` as a link target when it is an absolute `http` or `https` URL with a host, normalised by
+    /// `URL`; `nil` for any other scheme (`javascript:`, `data:`, `vbscript:` …), for scheme-relative and
+    /// relative references, and for text that is not a URL (whitespace or control characters that a browser
+    /// would strip to reveal another scheme included).
+    static func linkTarget(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { return nil }
+        return url.absoluteString
     }
 
     private func format3(_ seconds: Double) -> String {

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The fake job boards `job-board-service --demo` runs instead of real upstreams: a loopback `FaultServer`
+/// (ResilienceTesting) playing the six boards, each failing in its own realistic way, as a `Service` of its own
+/// in the service group.
+///
+/// It binds a free 127.0.0.1 port when created, so that its URLs are known before the job board is built;
+/// ``run()`` keeps it serving until the group shuts down gracefully and then stops it. List it before the
+/// HTTP server in the group: services stop in reverse order, so the server finishes its last requests while
+/// the boards still answer.
+public final class DemoUpstreams: Service, Sendable {
+    private let boards: DemoBoards
+    private let logger: Logger
+
+    /// Starts the fake boards on a free 127.0.0.1 port.
+    ///
+    /// - Parameters:
+    ///   - seed: The seed of the boards' chaos.
+    ///   - chaos: The probability of a TCP reset or a 503 on the two healthy boards (0 = calm).
+    ///   - lifetime: The longest the boards serve, even if never stopped.
+    ///   - logger: Where it says where it listens and when it stops.
+    /// - Throws: `FaultServerError` when no loopback port can be bound.
+    public init(
+        seed: UInt64 = 42, chaos: Double = 0.25, lifetime: Duration = .seconds(86_400), logger: Logger
+    )
+        throws
+    {
+        boards = try DemoBoards(seed: seed, chaos: chaos, lifetime: lifetime)
+        self.logger = logger
+    }
+
+    /// The base URL of the boards played as HTTPS boards (loopback http on 127.0.0.1).
+    public var boardsURL: URL { boards.upstreams.boards }
+    /// The base URL of the board played as a plaintext-only host ("localhost", the same server).
+    public var plaintextFeedsURL: URL { boards.upstreams.plaintextFeeds }
+    /// What each fake board does, by source id.
+    public var sourceDescriptions: [String: String] {
+        Dictionary(uniqueKeysWithValues: boards.roles.map { ($0.id.rawValue, $0.simulates) })
+    }
+    /// How many requests reached the fake boards so far.
+    public var requestCount: Int { boards.server.requestCount }
+
+    /// Serves until the service group shuts down gracefully (or the task is cancelled), then stops the server.
+    public func run() async throws {
+        logger.info("demo upstreams: fake job boards on \(boardsURL)")
+        try? await gracefulShutdown()
+        boards.server.stop()
+        logger.info("demo upstreams stopped")
+    }
+
+    /// Stops the server now (for use outside a service group).
+    public func stop() { boards.server.stop() }
+}

@@ -1,1 +1,0 @@
-../../../../../../Examples/JobBoard/DemoOptions.swift

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import JobBoardService
+import Logging
+import Metrics
+import NIOPosix
+import Prometheus
+import ResilienceAsyncHTTPClient
+import ResilienceTracing
+import ServiceLifecycle
+
+/// `job-board-service`: the job board as a Hummingbird 2 server (GET /, /jobs, /metrics, /health).
+///
+/// With `--demo` it also runs fake upstreams (a loopback FaultServer playing six failing job boards) as a
+/// service of its own; otherwise it fetches from `--boards-url` and `--plaintext-feeds-url`.
+@main
+struct JobBoardServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "job-board-service",
+        abstract: "The job board's composition root behind a Hummingbird 2 server.",
+        discussion: """
+            Routes: GET / (status page), /jobs (JSON), /metrics (Prometheus text), /health. SIGTERM or SIGINT \
+            shuts it down gracefully: the server finishes its requests, then the HTTP client and the demo \
+            upstreams stop.
+            """)
+
+    @Option(help: "The address to bind.")
+    var hostname = "127.0.0.1"
+
+    @Option(help: "The port to bind (0 picks a free one).")
+    var port = 8080
+
+    @Flag(help: "Run fake upstreams (a loopback FaultServer playing six failing job boards) and fetch from them.")
+    var demo = false
+
+    @Option(help: "The base URL of the job boards served over HTTPS (required without --demo).")
+    var boardsURL: String?
+
+    @Option(help: "The base URL of the host that serves its feed only in plaintext (required without --demo).")
+    var plaintextFeedsURL: String?
+
+    @Option(help: "The seed of the pipelines' jitter and of the demo upstreams' chaos.")
+    var seed: UInt64 = 42
+
+    @Option(help: "With --demo: the probability (0 to 0.9) of a reset or a 503 on the healthy boards.")
+    var chaos = 0.25
+
+    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (0...0.9).contains(chaos) else { throw ValidationError("--chaos must be from 0 to 0.9") }
+        if demo {
+            guard boardsURL == nil, plaintextFeedsURL == nil else {
+                throw ValidationError("--demo runs its own upstreams: leave out --boards-url and --plaintext-feeds-url")
+            }
+        } else {
+            guard let boardsURL, let plaintextFeedsURL else {
+                throw ValidationError("give --boards-url and --plaintext-feeds-url, or --demo for fake upstreams")
+            }
+            _ = try Self.upstreamURL(boardsURL, option: "--boards-url")
+            _ = try Self.upstreamURL(plaintextFeedsURL, option: "--plaintext-feeds-url")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "job-board-service")
+        logger.logLevel = logLevel
+
+        // One Prometheus registry for the whole process: swift-metrics' global factory (Hummingbird's
+        // MetricsMiddleware, AsyncHTTPClient …) and the resilience sink both write to it; /metrics serves it.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        // Tracing: TracingMiddleware and TracingTransport use InstrumentationSystem's tracer, a no-op until the
+        // application bootstraps one here, before anything is built (swift-otel's, for an OTLP collector).
+
+        // Services start in this order and stop in reverse order on SIGTERM/SIGINT: the HTTP server stops
+        // first (finishing the requests in flight, which still need the client and the upstreams), then the
+        // HTTP client, then the demo upstreams.
+        var services: [any Service] = []
+        let configuration: JobBoardServiceConfiguration
+        if demo {
+            let upstreams = try DemoUpstreams(seed: seed, chaos: chaos, logger: logger)
+            services.append(upstreams)
+            configuration = JobBoardServiceConfiguration(
+                hostname: hostname, port: port, boardsURL: upstreams.boardsURL,
+                plaintextFeedsURL: upstreams.plaintextFeedsURL, seed: seed,
+                sourceDescriptions: upstreams.sourceDescriptions)
+        } else {
+            configuration = JobBoardServiceConfiguration(
+                hostname: hostname, port: port,
+                boardsURL: try Self.upstreamURL(boardsURL ?? "", option: "--boards-url"),
+                plaintextFeedsURL: try Self.upstreamURL(plaintextFeedsURL ?? "", option: "--plaintext-feeds-url"),
+                seed: seed)
+        }
+        // An HTTP client of the transport's own (its redirect rules, bounded decompression, no tracing of its
+        // own), shut down by the transport's service once the server has stopped.
+        let transport = AsyncHTTPClientTransport(
+            configuration: .interactive, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        services.append(transport)
+
+        // One client span per attempt (a child of TracingMiddleware's server span), its W3C context injected
+        // into the request; the transport's own client does not trace, so there is no second span.
+        let service = JobBoardService(
+            configuration: configuration, logger: logger, registry: registry,
+            transport: TracingTransport(wrapping: transport))
+        let application = service.makeApplication { [logger] port in
+            logger.info("serving the job board on http://\(configuration.hostname):\(port)/")
+        }
+        services.append(application)
+
+        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+    }
+
+    /// `text` as an upstream base URL: absolute, `http` or `https`, with a host.
+    static func upstreamURL(_ text: String, option: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host?.isEmpty == false
+        else { throw ValidationError("\(option) must be an absolute http or https URL, not \"\(text)\"") }
+        return url
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
