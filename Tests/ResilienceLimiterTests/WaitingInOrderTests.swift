@@ -92,6 +92,9 @@ struct TokenBucketWaitingTests {
         tasks[1].cancel()
         await #expect(throws: CancellationError.self) { try await tasks[1].value }
         #expect(limiter.availableTokens(now: at(0)) == -2)
+        // One turn at a time, so the order recorded is the limiter's, not the scheduler's.
+        clock.manual.advance(to: .init(offset: .seconds(1)))
+        await eventually { admitted.value.count == 1 }
         clock.manual.advance(to: .init(offset: .seconds(3)))
         try await tasks[0].value
         try await tasks[2].value
