@@ -26,14 +26,6 @@ public final class ConcurrencyLimiter: RateLimiter {
         /// Calls each class may have in flight (sheddable, default, critical).
         let thresholds: (Int, Int, Int)
 
-        func threshold(_ priorityClass: Int) -> Int {
-            switch priorityClass {
-            case 2: thresholds.2
-            case 1: thresholds.1
-            default: thresholds.0
-            }
-        }
-
         mutating func takeSlot(now: ResilienceInstant) -> RateLimitPermit {
             inFlight += 1
             return RateLimitPermit(token: 0, admittedAt: now)

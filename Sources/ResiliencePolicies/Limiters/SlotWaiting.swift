@@ -80,13 +80,22 @@ protocol SlotAdmission: SendableMetatype {
     var waiters: PriorityWaiters { get set }
     /// The most callers that may wait, every class together.
     var maximumQueued: Int { get }
-    /// Calls of `priorityClass` may start while fewer than this many run.
-    func threshold(_ priorityClass: Int) -> Int
+    /// Calls each class may have in flight: sheddable, default, critical.
+    var thresholds: (Int, Int, Int) { get }
     /// Takes a slot (one more call in flight) and returns its permit.
     mutating func takeSlot(now: ResilienceInstant) -> RateLimitPermit
 }
 
 extension SlotAdmission {
+    /// Calls of `priorityClass` may start while fewer than this many run.
+    func threshold(_ priorityClass: Int) -> Int {
+        switch priorityClass {
+        case 2: thresholds.2
+        case 1: thresholds.1
+        default: thresholds.0
+        }
+    }
+
     /// Whether a call of `priorityClass` may start now: under its threshold, and nobody of its class or a
     /// higher one waiting ahead of it.
     func admits(_ priorityClass: Int) -> Bool {

@@ -26,15 +26,6 @@ struct AdaptiveLimitState: SlotAdmission {
         updateThresholds()
     }
 
-    /// Calls the class may have in flight.
-    func threshold(_ priorityClass: Int) -> Int {
-        switch priorityClass {
-        case 2: thresholds.2
-        case 1: thresholds.1
-        default: thresholds.0
-        }
-    }
-
     /// Takes a slot; the permit's token is the calls then in flight (the sample's `inFlight`).
     mutating func takeSlot(now: ResilienceInstant) -> RateLimitPermit {
         inFlight += 1
