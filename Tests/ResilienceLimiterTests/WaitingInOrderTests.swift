@@ -76,7 +76,11 @@ struct TokenBucketWaitingTests {
         let tasks = await clock.queueWaiters(3, on: limiter, admitted: admitted) { context() }
         // At 1 s a token comes, but it is the first waiter's: a newcomer is told to wait behind all three.
         #expect(limiter.tryAcquire(now: at(1)) == .delayed(retryAfter: .seconds(3)))
-        clock.manual.advance(to: .init(offset: .seconds(3)))
+        // One turn at a time, so the order recorded is the limiter's, not the scheduler's.
+        for step in 1...3 {
+            clock.manual.advance(to: .init(offset: .seconds(step)))
+            await eventually { admitted.value.count == step }
+        }
         for task in tasks { try await task.value }
         #expect(admitted.value.map(\.0) == [0, 1, 2])
         #expect(limiter.tryAcquire(now: at(3)) == .delayed(retryAfter: .seconds(1)))
