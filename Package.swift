@@ -47,16 +47,10 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The one SQLite wrapper, internal to the package (no product): the sync engine's mutation store and the
-        // HTTP cache's durable store both use it. It imports no module of ours, so the two feature modules still
-        // meet only through ResilienceCore.
-        .target(name: "ResilienceSQLite", dependencies: [systemSQLite], swiftSettings: strictSettings),
+        .target(name: "ResilienceSync", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
+        // The HTTP cache's durable store uses the same system SQLite.
         .target(
-            name: "ResilienceSync", dependencies: ["ResilienceCore", "ResilienceSQLite", systemSQLite],
-            swiftSettings: strictSettings),
-        .target(
-            name: "ResilienceTransport", dependencies: ["ResilienceCore", "ResilienceSQLite", systemSQLite],
-            swiftSettings: strictSettings),
+            name: "ResilienceTransport", dependencies: ["ResilienceCore", systemSQLite], swiftSettings: strictSettings),
 
         // MARK: Composition root
         .target(

@@ -2,9 +2,7 @@ import Foundation
 import Testing
 
 /// ARCHITECTURE.md's one dependency rule, enforced by reading the `import` lines under `Sources/`:
-/// a feature module (and the test kit) imports `ResilienceCore` and no other module of ours, except the
-/// package-internal wrappers of a system library (`ResilienceSQLite`), which import nothing of ours and are
-/// imported only by the modules listed for them.
+/// a feature module (and the test kit) imports `ResilienceCore` and no other module of ours.
 @Suite("Dependency rule")
 struct DependencyRuleTests {
     static let sourcesDirectory = URL(fileURLWithPath: #filePath)
@@ -12,11 +10,6 @@ struct DependencyRuleTests {
         .appendingPathComponent("Sources")
 
     static let compositionRoots: Set<String> = ["ResilienceCore", "ResilienceKit"]
-
-    /// Package-internal wrappers of a system library, and the feature modules that may import each.
-    static let systemLibraryWrappers: [String: Set<String>] = [
-        "ResilienceSQLite": ["ResilienceSync", "ResilienceTransport"]
-    ]
 
     static func ourImports(in file: URL) throws -> [String] {
         let text = try String(contentsOf: file, encoding: .utf8)
@@ -43,32 +36,12 @@ struct DependencyRuleTests {
                 manager.enumerator(at: root, includingPropertiesForKeys: nil)?
                 .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
             for file in files {
-                for imported in try Self.ourImports(in: file) where !Self.mayImport(module, imported) {
+                for imported in try Self.ourImports(in: file) where imported != "ResilienceCore" {
                     violations.append("\(module)/\(file.lastPathComponent) imports \(imported)")
                 }
             }
         }
         #expect(violations.isEmpty, "\(violations)")
-    }
-
-    /// Whether `module` may import `imported`: Core, or a system-library wrapper listed for it; a wrapper
-    /// imports nothing of ours, not even Core.
-    static func mayImport(_ module: String, _ imported: String) -> Bool {
-        if systemLibraryWrappers[module] != nil { return false }
-        if imported == "ResilienceCore" { return true }
-        return systemLibraryWrappers[imported]?.contains(module) == true
-    }
-
-    @Test("A system-library wrapper is importable only by the modules listed for it, and imports nothing of ours")
-    func systemLibraryWrappersStayLeaves() {
-        #expect(Self.mayImport("ResilienceSync", "ResilienceSQLite"))
-        #expect(Self.mayImport("ResilienceTransport", "ResilienceSQLite"))
-        #expect(!Self.mayImport("ResiliencePolicies", "ResilienceSQLite"))
-        #expect(!Self.mayImport("ResilienceTesting", "ResilienceSQLite"))
-        #expect(!Self.mayImport("ResilienceSQLite", "ResilienceCore"))
-        #expect(!Self.mayImport("ResilienceSync", "ResilienceTransport"))
-        let wrapperFolders = Self.systemLibraryWrappers.keys.map { Self.sourcesDirectory.appendingPathComponent($0) }
-        #expect(wrapperFolders.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
     }
 
     @Test("The import scanner sees every spelling of an import")

@@ -1,5 +1,5 @@
+import Foundation
 import ResilienceCore
-import ResilienceSQLite
 
 #if canImport(SQLite3)
 import SQLite3
@@ -7,30 +7,195 @@ import SQLite3
 import CSQLite
 #endif
 
-/// The mutation store's connection: the shared SQLite wrapper, failing with the ``MutationStoreError`` codes
-/// the store's contract promises. Not thread-safe: ``SQLiteMutationStore`` keeps it inside a `LockedState`.
-typealias SQLiteConnection = SQLiteDatabase<MutationStoreError>
+/// One SQLite connection with a cache of prepared statements. Not thread-safe: its owner guards it with a
+/// lock (``SQLiteMutationStore`` keeps it inside a `LockedState`).
+final class SQLiteConnection {
+    private(set) var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
 
-extension SQLiteDatabase where Failure == MutationStoreError {
     /// Opens (creating if needed) the database at `path`.
-    convenience init(path: String) throws(MutationStoreError) {
-        try self.init(path: path, failure: Self.mutationStoreError)
+    init(path: String) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw SQLiteConnection.error(code, message: "cannot open \(path): \(message)", opening: true)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        handle = db
     }
 
-    /// Maps an SQLite failure to the typed error the contract promises.
-    static func mutationStoreError(_ failure: SQLiteFailure) -> MutationStoreError {
-        guard failure.phase != .closed else {
-            return MutationStoreError(.storageConnectionFailed, message: "the store is closed")
+    deinit { close() }
+
+    /// Finalizes every statement and closes the connection.
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws {
+        guard let handle else { throw Self.closedError }
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw Self.error(code, message: message)
         }
+    }
+
+    /// The first column of the first row of `sql`, as text (for pragmas).
+    func scalarText(_ sql: String) throws -> String? {
+        let statement = try prepare(sql)
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        if code == SQLITE_ROW {
+            return sqlite3_column_text(statement, 0).map { String(cString: $0) }
+        }
+        if code == SQLITE_DONE { return nil }
+        throw lastError(code)
+    }
+
+    /// A cached prepared statement for `sql`, reset and with its bindings cleared.
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        guard let handle else { throw Self.closedError }
+        if let cached = statements[sql] {
+            sqlite3_reset(cached)
+            sqlite3_clear_bindings(cached)
+            return cached
+        }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw lastError(code) }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Steps a statement that returns no rows, then resets it.
+    func run(_ statement: OpaquePointer) throws {
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw lastError(code) }
+    }
+
+    /// Steps a statement and calls `row` for every result row, then resets it.
+    func query(_ statement: OpaquePointer, row: (OpaquePointer) -> Void) throws {
+        defer { sqlite3_reset(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_ROW {
+                row(statement)
+            } else if code == SQLITE_DONE {
+                return
+            } else {
+                throw lastError(code)
+            }
+        }
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction, rolling back if it throws.
+    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try run(prepare("BEGIN IMMEDIATE"))
+        do {
+            let result = try body()
+            try run(prepare("COMMIT"))
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if any (SQLite may already have rolled it back after an I/O error).
+    func rollback() {
+        guard let handle, sqlite3_get_autocommit(handle) == 0 else { return }
+        sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+    }
+
+    /// The rowid of the last insert.
+    var lastInsertedRowID: Int64 {
+        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+    }
+
+    /// How many rows the last statement changed.
+    var changes: Int {
+        handle.map { Int(sqlite3_changes($0)) } ?? 0
+    }
+
+    /// The typed error for `code`, with the connection's message.
+    func lastError(_ code: Int32) -> MutationStoreError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
+        return Self.error(code, message: message)
+    }
+
+    private static let closedError = MutationStoreError(.storageConnectionFailed, message: "the store is closed")
+
+    /// Maps an SQLite result code to the typed error the contract promises.
+    static func error(_ code: Int32, message: String, opening: Bool = false) -> MutationStoreError {
+        let primary = code & 0xFF
         let failureCode: FailureCode
-        switch failure.primaryCode {
+        switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: failureCode = .storageBusy
         case SQLITE_FULL: failureCode = .diskFull
         case SQLITE_CONSTRAINT: failureCode = .constraintViolation
         case SQLITE_CORRUPT, SQLITE_NOTADB: failureCode = .corruptedData
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: failureCode = .storageConnectionFailed
-        default: failureCode = failure.phase == .opening ? .storageConnectionFailed : .unknown
+        default: failureCode = opening ? .storageConnectionFailed : .unknown
         }
-        return MutationStoreError(failureCode, message: "\(failure.message) (SQLite \(failure.code))")
+        return MutationStoreError(failureCode, message: "\(message) (SQLite \(code))")
+    }
+}
+
+extension SQLiteConnection {
+    /// SQLite copies bound text and blobs when given this destructor.
+    static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+    /// Binds text to a 1-based parameter.
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+        guard let text else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        sqlite3_bind_text(statement, index, text, -1, Self.transient)
+    }
+
+    /// Binds an integer to a 1-based parameter.
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(statement, index, value)
+    }
+
+    /// Binds a double to a 1-based parameter.
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double) {
+        sqlite3_bind_double(statement, index, value)
+    }
+
+    /// Binds a blob (never null: an empty blob for empty data).
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) {
+        _ = data.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress, buffer.count > 0 {
+                sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
+            } else {
+                sqlite3_bind_zeroblob(statement, index, 0)
+            }
+        }
+    }
+
+    /// Reads a text column.
+    static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
+        sqlite3_column_text(statement, column).map { String(cString: $0) }
+    }
+
+    /// Reads a blob column.
+    static func data(_ statement: OpaquePointer, _ column: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+        return Data(bytes: bytes, count: count)
     }
 }

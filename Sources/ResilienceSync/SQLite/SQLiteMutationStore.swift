@@ -1,6 +1,5 @@
 import Foundation
 import ResilienceCore
-import ResilienceSQLite
 
 #if canImport(SQLite3)
 import SQLite3

@@ -1,5 +1,4 @@
 import ResilienceCore
-import ResilienceSQLite
 
 /// The store's versioned schema: each migration runs once, in its own transaction, and bumps
 /// `PRAGMA user_version`.
@@ -56,6 +55,7 @@ enum SchemaMigrator {
                 try connection.execute("COMMIT")
             } catch {
                 connection.rollback()
+                guard let error = error as? MutationStoreError else { throw error }
                 if error.code == .corruptedData || error.code == .storageBusy || error.code == .diskFull {
                     throw error
                 }

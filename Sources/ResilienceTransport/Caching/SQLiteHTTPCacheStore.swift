@@ -1,6 +1,5 @@
 import Foundation
 import ResilienceCore
-import ResilienceSQLite
 
 #if canImport(SQLite3)
 import SQLite3
@@ -75,14 +74,13 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
 extension SQLiteHTTPCacheStore {
     /// The connection and the bookkeeping it keeps in memory; only used under the store's lock.
     fileprivate struct Connection {
-        typealias Database = SQLiteDatabase<HTTPCacheStoreError>
-
-        let database: Database
+        var handle: OpaquePointer
+        var statements: [String: OpaquePointer] = [:]
         var byteCount = 0
         var useCounter: Int64 = 0
         var quarantinedPath: String?
-        var isOpen: Bool { database.isOpen }
-        var path: String { database.path }
+        var isOpen = true
+        let path: String
 
         static func openQuarantiningCorruption(path: String) throws(HTTPCacheStoreError) -> Connection {
             do throws(HTTPCacheStoreError) {
@@ -97,9 +95,17 @@ extension SQLiteHTTPCacheStore {
         }
 
         private static func open(path: String) throws(HTTPCacheStoreError) -> Connection {
-            var connection = Connection(database: try Database(path: path, failure: cacheStoreError))
+            var db: OpaquePointer?
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            let code = sqlite3_open_v2(path, &db, flags, nil)
+            guard code == SQLITE_OK, let db else {
+                let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite3_close_v2(db)
+                throw HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)")
+            }
+            var connection = Connection(handle: db, path: path)
             do throws(HTTPCacheStoreError) {
-                try connection.database.execute(
+                try connection.execute(
                     """
                     PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
                     CREATE TABLE IF NOT EXISTS http_cache(
@@ -110,12 +116,12 @@ extension SQLiteHTTPCacheStore {
                         PRIMARY KEY(key, variant));
                     CREATE INDEX IF NOT EXISTS http_cache_lru ON http_cache(last_use);
                     """)
-                guard try connection.database.scalarText("PRAGMA quick_check") == "ok" else {
+                guard try connection.scalarText("PRAGMA quick_check") == "ok" else {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) failed its integrity check")
                 }
                 connection.byteCount = Int(
-                    try connection.database.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
-                connection.useCounter = try connection.database.scalarInteger(
+                    try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
+                connection.useCounter = try connection.scalarInteger(
                     "SELECT COALESCE(MAX(last_use), 0) FROM http_cache")
             } catch {
                 connection.close()
@@ -139,18 +145,12 @@ extension SQLiteHTTPCacheStore {
             return aside
         }
 
-        func close() {
-            database.close()
-        }
-
-        /// The store's typed error for an SQLite failure: `unavailable` when the file cannot be opened,
-        /// `storageFailed` for any later failure.
-        static func cacheStoreError(_ failure: SQLiteFailure) -> HTTPCacheStoreError {
-            switch failure.phase {
-            case .opening: HTTPCacheStoreError(.unavailable, message: failure.message)
-            case .closed, .running:
-                HTTPCacheStoreError(.storageFailed, message: "SQLite \(failure.code): \(failure.message)")
-            }
+        mutating func close() {
+            guard isOpen else { return }
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements.removeAll()
+            sqlite3_close_v2(handle)
+            isOpen = false
         }
 
         /// Runs `body`; when SQLite reports the file corrupt, quarantines it, starts an empty cache and
@@ -161,7 +161,7 @@ extension SQLiteHTTPCacheStore {
             do throws(HTTPCacheStoreError) {
                 return try body(&self)
             } catch {
-                let code = database.lastPrimaryCode
+                let code = sqlite3_errcode(handle) & 0xFF
                 guard code == SQLITE_CORRUPT || code == SQLITE_NOTADB else { throw error }
                 close()
                 let aside = Self.quarantine(path)
@@ -174,41 +174,47 @@ extension SQLiteHTTPCacheStore {
         // MARK: Operations
 
         mutating func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] {
-            let select = try database.prepare(
+            let select = try prepare(
                 """
                 SELECT variant, status, url, headers, body, body_length, request_time, response_time, lifetime,
                 initial_age FROM http_cache WHERE key = ? ORDER BY last_use DESC
                 """)
-            database.bind(select, 1, key)
+            defer { sqlite3_reset(select) }
+            bind(select, 1, key)
             var entries: [HTTPCacheEntry] = []
             var damaged: [String] = []
-            try database.query(select) { row in
-                let variant = Database.text(row, 0) ?? ""
-                let body = Database.data(row, 4)
-                guard body.count == Int(sqlite3_column_int64(row, 5)),
-                    let headers = Self.decodeHeaders(Database.data(row, 3))
+            while true {
+                let code = sqlite3_step(select)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { throw failure(code) }
+                let variant = Self.text(select, 0) ?? ""
+                let body = Self.data(select, 4)
+                guard body.count == Int(sqlite3_column_int64(select, 5)),
+                    let headers = Self.decodeHeaders(Self.data(select, 3))
                 else {
                     damaged.append(variant)
-                    return
+                    continue
                 }
                 let response = HTTPResponse(
-                    status: Int(sqlite3_column_int64(row, 1)), headers: headers, body: body,
-                    url: Database.text(row, 2).flatMap { URL(string: $0) })
+                    status: Int(sqlite3_column_int64(select, 1)), headers: headers, body: body,
+                    url: Self.text(select, 2).flatMap { URL(string: $0) })
                 entries.append(
                     HTTPCacheEntry(
                         key: key, variantKey: variant, response: response,
-                        requestTime: Date(timeIntervalSince1970: sqlite3_column_double(row, 6)),
-                        responseTime: Date(timeIntervalSince1970: sqlite3_column_double(row, 7)),
-                        freshnessLifetime: sqlite3_column_double(row, 8),
-                        initialAge: sqlite3_column_double(row, 9)))
+                        requestTime: Date(timeIntervalSince1970: sqlite3_column_double(select, 6)),
+                        responseTime: Date(timeIntervalSince1970: sqlite3_column_double(select, 7)),
+                        freshnessLifetime: sqlite3_column_double(select, 8),
+                        initialAge: sqlite3_column_double(select, 9)))
             }
+            sqlite3_reset(select)
             for variant in damaged { try remove(key: key, variant: variant) }
             if !entries.isEmpty {
                 useCounter += 1
-                let touch = try database.prepare("UPDATE http_cache SET last_use = ? WHERE key = ?")
-                database.bind(touch, 1, useCounter)
-                database.bind(touch, 2, key)
-                try database.run(touch)
+                let touch = try prepare("UPDATE http_cache SET last_use = ? WHERE key = ?")
+                defer { sqlite3_reset(touch) }
+                sqlite3_bind_int64(touch, 1, useCounter)
+                bind(touch, 2, key)
+                try run(touch)
             }
             return entries
         }
@@ -218,31 +224,31 @@ extension SQLiteHTTPCacheStore {
             let size = entry.byteCount
             guard size <= budget else { return }
             useCounter += 1
-            let insert = try database.prepare(
+            let insert = try prepare(
                 """
                 INSERT INTO http_cache(key, variant, status, url, headers, body, body_length, request_time,
                 response_time, lifetime, initial_age, size, last_use) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
                 """)
-            database.bind(insert, 1, entry.key)
-            database.bind(insert, 2, entry.variantKey)
-            database.bind(insert, 3, Int64(entry.response.status))
-            database.bind(insert, 4, entry.response.url?.absoluteString)
-            database.bind(insert, 5, Self.encodeHeaders(entry.response.headers))
-            database.bind(insert, 6, entry.response.body)
-            database.bind(insert, 7, Int64(entry.response.body.count))
-            database.bind(insert, 8, entry.requestTime.timeIntervalSince1970)
-            database.bind(insert, 9, entry.responseTime.timeIntervalSince1970)
-            database.bind(insert, 10, entry.freshnessLifetime)
-            database.bind(insert, 11, entry.initialAge)
-            database.bind(insert, 12, Int64(size))
-            database.bind(insert, 13, useCounter)
-            try database.run(insert)
+            defer { sqlite3_reset(insert) }
+            bind(insert, 1, entry.key)
+            bind(insert, 2, entry.variantKey)
+            sqlite3_bind_int64(insert, 3, Int64(entry.response.status))
+            bind(insert, 4, entry.response.url?.absoluteString)
+            bind(insert, 5, Self.encodeHeaders(entry.response.headers))
+            bind(insert, 6, entry.response.body)
+            sqlite3_bind_int64(insert, 7, Int64(entry.response.body.count))
+            sqlite3_bind_double(insert, 8, entry.requestTime.timeIntervalSince1970)
+            sqlite3_bind_double(insert, 9, entry.responseTime.timeIntervalSince1970)
+            sqlite3_bind_double(insert, 10, entry.freshnessLifetime)
+            sqlite3_bind_double(insert, 11, entry.initialAge)
+            sqlite3_bind_int64(insert, 12, Int64(size))
+            sqlite3_bind_int64(insert, 13, useCounter)
+            try run(insert)
             byteCount += size
             while byteCount > budget {
-                let oldest = try database.prepare("SELECT key, variant FROM http_cache ORDER BY last_use LIMIT 1")
+                let oldest = try prepare("SELECT key, variant FROM http_cache ORDER BY last_use LIMIT 1")
                 let code = sqlite3_step(oldest)
-                guard code == SQLITE_ROW, let key = Database.text(oldest, 0), let variant = Database.text(oldest, 1)
-                else {
+                guard code == SQLITE_ROW, let key = Self.text(oldest, 0), let variant = Self.text(oldest, 1) else {
                     sqlite3_reset(oldest)
                     byteCount = 0
                     break
@@ -255,19 +261,99 @@ extension SQLiteHTTPCacheStore {
         /// Removes one variant, or every variant of `key` when `variant` is `nil`, keeping the byte count.
         mutating func remove(key: String, variant: String?) throws(HTTPCacheStoreError) {
             let filter = variant == nil ? "key = ?" : "key = ? AND variant = ?"
-            let measure = try database.prepare("SELECT COALESCE(SUM(size), 0) FROM http_cache WHERE \(filter)")
-            database.bind(measure, 1, key)
-            if let variant { database.bind(measure, 2, variant) }
+            let measure = try prepare("SELECT COALESCE(SUM(size), 0) FROM http_cache WHERE \(filter)")
+            bind(measure, 1, key)
+            if let variant { bind(measure, 2, variant) }
             let code = sqlite3_step(measure)
             let removed = code == SQLITE_ROW ? Int(sqlite3_column_int64(measure, 0)) : 0
             sqlite3_reset(measure)
-            guard code == SQLITE_ROW else { throw database.failure(code) }
+            guard code == SQLITE_ROW else { throw failure(code) }
             guard removed > 0 else { return }
-            let delete = try database.prepare("DELETE FROM http_cache WHERE \(filter)")
-            database.bind(delete, 1, key)
-            if let variant { database.bind(delete, 2, variant) }
-            try database.run(delete)
+            let delete = try prepare("DELETE FROM http_cache WHERE \(filter)")
+            defer { sqlite3_reset(delete) }
+            bind(delete, 1, key)
+            if let variant { bind(delete, 2, variant) }
+            try run(delete)
             byteCount -= removed
+        }
+
+        // MARK: SQLite plumbing
+
+        func failure(_ code: Int32) -> HTTPCacheStoreError {
+            HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(String(cString: sqlite3_errmsg(handle)))")
+        }
+
+        func execute(_ sql: String) throws(HTTPCacheStoreError) {
+            var errorMessage: UnsafeMutablePointer<CChar>?
+            let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+            guard code == SQLITE_OK else {
+                let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+                sqlite3_free(errorMessage)
+                throw HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(message)")
+            }
+        }
+
+        mutating func scalarText(_ sql: String) throws(HTTPCacheStoreError) -> String? {
+            let statement = try prepare(sql)
+            defer { sqlite3_reset(statement) }
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else { throw failure(code) }
+            return Self.text(statement, 0)
+        }
+
+        mutating func scalarInteger(_ sql: String) throws(HTTPCacheStoreError) -> Int64 {
+            let statement = try prepare(sql)
+            defer { sqlite3_reset(statement) }
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else { throw failure(code) }
+            return sqlite3_column_int64(statement, 0)
+        }
+
+        mutating func prepare(_ sql: String) throws(HTTPCacheStoreError) -> OpaquePointer {
+            if let cached = statements[sql] {
+                sqlite3_clear_bindings(cached)
+                return cached
+            }
+            var statement: OpaquePointer?
+            let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+            guard code == SQLITE_OK, let statement else { throw failure(code) }
+            statements[sql] = statement
+            return statement
+        }
+
+        func run(_ statement: OpaquePointer) throws(HTTPCacheStoreError) {
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_DONE || code == SQLITE_ROW else { throw failure(code) }
+        }
+
+        private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+            guard let text else {
+                sqlite3_bind_null(statement, index)
+                return
+            }
+            sqlite3_bind_text(statement, index, text, -1, Self.transient)
+        }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) {
+            _ = data.withUnsafeBytes { buffer in
+                if let base = buffer.baseAddress, buffer.count > 0 {
+                    sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
+                } else {
+                    sqlite3_bind_zeroblob(statement, index, 0)
+                }
+            }
+        }
+
+        static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
+            sqlite3_column_text(statement, column).map { String(cString: $0) }
+        }
+
+        static func data(_ statement: OpaquePointer, _ column: Int32) -> Data {
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return Data() }
+            return Data(bytes: bytes, count: count)
         }
 
         /// Header fields as `name NUL value NUL …` (a field value never contains NUL).
