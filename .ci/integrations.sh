@@ -19,7 +19,8 @@ build_and_test_integration() {
         echo "$1 built with warnings:"; grep -E "^$PWD/(Sources|Integrations)/.*warning:" "$log" | sort -u; exit 1
     fi
     grep -q "Build complete" "$log" || { tail -40 "$log"; exit 1; }
-    swift test --skip-build --no-parallel --package-path "$package" --scratch-path "$scratch"
+    timeout --kill-after=30 900 swift test --skip-build --no-parallel --package-path "$package" --scratch-path "$scratch" \
+        || { echo "$1's tests failed or did not finish within 900 s"; exit 1; }
     local sources=() path
     for path in "$package/Package.swift" "$package/Sources" "$package/Tests"; do [ -e "$path" ] && sources+=("$path"); done
     swift format lint --strict --recursive --parallel "${sources[@]}"
@@ -51,6 +52,15 @@ fi
 # --- issue14-transport: the AsyncHTTPClient transport and the OpenAPI middleware ---
 build_and_test_integration AsyncHTTPClientTransport
 build_and_test_integration OpenAPI
+
+# --- issue24-postgres: the PostgreSQL coordination store against a throwaway cluster (.ci/postgres.sh). Before the
+# publish block, so that PostgresNIO is built once, here, and the consumer below finds it built. ---
+started=$SECONDS
+timeout --kill-after=30 1500 bash .ci/postgres.sh \
+    || { echo "the PostgreSQL integration failed or did not finish within 1500 s"; exit 1; }
+swift format lint --strict --recursive --parallel Integrations/PostgreSQL/Package.swift Integrations/PostgreSQL/Sources \
+    Integrations/PostgreSQL/Tests
+echo "integration PostgreSQL took $((SECONDS - started)) s"
 
 # --- issue24-publish: the packages a user adds by URL. Publishes the library and every integration into a
 # temporary directory as git repositories tagged 1.0.0, then builds and tests Integrations/Examples/Consumer, which

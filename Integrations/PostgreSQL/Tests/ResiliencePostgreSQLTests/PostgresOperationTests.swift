@@ -68,7 +68,7 @@ struct PostgresSchemaFileTests {
     }
 }
 
-@Suite("PostgreSQL store operation", .serialized)
+@Suite("PostgreSQL store operation", .serialized, .timeLimit(.minutes(3)))
 struct PostgresOperationTests {
     @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
     func theSQLFilesMakeAWorkingSchemaWithoutRunTimeDDL() async throws {

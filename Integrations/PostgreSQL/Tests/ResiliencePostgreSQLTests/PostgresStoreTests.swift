@@ -58,7 +58,7 @@ enum TestDatabase {
     }
 }
 
-@Suite("PostgreSQL coordination store", .serialized)
+@Suite("PostgreSQL coordination store", .serialized, .timeLimit(.minutes(3)))
 struct PostgresStoreTests {
     @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
     func conformsToTheCoordinationStoreContract() async throws {
@@ -110,7 +110,7 @@ struct PostgresStoreTests {
     }
 }
 
-@Suite("PostgreSQL store without a server")
+@Suite("PostgreSQL store without a server", .timeLimit(.minutes(1)))
 struct PostgresUnavailableTests {
     @Test func aRefusedConnectionIsATypedFailureWithinTheDeadline() async throws {
         var connection = PostgresClient.Configuration(

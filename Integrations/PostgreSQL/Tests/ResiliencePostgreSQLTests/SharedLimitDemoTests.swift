@@ -4,7 +4,7 @@ import Testing
 /// The multi-process test: runs the `shared-limit-demo` executable, which starts four replica processes that
 /// share one 20 requests/s limit and one breaker through the test cluster, fails the server for 3 s, stops
 /// PostgreSQL for 10 s and starts it again, then checks every goal and exits non-zero if one fails.
-@Suite("shared-limit-demo across four processes", .serialized)
+@Suite("shared-limit-demo across four processes", .serialized, .timeLimit(.minutes(4)))
 struct SharedLimitDemoTests {
     /// The demo is built beside the test bundle (`swift test` builds every product of the package).
     static let demoExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
