@@ -20,12 +20,20 @@ public final class VirtualClock: Clock, Sendable {
         public init(offset: Duration) { self.offset = offset }
         /// The clock's origin.
         public static let zero = Instant(offset: .zero)
+        /// The instant `nanoseconds` after the origin.
+        init(nanoseconds: Int64) { offset = Duration(attosecondCount: Int128(nanoseconds) * 1_000_000_000) }
         /// The instant `duration` later.
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(offset: Duration(attosecondCount: offset.attosecondCount + duration.attosecondCount))
+        }
         /// The duration to `other`.
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public func duration(to other: Instant) -> Duration {
+            Duration(attosecondCount: other.offset.attosecondCount - offset.attosecondCount)
+        }
         /// Orders instants.
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset.attosecondCount < rhs.offset.attosecondCount
+        }
         /// `+offset`.
         public var description: String { "+\(offset)" }
     }
@@ -122,7 +130,7 @@ public final class VirtualClock: Clock, Sendable {
     /// The current instant.
     public var now: Instant {
         let nanoseconds = currentNanoseconds.load(ordering: .acquiring)
-        if nanoseconds >= 0 { return Instant(offset: .nanoseconds(nanoseconds)) }
+        if nanoseconds >= 0 { return Instant(nanoseconds: nanoseconds) }
         return state.withLock { $0.now }
     }
 
@@ -136,11 +144,9 @@ public final class VirtualClock: Clock, Sendable {
     /// Sets the time (with the lock held) and its lock-free copy.
     private func setNow(_ instant: Instant, _ state: inout State) {
         state.now = instant
-        let (seconds, attoseconds) = instant.offset.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        let whole = attoseconds % 1_000_000_000 == 0 && !overflow && !sumOverflow && sum >= 0
-        currentNanoseconds.store(whole ? sum : -1, ordering: .releasing)
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let exact = remainder == 0 && whole >= 0 && whole <= Int128(Int64.max)
+        currentNanoseconds.store(exact ? Int64(whole) : -1, ordering: .releasing)
     }
 
     /// The smallest step: one nanosecond.
@@ -248,7 +254,7 @@ public final class VirtualClock: Clock, Sendable {
     public var nextDeadline: Instant? {
         state.withLock { state in
             state.dropCancelledTop()
-            return state.heap.first.map { Instant(offset: .nanoseconds($0.wake)) }
+            return state.heap.first.map { Instant(nanoseconds: $0.wake) }
         }
     }
 
@@ -261,7 +267,7 @@ public final class VirtualClock: Clock, Sendable {
             guard let first = state.heap.first else { return nil }
             if let limit, limit < first.wake { return nil }
             _ = Self.pop(&state.heap)
-            let wake = Instant(offset: .nanoseconds(first.wake))
+            let wake = Instant(nanoseconds: first.wake)
             if state.now < wake { setNow(wake, &state) }
             if let relay = state.slots[first.slot].relay {
                 // The sleep goes on after its relay: the slot stays the task's.
@@ -323,14 +329,11 @@ public final class VirtualClock: Clock, Sendable {
 
     /// `instant` in whole nanoseconds from the origin, rounded up, clamped to the range of `Int64`.
     static func nanoseconds(_ instant: Instant) -> Int64 {
-        let (seconds, attoseconds) = instant.offset.components
-        let (whole, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let rounded = whole + (remainder > 0 ? 1 : 0)
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, sumOverflow) = scaled.addingReportingOverflow(rounded)
-        if sumOverflow { return seconds < 0 ? .min : .max }
-        return sum
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let rounded = remainder > 0 ? whole + 1 : whole
+        if rounded > Int128(Int64.max) { return .max }
+        if rounded < Int128(Int64.min) { return .min }
+        return Int64(rounded)
     }
 
     /// Children per node of the sleepers' heap: a four-ary heap is half as deep as a binary one, so taking
@@ -390,4 +393,18 @@ protocol VirtualClockRelay: AnyObject, Sendable {
     /// Runs once when the sleep's deadline comes (the clock reads that instant); returns the deadline in
     /// nanoseconds to sleep on until, or `nil` to resume the task now.
     func relay() -> Int64?
+}
+
+/// Time arithmetic on the simulation's hot paths. The standard library's `Duration` operators and
+/// `components` are not inlinable and work on a software 128-bit integer (a few hundred instructions for a
+/// `.nanoseconds(_:)` or a `components`, several per simulated request); a duration is a signed count of
+/// attoseconds stored as a signed high and an unsigned low half, so the native `Int128` gives the same
+/// answers in a few instructions (overflow traps, as the standard library's operators do).
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension Duration {
+    /// The duration in attoseconds.
+    var attosecondCount: Int128 { Int128(_low: _low, _high: _high) }
+
+    /// The duration of `attosecondCount` attoseconds.
+    init(attosecondCount: Int128) { self.init(_high: attosecondCount._high, low: attosecondCount._low) }
 }
