@@ -58,17 +58,18 @@ public struct TrafficRun: Sendable {
         let duration = duration
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
-        let base = RetryAfterAudit(
-            wrapped: QuotaServer(wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation),
-            simulation: simulation, counter: audit)
+        let quotaServer = QuotaServer(
+            wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
                 // Each client calls `keysPerClient` keys (endpoints) of one host, one pipeline per key; the preset
                 // rows' pipelines share the host's scope (one budget, one breaker), as an app's would.
                 let transports = (0..<clients).map { client in
-                    strategy.pipelines(
+                    let base = RetryAfterAudit(
+                        wrapped: quotaServer, simulation: simulation, counter: audit, client: client)
+                    return strategy.pipelines(
                         clock: clock, random: simulation.random(stream: UInt64(client) + 1), keys: Self.keysPerClient
-                    ).map { pipeline in ResilientTransport(wrapping: base, pipeline: { _ in pipeline }) }
+                    ).map { pipeline in ResilientTransport(wrapping: base, pipeline: pipeline) }
                 }
                 await Self.forEachClient(0..<clients) { client in
                     let keys = transports[client]
@@ -80,26 +81,30 @@ public struct TrafficRun: Sendable {
                     var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
                     var keyChoice = simulation.generator(stream: 3_000_000 + UInt64(client))
                     let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
-                    // A discarding group: a finished request's task is released at once, not kept for a result.
+                    let lanes = RequestLanes<(start: Duration, key: Int)>()
                     await withDiscardingTaskGroup { group in
                         var next = gaps.sample(using: &generator)
                         while next < duration {
                             guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
                                 break
                             }
-                            let start = next
-                            recorder.started(at: start)
-                            let key = Int.random(in: 0..<keys.count, using: &keyChoice)
-                            let (transport, sent) = (keys[key], requests[key])
-                            group.addTask {
-                                let context = ResilienceContext(key: Self.keyNames[key], clock: clock)
-                                let response = try? await transport.send(sent, context: context)
-                                recorder.finished(
-                                    startedAt: start, at: simulation.clock.now.offset,
-                                    succeeded: response?.isSuccess == true)
+                            recorder.started(at: next)
+                            let request = (start: next, key: Int.random(in: 0..<keys.count, using: &keyChoice))
+                            if !lanes.handOff(request) {
+                                group.addTask {
+                                    await lanes.run(first: request) { request in
+                                        let context = ResilienceContext(key: Self.keyNames[request.key], clock: clock)
+                                        let response = try? await keys[request.key].send(
+                                            requests[request.key], context: context)
+                                        recorder.finished(
+                                            startedAt: request.start, at: simulation.clock.now.offset,
+                                            succeeded: response?.isSuccess == true)
+                                    }
+                                }
                             }
                             next += gaps.sample(using: &generator)
                         }
+                        lanes.close()
                     }
                 }
             }
@@ -142,14 +147,50 @@ extension TrafficRun {
     }
 }
 
-/// One client's transport and request, shared by its requests' tasks.
-final class Sender: Sendable {
-    let transport: ResilientTransport
-    let request: HTTPRequest
+/// One client's request lanes: child tasks that each run one request at a time and then, instead of ending,
+/// wait for the client's next request. Open-loop traffic needs a task per request in flight, but a client
+/// rarely has more than one or two at once: a lane is created only when every lane of the client is busy, so
+/// a request costs a continuation resumption instead of creating and destroying a task (with its executor
+/// preference, group record and the task allocator's slabs, several allocations each).
+///
+/// Handing a request to a waiting lane enqueues that lane exactly where a new task's first job would have been
+/// enqueued (at the end of the simulation's run queue), so the events, their order and the trace are the same
+/// as with a task per request. Touched only on the simulation's driving thread (by the client's task and its
+/// lanes, one job at a time), hence `@unchecked Sendable`.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class RequestLanes<Request: Sendable>: @unchecked Sendable {
+    /// The lanes waiting for a request, the most recently finished last.
+    private var waiting: [UnsafeContinuation<Request?, Never>] = []
+    private var isClosed = false
 
-    init(transport: ResilientTransport, request: HTTPRequest) {
-        self.transport = transport
-        self.request = request
+    /// Hands `request` to a waiting lane; `false` when every lane is busy (start one with ``run(first:_:)``).
+    func handOff(_ request: Request) -> Bool {
+        guard let lane = waiting.popLast() else { return false }
+        lane.resume(returning: request)
+        return true
+    }
+
+    /// Runs `serve` on `request`, then on every request handed to this lane, until ``close()``.
+    func run(first request: Request, _ serve: (Request) async -> Void) async {
+        var request = request
+        while true {
+            await serve(request)
+            guard let next = await nextRequest() else { return }
+            request = next
+        }
+    }
+
+    /// No more requests: the waiting lanes end now, the busy ones when their request ends.
+    func close() {
+        isClosed = true
+        let lanes = waiting
+        waiting.removeAll()
+        for lane in lanes { lane.resume(returning: nil) }
+    }
+
+    private func nextRequest() async -> Request? {
+        if isClosed { return nil }
+        return await withUnsafeContinuation { waiting.append($0) }
     }
 }
 
