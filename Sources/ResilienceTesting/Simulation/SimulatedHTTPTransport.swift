@@ -110,6 +110,9 @@ private final class Exchange: VirtualClockRelay, @unchecked Sendable {
         }
         return VirtualClock.nanoseconds(.init(offset: Duration(attosecondCount: back)))
     }
+
+    /// The task resumes when the answer is back.
+    var relaysAgain: Bool { false }
 }
 
 /// A failure of ``SimulatedHTTPTransport`` that produced no response, classified like its real counterpart.

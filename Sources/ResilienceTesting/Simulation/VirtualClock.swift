@@ -163,10 +163,26 @@ public final class VirtualClock: Clock, Sendable {
         try await suspend(untilNanoseconds: Self.nanoseconds(deadline))
     }
 
+    /// Sleeps until `deadline` and then, at every deadline, runs `step` instead of resuming the task: on the
+    /// simulation's driving thread, with the clock reading that deadline and nothing else running, as the
+    /// task's own code would have run had it been woken there. The task sleeps on until the instant `step`
+    /// returns, and resumes when it returns `nil`; it throws `CancellationError` when cancelled first (no
+    /// further step runs).
+    ///
+    /// For a task whose work at most deadlines is short and synchronous, such as a client that starts a
+    /// request at each of a series of instants and hands it to a task that waits for one: a step costs no
+    /// task switch, no executor hop and no cancellation handler, and events happen in the same order and at
+    /// the same virtual times as with a loop of sleeps (a step's next sleep is ordered, among sleeps with the
+    /// same deadline, as a sleep that began when the step returned). Deadlines round and move as in
+    /// ``sleep(until:tolerance:)``.
+    public func sleep(until deadline: Instant, relaying step: @escaping @Sendable () -> Instant?) async throws {
+        try await suspend(untilNanoseconds: Self.nanoseconds(deadline), relay: StepRelay(step: step))
+    }
+
     #if compiler(>=6.2)
     /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
     ///
-    /// It runs on its caller's executor. Its only callers, ``sleep(until:tolerance:)`` and the simulated
+    /// It runs on its caller's executor. Its only callers, the two `sleep` methods and the simulated
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
     /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
     /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
@@ -289,7 +305,7 @@ public final class VirtualClock: Clock, Sendable {
             // Outside the lock: the relay may read the clock and record events, exactly as the task would have
             // done had it been resumed here (nothing else runs in between: the run queue is empty).
             let next = relay.relay()
-            resumeAfterRelay(slot: slot, ticket: ticket, next: next)?.resume()
+            resumeAfterRelay(slot: slot, ticket: ticket, next: next, relay: relay)?.resume()
         }
         return true
     }
@@ -303,10 +319,13 @@ public final class VirtualClock: Clock, Sendable {
     /// Puts a relayed sleep back in the heap until `next` (as a new sleep that began now would be: the same
     /// ordering and the same one-nanosecond minimum), or returns its continuation to resume when `next` is
     /// `nil`. Returns `nil` when the sleep was cancelled while its relay ran.
-    private func resumeAfterRelay(slot: Int, ticket: UInt64, next: Int64?) -> UnsafeContinuation<Void, any Error>? {
+    private func resumeAfterRelay(
+        slot: Int, ticket: UInt64, next: Int64?, relay: any VirtualClockRelay
+    ) -> UnsafeContinuation<Void, any Error>? {
         state.withLock { state -> UnsafeContinuation<Void, any Error>? in
             guard state.slots[slot].ticket == ticket else { return nil }
             state.slots[slot].relaying = false
+            if relay.relaysAgain { state.slots[slot].relay = relay }
             guard let next else {
                 let continuation = state.slots[slot].continuation
                 state.release(slot)
@@ -390,9 +409,11 @@ public final class VirtualClock: Clock, Sendable {
 /// between. Events happen in the same order and at the same virtual times as with two sleeps.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 protocol VirtualClockRelay: AnyObject, Sendable {
-    /// Runs once when the sleep's deadline comes (the clock reads that instant); returns the deadline in
+    /// Runs when the sleep's deadline comes (the clock reads that instant); returns the deadline in
     /// nanoseconds to sleep on until, or `nil` to resume the task now.
     func relay() -> Int64?
+    /// Whether the relay runs again at the deadline it returned (`true`), or the task resumes there (`false`).
+    var relaysAgain: Bool { get }
 }
 
 /// Time arithmetic on the simulation's hot paths. The standard library's `Duration` operators and
@@ -407,4 +428,16 @@ extension Duration {
 
     /// The duration of `attosecondCount` attoseconds.
     init(attosecondCount: Int128) { self.init(_high: attosecondCount._high, low: attosecondCount._low) }
+}
+
+/// The relay of ``VirtualClock/sleep(until:relaying:)``: runs the step at every deadline it returns.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+private final class StepRelay: VirtualClockRelay {
+    let step: @Sendable () -> VirtualClock.Instant?
+
+    init(step: @escaping @Sendable () -> VirtualClock.Instant?) { self.step = step }
+
+    func relay() -> Int64? { step().map(VirtualClock.nanoseconds) }
+
+    var relaysAgain: Bool { true }
 }
