@@ -78,31 +78,31 @@ public struct TrafficRun: Sendable {
                         request.headers.add(name: "X-Client-ID", value: "\(client)")
                         return request
                     }
-                    var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
-                    var keyChoice = simulation.generator(stream: 3_000_000 + UInt64(client))
-                    let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
-                    let lanes = RequestLanes<(start: Duration, key: Int)>()
+                    let lanes = RequestLanes<ClientArrivals.Request>()
+                    let arrivals = ClientArrivals(
+                        gaps: LatencyDistribution.exponential(mean: .seconds(1.0 / rate)),
+                        generator: simulation.generator(stream: 1_000_000 + UInt64(client)),
+                        keyChoice: simulation.generator(stream: 3_000_000 + UInt64(client)), keys: keys.count,
+                        until: duration, recorder: recorder, lanes: lanes)
                     await withDiscardingTaskGroup { group in
-                        var next = gaps.sample(using: &generator)
-                        while next < duration {
-                            guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
-                                break
-                            }
-                            recorder.started(at: next)
-                            let request = (start: next, key: Int.random(in: 0..<keys.count, using: &keyChoice))
-                            if !lanes.handOff(request) {
-                                group.addTask {
-                                    await lanes.run(first: request) { request in
-                                        let context = ResilienceContext(key: Self.keyNames[request.key], clock: clock)
-                                        let response = try? await keys[request.key].send(
-                                            requests[request.key], context: context)
-                                        recorder.finished(
-                                            startedAt: request.start, at: simulation.clock.now.offset,
-                                            succeeded: response?.isSuccess == true)
-                                    }
+                        // The clock starts every request a waiting lane can take (`ClientArrivals.step`) without
+                        // waking this task: it wakes to start a lane, or when the arrivals are over.
+                        while let next = arrivals.next {
+                            let instant = VirtualClock.Instant(offset: next)
+                            guard (try? await simulation.clock.sleep(until: instant, relaying: arrivals.step)) != nil
+                            else { break }
+                            guard let request = arrivals.takeUnplaced() else { continue }
+                            group.addTask {
+                                await lanes.run(first: request) { request in
+                                    let context = ResilienceContext(key: Self.keyNames[request.key], clock: clock)
+                                    let response = try? await keys[request.key].send(
+                                        requests[request.key], context: context)
+                                    recorder.finished(
+                                        startedAt: request.start, at: simulation.clock.now.offset,
+                                        succeeded: response?.isSuccess == true)
                                 }
                             }
-                            next += gaps.sample(using: &generator)
+                            arrivals.advance()
                         }
                         lanes.close()
                     }
@@ -145,6 +145,70 @@ extension TrafficRun {
             }
         }
     }
+}
+
+/// One client's open-loop arrivals: when its next request starts (Poisson times) and which key it calls.
+///
+/// ``step()`` runs as the clock's step (`VirtualClock.sleep(until:relaying:)`) at each start: it does what the
+/// client's task would have done had it woken there (records the start, picks the key, hands the request to a
+/// waiting lane, draws the next start) in the same order, so the run's events are those of a client that
+/// sleeps and wakes for every request. Touched only on the simulation's driving thread (by the clock's step
+/// and the client's task, one after the other), hence `@unchecked Sendable`.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class ClientArrivals: @unchecked Sendable {
+    /// A started request: when it started and the index of its key.
+    typealias Request = (start: Duration, key: Int)
+
+    private let gaps: LatencyDistribution
+    private var generator: PseudoRandomGenerator
+    private var keyChoice: PseudoRandomGenerator
+    private let keys: Int
+    private let end: Duration
+    private let recorder: Recorder
+    private let lanes: RequestLanes<Request>
+    private var upcoming: Duration
+    /// A request that started when no lane was waiting: the client's task starts a lane for it.
+    private var unplaced: Request?
+
+    init(
+        gaps: LatencyDistribution, generator: PseudoRandomGenerator, keyChoice: PseudoRandomGenerator, keys: Int,
+        until end: Duration, recorder: Recorder, lanes: RequestLanes<Request>
+    ) {
+        self.gaps = gaps
+        self.generator = generator
+        self.keyChoice = keyChoice
+        self.keys = keys
+        self.end = end
+        self.recorder = recorder
+        self.lanes = lanes
+        upcoming = gaps.sample(using: &self.generator)
+    }
+
+    /// When the next request starts; `nil` once the client has started all of them.
+    var next: Duration? { upcoming < end ? upcoming : nil }
+
+    /// Starts the request due now. A waiting lane takes it, and the step returns when the next one starts
+    /// (`nil`, waking the client's task, once there is none). With no lane waiting, it keeps the request for
+    /// ``takeUnplaced()`` and returns `nil`: the client's task wakes, starts a lane and calls ``advance()``.
+    func step() -> VirtualClock.Instant? {
+        recorder.started(at: upcoming)
+        let request = (start: upcoming, key: Int.random(in: 0..<keys, using: &keyChoice))
+        guard lanes.handOff(request) else {
+            unplaced = request
+            return nil
+        }
+        advance()
+        return next.map(VirtualClock.Instant.init(offset:))
+    }
+
+    /// The request no lane was waiting for, if any (once).
+    func takeUnplaced() -> Request? {
+        defer { unplaced = nil }
+        return unplaced
+    }
+
+    /// Draws when the next request starts.
+    func advance() { upcoming += gaps.sample(using: &generator) }
 }
 
 /// One client's request lanes: child tasks that each run one request at a time and then, instead of ending,
