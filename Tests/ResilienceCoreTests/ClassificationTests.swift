@@ -105,6 +105,18 @@ struct ClassificationTests {
         #expect(!headers.contains("retry-after"))
     }
 
+    @Test("Header names fold ASCII case only where it is a letter, and other names as lowercased")
+    func headerNameCaseFolding() {
+        let headers: HTTPHeaders = ["X-Rate_Limit[1]": "a", "Ümlaut-Ä": "b", "e\u{301}tag": "c"]
+        #expect(headers["x-rATE_lIMIT[1]"] == "a")
+        // `{` is `[` + 0x20, as `r` is `R` + 0x20, but they are not two cases of one letter.
+        #expect(headers["x-rate_limit{1]"] == nil)
+        #expect(headers["ümlaut-ä"] == "b")
+        #expect(headers["ÜMLAUT-Ä"] == "b")
+        #expect(headers["E\u{301}TAG"] == "c")
+        #expect(headers["ETag"] == nil)
+    }
+
     @Test("Seeded generators repeat their sequence")
     func seededGenerator() {
         var first = PseudoRandomGenerator(seed: 42)

@@ -170,6 +170,63 @@ import Testing
         #expect(simulation.clock.sleeperCount == 0)
     }
 
+    @Test func aRelayedSleepRunsItsStepAtEachDeadlineInTimeOrderAndResumesWhenItReturnsNil() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let log = LockedBox<[String]>([])
+        let end = try simulation.run { () -> Duration in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await clock.sleep(until: .init(offset: .seconds(1))) {
+                        let steps = log.mutate { log in
+                            log.append("step at \(clock.now.offset)")
+                            return log.count { $0.hasPrefix("step") }
+                        }
+                        return steps < 3 ? clock.now.advanced(by: .seconds(1)) : nil
+                    }
+                    log.mutate { $0.append("resumed at \(clock.now.offset)") }
+                }
+                group.addTask {
+                    try? await clock.sleep(until: .init(offset: .milliseconds(1_500)))
+                    log.mutate { $0.append("other at \(clock.now.offset)") }
+                }
+            }
+            return clock.now.offset
+        }
+        #expect(
+            log.value == [
+                "step at 1.0 seconds", "other at 1.5 seconds", "step at 2.0 seconds", "step at 3.0 seconds",
+                "resumed at 3.0 seconds",
+            ])
+        #expect(end == .seconds(3))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func cancellingARelayedSleepEndsItAtOnceAndRunsNoFurtherStep() throws {
+        let simulation = Simulation(seed: 1)
+        let clock = simulation.clock
+        let steps = LockedBox<[Duration]>([])
+        let outcome = try simulation.run { () -> String in
+            let sleeper = Task(executorPreference: simulation.executor) { () -> String in
+                do {
+                    try await clock.sleep(until: .init(offset: .seconds(1))) {
+                        steps.mutate { $0.append(clock.now.offset) }
+                        return clock.now.advanced(by: .seconds(1))
+                    }
+                    return "resumed"
+                } catch {
+                    return "\(type(of: error)) at \(clock.now.offset)"
+                }
+            }
+            try await clock.sleep(for: .milliseconds(4_500))
+            sleeper.cancel()
+            return await sleeper.value
+        }
+        #expect(outcome == "CancellationError at 4.5 seconds")
+        #expect(steps.value == [.seconds(1), .seconds(2), .seconds(3), .seconds(4)])
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test func timeLimitCancelsTheBody() throws {
         let simulation = Simulation(seed: 1)
         let clock = simulation.clock

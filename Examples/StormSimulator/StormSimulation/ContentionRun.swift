@@ -61,7 +61,7 @@ public struct ContentionRun: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 for client in 0..<clients {
                     let pipeline = makePipeline(clock, simulation.random(stream: UInt64(client) + 1))
-                    let transport = ResilientTransport(wrapping: server, pipeline: { _ in pipeline })
+                    let transport = ResilientTransport(wrapping: server, pipeline: pipeline)
                     group.addTask {
                         let request = HTTPRequest(url: URL(string: "https://row.example/update")!)
                         while simulation.clock.now.offset < .seconds(3600) {

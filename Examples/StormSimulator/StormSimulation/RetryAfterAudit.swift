@@ -5,26 +5,26 @@ import Synchronization
 /// Sits between a client's `ResilientTransport` and the simulated server and counts exactly the requests a
 /// client sent after it had received an advertisement that forbade them: a `429`'s `Retry-After`, or a
 /// `RateLimit` field saying the quota is spent (`r=0;t=T`), from the instant that response reached the client
-/// until the time it named (the latest such time of the client winning). It is keyed by client, as the server's
-/// quota is, and each client runs its own pipeline. Requests sent before the advertisement arrived, including
+/// until the time it named (the latest such time of the client winning). Each client has its own (the server's
+/// quota is per client too), and each client runs its own pipeline. Requests sent before the advertisement arrived, including
 /// those already on the wire when the server wrote it, are not counted: a request can only honour what its
 /// client has received. (The server's own count of early arrivals includes them.)
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 struct RetryAfterAudit: HTTPTransport {
     /// Shared by every client of one run (the run is single-threaded; the lock only satisfies `Sendable`).
     final class Counter: Sendable {
-        private let state = Mutex((blockedUntil: [String: Duration](), violations: 0))
+        private let state = Mutex((blockedUntil: [Int: Duration](), violations: 0))
 
         var violations: Int { state.withLock { $0.violations } }
 
-        func sending(client: String, at now: Duration) {
+        func sending(client: Int, at now: Duration) {
             state.withLock { state in
                 guard !state.blockedUntil.isEmpty else { return }
                 if let until = state.blockedUntil[client], now < until { state.violations += 1 }
             }
         }
 
-        func received(client: String, retryAfter: Duration, at now: Duration) {
+        func received(client: Int, retryAfter: Duration, at now: Duration) {
             state.withLock { state in
                 state.blockedUntil[client] = max(state.blockedUntil[client] ?? .zero, now + retryAfter)
             }
@@ -34,9 +34,10 @@ struct RetryAfterAudit: HTTPTransport {
     let wrapped: QuotaServer
     let simulation: Simulation
     let counter: Counter
+    /// The client whose requests pass through (the number in their `X-Client-ID`).
+    let client: Int
 
     func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        let client = request.headers["X-Client-ID"] ?? ""
         counter.sending(client: client, at: simulation.clock.now.offset)
         let response = try await wrapped.send(request, context: context)
         if response.status == 429, let header = response.headers["Retry-After"], let seconds = Int64(header) {

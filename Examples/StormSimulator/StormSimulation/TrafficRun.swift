@@ -58,17 +58,18 @@ public struct TrafficRun: Sendable {
         let duration = duration
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
-        let base = RetryAfterAudit(
-            wrapped: QuotaServer(wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation),
-            simulation: simulation, counter: audit)
+        let quotaServer = QuotaServer(
+            wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
                 // Each client calls `keysPerClient` keys (endpoints) of one host, one pipeline per key; the preset
                 // rows' pipelines share the host's scope (one budget, one breaker), as an app's would.
                 let transports = (0..<clients).map { client in
-                    strategy.pipelines(
+                    let base = RetryAfterAudit(
+                        wrapped: quotaServer, simulation: simulation, counter: audit, client: client)
+                    return strategy.pipelines(
                         clock: clock, random: simulation.random(stream: UInt64(client) + 1), keys: Self.keysPerClient
-                    ).map { pipeline in ResilientTransport(wrapping: base, pipeline: { _ in pipeline }) }
+                    ).map { pipeline in ResilientTransport(wrapping: base, pipeline: pipeline) }
                 }
                 await Self.forEachClient(0..<clients) { client in
                     let keys = transports[client]
@@ -77,29 +78,33 @@ public struct TrafficRun: Sendable {
                         request.headers.add(name: "X-Client-ID", value: "\(client)")
                         return request
                     }
-                    var generator = simulation.generator(stream: 1_000_000 + UInt64(client))
-                    var keyChoice = simulation.generator(stream: 3_000_000 + UInt64(client))
-                    let gaps = LatencyDistribution.exponential(mean: .seconds(1.0 / rate))
-                    // A discarding group: a finished request's task is released at once, not kept for a result.
+                    let lanes = RequestLanes<ClientArrivals.Request>()
+                    let arrivals = ClientArrivals(
+                        gaps: LatencyDistribution.exponential(mean: .seconds(1.0 / rate)),
+                        generator: simulation.generator(stream: 1_000_000 + UInt64(client)),
+                        keyChoice: simulation.generator(stream: 3_000_000 + UInt64(client)), keys: keys.count,
+                        until: duration, recorder: recorder, lanes: lanes)
                     await withDiscardingTaskGroup { group in
-                        var next = gaps.sample(using: &generator)
-                        while next < duration {
-                            guard (try? await simulation.clock.sleep(until: .init(offset: next))) != nil else {
-                                break
-                            }
-                            let start = next
-                            recorder.started(at: start)
-                            let key = Int.random(in: 0..<keys.count, using: &keyChoice)
-                            let (transport, sent) = (keys[key], requests[key])
+                        // The clock starts every request a waiting lane can take (`ClientArrivals.step`) without
+                        // waking this task: it wakes to start a lane, or when the arrivals are over.
+                        while let next = arrivals.next {
+                            let instant = VirtualClock.Instant(offset: next)
+                            guard (try? await simulation.clock.sleep(until: instant, relaying: arrivals.step)) != nil
+                            else { break }
+                            guard let request = arrivals.takeUnplaced() else { continue }
                             group.addTask {
-                                let context = ResilienceContext(key: Self.keyNames[key], clock: clock)
-                                let response = try? await transport.send(sent, context: context)
-                                recorder.finished(
-                                    startedAt: start, at: simulation.clock.now.offset,
-                                    succeeded: response?.isSuccess == true)
+                                await lanes.run(first: request) { request in
+                                    let context = ResilienceContext(key: Self.keyNames[request.key], clock: clock)
+                                    let response = try? await keys[request.key].send(
+                                        requests[request.key], context: context)
+                                    recorder.finished(
+                                        startedAt: request.start, at: simulation.clock.now.offset,
+                                        succeeded: response?.isSuccess == true)
+                                }
                             }
-                            next += gaps.sample(using: &generator)
+                            arrivals.advance()
                         }
+                        lanes.close()
                     }
                 }
             }
@@ -142,14 +147,114 @@ extension TrafficRun {
     }
 }
 
-/// One client's transport and request, shared by its requests' tasks.
-final class Sender: Sendable {
-    let transport: ResilientTransport
-    let request: HTTPRequest
+/// One client's open-loop arrivals: when its next request starts (Poisson times) and which key it calls.
+///
+/// ``step()`` runs as the clock's step (`VirtualClock.sleep(until:relaying:)`) at each start: it does what the
+/// client's task would have done had it woken there (records the start, picks the key, hands the request to a
+/// waiting lane, draws the next start) in the same order, so the run's events are those of a client that
+/// sleeps and wakes for every request. Touched only on the simulation's driving thread (by the clock's step
+/// and the client's task, one after the other), hence `@unchecked Sendable`.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class ClientArrivals: @unchecked Sendable {
+    /// A started request: when it started and the index of its key.
+    typealias Request = (start: Duration, key: Int)
 
-    init(transport: ResilientTransport, request: HTTPRequest) {
-        self.transport = transport
-        self.request = request
+    private let gaps: LatencyDistribution
+    private var generator: PseudoRandomGenerator
+    private var keyChoice: PseudoRandomGenerator
+    private let keys: Int
+    private let end: Duration
+    private let recorder: Recorder
+    private let lanes: RequestLanes<Request>
+    private var upcoming: Duration
+    /// A request that started when no lane was waiting: the client's task starts a lane for it.
+    private var unplaced: Request?
+
+    init(
+        gaps: LatencyDistribution, generator: PseudoRandomGenerator, keyChoice: PseudoRandomGenerator, keys: Int,
+        until end: Duration, recorder: Recorder, lanes: RequestLanes<Request>
+    ) {
+        self.gaps = gaps
+        self.generator = generator
+        self.keyChoice = keyChoice
+        self.keys = keys
+        self.end = end
+        self.recorder = recorder
+        self.lanes = lanes
+        upcoming = gaps.sample(using: &self.generator)
+    }
+
+    /// When the next request starts; `nil` once the client has started all of them.
+    var next: Duration? { upcoming < end ? upcoming : nil }
+
+    /// Starts the request due now. A waiting lane takes it, and the step returns when the next one starts
+    /// (`nil`, waking the client's task, once there is none). With no lane waiting, it keeps the request for
+    /// ``takeUnplaced()`` and returns `nil`: the client's task wakes, starts a lane and calls ``advance()``.
+    func step() -> VirtualClock.Instant? {
+        recorder.started(at: upcoming)
+        let request = (start: upcoming, key: Int.random(in: 0..<keys, using: &keyChoice))
+        guard lanes.handOff(request) else {
+            unplaced = request
+            return nil
+        }
+        advance()
+        return next.map(VirtualClock.Instant.init(offset:))
+    }
+
+    /// The request no lane was waiting for, if any (once).
+    func takeUnplaced() -> Request? {
+        defer { unplaced = nil }
+        return unplaced
+    }
+
+    /// Draws when the next request starts.
+    func advance() { upcoming += gaps.sample(using: &generator) }
+}
+
+/// One client's request lanes: child tasks that each run one request at a time and then, instead of ending,
+/// wait for the client's next request. Open-loop traffic needs a task per request in flight, but a client
+/// rarely has more than one or two at once: a lane is created only when every lane of the client is busy, so
+/// a request costs a continuation resumption instead of creating and destroying a task (with its executor
+/// preference, group record and the task allocator's slabs, several allocations each).
+///
+/// Handing a request to a waiting lane enqueues that lane exactly where a new task's first job would have been
+/// enqueued (at the end of the simulation's run queue), so the events, their order and the trace are the same
+/// as with a task per request. Touched only on the simulation's driving thread (by the client's task and its
+/// lanes, one job at a time), hence `@unchecked Sendable`.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class RequestLanes<Request: Sendable>: @unchecked Sendable {
+    /// The lanes waiting for a request, the most recently finished last.
+    private var waiting: [UnsafeContinuation<Request?, Never>] = []
+    private var isClosed = false
+
+    /// Hands `request` to a waiting lane; `false` when every lane is busy (start one with ``run(first:_:)``).
+    func handOff(_ request: Request) -> Bool {
+        guard let lane = waiting.popLast() else { return false }
+        lane.resume(returning: request)
+        return true
+    }
+
+    /// Runs `serve` on `request`, then on every request handed to this lane, until ``close()``.
+    func run(first request: Request, _ serve: (Request) async -> Void) async {
+        var request = request
+        while true {
+            await serve(request)
+            guard let next = await nextRequest() else { return }
+            request = next
+        }
+    }
+
+    /// No more requests: the waiting lanes end now, the busy ones when their request ends.
+    func close() {
+        isClosed = true
+        let lanes = waiting
+        waiting.removeAll()
+        for lane in lanes { lane.resume(returning: nil) }
+    }
+
+    private func nextRequest() async -> Request? {
+        if isClosed { return nil }
+        return await withUnsafeContinuation { waiting.append($0) }
     }
 }
 

@@ -69,7 +69,23 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 }
 
 extension String {
+    /// Whether the two names are equal once lowercased. Field names are ASCII tokens (RFC 9110 §5.1), compared
+    /// byte by byte with ASCII case folding, without allocating; a name with other characters is lowercased
+    /// as a whole.
     fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
+        guard utf8.count == other.utf8.count else { return false }
+        var isASCII = true
+        for (left, right) in zip(utf8, other.utf8) {
+            guard left < 0x80, right < 0x80 else {
+                isASCII = false
+                break
+            }
+            guard left == right || Self.asciiLowercase(left) == Self.asciiLowercase(right) else { return false }
+        }
+        return isASCII || lowercased() == other.lowercased()
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 }

@@ -148,12 +148,14 @@ public protocol ServerQuotaObserver: Sendable {
 
 extension ResilienceContext {
     /// Parses the quota advertised in `headers` (if any) and hands it to ``quotaObserver``; does nothing,
-    /// and parses nothing, without an observer. Transports call it for every response they receive.
+    /// and parses nothing, without an observer or without header fields (most responses: it then costs no
+    /// clock read and no copy of the observer). Transports call it for every response they receive.
     /// - Parameters:
     ///   - headers: the response's header fields.
     ///   - responseDate: the response's `Date`, if known.
     public func reportQuota(from headers: HTTPHeaders, responseDate: Date? = nil) {
-        guard let quotaObserver, let quota = ServerQuota(headers: headers, responseDate: responseDate, now: Date())
+        guard !headers.fields.isEmpty, let quotaObserver,
+            let quota = ServerQuota(headers: headers, responseDate: responseDate, now: Date())
         else { return }
         quotaObserver.observe(quota, now: clock.now())
     }

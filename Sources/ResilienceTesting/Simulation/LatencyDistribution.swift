@@ -19,7 +19,7 @@ public enum LatencyDistribution: Hashable, Sendable, CustomStringConvertible {
     public func sample(using generator: inout PseudoRandomGenerator) -> Duration {
         switch self {
         case .constant(let value):
-            return max(value, .zero)
+            return value.attosecondCount > 0 ? value : .zero
         case .uniform(let low, let high):
             let unit = Self.unit(&generator)
             return max(low + (high - low) * unit, .zero)
@@ -73,9 +73,11 @@ public enum LatencyDistribution: Hashable, Sendable, CustomStringConvertible {
         Double(generator.next() >> 11) * 0x1p-53
     }
 
+    /// `duration` in seconds, from its `components` (worked out on the native `Int128`).
     static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) * 1e-18
+        let (seconds, attoseconds) = duration.attosecondCount.quotientAndRemainder(
+            dividingBy: 1_000_000_000_000_000_000)
+        return Double(Int64(seconds)) + Double(Int64(attoseconds)) * 1e-18
     }
 
     /// A standard normal variate (Box–Muller).

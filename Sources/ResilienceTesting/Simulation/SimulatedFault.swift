@@ -37,7 +37,10 @@ public struct SimulatedFault: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the window covers `offset`.
-    public func covers(_ offset: Duration) -> Bool { start <= offset && offset < end }
+    public func covers(_ offset: Duration) -> Bool {
+        let offset = offset.attosecondCount
+        return start.attosecondCount <= offset && offset < end.attosecondCount
+    }
 
     /// `kind start…end`.
     public var description: String { "\(kind) \(start)…\(end)" }

@@ -21,20 +21,20 @@ public struct SimulatedHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let deadline = context.deadline?.offset
         let inbound = server.networkDelay()
-        guard inbound > .zero else {
+        guard inbound.attosecondCount > 0 else {
             let reply = server.accept(request)
             let outbound = server.networkDelay()
             switch reply {
             case .response(let response, let ready):
-                try await wait(until: ready + outbound, deadline: deadline)
+                try await wait(until: ready.attosecondCount + outbound.attosecondCount, deadline: deadline)
                 return response
             case .refused(let ready):
-                try await wait(until: ready + outbound, deadline: deadline)
+                try await wait(until: ready.attosecondCount + outbound.attosecondCount, deadline: deadline)
                 throw SimulatedTransportError.connectionRefused
             }
         }
-        let arrival = server.clock.now.offset + inbound
-        if let deadline, deadline < arrival {
+        let arrival = server.clock.now.advanced(by: inbound)
+        if let deadline, deadline.attosecondCount < arrival.offset.attosecondCount {
             try await server.clock.suspend(untilNanoseconds: VirtualClock.nanoseconds(.init(offset: deadline)))
             throw SimulatedTransportError.timedOut
         }
@@ -43,7 +43,7 @@ public struct SimulatedHTTPTransport: HTTPTransport {
         // task had woken, asked the server and slept again.
         let exchange = Exchange(server: server, request: request, deadline: deadline)
         try await server.clock.suspend(
-            untilNanoseconds: VirtualClock.nanoseconds(.init(offset: arrival)), relay: exchange)
+            untilNanoseconds: VirtualClock.nanoseconds(arrival), relay: exchange)
         switch exchange.outcome {
         case .response(let response): return response
         case .refused: throw SimulatedTransportError.connectionRefused
@@ -51,17 +51,18 @@ public struct SimulatedHTTPTransport: HTTPTransport {
         }
     }
 
-    /// Sleeps until `instant`, or until `deadline` and then throws ``SimulatedTransportError/timedOut`` when
-    /// that comes first (offsets from the simulation's start). Inlined, so that a request costs no async frame
-    /// and no executor hop beyond the sleep's own.
+    /// Sleeps until `instant` (attoseconds from the simulation's start), or until `deadline` and then throws
+    /// ``SimulatedTransportError/timedOut`` when that comes first. Inlined, so that a request costs no async
+    /// frame and no executor hop beyond the sleep's own.
     @inline(__always)
-    private func wait(until instant: Duration, deadline: Duration?) async throws {
+    private func wait(until instant: Int128, deadline: Duration?) async throws {
         let clock = server.clock
-        if let deadline, deadline < instant {
+        if let deadline, deadline.attosecondCount < instant {
             try await clock.suspend(untilNanoseconds: VirtualClock.nanoseconds(.init(offset: deadline)))
             throw SimulatedTransportError.timedOut
         }
-        try await clock.suspend(untilNanoseconds: VirtualClock.nanoseconds(.init(offset: instant)))
+        try await clock.suspend(
+            untilNanoseconds: VirtualClock.nanoseconds(.init(offset: Duration(attosecondCount: instant))))
     }
 }
 
@@ -94,21 +95,24 @@ private final class Exchange: VirtualClockRelay, @unchecked Sendable {
     func relay() -> Int64? {
         let reply = server.accept(request)
         let outbound = server.networkDelay()
-        var back: Duration
+        var back: Int128
         switch reply {
         case .response(let response, let ready):
-            back = ready + outbound
+            back = ready.attosecondCount + outbound.attosecondCount
             outcome = .response(response)
         case .refused(let ready):
-            back = ready + outbound
+            back = ready.attosecondCount + outbound.attosecondCount
             outcome = .refused
         }
-        if let deadline, deadline < back {
-            back = deadline
+        if let deadline, deadline.attosecondCount < back {
+            back = deadline.attosecondCount
             outcome = .timedOut
         }
-        return VirtualClock.nanoseconds(.init(offset: back))
+        return VirtualClock.nanoseconds(.init(offset: Duration(attosecondCount: back)))
     }
+
+    /// The task resumes when the answer is back.
+    var relaysAgain: Bool { false }
 }
 
 /// A failure of ``SimulatedHTTPTransport`` that produced no response, classified like its real counterpart.

@@ -108,10 +108,11 @@ public final class SimulatedServer: Sendable {
 
     private struct State: ~Copyable {
         var generator: PseudoRandomGenerator
-        /// When each worker is next free (a binary min-heap).
-        var workerFree: [Duration]
-        /// The start times of accepted requests not yet started (nondecreasing: first in, first out).
-        var waiting: [Duration] = []
+        /// When each worker is next free, in attoseconds from the simulation's start (a binary min-heap).
+        var workerFree: [Int128]
+        /// The start times of accepted requests not yet started, in attoseconds (nondecreasing: first in,
+        /// first out).
+        var waiting: [Int128] = []
         var waitingHead = 0
         var statistics = Statistics()
         var clients: [String: ClientLimit] = [:]
@@ -138,7 +139,7 @@ public final class SimulatedServer: Sendable {
         state = Mutex(
             State(
                 generator: simulation.generator(stream: configuration.randomStream),
-                workerFree: Array(repeating: .zero, count: configuration.workers)))
+                workerFree: Array(repeating: 0, count: configuration.workers)))
     }
 
     /// What the server has seen so far.
@@ -205,7 +206,8 @@ public final class SimulatedServer: Sendable {
             return .response(response, ready: now)
         }
         // Retire waiting requests that have started by now, then check the queue's room.
-        while state.waitingHead < state.waiting.count, state.waiting[state.waitingHead] <= now {
+        let arrival = now.attosecondCount
+        while state.waitingHead < state.waiting.count, state.waiting[state.waitingHead] <= arrival {
             state.waitingHead += 1
         }
         if state.waitingHead > 4096, state.waitingHead * 2 > state.waiting.count {
@@ -219,21 +221,21 @@ public final class SimulatedServer: Sendable {
             record(state.sequence, status: 503)
             return .response(HTTPResponse(status: 503), ready: now)
         }
-        var start = max(now, state.workerFree[0])
-        if let stallEnd, start < stallEnd { start = stallEnd }
-        for fault in configuration.faults where fault.kind == .stall && fault.covers(start) {
-            start = max(start, fault.end)
+        var start = max(arrival, state.workerFree[0])
+        if let stallEnd, start < stallEnd.attosecondCount { start = stallEnd.attosecondCount }
+        for fault in configuration.faults where fault.kind == .stall && fault.covers(Duration(attosecondCount: start)) {
+            start = max(start, fault.end.attosecondCount)
         }
-        if start > now {
+        if start > arrival {
             state.waiting.append(start)
             state.statistics.maximumQueue = max(state.statistics.maximumQueue, queued + 1)
         }
-        var service = configuration.serviceTime.sample(using: &state.generator)
+        var service = configuration.serviceTime.sample(using: &state.generator).attosecondCount
         if let slow, LatencyDistribution.unit(&state.generator) < slow.probability {
-            service += slow.extra.sample(using: &state.generator)
+            service += slow.extra.sample(using: &state.generator).attosecondCount
         }
-        let finish = start + service
-        Self.replaceTop(&state.workerFree, with: finish)
+        let finish = Duration(attosecondCount: start + service)
+        Self.replaceTop(&state.workerFree, with: start + service)
         if let failure, LatencyDistribution.unit(&state.generator) < failure.probability {
             record(state.sequence, status: failure.status)
             return .response(HTTPResponse(status: failure.status), ready: finish)
@@ -291,7 +293,7 @@ public final class SimulatedServer: Sendable {
     }
 
     /// Replaces the heap's smallest element and restores the heap.
-    private static func replaceTop(_ heap: inout [Duration], with value: Duration) {
+    private static func replaceTop(_ heap: inout [Int128], with value: Int128) {
         heap[0] = value
         var parent = 0
         while true {

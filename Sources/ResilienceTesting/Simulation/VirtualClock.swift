@@ -20,12 +20,20 @@ public final class VirtualClock: Clock, Sendable {
         public init(offset: Duration) { self.offset = offset }
         /// The clock's origin.
         public static let zero = Instant(offset: .zero)
+        /// The instant `nanoseconds` after the origin.
+        init(nanoseconds: Int64) { offset = Duration(attosecondCount: Int128(nanoseconds) * 1_000_000_000) }
         /// The instant `duration` later.
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(offset: Duration(attosecondCount: offset.attosecondCount + duration.attosecondCount))
+        }
         /// The duration to `other`.
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public func duration(to other: Instant) -> Duration {
+            Duration(attosecondCount: other.offset.attosecondCount - offset.attosecondCount)
+        }
         /// Orders instants.
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset.attosecondCount < rhs.offset.attosecondCount
+        }
         /// `+offset`.
         public var description: String { "+\(offset)" }
     }
@@ -122,7 +130,7 @@ public final class VirtualClock: Clock, Sendable {
     /// The current instant.
     public var now: Instant {
         let nanoseconds = currentNanoseconds.load(ordering: .acquiring)
-        if nanoseconds >= 0 { return Instant(offset: .nanoseconds(nanoseconds)) }
+        if nanoseconds >= 0 { return Instant(nanoseconds: nanoseconds) }
         return state.withLock { $0.now }
     }
 
@@ -136,11 +144,9 @@ public final class VirtualClock: Clock, Sendable {
     /// Sets the time (with the lock held) and its lock-free copy.
     private func setNow(_ instant: Instant, _ state: inout State) {
         state.now = instant
-        let (seconds, attoseconds) = instant.offset.components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        let whole = attoseconds % 1_000_000_000 == 0 && !overflow && !sumOverflow && sum >= 0
-        currentNanoseconds.store(whole ? sum : -1, ordering: .releasing)
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let exact = remainder == 0 && whole >= 0 && whole <= Int128(Int64.max)
+        currentNanoseconds.store(exact ? Int64(whole) : -1, ordering: .releasing)
     }
 
     /// The smallest step: one nanosecond.
@@ -157,10 +163,26 @@ public final class VirtualClock: Clock, Sendable {
         try await suspend(untilNanoseconds: Self.nanoseconds(deadline))
     }
 
+    /// Sleeps until `deadline` and then, at every deadline, runs `step` instead of resuming the task: on the
+    /// simulation's driving thread, with the clock reading that deadline and nothing else running, as the
+    /// task's own code would have run had it been woken there. The task sleeps on until the instant `step`
+    /// returns, and resumes when it returns `nil`; it throws `CancellationError` when cancelled first (no
+    /// further step runs).
+    ///
+    /// For a task whose work at most deadlines is short and synchronous, such as a client that starts a
+    /// request at each of a series of instants and hands it to a task that waits for one: a step costs no
+    /// task switch, no executor hop and no cancellation handler, and events happen in the same order and at
+    /// the same virtual times as with a loop of sleeps (a step's next sleep is ordered, among sleeps with the
+    /// same deadline, as a sleep that began when the step returned). Deadlines round and move as in
+    /// ``sleep(until:tolerance:)``.
+    public func sleep(until deadline: Instant, relaying step: @escaping @Sendable () -> Instant?) async throws {
+        try await suspend(untilNanoseconds: Self.nanoseconds(deadline), relay: StepRelay(step: step))
+    }
+
     #if compiler(>=6.2)
     /// ``sleep(until:tolerance:)`` with the deadline in nanoseconds, for this module's own waits.
     ///
-    /// It runs on its caller's executor. Its only callers, ``sleep(until:tolerance:)`` and the simulated
+    /// It runs on its caller's executor. Its only callers, the two `sleep` methods and the simulated
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
     /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
     /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
@@ -248,7 +270,7 @@ public final class VirtualClock: Clock, Sendable {
     public var nextDeadline: Instant? {
         state.withLock { state in
             state.dropCancelledTop()
-            return state.heap.first.map { Instant(offset: .nanoseconds($0.wake)) }
+            return state.heap.first.map { Instant(nanoseconds: $0.wake) }
         }
     }
 
@@ -261,7 +283,7 @@ public final class VirtualClock: Clock, Sendable {
             guard let first = state.heap.first else { return nil }
             if let limit, limit < first.wake { return nil }
             _ = Self.pop(&state.heap)
-            let wake = Instant(offset: .nanoseconds(first.wake))
+            let wake = Instant(nanoseconds: first.wake)
             if state.now < wake { setNow(wake, &state) }
             if let relay = state.slots[first.slot].relay {
                 // The sleep goes on after its relay: the slot stays the task's.
@@ -283,7 +305,7 @@ public final class VirtualClock: Clock, Sendable {
             // Outside the lock: the relay may read the clock and record events, exactly as the task would have
             // done had it been resumed here (nothing else runs in between: the run queue is empty).
             let next = relay.relay()
-            resumeAfterRelay(slot: slot, ticket: ticket, next: next)?.resume()
+            resumeAfterRelay(slot: slot, ticket: ticket, next: next, relay: relay)?.resume()
         }
         return true
     }
@@ -297,10 +319,13 @@ public final class VirtualClock: Clock, Sendable {
     /// Puts a relayed sleep back in the heap until `next` (as a new sleep that began now would be: the same
     /// ordering and the same one-nanosecond minimum), or returns its continuation to resume when `next` is
     /// `nil`. Returns `nil` when the sleep was cancelled while its relay ran.
-    private func resumeAfterRelay(slot: Int, ticket: UInt64, next: Int64?) -> UnsafeContinuation<Void, any Error>? {
+    private func resumeAfterRelay(
+        slot: Int, ticket: UInt64, next: Int64?, relay: any VirtualClockRelay
+    ) -> UnsafeContinuation<Void, any Error>? {
         state.withLock { state -> UnsafeContinuation<Void, any Error>? in
             guard state.slots[slot].ticket == ticket else { return nil }
             state.slots[slot].relaying = false
+            if relay.relaysAgain { state.slots[slot].relay = relay }
             guard let next else {
                 let continuation = state.slots[slot].continuation
                 state.release(slot)
@@ -323,14 +348,11 @@ public final class VirtualClock: Clock, Sendable {
 
     /// `instant` in whole nanoseconds from the origin, rounded up, clamped to the range of `Int64`.
     static func nanoseconds(_ instant: Instant) -> Int64 {
-        let (seconds, attoseconds) = instant.offset.components
-        let (whole, remainder) = attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let rounded = whole + (remainder > 0 ? 1 : 0)
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, sumOverflow) = scaled.addingReportingOverflow(rounded)
-        if sumOverflow { return seconds < 0 ? .min : .max }
-        return sum
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let rounded = remainder > 0 ? whole + 1 : whole
+        if rounded > Int128(Int64.max) { return .max }
+        if rounded < Int128(Int64.min) { return .min }
+        return Int64(rounded)
     }
 
     /// Children per node of the sleepers' heap: a four-ary heap is half as deep as a binary one, so taking
@@ -387,7 +409,35 @@ public final class VirtualClock: Clock, Sendable {
 /// between. Events happen in the same order and at the same virtual times as with two sleeps.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 protocol VirtualClockRelay: AnyObject, Sendable {
-    /// Runs once when the sleep's deadline comes (the clock reads that instant); returns the deadline in
+    /// Runs when the sleep's deadline comes (the clock reads that instant); returns the deadline in
     /// nanoseconds to sleep on until, or `nil` to resume the task now.
     func relay() -> Int64?
+    /// Whether the relay runs again at the deadline it returned (`true`), or the task resumes there (`false`).
+    var relaysAgain: Bool { get }
+}
+
+/// Time arithmetic on the simulation's hot paths. The standard library's `Duration` operators and
+/// `components` are not inlinable and work on a software 128-bit integer (a few hundred instructions for a
+/// `.nanoseconds(_:)` or a `components`, several per simulated request); a duration is a signed count of
+/// attoseconds stored as a signed high and an unsigned low half, so the native `Int128` gives the same
+/// answers in a few instructions (overflow traps, as the standard library's operators do).
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension Duration {
+    /// The duration in attoseconds.
+    var attosecondCount: Int128 { Int128(_low: _low, _high: _high) }
+
+    /// The duration of `attosecondCount` attoseconds.
+    init(attosecondCount: Int128) { self.init(_high: attosecondCount._high, low: attosecondCount._low) }
+}
+
+/// The relay of ``VirtualClock/sleep(until:relaying:)``: runs the step at every deadline it returns.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+private final class StepRelay: VirtualClockRelay {
+    let step: @Sendable () -> VirtualClock.Instant?
+
+    init(step: @escaping @Sendable () -> VirtualClock.Instant?) { self.step = step }
+
+    func relay() -> Int64? { step().map(VirtualClock.nanoseconds) }
+
+    var relaysAgain: Bool { true }
 }

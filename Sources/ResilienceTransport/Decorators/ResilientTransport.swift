@@ -24,6 +24,9 @@ public struct ResilientTransport: HTTPTransport {
     /// Classifies transport and status failures for the pipeline's stages.
     public let classifier: any ErrorClassifier
     private let pipeline: @Sendable (String) -> any ResiliencePipeline
+    /// The one pipeline every request runs through, when it was given instead of a per-host lookup: `send`
+    /// then skips working out the request's host.
+    private let onlyPipeline: (any ResiliencePipeline)?
     /// ``classifier`` behind the universal rules: what a context with the default classifier (a composite that
     /// lists none) gets, built once instead of on every send.
     private let classifierAfterDefault: any ErrorClassifier
@@ -46,6 +49,27 @@ public struct ResilientTransport: HTTPTransport {
         self.validation = validation
         self.classifier = classifier
         self.pipeline = pipeline
+        onlyPipeline = nil
+        classifierAfterDefault = CompositeErrorClassifier([classifier])
+    }
+
+    /// Wraps `base`; every request runs through `pipeline`, whatever its host.
+    ///
+    /// - Parameters:
+    ///   - base: The wrapped transport (one attempt).
+    ///   - validation: The statuses accepted as success. Default: `.successful`.
+    ///   - classifier: Classifies transport and status failures for the pipeline's stages. Default:
+    ///     `TransportErrorClassifier.standard`.
+    ///   - pipeline: The pipeline every send runs through (a long-lived instance: a breaker must keep its state).
+    public init(
+        wrapping base: any HTTPTransport, validation: ResponseValidation = .successful,
+        classifier: any ErrorClassifier = TransportErrorClassifier.standard, pipeline: any ResiliencePipeline
+    ) {
+        self.base = base
+        self.validation = validation
+        self.classifier = classifier
+        self.pipeline = { _ in pipeline }
+        onlyPipeline = pipeline
         classifierAfterDefault = CompositeErrorClassifier([classifier])
     }
 
@@ -61,7 +85,8 @@ public struct ResilientTransport: HTTPTransport {
         }
         let base = base
         let validation = validation
-        return try await pipeline(request.url.host ?? "").execute(context) { attempt in
+        let pipeline = onlyPipeline ?? self.pipeline(request.url.host ?? "")
+        return try await pipeline.execute(context) { attempt in
             let response = try await base.send(request, context: attempt)
             attempt.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
             guard validation.accepts(response.status) else {
