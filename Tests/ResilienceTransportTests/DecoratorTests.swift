@@ -157,7 +157,7 @@ struct DecoratorTests {
         let transport = ResilientTransport(wrapping: sharedTransport) { _ in pipeline }
         let url = server.url("/stall")
         let task = Task { try await transport.send(HTTPRequest(url: url), context: realContext(timeout: .seconds(30))) }
-        #expect(await eventually(seconds: 5) { server.requestCount == 1 })
+        #expect(await eventually(seconds: 30) { server.requestCount == 1 })
         task.cancel()
         #expect(classify(await #expect(throws: (any Error).self) { try await task.value })?.category == .cancelled)
         // The pipeline has returned: every attempt it made is counted, and none can follow.
