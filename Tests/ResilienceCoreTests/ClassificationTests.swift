@@ -80,6 +80,48 @@ struct ClassificationTests {
         #expect(ResilienceError(.attemptTimedOut).classification.isTransient)
     }
 
+    @Test(
+        "A stage's error classified by a classifier equals its own classification, message included",
+        arguments: [
+            ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(12)),
+            ResilienceError(.attemptTimedOut, key: "jobs"), ResilienceError(.deadlineExceeded),
+            ResilienceError(.rateLimited, key: "jobs", retryAfter: .milliseconds(250)),
+            ResilienceError(.bulkheadFull, key: "jobs"), ResilienceError(.throttled, key: "jobs"),
+            ResilienceError(
+                .budgetExhausted, key: "jobs",
+                underlying: FailureClassification(category: .serverError, code: .http(503), httpStatus: 503)),
+            ResilienceError(.fallbackExhausted, key: "jobs"), ResilienceError(.init(rawValue: "custom"), key: "jobs"),
+        ])
+    func classifiedStageErrorKeepsItsMessage(error: ResilienceError) {
+        let own = error.classification
+        let classified = ResilienceContext(key: "k", classifier: AlwaysServerError()).classify(error)
+        #expect(classified == own)
+        #expect(classified.hashValue == own.hashValue)
+        #expect(classified.message == error.description)
+        #expect(classified.description == own.description)
+        var rewritten = classified
+        rewritten.message = "replaced"
+        #expect(rewritten.message == "replaced")
+        #expect(rewritten != own)
+    }
+
+    /// An error that classifies itself and is larger than an existential's inline buffer.
+    struct LargeClassifiedError: ClassifiedError {
+        var classification: FailureClassification
+        var detail = "a detail that keeps the error larger than three words"
+        var attempts = (1, 2, 3, 4)
+    }
+
+    @Test("An error that classifies itself is classified by its own classification, whatever its size")
+    func largeClassifiedError() {
+        let own = FailureClassification(category: .rateLimited, code: .http(429), httpStatus: 429, message: "slow down")
+        let error = LargeClassifiedError(classification: own)
+        #expect(CompositeErrorClassifier([AlwaysServerError()]).classification(of: error) == own)
+        #expect(ResilienceContext(key: "k", classifier: AlwaysServerError()).classify(error) == own)
+        #expect(CompositeErrorClassifier.universalClassification(of: error)?.message == "slow down")
+        #expect(CompositeErrorClassifier.universalClassification(of: OtherError()) == nil)
+    }
+
     @Test("Transience defaults from the category")
     func transienceDefaults() {
         #expect(FailureClassification(category: .serverError, code: .http(503)).isTransient)

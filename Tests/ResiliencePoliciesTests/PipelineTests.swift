@@ -68,4 +68,45 @@ struct PipelineTests {
         #expect(operation.callCount == 2)
         #expect(clock.now.offset == .seconds(6))
     }
+
+    /// Recognises every error as a server failure and counts how often it is asked.
+    struct CountingClassifier: ErrorClassifier {
+        let asked = LockedBox(0)
+
+        func classify(_ error: any Error) -> FailureClassification? {
+            asked.mutate { $0 += 1 }
+            return FailureClassification(category: .serverError, code: .serverUnavailable, message: "down")
+        }
+    }
+
+    struct BackendDown: Error {}
+
+    @Test("A failure is classified once on its way out through the timeout, limiter, breaker and retry stages")
+    func failureClassifiedOnce() async throws {
+        let clock = ManualClock()
+        var trips = ConsecutiveFailureBreaker.Configuration()
+        trips.failureThreshold = 1
+        let breaker = ConsecutiveFailureBreaker(trips)
+        let pipeline = Pipeline {
+            TotalDeadlineStrategy(.seconds(30))
+            RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 1))
+            CircuitBreakerStrategy(breaker: breaker)
+            RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1_000, burst: 10)))
+            TimeoutStrategy(.seconds(10))
+        }
+        let classifier = CountingClassifier()
+        let sink = RecordingTelemetrySink()
+        var context = makeContext(clock, sink: sink)
+        context.classifier = classifier
+        await #expect(throws: BackendDown.self) {
+            try await pipeline.execute(context) { _ -> Int in throw BackendDown() }
+        }
+        #expect(classifier.asked.value == 1)
+        // Each stage acted on the one classification: the breaker counted the server failure and opened, and
+        // the retry stage reported it.
+        #expect(breaker.exportState(now: context.clock.now()).state == .open)
+        let failed = try #require(sink.first(.attemptFailed))
+        #expect(failed.classification?.category == .serverError)
+        #expect(failed.classification?.message == "down")
+    }
 }

@@ -44,9 +44,31 @@ public struct CompositeErrorClassifier: ErrorClassifier {
 
     /// The rules every classifier shares: cancellation, then self-classifying errors.
     public static func universalClassification(of error: any Error) -> FailureClassification? {
+        // A stage's own error first, by its concrete type: the commonest failure a stage classifies, and never
+        // a cancellation. Its message is rendered from `error` when read.
+        if let stageError = error as? ResilienceError { return stageError.classification(describing: error) }
         if CancellationDetection.isCancellation(error) { return .cancelled }
-        if let classified = error as? any ClassifiedError { return classified.classification }
-        return nil
+        return selfClassification(of: error)
+    }
+
+    /// The classification of an error that classifies itself, read through the error's concrete type: a cast
+    /// to `any ClassifiedError` would copy an error larger than three words into a new heap box.
+    private static func selfClassification<Failure: Error>(of error: Failure) -> FailureClassification? {
+        if let classifiedType = Failure.self as? any ClassifiedError.Type {
+            return classification(of: error, as: classifiedType)
+        }
+        // An object (an `NSError` bridged from a Swift error on Apple platforms) is cast as a reference, which
+        // copies nothing and unwraps the Swift error inside.
+        guard Failure.self is AnyObject.Type else { return nil }
+        return (error as? any ClassifiedError)?.classification
+    }
+
+    /// `error`'s own classification; `Classified` is `error`'s dynamic type.
+    private static func classification<Classified: ClassifiedError>(
+        of error: some Error, as _: Classified.Type
+    ) -> FailureClassification {
+        // `Classified` is the error's own type, so the cast always succeeds.
+        (error as? Classified)?.classification ?? .unknown
     }
 
     /// A composite with no classifiers: only the universal rules and the fallback.

@@ -17,7 +17,12 @@ public struct FailureClassification: Hashable, Sendable, CustomStringConvertible
     public var logLevel: LogLevel
     /// A human-readable message from the server or the failing component, for technical details.
     /// Presenters never show it verbatim as the main message.
-    public var message: String?
+    public var message: String? {
+        get { messageSource.text }
+        set { messageSource = .text(newValue) }
+    }
+    /// Where ``message`` comes from: its text, or a stage's error rendered only when the message is read.
+    var messageSource: FailureMessage
     /// True when the failure proves the request never reached the server (connection refused, DNS failure,
     /// a local rejection), so even a non-idempotent request is safe to retry.
     public var requestWasNotSent: Bool
@@ -52,7 +57,7 @@ public struct FailureClassification: Hashable, Sendable, CustomStringConvertible
         self.retryAfter = retryAfter
         self.isTransient = isTransient ?? FailureClassification.transientCategories.contains(category)
         self.logLevel = logLevel
-        self.message = message
+        self.messageSource = .text(message)
         self.requestWasNotSent = requestWasNotSent
     }
 
@@ -77,4 +82,34 @@ public struct FailureClassification: Hashable, Sendable, CustomStringConvertible
         if let message { text += ": \(message)" }
         return text
     }
+}
+
+/// A failure's message: its text, or the error whose description is the text, rendered only when read.
+/// Stages classify every failure they see and most classifications are never printed, so the message of a
+/// stage's own error (``ResilienceError``) costs no string until somebody reads it. Two messages are equal
+/// when their texts are, whichever way they are kept.
+struct FailureMessage: Hashable, Sendable {
+    /// The text, when kept as text.
+    private let storedText: String?
+    /// The error whose description is the text, when kept as an error (the error as thrown, so keeping it
+    /// copies nothing).
+    private let describedError: (any Error)?
+
+    /// The message `text`.
+    static func text(_ text: String?) -> FailureMessage { FailureMessage(storedText: text, describedError: nil) }
+
+    /// The description of `error`, rendered when read.
+    static func description(of error: any Error) -> FailureMessage {
+        FailureMessage(storedText: nil, describedError: error)
+    }
+
+    /// The message's text.
+    var text: String? {
+        if let describedError { return String(describing: describedError) }
+        return storedText
+    }
+
+    static func == (lhs: FailureMessage, rhs: FailureMessage) -> Bool { lhs.text == rhs.text }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

@@ -86,15 +86,44 @@ public struct ResilienceDeadline: Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - error: What the operation threw.
-    ///   - context: The context the operation was given (its deadline narrowed).
+    ///   - context: The context the operation was given.
     ///   - deadline: The instant this deadline passed or passes (``end(from:)``).
     @usableFromInline
     package func translate(_ error: any Error, context: ResilienceContext, deadline: ResilienceInstant) -> any Error {
-        if Task.isCancelled { return error }
-        if let own = error as? ResilienceError, own.code == code { return error }
+        guard let now = expiry(of: error, context: context, deadline: deadline) else { return error }
+        return timeoutError(after: context.classify(error), context: context, at: now)
+    }
+
+    /// The instant `error` is found to have ended after `deadline`, or `nil` when it stays as it is: the caller
+    /// cancelled, it already is this deadline's error, or the deadline has not passed yet.
+    ///
+    /// - Parameters:
+    ///   - error: What the operation threw.
+    ///   - context: The context the operation was given.
+    ///   - deadline: The instant this deadline passed or passes (``end(from:)``).
+    @usableFromInline
+    package func expiry(
+        of error: any Error, context: ResilienceContext, deadline: ResilienceInstant
+    )
+        -> ResilienceInstant?
+    {
+        if Task.isCancelled { return nil }
+        if let own = error as? ResilienceError, own.code == code { return nil }
         let now = context.clock.now()
-        guard now >= deadline else { return error }
-        let underlying = context.classify(error)
+        return now >= deadline ? now : nil
+    }
+
+    /// The ``ResilienceError`` with ``code`` that a failure classified as `underlying` becomes when it ended
+    /// after the deadline (found at `now`, an ``expiry(of:context:deadline:)``). Emits `timedOut`.
+    ///
+    /// - Parameters:
+    ///   - underlying: The classification of what the operation threw.
+    ///   - context: The context the operation was given.
+    ///   - now: When the failure was found past the deadline.
+    @usableFromInline
+    package func timeoutError(
+        after underlying: FailureClassification, context: ResilienceContext, at now: ResilienceInstant
+    ) -> ResilienceError {
         context.emit(.timedOut, at: now) {
             $0.duration = limit
             $0.detail = code.rawValue

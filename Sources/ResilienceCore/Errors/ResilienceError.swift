@@ -61,50 +61,59 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
     }
 
     /// The classification every classifier uses for this error.
-    public var classification: FailureClassification {
-        switch code {
-        case .attemptTimedOut:
-            FailureClassification(category: .timeout, code: .attemptTimedOut, message: description)
-        case .deadlineExceeded:
-            FailureClassification(
-                category: .timeout, code: .deadlineExceeded, isTransient: false, message: description)
-        case .circuitOpen:
-            FailureClassification(
-                category: .circuitOpen, code: .circuitOpen, retryAfter: retryAfter, isTransient: false,
-                logLevel: .info, message: description, requestWasNotSent: true)
-        case .rateLimited:
-            throttled(.rateLimitedLocally)
-        case .bulkheadFull:
-            throttled(.bulkheadFull)
-        case .throttled:
-            throttled(.throttledAdaptively)
-        case .budgetExhausted:
-            FailureClassification(
-                category: underlying?.category ?? .throttled, code: .retryBudgetExhausted,
-                httpStatus: underlying?.httpStatus, retryAfter: retryAfter ?? underlying?.retryAfter,
-                isTransient: false, message: description)
-        case .fallbackExhausted:
-            FailureClassification(
-                category: underlying?.category ?? .unknown, code: .fallbackExhausted,
-                httpStatus: underlying?.httpStatus, retryAfter: underlying?.retryAfter, isTransient: false,
-                logLevel: .error, message: description)
-        default:
-            FailureClassification(
-                category: .unknown, code: FailureCode("RES_\(code.rawValue)"), isTransient: false,
-                message: description)
-        }
+    public var classification: FailureClassification { classification(message: .text(description)) }
+
+    /// This error's classification, for `error`, which holds this error as thrown: its message is rendered
+    /// from `error` only when read (the classifiers' path: a stage classifies every failure it sees).
+    func classification(describing error: any Error) -> FailureClassification {
+        classification(message: .description(of: error))
+    }
+
+    private func classification(message: FailureMessage) -> FailureClassification {
+        var classification =
+            switch code {
+            case .attemptTimedOut:
+                FailureClassification(category: .timeout, code: .attemptTimedOut)
+            case .deadlineExceeded:
+                FailureClassification(category: .timeout, code: .deadlineExceeded, isTransient: false)
+            case .circuitOpen:
+                FailureClassification(
+                    category: .circuitOpen, code: .circuitOpen, retryAfter: retryAfter, isTransient: false,
+                    logLevel: .info, requestWasNotSent: true)
+            case .rateLimited:
+                throttled(.rateLimitedLocally)
+            case .bulkheadFull:
+                throttled(.bulkheadFull)
+            case .throttled:
+                throttled(.throttledAdaptively)
+            case .budgetExhausted:
+                FailureClassification(
+                    category: underlying?.category ?? .throttled, code: .retryBudgetExhausted,
+                    httpStatus: underlying?.httpStatus, retryAfter: retryAfter ?? underlying?.retryAfter,
+                    isTransient: false)
+            case .fallbackExhausted:
+                FailureClassification(
+                    category: underlying?.category ?? .unknown, code: .fallbackExhausted,
+                    httpStatus: underlying?.httpStatus, retryAfter: underlying?.retryAfter, isTransient: false,
+                    logLevel: .error)
+            default:
+                FailureClassification(
+                    category: .unknown, code: FailureCode("RES_\(code.rawValue)"), isTransient: false)
+            }
+        classification.messageSource = message
+        return classification
     }
 
     private func throttled(_ failureCode: FailureCode) -> FailureClassification {
         FailureClassification(
             category: .throttled, code: failureCode, retryAfter: retryAfter, isTransient: false, logLevel: .info,
-            message: description, requestWasNotSent: true)
+            requestWasNotSent: true)
     }
 
     /// `code [key] (retry after …)`.
     public var description: String {
         var text = code.rawValue
-        // One allocation for the common shape (`circuit-open [key]`): stages classify every failure they see.
+        // One allocation for the common shape (`circuit-open [key]`).
         text.reserveCapacity(text.utf8.count + key.utf8.count + 3)
         if !key.isEmpty {
             text += " ["

@@ -61,8 +61,8 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
 
     /// Records a failed (or cancelled) call.
     @usableFromInline
-    func recordFailure(_ error: any Error, permit: BreakerPermit, _ context: ResilienceContext) {
-        let classification = context.classify(error)
+    func recordFailure(_ failure: inout StageFailure, permit: BreakerPermit, _ context: ResilienceContext) {
+        let classification = failure.classification(in: context)
         let outcome: BreakerOutcome =
             classification.category == .cancelled || Task.isCancelled ? .cancelled : .failure(classification)
         if let transition = breaker.record(outcome, for: permit, now: context.clock.now()) {
@@ -113,14 +113,14 @@ extension CircuitBreakerStrategy: SteppedStage {
         if let transition = breaker.record(.success, for: permit, now: now) { Self.emit(transition, context) }
     }
 
-    /// Records the failure (or cancellation) and rethrows it.
+    /// Records the failure (or cancellation) and passes it on.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        recordFailure(error, permit: frame.load(BreakerPermit.self, at: offset), context)
-        throw error
+        recordFailure(&failure, permit: frame.load(BreakerPermit.self, at: offset), context)
+        throw failure.passOn()
     }
 }
 

@@ -60,8 +60,8 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     /// (a ``ServerQuotaObserver``) also learns the wait of a rate-limit answer (`429` with `Retry-After`): the
     /// server spoke for every call of the key, not only for the one it answered.
     @usableFromInline
-    func releaseFailed(_ permit: RateLimitPermit, _ error: any Error, _ context: ResilienceContext) {
-        let classification = context.classify(error)
+    func releaseFailed(_ permit: RateLimitPermit, _ failure: inout StageFailure, _ context: ResilienceContext) {
+        let classification = failure.classification(in: context)
         let now = context.clock.now()
         limiter.release(permit, outcome: Self.outcome(of: classification), now: now)
         guard classification.category == .rateLimited, !classification.requestWasNotSent,
@@ -168,19 +168,20 @@ extension RateLimiterStrategy: SteppedStage {
             return try await next(context)
         } catch {
             succeeded = false
-            releaseFailed(permit, error, context)
+            var failure = StageFailure(error)
+            releaseFailed(permit, &failure, context)
             throw error
         }
     }
 
-    /// Releases the permit with how the call failed, and rethrows the failure.
+    /// Releases the permit with how the call failed, and passes the failure on.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        releaseFailed(frame.load(RateLimitPermit.self, at: offset), error, context)
-        throw error
+        releaseFailed(frame.load(RateLimitPermit.self, at: offset), &failure, context)
+        throw failure.passOn()
     }
 }
 

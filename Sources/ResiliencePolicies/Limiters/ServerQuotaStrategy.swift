@@ -78,12 +78,12 @@ extension ServerQuotaStrategy: SteppedStage {
         return try await stage.resume(after: stop, &context, frame, at: offset, next: next)
     }
 
-    /// Releases the permit with how the call failed, and rethrows the failure.
+    /// Releases the permit with how the call failed, and passes the failure on.
     @inlinable
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await stage.recover(after: error, &context, frame, at: offset, next: next)
+        try await stage.recover(after: &failure, &context, frame, at: offset, next: next)
     }
 }

@@ -9,7 +9,8 @@
 // - `exit`, after the operation returned: synchronous; records the success, releases the permit.
 // - `resume`, after `enter` stopped: finishes the call (a limiter waits for a permit, then runs `next`).
 // - `recover`, after the operation (or the stages inside) threw: records the failure, translates a timeout,
-//   retries through `next`.
+//   retries through `next`. The failure travels outward as a `StageFailure`, which keeps the error's
+//   classification once a stage asked for it: one call's failure is classified once, not once per stage.
 //
 // `StageDriver.run` runs any such stage, or a chain of them, around an operation: it reads the clock once, runs
 // `enter` outermost first, awaits the operation once, and runs `exit` innermost first; when a stage stops or
@@ -57,11 +58,76 @@ protocol SteppedStage: ResilienceStrategy, StageRunner {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output
 
-    /// Finishes the call after `next` threw `error`.
+    /// Finishes the call after `next` threw `failure.error`. A stage that throws the failure on (as it is, or
+    /// replaced by its own error through ``StageFailure/replace(with:)``) throws ``StageFailure/passOn()``,
+    /// so the stage outside it gets the failure with its classification.
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output
+}
+
+/// A failure on its way out through the stages of one call: the error, and its classification once a stage
+/// has asked for it. Every stage of a chain classifies with the same classifier (no stepped stage changes
+/// it), so one classification serves all of them.
+@usableFromInline
+struct StageFailure: Sendable {
+    /// The error, once there is one (always, where a stage's `recover` reads it).
+    @usableFromInline var thrown: (any Error)?
+    /// The classification of ``error``, once a stage asked for it.
+    @usableFromInline var knownClassification: FailureClassification?
+    /// Whether the stage that threw ``error`` last threw it through ``passOn()``: only then is the error
+    /// that reaches the stage outside this failure, and not another one thrown on the way (a retry's sleep
+    /// cancelled, say).
+    @usableFromInline var passedOn = false
+
+    @inlinable
+    init(_ error: any Error) {
+        thrown = error
+    }
+
+    /// No failure yet, for stages that finish a stop (a stage's `resume` that throws starts a new failure).
+    @inlinable
+    init() {}
+
+    /// The error the stages see.
+    @inlinable
+    var error: any Error {
+        guard let thrown else { preconditionFailure("a stage read the failure of a call that has not failed") }
+        return thrown
+    }
+
+    /// The classification of ``error`` by `context`'s classifier, asked once.
+    @inlinable
+    mutating func classification(in context: ResilienceContext) -> FailureClassification {
+        if let knownClassification { return knownClassification }
+        let classification = context.classify(error)
+        knownClassification = classification
+        return classification
+    }
+
+    /// Makes `error` (a stage's own, such as a timeout's) the failure the stages outside see.
+    @inlinable
+    mutating func replace(with error: any Error) {
+        self = StageFailure(error)
+    }
+
+    /// The error to throw to the stage outside, marked as this failure.
+    @inlinable
+    mutating func passOn() -> any Error {
+        passedOn = true
+        return error
+    }
+
+    /// Takes in `thrown`, which the stages inside threw: this failure when they passed it on, else a new one.
+    @inlinable
+    mutating func receive(_ thrown: any Error) {
+        if passedOn {
+            passedOn = false
+        } else {
+            self = StageFailure(thrown)
+        }
+    }
 }
 
 /// Where and why the synchronous steps stopped before the operation.
@@ -147,13 +213,13 @@ extension SteppedStage {
     @inlinable @inline(__always)
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
 
-    /// A stage that records nothing on failure rethrows it.
+    /// A stage that records nothing on failure passes it on.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        throw error
+        throw failure.passOn()
     }
 
     /// A stage that stops only by failing rethrows its failure.
@@ -217,7 +283,9 @@ extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: Stepp
         }
         var innerStop = stop
         innerStop.level -= outer.stageCount
-        return try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
+        // The stages inside fail only if a stage's `resume` throws, which is a failure of its own.
+        var failure = StageFailure()
+        return try await finishOuter(&context, frame, at: offset, failure: &failure, next: next) { innerContext, _ in
             try await inner.resume(
                 after: innerStop, &innerContext, frame, at: offset + outer.recordSize, next: next)
         }
@@ -225,31 +293,33 @@ extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: Stepp
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await finishOuter(&context, frame, at: offset, next: next) { innerContext in
+        try await finishOuter(&context, frame, at: offset, failure: &failure, next: next) { innerContext, failure in
             try await inner.recover(
-                after: error, &innerContext, frame, at: offset + outer.recordSize, next: next)
+                after: &failure, &innerContext, frame, at: offset + outer.recordSize, next: next)
         }
     }
 
     /// Finishes `outer` once `innerEnd` (the inner stages finishing, on the context narrowed as `outer`
-    /// narrows it) has returned or thrown: as after its `next` returned or threw.
+    /// narrows it, with `failure` if they finish a failure) has returned or thrown: as after its `next`
+    /// returned or threw.
     @inlinable @inline(__always)
     func finishOuter<Output: Sendable>(
-        _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int, failure: inout StageFailure,
         next: (ResilienceContext) async throws -> Output,
-        innerEnd: (inout ResilienceContext) async throws -> Output
+        innerEnd: (inout ResilienceContext, inout StageFailure) async throws -> Output
     ) async throws -> Output {
         let received = context.deadline
         outer.narrow(&context, from: frame.start)
         let output: Output
         do {
-            output = try await innerEnd(&context)
+            output = try await innerEnd(&context, &failure)
         } catch {
             context.deadline = received
-            return try await outer.recover(after: error, &context, frame, at: offset) { outerContext in
+            failure.receive(error)
+            return try await outer.recover(after: &failure, &context, frame, at: offset) { outerContext in
                 try await inner.execute(outerContext, next: next)
             }
         }
@@ -318,12 +388,12 @@ extension EitherStrategy: SteppedStage where First: SteppedStage, Second: Steppe
 
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         switch self {
-        case .first(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
-        case .second(let stage): try await stage.recover(after: error, &context, frame, at: offset, next: next)
+        case .first(let stage): try await stage.recover(after: &failure, &context, frame, at: offset, next: next)
+        case .second(let stage): try await stage.recover(after: &failure, &context, frame, at: offset, next: next)
         }
     }
 }
@@ -375,7 +445,8 @@ extension SteppedStage {
         switch end {
         case .stopped(let stop): return try await resume(after: stop, &context, frame, at: 0, next: operation)
         case .operationFailed(let error):
-            return try await recover(after: error, &context, frame, at: 0, next: operation)
+            var failure = StageFailure(error)
+            return try await recover(after: &failure, &context, frame, at: 0, next: operation)
         }
     }
 }

@@ -69,15 +69,16 @@ public struct RetryStrategy: ResilienceStrategy {
         context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
     }
 
-    /// The attempts after the first one failed: not inlined, since failures are not the hot path.
+    /// The attempts after the first one failed with `failure`: not inlined, since failures are not the hot
+    /// path. The failure that ends them is passed on in `failure`.
     @usableFromInline
     func retry<Output: Sendable>(
-        after firstError: any Error, start: ResilienceInstant, context: ResilienceContext,
+        after failure: inout StageFailure, start: ResilienceInstant, context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         var current = context
         var loop = RetryLoop(start: start)
-        try await prepareRetry(after: firstError, attemptStart: start, context: &current, loop: &loop)
+        try await prepareRetry(after: &failure, attemptStart: start, context: &current, loop: &loop)
         while true {
             // The retry slept: the attempt reads the time afresh.
             let attemptStart = current.clock.now()
@@ -87,55 +88,60 @@ public struct RetryStrategy: ResilienceStrategy {
                 if current.telemetry != nil { emitAttemptSucceeded(current, startedAt: attemptStart) }
                 return output
             } catch {
-                try await prepareRetry(after: error, attemptStart: attemptStart, context: &current, loop: &loop)
+                failure.replace(with: error)
+                try await prepareRetry(after: &failure, attemptStart: attemptStart, context: &current, loop: &loop)
             }
         }
     }
 
-    /// Decides what follows a failed attempt: throws when it must not be retried, else sleeps until the
-    /// next attempt and prepares its context. Not generic, so the failure path is compiled once.
+    /// Decides what follows a failed attempt: throws (passing `failure` on, or the stage's own error) when it
+    /// must not be retried, else sleeps until the next attempt and prepares its context. Not generic, so the
+    /// failure path is compiled once.
     @usableFromInline
     func prepareRetry(
-        after error: any Error, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
+        after failure: inout StageFailure, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
         loop: inout RetryLoop
     ) async throws {
         // An open breaker's rejection classifies itself as `circuitOpen`, which is never retried: when nobody
-        // listens for the failed attempt, nothing needs its classification (whose message is built eagerly).
-        if current.telemetry?.isEnabled != true, let rejection = error as? ResilienceError,
+        // listens for the failed attempt, nothing needs its classification.
+        if current.telemetry?.isEnabled != true, let rejection = failure.error as? ResilienceError,
             rejection.code == .circuitOpen
         {
             if Task.isCancelled { throw CancellationError() }
-            throw error
+            throw failure.passOn()
         }
         let clock = current.clock
-        let failure = current.classify(error)
-        if failure.category == .cancelled || Task.isCancelled {
+        let classification = failure.classification(in: current)
+        if classification.category == .cancelled || Task.isCancelled {
             // Not a failure, but the attempt ended: say so, so attempts in flight come back down.
             let now = clock.now()
             current.emit(.attemptCancelled, at: now) { $0.duration = attemptStart.duration(to: now) }
-            throw failure.category == .cancelled ? error : CancellationError()
+            if classification.category == .cancelled { throw failure.passOn() }
+            throw CancellationError()
         }
         let now = clock.now()
         current.emit(.attemptFailed, at: now) {
-            $0.classification = failure
+            $0.classification = classification
             $0.duration = attemptStart.duration(to: now)
         }
-        if failure.category == .circuitOpen || loop.totalAttempts >= maximumTotalAttempts { throw error }
+        if classification.category == .circuitOpen || loop.totalAttempts >= maximumTotalAttempts {
+            throw failure.passOn()
+        }
         let attempt = RetryAttempt(
-            number: loop.countedAttempt, failure: failure, previousDelay: loop.previousDelay,
+            number: loop.countedAttempt, failure: classification, previousDelay: loop.previousDelay,
             idempotency: current.idempotency, elapsed: loop.start.duration(to: now))
         var generator = random.makeGenerator()
         let decision = policy.decide(attempt, using: &generator)
-        guard let proposed = decision.delay else { throw error }
+        guard let proposed = decision.delay else { throw failure.passOn() }
         let delay = DurationArithmetic.clamp(proposed)
-        if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
+        if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw failure.passOn() }
         if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
-            current.emit(.budgetExhausted, at: now) { $0.classification = failure }
-            throw ResilienceError(.budgetExhausted, key: current.key, underlying: failure)
+            current.emit(.budgetExhausted, at: now) { $0.classification = classification }
+            throw ResilienceError(.budgetExhausted, key: current.key, underlying: classification)
         }
         current.emit(.retryScheduled, at: now) {
             $0.duration = delay
-            $0.classification = failure
+            $0.classification = classification
             $0.detail = decision.source
         }
         try await clock.sleep(for: delay)
@@ -177,10 +183,10 @@ extension RetryStrategy: SteppedStage {
     /// The attempts after the first one failed.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await retry(after: error, start: frame.start, context: context, next: next)
+        try await retry(after: &failure, start: frame.start, context: context, next: next)
     }
 }
 

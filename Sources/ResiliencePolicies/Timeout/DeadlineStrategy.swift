@@ -127,17 +127,18 @@ extension DeadlineStage {
         context.narrowDeadline(to: deadline.end(from: start))
     }
 
-    /// Reports a failure past the deadline as the stage's timeout error (``ResilienceDeadline/translate``).
+    /// Reports a failure past the deadline as the stage's timeout error (``ResilienceDeadline/translate``),
+    /// with the failure's classification as the underlying one.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let received = context.deadline
-        narrow(&context, from: frame.start)
-        let translated = deadline.translate(error, context: context, deadline: deadline.end(from: frame.start))
-        context.deadline = received
-        throw translated
+        if let now = deadline.expiry(of: failure.error, context: context, deadline: deadline.end(from: frame.start)) {
+            let underlying = failure.classification(in: context)
+            failure.replace(with: deadline.timeoutError(after: underlying, context: context, at: now))
+        }
+        throw failure.passOn()
     }
 }
 

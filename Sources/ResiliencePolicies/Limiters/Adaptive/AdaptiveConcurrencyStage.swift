@@ -121,15 +121,15 @@ extension AdaptiveConcurrencyStage: SteppedStage {
         }
     }
 
-    /// Releases the slot with how the call failed, and rethrows the failure.
+    /// Releases the slot with how the call failed, and passes the failure on.
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
-        after error: any Error, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
+        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        let outcome = RateLimiterStrategy.outcome(of: error, context)
+        let outcome = RateLimiterStrategy.outcome(of: failure.classification(in: context))
         complete(frame.load(RateLimitPermit.self, at: offset), outcome, now: context.clock.now(), context)
-        throw error
+        throw failure.passOn()
     }
 }
 
