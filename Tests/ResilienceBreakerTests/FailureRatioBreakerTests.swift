@@ -100,14 +100,38 @@ struct FailureRatioBreakerTests {
         breaker.record(.success, for: third, now: at(62))
         #expect(breaker.record(.success, for: fourth, now: at(62)) == BreakerTransition(from: .halfOpen, to: .closed))
     }
+    /// A preset's breaker, by the preset's name.
+    func presetConfiguration(_ name: String) -> FailureRatioBreaker.Configuration {
+        switch name {
+        case "interactive": .outageOnlyInteractive
+        case "background": .outageOnlyBackground
+        default: .outageOnly
+        }
+    }
+
+    /// Fails a call every quarter second from `start` until the call at `end` (included), or until a call
+    /// changes the breaker's state; returns that change (`nil`: none).
+    @discardableResult
+    func failEveryQuarterSecond(
+        _ breaker: FailureRatioBreaker, from start: Double, through end: Double,
+        _ failure: FailureClassification = Failures.server
+    ) -> BreakerTransition? {
+        var now = start
+        while now <= end + 1e-9 {
+            if let transition = call(breaker, .failure(failure), at: at(now)) { return transition }
+            now += 0.25
+        }
+        return nil
+    }
+
     @Test("The interactive breaker: opens 0.8–1.2 s without growing, and one successful probe closes it")
     func interactiveTripsAreCheap() {
         let breaker = FailureRatioBreaker(.outageOnlyInteractive, random: SharedRandomSource(seed: 7))
-        // Four failed calls are not enough to judge; the fifth opens it.
-        for second in 0..<4 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
-        #expect(breaker.metrics(now: at(4)).state == .closed)
-        var opened = call(breaker, .failure(Failures.server), at: at(4))
-        var now = 4.0
+        // Ten seconds of failures are not enough to judge a new breaker; the first failure after them opens it.
+        failEveryQuarterSecond(breaker, from: 0, through: 9.75)
+        #expect(breaker.metrics(now: at(9.75)).state == .closed)
+        var opened = call(breaker, .failure(Failures.server), at: at(10))
+        var now = 10.0
         // Each failed probe reopens it for 0.8–1.2 s: the open time never grows, however often a probe fails.
         for _ in 0..<6 {
             let openFor = opened?.openFor ?? .zero
@@ -129,32 +153,53 @@ struct FailureRatioBreakerTests {
         "Every preset breaker counts timeouts: a hung server trips it",
         arguments: ["standard", "interactive", "background"])
     func presetBreakersCountTimeouts(name: String) {
-        let configuration: FailureRatioBreaker.Configuration =
-            switch name {
-            case "interactive": .outageOnlyInteractive
-            case "background": .outageOnlyBackground
-            default: .outageOnly
-            }
-        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 3))
-        for second in 0..<4 { call(breaker, .failure(Failures.timeout), at: at(Double(second))) }
-        #expect(breaker.metrics(now: at(4)).state == .closed)
-        #expect(call(breaker, .failure(Failures.timeout), at: at(4))?.to == .open)
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
+        failEveryQuarterSecond(breaker, from: 0, through: 9.75, Failures.timeout)
+        #expect(breaker.metrics(now: at(9.75)).state == .closed)
+        #expect(call(breaker, .failure(Failures.timeout), at: at(10))?.to == .open)
+    }
+
+    @Test(
+        "A preset breaker stays shut while any call of the last 10 s succeeded, however many failed",
+        arguments: ["standard", "interactive", "background"])
+    func presetBreakersIgnoreBrownouts(name: String) {
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 5))
+        // A 97 % brownout: one success at 3 s among calls that fail every quarter second from 0 s.
+        failEveryQuarterSecond(breaker, from: 0, through: 2.75)
+        call(breaker, .success, at: at(3))
+        #expect(failEveryQuarterSecond(breaker, from: 3.25, through: 12.75) == nil)
+        #expect(breaker.windowCounts(now: at(12.75)) == (40, 39, 0))
+        #expect(breaker.metrics(now: at(12.75)).state == .closed)
+        // The success leaves the 10 s window (1 s slices) at 13 s: every call of a whole window failed.
+        #expect(call(breaker, .failure(Failures.server), at: at(13))?.to == .open)
+    }
+
+    @Test(
+        "The probe that closes a preset breaker counts: the failures right after it do not reopen it",
+        arguments: ["standard", "interactive", "background"])
+    func closingProbeStartsTheWindow(name: String) {
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 9))
+        #expect(failEveryQuarterSecond(breaker, from: 0, through: 10)?.to == .open)
+        let probeAt = 10 + seconds(breaker.metrics(now: at(10)).remainingOpenDuration) + 0.001
+        let probe = breaker.admit(now: at(probeAt)).permit!
+        #expect(breaker.record(.success, for: probe, now: at(probeAt))?.to == .closed)
+        #expect(breaker.windowCounts(now: at(probeAt)) == (1, 0, 0))
+        // Twenty failures in the next 5 s: the window still holds the probe's success.
+        #expect(failEveryQuarterSecond(breaker, from: probeAt + 0.25, through: probeAt + 5) == nil)
+        #expect(breaker.metrics(now: at(probeAt + 5)).state == .closed)
+        #expect(failEveryQuarterSecond(breaker, from: probeAt + 5.25, through: probeAt + 9.75) == nil)
+        // Once a whole window has passed without a success, it opens again.
+        #expect(failEveryQuarterSecond(breaker, from: probeAt + 10, through: probeAt + 11)?.to == .open)
     }
 
     @Test(
         "A preset breaker's open time stays within 1 s ±20 % while probes keep failing",
         arguments: ["standard", "interactive", "background"])
     func presetOpenTimeIsBounded(name: String) {
-        let configuration: FailureRatioBreaker.Configuration =
-            switch name {
-            case "interactive": .outageOnlyInteractive
-            case "background": .outageOnlyBackground
-            default: .outageOnly
-            }
         let (cap, floor) = (1.2, 0.8)
-        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 11))
-        for second in 0..<5 { call(breaker, .failure(Failures.server), at: at(Double(second))) }
-        var now = 4.0
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 11))
+        #expect(failEveryQuarterSecond(breaker, from: 0, through: 10)?.to == .open)
+        var now = 10.0
         var longest = 0.0
         // Twenty failed probes in a row: the open time stays jittered around its base and never grows.
         for _ in 0..<20 {

@@ -13,8 +13,9 @@ struct PipelinePresetTests {
         #expect(text.contains("total-deadline(limit: 60.0 seconds, mode: cooperative)"))
         #expect(text.contains("retry(policy: standard(maxAttempts: 3"))
         #expect(text.contains("budget: "))
-        // A failure-ratio breaker that opens only near total failure (it does not shed a partial brownout).
-        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 0.9, minimum: 5)"))
+        // A failure-ratio breaker that opens only when every call of a whole 10 s window failed (it does not shed
+        // a brownout, however heavy).
+        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 5, observed: 10.0 seconds)"))
         #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
         // No client-side rate cap.
         #expect(!text.contains("token-bucket"))
@@ -24,8 +25,16 @@ struct PipelinePresetTests {
     @Test(
         "Interactive and background presets carry their own numbers",
         arguments: [
-            ("interactive", "limit: 10.0 seconds", "maxAttempts: 2", "minimum: 5)", "limit: 10.0 seconds"),
-            ("background", "limit: 300.0 seconds", "maxAttempts: 6", "minimum: 5)", "limit: 60.0 seconds"),
+            (
+                "interactive", "limit: 10.0 seconds", "maxAttempts: 2",
+                "ratio: 1.0, minimum: 5, observed: 10.0 seconds)",
+                "limit: 10.0 seconds"
+            ),
+            (
+                "background", "limit: 300.0 seconds", "maxAttempts: 6",
+                "ratio: 1.0, minimum: 5, observed: 10.0 seconds)",
+                "limit: 60.0 seconds"
+            ),
         ])
     func otherPresets(name: String, total: String, attempts: String, breaker: String, attempt: String) {
         let clock = ResilienceClock.manual(ManualClock())
@@ -84,8 +93,10 @@ struct PipelinePresetTests {
         let first = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let second = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let context = makeContext(clock)
-        // The standard breaker judges from 5 calls in 10 s: 5 failures in a row trip it.
-        for _ in 0..<5 {
+        // The standard breaker judges a whole 10 s window of at least 5 calls: a failure a second for 10 s
+        // trips it.
+        for second in 0...10 {
+            if second > 0 { clock.advance(by: .seconds(1)) }
             await #expect(throws: TestFailure.self) {
                 try await first.execute(context) { _ -> Int in throw TestFailure.serverError }
             }

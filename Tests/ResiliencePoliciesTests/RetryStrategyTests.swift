@@ -142,7 +142,7 @@ struct RetryStrategyTests {
         #expect(operation.callCount == 1)
     }
 
-    @Test("An exhausted budget stops retrying with budgetExhausted and an event")
+    @Test("An exhausted budget stops retrying with budgetExhausted, the refused retry's delay and an event")
     func budget() async {
         let clock = ManualClock()
         let sink = RecordingTelemetrySink()
@@ -155,6 +155,9 @@ struct RetryStrategyTests {
         } catch let error as ResilienceError {
             #expect(error.code == .budgetExhausted)
             #expect(error.underlying?.category == .serverError)
+            // The first retry would have waited 1 s: a caller trying again by hand waits as long.
+            #expect(error.retryAfter == .seconds(1))
+            #expect(error.classification.retryAfter == .seconds(1))
         } catch {
             Issue.record("unexpected \(error)")
         }

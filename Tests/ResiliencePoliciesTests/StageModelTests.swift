@@ -390,7 +390,7 @@ enum ReferenceInterpreter {
                 if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw error }
                 if let budget = retry.budget, !budget.tryWithdraw(now: now) {
                     current.emit(.budgetExhausted) { $0.classification = failure }
-                    throw ResilienceError(.budgetExhausted, key: current.key, underlying: failure)
+                    throw ResilienceError(.budgetExhausted, key: current.key, retryAfter: delay, underlying: failure)
                 }
                 current.emit(.retryScheduled) {
                     $0.duration = delay

@@ -44,16 +44,21 @@ import Testing
     }
 
     @Test func presetRowsShareOneScopePerClientAcrossItsKeys() async throws {
-        let clock = ResilienceClock.manual(ManualClock())
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
         var preset = PipelinePreset.standard
         preset.retry = nil
         let row = Strategy("standard without retry", role: .tuned, color: "#000000", preset: preset)
         let keys = row.pipelines(clock: clock, random: SharedRandomSource(seed: 1), keys: 4)
         #expect(keys.count == 4)
         let context = ResilienceContext(key: "jobs", clock: clock)
-        // Five timeouts spread over the keys trip the one breaker of the client's host for every key.
-        for key in keys + [keys[0]] {
-            _ = try? await key.execute(context) { _ -> Int in throw ResilienceError(.attemptTimedOut) }
+        // A timeout a second, spread over the keys for a whole 10 s window, trips the one breaker of the
+        // client's host for every key.
+        for second in 0...10 {
+            if second > 0 { manual.advance(by: .seconds(1)) }
+            _ = try? await keys[second % keys.count].execute(context) { _ -> Int in
+                throw ResilienceError(.attemptTimedOut)
+            }
         }
         let rejected = await #expect(throws: ResilienceError.self) { try await keys[3].execute(context) { _ in 1 } }
         #expect(rejected?.code == .circuitOpen)

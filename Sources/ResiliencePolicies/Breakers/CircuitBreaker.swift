@@ -30,7 +30,8 @@
 /// ```
 public protocol BreakerTripRule: Sendable {
     /// Counts the outcome of a call the closed breaker admitted at `admittedAt` and that finished at `now`;
-    /// returns `true` when the breaker must open now.
+    /// returns `true` when the breaker must open now. The successful probe that closes a half-open breaker is
+    /// counted too, as the first call after ``clear()`` (what the rule returns for it is ignored).
     ///
     /// - Parameters:
     ///   - failed: Whether the breaker's predicate counts the outcome as a failure (`false`: a success, or a
@@ -173,7 +174,13 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         if cycle.releaseProbe(permit) {
             if failed { return trip(now: now, cause: outcome) }
             let transition = cycle.probeSucceeded(now: now)
-            if transition != nil { rule.clear() }
+            if transition != nil {
+                // The probe's success is the first call the fresh count holds: a rule that judges by the
+                // calls of a recent window sees the dependency answered, and does not reopen on the next few
+                // failures alone.
+                rule.clear()
+                _ = rule.shouldOpen(afterCallFailed: false, admittedAt: permit.admittedAt, now: now)
+            }
             return transition
         }
         guard cycle.state == .closed else { return nil }

@@ -48,6 +48,9 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
         }
         var text = "failure-ratio(window: \(window), ratio: \(configuration.failureRatio), "
         text += "minimum: \(configuration.minimumThroughput)"
+        if configuration.minimumObservation > .zero {
+            text += ", observed: \(configuration.minimumObservation)"
+        }
         if let slow = configuration.slowCallThreshold {
             text += ", slow: \(slow) at \(configuration.slowCallRatio)"
         }
@@ -71,6 +74,11 @@ extension FailureRatioBreaker {
         public var window: Window = .time(.seconds(30))
         /// Calls the window must hold before the ratio is judged at all.
         public var minimumThroughput = 20
+        /// How long the breaker must have been counting (since the first call it counted after it was created,
+        /// opened, closed or reset) before the ratio is judged at all; `.zero` (the default) judges as soon as the
+        /// window holds ``minimumThroughput`` calls. Set to a time window's length, a new or just-closed breaker
+        /// judges a whole window, not the first few calls of one.
+        public var minimumObservation: Duration = .zero
         /// The failure ratio (0...1) that opens the breaker when reached.
         public var failureRatio = 0.5
         /// A call taking at least this long is slow; `nil` turns slow-call detection off.
@@ -107,30 +115,39 @@ extension FailureRatioBreaker {
             return configuration
         }
 
-        /// Opens only near total failure: at least 90 % of the calls of the last 10 s failed (timeouts count),
-        /// and at least 5 were made; open 1 s ±20 %, not growing; up to 3 probes, and the first success closes
-        /// it. ``PipelinePreset/standard``'s breaker.
+        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5
+        /// were made; open 1 s ±20 %, not growing; up to 3 probes, and the first success closes it (and is the
+        /// first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
-        /// Why these values: 5 calls is Envoy's and Finagle's consecutive-failure threshold, so a key (or a
-        /// ``PresetScope``) sending 1 request/s trips within seconds of an outage; 90 % keeps it shut during
-        /// partial brownouts (a 10 s window of 20 calls at 50 % failures reaches 90 % with a probability of about
-        /// 2 × 10⁻⁴). The open time is what a recovered server loses: every call in the open period after the
-        /// server is back fails, so a breaker open for `O` loses on average `O ÷ 2` of the traffic after a
-        /// recovery. Over a fault and the minute after it, that must cost less than 1 percentage point of
-        /// success against not retrying at all, which bounds `O` to about 1.6 s whatever the rate; 1 s ±20 %
-        /// (jittered so the keys of many clients do not probe in step) stays inside it, and the open time does
-        /// not grow, because a growing open time is exactly what swallows a recovered or flapping server's
-        /// healthy seconds (Polly's and Finagle's growing break times, 5 s and more, lost 4–15 pp here). What
-        /// a dead server sees instead is one round of probes per second per breaker: a failed probe reopens it
-        /// at once, and the probe's own retry meets the open breaker. That sheds `O ÷ (O + 1/r)` of a key's
-        /// calls at `r` requests per second (half at 1 request/s, 80 % at 4, 98 % at 50), and the retry budget
-        /// bounds what the calls that get through may add. One successful probe closes it, as in Polly and
-        /// gRPC's outlier ejection: a probe that succeeds is the evidence a recovered server gives first.
+        /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy,
+        /// still lets some through, so the rule asks for no success at all, which a key (or a
+        /// ``PresetScope``) making `n` calls in the window sees in a brownout of failure probability `p` with
+        /// probability `pⁿ`: at 4 requests/s (about 44 calls with retries) 1 % at p = 0.9, and 10⁻⁷ at
+        /// p = 0.7 (a ratio of 90 % tripped on a p = 0.9 brownout more often than not). A false trip costs
+        /// about one open time per failed probe, `1 ÷ (1 − p)` of them, so its rarity is what keeps a brownout's
+        /// success above not retrying. In an outage the rule trips as soon as the healthy calls from before have
+        /// left the 10 s window, like a 90 % ratio did. A flapping server's down spells shorter than the window
+        /// leave the successes of its up spells in it, so the breaker stays shut and the retries reach the up
+        /// spells. 5 calls is Envoy's and Finagle's consecutive-failure threshold: below 0.5 requests/s the
+        /// window never holds them, and the retry budget alone bounds the load. The open time is what a
+        /// recovered server loses: every call in the open period after the server is back fails, so a breaker
+        /// open for `O` loses on average `O ÷ 2` of the traffic after a recovery. Over a fault and the minute
+        /// after it, that must cost less than 1 percentage point of success against not retrying at all, which
+        /// bounds `O` to about 1.6 s whatever the rate; 1 s ±20 % (jittered so the keys of many clients do not
+        /// probe in step) stays inside it, and the open time does not grow, because a growing open time is
+        /// exactly what swallows a recovered or flapping server's healthy seconds (Polly's and Finagle's growing
+        /// break times, 5 s and more, lost 4–15 pp here). What a dead server sees instead is one round of
+        /// probes per second per breaker: a failed probe reopens it at once, and the probe's own retry meets
+        /// the open breaker. That sheds `O ÷ (O + 1/r)` of a key's calls at `r` requests per second (half at
+        /// 1 request/s, 80 % at 4, 98 % at 50), and the retry budget bounds what the calls that get through may
+        /// add. One successful probe closes it, as in Polly and gRPC's outlier ejection: a probe that succeeds
+        /// is the evidence a recovered server gives first.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
             configuration.minimumThroughput = 5
-            configuration.failureRatio = 0.9
+            configuration.minimumObservation = .seconds(10)
+            configuration.failureRatio = 1
             configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
             configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
@@ -145,10 +162,11 @@ extension FailureRatioBreaker {
         /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
         /// hung server trips it like a failing one; open 1 s ±20 %, closed by one successful probe).
         ///
-        /// Such a client cannot tell a full outage from a heavy brownout after a handful of calls, so this
-        /// breaker makes each false trip cheap instead of rare: the next successful probe closes it again, and
-        /// the open time never grows, so a recovered server is admitted within about 1 s (well inside the
-        /// interactive preset's 10 s recovery goal).
+        /// It waits for a whole 10 s window without a success, as the others do: a person's app cannot tell a
+        /// full outage from a heavy brownout after a handful of calls, and a brownout's successes are what the
+        /// person came for. A false trip stays cheap: the next successful probe closes it again, and the open
+        /// time never grows, so a recovered server is admitted within about 1 s (well inside the interactive
+        /// preset's 10 s recovery goal).
         public static var outageOnlyInteractive: Configuration { outageOnly }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
@@ -169,6 +187,8 @@ extension FailureRatioBreaker {
 struct FailureRatioRule: BreakerTripRule {
     let configuration: FailureRatioBreaker.Configuration
     var window: OutcomeWindow
+    /// When the first call since the last ``clear()`` finished; `nil` before it.
+    var countingSince: ResilienceInstant?
 
     init(_ configuration: FailureRatioBreaker.Configuration) {
         self.configuration = configuration
@@ -182,6 +202,9 @@ struct FailureRatioRule: BreakerTripRule {
     {
         let slow = configuration.slowCallThreshold.map { admittedAt.duration(to: now) >= $0 } ?? false
         window.record(failure: failed, slow: slow, now: now)
+        let since = countingSince ?? now
+        countingSince = since
+        guard since.duration(to: now) >= configuration.minimumObservation else { return false }
         let totals = window.totals(now: now)
         guard totals.calls >= max(1, configuration.minimumThroughput) else { return false }
         let calls = Double(totals.calls)
@@ -191,5 +214,8 @@ struct FailureRatioRule: BreakerTripRule {
         return failureRatioReached || slowRatioReached
     }
 
-    mutating func clear() { window.clear() }
+    mutating func clear() {
+        window.clear()
+        countingSince = nil
+    }
 }

@@ -55,16 +55,16 @@ public struct PipelinePreset: Sendable {
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's requests plus
-    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only near total
-    /// failure and counts timeouts (≥ 90 % of ≥ 5 calls in 10 s fail; open 1 s ±20 % without growing, or the
-    /// server's `Retry-After`; one successful probe closes it), server-quota pacing, no client-side rate cap,
-    /// 30 s per attempt.
+    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure
+    /// and counts timeouts (every call of a whole 10 s window failed, at least 5 of them; open 1 s ±20 % without
+    /// growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing, no
+    /// client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
     /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker
-    /// that opens only near total failure, counts timeouts (a hung server trips it), judges from 5 calls, stays
-    /// open 1 s ±20 % without growing and closes on one successful probe
+    /// that opens only on total failure (every call of a whole 10 s window, at least 5), counts timeouts (a hung
+    /// server trips it), stays open 1 s ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
     /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
     /// retried (the person's 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a
@@ -81,9 +81,9 @@ public struct PipelinePreset: Sendable {
     }
 
     /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s) with the standard 10 % budget, the
-    /// standard breaker (near total failure, timeouts count, open 1 s ±20 %), server-quota pacing, no
-    /// client-side rate cap, 60 s per attempt. Given a
-    /// ``connectivity`` monitor, calls wait for the network (and out Low Data Mode) for up to 5 minutes.
+    /// standard breaker (total failure over a whole 10 s window, timeouts count, open 1 s ±20 %), server-quota
+    /// pacing, no client-side rate cap, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the
+    /// network (and out Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)

@@ -7,7 +7,7 @@
 ///   whatever the policy says.
 /// - With a ``RetryBudget``, every execution deposits one request and every retry withdraws one token; when
 ///   the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
-///   carrying the last failure.
+///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited.
 /// - Never sleeps past the context's deadline: a retry whose delay would end after it is not attempted.
 /// - The success path draws no randomness and allocates nothing; jitter comes from ``random`` only when a
 ///   retry is scheduled.
@@ -137,7 +137,9 @@ public struct RetryStrategy: ResilienceStrategy {
         if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw failure.passOn() }
         if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
             current.emit(.budgetExhausted, at: now) { $0.classification = classification }
-            throw ResilienceError(.budgetExhausted, key: current.key, underlying: classification)
+            // The refused retry's delay is the least a caller that tries again by hand should wait: one that
+            // calls again at once turns the budget's refusal into the retry storm it exists to stop.
+            throw ResilienceError(.budgetExhausted, key: current.key, retryAfter: delay, underlying: classification)
         }
         current.emit(.retryScheduled, at: now) {
             $0.duration = delay
