@@ -7,9 +7,7 @@ cd "$(dirname "$0")/.."
 echo "== ThreadSanitizer: concurrency stress tests"
 suites="StressTests|ConcurrencyLimiterTests|LockedStateTests|AuthenticatingTransportTests|failedRefreshIsSingleFlight"
 log=$(mktemp)
-# Without an index store and with line tables only (enough for TSan's stack traces), so less to compile and link.
 TSAN_OPTIONS="halt_on_error=1" swift test --scratch-path .build-tsan --sanitize=thread --no-parallel \
-    --disable-index-store -Xswiftc -gline-tables-only \
     --filter "$suites" > "$log" 2>&1 || true
 if grep -q "ThreadSanitizer" "$log"; then grep -A30 "ThreadSanitizer" "$log" | head -60; echo "ThreadSanitizer reported a race"; exit 1; fi
 grep -q "Test run with .* passed" "$log" || { echo "stress tests failed under ThreadSanitizer"; tail -40 "$log"; exit 1; }
