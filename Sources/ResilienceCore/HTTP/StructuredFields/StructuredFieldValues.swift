@@ -311,7 +311,8 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
 
     private(set) var entries: [Entry] = []
     /// Open addressing over `entries`: 0 is an empty slot, `p + 1` the entry at position `p`. Empty while the
-    /// map is small; otherwise a power of two at least twice the entry count.
+    /// map is small and no larger capacity was reserved; otherwise a power of two at least twice the entry
+    /// count, holding every entry.
     private var slots: [Int32] = []
 
     var count: Int { entries.count }
@@ -324,9 +325,16 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
                 insertOrReplace(key, keyHash: keyHash, newValue)
             } else if let position = position(of: key, keyHash: keyHash) {
                 entries.remove(at: position)
-                rebuildSlots()
+                rebuildSlots(forCapacity: entries.count)
             }
         }
+    }
+
+    /// Makes room for `capacity` entries, and for their key table when they will need one, so that
+    /// inserting up to that many entries neither grows the entries nor rebuilds the table.
+    mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity)
+        if capacity > Self.scanLimit && slots.count < capacity * 2 { rebuildSlots(forCapacity: capacity) }
     }
 
     /// Sets `key` (whose ``StructuredFieldKeyHash`` is `keyHash`) to `value`: in place when the key is
@@ -336,13 +344,12 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
             entries[existing].value = value
             return
         }
-        if entries.isEmpty { entries.reserveCapacity(4) }
+        if entries.capacity == 0 { entries.reserveCapacity(4) }
         entries.append(Entry(key: key, value: value, keyHash: keyHash))
-        guard entries.count > Self.scanLimit else { return }
-        if slots.count < entries.count * 2 {
-            rebuildSlots()
-        } else {
+        if slots.count >= entries.count * 2 {
             occupy(position: entries.count - 1)
+        } else if entries.count > Self.scanLimit {
+            rebuildSlots(forCapacity: entries.count)
         }
     }
 
@@ -378,14 +385,16 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
         slots[slot] = Int32(truncatingIfNeeded: position + 1)
     }
 
-    private mutating func rebuildSlots() {
-        guard entries.count > Self.scanLimit else {
+    /// Rebuilds the table for `capacity` entries (at least the current count), or empties it when that many
+    /// entries are few enough to scan.
+    private mutating func rebuildSlots(forCapacity capacity: Int) {
+        guard capacity > Self.scanLimit else {
             slots = []
             return
         }
-        var capacity = 32
-        while capacity < entries.count * 4 { capacity <<= 1 }
-        slots = Array(repeating: 0, count: capacity)
+        var slotCount = 32
+        while slotCount < capacity * 4 { slotCount <<= 1 }
+        slots = Array(repeating: 0, count: slotCount)
         for position in entries.indices { occupy(position: position) }
     }
 
