@@ -6,11 +6,13 @@ import Glibc
 import Darwin
 #endif
 
-// RFC 9651 parsing speed: a 64-member structured dictionary (the budget is 10 µs per parse), its
-// serialisation, a RateLimit/RateLimit-Policy pair read into a ServerQuota, and, as the baseline measured in
+// RFC 9651 parsing speed: a 64-member structured dictionary (the budget is 10 µs per parse), the same parse
+// followed by reading every member (key, bare item or items, every parameter), its serialisation, a RateLimit/RateLimit-Policy pair read into a ServerQuota, and, as the baseline measured in
 // the same run, a checksum over the same bytes. Times are the thread's CPU time per call (the machine is
 // shared: waiting for a core is not the parser's cost), p50 and minimum over the rounds.
-// Usage: swift run -c release --package-path Benchmarks StructuredFieldParsing [rounds | parse-only N]
+// Usage: swift run -c release --package-path Benchmarks StructuredFieldParsing [rounds | MODE N], where MODE
+// is parse-only, parse-and-read-only or serialise-only: N calls of that operation and nothing else, for
+// callgrind (instructions per call do not depend on what else the machine runs).
 //
 // The dictionary mixes what real fields carry: integers, decimals, tokens, quoted strings, booleans, byte
 // sequences, inner lists and parameters (members like `m17=(a b);q=0.5`), about 1.3 KB.
@@ -62,16 +64,65 @@ func report(_ name: String, _ perCall: [Double]) {
             + "p50 \(String(Int(p50.rounded()))) ns   min \(String(Int(minimum.rounded()))) ns")
 }
 
+/// Reads every member of `dictionary`: its key, its bare item or inner list items, and every parameter.
+func readEveryMember(_ dictionary: StructuredFieldDictionary) -> Int {
+    var total = 0
+    for (key, member) in dictionary {
+        total &+= key.utf8.count
+        switch member {
+        case .item(let item):
+            total &+= weight(item.bareItem) &+ weight(item.parameters)
+        case .innerList(let list):
+            for item in list.items { total &+= weight(item.bareItem) &+ weight(item.parameters) }
+            total &+= weight(list.parameters)
+        }
+    }
+    return total
+}
+
+/// A number that depends on the bare item's value, so that reading it cannot be optimised away.
+func weight(_ bareItem: StructuredFieldBareItem) -> Int {
+    switch bareItem {
+    case .integer(let value), .date(let value): return Int(truncatingIfNeeded: value)
+    case .decimal(let value): return Int(truncatingIfNeeded: value.thousandths)
+    case .string(let text), .token(let text), .displayString(let text): return text.utf8.count
+    case .byteSequence(let bytes): return bytes.count
+    case .boolean(let value): return value ? 1 : 0
+    }
+}
+
+/// A number that depends on every parameter's key and value.
+func weight(_ parameters: StructuredFieldParameters) -> Int {
+    var total = 0
+    for (key, value) in parameters { total &+= key.utf8.count &+ weight(value) }
+    return total
+}
+
+/// A mode the benchmark does not know.
+struct UsageError: Error, CustomStringConvertible {
+    /// The mode given.
+    let mode: String
+    /// What was wrong.
+    var description: String { "unknown mode \(mode): use parse-only, parse-and-read-only or serialise-only" }
+}
+
 /// Everything runs inside a function so that the values measured are locals, not top-level globals.
 func run() throws {
     let field = makeDictionary(members: 64)
-    // `StructuredFieldParsing parse-only N`: N parses and nothing else, for `perf stat` (instructions and
-    // cycles per parse do not depend on what else the machine runs).
-    if CommandLine.arguments.dropFirst().first == "parse-only" {
+    if let mode = CommandLine.arguments.dropFirst().first, mode.hasSuffix("-only") {
         let count = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 100_000
-        var members = 0
-        for _ in 0..<count { members &+= (try? StructuredFieldDictionary(parsing: field))?.count ?? 0 }
-        print("\(count) parses, \(members) members")
+        let parsed = try StructuredFieldDictionary(parsing: field)
+        var total = 0
+        for _ in 0..<count {
+            switch mode {
+            case "parse-only": total &+= (try? StructuredFieldDictionary(parsing: field))?.count ?? 0
+            case "parse-and-read-only":
+                total &+= (try? StructuredFieldDictionary(parsing: field)).map(readEveryMember) ?? 0
+            case "serialise-only": total &+= (try? parsed.serialized())?.utf8.count ?? 0
+            default: throw UsageError(mode: mode)
+            }
+        }
+        print("\(count) × \(mode.dropLast(5)): \(total)")
         return
     }
     let rounds = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 25
@@ -85,6 +136,10 @@ func run() throws {
         (try? StructuredFieldDictionary(parsing: field))?.count ?? 0
     }
     report("parse 64-member dictionary", parse)
+    let parseAndRead = measure(rounds: rounds, iterations: 20_000) {
+        (try? StructuredFieldDictionary(parsing: field)).map(readEveryMember) ?? 0
+    }
+    report("parse it and read every member", parseAndRead)
     let serialise = measure(rounds: rounds, iterations: 20_000) { (try? parsed.serialized())?.utf8.count ?? 0 }
     report("serialise 64-member dictionary", serialise)
     let rateLimit = #""hour";r=40;t=600, "minute";r=0;t=20"#

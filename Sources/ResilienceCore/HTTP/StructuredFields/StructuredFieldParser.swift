@@ -75,22 +75,25 @@ struct StructuredFieldParser {
     /// How many of the bytes from the current position on are `byte`, at most ``reservationLimit``: an upper
     /// bound on the members still to parse, less one.
     private func reservation(for byte: UInt8) -> Int {
-        let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[position...]))
+        guard let base = bytes.baseAddress else { return 0 }
+        let start = UnsafeRawPointer(base + position)
+        let length = bytes.count - position
         let lows: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         let pattern = lows &* UInt64(byte)
         var count = 0
-        var index = 0
-        // Eight bytes at a time: a byte of `word ^ pattern` is zero where the field has `byte`, and the
-        // high bit of each byte of `found` is set exactly for those zero bytes.
-        while index + 8 <= raw.count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ pattern
-            let found = ~(((word & (0x7F &* lows)) &+ (0x7F &* lows)) | word | (0x7F &* lows))
-            count &+= found.nonzeroBitCount
-            index += 8
+        var offset = 0
+        // Eight bytes at a time: a byte of `word` is zero where the field has `byte`, and the high bit of each
+        // byte of `zeros` is set exactly for those zero bytes.
+        while offset + 8 <= length {
+            let word = start.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
+            let zeros = ~(((word & ~highs) &+ ~highs) | word) & highs
+            count &+= zeros.nonzeroBitCount
+            offset += 8
         }
-        while index < raw.count {
-            if raw[index] == byte { count &+= 1 }
-            index += 1
+        while offset < length {
+            if start.load(fromByteOffset: offset, as: UInt8.self) == byte { count &+= 1 }
+            offset += 1
         }
         return min(count, Self.reservationLimit)
     }
@@ -249,7 +252,8 @@ struct StructuredFieldParser {
     /// by `String(unsafeUninitializedCapacity:)`, which takes fewer steps than `String(decoding:as:)`.
     private func text(_ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { storage in
-            _ = storage.initialize(from: UnsafeBufferPointer(rebasing: bytes[range]))
+            guard let target = storage.baseAddress, let source = bytes.baseAddress else { return 0 }
+            target.initialize(from: source + range.lowerBound, count: range.count)
             return range.count
         }
     }
