@@ -84,6 +84,9 @@ struct ChaosStrategyTests {
         flag.withLock { $0 = false }
         #expect(try await outcome.execute(.test()) { _ in 1 } == 1)
         #expect(asked.withLock { $0 } == 2)
+        closure.isEnabled = false
+        flag.withLock { $0 = true }
+        #expect(closure.isEnabled, "setting a closure switch has no effect")
     }
 
     @Test("The fault is classified as configured and retried like the real failure")

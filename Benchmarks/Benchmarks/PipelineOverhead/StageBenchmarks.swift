@@ -30,6 +30,27 @@ func registerStageBenchmarks() {
     register("chaos latency, switched off", try! ChaosLatencyStrategy(off, latency: .seconds(1)))
     register("chaos behaviour, switched off", ChaosBehaviourStrategy(off) { _ in })
     register("chaos outcome, switched off", ChaosOutcomeStrategy(off, outcome: 0))
+    // Inside a `Pipeline`, as one chain of steps with one clock reading (the outcome stage is not a stepped
+    // stage, so its pipeline runs stage by stage): the switched-off stage's cost is its row minus the first.
+    benchmarkPipeline("in pipeline: total deadline", Pipeline { TotalDeadlineStrategy(.seconds(60)) })
+    benchmarkPipeline(
+        "in pipeline: chaos fault, switched off",
+        Pipeline {
+            TotalDeadlineStrategy(.seconds(60))
+            ChaosFaultStrategy(off)
+        })
+    benchmarkPipeline(
+        "in pipeline: chaos latency, switched off",
+        Pipeline {
+            TotalDeadlineStrategy(.seconds(60))
+            try! ChaosLatencyStrategy(off, latency: .seconds(1))
+        })
+    benchmarkPipeline(
+        "in pipeline: chaos behaviour, switched off",
+        Pipeline {
+            TotalDeadlineStrategy(.seconds(60))
+            ChaosBehaviourStrategy(off) { _ in }
+        })
 }
 
 /// The stage alone, and inside a total deadline.

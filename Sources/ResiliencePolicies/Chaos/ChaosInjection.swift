@@ -5,7 +5,7 @@ import ResilienceCore
 ///
 /// A call is injected when the switch is on and a draw from ``random`` falls below ``rate``. With a seeded
 /// source, the same calls in the same order get the same injections (the traces of two runs are equal
-/// byte for byte). A switched-off stage draws nothing and costs one atomic load.
+/// byte for byte). A switched-off stage draws nothing and costs one relaxed atomic load and a branch.
 public struct ChaosInjection: Sendable {
     /// The share of calls injected, in `0...1`.
     public let rate: Double
@@ -47,7 +47,8 @@ public struct ChaosInjection: Sendable {
 
 /// The steps (`StageDriver.swift`) of a chaos stage that does something before an injected call goes on
 /// (``ChaosLatencyStrategy`` sleeps, ``ChaosBehaviourStrategy`` runs its closure): `enter` stops an injected
-/// call, `resume` runs ``inject(_:at:)`` and then `next`; a failure passes through untouched.
+/// call, `resume` runs ``inject(_:at:)`` and then `next`; a failure passes through untouched. The stage alone
+/// (its `execute`) does the same without the driver: ``run(_:_:)``.
 @usableFromInline
 protocol ChaosPreludeStage: SteppedStage {
     /// When to inject.
@@ -60,6 +61,17 @@ extension ChaosPreludeStage {
     @inlinable @inline(__always)
     func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         injection.fires() ? StageStop(.injected) : nil
+    }
+
+    /// The stage alone: a call that is not injected goes straight on (no clock read, no frame); an injected
+    /// one runs ``inject(_:at:)`` at the clock's reading and then `next`, as the steps do.
+    @inlinable @inline(__always)
+    func run<Output: Sendable>(
+        _ context: ResilienceContext, _ next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard injection.fires() else { return try await next(context) }
+        try await inject(context, at: context.clock.now())
+        return try await next(context)
     }
 
     @inlinable

@@ -27,7 +27,9 @@ public struct ChaosOutcomeStrategy<Value: Sendable>: ResilienceStrategy {
     }
 
     /// Returns ``outcome`` for an injected call of output `Value`, runs `next` for any other.
-    @inlinable
+    /// Always inlined: a call that is not injected costs the switch's load and a branch in the caller's
+    /// frame, not one more async frame.
+    @inlinable @inline(__always)
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output

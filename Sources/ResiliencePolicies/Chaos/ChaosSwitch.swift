@@ -9,7 +9,8 @@ import Synchronization
 /// debug menu), or a closure the stages ask on every call.
 ///
 /// Share one switch between the chaos stages of a pipeline (or of a whole app) to turn them all off at
-/// once. Reading an off switch costs an atomic load, so a chaos stage can ship to production switched off.
+/// once. Reading an off flag costs one relaxed atomic load and a branch (inlined into the stage), so a chaos
+/// stage can ship to production switched off.
 ///
 /// ```swift
 /// let chaos = ChaosSwitch(isEnabled: false)
@@ -17,12 +18,15 @@ import Synchronization
 /// let gate = ChaosSwitch { FeatureFlags.current.chaos }
 /// ```
 public final class ChaosSwitch: Sendable {
+    /// The flag ``isEnabled`` sets. A closure switch keeps it on for good, so that an off flag switch is
+    /// answered by this one load.
     #if canImport(Darwin)
-    private let flag: LockedState<Bool>
+    @usableFromInline let flag: LockedState<Bool>
     #else
-    private let flag: Atomic<Bool>
+    @usableFromInline let flag: Atomic<Bool>
     #endif
-    private let reader: (@Sendable () -> Bool)?
+    /// The closure a closure switch asks once its flag is on.
+    @usableFromInline let reader: (@Sendable () -> Bool)?
 
     /// Creates a switch flipped with ``isEnabled``.
     ///
@@ -41,24 +45,27 @@ public final class ChaosSwitch: Sendable {
     /// - Parameter reader: Says whether chaos is injected now; keep it cheap and non-blocking.
     public init(_ reader: @escaping @Sendable () -> Bool) {
         #if canImport(Darwin)
-        flag = LockedState(initialState: false)
+        flag = LockedState(initialState: true)
         #else
-        flag = Atomic(false)
+        flag = Atomic(true)
         #endif
         self.reader = reader
     }
 
     /// Whether chaos is injected now.
+    @inlinable
     public var isEnabled: Bool {
         get {
-            if let reader { return reader() }
             #if canImport(Darwin)
-            return flag.withLock { $0 }
+            guard flag.withLock({ $0 }) else { return false }
             #else
-            return flag.load(ordering: .relaxed)
+            guard flag.load(ordering: .relaxed) else { return false }
             #endif
+            guard let reader else { return true }
+            return reader()
         }
         set {
+            guard reader == nil else { return }
             #if canImport(Darwin)
             flag.withLock { $0 = newValue }
             #else

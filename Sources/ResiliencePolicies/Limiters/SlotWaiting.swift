@@ -111,6 +111,13 @@ extension SlotAdmission {
     /// higher one still does.
     mutating func handOver(now: ResilienceInstant) -> [SlotWaiting.Handover] {
         guard waiters.count > 0 else { return [] }
+        return handOverToWaiters(now: now)
+    }
+
+    /// ``handOver(now:)`` once somebody waits: kept out of line, so that a release with nobody waiting does
+    /// not pay for the waiters' type metadata this needs.
+    @inline(never)
+    private mutating func handOverToWaiters(now: ResilienceInstant) -> [SlotWaiting.Handover] {
         var handed: [SlotWaiting.Handover] = []
         for priorityClass in stride(from: PriorityWaiters.classes - 1, through: 0, by: -1) {
             while inFlight < threshold(priorityClass), let waiter = waiters.popFirst(of: priorityClass) {
@@ -187,6 +194,7 @@ enum SlotWaiting {
 
     /// Resumes the waiters handed a slot (after the lock is released).
     static func resume(_ handed: [Handover]) {
+        guard !handed.isEmpty else { return }
         for handover in handed { handover.continuation.resume(returning: handover.permit) }
     }
 

@@ -1,0 +1,34 @@
+import ResilienceCore
+import Testing
+
+@testable import ResiliencePolicies
+
+@Suite("DurationArithmetic")
+struct DurationArithmeticTests {
+    /// What `seconds(_:)` must return: the sum of the standard library's split, bit for bit (the adaptive
+    /// limiter's samples, and so the simulator's traces, depend on it).
+    static func componentsSum(_ duration: Duration) -> Double {
+        let components = duration.components
+        return Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+
+    @Test("seconds(_:) equals the components' sum bit for bit, on both sides of zero and past Int64 attoseconds")
+    func secondsMatchesComponents() {
+        var random = PseudoRandomGenerator(seed: 7)
+        var durations: [Duration] = [
+            .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(9), .seconds(10), .seconds(-10),
+            .seconds(3_600 * 24 * 365), .milliseconds(-1_500),
+            Duration(secondsComponent: 1_000_000_000, attosecondsComponent: 999_999_999_999_999_999),
+        ]
+        for _ in 0..<20_000 {
+            let seconds = Int64.random(in: -1_000_000_000...1_000_000_000, using: &random)
+            let attoseconds = Int64.random(in: -999_999_999_999_999_999...999_999_999_999_999_999, using: &random)
+            durations.append(Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
+            durations.append(.nanoseconds(Int64.random(in: -20_000_000_000...20_000_000_000, using: &random)))
+        }
+        let mismatches = durations.filter {
+            DurationArithmetic.seconds($0).bitPattern != Self.componentsSum($0).bitPattern
+        }
+        #expect(mismatches.isEmpty, "first mismatches: \(mismatches.prefix(3))")
+    }
+}
