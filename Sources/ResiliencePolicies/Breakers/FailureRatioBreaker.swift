@@ -99,12 +99,14 @@ extension FailureRatioBreaker {
         public var slowCallThreshold: Duration?
         /// The slow-call ratio (0...1) that opens the breaker when reached.
         public var slowCallRatio = 1.0
-        /// Whether calls left unanswered open it too: when at least ``minimumThroughput`` calls are waiting and
-        /// none has succeeded for a whole window (a time window's length, 10 s for a count window, and at least
-        /// as long as the slowest success since the breaker last closed), the closed breaker opens before their
-        /// timeouts fire. A hung server answers nothing, and every second the clients wait for their timeouts
-        /// they queue another second of work that the server still does after it recovers. Judged only once
-        /// the breaker has seen a success (created, or closed by a probe), so it knows the dependency answers.
+        /// Whether calls left unanswered open it too: when calls have waited a whole window without a success
+        /// (a time window's length, 10 s for a count window, and at least as long as the slowest success since
+        /// the breaker last closed), and at least ``minimumThroughput`` calls since the last success are waiting
+        /// or failed, the closed breaker opens before their timeouts fire. A hung server answers nothing, and
+        /// every second the clients wait for their timeouts they queue another second of work that the server
+        /// still does after it recovers. Judged only once the breaker has seen a success since it was created
+        /// or opened, so it knows the dependency answers. A breaker opened by that silence, or by a call that
+        /// timed out, then lets one probe wait at a time.
         public var opensWhenUnanswered = false
         /// Successful half-open probes needed to close it.
         public var successesToClose = 3
@@ -138,8 +140,8 @@ extension FailureRatioBreaker {
 
         /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5
         /// were made, or calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 1 s ±20 %,
-        /// not growing; one probe at a time, and its success closes it (and is the first call of the fresh
-        /// window). ``PipelinePreset/standard``'s breaker.
+        /// not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes it
+        /// (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
         /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy,
         /// still lets some through, so the rule asks for no success at all, which a key (or a
@@ -172,10 +174,11 @@ extension FailureRatioBreaker {
         /// too: once calls have waited a whole 10 s window with no success (and at least 5 calls since the last
         /// success are waiting or failed), the breaker opens without waiting for their timeouts. Answers that
         /// are slow but arrive never look silent (the window stretches to the slowest success since the breaker
-        /// closed). One probe at a time, as in Polly: a probe of a hung server waits out its whole attempt
-        /// timeout, and each probe the breaker lets through adds to the queue the server must work off before
-        /// it can answer anyone; with answers that come at once (an outage, a brownout) the second and third
-        /// probe of three were almost never admitted anyway.
+        /// closed). A breaker opened by a hung dependency (silence, or a call that timed out) lets one probe
+        /// wait at a time, as Polly always does: such a probe waits out its whole attempt timeout in the
+        /// server's queue, is answered no sooner for company, and each probe beside it adds to the work the
+        /// server must do before it can answer anyone. After failures that came back (an outage), three
+        /// probes go side by side, so a busy key loses fewer calls in the moment its server returns.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
