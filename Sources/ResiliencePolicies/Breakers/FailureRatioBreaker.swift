@@ -106,7 +106,9 @@ extension FailureRatioBreaker {
         /// every second the clients wait for their timeouts they queue another second of work that the server
         /// still does after it recovers. Judged only once the breaker has seen a success since it was created
         /// or opened, so it knows the dependency answers. A breaker opened by that silence, or by a call that
-        /// timed out, then lets one probe wait at a time.
+        /// timed out, then lets one probe wait at a time. The admission that finds the silence returns the
+        /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
+        /// the transition and rejects that call.
         public var opensWhenUnanswered = false
         /// Successful half-open probes needed to close it.
         public var successesToClose = 3
