@@ -39,6 +39,31 @@ struct CircuitBreakerStrategyTests {
         #expect(sink.events(.breakerTransition).last?.transition == BreakerTransition(from: .open, to: .halfOpen))
     }
 
+    @Test func rejectsTheCallThatFindsTheWaitingCallsUnanswered() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext(key: "jobs", telemetry: sink, clock: .manual(clock))
+        var configuration = FailureRatioBreaker.Configuration.outageOnly
+        configuration.openDuration.jitter = 0
+        let breaker = FailureRatioBreaker(configuration)
+        let stage = CircuitBreakerStrategy(breaker: breaker)
+        #expect(try await stage.execute(context) { _ in 1 } == 1)
+        // Five calls wait on a hung server (admitted beside the stage, as other callers of the key would be).
+        let waiting = (0..<5).compactMap { _ in breaker.admit(now: at(0)).permit }
+        #expect(waiting.count == 5)
+        clock.advance(by: .seconds(10))
+        let calls = LockedBox(0)
+        await #expect(throws: ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(1))) {
+            try await stage.execute(context) { _ in calls.mutate { $0 += 1 } }
+        }
+        #expect(calls.value == 0)
+        #expect(
+            sink.events(.breakerTransition).map(\.transition) == [
+                BreakerTransition(from: .closed, to: .open, openFor: .seconds(1))
+            ])
+        #expect(sink.events(.breakerRejected).map(\.detail) == ["open"])
+    }
+
     @Test func cancellationReleasesTheProbe() async throws {
         let clock = ManualClock()
         let breaker = ConsecutiveFailureBreaker(noJitter())

@@ -219,4 +219,134 @@ struct FailureRatioBreakerTests {
         let probe = breaker.admit(now: at(now)).permit!
         #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))
     }
+
+    /// Admits a call every half second from `start` through `end` without finishing any; returns the
+    /// permits, or stops at the admission that changed the breaker's state and returns that change too.
+    func waitEveryHalfSecond(
+        _ breaker: FailureRatioBreaker, from start: Double, through end: Double
+    ) -> (permits: [BreakerPermit], change: (at: Double, transition: BreakerTransition)?) {
+        var permits: [BreakerPermit] = []
+        var now = start
+        while now <= end + 1e-9 {
+            let admission = breaker.admit(now: at(now))
+            if let transition = admission.transition { return (permits, (now, transition)) }
+            if let permit = admission.permit { permits.append(permit) }
+            now += 0.5
+        }
+        return (permits, nil)
+    }
+
+    @Test(
+        "A preset breaker opens once its waiting calls went a whole 10 s window without a success, before any timeout",
+        arguments: ["standard", "interactive", "background"])
+    func presetBreakersOpenOnUnansweredCalls(name: String) {
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 13))
+        call(breaker, .success, at: at(0))
+        // A hung server: calls from 0.5 s on wait and nothing answers. The silence counts from the first of them.
+        let (waiting, change) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
+        #expect(waiting.count == 20)
+        #expect(change?.at == 10.5)
+        #expect(change?.transition.from == .closed && change?.transition.to == .open)
+        #expect(breaker.admit(now: at(10.5)).rejection?.state == .open)
+        // The waiting calls' timeouts, when they come, belong to the closed period before the trip: they count
+        // for nothing.
+        for permit in waiting { #expect(breaker.record(.failure(Failures.timeout), for: permit, now: at(11)) == nil) }
+        #expect(breaker.windowCounts(now: at(11)) == (0, 0, 0))
+    }
+
+    @Test("A breaker does not judge silence unless asked to")
+    func silenceIsOptIn() {
+        var configuration = FailureRatioBreaker.Configuration.outageOnly
+        configuration.opensWhenUnanswered = false
+        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 13))
+        call(breaker, .success, at: at(0))
+        #expect(waitEveryHalfSecond(breaker, from: 0.5, through: 60).change == nil)
+        #expect(!breaker.policyDescription.contains("unanswered"))
+        #expect(FailureRatioBreaker(.outageOnly).policyDescription.hasSuffix(", unanswered)"))
+    }
+
+    @Test("Silence opens the breaker only while at least the minimum throughput of calls waits")
+    func silenceNeedsEnoughWaitingCalls() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        call(breaker, .success, at: at(0))
+        let early = (1...4).compactMap { breaker.admit(now: at(Double($0))).permit }
+        #expect(early.count == 4)
+        // Four calls have waited 29 s without an answer: not enough calls to judge by.
+        #expect(breaker.admit(now: at(30)).transition == nil)
+        // The fifth one waits too now: the next admission finds five calls unanswered for a whole window.
+        #expect(breaker.admit(now: at(30.5)).transition?.to == .open)
+    }
+
+    @Test("A breaker that has not seen a success since it was created does not judge silence")
+    func silenceNeedsAnAnswerFirst() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        #expect(waitEveryHalfSecond(breaker, from: 0, through: 60).change == nil)
+        #expect(breaker.metrics(now: at(60)).state == .closed)
+    }
+
+    @Test("A slow dependency whose answers arrive never looks silent: a whole window is as long as its slowest success")
+    func slowAnswersAreNotSilence() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        // One call takes 15 s and succeeds.
+        let slow = breaker.admit(now: at(0)).permit!
+        #expect(breaker.record(.success, for: slow, now: at(15)) == nil)
+        // Calls from 15.5 s wait: after 10 s they are not yet overdue by this dependency's own measure.
+        let (waiting, change) = waitEveryHalfSecond(breaker, from: 15.5, through: 40)
+        #expect(change?.at == 30.5)
+        #expect(waiting.count == 30)
+        // Had one of them succeeded on the way, the silence would have started again there.
+        let other = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        let first = other.admit(now: at(0)).permit!
+        other.record(.success, for: first, now: at(0.1))
+        let before = waitEveryHalfSecond(other, from: 0.5, through: 9.5)
+        #expect(before.change == nil)
+        other.record(.success, for: before.permits[0], now: at(9.6))
+        #expect(waitEveryHalfSecond(other, from: 10, through: 19.5).change == nil)
+        #expect(waitEveryHalfSecond(other, from: 20, through: 20).change?.transition.to == .open)
+    }
+
+    @Test("The probe that closes the breaker after a silence starts the next window: it judges silence again")
+    func closingProbeRestartsTheSilence() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        call(breaker, .success, at: at(0))
+        let opened = waitEveryHalfSecond(breaker, from: 0.5, through: 20).change
+        #expect(opened?.at == 10.5)
+        let probeAt = 10.5 + seconds(breaker.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
+        let probe = breaker.admit(now: at(probeAt)).permit!
+        #expect(probe.isProbe)
+        // The probe waits 4 s behind the server's backlog, then succeeds.
+        #expect(breaker.record(.success, for: probe, now: at(probeAt + 4))?.to == .closed)
+        let silence = waitEveryHalfSecond(breaker, from: probeAt + 4.5, through: probeAt + 30).change
+        #expect(silence?.transition.to == .open)
+        #expect(abs((silence?.at ?? 0) - (probeAt + 14.5)) < 0.01)
+    }
+
+    @Test(
+        "A preset breaker opened by a hung dependency lets one probe wait at a time; after failures that came back, three",
+        arguments: ["standard", "interactive", "background"])
+    func hungDependencyGetsOneProbeAtATime(name: String) {
+        let hung = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 17))
+        call(hung, .success, at: at(0))
+        let opened = waitEveryHalfSecond(hung, from: 0.5, through: 20).change
+        #expect(opened?.at == 10.5)
+        let probeAt = 10.5 + seconds(hung.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
+        let probe = hung.admit(now: at(probeAt)).permit!
+        #expect(probe.isProbe)
+        // While the probe waits, nothing else goes: it is answered no sooner for company in the queue.
+        #expect(hung.admit(now: at(probeAt + 0.5)).rejection?.state == .halfOpen)
+        // Its timeout reopens the breaker, still as hung: the next probe waits alone too.
+        #expect(hung.record(.failure(Failures.timeout), for: probe, now: at(probeAt + 10))?.to == .open)
+        let nextAt = probeAt + 10 + seconds(hung.metrics(now: at(probeAt + 10)).remainingOpenDuration) + 0.001
+        let next = hung.admit(now: at(nextAt)).permit!
+        #expect(hung.admit(now: at(nextAt)).rejection?.state == .halfOpen)
+        #expect(hung.record(.success, for: next, now: at(nextAt + 3))?.to == .closed)
+
+        // An outage answers at once: the breaker it opens admits its three probes side by side.
+        let down = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 17))
+        #expect(failEveryQuarterSecond(down, from: 0, through: 10)?.to == .open)
+        let downProbeAt = 10 + seconds(down.metrics(now: at(10)).remainingOpenDuration) + 0.001
+        let probes = (0..<4).map { _ in down.admit(now: at(downProbeAt)) }
+        #expect(probes.prefix(3).allSatisfy { $0.permit?.isProbe == true })
+        #expect(probes[3].rejection?.state == .halfOpen)
+    }
 }

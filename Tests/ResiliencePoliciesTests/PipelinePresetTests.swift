@@ -14,8 +14,10 @@ struct PipelinePresetTests {
         #expect(text.contains("retry(policy: standard(maxAttempts: 3"))
         #expect(text.contains("budget: "))
         // A failure-ratio breaker that opens only when every call of a whole 10 s window failed (it does not shed
-        // a brownout, however heavy).
-        #expect(text.contains("failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 5, observed: 10.0 seconds)"))
+        // a brownout, however heavy) or went unanswered (a hung server).
+        #expect(
+            text.contains(
+                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)"))
         #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
         // No client-side rate cap.
         #expect(!text.contains("token-bucket"))
@@ -27,12 +29,12 @@ struct PipelinePresetTests {
         arguments: [
             (
                 "interactive", "limit: 10.0 seconds", "maxAttempts: 2",
-                "ratio: 1.0, minimum: 5, observed: 10.0 seconds)",
+                "ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)",
                 "limit: 10.0 seconds"
             ),
             (
                 "background", "limit: 300.0 seconds", "maxAttempts: 6",
-                "ratio: 1.0, minimum: 5, observed: 10.0 seconds)",
+                "ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)",
                 "limit: 60.0 seconds"
             ),
         ])

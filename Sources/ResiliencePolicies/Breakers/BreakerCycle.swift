@@ -82,6 +82,8 @@ protocol BreakerMachine: Sendable {
     var cycle: BreakerCycle { get set }
     /// Which failures the machine counts (the server's `Retry-After` is honoured only on those).
     var failurePredicate: BreakerFailurePredicate { get }
+    /// Admits or rejects one call (the shared cycle's admission unless the machine adds a rule of its own).
+    mutating func admit(now: ResilienceInstant) -> BreakerAdmission
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     )

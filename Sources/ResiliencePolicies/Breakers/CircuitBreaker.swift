@@ -146,21 +146,50 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
     let failurePredicate: BreakerFailurePredicate
     var consecutiveFailures = 0
     var consecutiveSuccesses = 0
+    /// Follows the closed breaker's waiting calls when silence opens it too (`nil`: only outcomes count).
+    var unanswered: UnansweredWindow?
+    /// Whether the breaker last opened because the dependency hung (its calls went unanswered, or the call
+    /// that tripped it timed out): then half-open lets one probe wait at a time, whatever its probe limit.
+    var dependencyHung = false
 
     init(
         rule: Rule, openDuration: BreakerBackoff, generator: PseudoRandomGenerator, cycle: BreakerCycle,
-        countsAsFailure: BreakerFailurePredicate
+        countsAsFailure: BreakerFailurePredicate, unanswered: UnansweredWindow? = nil
     ) {
         self.rule = rule
         self.openDuration = openDuration
         self.generator = generator
         self.cycle = cycle
         self.failurePredicate = countsAsFailure
+        self.unanswered = unanswered
+    }
+
+    /// Admits or rejects one call. With an ``UnansweredWindow``, the closed breaker first asks whether its
+    /// waiting calls have gone a whole window without a success; if so it opens, and the call that found the
+    /// silence is handed back with the transition and a permit of the closed generation, which the stage
+    /// rejects after reporting the transition (the permit's outcome, if it runs anyway, counts for nothing).
+    mutating func admit(now: ResilienceInstant) -> BreakerAdmission {
+        if dependencyHung, cycle.probeOutstanding(now: now), let rules = cycle.halfOpen {
+            // A probe of a hung dependency waits out its whole timeout in the server's queue, and every probe
+            // beside it adds to the work the server must do before it can answer anyone.
+            let reclaimAt = cycle.lastProbeAt.advanced(by: rules.probeTimeout)
+            return .rejected(retryAfter: now.duration(to: reclaimAt), state: .halfOpen)
+        }
+        guard cycle.state == .closed, unanswered != nil else { return cycle.admit(now: now) }
+        if unanswered?.isSilent(now: now) == true {
+            let stale = BreakerPermit(generation: cycle.generation, isProbe: false, admittedAt: now)
+            return .admitted(stale, transition: trip(now: now, cause: nil))
+        }
+        unanswered?.admitted(now: now)
+        return cycle.admit(now: now)
     }
 
     mutating func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     ) -> BreakerTransition? {
+        if unanswered != nil, cycle.state == .closed, !permit.isProbe, cycle.isCurrent(permit) {
+            unanswered?.finished(admittedAt: permit.admittedAt, succeeded: outcome == .success, now: now)
+        }
         guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: failurePredicate) else {
             return nil
         }
@@ -180,6 +209,8 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
                 // failures alone.
                 rule.clear()
                 _ = rule.shouldOpen(afterCallFailed: false, admittedAt: permit.admittedAt, now: now)
+                unanswered?.closed(byProbeAdmittedAt: permit.admittedAt, now: now)
+                dependencyHung = false
             }
             return transition
         }
@@ -189,15 +220,27 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         return trip(now: now, cause: outcome)
     }
 
-    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome) -> BreakerTransition? {
+    /// Opens the breaker; `cause` is the counted failure that tripped it (`nil`: the waiting calls' silence).
+    mutating func trip(now: ResilienceInstant, cause: BreakerOutcome?) -> BreakerTransition? {
         let duration = openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)
         rule.clear()
+        unanswered?.clear()
+        dependencyHung = unanswered != nil && Self.isHang(cause)
         consecutiveSuccesses = 0
         return cycle.trip(now: now, duration: duration, cause: cause)
     }
 
+    /// Whether `cause` says the dependency hung: silence (`nil`), or a call that timed out.
+    static func isHang(_ cause: BreakerOutcome?) -> Bool {
+        guard let cause else { return true }
+        guard case .failure(let classification) = cause else { return false }
+        return classification.category == .timeout
+    }
+
     mutating func reset(now: ResilienceInstant) -> BreakerTransition? {
         rule.clear()
+        unanswered?.clear()
+        dependencyHung = false
         consecutiveFailures = 0
         consecutiveSuccesses = 0
         return cycle.reset(now: now)
@@ -218,6 +261,8 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
         rule.clear()
+        unanswered?.clear()
+        dependencyHung = false
         consecutiveFailures = 0
         consecutiveSuccesses = 0
         let state = cycle.halfOpen == nil && snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state

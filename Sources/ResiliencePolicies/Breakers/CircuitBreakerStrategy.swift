@@ -37,8 +37,11 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
         case .rejected(let retryAfter, let state):
             throw Self.rejection(retryAfter: retryAfter, state: state, context)
         case .admitted(let permit, let transition):
-            if let transition { Self.emit(transition, context) }
-            return permit
+            guard let transition else { return permit }
+            Self.emit(transition, context)
+            // A breaker that opened on this admission (its waiting calls went unanswered) admits nothing.
+            guard transition.to == .open else { return permit }
+            throw Self.rejection(retryAfter: transition.openFor ?? .zero, state: .open, context)
         }
     }
 

@@ -30,7 +30,11 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
                         probeLimit: configuration.halfOpenProbeLimit, successesToClose: configuration.successesToClose,
                         probeTimeout: configuration.probeTimeout),
                     isolatedRetryAfter: configuration.openDuration.base, retryAfter: configuration.retryAfter),
-                countsAsFailure: configuration.countsAsFailure))
+                countsAsFailure: configuration.countsAsFailure,
+                unanswered: configuration.opensWhenUnanswered
+                    ? UnansweredWindow(
+                        window: configuration.window.unansweredLength, minimumCalls: configuration.minimumThroughput)
+                    : nil))
     }
 
     /// Calls, failures and slow calls currently in the window.
@@ -54,6 +58,7 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
         if let slow = configuration.slowCallThreshold {
             text += ", slow: \(slow) at \(configuration.slowCallRatio)"
         }
+        if configuration.opensWhenUnanswered { text += ", unanswered" }
         return text + ")"
     }
 }
@@ -66,6 +71,15 @@ extension FailureRatioBreaker {
         /// The calls of the last `duration`, kept in `buckets` slices (resilience4j's TIME_BASED, Polly's
         /// sampling duration).
         case time(Duration, buckets: Int = 10)
+
+        /// The length of a silence that ``Configuration/opensWhenUnanswered`` judges: a time window's
+        /// duration, or 10 s for a count window (which has no duration of its own).
+        var unansweredLength: Duration {
+            switch self {
+            case .count: .seconds(10)
+            case .time(let duration, _): duration
+            }
+        }
     }
 
     /// Settings of a ``FailureRatioBreaker`` (resilience4j / Polly semantics).
@@ -85,6 +99,17 @@ extension FailureRatioBreaker {
         public var slowCallThreshold: Duration?
         /// The slow-call ratio (0...1) that opens the breaker when reached.
         public var slowCallRatio = 1.0
+        /// Whether calls left unanswered open it too: when calls have waited a whole window without a success
+        /// (a time window's length, 10 s for a count window, and at least as long as the slowest success since
+        /// the breaker last closed), and at least ``minimumThroughput`` calls since the last success are waiting
+        /// or failed, the closed breaker opens before their timeouts fire. A hung server answers nothing, and
+        /// every second the clients wait for their timeouts they queue another second of work that the server
+        /// still does after it recovers. Judged only once the breaker has seen a success since it was created
+        /// or opened, so it knows the dependency answers. A breaker opened by that silence, or by a call that
+        /// timed out, then lets one probe wait at a time. The admission that finds the silence returns the
+        /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
+        /// the transition and rejects that call.
+        public var opensWhenUnanswered = false
         /// Successful half-open probes needed to close it.
         public var successesToClose = 3
         /// How many probes may run at once in half-open.
@@ -116,8 +141,9 @@ extension FailureRatioBreaker {
         }
 
         /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5
-        /// were made; open 1 s ±20 %, not growing; up to 3 probes, and the first success closes it (and is the
-        /// first call of the fresh window). ``PipelinePreset/standard``'s breaker.
+        /// were made, or calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 1 s ±20 %,
+        /// not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes it
+        /// (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
         /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy,
         /// still lets some through, so the rule asks for no success at all, which a key (or a
@@ -142,6 +168,19 @@ extension FailureRatioBreaker {
         /// 1 request/s, 80 % at 4, 98 % at 50), and the retry budget bounds what the calls that get through may
         /// add. One successful probe closes it, as in Polly and gRPC's outlier ejection: a probe that succeeds
         /// is the evidence a recovered server gives first.
+        ///
+        /// A hung server (one that stops serving but keeps accepting) fails calls only when their attempt
+        /// timeouts fire, 10–60 s in the presets, and every second the clients wait they queue another second
+        /// of work, which the server still does after it recovers whether or not anyone waits for it: the
+        /// recovery after a stall lasts about as long as the clients kept sending into it. So silence counts
+        /// too: once calls have waited a whole 10 s window with no success (and at least 5 calls since the last
+        /// success are waiting or failed), the breaker opens without waiting for their timeouts. Answers that
+        /// are slow but arrive never look silent (the window stretches to the slowest success since the breaker
+        /// closed). A breaker opened by a hung dependency (silence, or a call that timed out) lets one probe
+        /// wait at a time, as Polly always does: such a probe waits out its whole attempt timeout in the
+        /// server's queue, is answered no sooner for company, and each probe beside it adds to the work the
+        /// server must do before it can answer anyone. After failures that came back (an outage), three
+        /// probes go side by side, so a busy key loses fewer calls in the moment its server returns.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
@@ -151,6 +190,7 @@ extension FailureRatioBreaker {
             configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
             configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
+            configuration.opensWhenUnanswered = true
             return configuration
         }
 
