@@ -5,8 +5,8 @@
 ///   `attemptSucceeded`, `attemptFailed` or `attemptCancelled`, and `retryScheduled` events.
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
-/// - With a ``RetryBudget``, every execution deposits one request and every retry withdraws one token; when
-///   the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
+/// - With a ``RetryBudget``, every execution deposits one request, a first attempt that failed and would be
+///   retried records a failure, and every retry withdraws one token; when the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
 ///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited.
 /// - Never sleeps past the context's deadline: a retry whose delay would end after it is not attempted.
 /// - The success path draws no randomness and allocates nothing; jitter comes from ``random`` only when a
@@ -133,6 +133,8 @@ public struct RetryStrategy: ResilienceStrategy {
         var generator = random.makeGenerator()
         let decision = policy.decide(attempt, using: &generator)
         guard let proposed = decision.delay else { throw failure.passOn() }
+        // A first attempt that failed and would be retried funds a budget funded by failures.
+        if loop.totalAttempts == 1 { budget?.recordFailure(now: now) }
         let delay = DurationArithmetic.clamp(proposed)
         if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw failure.passOn() }
         if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
