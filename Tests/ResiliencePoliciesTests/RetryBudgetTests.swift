@@ -173,6 +173,59 @@ struct RetryBudgetTests {
         #expect(budgetRejections == 100)
     }
 
+    @Test("Funded by failures, a refused retry goes after its backoff once a later first attempt has succeeded")
+    func evidenceOfALiveServerFundsRetriesByRequests() {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        for _ in 0..<100 { budget.recordRequest() }
+        budget.recordRequest()
+        budget.recordFailure()
+        #expect(budget.tryWithdraw() == false)
+        let failedAt = time.now()
+        clock.advance(by: .milliseconds(500))
+        // No success since the failure: an outage, as far as the budget can tell.
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt) == false)
+        // A success that started before the failure says nothing about the server after it.
+        budget.recordSuccess(startedAt: ResilienceInstant(offset: failedAt.offset - .milliseconds(100)))
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt) == false)
+        // One that started after it does: retries draw on 10 % of the window's 101 requests.
+        budget.recordSuccess(startedAt: time.now())
+        var granted = 0
+        while budget.tryWithdraw(afterFailureAt: failedAt) { granted += 1 }
+        #expect(granted == 10)
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt, priority: .critical) == false)
+    }
+
+    @Test("Through the retry stage: an outage's refused retry waits out its backoff and fails, a brownout's goes")
+    func retryStageWaitsForEvidence() async throws {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        let retry = RetryStrategy(
+            policy: StandardRetryPolicy(maxAttempts: 2, backoff: .constant(.seconds(1)), jitter: .none),
+            budget: budget, random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        // Outage: nothing succeeds while the refused retry waits, so it fails after its second.
+        let outage = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let refused = Task { try await retry.execute(context, next: outage.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(1))
+        await #expect(throws: ResilienceError.self) { try await refused.value }
+        #expect(outage.callCount == 1)
+        // Brownout: another caller's first attempt succeeds during the backoff, so the retry goes (and succeeds).
+        let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
+        let retried = Task { try await retry.execute(context, next: brownout.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        _ = try await retry.execute(context, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(500))
+        #expect(try await retried.value == 2)
+        #expect(brownout.callCount == 2)
+    }
+
     @Test("Many concurrent tasks: exact counts, no deadlock")
     func stress() async {
         let clock = ManualClock()

@@ -12,9 +12,11 @@ import ResilienceKit
 /// which is 1 − pⁿ where the budget allows n attempts. A budget of ratio ρ funded by requests, plus f retries
 /// per second over a window of W seconds, allows ⌊ρN + fW⌋ retries in a window holding N requests; at r
 /// requests/s, N is Poisson(rW), so a = E⌊ρN + fW⌋ ÷ rW (about ρ + f ÷ r, less the rounding down). Funded by
-/// failed first attempts, it allows ⌊ρF⌋ in a window holding F of them, F ~ Poisson(p r W), and a window with
-/// fewer than 1 ÷ ρ requests draws on the floor, earned back at ρ per request and spent only on failures:
-/// a = (E⌊ρF⌋ + min(ρ, p) × E[N; ρN < 1]) ÷ rW.
+/// failed first attempts, a retry refused at its failure goes after its backoff once a later first attempt has
+/// succeeded, within ⌊ρN⌋ a window; a window with fewer than 1 ÷ ρ requests draws on the floor instead, earned
+/// back at ρ per request and spent only on failures: a = (E⌊ρN⌋ + min(ρ, p) × E[N; ρN < 1]) ÷ rW. That assumes
+/// every failure sees a success during its backoff (1 − e^(−r (1 − p) × backoff)); the failures that do not get
+/// ⌊ρF⌋ of their own, F ≤ N, so a is the bound.
 struct BrownoutBound {
     /// Retries per request that n attempts need: p + … + pⁿ⁻¹.
     let retriesNeeded: Double
@@ -36,8 +38,8 @@ struct BrownoutBound {
     var success: Double { (1 - p) * (1 + min(retriesAllowed, retriesNeeded)) }
 
     /// The retries per request a budget allows a client of `rate` in a brownout of failure probability `p`:
-    /// E⌊ρN + fW⌋ ÷ rW funded by requests, (E⌊ρF⌋ + min(ρ, p) × E[N; ρN < 1]) ÷ rW funded by failed first
-    /// attempts, with N ~ Poisson(rW) and F ~ Poisson(p r W).
+    /// E⌊ρN + fW⌋ ÷ rW funded by requests, (E⌊ρN⌋ + min(ρ, p) × E[N; ρN < 1]) ÷ rW funded by failed first
+    /// attempts, with N ~ Poisson(rW).
     static func allowance(_ budget: RetryBudgetConfiguration, p: Double, ratePerClient rate: Double) -> Double {
         let window = budget.window.seconds
         let mean = rate * window
@@ -49,7 +51,7 @@ struct BrownoutBound {
             return RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0) + floor).rounded(.down) }
                 / mean
         case .failedFirstAttempts:
-            let funded = RetryBudgetBound.poissonExpectation(mean: p * mean) { (ratio * Double($0)).rounded(.down) }
+            let funded = RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0)).rounded(.down) }
             let quiet = RetryBudgetBound.poissonExpectation(mean: mean) { ratio * Double($0) < 1 ? Double($0) : 0 }
             return (funded + min(ratio, p) * quiet) / mean
         }

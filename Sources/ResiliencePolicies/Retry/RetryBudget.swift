@@ -13,6 +13,9 @@
 ///   per request (1.10× at 10 %). A scope whose window holds too few first attempts to earn one retry
 ///   (`ratio` × requests < 1) uses a floor instead: `minimumPerSecond` × window retries, earned back at `ratio`
 ///   per first attempt, so a fresh or quiet key retries its first failure and then one in 1 ÷ `ratio`.
+///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
+///   failure has succeeded meanwhile (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so
+///   this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests instead.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
@@ -21,6 +24,7 @@
 /// let budget = RetryBudget(clock: clock)
 /// budget.recordRequest()            // every first attempt
 /// budget.recordFailure()            // a first attempt that failed and would be retried
+/// budget.recordSuccess(startedAt: s) // a first attempt that succeeded
 /// if budget.tryWithdraw() { … }      // every retry
 /// ```
 public final class RetryBudget: Sendable, CustomStringConvertible {
@@ -55,6 +59,32 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     public func recordFailure(now: ResilienceInstant? = nil) {
         let instant = now ?? clock.now()
         state.withLock { $0.recordFailure(now: instant) }
+    }
+
+    /// Counts a first attempt that succeeded and started at `start`: with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts``, the evidence that the server answers, which
+    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for.
+    public func recordSuccess(startedAt start: ResilienceInstant) {
+        state.withLock { $0.recordSuccess(startedAt: start) }
+    }
+
+    /// Takes one retry for a request whose first attempt failed at `failure`, asked once its backoff is over:
+    /// granted when ``tryWithdraw(now:priority:)`` would grant it, and with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` also when a first attempt that started after
+    /// `failure` has succeeded (a brownout, not an outage) and the window's retries are fewer than `ratio` × its
+    /// requests. ``RetryStrategy`` asks it after sleeping out a retry that ``tryWithdraw(now:priority:)`` refused.
+    ///
+    /// - Parameters:
+    ///   - failure: When the request's first attempt failed.
+    ///   - now: The instant of the retry. Default: the budget's clock.
+    ///   - priority: The priority of the request that would retry. Default: ``RequestPriority/default``.
+    public func tryWithdraw(
+        afterFailureAt failure: ResilienceInstant, now: ResilienceInstant? = nil, priority: RequestPriority = .default
+    ) -> Bool {
+        let instant = now ?? clock.now()
+        return state.withLock {
+            $0.tryWithdraw(afterFailureAt: failure, now: instant, yieldsReserve: priority < .default)
+        }
     }
 
     /// Takes one retry from the budget; `false` when the budget is spent.
@@ -97,7 +127,8 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
         /// Every first attempt that failed and that the retry policy would retry: retries in the window ≤ ratio ×
         /// those failures, so an outage of any length gets at most `ratio` extra attempts per request. A scope too
         /// quiet to earn one retry (ratio × requests in the window < 1) uses the floor, earned back at `ratio` per
-        /// first attempt.
+        /// first attempt. A retry refused at its failure may go after its backoff, within ratio × the window's
+        /// requests, once a first attempt that started after the failure has succeeded (a brownout).
         case failedFirstAttempts
 
         /// `requests` or `failed first attempts`.
@@ -160,9 +191,9 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     ///
     /// A full outage of any length T then amplifies the load of a scope sending r requests/s by at most 1.10×
     /// where it sees 10 or more requests in 30 s (r ≥ 1/3), and by 1.10 + (1 − e^(−rT)) ÷ (rT) below, where
-    /// the floor retries a quiet scope's first failure (`Docs/Pipeline-Presets.md`). In a brownout failing a
-    /// share p of calls, it retries a tenth of the failures (the Google SRE book's 10 %, of failures rather than
-    /// of requests, so that a healthy spell leaves no credit for an outage to spend).
+    /// the floor retries a quiet scope's first failure (`Docs/Pipeline-Presets.md`). In a brownout, where other
+    /// first attempts succeed during a failure's backoff, retries may add 10 % of the requests (the Google SRE
+    /// book's 10 %); a healthy spell leaves no credit for an outage to spend.
     public static let smoothed = RetryBudgetConfiguration(
         ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30, funding: .failedFirstAttempts)
 
@@ -218,6 +249,9 @@ struct RetryBudgetState: Sendable {
         slices = Array(repeating: (0, 0, 0), count: bucketCount)
     }
 
+    /// Where on the clock the latest first attempt that succeeded started (failure funding's evidence).
+    private var latestSuccessStart: Duration?
+
     /// The retries a quiet scope may still take from the floor.
     var floorCredit: Double { min(floorBase + ratio * Double(floorEarned), minimumRetries) }
 
@@ -246,6 +280,27 @@ struct RetryBudgetState: Sendable {
         guard fundedByFailures else { return }
         floorEarned += 1
         if floorCredit >= minimumRetries { (floorBase, floorEarned) = (minimumRetries, 0) }
+    }
+
+    /// Counts a first attempt that succeeded, started at `start`.
+    mutating func recordSuccess(startedAt start: ResilienceInstant) {
+        if let latest = latestSuccessStart, latest >= start.offset { return }
+        latestSuccessStart = start.offset
+    }
+
+    /// Takes one retry for a request whose first attempt failed at `failure`, after its backoff: as
+    /// `tryWithdraw`, or, funded by failures, within `ratio` × the window's requests once a first attempt that
+    /// started after `failure` has succeeded.
+    mutating func tryWithdraw(
+        afterFailureAt failure: ResilienceInstant, now: ResilienceInstant, yieldsReserve: Bool
+    ) -> Bool {
+        if tryWithdraw(now: now, yieldsReserve: yieldsReserve) { return true }
+        guard fundedByFailures, let latest = latestSuccessStart, latest > failure.offset else { return false }
+        let share = yieldsReserve ? 1 - reserved : 1
+        guard Double(retries) < (ratio * Double(requests) * share).rounded(.down) else { return false }
+        retries += 1
+        slices[index].retries += 1
+        return true
     }
 
     /// Counts one first attempt that failed and would be retried.
