@@ -213,7 +213,8 @@ struct RetryBudgetTests {
         let refused = Task { try await retry.execute(context, next: outage.callAsFunction) }
         await clock.waitForSleepers()
         clock.advance(by: .seconds(1))
-        await #expect(throws: ResilienceError.self) { try await refused.value }
+        let error = await #expect(throws: ResilienceError.self) { try await refused.value }
+        #expect(error?.code == .budgetExhausted && error?.retryAfter == .zero)
         #expect(outage.callCount == 1)
         // Brownout: another caller's first attempt succeeds during the backoff, so the retry goes (and succeeds).
         let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])

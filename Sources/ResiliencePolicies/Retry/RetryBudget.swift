@@ -63,8 +63,10 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
 
     /// Counts a first attempt that succeeded and started at `start`: with
     /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts``, the evidence that the server answers, which
-    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for.
+    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for. With ``RetryBudgetConfiguration/Funding/requests``
+    /// it does nothing (and takes no lock).
     public func recordSuccess(startedAt start: ResilienceInstant) {
+        guard configuration.funding == .failedFirstAttempts else { return }
         state.withLock { $0.recordSuccess(startedAt: start) }
     }
 

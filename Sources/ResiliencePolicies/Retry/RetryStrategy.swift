@@ -10,7 +10,8 @@
 ///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited. A budget
 ///   funded by failed first attempts is asked again once that delay is over
 ///   (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``): the retry goes if a later first attempt has
-///   succeeded meanwhile (its `retryScheduled` then has a zero delay), else the stage throws as above.
+///   succeeded meanwhile (its `retryScheduled` then has a zero delay), else the stage throws as above with a
+///   zero `retryAfter` (the delay is spent).
 /// - Never sleeps past the context's deadline: a retry whose delay would end after it is not attempted.
 /// - The success path draws no randomness and allocates nothing; jitter comes from ``random`` only when a
 ///   retry is scheduled.
@@ -151,10 +152,11 @@ public struct RetryStrategy: ResilienceStrategy {
             }
             if !waits || !budget.tryWithdraw(afterFailureAt: now, priority: current.priority) {
                 current.emit(.budgetExhausted, at: clock.now()) { $0.classification = classification }
-                // The refused retry's delay is the least a caller that tries again by hand should wait: one that
-                // calls again at once turns the budget's refusal into the retry storm it exists to stop.
+                // The refused retry's delay is the least a caller that tries again by hand should wait (one that
+                // calls again at once turns the budget's refusal into the retry storm it exists to stop); a
+                // refusal that already waited it out names no further wait.
                 throw ResilienceError(
-                    .budgetExhausted, key: current.key, retryAfter: delay, underlying: classification)
+                    .budgetExhausted, key: current.key, retryAfter: waited ? .zero : delay, underlying: classification)
             }
         }
         current.emit(.retryScheduled, at: waited ? clock.now() : now) {
