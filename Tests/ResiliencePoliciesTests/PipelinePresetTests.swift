@@ -56,8 +56,10 @@ struct PipelinePresetTests {
         #expect(PipelinePreset.background.retryBudget == .smoothed)
         #expect(PipelinePreset.interactive.retryBudget == .interactive)
         let clock = ResilienceClock.manual(ManualClock())
-        #expect(Pipeline.interactive(clock: clock).stages[1].description.contains("ratio: 20%"))
-        #expect(Pipeline.standard(clock: clock).stages[1].description.contains("ratio: 10%"))
+        for pipeline in [Pipeline.interactive(clock: clock), Pipeline.standard(clock: clock)] {
+            #expect(pipeline.stages[1].description.contains("ratio: 10%"))
+            #expect(pipeline.stages[1].description.contains("funding: failed first attempts"))
+        }
     }
 
     @Test("One line swaps one stage's policy and leaves the others alone")

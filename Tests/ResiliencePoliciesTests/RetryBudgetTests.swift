@@ -55,51 +55,176 @@ struct RetryBudgetTests {
         #expect(budgetRejections > 0)
     }
 
-    @Test(
-        "The interactive budget at an app's 0.5 requests/s: a 20 % brownout keeps every retry, an outage its documented share"
-    )
-    func interactiveAtItsTraffic() {
+    @Test("Funded by failed first attempts: a healthy spell leaves no credit, an outage gets a tenth of its failures")
+    func failureFundingLeavesNoCreditForAnOutage() {
         let clock = ManualClock()
-        let budget = RetryBudget(.interactive, clock: .manual(clock))
-        // 10 minutes of one request every 2 s, 2 of every 10 failing: once the window has filled (30 s),
-        // every failure gets its retry.
-        var refused = 0
-        for index in 0..<300 {
+        let budget = RetryBudget(.smoothed, clock: .manual(clock))
+        // Two minutes of a healthy key at 4 requests/s.
+        for _ in 0..<480 {
             budget.recordRequest()
-            if [0, 5].contains(index % 10), !budget.tryWithdraw(), index >= 15 { refused += 1 }
-            clock.advance(by: .seconds(2))
+            clock.advance(by: .milliseconds(250))
         }
-        #expect(refused == 0)
-        // Then 20 minutes in which every request fails and asks for a retry: once the brownout has left the
-        // 30 s window, the budget grants its documented ratio + floor ÷ rate (times 30 ÷ 29 for the slide).
+        // A 2 s outage: 8 failed first attempts earn ⌊0.8⌋ = 0 retries (a budget funded by the requests of the
+        // last 30 s would allow 12 at once).
         var granted = 0
-        for index in 0..<600 {
+        for _ in 0..<8 {
             budget.recordRequest()
-            if budget.tryWithdraw(), index >= 15 { granted += 1 }
-            clock.advance(by: .seconds(2))
+            budget.recordFailure()
+            if budget.tryWithdraw() { granted += 1 }
+            clock.advance(by: .milliseconds(250))
         }
-        let perRequest = Double(granted) / 585
-        let configuration = RetryBudgetConfiguration.interactive
-        #expect(perRequest <= (configuration.ratio + configuration.minimumPerSecond / 0.5) * 30 / 29 + 0.005)
-        #expect(perRequest >= configuration.ratio - 0.01)
+        #expect(granted == 0)
+        // The outage goes on for 5 minutes: never more than a tenth of its failures, and close to it.
+        for _ in 0..<1_192 {
+            budget.recordRequest()
+            budget.recordFailure()
+            if budget.tryWithdraw() { granted += 1 }
+            clock.advance(by: .milliseconds(250))
+        }
+        #expect(granted <= 120)
+        #expect(granted >= 115)
     }
 
-    @Test(
-        "The presets' budgets: a quiet key gets one retry per 30 s, not one per second",
-        arguments: [RetryBudgetConfiguration.smoothed, RetryBudgetConfiguration.interactive])
-    func quietKeysGetOneRetryPerWindow(configuration: RetryBudgetConfiguration) {
+    @Test("Requests funding keeps the healthy spell's credit: the same short outage retries at once")
+    func requestFundingSpendsTheCreditOfTheHealthySpell() {
         let clock = ManualClock()
+        var configuration = RetryBudgetConfiguration.smoothed
+        configuration.funding = .requests
         let budget = RetryBudget(configuration, clock: .manual(clock))
-        // A key sending one request every 10 s for 20 minutes, every one failing and asking for a retry.
-        var granted = 0
-        for _ in 0..<120 {
+        for _ in 0..<480 {
             budget.recordRequest()
-            if budget.tryWithdraw() { granted += 1 }
-            clock.advance(by: .seconds(10))
+            clock.advance(by: .milliseconds(250))
         }
-        // One retry per 30 s window (3 requests × ratio never makes a whole one): a third of the requests.
-        #expect(granted == 40)
-        #expect(configuration.ratio >= 0.1 && configuration.ratio <= 0.2)
+        var granted = 0
+        for _ in 0..<8 {
+            budget.recordRequest()
+            budget.recordFailure()
+            if budget.tryWithdraw() { granted += 1 }
+            clock.advance(by: .milliseconds(250))
+        }
+        #expect(granted == 8)
+    }
+
+    @Test("A fresh or quiet scope retries its first failure, then one in ten requests")
+    func quietScopesDrawOnTheFloor() {
+        let clock = ManualClock()
+        let budget = RetryBudget(.smoothed, clock: .manual(clock))
+        // One request every 50 s (0.02/s), every one failing, for 20 minutes: the window never holds 10.
+        var granted: [Int] = []
+        for index in 0..<24 {
+            budget.recordRequest()
+            budget.recordFailure()
+            if budget.tryWithdraw() { granted.append(index) }
+            clock.advance(by: .seconds(50))
+        }
+        // The first failure spends the floor's one retry; each request earns back 0.1 of it.
+        #expect(granted == [0, 10, 20])
+        // A scope whose window holds 10 requests judges by its failures instead: one failure earns no retry.
+        let busy = RetryBudget(.smoothed, clock: .manual(clock))
+        for _ in 0..<10 { busy.recordRequest() }
+        busy.recordFailure()
+        #expect(busy.tryWithdraw() == false)
+        #expect(busy.usage == (requests: 10, retries: 0, allowance: 0))
+    }
+
+    @Test("A sheddable request's retry leaves the floor and the reserved share to default and critical ones")
+    func sheddableRetriesYieldTheReserve() {
+        let clock = ManualClock()
+        let quiet = RetryBudget(.smoothed, clock: .manual(clock))
+        quiet.recordRequest()
+        quiet.recordFailure()
+        #expect(quiet.tryWithdraw(priority: .sheddable) == false)
+        #expect(quiet.tryWithdraw(priority: .default))
+        let busy = RetryBudget(.smoothed, clock: .manual(clock))
+        for _ in 0..<100 {
+            busy.recordRequest()
+            busy.recordFailure()
+        }
+        var sheddable = 0
+        while busy.tryWithdraw(priority: .sheddable) { sheddable += 1 }
+        var critical = 0
+        while busy.tryWithdraw(priority: .critical) { critical += 1 }
+        #expect(sheddable == 8)
+        #expect(critical == 2)
+    }
+
+    @Test("Through the retry stage: failures fund retries, a healthy spell funds none")
+    func retryStageFundsRetriesByFailures() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(.smoothed, clock: .manual(clock))
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        let retry = RetryStrategy(
+            policy: StandardRetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none), budget: budget,
+            random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        for _ in 0..<1_000 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let outage = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        var budgetRejections = 0
+        for _ in 0..<100 {
+            do {
+                _ = try await retry.execute(context, next: outage.callAsFunction)
+            } catch let error as ResilienceError where error.code == .budgetExhausted {
+                budgetRejections += 1
+            } catch {}
+        }
+        // ⌊0.1 × failures⌋ at each failure: the 10th, 20th, … earn one retry each (which fails, and funds none).
+        // Every execution ends refused: at its first failure, or at its granted retry's failure.
+        #expect(outage.callCount == 110)
+        #expect(budgetRejections == 100)
+    }
+
+    @Test("Funded by failures, a refused retry goes after its backoff once a later first attempt has succeeded")
+    func evidenceOfALiveServerFundsRetriesByRequests() {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        for _ in 0..<100 { budget.recordRequest() }
+        budget.recordRequest()
+        budget.recordFailure()
+        #expect(budget.tryWithdraw() == false)
+        let failedAt = time.now()
+        clock.advance(by: .milliseconds(500))
+        // No success since the failure: an outage, as far as the budget can tell.
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt) == false)
+        // A success that started before the failure says nothing about the server after it.
+        budget.recordSuccess(startedAt: ResilienceInstant(offset: failedAt.offset - .milliseconds(100)))
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt) == false)
+        // One that started after it does: retries draw on 10 % of the window's 101 requests.
+        budget.recordSuccess(startedAt: time.now())
+        var granted = 0
+        while budget.tryWithdraw(afterFailureAt: failedAt) { granted += 1 }
+        #expect(granted == 10)
+        #expect(budget.tryWithdraw(afterFailureAt: failedAt, priority: .critical) == false)
+    }
+
+    @Test("Through the retry stage: an outage's refused retry waits out its backoff and fails, a brownout's goes")
+    func retryStageWaitsForEvidence() async throws {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        let retry = RetryStrategy(
+            policy: StandardRetryPolicy(maxAttempts: 2, backoff: .constant(.seconds(1)), jitter: .none),
+            budget: budget, random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        // Outage: nothing succeeds while the refused retry waits, so it fails after its second.
+        let outage = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let refused = Task { try await retry.execute(context, next: outage.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: ResilienceError.self) { try await refused.value }
+        #expect(error?.code == .budgetExhausted && error?.retryAfter == .zero)
+        #expect(outage.callCount == 1)
+        // Brownout: another caller's first attempt succeeds during the backoff, so the retry goes (and succeeds).
+        let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
+        let retried = Task { try await retry.execute(context, next: brownout.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(500))
+        _ = try await retry.execute(context, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(500))
+        #expect(try await retried.value == 2)
+        #expect(brownout.callCount == 2)
     }
 
     @Test("Many concurrent tasks: exact counts, no deadlock")

@@ -163,14 +163,46 @@ import Testing
         let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4)
         #expect(abs(unbudgeted.success - 0.875) < 1e-12)
         #expect(!unbudgeted.isBudgetLimited)
-        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        var byRequests = RetryBudgetConfiguration.smoothed
+        byRequests.funding = .requests
+        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: byRequests, ratePerClient: 4)
         // E⌊0.1N + 1⌋ ÷ 120 with N ~ Poisson(120): 0.1 + 1/120 less the rounding down (about 0.45 ÷ 120).
         #expect(standard.retriesAllowed > 0.100 && standard.retriesAllowed < 0.106)
         #expect(standard.isBudgetLimited)
         #expect(abs(standard.success - 0.1 * (1 + standard.retriesAllowed)) < 1e-12)
-        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        let light = BrownoutBound(p: 0.05, attempts: 3, budget: byRequests, ratePerClient: 4)
         #expect(!light.isBudgetLimited)
         #expect(abs(light.success - (1 - pow(0.05, 3))) < 1e-12)
+    }
+
+    @Test func aBudgetFundedByFailuresAllowsTheRatioOfRequestsOnceTheServerAnswers() {
+        // The presets' budget at 4 requests/s: a brownout's failures see successes during their backoff, so
+        // retries draw on E⌊0.1 N⌋ ÷ 120, N ~ Poisson(120): 0.1 less the rounding down (no floor).
+        let heavy = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        #expect(heavy.retriesAllowed > 0.09 && heavy.retriesAllowed < 0.1)
+        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        #expect(!light.isBudgetLimited)
+        // A scope too quiet to judge (0.02/s: a window holds 0.6 requests) retries from the floor, earned back at
+        // 0.1 per request and spent only on failures: min(0.1, p) per request.
+        let quiet = BrownoutBound(p: 0.5, attempts: 3, budget: .smoothed, ratePerClient: 0.02)
+        #expect(abs(quiet.retriesAllowed - 0.1) < 1e-6)
+    }
+
+    @Test func anOutageGetsAtMostTheRatioFromABudgetFundedByFailures() {
+        let budget = RetryBudgetConfiguration.smoothed
+        // A scope whose window always holds 10 requests judges by its failures at every outage length.
+        for outage in [2.0, 20, 300] {
+            #expect(abs(RetryBudgetBound.outageLoad(budget, rate: 4, outage: outage, attempts: 3) - 1.1) < 1e-6)
+        }
+        #expect(RetryBudgetBound.quietChance(budget, rate: 50, outage: 2) < 1e-9)
+        // A quiet scope retries its first failure from the floor: at 0.02/s a 20 s outage sees 0.4 requests, and
+        // (1 − e^(−0.4)) ÷ 0.4 = 0.824 of them get a retry, plus the ratio the bound always allows.
+        let quiet = RetryBudgetBound.outageLoad(budget, rate: 0.02, outage: 20, attempts: 3)
+        #expect(abs(quiet - (1.1 + (1 - exp(-0.4)) / 0.4)) < 1e-6)
+        // A floor of 30 retries covers every request of a quiet scope: the attempts cap the bound.
+        var generous = budget
+        generous.minimumPerSecond = 1
+        #expect(RetryBudgetBound.outageLoad(generous, rate: 0.1, outage: 20, attempts: 2) == 2)
     }
 
     @Test func aPresetsOwnPipelineRunsTheContentionModelToTheEnd() {

@@ -38,23 +38,47 @@ public enum OutageLoadBound {
 /// What a ``RetryBudget`` allows, derived from its settings: the bound the outage goal judges every preset
 /// against, and the attempts it leaves a brownout's requests.
 ///
-/// The budget allows ⌊ratio × n + floor⌋ retries in its window of W seconds holding n requests (floor =
-/// `minimumPerSecond` × W tokens), counted at the moment of each retry. Split an outage of T seconds into
-/// m = ⌈T ÷ W'⌉ chunks of L = T ÷ m seconds, W' = W × (buckets − 1) ÷ buckets (a retry leaves the sliding window
-/// after at least W'). Every retry of a chunk is still in the window when the chunk's last retry is granted, and
-/// that window began at most W before the chunk did, so a chunk holds at most ⌊ratio × n + floor⌋ retries for the
-/// n requests of the W + L seconds ending with it: n ~ Poisson(r (W + L)) for a key or scope sending r requests
-/// per second. (The window of a fixed instant would understate it: a quiet key retries exactly when its window
-/// happens to hold more requests than usual.) No request makes more than `attempts` attempts:
+/// Funded by requests (``RetryBudgetConfiguration/Funding/requests``), the budget allows ⌊ratio × n + floor⌋
+/// retries in its window of W seconds holding n requests (floor = `minimumPerSecond` × W tokens), counted at the
+/// moment of each retry. Split an outage of T seconds into m = ⌈T ÷ W'⌉ chunks of L = T ÷ m seconds,
+/// W' = W × (buckets − 1) ÷ buckets (a retry leaves the sliding window after at least W'). Every retry of a chunk
+/// is still in the window when the chunk's last retry is granted, and that window began at most W before the
+/// chunk did, so a chunk holds at most ⌊ratio × n + floor⌋ retries for the n requests of the W + L seconds
+/// ending with it: n ~ Poisson(r (W + L)) for a key or scope sending r requests per second. (The window of a
+/// fixed instant would understate it: a quiet key retries exactly when its window happens to hold more requests
+/// than usual.) No request makes more than `attempts` attempts:
 ///
 ///     load ≤ 1 + min(attempts − 1, m × E⌊ratio × N + floor⌋ ÷ (r × T)),  N ~ Poisson(r (W + T ÷ m))
+///
+/// Funded by failed first attempts (``RetryBudgetConfiguration/Funding/failedFirstAttempts``), the retries of
+/// the last W seconds never pass ratio × the failed first attempts of the same W seconds, so by induction over
+/// windows the retries of an outage never pass ratio × its failed first attempts (a healthy server left none in
+/// the window before it). A scope whose window holds fewer than 1 ÷ ratio requests may also draw on the floor,
+/// at most ⌊floor + ratio × n⌋ retries for the n requests of the outage, and only if some window is quiet:
+///
+///     load ≤ 1 + min(attempts − 1, ratio + Q × E[min(n, ⌊floor + ratio × n⌋)] ÷ (r × T)),  n ~ Poisson(r T),
+///     Q = min(1, P(ratio × N < 1) × (⌈T ÷ W'⌉ + 1)),  N ~ Poisson(r W)
 ///
 /// The breaker's half-open probes are first attempts of requests the clients offered, so they add nothing
 /// to the bound; a retry of a probe is a retry like any other. The bound holds without a breaker; a breaker
 /// that trips sheds calls and keeps the load below it.
 public enum RetryBudgetBound {
-    /// E⌊ratio × N + floor⌋ for N ~ Poisson(`rate` × `span`): the retries a window allows on average when the
-    /// requests of `span` seconds count.
+    /// E[f(N)] for N ~ Poisson(`mean`): sums the probabilities (in logarithms, so a large mean does not
+    /// underflow) over the counts within 12 standard deviations of the mean; the rest is negligible.
+    static func poissonExpectation(mean: Double, _ value: (Int) -> Double) -> Double {
+        guard mean > 0 else { return value(0) }
+        let spread = 12 * mean.squareRoot() + 30
+        let first = Int(max(0, mean - spread).rounded(.down))
+        let last = Int((mean + spread).rounded(.up))
+        var expected = 0.0
+        for count in first...last {
+            expected += exp(Double(count) * log(mean) - mean - lgamma(Double(count) + 1)) * value(count)
+        }
+        return expected
+    }
+
+    /// E⌊ratio × N + floor⌋ for N ~ Poisson(`rate` × `span`): the retries a window of a budget funded by
+    /// requests allows on average when the requests of `span` seconds count.
     ///
     /// - Parameters:
     ///   - budget: The budget's settings.
@@ -63,21 +87,31 @@ public enum RetryBudgetBound {
     public static func retriesPerWindow(
         _ budget: RetryBudgetConfiguration, rate: Double, span: Double? = nil
     ) -> Double {
-        let window = budget.window.seconds
-        let floor = budget.minimumPerSecond * window
-        let mean = max(rate, 0) * (span ?? window)
-        guard mean > 0 else { return floor.rounded(.down) }
-        // Sum the Poisson probabilities (in logarithms, so a large mean does not underflow) over the counts
-        // within 12 standard deviations of the mean: the rest is negligible.
-        let spread = 12 * mean.squareRoot() + 30
-        let first = Int(max(0, mean - spread).rounded(.down))
-        let last = Int((mean + spread).rounded(.up))
-        var expected = 0.0
-        for count in first...last {
-            let probability = exp(Double(count) * log(mean) - mean - lgamma(Double(count) + 1))
-            expected += probability * (budget.ratio * Double(count) + floor).rounded(.down)
+        let floor = budget.minimumPerSecond * budget.window.seconds
+        return poissonExpectation(mean: max(rate, 0) * (span ?? budget.window.seconds)) { count in
+            (budget.ratio * Double(count) + floor).rounded(.down)
         }
-        return expected
+    }
+
+    /// The chance that a budget funded by failed first attempts finds its window quiet (fewer than 1 ÷ ratio
+    /// requests) at least once in an outage of `outage` seconds: P(ratio × N < 1) for N ~ Poisson(r W), times
+    /// the ⌈T ÷ W'⌉ + 1 windows the outage spans, at most 1.
+    ///
+    /// - Parameters:
+    ///   - budget: The budget's settings.
+    ///   - rate: Requests per second the key or scope sends.
+    ///   - outage: The outage's length in seconds.
+    public static func quietChance(_ budget: RetryBudgetConfiguration, rate: Double, outage: Double) -> Double {
+        let window = budget.window.seconds
+        let quiet = poissonExpectation(mean: max(rate, 0) * window) { budget.ratio * Double($0) < 1 ? 1 : 0 }
+        let windows = (outage / slidWindow(budget)).rounded(.up) + 1
+        return min(1, quiet * windows)
+    }
+
+    /// W' = W × (buckets − 1) ÷ buckets: the least time a retry stays in the sliding window.
+    static func slidWindow(_ budget: RetryBudgetConfiguration) -> Double {
+        let buckets = Double(max(budget.buckets, 2))
+        return budget.window.seconds * (buckets - 1) / buckets
     }
 
     /// The largest outage load (server arrivals ÷ requests offered while the outage lasts) the budget allows a
@@ -91,16 +125,25 @@ public enum RetryBudgetBound {
     public static func outageLoad(
         _ budget: RetryBudgetConfiguration, rate: Double, outage: Double, attempts: Int
     ) -> Double {
-        let buckets = Double(max(budget.buckets, 2))
-        let slid = budget.window.seconds * (buckets - 1) / buckets
-        let chunks = max((outage / slid).rounded(.up), 1)
-        let span = budget.window.seconds + outage / chunks
-        let retries = chunks * retriesPerWindow(budget, rate: rate, span: span) / max(rate * outage, 1e-9)
+        let offered = max(rate * outage, 1e-9)
+        let retries: Double
+        switch budget.funding {
+        case .requests:
+            let chunks = max((outage / slidWindow(budget)).rounded(.up), 1)
+            let span = budget.window.seconds + outage / chunks
+            retries = chunks * retriesPerWindow(budget, rate: rate, span: span) / offered
+        case .failedFirstAttempts:
+            let floor = budget.minimumPerSecond * budget.window.seconds
+            let floorRetries = poissonExpectation(mean: max(rate, 0) * outage) { count in
+                min(Double(count), (floor + budget.ratio * Double(count)).rounded(.down))
+            }
+            retries = budget.ratio + quietChance(budget, rate: rate, outage: outage) * floorRetries / offered
+        }
         return 1 + min(Double(max(attempts - 1, 0)), retries)
     }
 
-    /// The retries per request the budget allows a key or scope sending `rate` requests per second, on
-    /// average: E⌊ratio × N + floor⌋ ÷ (r × W).
+    /// The retries per request a budget funded by requests allows a key or scope sending `rate` requests per
+    /// second, on average: E⌊ratio × N + floor⌋ ÷ (r × W).
     ///
     /// - Parameters:
     ///   - budget: The budget's settings.
@@ -111,5 +154,7 @@ public enum RetryBudgetBound {
 
     /// The formula, as the report prints it.
     public static let formula =
-        "1 + min(attempts − 1, m × E⌊ratio × N + floor⌋ ÷ (r T)), m = ⌈T ÷ W'⌉, N ~ Poisson(r (W + T ÷ m))"
+        "by requests: 1 + min(attempts − 1, m × E⌊ratio × N + floor⌋ ÷ (r T)), m = ⌈T ÷ W'⌉, N ~ Poisson(r (W + T ÷ m)); "
+        + "by failed first attempts: 1 + min(attempts − 1, ratio + Q × E[min(n, ⌊floor + ratio × n⌋)] ÷ (r T)), "
+        + "n ~ Poisson(r T), Q = P(some window holds < 1 ÷ ratio requests)"
 }

@@ -181,14 +181,19 @@ extension StormReport {
             }
             if strategy.name == StrategyCatalog.budgetOnly.name {
                 let configuration = RetryBudgetConfiguration.standard
-                // The documented bound, at the rate each client really sends.
+                // The documented bound, at the rate each client really sends and the outage's length: the
+                // window's credit from before the outage (W ÷ T) plus the slide's n ÷ (n − 1), at most the
+                // standard policy's 3 attempts.
                 let rate = run.rate(strategy.profile)
                 let slices = Double(configuration.buckets)
-                let bound = 1 + (configuration.ratio + configuration.minimumPerSecond / rate) * slices / (slices - 1)
+                let credit = configuration.window.seconds / Double(window.fault.count)
+                let perRequest = configuration.ratio + configuration.minimumPerSecond / rate
+                let share = perRequest * (slices / (slices - 1) + credit)
+                let bound = 1 + min(Double(StandardRetryPolicy.standard.maxAttempts - 1), share)
                 goals.append(
                     Goal(
                         name: "Retry budget alone, full outage: load ≤ documented bound "
-                            + "1 + (ratio + min/s ÷ rate) × n ÷ (n − 1)",
+                            + "1 + min(attempts − 1, (ratio + min/s ÷ rate) × (n ÷ (n − 1) + W ÷ T))",
                         strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
             }

@@ -16,8 +16,8 @@ public struct PipelinePreset: Sendable {
     /// The retry policy; `nil` for no retry stage.
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
-    /// requests plus one retry per 30 s; ``interactive`` uses ``RetryBudgetConfiguration/interactive``, 20 %);
-    /// `nil` for no budget. Build the pipelines of one host's keys with one ``PresetScope`` to share it.
+    /// failed first attempts, and one retry in reserve for a scope too quiet to judge; ``interactive`` uses
+    /// ``RetryBudgetConfiguration/interactive``, the same); `nil` for no budget. Build the pipelines of one host's keys with one ``PresetScope`` to share it.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
@@ -54,15 +54,15 @@ public struct PipelinePreset: Sendable {
     public init() {}
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
-    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's requests plus
-    /// one retry per 30 s (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's failed first
+    /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure
     /// and counts timeouts (every call of a whole 10 s window failed, at least 5 of them; open 1 s ±20 % without
     /// growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing, no
     /// client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
-    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
-    /// the last 30 s's requests plus one retry per 30 s (``RetryBudgetConfiguration/interactive``), a breaker
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
+    /// the last 30 s's failed first attempts (``RetryBudgetConfiguration/interactive``), a breaker
     /// that opens only on total failure (every call of a whole 10 s window, at least 5), counts timeouts (a hung
     /// server trips it), stays open 1 s ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),

@@ -1,19 +1,30 @@
-/// A token-style retry budget for one key (gRPC A6, Google SRE, Finagle): retries may add at most
-/// ``RetryBudgetConfiguration/ratio`` of the recent requests, plus a small minimum rate, over a sliding
-/// window on the injected clock.
+/// A retry budget for one key or scope (gRPC A6, Google SRE, Finagle): retries may add at most
+/// ``RetryBudgetConfiguration/ratio`` of what funds them, counted over a sliding window on the injected clock.
 ///
-/// The bound: retries counted in the window ≤ `ratio` × requests counted + `minimumPerSecond` × window, and
-/// the window slides a slice at a time, so retries leave it after between (buckets − 1)/buckets of a window
-/// and a whole one. A key sending `r` requests per second therefore amplifies a full outage's load by at
-/// most 1 + (`ratio` + `minimumPerSecond` ÷ `r`) × buckets ÷ (buckets − 1): with the defaults 1.39× at 4
-/// requests/s and 1.12× only from about 100 requests/s, instead of the 3× that three attempts per request
-/// would cause. A circuit breaker in front keeps a quiet key's outage load down. Use one instance per key
-/// (the registry builds one pipeline per key).
+/// What funds the retries is ``RetryBudgetConfiguration/funding``:
+/// - ``RetryBudgetConfiguration/Funding/requests``: every first attempt. Retries counted in the window ≤
+///   `ratio` × requests counted + `minimumPerSecond` × window. The healthy seconds before an outage leave that
+///   credit in the window, so an outage of T seconds at `r` requests per second amplifies the load by at most
+///   1 + (`ratio` + `minimumPerSecond` ÷ `r`) × (buckets ÷ (buckets − 1) + window ÷ T): 1.56× for a 20 s outage
+///   at 4 requests/s with ``RetryBudgetConfiguration/standard``, and the whole attempt limit in a 2 s one.
+/// - ``RetryBudgetConfiguration/Funding/failedFirstAttempts``: every first attempt that failed and that the
+///   retry policy would retry. Retries counted in the window ≤ `ratio` × those failures, so retries never fund
+///   retries and a healthy spell leaves no credit: an outage of any length gets at most `ratio` extra attempts
+///   per request (1.10× at 10 %). A scope whose window holds too few first attempts to earn one retry
+///   (`ratio` × requests < 1) uses a floor instead: `minimumPerSecond` × window retries, earned back at `ratio`
+///   per first attempt, so a fresh or quiet key retries its first failure and then one in 1 ÷ `ratio`.
+///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
+///   failure has succeeded meanwhile (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so
+///   this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests instead.
+///
+/// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
 ///
 /// ```swift
 /// let budget = RetryBudget(clock: clock)
 /// budget.recordRequest()            // every first attempt
+/// budget.recordFailure()            // a first attempt that failed and would be retried
+/// budget.recordSuccess(startedAt: s) // a first attempt that succeeded
 /// if budget.tryWithdraw() { … }      // every retry
 /// ```
 public final class RetryBudget: Sendable, CustomStringConvertible {
@@ -25,8 +36,7 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// Creates a budget reading time from `clock`.
     ///
     /// - Parameters:
-    ///   - configuration: The ratio of retries to requests, the per-second minimum and the sliding window. Default:
-    ///     `.standard`.
+    ///   - configuration: What funds retries, the ratio, the floor and the sliding window. Default: `.standard`.
     ///   - clock: The clock of the budget's sliding window. Default: `.continuous`.
     public init(_ configuration: RetryBudgetConfiguration = .standard, clock: ResilienceClock = .continuous) {
         self.configuration = configuration
@@ -34,10 +44,49 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
         state = LockedState(initialState: RetryBudgetState(configuration: configuration))
     }
 
-    /// Counts one first attempt (a deposit).
+    /// Counts one first attempt (a deposit with ``RetryBudgetConfiguration/Funding/requests`` funding; with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` it earns back the floor and tells whether the
+    /// window holds enough traffic to judge by).
     public func recordRequest(now: ResilienceInstant? = nil) {
         let instant = now ?? clock.now()
         state.withLock { $0.recordRequest(now: instant) }
+    }
+
+    /// Counts one first attempt that failed in a way the retry policy retries (the deposit of
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` funding). ``RetryStrategy`` calls it once per
+    /// execution, before it asks for the first retry; count neither retries' failures nor failures that are
+    /// never retried.
+    public func recordFailure(now: ResilienceInstant? = nil) {
+        let instant = now ?? clock.now()
+        state.withLock { $0.recordFailure(now: instant) }
+    }
+
+    /// Counts a first attempt that succeeded and started at `start`: with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts``, the evidence that the server answers, which
+    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for. With ``RetryBudgetConfiguration/Funding/requests``
+    /// it does nothing (and takes no lock).
+    public func recordSuccess(startedAt start: ResilienceInstant) {
+        guard configuration.funding == .failedFirstAttempts else { return }
+        state.withLock { $0.recordSuccess(startedAt: start) }
+    }
+
+    /// Takes one retry for a request whose first attempt failed at `failure`, asked once its backoff is over:
+    /// granted when ``tryWithdraw(now:priority:)`` would grant it, and with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` also when a first attempt that started after
+    /// `failure` has succeeded (a brownout, not an outage) and the window's retries are fewer than `ratio` × its
+    /// requests. ``RetryStrategy`` asks it after sleeping out a retry that ``tryWithdraw(now:priority:)`` refused.
+    ///
+    /// - Parameters:
+    ///   - failure: When the request's first attempt failed.
+    ///   - now: The instant of the retry. Default: the budget's clock.
+    ///   - priority: The priority of the request that would retry. Default: ``RequestPriority/default``.
+    public func tryWithdraw(
+        afterFailureAt failure: ResilienceInstant, now: ResilienceInstant? = nil, priority: RequestPriority = .default
+    ) -> Bool {
+        let instant = now ?? clock.now()
+        return state.withLock {
+            $0.tryWithdraw(afterFailureAt: failure, now: instant, yieldsReserve: priority < .default)
+        }
     }
 
     /// Takes one retry from the budget; `false` when the budget is spent.
@@ -55,7 +104,9 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
         return state.withLock { $0.tryWithdraw(now: instant, yieldsReserve: priority < .default) }
     }
 
-    /// Requests, retries and retries allowed in the current window.
+    /// Requests, retries and retries allowed in the current window (with
+    /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts``, a quiet scope's allowance is its retries in
+    /// the window plus the whole retries left in its floor).
     public var usage: (requests: Int, retries: Int, allowance: Int) {
         let now = clock.now()
         return state.withLock { state in
@@ -70,12 +121,35 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
 
 /// The settings of a ``RetryBudget``.
 public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConvertible {
-    /// Retries allowed per request in the window (0.1 = 10 %). A full outage amplifies the load of a key
-    /// sending `r` requests per second by at most 1 + (ratio + minimumPerSecond ÷ r) × buckets ÷ (buckets − 1).
+    /// What earns a ``RetryBudget`` its retries.
+    public enum Funding: Sendable, Hashable, CustomStringConvertible {
+        /// Every first attempt (gRPC A6, Finagle, Envoy): retries in the window ≤ ratio × requests + floor. A
+        /// busy key keeps ratio × requests of credit from its healthy seconds, which a short outage spends at once.
+        case requests
+        /// Every first attempt that failed and that the retry policy would retry: retries in the window ≤ ratio ×
+        /// those failures, so an outage of any length gets at most `ratio` extra attempts per request. A scope too
+        /// quiet to earn one retry (ratio × requests in the window < 1) uses the floor, earned back at `ratio` per
+        /// first attempt. A retry refused at its failure may go after its backoff, within ratio × the window's
+        /// requests, once a first attempt that started after the failure has succeeded (a brownout).
+        case failedFirstAttempts
+
+        /// `requests` or `failed first attempts`.
+        public var description: String {
+            switch self {
+            case .requests: "requests"
+            case .failedFirstAttempts: "failed first attempts"
+            }
+        }
+    }
+
+    /// Retries allowed per unit of ``funding`` in the window (0.1 = 10 %).
     public var ratio: Double = 0.1
-    /// Retries per second always allowed, so a quiet key can still retry (Finagle: 10/s; here 1/s by default).
+    /// The floor. With ``Funding/requests``: retries per second always allowed, so a quiet key can still retry
+    /// (Finagle: 10/s; here 1/s by default). With ``Funding/failedFirstAttempts``: `minimumPerSecond` × ``window``
+    /// is how many retries a scope too quiet to judge may hold in reserve (one for the presets), earned back at
+    /// ``ratio`` per first attempt.
     public var minimumPerSecond: Double = 1
-    /// The sliding window over which requests and retries are counted.
+    /// The sliding window over which requests, failures and retries are counted.
     public var window: Duration = .seconds(10)
     /// How many slices the window is divided into (precision of the slide).
     public var buckets: Int = 10
@@ -83,74 +157,84 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// sheddable request's retry may not use it (0 ... 1; 0.2: sheddable retries stop at 80 % of the
     /// allowance, so under overload the last retries go to the requests that matter).
     public var reservedForPriority: Double = 0.2
+    /// What earns retries: every first attempt, or every first attempt that failed. Default: ``Funding/requests``.
+    public var funding: Funding = .requests
 
     /// Creates a configuration.
     ///
     /// - Parameters:
-    ///   - ratio: Retries allowed per request in the window (0.1 = 10 %). A full outage amplifies the load of a key
-    ///     sending `r` requests per second by at most 1 + (ratio + minimumPerSecond ÷ r) × buckets ÷ (buckets − 1).
-    ///     Default: `0.1`.
-    ///   - minimumPerSecond: Retries per second always allowed, so a quiet key can still retry (Finagle: 10/s; here 1/s
-    ///     by default).
-    ///   - window: The sliding window over which requests and retries are counted. Default: `.seconds(10)`.
+    ///   - ratio: Retries allowed per unit of `funding` in the window (0.1 = 10 %). Default: `0.1`.
+    ///   - minimumPerSecond: The floor: retries per second always allowed (``Funding/requests``), or, times the
+    ///     window, the retries a quiet scope may hold in reserve (``Funding/failedFirstAttempts``). Default: `1`.
+    ///   - window: The sliding window over which requests, failures and retries are counted. Default:
+    ///     `.seconds(10)`.
     ///   - buckets: How many slices the window is divided into (precision of the slide). Default: `10`.
     ///   - reservedForPriority: The share of the allowance a sheddable request's retry may not use, kept for
     ///     default and critical requests. Default: `0.2`.
+    ///   - funding: What earns retries. Default: ``Funding/requests``.
     public init(
         ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10,
-        reservedForPriority: Double = 0.2
+        reservedForPriority: Double = 0.2, funding: Funding = .requests
     ) {
         self.ratio = ratio
         self.minimumPerSecond = minimumPerSecond
         self.window = window
         self.buckets = buckets
         self.reservedForPriority = reservedForPriority
+        self.funding = funding
     }
 
-    /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style).
+    /// 10 % of requests plus 1 retry per second over 10 s (gRPC A6 / Finagle style, funded by requests).
     public static let standard = RetryBudgetConfiguration()
 
     /// ``PipelinePreset/standard``'s and ``PipelinePreset/background``'s budget: retries may add 10 % of the
-    /// requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Google SRE's 10 %; gRPC A6 throttles
-    /// retries the same way).
+    /// failed first attempts of the last 30 s (in 1 s slices); a scope with fewer than 10 first attempts in
+    /// that window may hold one retry in reserve instead, earned back at 0.1 per first attempt.
     ///
-    /// A full outage of length T then amplifies the load of a key sending r requests/s by at most
-    /// 1 + (0.1 + (1/30) ÷ r) × (30 + T) ÷ T (the 30 s before the outage give it credit too) until the
-    /// preset's breaker trips, which it does within about 5 s from 1 request/s. The floor of one retry per
-    /// 30 s (not 1 per second) lets a fresh or quiet key retry a failure while keeping a key of 0.1
-    /// requests/s below 1.5×; a key quieter than that (0.02 requests/s) can reach 2× in a long outage.
+    /// A full outage of any length T then amplifies the load of a scope sending r requests/s by at most 1.10×
+    /// where it sees 10 or more requests in 30 s (r ≥ 1/3), and by 1.10 + (1 − e^(−rT)) ÷ (rT) below, where
+    /// the floor retries a quiet scope's first failure (`Docs/Pipeline-Presets.md`). In a brownout, where other
+    /// first attempts succeed during a failure's backoff, retries may add 10 % of the requests (the Google SRE
+    /// book's 10 %); a healthy spell leaves no credit for an outage to spend.
     public static let smoothed = RetryBudgetConfiguration(
-        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
+        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30, funding: .failedFirstAttempts)
 
-    /// ``PipelinePreset/interactive``'s budget, for an app's key sending a request every few seconds: retries
-    /// may add 20 % of the requests of the last 30 s (in 1 s slices) plus one retry per 30 s (Finagle's and
-    /// Envoy's 20 %).
+    /// ``PipelinePreset/interactive``'s budget: the same settings as ``smoothed``.
     ///
-    /// At 0.5 requests/s it allows 4 retries in any 30 s: a brownout failing up to about 25 % of calls keeps
-    /// every request's second attempt (success 1 − p²), a heavier one gets 20 % more attempts. A full outage
-    /// amplifies a key's load by at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T, and by less once the
-    /// preset's breaker trips (from about 5 calls in 10 s).
-    public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.2, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
+    /// It allowed 20 % of requests before retries were funded by failures; 20 % of failures would let a short
+    /// outage, which no breaker sees in time, add 1.20× at every rate, above the outage goal's 1.10×.
+    public static let interactive = smoothed
 
-    /// `ratio: 10%, minimum: 1/s, window: 10 seconds`.
+    /// `ratio: 10%, minimum: 1/s, window: 10 seconds`, and `funding: failed first attempts` when it is not
+    /// ``Funding/requests``.
     public var description: String {
-        "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
+        let settings = "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
+        return funding == .requests ? settings : settings + ", funding: \(funding)"
     }
 }
 
-/// The pure state machine behind ``RetryBudget``: requests and retries counted in time slices.
+/// The pure state machine behind ``RetryBudget``: requests, failed first attempts and retries counted in time
+/// slices, and the floor a quiet scope draws on when failures fund the retries.
 struct RetryBudgetState: Sendable {
     let ratio: Double
+    /// The floor, in retries: `minimumPerSecond` × window.
     let minimumRetries: Double
+    /// Whether failed first attempts, not requests, fund the retries.
+    let fundedByFailures: Bool
     /// The share of the allowance a sheddable request's retry may not use.
     let reserved: Double
     let sliceNanoseconds: Int64
-    /// Requests and retries per time slice, in one array (one allocation per budget, not two).
-    private var slices: [(requests: Int, retries: Int)]
+    /// Requests, failed first attempts and retries per time slice, in one array (one allocation per budget).
+    private var slices: [(requests: Int, failures: Int, retries: Int)]
     private var currentSlice: Int64 = 0
     private(set) var requests = 0
+    private(set) var failures = 0
     private(set) var retries = 0
+    /// With failure funding, the floor a quiet scope draws on is `floorBase` + `ratio` × `floorEarned` retries,
+    /// at most `minimumRetries`: it starts full (a fresh scope retries its first failure) and earns back `ratio`
+    /// per first attempt. Counting the first attempts, rather than adding `ratio` to a sum, keeps ten tenths one.
+    private var floorBase: Double
+    private var floorEarned = 0
 
     init(configuration: RetryBudgetConfiguration) {
         let bucketCount = min(max(configuration.buckets, 1), 1000)
@@ -161,13 +245,33 @@ struct RetryBudgetState: Sendable {
         reserved = reserve.isFinite ? min(max(reserve, 0), 1) : 0
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
         minimumRetries = min(perSecond * DurationArithmetic.seconds(window), 1e12)
+        fundedByFailures = configuration.funding == .failedFirstAttempts
+        floorBase = minimumRetries
         sliceNanoseconds = windowNanoseconds / Int64(bucketCount)
-        slices = Array(repeating: (0, 0), count: bucketCount)
+        slices = Array(repeating: (0, 0, 0), count: bucketCount)
     }
+
+    /// Where on the clock the latest first attempt that succeeded started (failure funding's evidence).
+    private var latestSuccessStart: Duration?
+
+    /// The retries a quiet scope may still take from the floor.
+    var floorCredit: Double { min(floorBase + ratio * Double(floorEarned), minimumRetries) }
+
+    /// Whether the window holds too few first attempts to earn one retry from its failures, so the floor
+    /// decides (failure funding only).
+    var isQuiet: Bool { ratio * Double(requests) < 1 }
 
     /// Retries currently allowed in the window.
     var allowance: Int {
-        Int(min((ratio * Double(requests) + minimumRetries).rounded(.down), Double(Int32.max)))
+        let allowed: Double
+        if !fundedByFailures {
+            allowed = ratio * Double(requests) + minimumRetries
+        } else if isQuiet {
+            allowed = Double(retries) + floorCredit
+        } else {
+            allowed = ratio * Double(failures)
+        }
+        return Int(min(allowed.rounded(.down), Double(Int32.max)))
     }
 
     /// Counts one first attempt.
@@ -175,14 +279,52 @@ struct RetryBudgetState: Sendable {
         slide(to: now)
         requests += 1
         slices[index].requests += 1
+        guard fundedByFailures else { return }
+        floorEarned += 1
+        if floorCredit >= minimumRetries { (floorBase, floorEarned) = (minimumRetries, 0) }
+    }
+
+    /// Counts a first attempt that succeeded, started at `start`.
+    mutating func recordSuccess(startedAt start: ResilienceInstant) {
+        if let latest = latestSuccessStart, latest >= start.offset { return }
+        latestSuccessStart = start.offset
+    }
+
+    /// Takes one retry for a request whose first attempt failed at `failure`, after its backoff: as
+    /// `tryWithdraw`, or, funded by failures, within `ratio` × the window's requests once a first attempt that
+    /// started after `failure` has succeeded.
+    mutating func tryWithdraw(
+        afterFailureAt failure: ResilienceInstant, now: ResilienceInstant, yieldsReserve: Bool
+    ) -> Bool {
+        if tryWithdraw(now: now, yieldsReserve: yieldsReserve) { return true }
+        guard fundedByFailures, let latest = latestSuccessStart, latest > failure.offset else { return false }
+        let share = yieldsReserve ? 1 - reserved : 1
+        guard Double(retries) < (ratio * Double(requests) * share).rounded(.down) else { return false }
+        retries += 1
+        slices[index].retries += 1
+        return true
+    }
+
+    /// Counts one first attempt that failed and would be retried.
+    mutating func recordFailure(now: ResilienceInstant) {
+        slide(to: now)
+        failures += 1
+        slices[index].failures += 1
     }
 
     /// Takes one retry from the budget if the window allows it; `yieldsReserve` (a sheddable request) leaves
     /// the reserved share of the allowance alone.
     mutating func tryWithdraw(now: ResilienceInstant, yieldsReserve: Bool = false) -> Bool {
         slide(to: now)
-        let limit = yieldsReserve ? Int((Double(allowance) * (1 - reserved)).rounded(.down)) : allowance
-        guard retries < limit else { return false }
+        let share = yieldsReserve ? 1 - reserved : 1
+        if fundedByFailures && isQuiet {
+            // The floor: whole retries only, the reserved share kept for the requests that matter.
+            let credit = floorCredit
+            guard (credit * share).rounded(.down) >= 1 else { return false }
+            (floorBase, floorEarned) = (credit - 1, 0)
+        } else {
+            guard retries < Int((Double(allowance) * share).rounded(.down)) else { return false }
+        }
         retries += 1
         slices[index].retries += 1
         return true
@@ -205,8 +347,9 @@ struct RetryBudgetState: Sendable {
         for step in 1...steps {
             let expired = Int((currentSlice + step) % Int64(slices.count))
             requests -= slices[expired].requests
+            failures -= slices[expired].failures
             retries -= slices[expired].retries
-            slices[expired] = (0, 0)
+            slices[expired] = (0, 0, 0)
         }
         currentSlice = slice
         index = Int(slice % Int64(slices.count))

@@ -5,9 +5,13 @@
 ///   `attemptSucceeded`, `attemptFailed` or `attemptCancelled`, and `retryScheduled` events.
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
-/// - With a ``RetryBudget``, every execution deposits one request and every retry withdraws one token; when
-///   the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
-///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited.
+/// - With a ``RetryBudget``, every execution deposits one request, a first attempt that failed and would be
+///   retried records a failure, and every retry withdraws one token; when the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
+///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited. A budget
+///   funded by failed first attempts is asked again once that delay is over
+///   (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``): the retry goes if a later first attempt has
+///   succeeded meanwhile (its `retryScheduled` then has a zero delay), else the stage throws as above with a
+///   zero `retryAfter` (the delay is spent).
 /// - Never sleeps past the context's deadline: a retry whose delay would end after it is not attempted.
 /// - The success path draws no randomness and allocates nothing; jitter comes from ``random`` only when a
 ///   retry is scheduled.
@@ -133,20 +137,34 @@ public struct RetryStrategy: ResilienceStrategy {
         var generator = random.makeGenerator()
         let decision = policy.decide(attempt, using: &generator)
         guard let proposed = decision.delay else { throw failure.passOn() }
+        // A first attempt that failed and would be retried funds a budget funded by failures.
+        if loop.totalAttempts == 1 { budget?.recordFailure(now: now) }
         let delay = DurationArithmetic.clamp(proposed)
         if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw failure.passOn() }
+        var waited = false
         if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
-            current.emit(.budgetExhausted, at: now) { $0.classification = classification }
-            // The refused retry's delay is the least a caller that tries again by hand should wait: one that
-            // calls again at once turns the budget's refusal into the retry storm it exists to stop.
-            throw ResilienceError(.budgetExhausted, key: current.key, retryAfter: delay, underlying: classification)
+            // Funded by failures, a refused retry waits out its backoff and goes if a first attempt that started
+            // after this failure has succeeded meanwhile: the server answers, so this is a brownout.
+            let waits = budget.configuration.funding == .failedFirstAttempts
+            if waits {
+                try await clock.sleep(for: delay)
+                waited = true
+            }
+            if !waits || !budget.tryWithdraw(afterFailureAt: now, priority: current.priority) {
+                current.emit(.budgetExhausted, at: clock.now()) { $0.classification = classification }
+                // The refused retry's delay is the least a caller that tries again by hand should wait (one that
+                // calls again at once turns the budget's refusal into the retry storm it exists to stop); a
+                // refusal that already waited it out names no further wait.
+                throw ResilienceError(
+                    .budgetExhausted, key: current.key, retryAfter: waited ? .zero : delay, underlying: classification)
+            }
         }
-        current.emit(.retryScheduled, at: now) {
-            $0.duration = delay
+        current.emit(.retryScheduled, at: waited ? clock.now() : now) {
+            $0.duration = waited ? .zero : delay
             $0.classification = classification
             $0.detail = decision.source
         }
-        try await clock.sleep(for: delay)
+        if !waited { try await clock.sleep(for: delay) }
         if decision.countsAsAttempt { loop.countedAttempt += 1 }
         loop.previousDelay = delay
         current.attempt += 1
@@ -176,9 +194,10 @@ extension RetryStrategy: SteppedStage {
         return nil
     }
 
-    /// Emits `attemptSucceeded` if somebody listens.
+    /// Tells the budget that the first attempt succeeded and emits `attemptSucceeded` if somebody listens.
     @inlinable @inline(__always)
     func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+        budget?.recordSuccess(startedAt: frame.start)
         if frame.load(Bool.self, at: offset) { emitAttemptSucceeded(context, startedAt: frame.start) }
     }
 
