@@ -45,12 +45,11 @@ struct BrownoutBound {
         let mean = rate * window
         guard mean > 0 else { return .infinity }
         let ratio = budget.ratio
-        switch budget.funding {
-        case .requests:
+        if budget.funding == .requests {
             let floor = budget.minimumPerSecond * window
             return RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0) + floor).rounded(.down) }
                 / mean
-        case .failedFirstAttempts:
+        } else {
             let funded = RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0)).rounded(.down) }
             let quiet = RetryBudgetBound.poissonExpectation(mean: mean) { ratio * Double($0) < 1 ? Double($0) : 0 }
             return (funded + min(ratio, p) * quiet) / mean

@@ -127,12 +127,11 @@ public enum RetryBudgetBound {
     ) -> Double {
         let offered = max(rate * outage, 1e-9)
         let retries: Double
-        switch budget.funding {
-        case .requests:
+        if budget.funding == .requests {
             let chunks = max((outage / slidWindow(budget)).rounded(.up), 1)
             let span = budget.window.seconds + outage / chunks
             retries = chunks * retriesPerWindow(budget, rate: rate, span: span) / offered
-        case .failedFirstAttempts:
+        } else {
             let floor = budget.minimumPerSecond * budget.window.seconds
             let floorRetries = poissonExpectation(mean: max(rate, 0) * outage) { count in
                 min(Double(count), (floor + budget.ratio * Double(count)).rounded(.down))

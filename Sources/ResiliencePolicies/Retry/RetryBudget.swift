@@ -121,21 +121,32 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
 
 /// The settings of a ``RetryBudget``.
 public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConvertible {
-    /// What earns a ``RetryBudget`` its retries.
-    public enum Funding: Sendable, Hashable, CustomStringConvertible {
+    /// What earns a ``RetryBudget`` its retries: ``requests`` or ``failedFirstAttempts``.
+    ///
+    /// An open set (a struct, not an enum): a later version may add a way of funding retries without breaking
+    /// code that switches over these.
+    public struct Funding: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Kind: Hashable {
+            case requests, failedFirstAttempts
+        }
+
+        fileprivate let kind: Kind
+
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
         /// Every first attempt (gRPC A6, Finagle, Envoy): retries in the window ≤ ratio × requests + floor. A
         /// busy key keeps ratio × requests of credit from its healthy seconds, which a short outage spends at once.
-        case requests
+        public static let requests = Funding(.requests)
         /// Every first attempt that failed and that the retry policy would retry: retries in the window ≤ ratio ×
         /// those failures, so an outage of any length gets at most `ratio` extra attempts per request. A scope too
         /// quiet to earn one retry (ratio × requests in the window < 1) uses the floor, earned back at `ratio` per
         /// first attempt. A retry refused at its failure may go after its backoff, within ratio × the window's
         /// requests, once a first attempt that started after the failure has succeeded (a brownout).
-        case failedFirstAttempts
+        public static let failedFirstAttempts = Funding(.failedFirstAttempts)
 
         /// `requests` or `failed first attempts`.
         public var description: String {
-            switch self {
+            switch kind {
             case .requests: "requests"
             case .failedFirstAttempts: "failed first attempts"
             }

@@ -6,8 +6,9 @@
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
 /// - With a ``RetryBudget``, every execution deposits one request, a first attempt that failed and would be
-///   retried records a failure, and every retry withdraws one token; when the budget is spent it emits `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted``
-///   carrying the last failure and, as `retryAfter`, the delay the refused retry would have waited. A budget
+///   retried records a failure, and every retry withdraws one token; when the budget is spent it emits
+///   `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted`` carrying the last failure and, as
+///   `retryAfter`, the delay the refused retry would have waited. A budget
 ///   funded by failed first attempts is asked again once that delay is over
 ///   (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``): the retry goes if a later first attempt has
 ///   succeeded meanwhile (its `retryScheduled` then has a zero delay), else the stage throws as above with a
