@@ -56,10 +56,32 @@ struct PipelinePresetTests {
         #expect(PipelinePreset.background.retryBudget == .smoothed)
         #expect(PipelinePreset.interactive.retryBudget == .interactive)
         let clock = ResilienceClock.manual(ManualClock())
-        for pipeline in [Pipeline.interactive(clock: clock), Pipeline.standard(clock: clock)] {
+        for pipeline in [Pipeline.standard(clock: clock), Pipeline.background(clock: clock)] {
             #expect(pipeline.stages[1].description.contains("ratio: 10%"))
             #expect(pipeline.stages[1].description.contains("funding: failed first attempts"))
         }
+        let interactive = Pipeline.interactive(clock: clock).stages[1].description
+        #expect(interactive.contains("ratio: 20%"))
+        #expect(!interactive.contains("funding"))
+    }
+
+    @Test(
+        "An app's quiet key on the interactive preset retries a lone failure after its backoff, with no other call to vouch for the server"
+    )
+    func interactiveRetriesALoneFailure() async throws {
+        let clock = ManualClock()
+        let pipeline = Pipeline.interactive(clock: .manual(clock), random: SharedRandomSource(seed: 7))
+        // Fifteen healthy calls over 30 s (0.5 requests/s): enough for a budget to judge by, and none of them
+        // falls inside the failed call's 250 ms backoff.
+        for second in 0..<15 {
+            if second > 0 { clock.advance(by: .seconds(2)) }
+            #expect(try await pipeline.execute(makeContext(clock)) { _ in "ok" } == "ok")
+        }
+        clock.advance(by: .seconds(2))
+        let operation = ScriptedOperation<String>([.failure(TestFailure.serverError), .success("ok")])
+        let task = Task { try await pipeline.execute(makeContext(clock)) { try await operation($0) } }
+        #expect(try await drive(clock, task, sleeps: 1) == "ok")
+        #expect(operation.callCount == 2)
     }
 
     @Test("One line swaps one stage's policy and leaves the others alone")

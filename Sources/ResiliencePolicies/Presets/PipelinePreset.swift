@@ -17,7 +17,8 @@ public struct PipelinePreset: Sendable {
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
     /// failed first attempts, and one retry in reserve for a scope too quiet to judge; ``interactive`` uses
-    /// ``RetryBudgetConfiguration/interactive``, the same); `nil` for no budget. Build the pipelines of one host's keys with one ``PresetScope`` to share it.
+    /// ``RetryBudgetConfiguration/interactive``: 20 % of the last 30 s's requests); `nil` for no budget. Build
+    /// the pipelines of one host's keys with one ``PresetScope`` to share it.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
     public var maximumTotalAttempts = 20
@@ -61,8 +62,8 @@ public struct PipelinePreset: Sendable {
     /// client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
-    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
-    /// the last 30 s's failed first attempts (``RetryBudgetConfiguration/interactive``), a breaker
+    /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 20 % of
+    /// the last 30 s's requests (``RetryBudgetConfiguration/interactive``), a breaker
     /// that opens only on total failure (every call of a whole 10 s window, at least 5), counts timeouts (a hung
     /// server trips it), stays open 1 s ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
