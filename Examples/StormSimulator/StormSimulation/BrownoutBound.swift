@@ -146,9 +146,12 @@ struct BrownoutBound {
         let last = Int((mean + 12 * mean.squareRoot() + 30).rounded(.up))
         var credit = Array(repeating: 0.0, count: capacity + 1)
         credit[capacity] = 1
-        // P(M ≥ m) over the run and P(the m-th request starts within the first window), down the Poisson terms.
-        var (runTerm, windowTerm) = (exp(-mean), exp(-windowMean))
-        var (runSurvival, windowSurvival) = (1 - runTerm, 1 - windowTerm)
+        // P(M ≥ m) over the run and P(the m-th request starts within the first window), down the Poisson terms
+        // (each from its logarithm: e^(−rT) underflows from rT ≈ 745).
+        func poisson(_ count: Int, _ mean: Double) -> Double {
+            mean > 0 ? exp(Double(count) * log(mean) - mean - lgamma(Double(count) + 1)) : (count == 0 ? 1 : 0)
+        }
+        var (runSurvival, windowSurvival) = (1 - poisson(0, mean), 1 - poisson(0, windowMean))
         var (total, early) = (0.0, 0.0)
         for request in 1...last {
             let afterFirstWindow = runSurvival > 0 ? max(runSurvival - windowSurvival, 0) / runSurvival : 0
@@ -168,10 +171,8 @@ struct BrownoutBound {
             total += max(runSurvival, 0) * retrying
             if request < cost { early += retrying }
             credit = next
-            runTerm *= mean / Double(request)
-            runSurvival -= runTerm
-            windowTerm *= windowMean / Double(request)
-            windowSurvival -= windowTerm
+            runSurvival -= poisson(request, mean)
+            windowSurvival -= poisson(request, windowMean)
         }
         let firstWindowQuiet = RetryBudgetBound.poissonExpectation(mean: windowMean) { $0 < cost ? 1 : 0 }
         let firstWindowFills = 1 - firstWindowQuiet
