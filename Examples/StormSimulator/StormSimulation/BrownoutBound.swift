@@ -18,7 +18,9 @@ import ResilienceKit
 /// - A window holding 1 ÷ ρ requests or more (counting the failing request) allows ⌊ρF⌋ retries, and ⌊ρN⌋
 ///   once a later first attempt has succeeded (the evidence rule). The first window holds the requests since
 ///   the client's start, N₀ ~ Poisson(r min(T, W)); each later second adds E⌊ρN⌋ ÷ W: E⌊ρN₀⌋ + (T − W)⁺ ×
-///   E⌊ρN⌋ ÷ W retries.
+///   E⌊ρN⌋ ÷ W retries. That takes every failure to see a success during its backoff d (probability about
+///   1 − e^(−r(1 − p)d)) and a spare retry in the window when it asks; where fewer do (a 250 ms backoff, 0.5
+///   requests/s, or demand ≈ supply at p ≈ ρ), the retries fall short of it.
 /// - A quieter window draws on the floor instead, and the floor does not slide with the window: it starts full
 ///   (C = minimumPerSecond × W retries, one for the presets), each first attempt earns back ρ up to C, and a
 ///   retry needs a whole one. So a fresh scope retries its first failure in a quiet window at once, and after
@@ -43,8 +45,9 @@ import ResilienceKit
 /// instead of pN (and the floor's allowance at F₁ ÷ N, since it spends on failures), the failed attempts that
 /// the attempt limit lets retry (F₁ + … + Fₙ₋₁) instead of N(p + … + pⁿ⁻¹), and the retries' observed success
 /// instead of 1 − p (`AttemptTally` counts them). Every coin flip then cancels between success and bound, and
-/// what is left is the design's own decision: whether the retries made match min(aN, F₁ + … + Fₙ₋₁). With the first attempts alone the retries' flips would remain,
-/// √(p · pⁿ⁻¹(1 − pⁿ⁻¹) ÷ N) for n attempts: 0.97 pp at p = 0.5, n = 3 over 1,000 requests.
+/// what is left is the design's own decision: whether the retries made match min(aN, F₁ + … + Fₙ₋₁). With
+/// the first attempts alone the retries' flips would remain, √(p · pⁿ⁻¹(1 − pⁿ⁻¹) ÷ N) for n attempts: 0.97 pp
+/// at p = 0.5, n = 3 over 1,000 requests, and 23,500 requests a seed for 0.2 pp.
 struct BrownoutBound {
     /// Retries per request that n attempts need: p + … + pⁿ⁻¹.
     let retriesNeeded: Double
@@ -76,8 +79,8 @@ struct BrownoutBound {
     /// The success the formula gives at the failures the server produced in one seed of `requests` requests:
     /// 1 − p̂ + s × min(a(p̂), p̂ + (F₂ + … + Fₙ₋₁) ÷ N), with p̂ = F₁ ÷ (first attempts made), a(p̂) the allowance
     /// at p̂ (the floor spends on failures) and s the share of the retries made that succeeded (1 − p when none
-    /// was made). A request the pipeline refused before any attempt
-    /// (an open breaker) is expected to have fared as the others did, so the refusal costs the seed its margin.
+    /// was made). A request the pipeline refused before any attempt (an open breaker) is expected to have fared
+    /// as the others did, so the refusal costs the seed its margin.
     func expectedSuccess(given counts: AttemptCounts, requests: Int) -> Double {
         let firstAttempts = counts.made(number: 1)
         guard requests > 0, firstAttempts > 0 else { return success }
