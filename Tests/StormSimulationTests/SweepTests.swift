@@ -160,17 +160,17 @@ import Testing
     }
 
     @Test func theBrownoutBoundIsOneMinusPToTheNOnlyWhereTheBudgetAllowsNAttempts() {
-        let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4)
+        let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4, duration: 200)
         #expect(abs(unbudgeted.success - 0.875) < 1e-12)
         #expect(!unbudgeted.isBudgetLimited)
         var byRequests = RetryBudgetConfiguration.smoothed
         byRequests.funding = .requests
-        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: byRequests, ratePerClient: 4)
+        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
         // E⌊0.1N + 1⌋ ÷ 120 with N ~ Poisson(120): 0.1 + 1/120 less the rounding down (about 0.45 ÷ 120).
         #expect(standard.retriesAllowed > 0.100 && standard.retriesAllowed < 0.106)
         #expect(standard.isBudgetLimited)
         #expect(abs(standard.success - 0.1 * (1 + standard.retriesAllowed)) < 1e-12)
-        let light = BrownoutBound(p: 0.05, attempts: 3, budget: byRequests, ratePerClient: 4)
+        let light = BrownoutBound(p: 0.05, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
         #expect(!light.isBudgetLimited)
         #expect(abs(light.success - (1 - pow(0.05, 3))) < 1e-12)
     }
@@ -178,14 +178,36 @@ import Testing
     @Test func aBudgetFundedByFailuresAllowsTheRatioOfRequestsOnceTheServerAnswers() {
         // The presets' budget at 4 requests/s: a brownout's failures see successes during their backoff, so
         // retries draw on E⌊0.1 N⌋ ÷ 120, N ~ Poisson(120): 0.1 less the rounding down (no floor).
-        let heavy = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        let heavy = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4, duration: 200)
         #expect(heavy.retriesAllowed > 0.09 && heavy.retriesAllowed < 0.1)
-        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4)
+        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4, duration: 200)
         #expect(!light.isBudgetLimited)
-        // A scope too quiet to judge (0.02/s: a window holds 0.6 requests) retries from the floor, earned back at
-        // 0.1 per request and spent only on failures: min(0.1, p) per request.
-        let quiet = BrownoutBound(p: 0.5, attempts: 3, budget: .smoothed, ratePerClient: 0.02)
-        #expect(abs(quiet.retriesAllowed - 0.1) < 1e-6)
+        // A scope too quiet to judge (0.02/s: a window holds 0.6 requests) retries from the floor, which starts
+        // full: over 10 s a client sends M ~ Poisson(0.2) requests and retries its first failure, so
+        // a = (1 − e^(−0.2p)) ÷ 0.2, 0.653 at p = 0.7 (fewer than 10 requests: never a second floor retry).
+        let quiet = BrownoutBound(p: 0.7, attempts: 3, budget: .smoothed, ratePerClient: 0.02, duration: 10)
+        #expect(abs(quiet.retriesAllowed - (1 - exp(-0.14)) / 0.2) < 1e-6)
+        #expect(abs(quiet.success - 0.3 * (1 + quiet.retriesAllowed)) < 1e-12)
+        // A long run reaches the floor's steady state: one retry every 9 + 1 ÷ p requests.
+        let steady = BrownoutBound(p: 0.5, attempts: 3, budget: .smoothed, ratePerClient: 0.02, duration: 1e6)
+        #expect(abs(steady.retriesAllowed - 1 / 11.0) < 1e-3)
+    }
+
+    @Test func aSeedIsJudgedAtTheFailuresTheServerProducedInIt() {
+        let bound = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4, duration: 200)
+        var counts = AttemptCounts()
+        // 100 requests: 60 first attempts fail (not 50), 60 retries of which 20 fail, 20 second retries, 10 fail.
+        for index in 0..<100 { counts.record(number: 1, failed: index < 60) }
+        for index in 0..<60 { counts.record(number: 2, failed: index < 20) }
+        for index in 0..<20 { counts.record(number: 3, failed: index < 10) }
+        // 40 first successes + 50 ÷ 80 of the 80 retriable failures: 0.9, what these flips gave (not 0.875).
+        #expect(abs(bound.expectedSuccess(given: counts, requests: 100) - 0.9) < 1e-12)
+        // A budget that allows a < 0.8 retries per request: 40 + 50 ÷ 80 × 100a of 100.
+        var byRequests = RetryBudgetConfiguration.smoothed
+        byRequests.funding = .requests
+        let budgeted = BrownoutBound(p: 0.5, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
+        let expected = 0.4 + 0.625 * budgeted.retriesAllowed
+        #expect(abs(budgeted.expectedSuccess(given: counts, requests: 100) - expected) < 1e-12)
     }
 
     @Test func anOutageGetsAtMostTheRatioFromABudgetFundedByFailures() {

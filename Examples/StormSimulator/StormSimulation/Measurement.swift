@@ -13,6 +13,8 @@ public struct Measurement: Sendable {
     public var sentEarly: Int
     /// The latency of every successful request, in nanoseconds, sorted.
     public var latencies: [Int64]
+    /// The attempts that reached the transport below the pipelines, and their failures, by attempt number.
+    public var attempts = AttemptCounts()
 
     /// Requests started in total.
     public var totalOffered: Int { offered.reduce(0, +) }
@@ -70,4 +72,38 @@ public struct Measurement: Sendable {
         let rank = Int((quantile * Double(latencies.count)).rounded(.up))
         return .nanoseconds(latencies[min(max(rank, 1), latencies.count) - 1])
     }
+}
+
+/// Attempts and their failures by attempt number (1 for first attempts, 2 for first retries, …), over a run.
+public struct AttemptCounts: Sendable, Hashable {
+    /// Attempts made, indexed by attempt number − 1.
+    public private(set) var made: [Int] = []
+    /// Attempts that failed, indexed by attempt number − 1.
+    public private(set) var failed: [Int] = []
+
+    /// Creates empty counts.
+    public init() {}
+
+    /// Counts one attempt of 1-based `number` and whether it failed.
+    mutating func record(number: Int, failed isFailure: Bool) {
+        let index = max(number, 1) - 1
+        while made.count <= index {
+            made.append(0)
+            failed.append(0)
+        }
+        made[index] += 1
+        if isFailure { failed[index] += 1 }
+    }
+
+    /// Attempts of 1-based `number` made.
+    public func made(number: Int) -> Int { made.indices.contains(number - 1) ? made[number - 1] : 0 }
+
+    /// Attempts of 1-based `number` that failed.
+    public func failed(number: Int) -> Int { failed.indices.contains(number - 1) ? failed[number - 1] : 0 }
+
+    /// Attempts after the first (retries) made.
+    public var retries: Int { made.dropFirst().reduce(0, +) }
+
+    /// Retries that succeeded.
+    public var successfulRetries: Int { retries - failed.dropFirst().reduce(0, +) }
 }

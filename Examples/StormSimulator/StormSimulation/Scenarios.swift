@@ -62,8 +62,9 @@ enum Scenarios {
     }
 
     /// A brownout failing each request with probability `p` (`503` after service) for the whole run: 200 s in
-    /// full mode, 20,000 requests per seed, so one seed's success rate has a sampling noise of about 0.2 pp at
-    /// p = 0.3 (0.5 pp with the 3,000 of a 30 s run) against the 0.5 pp the brownout bound goal allows (`BrownoutBound`).
+    /// full mode (20,000 requests per seed at the base point), 10 s in quick mode. The brownout bound goal
+    /// judges each seed at the failures the server produced in it, so the server's coin flips, √(p(1 − p) ÷ N)
+    /// of a seed's success (1.6 pp at p = 0.5 over 1,000 requests), cancel out (`BrownoutBound`).
     static func brownout(_ mode: RunMode, p: Double, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         TrafficRun(
             server: server(

@@ -65,8 +65,10 @@ public struct TrafficRun: Sendable {
                 // Each client calls `keysPerClient` keys (endpoints) of one host, one pipeline per key; the preset
                 // rows' pipelines share the host's scope (one budget, one breaker), as an app's would.
                 let transports = (0..<clients).map { client in
-                    let base = RetryAfterAudit(
-                        wrapped: quotaServer, simulation: simulation, counter: audit, client: client)
+                    let base = AttemptTally(
+                        wrapped: RetryAfterAudit(
+                            wrapped: quotaServer, simulation: simulation, counter: audit, client: client),
+                        recorder: recorder)
                     return strategy.pipelines(
                         clock: clock, random: simulation.random(stream: UInt64(client) + 1), keys: Self.keysPerClient
                     ).map { pipeline in ResilientTransport(wrapping: base, pipeline: pipeline) }
@@ -265,6 +267,7 @@ final class Recorder: Sendable {
         var offered: [Int]
         var succeeded: [Int]
         var latencies: [Int64] = []
+        var attempts = AttemptCounts()
     }
 
     private let state: Mutex<State>
@@ -291,11 +294,37 @@ final class Recorder: Sendable {
         }
     }
 
+    /// Counts one attempt that reached the transport below the pipeline: its 1-based number and whether it failed.
+    func attemptEnded(number: Int, failed: Bool) {
+        state.withLock { $0.attempts.record(number: number, failed: failed) }
+    }
+
     func measurement(arrivals: [Int], early: Int, sentEarly: Int) -> Measurement {
         state.withLock { state in
             Measurement(
                 offered: state.offered, succeeded: state.succeeded, arrivals: arrivals, earlyRequests: early,
-                sentEarly: sentEarly, latencies: state.latencies.sorted())
+                sentEarly: sentEarly, latencies: state.latencies.sorted(), attempts: state.attempts)
+        }
+    }
+}
+
+/// Sits between a client's `ResilientTransport` and the rest of the path to the server and tells the run's
+/// ``Recorder`` every attempt's number (the pipeline's `ResilienceContext.attempt`) and whether it failed (an
+/// error or a response that is not a success): the failures the server actually produced at each attempt, which
+/// the brownout goal evaluates its bound at (``BrownoutBound``). It changes nothing on the way through.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+struct AttemptTally: HTTPTransport {
+    let wrapped: RetryAfterAudit
+    let recorder: Recorder
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        do {
+            let response = try await wrapped.send(request, context: context)
+            recorder.attemptEnded(number: context.attempt, failed: !response.isSuccess)
+            return response
+        } catch {
+            recorder.attemptEnded(number: context.attempt, failed: true)
+            throw error
         }
     }
 }
