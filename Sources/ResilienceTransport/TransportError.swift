@@ -37,13 +37,18 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
         return text
     }
 
-    /// The attempt's deadline passed before a complete response arrived.
+    /// The attempt's deadline passed before a complete response arrived; a `limit` of zero or less means it had
+    /// passed before the request was sent, and the message says so.
     public static func timedOut(after limit: Duration?, url: URL?) -> TransportError {
-        let detail = limit.map { "no complete response within the attempt deadline (\($0))" }
+        let detail: String
+        switch limit {
+        case .some(let limit) where limit > .zero:
+            detail = "no complete response within the attempt deadline (\(limit))"
+        case .some: detail = "the attempt deadline had passed before the request was sent"
+        case nil: detail = "the attempt deadline passed"
+        }
         return TransportError(
-            FailureClassification(
-                category: .timeout, code: .timedOut, message: detail ?? "the attempt deadline passed"),
-            url: url)
+            FailureClassification(category: .timeout, code: .timedOut, message: detail), url: url)
     }
 
     /// The body grew past `limit` bytes (after decompression).

@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceTesting
 import ResilienceTransport
 import Testing
 
@@ -123,5 +124,26 @@ struct TransportClassificationTests {
         #expect(linux(-1002, "unsupported URL").category == .clientError)
         #expect(table.classify(CocoaError(.fileNoSuchFile)) == nil)
         #expect(CompositeErrorClassifier([table]).classification(of: URLError(.cancelled)).category == .cancelled)
+    }
+
+    @Test("An attempt whose deadline passed before it began says so, and sends nothing")
+    func deadlinePassedBeforeSending() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let context = ResilienceContext(key: "late", deadline: clock.now().advanced(by: .seconds(1)), clock: clock)
+        manual.advance(by: .seconds(2))
+        let sent = LockedBox(false)
+        let request = HTTPRequest(url: URL(string: "https://example.com/late")!)
+        let error = await #expect(throws: TransportError.self) {
+            try await TransportExchange.run(request, context: context, defaultTimeout: .seconds(30)) { _ in
+                sent.mutate { $0 = true }
+                return HTTPResponse(status: 200)
+            }
+        }
+        #expect(error?.classification.category == .timeout)
+        #expect(error?.classification.message == "the attempt deadline had passed before the request was sent")
+        #expect(!sent.value)
+        let late = TransportError.timedOut(after: .seconds(2), url: nil)
+        #expect(late.classification.message == "no complete response within the attempt deadline (2.0 seconds)")
     }
 }
