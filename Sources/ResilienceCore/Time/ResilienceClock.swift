@@ -28,20 +28,38 @@ public struct ResilienceClock: Sendable {
     ///   - clock: The clock to read and sleep on.
     ///   - origin: The instant of `clock` that becomes offset zero.
     public init<C: Clock>(_ clock: C, origin: C.Instant) where C.Duration == Duration {
-        // The system clocks get closures written for their concrete types: a generic closure would read the
-        // time through witness tables, which costs more than the read itself.
+        // The system clocks read the operating system's clock directly, in whole nanoseconds: the standard
+        // library builds each of their instants with 128-bit `Duration` arithmetic, which costs more than the
+        // read itself. A clock the platform gives no such reading for gets closures written for its concrete
+        // type (a generic closure would read the time through witness tables).
         if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
-            source = ClockSource(
-                readNow: { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) },
-                sleepUntil: { deadline in
-                    try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                })
+            if let reading = SystemClockReading.continuous(origin: start) {
+                source = ClockSource(
+                    readNow: { reading.now() },
+                    sleepUntil: { deadline in
+                        try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    })
+            } else {
+                source = ClockSource(
+                    readNow: { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) },
+                    sleepUntil: { deadline in
+                        try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    })
+            }
         } else if let suspending = clock as? SuspendingClock, let start = origin as? SuspendingClock.Instant {
-            source = ClockSource(
-                readNow: { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) },
-                sleepUntil: { deadline in
-                    try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                })
+            if let reading = SystemClockReading.suspending(origin: start) {
+                source = ClockSource(
+                    readNow: { reading.now() },
+                    sleepUntil: { deadline in
+                        try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    })
+            } else {
+                source = ClockSource(
+                    readNow: { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) },
+                    sleepUntil: { deadline in
+                        try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    })
+            }
         } else {
             source = ClockSource(
                 readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },

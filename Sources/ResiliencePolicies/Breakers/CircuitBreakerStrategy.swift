@@ -99,7 +99,7 @@ extension CircuitBreakerStrategy: SteppedStage {
 
     /// Asks the breaker; keeps the permit, or stops with the rejection.
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         do {
             frame.store(try admit(context, now: frame.start), at: offset)
             return nil

@@ -56,7 +56,7 @@ public struct ChaosFaultStrategy: ResilienceStrategy {
 // the fault for an injected call; nothing else.
 extension ChaosFaultStrategy: SteppedStage {
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         guard injection.fires() else { return nil }
         return StageStop(.failed(injectFault(context, at: frame.start)))
     }

@@ -59,7 +59,7 @@ protocol ChaosPreludeStage: SteppedStage {
 
 extension ChaosPreludeStage {
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         injection.fires() ? StageStop(.injected) : nil
     }
 

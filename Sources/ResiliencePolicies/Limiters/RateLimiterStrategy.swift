@@ -140,7 +140,7 @@ extension RateLimiterStrategy: SteppedStage {
 
     /// Takes a permit at once, or stops to wait for one.
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         let decision = limiter.tryAcquire(now: frame.start, priority: context.priority)
         guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
         frame.store(permit, at: offset)

@@ -45,13 +45,12 @@ extension ResilienceStrategy where Self == ServerQuotaStrategy {
 // of the context the inner stages and the operation get, so a preset's chain still runs as one set of steps.
 extension ServerQuotaStrategy: SteppedStage {
     @inlinable var recordSize: Int { stage.recordSize }
+    @inlinable var narrowsContext: Bool { true }
 
-    /// Takes a permit at once (or stops to wait for one), then observes the quotas reported inside.
+    /// Takes a permit at once, or stops to wait for one.
     @inlinable
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        if let stop = stage.enter(&context, &frame, at: offset) { return stop }
-        context.quotaObserver = limiter
-        return nil
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        stage.enter(context, &frame, at: offset)
     }
 
     /// Releases the permit as accepted.

@@ -3,9 +3,10 @@
 // A built-in stage (total deadline, attempt timeout, retry, circuit breaker, rate limiter) is written once, as
 // steps, in its own file:
 //
-// - `enter`, before the operation: synchronous; narrows the context's deadline, takes a permit, deposits in a
-//   budget. It returns `nil` to go on inward, or a `StageStop` (a breaker rejected, a limiter has no permit
-//   at once).
+// - `enter`, before the operation: synchronous; takes a permit, deposits in a budget. It returns `nil` to go
+//   on inward, or a `StageStop` (a breaker rejected, a limiter has no permit at once). It reads the context
+//   and never changes it: what a stage changes in the context the stages inside get (a deadline stage narrows
+//   the deadline) is its `narrow` step, and only a stage that says so (`narrowsContext`) has one.
 // - `exit`, after the operation returned: synchronous; records the success, releases the permit.
 // - `resume`, after `enter` stopped: finishes the call (a limiter waits for a permit, then runs `next`).
 // - `recover`, after the operation (or the stages inside) threw: records the failure, translates a timeout,
@@ -14,10 +15,11 @@
 //
 // `StageDriver.run` runs any such stage, or a chain of them, around an operation: it reads the clock once, runs
 // `enter` outermost first, awaits the operation once, and runs `exit` innermost first; when a stage stops or
-// the operation throws, it hands over to `resume` or `recover`. Every built-in stage's public
-// `execute(_:next:)` is this driver on the stage alone, and a `Pipeline` whose stages are all built-in runs
-// its whole chain through the same driver (behind the type-erased box, through two closures specialised for
-// the chain when the pipeline is built). A chain with any other stage (fallback, hedging, a third party's)
+// the operation throws, it hands over to `resume` or `recover`. The operation gets the caller's context
+// itself, borrowed, unless a stage of the chain narrows it: then (only then) one copy, narrowed by every
+// stage outermost first. Every built-in stage's public `execute(_:next:)` is this driver on the stage alone,
+// and a `Pipeline` whose stages are all built-in runs its whole chain through the same driver (behind the
+// type-erased box, through closures specialised for the chain when the pipeline is built). A chain with any other stage (fallback, hedging, a third party's)
 // runs each stage through `execute(_:next:)`, which for a built-in stage is the driver again.
 //
 // What a stage keeps from `enter` to `exit` (a permit, whether somebody listens) is plain data in a fixed-size
@@ -28,9 +30,9 @@
 /// A built-in stage written as synchronous steps around the operation (see the top of this file).
 ///
 /// Conforming stages never look at the operation's output, never produce one of their own, and call `next`
-/// at most once at a time. `enter` and `exit` change nothing but the context's deadline, and `exit` only
-/// reads the fields of the context that no conforming stage changes (key, operation, attempt, telemetry,
-/// clock, classifier).
+/// at most once at a time. `enter` and `exit` change nothing in the context and read only the fields no
+/// conforming stage changes (key, operation, attempt, priority, telemetry, clock, classifier): both get the
+/// context the chain was given, not the one `narrow` makes for the stages inside.
 @usableFromInline
 protocol SteppedStage: ResilienceStrategy, StageRunner {
     /// How many stages this is: one, or the count of a composition's stages.
@@ -39,15 +41,19 @@ protocol SteppedStage: ResilienceStrategy, StageRunner {
     var recordSize: Int { get }
     /// Whether the stage can run as synchronous steps (an enforced timeout races a child task: it cannot).
     var runsAsSteps: Bool { get }
+    /// Whether ``narrow(_:from:)`` changes the context (a deadline stage's, a quota stage's): when no stage
+    /// of a chain does, the operation gets the caller's context as it is, and nothing is copied.
+    var narrowsContext: Bool { get }
 
-    /// The stage's work before `next`, at `frame.start`: `nil` to go on inward with `context` as `next`
-    /// gets it, or where and why the steps stopped (`level` counted from this stage).
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop?
+    /// The stage's work before `next`, at `frame.start`: `nil` to go on inward, or where and why the steps
+    /// stopped (`level` counted from this stage). The context `next` gets is `context` after ``narrow(_:from:)``.
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop?
 
     /// The stage's work after `next` returned.
     func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int)
 
-    /// Applies to `context` what `enter` does to the context `next` gets (a deadline stage narrows it).
+    /// Makes `context` the one `next` gets (a deadline stage narrows its deadline); only a stage whose
+    /// ``narrowsContext`` is `true` changes anything.
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant)
 
     /// Finishes the call after `enter` stopped at `stop` inside this stage. `context` is the one this stage
@@ -206,6 +212,7 @@ extension SteppedStage {
     @inlinable var stageCount: Int { 1 }
     @inlinable var recordSize: Int { 0 }
     @inlinable var runsAsSteps: Bool { true }
+    @inlinable var narrowsContext: Bool { false }
 
     @inlinable @inline(__always)
     func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {}
@@ -238,7 +245,7 @@ extension EmptyStrategy: SteppedStage {
     @inlinable var stageCount: Int { 0 }
 
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         nil
     }
 }
@@ -250,11 +257,12 @@ extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: Stepp
     @inlinable var stageCount: Int { outer.stageCount + inner.stageCount }
     @inlinable var recordSize: Int { outer.recordSize + inner.recordSize }
     @inlinable var runsAsSteps: Bool { outer.runsAsSteps && inner.runsAsSteps }
+    @inlinable var narrowsContext: Bool { outer.narrowsContext || inner.narrowsContext }
 
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        if let stop = outer.enter(&context, &frame, at: offset) { return stop }
-        guard var stop = inner.enter(&context, &frame, at: offset + outer.recordSize) else { return nil }
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        if let stop = outer.enter(context, &frame, at: offset) { return stop }
+        guard var stop = inner.enter(context, &frame, at: offset + outer.recordSize) else { return nil }
         stop.level += outer.stageCount
         return stop
     }
@@ -351,11 +359,18 @@ extension EitherStrategy: SteppedStage where First: SteppedStage, Second: Steppe
         }
     }
 
-    @inlinable
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    @inlinable var narrowsContext: Bool {
         switch self {
-        case .first(let stage): stage.enter(&context, &frame, at: offset)
-        case .second(let stage): stage.enter(&context, &frame, at: offset)
+        case .first(let stage): stage.narrowsContext
+        case .second(let stage): stage.narrowsContext
+        }
+    }
+
+    @inlinable
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        switch self {
+        case .first(let stage): stage.enter(context, &frame, at: offset)
+        case .second(let stage): stage.enter(context, &frame, at: offset)
         }
     }
 
@@ -411,10 +426,14 @@ enum StageEnd: Sendable {
 @usableFromInline
 protocol StageRunner {
     /// Enters every stage, outermost first.
-    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop?
-    /// Leaves every stage, innermost first, after the operation returned (`inout` only so that nothing is
-    /// copied: leaving changes neither).
-    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame)
+    func enterAll(_ context: ResilienceContext, _ frame: inout StageFrame) -> StageStop?
+    /// Whether ``narrowAll(_:from:)`` changes the context (some stage's ``SteppedStage/narrowsContext``).
+    var narrowsAny: Bool { get }
+    /// Makes `context` the one the operation gets: every stage's `narrow`, outermost first.
+    func narrowAll(_ context: inout ResilienceContext, from start: ResilienceInstant)
+    /// Leaves every stage, innermost first, after the operation returned (`inout` only so that the frame is
+    /// not copied: leaving changes nothing).
+    func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame)
     /// Finishes a call that left the steps through the stages' `resume` or `recover`, on a copy of the
     /// context the call was given.
     func finish<Output: Sendable>(
@@ -427,12 +446,20 @@ protocol StageRunner {
 /// nothing is copied.
 extension SteppedStage {
     @inlinable @inline(__always)
-    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
-        enter(&context, &frame, at: 0)
+    func enterAll(_ context: ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
+        enter(context, &frame, at: 0)
     }
 
     @inlinable @inline(__always)
-    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
+    var narrowsAny: Bool { narrowsContext }
+
+    @inlinable @inline(__always)
+    func narrowAll(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        narrow(&context, from: start)
+    }
+
+    @inlinable @inline(__always)
+    func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame) {
         exit(context, frame, at: 0)
     }
 
@@ -457,20 +484,23 @@ enum StageDriver {
     /// Reads the clock once, enters every stage outermost first, awaits `operation` once and leaves every
     /// stage innermost first; a stage that stops or an operation that throws hands over to `runner.finish`.
     /// `runner` is one stage (every built-in stage's `execute(_:next:)`) or a pipeline's box (its chain).
+    /// The operation gets `context` itself unless a stage narrows it (then a copy, narrowed).
     @inlinable @inline(__always)
     static func run<Runner: StageRunner, Output: Sendable>(
         _ runner: Runner, _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        var inner = context
         var frame = StageFrame(start: context.clock.now())
-        if let stop = runner.enterAll(&inner, &frame) {
+        if let stop = runner.enterAll(context, &frame) {
             return try await runner.finish(.stopped(stop), frame, context, operation)
         }
         var succeeded = true
         // Runs after the output went straight into the caller's return slot (a generic local would cost an
         // allocation on the task's stack when this code is not specialised).
-        defer { if succeeded { runner.exitAll(&inner, &frame) } }
+        defer { if succeeded { runner.exitAll(context, &frame) } }
         do {
+            guard runner.narrowsAny else { return try await operation(context) }
+            var inner = context
+            runner.narrowAll(&inner, from: frame.start)
             return try await operation(inner)
         } catch {
             succeeded = false
@@ -490,18 +520,23 @@ enum StageDriver {
     @inlinable
     static func steppedBox<Stage: SteppedStage>(_ stage: Stage) -> AnyStrategyBox? {
         guard stage.runsAsSteps, stage.recordSize <= StageFrame.capacity else { return nil }
-        return StrategyBox(stage, steps: ChainSteps(for: Stage.self))
+        return StrategyBox(stage, steps: ChainSteps(for: stage))
     }
 }
 
-/// A pipeline's chain of stepped stages behind its type-erased box: the chain's steps as two closures
-/// specialised for the chain when the pipeline is built. Both take the box (the stages) as an argument, so
-/// neither captures anything.
+/// A pipeline's chain of stepped stages behind its type-erased box: the chain's steps as three closures
+/// specialised for the chain when the pipeline is built. Each takes the box (the stages) as an argument, so
+/// none captures anything.
 @usableFromInline
 struct ChainSteps: Sendable {
     /// Enters (`true`) or leaves (`false`) every stage: synchronous, the success path.
     @usableFromInline let step:
-        @Sendable (_ entering: Bool, AnyStrategyBox, inout ResilienceContext, inout StageFrame) -> StageStop?
+        @Sendable (_ entering: Bool, AnyStrategyBox, ResilienceContext, inout StageFrame) -> StageStop?
+    /// Whether some stage of the chain narrows the context the operation gets.
+    @usableFromInline let narrowsContext: Bool
+    /// Narrows the context the operation gets, every stage outermost first (called only when
+    /// ``narrowsContext``).
+    @usableFromInline let narrow: @Sendable (AnyStrategyBox, inout ResilienceContext, ResilienceInstant) -> Void
     /// Finishes a call that left the steps through the stages' `resume` or `recover`, calling `complete` for
     /// every run of the operation. The stages run with no output of their own (`Void`): `complete` keeps
     /// the operation's.
@@ -512,12 +547,16 @@ struct ChainSteps: Sendable {
         ) async throws -> Void
 
     @inlinable
-    init<Stage: SteppedStage>(for _: Stage.Type) {
+    init<Stage: SteppedStage>(for stage: Stage) {
         step = { entering, box, context, frame in
             let stages = unsafeDowncast(box, to: StrategyBox<Stage>.self)
-            if entering { return stages.root.enterAll(&context, &frame) }
-            stages.root.exitAll(&context, &frame)
+            if entering { return stages.root.enterAll(context, &frame) }
+            stages.root.exitAll(context, &frame)
             return nil
+        }
+        narrowsContext = stage.narrowsContext
+        narrow = { box, context, start in
+            unsafeDowncast(box, to: StrategyBox<Stage>.self).root.narrowAll(&context, from: start)
         }
         finish = { end, box, frame, context, complete in
             try await unsafeDowncast(box, to: StrategyBox<Stage>.self).root.finish(end, frame, context, complete)
@@ -529,13 +568,21 @@ struct ChainSteps: Sendable {
 /// as is, so nothing is copied or retained per call.
 extension AnyStrategyBox: StageRunner {
     @inlinable @inline(__always)
-    func enterAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
-        steps.unsafelyUnwrapped.step(true, self, &context, &frame)
+    func enterAll(_ context: ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
+        steps.unsafelyUnwrapped.step(true, self, context, &frame)
     }
 
     @inlinable @inline(__always)
-    func exitAll(_ context: inout ResilienceContext, _ frame: inout StageFrame) {
-        _ = steps.unsafelyUnwrapped.step(false, self, &context, &frame)
+    var narrowsAny: Bool { steps.unsafelyUnwrapped.narrowsContext }
+
+    @inlinable @inline(__always)
+    func narrowAll(_ context: inout ResilienceContext, from start: ResilienceInstant) {
+        steps.unsafelyUnwrapped.narrow(self, &context, start)
+    }
+
+    @inlinable @inline(__always)
+    func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame) {
+        _ = steps.unsafelyUnwrapped.step(false, self, context, &frame)
     }
 
     /// Keeps the output of the operation's run that returned. Not inlined: only failures and waits come here.

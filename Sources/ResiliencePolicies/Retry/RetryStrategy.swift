@@ -190,7 +190,7 @@ extension RetryStrategy: SteppedStage {
 
     /// Deposits the execution in the budget and emits `attemptStarted`.
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         frame.store(beginFirstAttempt(context, start: frame.start), at: offset)
         return nil
     }

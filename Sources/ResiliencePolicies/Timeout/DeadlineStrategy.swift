@@ -86,7 +86,7 @@ public struct DeadlineStrategy<Scope: DeadlineScope>: ResilienceStrategy, Deadli
 
 /// The steps of ``DeadlineStrategy``.
 ///
-/// Cooperative, a deadline stage is two steps (see `StageDriver.swift`): `enter` narrows the deadline to
+/// Cooperative, a deadline stage is two steps (see `StageDriver.swift`): `narrow` narrows the deadline to
 /// `start + limit`, and `recover` reports a failure past that instant as the stage's timeout error. Enforced,
 /// it races the operation against a timer through ``ResilienceDeadline/run(_:startingAt:_:)`` and cannot run
 /// as synchronous steps.
@@ -114,14 +114,15 @@ extension DeadlineStage {
     }
 
     @inlinable var runsAsSteps: Bool { !deadline.isEnforced }
+    @inlinable var narrowsContext: Bool { true }
 
-    /// Narrows the deadline to `start + limit`.
+    /// Takes nothing: the stage's work before `next` is narrowing the deadline.
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        narrow(&context, from: frame.start)
-        return nil
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+        nil
     }
 
+    /// Narrows the deadline to `start + limit`.
     @inlinable @inline(__always)
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {
         context.narrowDeadline(to: deadline.end(from: start))

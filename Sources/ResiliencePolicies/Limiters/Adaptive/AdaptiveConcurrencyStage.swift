@@ -87,7 +87,7 @@ extension AdaptiveConcurrencyStage: SteppedStage {
 
     /// Takes a slot at once, or stops to wait or reject.
     @inlinable @inline(__always)
-    func enter(_ context: inout ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
+    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
         let decision = limiter.tryAcquire(now: frame.start, priority: context.priority)
         guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
         frame.store(permit, at: offset)

@@ -1,0 +1,57 @@
+import ResilienceCore
+import Testing
+
+@Suite("ResilienceClock on the system clocks")
+struct SystemClockReadingTests {
+    /// The instant a wrapped clock reports is never behind the standard clock's reading just before it, and
+    /// leads the reading just after by no more than the time it took to place the origin (nanoseconds; the
+    /// bound allows for a descheduled thread).
+    @Test("A continuous clock's instants match ContinuousClock's offsets from the origin")
+    func continuousMatchesStandardClock() {
+        let origin = ContinuousClock.now
+        let clock = ResilienceClock(ContinuousClock(), origin: origin)
+        for _ in 0..<1_000 {
+            let before = origin.duration(to: ContinuousClock.now)
+            let reading = clock.now().offset
+            let after = origin.duration(to: ContinuousClock.now)
+            #expect(before <= reading, "\(reading) before \(before)")
+            #expect(reading <= after + .milliseconds(50), "\(reading) after \(after)")
+        }
+    }
+
+    @Test("A suspending clock's instants match SuspendingClock's offsets from the origin")
+    func suspendingMatchesStandardClock() {
+        let origin = SuspendingClock.now
+        let clock = ResilienceClock(SuspendingClock(), origin: origin)
+        for _ in 0..<1_000 {
+            let before = origin.duration(to: SuspendingClock.now)
+            let reading = clock.now().offset
+            let after = origin.duration(to: SuspendingClock.now)
+            #expect(before <= reading, "\(reading) before \(before)")
+            #expect(reading <= after + .milliseconds(50), "\(reading) after \(after)")
+        }
+    }
+
+    @Test("An origin in the past or the future shifts every instant by the same offset")
+    func originShiftsInstants() {
+        let now = ContinuousClock.now
+        let past = ResilienceClock(ContinuousClock(), origin: now.advanced(by: .seconds(-3_600)))
+        let future = ResilienceClock(ContinuousClock(), origin: now.advanced(by: .seconds(3_600)))
+        let gap = future.now().duration(to: past.now())
+        #expect(gap > .milliseconds(7_199_950) && gap < .milliseconds(7_200_050), "\(gap)")
+        #expect(past.now() > ResilienceInstant(offset: .seconds(3_600)))
+        #expect(future.now() < ResilienceInstant(offset: .seconds(-3_599)))
+    }
+
+    @Test("Instants are whole nanoseconds and never go backwards")
+    func readingsAreMonotonic() {
+        let clock = ResilienceClock(ContinuousClock())
+        var previous = clock.now()
+        for _ in 0..<10_000 {
+            let reading = clock.now()
+            #expect(previous <= reading)
+            #expect(reading.offset.components.attoseconds % 1_000_000_000 == 0)
+            previous = reading
+        }
+    }
+}
