@@ -33,33 +33,29 @@ public struct ResilienceClock: Sendable {
         // read itself. A clock the platform gives no such reading for gets closures written for its concrete
         // type (a generic closure would read the time through witness tables).
         if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
+            let readNow: @Sendable () -> ResilienceInstant
             if let reading = SystemClockReading.continuous(origin: start) {
-                source = ClockSource(
-                    readNow: { reading.now() },
-                    sleepUntil: { deadline in
-                        try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                    })
+                readNow = { reading.now() }
             } else {
-                source = ClockSource(
-                    readNow: { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) },
-                    sleepUntil: { deadline in
-                        try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                    })
+                readNow = { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) }
             }
+            source = ClockSource(
+                readNow: readNow,
+                sleepUntil: { deadline in
+                    try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                })
         } else if let suspending = clock as? SuspendingClock, let start = origin as? SuspendingClock.Instant {
+            let readNow: @Sendable () -> ResilienceInstant
             if let reading = SystemClockReading.suspending(origin: start) {
-                source = ClockSource(
-                    readNow: { reading.now() },
-                    sleepUntil: { deadline in
-                        try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                    })
+                readNow = { reading.now() }
             } else {
-                source = ClockSource(
-                    readNow: { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) },
-                    sleepUntil: { deadline in
-                        try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
-                    })
+                readNow = { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) }
             }
+            source = ClockSource(
+                readNow: readNow,
+                sleepUntil: { deadline in
+                    try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                })
         } else {
             source = ClockSource(
                 readNow: { ResilienceInstant(offset: origin.duration(to: clock.now)) },
