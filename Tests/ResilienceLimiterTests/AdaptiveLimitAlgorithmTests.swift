@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceCore
 import Testing
 
 @testable import ResiliencePolicies
@@ -86,13 +87,34 @@ struct AdaptiveLimitAlgorithmTests {
         #expect(abs(steady.averageShort(0.3, window: 20) - 0.11) < 1e-12)
     }
 
-    @Test func theBaselineFallsAtOnceAndRisesWithItsTimeConstant() {
+    @Test func theBaselineFallsAsAnAverageAndRisesWithItsTimeConstant() {
         var memory = AdaptiveLimitMemory()
-        #expect(memory.followBaseline(0.1, now: 0, rise: 60) == 0.1)
-        #expect(memory.followBaseline(0.2, now: 0, rise: 60) == 0.1)
-        let risen = memory.followBaseline(0.2, now: 60, rise: 60)
+        #expect(memory.followBaseline(0.1, now: 0, rise: 60, fallWindow: 10) == 0.1)
+        #expect(memory.followBaseline(0.2, now: 0, rise: 60, fallWindow: 10) == 0.1)
+        let risen = memory.followBaseline(0.2, now: 60, rise: 60, fallWindow: 10)
         #expect(abs(risen - (0.1 + 0.1 * (1 - exp(-1)))) < 1e-12)
-        #expect(memory.followBaseline(0.05, now: 61, rise: 60) == 0.05)
+        // A faster recent round trip moves it a tenth of the way (a window of 10 samples), not all the way.
+        let fallen = memory.followBaseline(0.05, now: 61, rise: 60, fallWindow: 10)
+        #expect(abs(fallen - (risen + (0.05 - risen) / 10)) < 1e-12)
+    }
+
+    /// Round trips that only vary around their mean (uniform 80–120 ms, the recent average over 20 samples, the
+    /// limit held at 20, 200 samples a second) for the first 10 s, a busy key's warm-up: the baseline stays
+    /// within 2 % of the mean, so no sample reads as a queue and noise does not end the slow start. (Following
+    /// each lower recent average straight down, the baseline fell about 5 % under the mean within those 10 s,
+    /// and noise alone ended the slow start.)
+    @Test func roundTripNoiseIsNotReadAsAQueue() {
+        var memory = AdaptiveLimitMemory()
+        var random = PseudoRandomGenerator(seed: 7)
+        let settings = Gradient2Limit()
+        for index in 0..<2_000 {
+            let roundTrip = Double.random(in: 0.08..<0.12, using: &random)
+            _ = settings.nextLimit(
+                20, AdaptiveLimitSample(roundTrip: roundTrip, inFlight: 20, completedAt: Double(index) / 200),
+                minimum: 4, &memory)
+        }
+        #expect(!memory.queueSeen)
+        #expect(memory.longRoundTrip > 0.098 && memory.longRoundTrip < 0.102, "baseline \(memory.longRoundTrip)")
     }
 
     @Test func theBaselineRisesFastOnlyAtTheMinimumLimit() {

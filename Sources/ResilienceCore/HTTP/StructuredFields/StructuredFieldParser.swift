@@ -330,15 +330,16 @@ struct StructuredFieldParser {
     }
 
     /// §4.2.7 Parsing a Byte Sequence. Missing `=` padding and non-zero pad bits are accepted, as the RFC
-    /// recommends; any other character than base64's, or `=` anywhere but at the end, fails.
+    /// recommends; any other character than base64's, or `=` anywhere but at the end, fails. The field is read
+    /// once: the closing colon is found first and the decoder checks each character as it decodes it.
     private mutating func parseByteSequence() throws(StructuredFieldError) -> [UInt8] {
         position += 1  // ":"
         let start = position
-        while let byte = current, byte != StructuredFieldGrammar.colon {
-            guard StructuredFieldGrammar.isBase64Character(byte) else { throw failure(.invalidByteSequence) }
-            position += 1
+        while let byte = current, byte != StructuredFieldGrammar.colon { position += 1 }
+        guard current == StructuredFieldGrammar.colon else {
+            position = firstNonBase64(in: start..<position) ?? position
+            throw failure(.invalidByteSequence)
         }
-        guard current == StructuredFieldGrammar.colon else { throw failure(.invalidByteSequence) }
         var end = position
         position += 1
         var padding = 0
@@ -347,10 +348,16 @@ struct StructuredFieldParser {
             padding += 1
         }
         guard let decoded = StructuredFieldBase64.decode(UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
-            position = start
+            position = firstNonBase64(in: start..<position - 1) ?? start
             throw failure(.invalidByteSequence)
         }
         return decoded
+    }
+
+    /// The offset of the first byte in `range` that is neither a base64 character nor `=`: where a byte
+    /// sequence that does not decode is reported, when it has such a byte.
+    private func firstNonBase64(in range: Range<Int>) -> Int? {
+        range.first { !StructuredFieldGrammar.isBase64Character(bytes[$0]) }
     }
 
     /// §4.2.8 Parsing a Boolean.
@@ -470,37 +477,73 @@ enum StructuredFieldGrammar {
 enum StructuredFieldBase64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    private static func value(of byte: UInt8) -> UInt8? {
+    /// The six bits `byte` stands for, or `invalid` for a byte outside the alphabet.
+    @inline(__always)
+    private static func sextet(_ byte: UInt8) -> UInt32 {
         switch byte {
-        case StructuredFieldGrammar.upperA...StructuredFieldGrammar.upperZ: return byte - StructuredFieldGrammar.upperA
+        case StructuredFieldGrammar.upperA...StructuredFieldGrammar.upperZ:
+            return UInt32(byte &- StructuredFieldGrammar.upperA)
         case StructuredFieldGrammar.lowerA...StructuredFieldGrammar.lowerZ:
-            return byte - StructuredFieldGrammar.lowerA + 26
-        case StructuredFieldGrammar.zero...StructuredFieldGrammar.nine: return byte - StructuredFieldGrammar.zero + 52
+            return UInt32(byte &- StructuredFieldGrammar.lowerA &+ 26)
+        case StructuredFieldGrammar.zero...StructuredFieldGrammar.nine:
+            return UInt32(byte &- StructuredFieldGrammar.zero &+ 52)
         case 0x2B: return 62
         case 0x2F: return 63
-        default: return nil
+        default: return invalid
         }
     }
 
+    /// What ``sextet(_:)`` answers for a byte outside the alphabet: a bit no sextet has, so that one test of
+    /// four characters' bits together finds it.
+    private static let invalid: UInt32 = 0x100
+
     /// Decodes unpadded base64; pad bits in the last character are ignored. Nil for a character outside the
-    /// alphabet or a length that leaves a single character over.
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            guard let sextet = value(of: byte) else { return nil }
-            accumulator = accumulator << 6 | UInt32(sextet)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+    /// alphabet or a length that leaves a single character over. Four characters become three bytes, written
+    /// straight into the result's storage.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = text.count
+        guard count % 4 != 1 else { return nil }
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: count / 4 * 3 + max(count % 4 - 1, 0)) {
+            buffer, initialized in
+            var index = 0
+            var written = 0
+            while index + 4 <= count {
+                let first = sextet(text[index])
+                let second = sextet(text[index + 1])
+                let third = sextet(text[index + 2])
+                let fourth = sextet(text[index + 3])
+                guard (first | second | third | fourth) & invalid == 0 else {
+                    valid = false
+                    break
+                }
+                let chunk = first << 18 | second << 12 | third << 6 | fourth
+                buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                buffer[written + 2] = UInt8(truncatingIfNeeded: chunk)
+                index += 4
+                written += 3
             }
+            let remaining = count - index
+            if valid && remaining >= 2 {
+                let first = sextet(text[index])
+                let second = sextet(text[index + 1])
+                let third = remaining == 3 ? sextet(text[index + 2]) : 0
+                if (first | second | third) & invalid != 0 {
+                    valid = false
+                } else {
+                    let chunk = first << 18 | second << 12 | third << 6
+                    buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    written += 1
+                    if remaining == 3 {
+                        buffer[written] = UInt8(truncatingIfNeeded: chunk >> 8)
+                        written += 1
+                    }
+                }
+            }
+            initialized = valid ? written : 0
         }
-        return output
+        return valid ? output : nil
     }
 
     /// Encodes with `=` padding.

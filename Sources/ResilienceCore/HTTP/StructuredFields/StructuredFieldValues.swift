@@ -338,17 +338,34 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
     }
 
     /// Sets `key` (whose ``StructuredFieldKeyHash`` is `keyHash`) to `value`: in place when the key is
-    /// present, else appended.
+    /// present, else appended. With a key table, one probe finds either the key or the empty slot the new
+    /// entry takes.
     mutating func insertOrReplace(_ key: consuming String, keyHash: UInt64, _ value: consuming Value) {
-        if let existing = position(of: key, keyHash: keyHash) {
-            entries[existing].value = value
+        guard !slots.isEmpty else {
+            if let existing = position(of: key, keyHash: keyHash) {
+                entries[existing].value = value
+                return
+            }
+            if entries.capacity == 0 { entries.reserveCapacity(4) }
+            entries.append(Entry(key: key, value: value, keyHash: keyHash))
+            if entries.count > Self.scanLimit { rebuildSlots(forCapacity: entries.count) }
             return
         }
-        if entries.capacity == 0 { entries.reserveCapacity(4) }
+        let mask = slots.count - 1
+        var slot = Self.slot(for: keyHash, mask: mask)
+        while true {
+            let stored = Int(slots[slot])
+            if stored == 0 { break }
+            if entries[stored - 1].keyHash == keyHash && entries[stored - 1].key == key {
+                entries[stored - 1].value = value
+                return
+            }
+            slot = (slot + 1) & mask
+        }
         entries.append(Entry(key: key, value: value, keyHash: keyHash))
         if slots.count >= entries.count * 2 {
-            occupy(position: entries.count - 1)
-        } else if entries.count > Self.scanLimit {
+            slots[slot] = Int32(truncatingIfNeeded: entries.count)
+        } else {
             rebuildSlots(forCapacity: entries.count)
         }
     }

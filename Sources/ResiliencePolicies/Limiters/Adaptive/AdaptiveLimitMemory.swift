@@ -28,12 +28,19 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
         return shortRoundTrip
     }
 
-    /// Moves the baseline towards `recent` at `now` and returns it: straight down to a smaller round trip, and
-    /// up with the time constant `rise` (seconds), so a queue that lasts does not become the new normal at
-    /// once while a backend that is slower for good is followed within a few `rise`.
-    mutating func followBaseline(_ recent: Double, now: Double, rise: Double) -> Double {
-        if longRoundTrip == 0 || recent <= longRoundTrip {
+    /// Moves the baseline towards `recent` at `now` and returns it: down as an exponential average over
+    /// `fallWindow` samples, up with the time constant `rise` (seconds). The first call sets it to `recent`.
+    ///
+    /// Falling as an average keeps the baseline near the recent round trip's mean while the backend does not
+    /// queue: following each lower recent average straight down pins it at the lowest one seen, a few per cent
+    /// under the mean within seconds, and the recent average's ordinary noise then reads as a queue. Rising
+    /// with a time constant keeps a queue that lasts from becoming the new normal at once, while a backend that
+    /// is slower for good is followed within a few `rise`.
+    mutating func followBaseline(_ recent: Double, now: Double, rise: Double, fallWindow: Double) -> Double {
+        if longRoundTrip == 0 {
             longRoundTrip = recent
+        } else if recent <= longRoundTrip {
+            longRoundTrip += (recent - longRoundTrip) / max(fallWindow, 1)
         } else {
             let elapsed = max(0, now - longUpdatedAt)
             longRoundTrip += (recent - longRoundTrip) * (1 - exp(-elapsed / rise))

@@ -2,8 +2,9 @@
 /// follows the ratio of a baseline round trip to the recent one.
 ///
 /// For every sample: the recent round trip is an exponential average over about one round trip's samples
-/// (`max(shortWindow, limit)`: about `limit` calls end per round trip); the baseline follows it straight down
-/// and rises towards it with the time constant ``baselineRise``. Then, unless the caller is using less than
+/// (`max(shortWindow, limit)`: about `limit` calls end per round trip); the baseline falls towards a faster one
+/// as an average over ``longWindow`` samples and rises towards a slower one with the time constant
+/// ``baselineRise``. Then, unless the caller is using less than
 /// half the limit (it learns nothing about the backend), `gradient = clamp(tolerance × baseline ÷ recent,
 /// 0.5, 1 + growth)` and the target is `limit × gradient`: the calls the backend serves with no more than the
 /// tolerated queue. Without a queue the limit grows by up to ``growth`` per step; past the tolerance it
@@ -18,9 +19,12 @@
 /// Where it departs from Netflix's code, and why (measured in `Docs/AdaptiveLimits.md`):
 /// - Netflix's long-term round trip is an exponential average over 600 samples, which at 1,000 calls per
 ///   second is 0.6 s, so under a lasting overload it soon equals the queued round trip and the limit stops
-///   shrinking; here the baseline rises with a time constant instead (10 minutes; 2 seconds while the limit
-///   sits at the limiter's minimum, where the caller's own calls cannot be what queues, so a backend that is
-///   slower for good is followed at once).
+///   shrinking; here the baseline falls as that average does, but rises with a time constant instead (10
+///   minutes; 2 seconds while the limit sits at the limiter's minimum, where the caller's own calls cannot be
+///   what queues, so a backend that is slower for good is followed at once). It does not follow a lower recent
+///   round trip straight down: that pins it at the lowest recent average seen, a few per cent under the mean
+///   within seconds, and the recent average's noise then reads as a queue (in the simulator it ended the slow
+///   start early and halved the growth after it, so a busy key took more than 10 s to reach its concurrency).
 /// - Netflix clamps the gradient to 1 and adds a fixed queue (4) to every target, so the limit settles at
 ///   `tolerance × capacity + 4`: 52 for a backend of 40 slots, 13 for one of 8. Here the gradient itself may
 ///   exceed 1 (up to `1 + growth`), so the equilibrium is proportional to the capacity and the limit slows
@@ -44,6 +48,9 @@ public struct Gradient2Limit: Hashable, Sendable {
     public var baselineRise = 600.0
     /// The most the gradient exceeds 1 by while the latency holds: the limit's growth per step (0 ≤ growth ≤ 10).
     public var growth = 0.1
+    /// The samples over which the baseline falls towards a faster recent round trip, as an exponential average
+    /// (Netflix's `longWindow`, ≥ 1).
+    public var longWindow = 600
 
     /// Creates the settings.
     ///
@@ -53,15 +60,17 @@ public struct Gradient2Limit: Hashable, Sendable {
     ///   - shortWindow: The fewest samples the recent round trip averages over. Default: `20`.
     ///   - baselineRise: The time constant, in seconds, with which the baseline rises. Default: `600`.
     ///   - growth: The most the gradient exceeds 1 by while the latency holds. Default: `0.1`.
+    ///   - longWindow: The samples over which the baseline falls towards a faster round trip. Default: `600`.
     public init(
         smoothing: Double = 0.3, tolerance: Double = 1.1, shortWindow: Int = 20, baselineRise: Double = 600,
-        growth: Double = 0.1
+        growth: Double = 0.1, longWindow: Int = 600
     ) {
         self.smoothing = smoothing
         self.tolerance = tolerance
         self.shortWindow = shortWindow
         self.baselineRise = baselineRise
         self.growth = growth
+        self.longWindow = longWindow
     }
 
     /// The share of the limit in flight at a call's admission from which the limit is binding: below it, a
@@ -79,7 +88,8 @@ public struct Gradient2Limit: Hashable, Sendable {
             tolerance: AdaptiveLimitMemory.clamp(tolerance, 1...100, or: defaults.tolerance),
             shortWindow: min(max(shortWindow, 1), 1_000_000),
             baselineRise: AdaptiveLimitMemory.clamp(baselineRise, 0.001...1e9, or: defaults.baselineRise),
-            growth: AdaptiveLimitMemory.clamp(growth, 0...10, or: defaults.growth))
+            growth: AdaptiveLimitMemory.clamp(growth, 0...10, or: defaults.growth),
+            longWindow: min(max(longWindow, 1), 1_000_000))
     }
 
     /// The limit after `sample`, from `limit` (`minimum` is the limiter's lower bound); `memory` keeps the
@@ -90,7 +100,8 @@ public struct Gradient2Limit: Hashable, Sendable {
         let recent = memory.averageShort(sample.roundTrip, window: max(Double(shortWindow), limit))
         guard memory.samples >= shortWindow else { return limit }
         let rise = limit <= minimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise
-        let baseline = memory.followBaseline(recent, now: sample.completedAt, rise: rise)
+        let baseline = memory.followBaseline(
+            recent, now: sample.completedAt, rise: rise, fallWindow: Double(longWindow))
         if Double(sample.inFlight) < limit / 2 { return limit }
         var gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
         // A queue seen while the caller is not at its limit (its own burst at a backend with room) is not the
@@ -110,6 +121,6 @@ public struct Gradient2Limit: Hashable, Sendable {
     /// `gradient2(tolerance: 1.1, smoothing: 0.3, …)`.
     var summary: String {
         "gradient2(tolerance: \(tolerance), smoothing: \(smoothing), short-window: \(shortWindow), "
-            + "baseline-rise: \(baselineRise) s, growth: \(growth))"
+            + "long-window: \(longWindow), baseline-rise: \(baselineRise) s, growth: \(growth))"
     }
 }
