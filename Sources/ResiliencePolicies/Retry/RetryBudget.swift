@@ -130,19 +130,23 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
         guard let place = claimed else { return true }
         let state = state
         let clock = clock
-        let timer = Task {
-            try? await clock.sleep(until: limit)
-            guard !Task.isCancelled else { return }
-            HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .giveUp) })
-        }
-        defer { timer.cancel() }
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<HeldRetries.Outcome, Never>) in
-                let early = state.withLock { $0.heldRetries.hold(place, continuation) }
-                if let early { continuation.resume(returning: early) }
+        // The time limit is a child task (it runs on the caller's executor, a simulation's too), cancelled as soon
+        // as the hold is answered.
+        let outcome = await withTaskGroup(of: Void.self, returning: HeldRetries.Outcome.self) { group in
+            group.addTask {
+                do { try await clock.sleep(until: limit) } catch { return }
+                HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .giveUp) })
             }
-        } onCancel: {
-            HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .cancelled) })
+            let outcome = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<HeldRetries.Outcome, Never>) in
+                    let early = state.withLock { $0.heldRetries.hold(place, continuation) }
+                    if let early { continuation.resume(returning: early) }
+                }
+            } onCancel: {
+                HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .cancelled) })
+            }
+            group.cancelAll()
+            return outcome
         }
         switch outcome {
         case .go: return true
