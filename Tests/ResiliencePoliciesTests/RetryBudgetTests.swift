@@ -203,24 +203,6 @@ struct RetryBudgetTests {
         #expect(budget.tryWithdraw(afterFailureAt: failedAt, priority: .critical) == false)
     }
 
-    @Test("A brownout ratio sets the retries a live server's evidence allows, not the failures' share")
-    func brownoutRatio() {
-        let clock = ManualClock()
-        let time = ResilienceClock.manual(clock)
-        let budget = RetryBudget(.interactive, clock: time)
-        for _ in 0..<15 { budget.recordRequest() }
-        for _ in 0..<5 { budget.recordFailure() }
-        let failedAt = time.now()
-        // 10 % of 5 failures: none; the outage's share is unchanged.
-        #expect(budget.tryWithdraw() == false)
-        clock.advance(by: .seconds(1))
-        budget.recordSuccess(startedAt: time.now())
-        // 20 % of the window's 15 requests once a later first attempt succeeded (10 % would allow one).
-        var granted = 0
-        while budget.tryWithdraw(afterFailureAt: failedAt) { granted += 1 }
-        #expect(granted == 3)
-    }
-
     @Test("A held retry goes when the scope's next first attempt succeeds, and not for an earlier one")
     func heldRetryGoesOnSuccess() async throws {
         let clock = ManualClock()

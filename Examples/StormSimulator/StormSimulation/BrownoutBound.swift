@@ -15,14 +15,12 @@ import ResilienceKit
 /// of W seconds allows ⌊ρN + fW⌋ retries in a window holding N requests; at r requests/s N is Poisson(rW), so
 /// a = E⌊ρN + fW⌋ ÷ rW. Funded by failed first attempts (`RetryBudgetConfiguration.smoothed`), over a client's
 /// run of T seconds (M ~ Poisson(rT) requests), two rules add up:
-/// - A window holding 1 ÷ ρ requests or more (counting the failing request) allows ⌊ρF⌋ retries, and ⌊ρ'N⌋
-///   once a later first attempt has succeeded (the evidence rule; ρ' is the budget's `brownoutRatio`, ρ
-///   unless set, and every ρ of the evidence rule below is ρ'). The first window holds the requests since
+/// - A window holding 1 ÷ ρ requests or more (counting the failing request) allows ⌊ρF⌋ retries, and ⌊ρN⌋
+///   once a later first attempt has succeeded (the evidence rule). The first window holds the requests since
 ///   the client's start, N₀ ~ Poisson(r min(T, W)); each later second adds E⌊ρN⌋ ÷ W: E⌊ρN₀⌋ + (T − W)⁺ ×
-///   E⌊ρN⌋ ÷ W retries. That takes every failure to see a success during its backoff d or as the scope's next
-///   first attempt to answer after it, within the deadline D, while its retry is held (probability about
-///   1 − e^(−r(1 − p)d) × (p + (1 − p) e^(−r(D − d)))), and a spare retry in the window when it asks; where
-///   fewer do (p ≈ 0.9 at quiet rates, or demand ≈ supply at p ≈ ρ), the retries fall short of it.
+///   E⌊ρN⌋ ÷ W retries. That takes every failure to see a success during its backoff d (probability about
+///   1 − e^(−r(1 − p)d)) and a spare retry in the window when it asks; where fewer do (a 250 ms backoff, 0.5
+///   requests/s, or demand ≈ supply at p ≈ ρ), the retries fall short of it.
 /// - A quieter window draws on the floor instead, and the floor does not slide with the window: it starts full
 ///   (C = minimumPerSecond × W retries, one for the presets), each first attempt earns back ρ up to C, and a
 ///   retry needs a whole one. So a fresh scope retries its first failure in a quiet window at once, and after
@@ -114,10 +112,8 @@ struct BrownoutBound {
             return RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0) + floor).rounded(.down) }
                 / mean
         }
-        // A failure that a live server's success vouches for draws on the brownout ratio × the window's requests.
-        let brownoutRatio = budget.brownoutRatio ?? ratio
         let funded = { (mean: Double) in
-            RetryBudgetBound.poissonExpectation(mean: mean) { (brownoutRatio * Double($0)).rounded(.down) }
+            RetryBudgetBound.poissonExpectation(mean: mean) { (ratio * Double($0)).rounded(.down) }
         }
         let requests = rate * duration
         guard requests > 0 else { return funded(mean) / mean }

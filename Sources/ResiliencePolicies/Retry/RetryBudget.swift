@@ -16,8 +16,7 @@
 ///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
 ///   failure has succeeded (``tryWithdraw(afterFailureAt:now:priority:)``), or, held until the scope's next
 ///   first attempt answers, if that one succeeds (``holdRetry(afterFailureAt:until:priority:)``): the server
-///   answers, so this is a brownout, not an outage, and the retry draws on
-///   ``RetryBudgetConfiguration/brownoutRatio`` (default `ratio`) × the window's requests.
+///   answers, so this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; only ``holdRetry(afterFailureAt:until:priority:)``
@@ -77,8 +76,8 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// it does nothing (and takes no lock).
     ///
     /// The success is also the answer a held retry waits for (``holdRetry(afterFailureAt:until:priority:)``):
-    /// the retries held for failures before `start` go, oldest first, as far as
-    /// ``RetryBudgetConfiguration/brownoutRatio`` × the window's requests allows; the others give up.
+    /// the retries held for failures before `start` go, oldest first, as far as `ratio` × the window's requests
+    /// allows; the others give up.
     public func recordSuccess(startedAt start: ResilienceInstant) {
         guard configuration.funding == .failedFirstAttempts else { return }
         let clock = clock
@@ -98,7 +97,7 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
 
     /// Holds a retry that the budget refused, for a request whose first attempt failed at `failure`, until the
     /// scope's next first attempt answers: `true` (the retry is taken from the budget) when one that started
-    /// after `failure` succeeds and ``RetryBudgetConfiguration/brownoutRatio`` × the window's requests allows it, as
+    /// after `failure` succeeds and `ratio` × the window's requests allows it, as
     /// ``tryWithdraw(afterFailureAt:now:priority:)`` would; `false` when one fails (``recordFailure(now:)``),
     /// the scope's breaker rejects a call, `deadline` or one window after `failure` passes first, or the budget
     /// is funded by ``RetryBudgetConfiguration/Funding/requests`` (which holds nothing). Returns at once when
@@ -166,7 +165,7 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// Takes one retry for a request whose first attempt failed at `failure`, asked once its backoff is over:
     /// granted when ``tryWithdraw(now:priority:)`` would grant it, and with
     /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` also when a first attempt that started after
-    /// `failure` has succeeded (a brownout, not an outage) and the window's retries are fewer than ``RetryBudgetConfiguration/brownoutRatio`` × its
+    /// `failure` has succeeded (a brownout, not an outage) and the window's retries are fewer than `ratio` × its
     /// requests. ``RetryStrategy`` asks it after sleeping out a retry that ``tryWithdraw(now:priority:)`` refused.
     ///
     /// - Parameters:
@@ -263,10 +262,6 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public var reservedForPriority: Double = 0.2
     /// What earns retries: every first attempt, or every first attempt that failed. Default: ``Funding/requests``.
     public var funding: Funding = .requests
-    /// With ``Funding/failedFirstAttempts``: the retries allowed per request of the window to failures that a
-    /// later first attempt's success shows to be a brownout's, not an outage's; `nil` (the default) for
-    /// ``ratio``. No first attempt succeeds in an outage, so it leaves the outage's bound (1 + ``ratio``) alone.
-    public var brownoutRatio: Double?
 
     /// Creates a configuration.
     ///
@@ -280,13 +275,10 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     ///   - reservedForPriority: The share of the allowance a sheddable request's retry may not use, kept for
     ///     default and critical requests. Default: `0.2`.
     ///   - funding: What earns retries. Default: ``Funding/requests``.
-    ///   - brownoutRatio: With failure funding, the retries allowed per request of the window once a later first
-    ///     attempt has succeeded; `nil` for `ratio`. Default: `nil`.
     public init(
         ratio: Double = 0.1, minimumPerSecond: Double = 1, window: Duration = .seconds(10), buckets: Int = 10,
-        reservedForPriority: Double = 0.2, funding: Funding = .requests, brownoutRatio: Double? = nil
+        reservedForPriority: Double = 0.2, funding: Funding = .requests
     ) {
-        self.brownoutRatio = brownoutRatio
         self.ratio = ratio
         self.minimumPerSecond = minimumPerSecond
         self.window = window
@@ -313,22 +305,11 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public static let smoothed = RetryBudgetConfiguration(
         ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30, funding: .failedFirstAttempts)
 
-    /// ``PipelinePreset/interactive``'s budget: ``smoothed`` (10 % of the failed first attempts of the last 30 s,
-    /// so an outage gets at most 1.10×), with 20 % of the window's requests for a brownout's failures (Finagle's
-    /// and Envoy's 20 %). An app's key sends about 15 requests in 30 s: 10 % of them is one retry, which two
-    /// failures of one window must share (98.1 % at p = 0.05 and 0.5 requests/s over 20 seeds, against 99.75 %
-    /// for a retry per failure); 20 % is three, enough for a person's second attempt up to p ≈ 0.2.
-    public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30, funding: .failedFirstAttempts,
-        brownoutRatio: 0.2)
-
-    /// `ratio: 10%, minimum: 1/s, window: 10 seconds`, and `funding: failed first attempts` (with
-    /// `brownout: 20%` when ``brownoutRatio`` is set) when it is not ``Funding/requests``.
+    /// `ratio: 10%, minimum: 1/s, window: 10 seconds`, and `funding: failed first attempts` when it is not
+    /// ``Funding/requests``.
     public var description: String {
         let settings = "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
-        guard funding != .requests else { return settings }
-        let brownout = brownoutRatio.map { ", brownout: \(Int(($0 * 100).rounded()))%" } ?? ""
-        return settings + ", funding: \(funding)" + brownout
+        return funding == .requests ? settings : settings + ", funding: \(funding)"
     }
 }
 
@@ -336,8 +317,6 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
 /// slices, and the floor a quiet scope draws on when failures fund the retries.
 struct RetryBudgetState: Sendable {
     let ratio: Double
-    /// Retries per request of the window once a live server's success vouches for a failure.
-    let brownoutRatio: Double
     /// The floor, in retries: `minimumPerSecond` × window.
     let minimumRetries: Double
     /// Whether failed first attempts, not requests, fund the retries.
@@ -362,8 +341,6 @@ struct RetryBudgetState: Sendable {
         let window = max(DurationArithmetic.clamp(configuration.window), .milliseconds(1))
         let windowNanoseconds = max(Int64(DurationArithmetic.seconds(window) * 1e9), Int64(bucketCount))
         ratio = configuration.ratio.isFinite ? min(max(configuration.ratio, 0), 1_000) : 0
-        let brownout = configuration.brownoutRatio ?? configuration.ratio
-        brownoutRatio = brownout.isFinite ? min(max(brownout, 0), 1_000) : 0
         let reserve = configuration.reservedForPriority
         reserved = reserve.isFinite ? min(max(reserve, 0), 1) : 0
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
@@ -416,7 +393,7 @@ struct RetryBudgetState: Sendable {
     }
 
     /// Takes one retry for a request whose first attempt failed at `failure`, after its backoff: as
-    /// `tryWithdraw`, or, funded by failures, within `brownoutRatio` × the window's requests once a first attempt that
+    /// `tryWithdraw`, or, funded by failures, within `ratio` × the window's requests once a first attempt that
     /// started after `failure` has succeeded.
     mutating func tryWithdraw(
         afterFailureAt failure: ResilienceInstant, now: ResilienceInstant, yieldsReserve: Bool
@@ -424,7 +401,7 @@ struct RetryBudgetState: Sendable {
         if tryWithdraw(now: now, yieldsReserve: yieldsReserve) { return true }
         guard fundedByFailures, let latest = latestSuccessStart, latest > failure.offset else { return false }
         let share = yieldsReserve ? 1 - reserved : 1
-        guard Double(retries) < (brownoutRatio * Double(requests) * share).rounded(.down) else { return false }
+        guard Double(retries) < (ratio * Double(requests) * share).rounded(.down) else { return false }
         retries += 1
         slices[index].retries += 1
         return true
