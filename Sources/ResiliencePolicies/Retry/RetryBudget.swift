@@ -14,13 +14,11 @@
 ///   (`ratio` × requests < 1) uses a floor instead: `minimumPerSecond` × window retries, earned back at `ratio`
 ///   per first attempt, so a fresh or quiet key retries its first failure and then one in 1 ÷ `ratio`.
 ///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
-///   failure has succeeded (``tryWithdraw(afterFailureAt:now:priority:)``), or, held until the scope's next
-///   first attempt answers, if that one succeeds (``holdRetry(afterFailureAt:until:priority:)``): the server
-///   answers, so this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests.
+///   failure has succeeded meanwhile (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so
+///   this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests instead.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
-/// Thread-safe: a small lock around a value-type state machine; only ``holdRetry(afterFailureAt:until:priority:)``
-/// suspends (its continuation is resumed once, after the lock is released).
+/// Thread-safe: a small lock around a value-type state machine; never suspends.
 ///
 /// ```swift
 /// let budget = RetryBudget(clock: clock)
@@ -58,108 +56,18 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts`` funding). ``RetryStrategy`` calls it once per
     /// execution, before it asks for the first retry; count neither retries' failures nor failures that are
     /// never retried.
-    ///
-    /// The failure is also the answer a held retry waits for (``holdRetry(afterFailureAt:until:priority:)``):
-    /// every retry held at that moment gives up.
     public func recordFailure(now: ResilienceInstant? = nil) {
         let instant = now ?? clock.now()
-        let released = state.withLock { state in
-            state.recordFailure(now: instant)
-            return state.heldRetries.isEmpty ? [] : state.heldRetries.answer(with: .giveUp)
-        }
-        HeldRetries.resume(released)
+        state.withLock { $0.recordFailure(now: instant) }
     }
 
     /// Counts a first attempt that succeeded and started at `start`: with
     /// ``RetryBudgetConfiguration/Funding/failedFirstAttempts``, the evidence that the server answers, which
     /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for. With ``RetryBudgetConfiguration/Funding/requests``
     /// it does nothing (and takes no lock).
-    ///
-    /// The success is also the answer a held retry waits for (``holdRetry(afterFailureAt:until:priority:)``):
-    /// the retries held for failures before `start` go, oldest first, as far as `ratio` × the window's requests
-    /// allows; the others give up.
     public func recordSuccess(startedAt start: ResilienceInstant) {
         guard configuration.funding == .failedFirstAttempts else { return }
-        let clock = clock
-        let released = state.withLock { state in
-            state.recordSuccess(startedAt: start)
-            guard !state.heldRetries.isEmpty else { return [HeldRetries.Release]() }
-            let now = clock.now()
-            var held = HeldRetries()
-            swap(&held, &state.heldRetries)
-            defer { swap(&held, &state.heldRetries) }
-            return held.answer(evidenceStartedAt: start.offset) { failure, yieldsReserve in
-                state.tryWithdraw(afterFailureAt: failure, now: now, yieldsReserve: yieldsReserve)
-            }
-        }
-        HeldRetries.resume(released)
-    }
-
-    /// Holds a retry that the budget refused, for a request whose first attempt failed at `failure`, until the
-    /// scope's next first attempt answers: `true` (the retry is taken from the budget) when one that started
-    /// after `failure` succeeds and `ratio` × the window's requests allows it, as
-    /// ``tryWithdraw(afterFailureAt:now:priority:)`` would; `false` when one fails (``recordFailure(now:)``),
-    /// the scope's breaker rejects a call, `deadline` or one window after `failure` passes first, or the budget
-    /// is funded by ``RetryBudgetConfiguration/Funding/requests`` (which holds nothing). Returns at once when
-    /// the evidence is already there.
-    ///
-    /// An app's key sending a request every few seconds sees no other call within a failure's backoff; held,
-    /// its retry goes when the server shows it is alive (a brownout) and never in an outage (no first attempt
-    /// succeeds), so the outage adds no load. ``RetryStrategy`` holds a refused retry once its backoff is over.
-    ///
-    /// - Parameters:
-    ///   - failure: When the request's first attempt failed.
-    ///   - deadline: The request's deadline, if any: the hold gives up when it passes.
-    ///   - priority: The priority of the request that would retry. Default: ``RequestPriority/default``.
-    /// - Throws: `CancellationError` when the task is cancelled while the retry is held (it takes nothing from
-    ///   the budget).
-    public func holdRetry(
-        afterFailureAt failure: ResilienceInstant, until deadline: ResilienceInstant?,
-        priority: RequestPriority = .default
-    ) async throws -> Bool {
-        guard configuration.funding == .failedFirstAttempts else { return false }
-        try Task.checkCancellation()
-        let now = clock.now()
-        let limit = min(deadline ?? .init(offset: .seconds(Int64.max)), failure.advanced(by: configuration.window))
-        guard now < limit else { return false }
-        let yieldsReserve = priority < .default
-        let claimed = state.withLock { state -> Int? in
-            if state.tryWithdraw(afterFailureAt: failure, now: now, yieldsReserve: yieldsReserve) { return nil }
-            return state.heldRetries.claim(failure: failure.offset, yieldsReserve: yieldsReserve)
-        }
-        guard let place = claimed else { return true }
-        let state = state
-        let clock = clock
-        // The time limit is a child task (it runs on the caller's executor, a simulation's too), cancelled as soon
-        // as the hold is answered.
-        let outcome = await withTaskGroup(of: Void.self, returning: HeldRetries.Outcome.self) { group in
-            group.addTask {
-                do { try await clock.sleep(until: limit) } catch { return }
-                HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .giveUp) })
-            }
-            let outcome = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<HeldRetries.Outcome, Never>) in
-                    let early = state.withLock { $0.heldRetries.hold(place, continuation) }
-                    if let early { continuation.resume(returning: early) }
-                }
-            } onCancel: {
-                HeldRetries.resume(state.withLock { $0.heldRetries.end(place, with: .cancelled) })
-            }
-            group.cancelAll()
-            return outcome
-        }
-        switch outcome {
-        case .go: return true
-        case .giveUp: return false
-        case .cancelled: throw CancellationError()
-        }
-    }
-
-    /// Gives up every held retry: the scope's breaker rejected a call, so no answer is coming. ``RetryStrategy``
-    /// calls it on every `circuitOpen` rejection.
-    func releaseHeldRetries() {
-        guard configuration.funding == .failedFirstAttempts else { return }
-        HeldRetries.resume(state.withLock { $0.heldRetries.isEmpty ? [] : $0.heldRetries.answer(with: .giveUp) })
+        state.withLock { $0.recordSuccess(startedAt: start) }
     }
 
     /// Takes one retry for a request whose first attempt failed at `failure`, asked once its backoff is over:
@@ -296,11 +204,9 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     ///
     /// A full outage of any length T then amplifies the load of a scope sending r requests/s by at most 1.10×
     /// where it sees 10 or more requests in 30 s (r ≥ 1/3), and by 1.10 + (1 − e^(−rT)) ÷ (rT) below, where
-    /// the floor retries a quiet scope's first failure (`Docs/Pipeline-Presets.md`). In a brownout, where a
-    /// first attempt that started after a failure succeeds
-    /// (``RetryBudget/holdRetry(afterFailureAt:until:priority:)`` holds the refused retry until the next one
-    /// answers), retries may add 10 % of the requests (the Google SRE book's 10 %); a healthy spell leaves
-    /// no credit for an outage to spend.
+    /// the floor retries a quiet scope's first failure (`Docs/Pipeline-Presets.md`). In a brownout, where other
+    /// first attempts succeed during a failure's backoff, retries may add 10 % of the requests (the Google SRE
+    /// book's 10 %); a healthy spell leaves no credit for an outage to spend.
     public static let smoothed = RetryBudgetConfiguration(
         ratio: 0.1, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30, funding: .failedFirstAttempts)
 
@@ -309,12 +215,11 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// Envoy's 20 %), funded by requests.
     ///
     /// Not funded by failures like ``smoothed``: at an app's rates (0.1–1 request/s) no other first attempt
-    /// succeeds within a failure's 250 ms backoff, and a retry held until the key's next call answers
-    /// (``RetryBudget/holdRetry(afterFailureAt:until:priority:)``) waits out the whole deadline when the key
-    /// makes no other call; over 20 seeds at 0.5 requests/s this budget keeps 99.7 % success at p = 0.05 and
-    /// 92.6 % at p = 0.2, where failure funding with held retries got 98.1 % and 84.9 %. The price is the
-    /// outage load of a quiet key before the breaker judges: at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T for
-    /// a key sending r requests/s through an outage of T seconds (`Docs/Pipeline-Presets.md`).
+    /// succeeds within a failure's 250 ms backoff, so a budget funded by failures would hardly ever retry a
+    /// brownout's failure (over 20 seeds at 0.5 requests/s: 95.7 % success at p = 0.05 and 81.3 % at p = 0.2,
+    /// where this budget keeps 99.7 % and 92.6 %). The price is the outage load of a quiet key before the breaker
+    /// judges: at most 1 + (0.2 + (1/30) ÷ r) × (30 + T) ÷ T for a key sending r requests/s through an outage of
+    /// T seconds (`Docs/Pipeline-Presets.md`).
     public static let interactive = RetryBudgetConfiguration(
         ratio: 0.2, minimumPerSecond: 1.0 / 30, window: .seconds(30), buckets: 30)
 
@@ -366,8 +271,6 @@ struct RetryBudgetState: Sendable {
 
     /// Where on the clock the latest first attempt that succeeded started (failure funding's evidence).
     private var latestSuccessStart: Duration?
-    /// The retries held until the scope's next first attempt answers.
-    var heldRetries = HeldRetries()
 
     /// The retries a quiet scope may still take from the floor.
     var floorCredit: Double { min(floorBase + ratio * Double(floorEarned), minimumRetries) }

@@ -6,15 +6,13 @@
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
 /// - With a ``RetryBudget``, every execution deposits one request, a first attempt that failed and would be
-///   retried records a failure, a first attempt that succeeded records its success, and every retry withdraws
-///   one token; when the budget is spent it emits `budgetExhausted` and throws
-///   ``ResilienceError/Code/budgetExhausted`` carrying the last failure and, as `retryAfter`, the delay the
-///   refused retry would have waited. A budget funded by failed first attempts holds the refused retry once
-///   that delay is over (``RetryBudget/holdRetry(afterFailureAt:until:priority:)``): it goes when a first
-///   attempt that started after the failure succeeds (its `retryScheduled` then has a zero delay), and the
-///   stage throws as above with a zero `retryAfter` (the delay is spent) when the next first attempt fails,
-///   the breaker rejects a call, or the deadline passes first. Cancellation while held throws
-///   `CancellationError`.
+///   retried records a failure, and every retry withdraws one token; when the budget is spent it emits
+///   `budgetExhausted` and throws ``ResilienceError/Code/budgetExhausted`` carrying the last failure and, as
+///   `retryAfter`, the delay the refused retry would have waited. A budget
+///   funded by failed first attempts is asked again once that delay is over
+///   (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``): the retry goes if a later first attempt has
+///   succeeded meanwhile (its `retryScheduled` then has a zero delay), else the stage throws as above with a
+///   zero `retryAfter` (the delay is spent).
 /// - Never sleeps past the context's deadline: a retry whose delay would end after it is not attempted.
 /// - The success path draws no randomness and allocates nothing; jitter comes from ``random`` only when a
 ///   retry is scheduled.
@@ -114,8 +112,6 @@ public struct RetryStrategy: ResilienceStrategy {
         if current.telemetry?.isEnabled != true, let rejection = failure.error as? ResilienceError,
             rejection.code == .circuitOpen
         {
-            // The breaker opened: no answer is coming for the retries the budget holds.
-            budget?.releaseHeldRetries()
             if Task.isCancelled { throw CancellationError() }
             throw failure.passOn()
         }
@@ -133,7 +129,6 @@ public struct RetryStrategy: ResilienceStrategy {
             $0.classification = classification
             $0.duration = attemptStart.duration(to: now)
         }
-        if classification.category == .circuitOpen { budget?.releaseHeldRetries() }
         if classification.category == .circuitOpen || loop.totalAttempts >= maximumTotalAttempts {
             throw failure.passOn()
         }
@@ -149,19 +144,14 @@ public struct RetryStrategy: ResilienceStrategy {
         if let deadline = current.deadline, now.advanced(by: delay) >= deadline { throw failure.passOn() }
         var waited = false
         if let budget, !budget.tryWithdraw(now: now, priority: current.priority) {
-            // Funded by failures, a refused retry waits out its backoff, then is held until the scope's next first
-            // attempt answers (at once if one that started after this failure has succeeded meanwhile): it goes
-            // if the server answers (a brownout), and gives up on a failure, an open breaker or the deadline.
+            // Funded by failures, a refused retry waits out its backoff and goes if a first attempt that started
+            // after this failure has succeeded meanwhile: the server answers, so this is a brownout.
             let waits = budget.configuration.funding == .failedFirstAttempts
             if waits {
                 try await clock.sleep(for: delay)
                 waited = true
             }
-            let granted =
-                waits
-                ? try await budget.holdRetry(afterFailureAt: now, until: current.deadline, priority: current.priority)
-                : false
-            if !granted {
+            if !waits || !budget.tryWithdraw(afterFailureAt: now, priority: current.priority) {
                 current.emit(.budgetExhausted, at: clock.now()) { $0.classification = classification }
                 // The refused retry's delay is the least a caller that tries again by hand should wait (one that
                 // calls again at once turns the budget's refusal into the retry storm it exists to stop); a
