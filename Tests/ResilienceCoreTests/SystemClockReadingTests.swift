@@ -8,25 +8,22 @@ struct SystemClockReadingTests {
     /// bound allows for a descheduled thread).
     @Test("A continuous clock's instants match ContinuousClock's offsets from the origin")
     func continuousMatchesStandardClock() {
-        let origin = ContinuousClock.now
-        let clock = ResilienceClock(ContinuousClock(), origin: origin)
-        for _ in 0..<1_000 {
-            let before = origin.duration(to: ContinuousClock.now)
-            let reading = clock.now().offset
-            let after = origin.duration(to: ContinuousClock.now)
-            #expect(before <= reading, "\(reading) before \(before)")
-            #expect(reading <= after + .milliseconds(50), "\(reading) after \(after)")
-        }
+        expectReadingsMatch(ContinuousClock())
     }
 
     @Test("A suspending clock's instants match SuspendingClock's offsets from the origin")
     func suspendingMatchesStandardClock() {
-        let origin = SuspendingClock.now
-        let clock = ResilienceClock(SuspendingClock(), origin: origin)
+        expectReadingsMatch(SuspendingClock())
+    }
+
+    /// Reads a ``ResilienceClock`` wrapping `standard` between two readings of `standard` itself, 1,000 times.
+    private func expectReadingsMatch<C: Clock>(_ standard: C) where C.Duration == Duration {
+        let origin = standard.now
+        let clock = ResilienceClock(standard, origin: origin)
         for _ in 0..<1_000 {
-            let before = origin.duration(to: SuspendingClock.now)
+            let before = origin.duration(to: standard.now)
             let reading = clock.now().offset
-            let after = origin.duration(to: SuspendingClock.now)
+            let after = origin.duration(to: standard.now)
             #expect(before <= reading, "\(reading) before \(before)")
             #expect(reading <= after + .milliseconds(50), "\(reading) after \(after)")
         }
