@@ -50,26 +50,6 @@ struct PipelinePresetTests {
         #expect(descriptions[4].contains(attempt))
     }
 
-    @Test(
-        "The standard and background presets draw each retry's delay from zero to the backoff curve (full jitter)",
-        arguments: ["standard", "background"])
-    func fullJitter(name: String) throws {
-        let preset = name == "standard" ? PipelinePreset.standard : PipelinePreset.background
-        let policy = try #require(preset.retry)
-        var random = SeededRandomNumberGenerator(seed: 3)
-        // Both curves start at 1 s and double: the second retry's delay lies in 0...2 s.
-        for (retry, curve) in [(1, 1.0), (2, 2.0)] {
-            let delays = (0..<200).compactMap {
-                _ in policy.decide(RetryAttempt(number: retry, failure: failure(.serverError)), using: &random).delay
-            }
-            #expect(delays.count == 200)
-            #expect(delays.allSatisfy { $0 >= .zero && $0 <= .seconds(curve) })
-            // ±20 % jitter would keep every delay within 0.8–1.2 × the curve: full jitter spreads them out.
-            #expect(delays.contains { $0 < .seconds(curve * 0.2) })
-            #expect(delays.contains { $0 > .seconds(curve * 0.8) })
-        }
-    }
-
     @Test("Each preset counts retries with the budget meant for its traffic")
     func budgets() {
         #expect(PipelinePreset.standard.retryBudget == .smoothed)

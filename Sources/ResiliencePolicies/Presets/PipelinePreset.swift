@@ -13,10 +13,8 @@
 public struct PipelinePreset: Sendable {
     /// The limit for the whole operation, retries and waits included; `nil` for none.
     public var totalDeadline: Duration? = .seconds(60)
-    /// The retry policy; `nil` for no retry stage. Default: ``StandardRetryPolicy/standard``'s attempts and curve
-    /// (3 attempts, 1 s ×2, at most 30 s) with full jitter, each delay drawn from 0 to the curve's value, as the
-    /// AWS SDKs and gRPC retry.
-    public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard.withFullJitter
+    /// The retry policy; `nil` for no retry stage.
+    public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
     /// failed first attempts, and one retry in reserve for a scope too quiet to judge; ``interactive`` uses
     /// ``RetryBudgetConfiguration/interactive``: 20 % of the last 30 s's requests); `nil` for no budget. Build
@@ -57,7 +55,7 @@ public struct PipelinePreset: Sendable {
     public init() {}
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
-    /// standard retry (3 attempts, 1 s ×2, full jitter) with a budget of 10 % of the last 30 s's failed first
+    /// standard retry (3 attempts, 1 s ×2, ±20 %) with a budget of 10 % of the last 30 s's failed first
     /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure
     /// and counts timeouts (every call of a whole 10 s window failed, at least 5 of them; open 1 s ±20 % without
     /// growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing, no
@@ -83,31 +81,17 @@ public struct PipelinePreset: Sendable {
         return preset
     }
 
-    /// Background refresh: 300 s total, 6 attempts (1 s ×2, at most 300 s, full jitter: the curve of
-    /// ``StandardRetryPolicy/background`` from 1 s instead of 2 s, since full jitter already halves each delay's
-    /// mean and the budget, not the delay, bounds the load) with the standard 10 % budget, the standard breaker
-    /// (total failure over a whole 10 s window, timeouts count, open 1 s ±20 %), server-quota pacing, no
-    /// client-side rate cap, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the
+    /// Background refresh: 300 s total, 6 attempts (2 s ×2, at most 300 s) with the standard 10 % budget, the
+    /// standard breaker (total failure over a whole 10 s window, timeouts count, open 1 s ±20 %), server-quota
+    /// pacing, no client-side rate cap, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the
     /// network (and out Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)
-        var retry = StandardRetryPolicy.background.withFullJitter
-        retry.backoff = .exponential(base: .seconds(1), multiplier: 2, cap: .seconds(300))
-        preset.retry = retry
+        preset.retry = StandardRetryPolicy.background
         preset.breaker = .failureRatio(.outageOnlyBackground)
         preset.attemptTimeout = .seconds(60)
         preset.connectivityWait = .background
         return preset
-    }
-}
-
-extension StandardRetryPolicy {
-    /// This policy with full jitter: each delay drawn uniformly from zero to the backoff curve's value (AWS's
-    /// "full jitter"), which spreads clients that failed together over the whole interval.
-    fileprivate var withFullJitter: StandardRetryPolicy {
-        var policy = self
-        policy.jitter = .full
-        return policy
     }
 }
