@@ -21,7 +21,7 @@ struct AdaptiveLimitAlgorithmTests {
     }
 
     @Test func gradient2GrowsByItsShareWhileTheLatencyHolds() {
-        var memory = AdaptiveLimitMemory()
+        var memory = AdaptiveLimitMemory(queueSeen: true)
         let settings = Gradient2Limit(shortWindow: 1)
         let next = settings.nextLimit(20, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 20), minimum: 4, &memory)
         // gradient 1.1 × 0.1 ÷ 0.1, at most 1 + growth: target 20 × 1.1; the step is smoothing ÷ limit = 0.3 ÷ 20.
@@ -29,7 +29,7 @@ struct AdaptiveLimitAlgorithmTests {
     }
 
     @Test func gradient2ShrinksWhenTheRoundTripPassesTheTolerance() {
-        var memory = AdaptiveLimitMemory()
+        var memory = AdaptiveLimitMemory(queueSeen: true)
         let settings = Gradient2Limit(shortWindow: 1)
         _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
         let step = 0.3 / 50
@@ -47,21 +47,50 @@ struct AdaptiveLimitAlgorithmTests {
         #expect(grown > 50)
     }
 
-    @Test func gradient2GrowsByItsWholeShareUntilTheFirstQueue() {
+    /// Until the first queue the limit grows by one per call that ends without one: a caller that fills it
+    /// doubles it per round trip (about `limit` calls end per round trip). The gradient rule alone grew it by
+    /// about 3 % per round trip (`growth` × `smoothing`).
+    @Test func gradient2DoublesPerRoundTripUntilTheFirstQueue() {
         var memory = AdaptiveLimitMemory()
         let settings = Gradient2Limit(shortWindow: 1)
-        let step = 0.3 / 50
-        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
-        // Recent 0.1025: a gradient of 1.07, but the slow start grows by the whole 10 %.
-        let grown = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.105, inFlight: 50), minimum: 4, &memory)
-        #expect(abs(grown - (50 + 5 * step)) < 1e-9)
+        var limit = 20.0
+        for _ in 0..<20 {
+            let sample = AdaptiveLimitSample(roundTrip: 0.1, inFlight: Int(limit))
+            limit = settings.nextLimit(limit, sample, minimum: 4, &memory)
+        }
+        #expect(limit == 40)
         #expect(!memory.queueSeen)
-        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.5, inFlight: 50), minimum: 4, &memory)
+    }
+
+    /// The first queue ends the slow start: the limit falls to the calls in flight at that call's admission,
+    /// times the gradient, and then follows the gradient rule.
+    @Test func theFirstQueueEndsTheSlowStartAtTheQueuedCallsConcurrency() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        _ = settings.nextLimit(80, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 80), minimum: 4, &memory)
+        // Admitted at 45 in flight (about half today's limit); recent 0.15 (window 80: the mean of 0.1 and 0.2)
+        // against a baseline of 0.1: gradient 1.1 × 0.1 ÷ 0.15.
+        let cut = settings.nextLimit(80, AdaptiveLimitSample(roundTrip: 0.2, inFlight: 45), minimum: 4, &memory)
+        #expect(abs(cut - 45 * 1.1 * 0.1 / 0.15) < 1e-9)
+        #expect(memory.queueSeen)
+        // After it, a call that brings the recent round trip back within the tolerance (0.15 − 0.13 ÷ 3) moves
+        // the limit by the gradient rule's step (gradient 1.1 × 0.1 ÷ 0.10667, a step of 0.3 ÷ limit), not by one.
+        let next = settings.nextLimit(cut, AdaptiveLimitSample(roundTrip: 0.02, inFlight: 33), minimum: 4, &memory)
+        #expect(abs(next - (cut + 0.3 * (1.1 * 0.1 / (0.15 - 0.13 / 3) - 1))) < 1e-9)
+    }
+
+    @Test func aDropEndsTheSlowStartWithoutACutWhileTheLatencyHolds() {
+        var memory = AdaptiveLimitMemory()
+        let settings = Gradient2Limit(shortWindow: 1)
+        _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
+        let next = settings.nextLimit(
+            50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50, dropped: true), minimum: 4, &memory)
+        #expect(next == 50)
         #expect(memory.queueSeen)
     }
 
     @Test func aQueueSeenBelowTheLimitDoesNotShrinkIt() {
-        var memory = AdaptiveLimitMemory()
+        var memory = AdaptiveLimitMemory(queueSeen: true)
         let settings = Gradient2Limit(shortWindow: 1)
         _ = settings.nextLimit(100, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 100), minimum: 4, &memory)
         // 60 of 100 in flight: the caller's own burst queued, the limit did not bind.
@@ -127,9 +156,10 @@ struct AdaptiveLimitAlgorithmTests {
                 limit, AdaptiveLimitSample(roundTrip: 0.2, inFlight: 4, completedAt: 2), minimum: 4, &memory)
             return memory.longRoundTrip
         }
-        // Recent 0.15 after 2 s: the baseline rises with 2 s at the minimum, with 600 s above it.
+        // Recent 0.15 after 2 s: the baseline rises with 2 s at the minimum, towards 0.15; above it with 600 s,
+        // and towards at most 1.1 × itself (a queue past the tolerance is the limit's to cut).
         #expect(abs(baseline(atLimit: 4) - (0.1 + 0.05 * (1 - exp(-1)))) < 1e-12)
-        #expect(abs(baseline(atLimit: 5) - (0.1 + 0.05 * (1 - exp(-2.0 / 600)))) < 1e-12)
+        #expect(abs(baseline(atLimit: 5) - (0.1 + 0.01 * (1 - exp(-2.0 / 600)))) < 1e-12)
     }
 
     @Test func gradient2LearnsNothingWhileTheCallerUsesLessThanHalf() {

@@ -29,21 +29,27 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
     }
 
     /// Moves the baseline towards `recent` at `now` and returns it: down as an exponential average over
-    /// `fallWindow` samples, up with the time constant `rise` (seconds). The first call sets it to `recent`.
+    /// `fallWindow` samples, up with the time constant `rise` (seconds) towards at most `riseCeiling` × itself.
+    /// The first call sets it to `recent`.
     ///
     /// Falling as an average keeps the baseline near the recent round trip's mean while the backend does not
     /// queue: following each lower recent average straight down pins it at the lowest one seen, a few per cent
     /// under the mean within seconds, and the recent average's ordinary noise then reads as a queue. Rising
     /// with a time constant keeps a queue that lasts from becoming the new normal at once, while a backend that
-    /// is slower for good is followed within a few `rise`.
-    mutating func followBaseline(_ recent: Double, now: Double, rise: Double, fallWindow: Double) -> Double {
+    /// is slower for good is followed within a few `rise`. The ceiling keeps a queue far past the tolerated
+    /// one (the transient after a backend loses capacity, until the limit catches up) from raising it: 4 s at
+    /// 10 × the baseline would raise it by 9 × 4 ÷ 600 = 6 % with a 600 s time constant, and the limit with it.
+    mutating func followBaseline(
+        _ recent: Double, now: Double, rise: Double, fallWindow: Double, riseCeiling: Double = .infinity
+    ) -> Double {
         if longRoundTrip == 0 {
             longRoundTrip = recent
         } else if recent <= longRoundTrip {
             longRoundTrip += (recent - longRoundTrip) / max(fallWindow, 1)
         } else {
             let elapsed = max(0, now - longUpdatedAt)
-            longRoundTrip += (recent - longRoundTrip) * (1 - exp(-elapsed / rise))
+            let towards = min(recent, longRoundTrip * riseCeiling)
+            longRoundTrip += (towards - longRoundTrip) * (1 - exp(-elapsed / rise))
         }
         longUpdatedAt = now
         return longRoundTrip

@@ -3,15 +3,17 @@
 ///
 /// For every sample: the recent round trip is an exponential average over about one round trip's samples
 /// (`max(shortWindow, limit)`: about `limit` calls end per round trip); the baseline falls towards a faster one
-/// as an average over ``longWindow`` samples and rises towards a slower one with the time constant
-/// ``baselineRise``. Then, unless the caller is using less than
+/// as an average over ``longWindow`` samples and rises towards a slower one, at most `tolerance` × itself, with
+/// the time constant ``baselineRise``. Then, unless the caller is using less than
 /// half the limit (it learns nothing about the backend), `gradient = clamp(tolerance × baseline ÷ recent,
 /// 0.5, 1 + growth)` and the target is `limit × gradient`: the calls the backend serves with no more than the
 /// tolerated queue. Without a queue the limit grows by up to ``growth`` per step; past the tolerance it
 /// shrinks, by at most half, but only when the call was admitted with at least 90 % of the limit in flight
-/// (a queue the caller's own burst causes below its limit is not the limit's doing). Until the first queue is
-/// seen the gradient is `1 + growth` (a slow start, as TCP's), so a busy key reaches its concurrency within
-/// seconds of the first call. The limit moves `smoothing ÷ limit` of the way to the target per sample,
+/// (a queue the caller's own burst causes below its limit is not the limit's doing). Until the first queue or
+/// drop the limit is in its slow start (TCP's, RFC 5681 § 3.1): one more per call that ends without a queue,
+/// so it doubles per round trip while the caller fills it; the first queue cuts it to the calls that were in
+/// flight when the queued call was admitted, times the gradient, and the gradient rule takes over. The limit
+/// then moves `smoothing ÷ limit` of the way to the target per sample,
 /// so about ``smoothing`` of the way per round trip whatever the traffic. At equilibrium the recent round trip
 /// is `tolerance` × the baseline: the limit settles at `tolerance` × the backend's concurrent capacity, for a
 /// backend of 8 slots as for one of 400.
@@ -23,8 +25,10 @@
 ///   minutes; 2 seconds while the limit sits at the limiter's minimum, where the caller's own calls cannot be
 ///   what queues, so a backend that is slower for good is followed at once). It does not follow a lower recent
 ///   round trip straight down: that pins it at the lowest recent average seen, a few per cent under the mean
-///   within seconds, and the recent average's noise then reads as a queue (in the simulator it ended the slow
-///   start early and halved the growth after it, so a busy key took more than 10 s to reach its concurrency).
+///   within seconds, and the recent average's noise then reads as a queue. Nor does it rise towards more than
+///   `tolerance` × itself, except at the minimum: a queue past the tolerance is one the limit is cutting (after
+///   a backend loses capacity, clients' calls queue up to their timeout for a few seconds), and rising towards
+///   it raised the baseline, and so the limit it settles at, by several per cent.
 /// - Netflix clamps the gradient to 1 and adds a fixed queue (4) to every target, so the limit settles at
 ///   `tolerance × capacity + 4`: 52 for a backend of 40 slots, 13 for one of 8. Here the gradient itself may
 ///   exceed 1 (up to `1 + growth`), so the equilibrium is proportional to the capacity and the limit slows
@@ -99,23 +103,37 @@ public struct Gradient2Limit: Hashable, Sendable {
     ) -> Double {
         let recent = memory.averageShort(sample.roundTrip, window: max(Double(shortWindow), limit))
         guard memory.samples >= shortWindow else { return limit }
-        let rise = limit <= minimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise
+        let atMinimum = limit <= minimum
+        // Above the minimum, a recent round trip past the tolerance is a queue the limit is cutting, not a
+        // slower backend: the baseline rises towards at most `tolerance` × itself.
         let baseline = memory.followBaseline(
-            recent, now: sample.completedAt, rise: rise, fallWindow: Double(longWindow))
+            recent, now: sample.completedAt, rise: atMinimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise,
+            fallWindow: Double(longWindow), riseCeiling: atMinimum ? .infinity : tolerance)
         if Double(sample.inFlight) < limit / 2 { return limit }
-        var gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        let gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        if !memory.queueSeen {
+            return slowStart(limit, sample, gradient: gradient, &memory)
+        }
         // A queue seen while the caller is not at its limit (its own burst at a backend with room) is not the
         // limit's doing: cutting the limit would not remove it, only reject the next burst.
         if gradient < 1 && Double(sample.inFlight) < Self.bindingShare * limit { return limit }
-        // Slow start (as TCP's): until the first queue, the limit grows by the whole `growth` per step.
-        if gradient < 1 {
-            memory.queueSeen = true
-        } else if !memory.queueSeen {
-            gradient = 1 + growth
-        }
         let target = limit * gradient
         let step = smoothing / max(limit, 1)
         return limit * (1 - step) + target * step
+    }
+
+    /// The limit after `sample` during the slow start (TCP's, RFC 5681 § 3.1): one more per call that ends
+    /// without a queue, so a caller that fills its limit doubles it per round trip. As in TCP Vegas (Brakmo &
+    /// Peterson 1995), the first sign of a queue ends it, not only a loss: the gradient below 1 for a call
+    /// admitted with at least half the limit in flight, or a drop. The limit then falls to the calls that were in flight when that call was admitted, times the gradient
+    /// (itself at least 0.5). That call was admitted about a round trip ago, at about half today's limit when
+    /// the caller fills it: the cut is TCP's halving at the end of its slow start, measured instead of assumed.
+    private func slowStart(
+        _ limit: Double, _ sample: AdaptiveLimitSample, gradient: Double, _ memory: inout AdaptiveLimitMemory
+    ) -> Double {
+        guard gradient < 1 || sample.dropped else { return limit + 1 }
+        memory.queueSeen = true
+        return min(limit, Double(sample.inFlight)) * min(gradient, 1)
     }
 
     /// `gradient2(tolerance: 1.1, smoothing: 0.3, …)`.
