@@ -125,9 +125,10 @@ public struct Gradient2Limit: Hashable, Sendable {
     /// The limit after `sample` during the slow start (TCP's, RFC 5681 § 3.1): one more per call that ends
     /// without a queue, so a caller that fills its limit doubles it per round trip. As in TCP Vegas (Brakmo &
     /// Peterson 1995), the first sign of a queue ends it, not only a loss: the gradient below 1 for a call
-    /// admitted with at least half the limit in flight, or a drop. The limit then falls to the calls that were in flight when that call was admitted, times the gradient
-    /// (itself at least 0.5). That call was admitted about a round trip ago, at about half today's limit when
-    /// the caller fills it: the cut is TCP's halving at the end of its slow start, measured instead of assumed.
+    /// admitted with at least half the limit in flight, or a drop. The limit then falls to the calls that were
+    /// in flight when that call was admitted, times the gradient (itself at least 0.5). That call was admitted
+    /// about a round trip ago, at about half today's limit when the caller fills it: the cut is TCP's halving at
+    /// the end of its slow start, measured instead of assumed.
     private func slowStart(
         _ limit: Double, _ sample: AdaptiveLimitSample, gradient: Double, _ memory: inout AdaptiveLimitMemory
     ) -> Double {
