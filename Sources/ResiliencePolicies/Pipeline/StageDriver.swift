@@ -19,8 +19,9 @@
 // itself, borrowed, unless a stage of the chain narrows it: then (only then) one copy, narrowed by every
 // stage outermost first. Every built-in stage's public `execute(_:next:)` is this driver on the stage alone,
 // and a `Pipeline` whose stages are all built-in runs its whole chain through the same driver (behind the
-// type-erased box, through closures specialised for the chain when the pipeline is built). A chain with any other stage (fallback, hedging, a third party's)
-// runs each stage through `execute(_:next:)`, which for a built-in stage is the driver again.
+// type-erased box, through closures specialised for the chain when the pipeline is built). A chain with any
+// other stage (fallback, hedging, a third party's) runs each stage through `execute(_:next:)`, which for a
+// built-in stage is the driver again.
 //
 // What a stage keeps from `enter` to `exit` (a permit, whether somebody listens) is plain data in a fixed-size
 // frame on the caller's stack, at an offset given by the stage's position in the chain. The instant every
