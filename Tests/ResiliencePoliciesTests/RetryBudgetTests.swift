@@ -227,6 +227,76 @@ struct RetryBudgetTests {
         #expect(brownout.callCount == 2)
     }
 
+    @Test("A refused retry drawn short by jitter waits to its unjittered delay only while its scope has other traffic")
+    func refusedRetryWaitsForEvidenceOnlyBesideOtherTraffic() async throws {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        // Jitter drew 100 ms of a 1 s backoff.
+        let retry = RetryStrategy(
+            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
+            random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        // Alone: no first attempt starts while the refused retry waits, so it gives up at its drawn 100 ms.
+        let alone = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
+        let lone = Task { try await retry.execute(context, next: alone.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(100))
+        let error = await #expect(throws: ResilienceError.self) { try await lone.value }
+        #expect(error?.code == .budgetExhausted && error?.retryAfter == .zero)
+        #expect(alone.callCount == 1)
+        // Beside other traffic: a first attempt started while it waited (a 404, so no evidence either way), so
+        // at 100 ms it waits on to 1 s; a success that starts at 600 ms lets it go then.
+        let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(3)])
+        let held = Task { try await retry.execute(context, next: brownout.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(50))
+        let missing = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
+        _ = try? await retry.execute(context, next: missing.callAsFunction)
+        clock.advance(by: .milliseconds(50))
+        await clock.waitForSleepers()
+        #expect(brownout.callCount == 1)
+        clock.advance(by: .milliseconds(500))
+        _ = try await retry.execute(context, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(399))
+        await clock.waitForSleepers()
+        #expect(brownout.callCount == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(try await held.value == 3)
+        #expect(brownout.callCount == 2)
+    }
+
+    @Test("Beside other traffic, a refused retry that sees no success gives up at its unjittered delay")
+    func refusedRetryGivesUpAtItsUnjitteredDelay() async throws {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        let retry = RetryStrategy(
+            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
+            random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let outage = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let first = Task { try await retry.execute(context, next: outage.callAsFunction) }
+        await clock.waitForSleepers()
+        // A second caller's first attempt fails while the first waits: traffic, and no evidence of a live server.
+        let second = Task { try await retry.execute(context, next: outage.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .milliseconds(100))
+        // Each started while the other waited, so both wait on to their unjittered delay.
+        await clock.waitForSleepers(count: 2)
+        #expect(outage.callCount == 2)
+        clock.advance(by: .milliseconds(900))
+        for caller in [first, second] {
+            let error = await #expect(throws: ResilienceError.self) { try await caller.value }
+            #expect(error?.code == .budgetExhausted)
+        }
+        #expect(outage.callCount == 2)
+    }
+
     @Test("Many concurrent tasks: exact counts, no deadlock")
     func stress() async {
         let clock = ManualClock()
@@ -274,4 +344,17 @@ struct HostileSettingsTests {
         let jitter = Jitter.proportional(.nan).apply(to: .seconds(1), using: &random)
         #expect(jitter == .seconds(1))
     }
+}
+
+/// A policy whose jitter always draws `drawn` of an `unjittered` backoff, for the refused retry's wait.
+private struct DrawnShortPolicy: RetryPolicy {
+    let drawn: Duration
+    let unjittered: Duration
+
+    func decide<Random: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout Random) -> RetryDecision {
+        if attempt.failure.category == .notFound { return .stop(.notRetryable) }
+        return attempt.number >= 2 ? .stop(.attemptsExhausted) : .retry(after: drawn, unjitteredDelay: unjittered)
+    }
+
+    var policyDescription: String { "drawn-short" }
 }

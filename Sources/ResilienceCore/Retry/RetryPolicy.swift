@@ -103,19 +103,35 @@ public struct RetryDecision: Sendable, Hashable, CustomStringConvertible {
     public var stopReason: StopReason?
     /// Where the delay came from, for telemetry (`"backoff"`, `"retry-after"`).
     public var source: String
+    /// The backoff's delay before jitter, when the policy drew ``delay`` at random below it; `nil` otherwise.
+    ///
+    /// A retry that a budget refuses may wait this long for evidence that the server answers (see
+    /// `RetryBudget`): jitter spreads the retries of many clients, but a refused retry's chance to see a
+    /// later call succeed should not depend on how short its draw was.
+    public var unjitteredDelay: Duration?
 
     /// Retry after `delay`.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait before the retry.
+    ///   - countsAsAttempt: Whether the retry uses up one of the allowed attempts. Default: `true`.
+    ///   - source: Where the delay came from, for telemetry. Default: `"backoff"`.
+    ///   - unjitteredDelay: The backoff's delay before jitter, when `delay` was drawn at random below it.
+    ///     Default: `nil`.
     public static func retry(
-        after delay: Duration, countsAsAttempt: Bool = true, source: String = "backoff"
+        after delay: Duration, countsAsAttempt: Bool = true, source: String = "backoff",
+        unjitteredDelay: Duration? = nil
     )
         -> RetryDecision
     {
-        RetryDecision(delay: delay, countsAsAttempt: countsAsAttempt, stopReason: nil, source: source)
+        RetryDecision(
+            delay: delay, countsAsAttempt: countsAsAttempt, stopReason: nil, source: source,
+            unjitteredDelay: unjitteredDelay)
     }
 
     /// Stop retrying.
     public static func stop(_ reason: StopReason) -> RetryDecision {
-        RetryDecision(delay: nil, countsAsAttempt: true, stopReason: reason, source: "")
+        RetryDecision(delay: nil, countsAsAttempt: true, stopReason: reason, source: "", unjitteredDelay: nil)
     }
 
     /// True when the policy asks for a retry.

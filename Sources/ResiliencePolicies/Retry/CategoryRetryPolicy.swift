@@ -64,7 +64,7 @@ public struct CategoryRetryPolicy: RetryPolicy, Hashable {
         if attempt.number >= rule.maxAttempts { return .stop(.attemptsExhausted) }
         if let hinted = retryAfter.decision(for: attempt.failure) { return hinted }
         let delay = rule.backoff.delay(forRetry: attempt.number, previous: attempt.previousDelay, using: &random)
-        return .retry(after: rule.jitter.apply(to: delay, using: &random))
+        return .retry(after: rule.jitter.apply(to: delay, using: &random), unjitteredDelay: delay)
     }
 
     /// `per-category(rate-limited: 2 × …, …)` with categories sorted by name.
@@ -80,7 +80,7 @@ extension RetryPolicy where Self == CategoryRetryPolicy {
 }
 
 extension RetryPolicy where Self == StandardRetryPolicy {
-    /// 3 attempts, exponential 1 s ×2 capped at 30 s, ±20 % jitter (``StandardRetryPolicy/standard``).
+    /// 3 attempts, exponential 1 s ×2 capped at 30 s, full jitter (``StandardRetryPolicy/standard``).
     public static var standard: StandardRetryPolicy { StandardRetryPolicy.standard }
     /// The API client policy (``StandardRetryPolicy/apiClient``).
     public static var apiClient: StandardRetryPolicy { StandardRetryPolicy.apiClient }

@@ -16,6 +16,11 @@
 ///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
 ///   failure has succeeded meanwhile (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so
 ///   this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests instead.
+///   Jitter may draw that backoff short; a refused retry then goes on waiting for the evidence up to the
+///   backoff's delay before jitter, but only while the scope shows traffic of its own: first attempts that
+///   started while one of its refused retries waited (``holdsForEvidence(now:)``). A caller alone in its scope,
+///   whose next request waits for this one, never sees any, so its refused retries give up at their jittered
+///   delay and keep the spread jitter gives.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
@@ -102,6 +107,33 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     public func tryWithdraw(now: ResilienceInstant? = nil, priority: RequestPriority = .default) -> Bool {
         let instant = now ?? clock.now()
         return state.withLock { $0.tryWithdraw(now: instant, yieldsReserve: priority < .default) }
+    }
+
+    /// Marks the start of a wait by a retry this budget refused: first attempts that start until the matching
+    /// ``endHold()`` show traffic that does not wait on the scope's refused retries (``holdsForEvidence(now:)``).
+    /// ``RetryStrategy`` calls it around the backoff a refused retry waits out.
+    func beginHold() { state.withLock { $0.held += 1 } }
+
+    /// Marks the end of a wait that ``beginHold()`` started.
+    func endHold() { state.withLock { $0.held = max($0.held - 1, 0) } }
+
+    /// Whether first attempts started in the window while a retry of this scope waited after a refusal: the
+    /// scope has traffic that does not wait on its refused retries, so a later first attempt may yet show that
+    /// the server answers, and a refused retry may wait for it up to its backoff's delay before jitter.
+    func holdsForEvidence(now: ResilienceInstant) -> Bool {
+        guard configuration.funding == .failedFirstAttempts else { return false }
+        return state.withLock { state in
+            state.slide(to: now)
+            return state.startsWhileHeld > 0
+        }
+    }
+
+    /// Whether a first attempt that started after `failure` has succeeded: the evidence that
+    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for (always `false` with
+    /// ``RetryBudgetConfiguration/Funding/requests``).
+    func hasEvidence(afterFailureAt failure: ResilienceInstant) -> Bool {
+        guard configuration.funding == .failedFirstAttempts else { return false }
+        return state.withLock { $0.hasEvidence(afterFailureAt: failure) }
     }
 
     /// Requests, retries and retries allowed in the current window (with
@@ -242,12 +274,17 @@ struct RetryBudgetState: Sendable {
     /// The share of the allowance a sheddable request's retry may not use.
     let reserved: Double
     let sliceNanoseconds: Int64
-    /// Requests, failed first attempts and retries per time slice, in one array (one allocation per budget).
-    private var slices: [(requests: Int, failures: Int, retries: Int)]
+    /// Requests, failed first attempts, retries and first attempts started while a refused retry waited, per
+    /// time slice, in one array (one allocation per budget).
+    private var slices: [(requests: Int, failures: Int, retries: Int, startsWhileHeld: Int)]
     private var currentSlice: Int64 = 0
     private(set) var requests = 0
     private(set) var failures = 0
     private(set) var retries = 0
+    /// First attempts in the window that started while a refused retry of the scope waited.
+    private(set) var startsWhileHeld = 0
+    /// Refused retries waiting now (between `beginHold` and `endHold`).
+    var held = 0
     /// With failure funding, the floor a quiet scope draws on is `floorBase` + `ratio` × `floorEarned` retries,
     /// at most `minimumRetries`: it starts full (a fresh scope retries its first failure) and earns back `ratio`
     /// per first attempt. Counting the first attempts, rather than adding `ratio` to a sum, keeps ten tenths one.
@@ -266,7 +303,7 @@ struct RetryBudgetState: Sendable {
         fundedByFailures = configuration.funding == .failedFirstAttempts
         floorBase = minimumRetries
         sliceNanoseconds = windowNanoseconds / Int64(bucketCount)
-        slices = Array(repeating: (0, 0, 0), count: bucketCount)
+        slices = Array(repeating: (0, 0, 0, 0), count: bucketCount)
     }
 
     /// Where on the clock the latest first attempt that succeeded started (failure funding's evidence).
@@ -298,6 +335,10 @@ struct RetryBudgetState: Sendable {
         requests += 1
         slices[index].requests += 1
         guard fundedByFailures else { return }
+        if held > 0 {
+            startsWhileHeld += 1
+            slices[index].startsWhileHeld += 1
+        }
         floorEarned += 1
         if floorCredit >= minimumRetries { (floorBase, floorEarned) = (minimumRetries, 0) }
     }
@@ -315,12 +356,18 @@ struct RetryBudgetState: Sendable {
         afterFailureAt failure: ResilienceInstant, now: ResilienceInstant, yieldsReserve: Bool
     ) -> Bool {
         if tryWithdraw(now: now, yieldsReserve: yieldsReserve) { return true }
-        guard fundedByFailures, let latest = latestSuccessStart, latest > failure.offset else { return false }
+        guard fundedByFailures, hasEvidence(afterFailureAt: failure) else { return false }
         let share = yieldsReserve ? 1 - reserved : 1
         guard Double(retries) < (ratio * Double(requests) * share).rounded(.down) else { return false }
         retries += 1
         slices[index].retries += 1
         return true
+    }
+
+    /// Whether a first attempt that started after `failure` has succeeded.
+    func hasEvidence(afterFailureAt failure: ResilienceInstant) -> Bool {
+        guard let latest = latestSuccessStart else { return false }
+        return latest > failure.offset
     }
 
     /// Counts one first attempt that failed and would be retried.
@@ -367,7 +414,8 @@ struct RetryBudgetState: Sendable {
             requests -= slices[expired].requests
             failures -= slices[expired].failures
             retries -= slices[expired].retries
-            slices[expired] = (0, 0, 0)
+            startsWhileHeld -= slices[expired].startsWhileHeld
+            slices[expired] = (0, 0, 0, 0)
         }
         currentSlice = slice
         index = Int(slice % Int64(slices.count))

@@ -148,7 +148,9 @@ public struct RetryStrategy: ResilienceStrategy {
             // after this failure has succeeded meanwhile: the server answers, so this is a brownout.
             let waits = budget.configuration.funding == .failedFirstAttempts
             if waits {
-                try await clock.sleep(for: delay)
+                try await waitForEvidence(
+                    of: budget, failure: now, delay: delay, unjitteredDelay: decision.unjitteredDelay,
+                    deadline: current.deadline, clock: clock)
                 waited = true
             }
             if !waits || !budget.tryWithdraw(afterFailureAt: now, priority: current.priority) {
@@ -170,6 +172,28 @@ public struct RetryStrategy: ResilienceStrategy {
         loop.previousDelay = delay
         current.attempt += 1
         loop.totalAttempts += 1
+    }
+
+    /// Waits out a refused retry's backoff, `delay` after `failure`; when jitter drew it shorter than the
+    /// backoff's `unjitteredDelay`, no first attempt has yet shown that the server answers, and the scope has
+    /// traffic that does not wait on its refused retries (``RetryBudget/holdsForEvidence(now:)``), it goes on
+    /// waiting up to `unjitteredDelay` (never past `deadline`), so the evidence has the backoff's whole time to
+    /// come. A caller alone in its scope gives up at `delay`, keeping the spread of its jitter.
+    func waitForEvidence(
+        of budget: RetryBudget, failure: ResilienceInstant, delay: Duration, unjitteredDelay: Duration?,
+        deadline: ResilienceInstant?, clock: ResilienceClock
+    ) async throws {
+        budget.beginHold()
+        defer { budget.endHold() }
+        try await clock.sleep(for: delay)
+        guard let unjitteredDelay, unjitteredDelay > delay else { return }
+        var end = failure.advanced(by: DurationArithmetic.clamp(unjitteredDelay))
+        if let deadline, deadline < end { end = deadline }
+        let now = clock.now()
+        guard now < end, !budget.hasEvidence(afterFailureAt: failure), budget.holdsForEvidence(now: now) else {
+            return
+        }
+        try await clock.sleep(for: now.duration(to: end))
     }
 
     /// `retry(policy: …, budget: …)`.
