@@ -53,13 +53,13 @@ struct CircuitBreakerStrategyTests {
         #expect(waiting.count == 5)
         clock.advance(by: .seconds(10))
         let calls = LockedBox(0)
-        await #expect(throws: ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(1))) {
+        await #expect(throws: ResilienceError(.circuitOpen, key: "jobs", retryAfter: .milliseconds(500))) {
             try await stage.execute(context) { _ in calls.mutate { $0 += 1 } }
         }
         #expect(calls.value == 0)
         #expect(
             sink.events(.breakerTransition).map(\.transition) == [
-                BreakerTransition(from: .closed, to: .open, openFor: .seconds(1))
+                BreakerTransition(from: .closed, to: .open, openFor: .milliseconds(500))
             ])
         #expect(sink.events(.breakerRejected).map(\.detail) == ["open"])
     }

@@ -193,10 +193,10 @@ struct FailureRatioBreakerTests {
     }
 
     @Test(
-        "A preset breaker's open time stays within 1 s ±20 % while probes keep failing",
-        arguments: ["standard", "interactive", "background"])
-    func presetOpenTimeIsBounded(name: String) {
-        let (cap, floor) = (1.2, 0.8)
+        "A preset breaker's open time stays within its base ±20 % (500 ms; 1 s interactive) while probes keep failing",
+        arguments: [("standard", 0.5), ("interactive", 1), ("background", 0.5)])
+    func presetOpenTimeIsBounded(name: String, base: Double) {
+        let (cap, floor) = (1.2 * base, 0.8 * base)
         let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 11))
         #expect(failEveryQuarterSecond(breaker, from: 0, through: 10)?.to == .open)
         var now = 10.0
@@ -214,7 +214,7 @@ struct FailureRatioBreakerTests {
             breaker.record(.failure(Failures.server), for: probe, now: at(now))
         }
         #expect(longest <= cap + 1e-6)
-        // However long the outage, one successful probe after at most 1.2 s lets the server back in.
+        // However long the outage, one successful probe after at most 1.2 × the base lets the server back in.
         now += seconds(breaker.metrics(now: at(now)).remainingOpenDuration) + 0.001
         let probe = breaker.admit(now: at(now)).permit!
         #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))

@@ -140,34 +140,34 @@ extension FailureRatioBreaker {
             return configuration
         }
 
-        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5
-        /// were made, or calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 1 s ±20 %,
-        /// not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes it
-        /// (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
+        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5 were made,
+        /// or calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 500 ms ±20 %, not growing;
+        /// up to 3 probes (one at a time when the dependency hung), and the first success closes it (and is the first
+        /// call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
-        /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy,
-        /// still lets some through, so the rule asks for no success at all, which a key (or a
-        /// ``PresetScope``) making `n` calls in the window sees in a brownout of failure probability `p` with
-        /// probability `pⁿ`: at 4 requests/s (about 44 calls with retries) 1 % at p = 0.9, and 10⁻⁷ at
-        /// p = 0.7 (a ratio of 90 % tripped on a p = 0.9 brownout more often than not). A false trip costs
-        /// about one open time per failed probe, `1 ÷ (1 − p)` of them, so its rarity is what keeps a brownout's
-        /// success above not retrying. In an outage the rule trips as soon as the healthy calls from before have
-        /// left the 10 s window, like a 90 % ratio did. A flapping server's down spells shorter than the window
-        /// leave the successes of its up spells in it, so the breaker stays shut and the retries reach the up
-        /// spells. 5 calls is Envoy's and Finagle's consecutive-failure threshold: below 0.5 requests/s the
-        /// window never holds them, and the retry budget alone bounds the load. The open time is what a
-        /// recovered server loses: every call in the open period after the server is back fails, so a breaker
-        /// open for `O` loses on average `O ÷ 2` of the traffic after a recovery. Over a fault and the minute
-        /// after it, that must cost less than 1 percentage point of success against not retrying at all, which
-        /// bounds `O` to about 1.6 s whatever the rate; 1 s ±20 % (jittered so the keys of many clients do not
-        /// probe in step) stays inside it, and the open time does not grow, because a growing open time is
-        /// exactly what swallows a recovered or flapping server's healthy seconds (Polly's and Finagle's growing
-        /// break times, 5 s and more, lost 4–15 pp here). What a dead server sees instead is one round of
-        /// probes per second per breaker: a failed probe reopens it at once, and the probe's own retry meets
-        /// the open breaker. That sheds `O ÷ (O + 1/r)` of a key's calls at `r` requests per second (half at
-        /// 1 request/s, 80 % at 4, 98 % at 50), and the retry budget bounds what the calls that get through may
-        /// add. One successful probe closes it, as in Polly and gRPC's outlier ejection: a probe that succeeds
-        /// is the evidence a recovered server gives first.
+        /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy, still
+        /// lets some through, so the rule asks for no success at all, which a key (or a ``PresetScope``) making `n`
+        /// calls in the window sees in a brownout of failure probability `p` with probability `pⁿ`: at 4 requests/s
+        /// (about 44 calls with retries) 1 % at p = 0.9, and 10⁻⁷ at p = 0.7 (a ratio of 90 % tripped on a p = 0.9
+        /// brownout more often than not). A false trip costs about one open time per failed probe, `1 ÷ (1 − p)` of
+        /// them, so its rarity is what keeps a brownout's success above not retrying. In an outage the rule trips as
+        /// soon as the healthy calls from before have left the 10 s window, like a 90 % ratio did. A flapping server's
+        /// down spells shorter than the window leave the successes of its up spells in it, so the breaker stays shut
+        /// and the retries reach the up spells. 5 calls is Envoy's and Finagle's consecutive-failure threshold: below
+        /// 0.5 requests/s the window never holds them, and the retry budget alone bounds the load. The open time is
+        /// what a recovered server loses: every call in the open period after the server is back fails, so a breaker
+        /// open for `O` (±20 %) loses up to `1.2 O` of the traffic after a recovery, `O ÷ 2` on average. Over a fault
+        /// that trips it (at least the 10 s window) and the minute after it, that must cost less than 1 percentage
+        /// point of success against not retrying at all in nearly every run, not only on average, so `1.2 O` plus a
+        /// probe's round trip must stay under 1 % of 70 s: 500 ms ±20 % (jittered so the keys of many clients do not
+        /// probe in step; 1 s lost more than 1 point in a run in four or five at 1 and 50 requests/s). The open time
+        /// does not grow, because a growing open time is exactly what swallows a recovered or flapping server's healthy
+        /// seconds (Polly's and Finagle's growing break times, 5 s and more, lost 4–15 pp here). What a dead server
+        /// sees instead is two rounds of probes per second per breaker: a failed probe reopens it at once, and the
+        /// probe's own retry meets the open breaker. That sheds `O ÷ (O + 1/r)` of a key's calls at `r` requests per
+        /// second (a third at 1 request/s, two thirds at 4, 96 % at 50), and the retry budget, funded by the failures,
+        /// bounds what the calls that get through may add. One successful probe closes it, as in Polly and gRPC's
+        /// outlier ejection: a probe that succeeds is the evidence a recovered server gives first.
         ///
         /// A hung server (one that stops serving but keeps accepting) fails calls only when their attempt
         /// timeouts fire, 10–60 s in the presets, and every second the clients wait they queue another second
@@ -187,7 +187,7 @@ extension FailureRatioBreaker {
             configuration.minimumThroughput = 5
             configuration.minimumObservation = .seconds(10)
             configuration.failureRatio = 1
-            configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
+            configuration.openDuration = BreakerBackoff(base: .milliseconds(500), jitter: 0.2)
             configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
             configuration.opensWhenUnanswered = true
@@ -199,15 +199,22 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
-        /// hung server trips it like a failing one; open 1 s ±20 %, closed by one successful probe).
+        /// ``PipelinePreset/interactive``'s breaker: the settings of ``outageOnly`` (timeouts count, so a hung
+        /// server trips it like a failing one; closed by one successful probe), but open 1 s ±20 %. The
+        /// interactive budget is funded by requests, so at a quiet key the breaker's shedding is what keeps an
+        /// outage's retries in bound: at 1 request/s, 500 ms shed a third of the calls and the outage ran at
+        /// 1.12× the offered load, 1 s sheds half (0.94×).
         ///
         /// It waits for a whole 10 s window without a success, as the others do: a person's app cannot tell a
         /// full outage from a heavy brownout after a handful of calls, and a brownout's successes are what the
         /// person came for. A false trip stays cheap: the next successful probe closes it again, and the open
         /// time never grows, so a recovered server is admitted within about 1 s (well inside the interactive
         /// preset's 10 s recovery goal).
-        public static var outageOnlyInteractive: Configuration { outageOnly }
+        public static var outageOnlyInteractive: Configuration {
+            var configuration = outageOnly
+            configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
+            return configuration
+        }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {
