@@ -268,6 +268,36 @@ struct RetryBudgetTests {
         #expect(brownout.callCount == 2)
     }
 
+    @Test("Beside other traffic, a retry refused for want of allowance at its draw asks again at its unjittered delay")
+    func refusedRetryAsksAgainOnceTheWindowHasGrown() async throws {
+        let clock = ManualClock()
+        let time = ResilienceClock.manual(clock)
+        let budget = RetryBudget(.smoothed, clock: time)
+        let retry = RetryStrategy(
+            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
+            random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        // Three callers fail at once; their 3 failures fund no retry, so all three wait.
+        let operations = (0..<3).map { _ in ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)]) }
+        let callers = operations.map { operation in
+            Task { try await retry.execute(context, next: operation.callAsFunction) }
+        }
+        await clock.waitForSleepers(count: 3)
+        // A success shows the server answers: the window's 24 requests allow 2 retries, and two go at 100 ms;
+        // the third, refused for want of allowance, waits on (the old rule gave up here).
+        clock.advance(by: .milliseconds(50))
+        _ = try await retry.execute(context, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(50))
+        await clock.waitForSleepers()
+        // Six more requests make it 30 in the window: 3 retries, so the third goes at its unjittered 1 s.
+        for _ in 0..<6 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        clock.advance(by: .milliseconds(900))
+        for caller in callers { #expect(try await caller.value == 2) }
+        #expect(operations.map(\.callCount) == [2, 2, 2])
+    }
+
     @Test("Beside other traffic, a refused retry that sees no success gives up at its unjittered delay")
     func refusedRetryGivesUpAtItsUnjitteredDelay() async throws {
         let clock = ManualClock()

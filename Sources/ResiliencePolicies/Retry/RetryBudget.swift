@@ -8,19 +8,19 @@
 ///   1 + (`ratio` + `minimumPerSecond` ÷ `r`) × (buckets ÷ (buckets − 1) + window ÷ T): 1.56× for a 20 s outage
 ///   at 4 requests/s with ``RetryBudgetConfiguration/standard``, and the whole attempt limit in a 2 s one.
 /// - ``RetryBudgetConfiguration/Funding/failedFirstAttempts``: every first attempt that failed and that the
-///   retry policy would retry. Retries counted in the window ≤ `ratio` × those failures, so retries never fund
-///   retries and a healthy spell leaves no credit: an outage of any length gets at most `ratio` extra attempts
-///   per request (1.10× at 10 %). A scope whose window holds too few first attempts to earn one retry
-///   (`ratio` × requests < 1) uses a floor instead: `minimumPerSecond` × window retries, earned back at `ratio`
-///   per first attempt, so a fresh or quiet key retries its first failure and then one in 1 ÷ `ratio`.
-///   A retry refused at its failure may still go after its backoff if a first attempt that started after the
-///   failure has succeeded meanwhile (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so
-///   this is a brownout, not an outage, and the retry draws on `ratio` × the window's requests instead.
-///   Jitter may draw that backoff short; a refused retry then goes on waiting for the evidence up to the
-///   backoff's delay before jitter, but only while the scope shows traffic of its own: first attempts that
-///   started while one of its refused retries waited (``holdsForEvidence(now:)``). A caller alone in its scope,
-///   whose next request waits for this one, never sees any, so its refused retries give up at their jittered
-///   delay and keep the spread jitter gives.
+///   retry policy would retry. Retries counted in the window ≤ `ratio` × those failures, so retries never fund retries
+///   and a healthy spell leaves no credit: an outage of any length gets at most `ratio` extra attempts per request
+///   (1.10× at 10 %). A scope whose window holds too few first attempts to earn one retry (`ratio` × requests < 1) uses
+///   a floor instead: `minimumPerSecond` × window retries, earned back at `ratio` per first attempt, so a fresh or
+///   quiet key retries its first failure and then one in 1 ÷ `ratio`. A retry refused at its failure may still go after
+///   its backoff if a first attempt that started after the failure has succeeded meanwhile
+///   (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so this is a brownout, not an outage, and the
+///   retry draws on `ratio` × the window's requests instead. Jitter may draw that backoff short; a refused retry then
+///   asks again at the backoff's delay before jitter (the evidence, and the window's share of the requests that came
+///   meanwhile, have had the whole backoff to come), but only while the scope shows traffic of its own: first attempts
+///   that started while one of its refused retries waited (``holdsForEvidence(now:)``). A caller alone in its scope,
+///   whose next request waits for this one, never sees any, so its refused retries give up at their jittered delay and
+///   keep the spread jitter gives.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
@@ -126,14 +126,6 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
             state.slide(to: now)
             return state.startsWhileHeld > 0
         }
-    }
-
-    /// Whether a first attempt that started after `failure` has succeeded: the evidence that
-    /// ``tryWithdraw(afterFailureAt:now:priority:)`` asks for (always `false` with
-    /// ``RetryBudgetConfiguration/Funding/requests``).
-    func hasEvidence(afterFailureAt failure: ResilienceInstant) -> Bool {
-        guard configuration.funding == .failedFirstAttempts else { return false }
-        return state.withLock { $0.hasEvidence(afterFailureAt: failure) }
     }
 
     /// Requests, retries and retries allowed in the current window (with

@@ -147,13 +147,14 @@ public struct RetryStrategy: ResilienceStrategy {
             // Funded by failures, a refused retry waits out its backoff and goes if a first attempt that started
             // after this failure has succeeded meanwhile: the server answers, so this is a brownout.
             let waits = budget.configuration.funding == .failedFirstAttempts
+            var granted = false
             if waits {
-                try await waitForEvidence(
+                granted = try await waitForGrant(
                     of: budget, failure: now, delay: delay, unjitteredDelay: decision.unjitteredDelay,
-                    deadline: current.deadline, clock: clock)
+                    deadline: current.deadline, priority: current.priority, clock: clock)
                 waited = true
             }
-            if !waits || !budget.tryWithdraw(afterFailureAt: now, priority: current.priority) {
+            if !granted {
                 current.emit(.budgetExhausted, at: clock.now()) { $0.classification = classification }
                 // The refused retry's delay is the least a caller that tries again by hand should wait (one that
                 // calls again at once turns the budget's refusal into the retry storm it exists to stop); a
@@ -174,26 +175,28 @@ public struct RetryStrategy: ResilienceStrategy {
         loop.totalAttempts += 1
     }
 
-    /// Waits out a refused retry's backoff, `delay` after `failure`; when jitter drew it shorter than the
-    /// backoff's `unjitteredDelay`, no first attempt has yet shown that the server answers, and the scope has
-    /// traffic that does not wait on its refused retries (``RetryBudget/holdsForEvidence(now:)``), it goes on
-    /// waiting up to `unjitteredDelay` (never past `deadline`), so the evidence has the backoff's whole time to
-    /// come. A caller alone in its scope gives up at `delay`, keeping the spread of its jitter.
-    func waitForEvidence(
+    /// Waits out a refused retry's backoff, `delay` after `failure`, then asks `budget` again
+    /// (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``); returns whether it granted the retry. When
+    /// jitter drew `delay` shorter than the backoff's `unjitteredDelay` and the scope has traffic that does not
+    /// wait on its refused retries (``RetryBudget/holdsForEvidence(now:)``), a refusal waits on up to
+    /// `unjitteredDelay` (never past `deadline`) and asks once more: the evidence of a live server, and the
+    /// window's share of the requests that arrive meanwhile, have the backoff's whole time to come. A caller
+    /// alone in its scope gives up at `delay`, keeping the spread of its jitter.
+    func waitForGrant(
         of budget: RetryBudget, failure: ResilienceInstant, delay: Duration, unjitteredDelay: Duration?,
-        deadline: ResilienceInstant?, clock: ResilienceClock
-    ) async throws {
+        deadline: ResilienceInstant?, priority: RequestPriority, clock: ResilienceClock
+    ) async throws -> Bool {
         budget.beginHold()
         defer { budget.endHold() }
         try await clock.sleep(for: delay)
-        guard let unjitteredDelay, unjitteredDelay > delay else { return }
+        if budget.tryWithdraw(afterFailureAt: failure, priority: priority) { return true }
+        guard let unjitteredDelay, unjitteredDelay > delay else { return false }
         var end = failure.advanced(by: DurationArithmetic.clamp(unjitteredDelay))
         if let deadline, deadline < end { end = deadline }
         let now = clock.now()
-        guard now < end, !budget.hasEvidence(afterFailureAt: failure), budget.holdsForEvidence(now: now) else {
-            return
-        }
+        guard now < end, budget.holdsForEvidence(now: now) else { return false }
         try await clock.sleep(for: now.duration(to: end))
+        return budget.tryWithdraw(afterFailureAt: failure, priority: priority)
     }
 
     /// `retry(policy: …, budget: …)`.
