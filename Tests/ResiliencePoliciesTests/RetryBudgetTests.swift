@@ -229,16 +229,7 @@ struct RetryBudgetTests {
 
     @Test("A refused retry drawn short by jitter waits to its unjittered delay only while its scope has other traffic")
     func refusedRetryWaitsForEvidenceOnlyBesideOtherTraffic() async throws {
-        let clock = ManualClock()
-        let time = ResilienceClock.manual(clock)
-        let budget = RetryBudget(.smoothed, clock: time)
-        // Jitter drew 100 ms of a 1 s backoff.
-        let retry = RetryStrategy(
-            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
-            random: SharedRandomSource(seed: 1))
-        let context = makeContext(clock)
-        let healthy = ScriptedOperation<Int>([.success(1)])
-        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let (clock, retry, context, healthy) = try await scopeWithShortDraws()
         // Alone: no first attempt starts while the refused retry waits, so it gives up at its drawn 100 ms.
         let alone = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
         let lone = Task { try await retry.execute(context, next: alone.callAsFunction) }
@@ -270,15 +261,7 @@ struct RetryBudgetTests {
 
     @Test("Beside other traffic, a retry refused for want of allowance at its draw asks again at its unjittered delay")
     func refusedRetryAsksAgainOnceTheWindowHasGrown() async throws {
-        let clock = ManualClock()
-        let time = ResilienceClock.manual(clock)
-        let budget = RetryBudget(.smoothed, clock: time)
-        let retry = RetryStrategy(
-            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
-            random: SharedRandomSource(seed: 1))
-        let context = makeContext(clock)
-        let healthy = ScriptedOperation<Int>([.success(1)])
-        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let (clock, retry, context, healthy) = try await scopeWithShortDraws()
         // Three callers fail at once; their 3 failures fund no retry, so all three wait.
         let operations = (0..<3).map { _ in ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)]) }
         let callers = operations.map { operation in
@@ -300,15 +283,7 @@ struct RetryBudgetTests {
 
     @Test("Beside other traffic, a refused retry that sees no success gives up at its unjittered delay")
     func refusedRetryGivesUpAtItsUnjitteredDelay() async throws {
-        let clock = ManualClock()
-        let time = ResilienceClock.manual(clock)
-        let budget = RetryBudget(.smoothed, clock: time)
-        let retry = RetryStrategy(
-            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)), budget: budget,
-            random: SharedRandomSource(seed: 1))
-        let context = makeContext(clock)
-        let healthy = ScriptedOperation<Int>([.success(1)])
-        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let (clock, retry, context, _) = try await scopeWithShortDraws()
         let outage = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
         let first = Task { try await retry.execute(context, next: outage.callAsFunction) }
         await clock.waitForSleepers()
@@ -325,6 +300,19 @@ struct RetryBudgetTests {
             #expect(error?.code == .budgetExhausted)
         }
         #expect(outage.callCount == 2)
+    }
+
+    /// A failure-funded budget's retry stage whose jitter always draws 100 ms of a 1 s backoff, after 20 healthy
+    /// calls (so the window judges by its failures, which fund no retry yet); and the healthy operation.
+    func scopeWithShortDraws() async throws -> (ManualClock, RetryStrategy, ResilienceContext, ScriptedOperation<Int>) {
+        let clock = ManualClock()
+        let retry = RetryStrategy(
+            policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)),
+            budget: RetryBudget(.smoothed, clock: .manual(clock)), random: SharedRandomSource(seed: 1))
+        let context = makeContext(clock)
+        let healthy = ScriptedOperation<Int>([.success(1)])
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        return (clock, retry, context, healthy)
     }
 
     @Test("Many concurrent tasks: exact counts, no deadlock")
