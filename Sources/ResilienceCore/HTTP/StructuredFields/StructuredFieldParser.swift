@@ -50,6 +50,8 @@ struct StructuredFieldParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// Whether ``text(_:)`` may build short strings with ``StructuredFieldInlineText``.
+    private let buildsInlineText = StructuredFieldInlineText.isAvailable
 
     /// A parser over `bytes`, which must outlive it.
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
@@ -249,9 +251,22 @@ struct StructuredFieldParser {
         return (text(start..<position), keyHash)
     }
 
-    /// The bytes in `range` as a string: copied into the string's own storage (inline for up to 15 bytes)
-    /// by `String(unsafeUninitializedCapacity:)`, which takes fewer steps than `String(decoding:as:)`.
+    /// The bytes in `range`, which are ASCII (a key, a token or a string the parser has checked), as a
+    /// string: up to 15 bytes written straight into the string's inline form by ``StructuredFieldInlineText``
+    /// where the platform allows it, else copied into the string's own storage by
+    /// `String(unsafeUninitializedCapacity:)`, which takes fewer steps than `String(decoding:as:)`.
+    @inline(__always)
     private func text(_ range: Range<Int>) -> String {
+        if buildsInlineText && range.count <= StructuredFieldInlineText.capacity, let base = bytes.baseAddress {
+            return StructuredFieldInlineText.string(
+                ascii: base + range.lowerBound, count: range.count, readable: bytes.count - range.lowerBound)
+        }
+        return copiedText(range)
+    }
+
+    /// The bytes in `range` as a string, copied into the string's own storage.
+    @inline(never)
+    private func copiedText(_ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { storage in
             guard let target = storage.baseAddress, let source = bytes.baseAddress else { return 0 }
             target.initialize(from: source + range.lowerBound, count: range.count)
@@ -409,6 +424,89 @@ struct StructuredFieldParser {
             }
         }
         throw failure(.invalidDisplayString)
+    }
+}
+
+/// Short ASCII strings built in the standard library's inline form, without a call into it.
+///
+/// On 64-bit little-endian platforms a `String` of up to 15 UTF-8 bytes keeps them inside its own two words:
+/// bytes 0–7 in the first, bytes 8–14 in the low seven bytes of the second, whose top byte is `0xE0` (an
+/// immortal, small, ASCII string) plus the count. Writing those words takes a few instructions per byte where
+/// `String(unsafeUninitializedCapacity:initializingUTF8With:)` takes about 90 per string (a closure call and
+/// a UTF-8 validation). Whether this layout holds is checked once per process against strings the standard
+/// library built itself (``isAvailable``); where it does not, the parser builds every string the standard
+/// way.
+enum StructuredFieldInlineText {
+    /// The most bytes an inline string holds.
+    static let capacity = 15
+
+    /// Whether ``string(ascii:count:readable:)`` builds exactly the strings the standard library builds: true when
+    /// the words it writes for sample strings of every length from 0 to 15 equal the words of the same
+    /// strings built by `String(decoding:as:)`.
+    static let isAvailable: Bool = {
+        #if arch(x86_64) || arch(arm64)
+        let sample = Array("abcdefghijklmnop".utf8)
+        return sample.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return (0...capacity).allSatisfy { count in
+                let expected = words(of: String(decoding: buffer.prefix(count), as: UTF8.self))
+                return expected == words(ascii: base, count: count, readable: count)
+                    && expected == words(ascii: base, count: count, readable: buffer.count)
+            }
+        }
+        #else
+        return false
+        #endif
+    }()
+
+    #if arch(x86_64) || arch(arm64)
+    /// The two words of `text`.
+    private static func words(of text: String) -> (UInt64, UInt64) {
+        unsafeBitCast(text, to: (UInt64, UInt64).self)
+    }
+
+    /// The two words of the inline string of the `count` ASCII bytes at `source`, of which `readable` (at
+    /// least `count`) may be read: with two 8-byte loads when 16 may be, else byte by byte.
+    @inline(__always)
+    private static func words(ascii source: UnsafePointer<UInt8>, count: Int, readable: Int) -> (UInt64, UInt64) {
+        let discriminator = (0xE0 | UInt64(truncatingIfNeeded: count)) &<< 56
+        if readable >= 16 {
+            let raw = UnsafeRawPointer(source)
+            let leading = raw.loadUnaligned(as: UInt64.self).littleEndian
+            let trailing = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+            if count <= 8 { return (leading & lowBytesMask(count), discriminator) }
+            return (leading, trailing & lowBytesMask(count &- 8) | discriminator)
+        }
+        var leading: UInt64 = 0
+        var trailing: UInt64 = 0
+        var index = 0
+        while index < count && index < 8 {
+            leading |= UInt64(source[index]) &<< UInt64(index &* 8)
+            index &+= 1
+        }
+        while index < count {
+            trailing |= UInt64(source[index]) &<< UInt64((index &- 8) &* 8)
+            index &+= 1
+        }
+        return (leading, trailing | discriminator)
+    }
+
+    /// A mask of the low `count` (0 to 8) bytes of a word.
+    @inline(__always)
+    private static func lowBytesMask(_ count: Int) -> UInt64 {
+        count >= 8 ? .max : (1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1
+    }
+    #endif
+
+    /// The string of the `count` (at most ``capacity``) ASCII bytes at `source`, of which `readable` (at
+    /// least `count`) may be read. Only called when ``isAvailable`` is true.
+    @inline(__always)
+    static func string(ascii source: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        #if arch(x86_64) || arch(arm64)
+        return unsafeBitCast(words(ascii: source, count: count, readable: readable), to: String.self)
+        #else
+        return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
+        #endif
     }
 }
 
