@@ -140,6 +140,7 @@ struct StructuredFieldParser {
     }
 
     /// The end of a list or dictionary member: OWS, then the end or a comma followed by another member.
+    @inline(__always)
     private mutating func expectMemberSeparator() throws(StructuredFieldError) {
         skipOptionalWhitespace()
         guard let next = current else { return }
@@ -218,8 +219,15 @@ struct StructuredFieldParser {
         }
     }
 
-    /// §4.2.3.2 Parsing Parameters.
+    /// §4.2.3.2 Parsing Parameters. Most items have none: that case is decided here, without a call.
+    @inline(__always)
     private mutating func parseParameters() throws(StructuredFieldError) -> StructuredFieldParameters {
+        guard current == StructuredFieldGrammar.semicolon else { return StructuredFieldParameters() }
+        return try parseNonEmptyParameters()
+    }
+
+    /// §4.2.3.2 Parsing Parameters, from the first `;`.
+    private mutating func parseNonEmptyParameters() throws(StructuredFieldError) -> StructuredFieldParameters {
         var parameters = StructuredFieldParameters()
         while current == StructuredFieldGrammar.semicolon {
             position += 1
@@ -236,6 +244,7 @@ struct StructuredFieldParser {
     }
 
     /// §4.2.3.3 Parsing a Key, with its ``StructuredFieldKeyHash`` computed over the same bytes.
+    @inline(__always)
     private mutating func parseKey() throws(StructuredFieldError) -> (key: String, keyHash: UInt64) {
         guard let first = current else { throw failure(.unexpectedEnd) }
         guard StructuredFieldGrammar.isLowercaseLetter(first) || first == StructuredFieldGrammar.star else {
