@@ -80,19 +80,23 @@ struct StructuredFieldParser {
         guard let base = bytes.baseAddress else { return 0 }
         let start = UnsafeRawPointer(base + position)
         let length = bytes.count - position
-        let lows: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let pattern = lows &* UInt64(byte)
+        let target = SIMD16<UInt8>(repeating: byte)
         var count = 0
         var offset = 0
-        // Eight bytes at a time: a byte of `word` is zero where the field has `byte`; the high bit of each
-        // byte of `zeros` is set exactly for those zero bytes, and multiplying the bits moved to the bottom of
-        // each byte by `lows` adds them up in the top byte (no population-count instruction needed).
-        while offset + 8 <= length {
-            let word = start.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
-            let zeros = ~(((word & ~highs) &+ ~highs) | word) & highs
-            count &+= Int(truncatingIfNeeded: ((zeros >> 7) &* lows) >> 56)
-            offset += 8
+        // Sixteen bytes at a time: each lane of `matches` counts the matches in its column of the chunks, and
+        // the lanes are added into `count` before any could pass 255.
+        var matches = SIMD16<UInt8>()
+        var chunks = 0
+        while offset + 16 <= length {
+            let chunk = start.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            matches &+= SIMD16<UInt8>().replacing(with: 1, where: chunk .== target)
+            offset += 16
+            chunks += 1
+            if chunks == 255 || offset + 16 > length {
+                count &+= Int(SIMD16<UInt16>(truncatingIfNeeded: matches).wrappedSum())
+                matches = SIMD16<UInt8>()
+                chunks = 0
+            }
         }
         while offset < length {
             if start.load(fromByteOffset: offset, as: UInt8.self) == byte { count &+= 1 }
