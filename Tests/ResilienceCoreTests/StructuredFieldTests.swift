@@ -74,6 +74,33 @@ struct StructuredFieldTests {
         #expect(StructuredFieldDecimal(thousandths: 1_250).doubleValue == 1.25)
     }
 
+    @Test("Keys, tokens and strings of 1 to 20 bytes, mid-field and at its end, equal and hash as built strings")
+    func shortTextReadsBackExactly() throws {
+        for length in 1...20 {
+            let key = "k" + String(repeating: "-", count: length - 1)
+            let token = "T" + String(repeating: "/", count: length - 1)
+            let text = String(repeating: "~", count: length)
+            // The first member has more than 15 bytes after each of its texts (read by word loads); the last token
+            // has none (read byte by byte, or copied when longer than 15).
+            let dictionary = try StructuredFieldDictionary(
+                parsing: "\(key)=\(token);\(key)=\"\(text)\", z=\"\(text)\", y=\(token)")
+            #expect(dictionary.map(\.key) == [key, "z", "y"])
+            #expect(dictionary[key]?.item?.bareItem.stringValue == token)
+            #expect(dictionary[key]?.parameters[key]?.stringValue == text)
+            #expect(dictionary["z"]?.item?.bareItem.stringValue == text)
+            #expect(dictionary["y"]?.item?.bareItem.stringValue == token)
+            let parsed = [
+                dictionary[0].key, dictionary[key]?.item?.bareItem.stringValue,
+                dictionary["y"]?.item?.bareItem.stringValue,
+            ]
+            for (value, expected) in zip(parsed, [key, token, token]) {
+                #expect(value?.hashValue == expected.hashValue)
+                #expect(value.map { Array($0.utf8) } == Array(expected.utf8))
+                #expect(value.map { $0 + "!" } == expected + "!")
+            }
+        }
+    }
+
     @Test("Ordered maps: a repeated key keeps its first position and its last value")
     func orderedMaps() throws {
         let dictionary = try StructuredFieldDictionary(parsing: "a=1, b=2, a=3")

@@ -50,6 +50,8 @@ struct StructuredFieldParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// Whether ``text(_:)`` may build short strings with ``StructuredFieldInlineText``.
+    private let buildsInlineText = StructuredFieldInlineText.isAvailable
 
     /// A parser over `bytes`, which must outlive it.
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
@@ -78,19 +80,23 @@ struct StructuredFieldParser {
         guard let base = bytes.baseAddress else { return 0 }
         let start = UnsafeRawPointer(base + position)
         let length = bytes.count - position
-        let lows: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let pattern = lows &* UInt64(byte)
+        let target = SIMD16<UInt8>(repeating: byte)
         var count = 0
         var offset = 0
-        // Eight bytes at a time: a byte of `word` is zero where the field has `byte`; the high bit of each
-        // byte of `zeros` is set exactly for those zero bytes, and multiplying the bits moved to the bottom of
-        // each byte by `lows` adds them up in the top byte (no population-count instruction needed).
-        while offset + 8 <= length {
-            let word = start.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pattern
-            let zeros = ~(((word & ~highs) &+ ~highs) | word) & highs
-            count &+= Int(truncatingIfNeeded: ((zeros >> 7) &* lows) >> 56)
-            offset += 8
+        // Sixteen bytes at a time: each lane of `matches` counts the matches in its column of the chunks, and
+        // the lanes are added into `count` before any could pass 255.
+        var matches = SIMD16<UInt8>()
+        var chunks = 0
+        while offset + 16 <= length {
+            let chunk = start.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+            matches &+= SIMD16<UInt8>().replacing(with: 1, where: chunk .== target)
+            offset += 16
+            chunks += 1
+            if chunks == 255 || offset + 16 > length {
+                count &+= Int(SIMD16<UInt16>(truncatingIfNeeded: matches).wrappedSum())
+                matches = SIMD16<UInt8>()
+                chunks = 0
+            }
         }
         while offset < length {
             if start.load(fromByteOffset: offset, as: UInt8.self) == byte { count &+= 1 }
@@ -138,6 +144,7 @@ struct StructuredFieldParser {
     }
 
     /// The end of a list or dictionary member: OWS, then the end or a comma followed by another member.
+    @inline(__always)
     private mutating func expectMemberSeparator() throws(StructuredFieldError) {
         skipOptionalWhitespace()
         guard let next = current else { return }
@@ -216,8 +223,15 @@ struct StructuredFieldParser {
         }
     }
 
-    /// §4.2.3.2 Parsing Parameters.
+    /// §4.2.3.2 Parsing Parameters. Most items have none: that case is decided here, without a call.
+    @inline(__always)
     private mutating func parseParameters() throws(StructuredFieldError) -> StructuredFieldParameters {
+        guard current == StructuredFieldGrammar.semicolon else { return StructuredFieldParameters() }
+        return try parseNonEmptyParameters()
+    }
+
+    /// §4.2.3.2 Parsing Parameters, from the first `;`.
+    private mutating func parseNonEmptyParameters() throws(StructuredFieldError) -> StructuredFieldParameters {
         var parameters = StructuredFieldParameters()
         while current == StructuredFieldGrammar.semicolon {
             position += 1
@@ -234,6 +248,7 @@ struct StructuredFieldParser {
     }
 
     /// §4.2.3.3 Parsing a Key, with its ``StructuredFieldKeyHash`` computed over the same bytes.
+    @inline(__always)
     private mutating func parseKey() throws(StructuredFieldError) -> (key: String, keyHash: UInt64) {
         guard let first = current else { throw failure(.unexpectedEnd) }
         guard StructuredFieldGrammar.isLowercaseLetter(first) || first == StructuredFieldGrammar.star else {
@@ -249,9 +264,22 @@ struct StructuredFieldParser {
         return (text(start..<position), keyHash)
     }
 
-    /// The bytes in `range` as a string: copied into the string's own storage (inline for up to 15 bytes)
-    /// by `String(unsafeUninitializedCapacity:)`, which takes fewer steps than `String(decoding:as:)`.
+    /// The bytes in `range`, which are ASCII (a key, a token or a string the parser has checked), as a
+    /// string: up to 15 bytes written straight into the string's inline form by ``StructuredFieldInlineText``
+    /// where the platform allows it, else copied into the string's own storage by
+    /// `String(unsafeUninitializedCapacity:)`, which takes fewer steps than `String(decoding:as:)`.
+    @inline(__always)
     private func text(_ range: Range<Int>) -> String {
+        if buildsInlineText && range.count <= StructuredFieldInlineText.capacity, let base = bytes.baseAddress {
+            return StructuredFieldInlineText.string(
+                ascii: base + range.lowerBound, count: range.count, readable: bytes.count - range.lowerBound)
+        }
+        return copiedText(range)
+    }
+
+    /// The bytes in `range` as a string, copied into the string's own storage.
+    @inline(never)
+    private func copiedText(_ range: Range<Int>) -> String {
         String(unsafeUninitializedCapacity: range.count) { storage in
             guard let target = storage.baseAddress, let source = bytes.baseAddress else { return 0 }
             target.initialize(from: source + range.lowerBound, count: range.count)
@@ -409,6 +437,89 @@ struct StructuredFieldParser {
             }
         }
         throw failure(.invalidDisplayString)
+    }
+}
+
+/// Short ASCII strings built in the standard library's inline form, without a call into it.
+///
+/// On 64-bit little-endian platforms a `String` of up to 15 UTF-8 bytes keeps them inside its own two words:
+/// bytes 0–7 in the first, bytes 8–14 in the low seven bytes of the second, whose top byte is `0xE0` (an
+/// immortal, small, ASCII string) plus the count. Writing those words takes a few instructions per byte where
+/// `String(unsafeUninitializedCapacity:initializingUTF8With:)` takes about 90 per string (a closure call and
+/// a UTF-8 validation). Whether this layout holds is checked once per process against strings the standard
+/// library built itself (``isAvailable``); where it does not, the parser builds every string the standard
+/// way.
+enum StructuredFieldInlineText {
+    /// The most bytes an inline string holds.
+    static let capacity = 15
+
+    /// Whether ``string(ascii:count:readable:)`` builds exactly the strings the standard library builds: true when
+    /// the words it writes for sample strings of every length from 0 to 15 equal the words of the same
+    /// strings built by `String(decoding:as:)`.
+    static let isAvailable: Bool = {
+        #if arch(x86_64) || arch(arm64)
+        let sample = Array("abcdefghijklmnop".utf8)
+        return sample.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return (0...capacity).allSatisfy { count in
+                let expected = words(of: String(decoding: buffer.prefix(count), as: UTF8.self))
+                return expected == words(ascii: base, count: count, readable: count)
+                    && expected == words(ascii: base, count: count, readable: buffer.count)
+            }
+        }
+        #else
+        return false
+        #endif
+    }()
+
+    #if arch(x86_64) || arch(arm64)
+    /// The two words of `text`.
+    private static func words(of text: String) -> (UInt64, UInt64) {
+        unsafeBitCast(text, to: (UInt64, UInt64).self)
+    }
+
+    /// The two words of the inline string of the `count` ASCII bytes at `source`, of which `readable` (at
+    /// least `count`) may be read: with two 8-byte loads when 16 may be, else byte by byte.
+    @inline(__always)
+    private static func words(ascii source: UnsafePointer<UInt8>, count: Int, readable: Int) -> (UInt64, UInt64) {
+        let discriminator = (0xE0 | UInt64(truncatingIfNeeded: count)) &<< 56
+        if readable >= 16 {
+            let raw = UnsafeRawPointer(source)
+            let leading = raw.loadUnaligned(as: UInt64.self).littleEndian
+            let trailing = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+            if count <= 8 { return (leading & lowBytesMask(count), discriminator) }
+            return (leading, trailing & lowBytesMask(count &- 8) | discriminator)
+        }
+        var leading: UInt64 = 0
+        var trailing: UInt64 = 0
+        var index = 0
+        while index < count && index < 8 {
+            leading |= UInt64(source[index]) &<< UInt64(index &* 8)
+            index &+= 1
+        }
+        while index < count {
+            trailing |= UInt64(source[index]) &<< UInt64((index &- 8) &* 8)
+            index &+= 1
+        }
+        return (leading, trailing | discriminator)
+    }
+
+    /// A mask of the low `count` (0 to 8) bytes of a word.
+    @inline(__always)
+    private static func lowBytesMask(_ count: Int) -> UInt64 {
+        count >= 8 ? .max : (1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1
+    }
+    #endif
+
+    /// The string of the `count` (at most ``capacity``) ASCII bytes at `source`, of which `readable` (at
+    /// least `count`) may be read. Only called when ``isAvailable`` is true.
+    @inline(__always)
+    static func string(ascii source: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
+        #if arch(x86_64) || arch(arm64)
+        return unsafeBitCast(words(ascii: source, count: count, readable: readable), to: String.self)
+        #else
+        return String(decoding: UnsafeBufferPointer(start: source, count: count), as: UTF8.self)
+        #endif
     }
 }
 

@@ -136,7 +136,7 @@ public struct StructuredFieldDecimal: Hashable, Sendable, Comparable, CustomStri
 ///
 /// Setting a key that is present replaces its value in place, as the RFC's ordered maps do.
 public struct StructuredFieldParameters: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
-    var storage: StructuredFieldOrderedMap<StructuredFieldBareItem>
+    @usableFromInline var storage: StructuredFieldOrderedMap<StructuredFieldBareItem>
 
     /// Creates empty parameters.
     public init() { storage = StructuredFieldOrderedMap() }
@@ -151,11 +151,11 @@ public struct StructuredFieldParameters: Hashable, Sendable, RandomAccessCollect
     }
 
     /// The position of the first parameter.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The position after the last parameter.
-    public var endIndex: Int { storage.count }
+    @inlinable public var endIndex: Int { storage.count }
     /// The parameter at `position`.
-    public subscript(position: Int) -> (key: String, value: StructuredFieldBareItem) {
+    @inlinable public subscript(position: Int) -> (key: String, value: StructuredFieldBareItem) {
         (storage.entries[position].key, storage.entries[position].value)
     }
 
@@ -246,18 +246,18 @@ public struct StructuredFieldList: Hashable, Sendable, RandomAccessCollection, E
     public init(arrayLiteral elements: StructuredFieldMember...) { members = elements }
 
     /// The position of the first member.
-    public var startIndex: Int { members.startIndex }
+    @inlinable public var startIndex: Int { members.startIndex }
     /// The position after the last member.
-    public var endIndex: Int { members.endIndex }
+    @inlinable public var endIndex: Int { members.endIndex }
     /// The member at `position`.
-    public subscript(position: Int) -> StructuredFieldMember { members[position] }
+    @inlinable public subscript(position: Int) -> StructuredFieldMember { members[position] }
 }
 
 /// A dictionary field: an ordered map from keys to members. An empty dictionary is an absent field.
 ///
 /// Setting a key that is present replaces its value in place, as the RFC's ordered maps do.
 public struct StructuredFieldDictionary: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
-    var storage: StructuredFieldOrderedMap<StructuredFieldMember>
+    @usableFromInline var storage: StructuredFieldOrderedMap<StructuredFieldMember>
 
     /// Creates an empty dictionary.
     public init() { storage = StructuredFieldOrderedMap() }
@@ -272,11 +272,11 @@ public struct StructuredFieldDictionary: Hashable, Sendable, RandomAccessCollect
     }
 
     /// The position of the first member.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The position after the last member.
-    public var endIndex: Int { storage.count }
+    @inlinable public var endIndex: Int { storage.count }
     /// The member at `position` with its key.
-    public subscript(position: Int) -> (key: String, value: StructuredFieldMember) {
+    @inlinable public subscript(position: Int) -> (key: String, value: StructuredFieldMember) {
         (storage.entries[position].key, storage.entries[position].value)
     }
 
@@ -298,24 +298,26 @@ public struct StructuredFieldDictionary: Hashable, Sendable, RandomAccessCollect
 /// compares those hashes in order; beyond it, an open-addressing table of positions finds the key in constant
 /// expected time, so a hostile field with many thousands of keys stays linear. No per-key `Hasher` run and
 /// no copy of an entry happen on the parser's path.
+@usableFromInline
 struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable {
     /// One key and its value, with the key's hash.
+    @usableFromInline
     struct Entry: Sendable {
-        var key: String
-        var value: Value
+        @usableFromInline var key: String
+        @usableFromInline var value: Value
         var keyHash: UInt64
     }
 
     /// Up to this many entries, lookups scan the hashes; beyond it, they use ``slots``.
     static var scanLimit: Int { 8 }
 
-    private(set) var entries: [Entry] = []
+    @usableFromInline private(set) var entries: [Entry] = []
     /// Open addressing over `entries`: 0 is an empty slot, `p + 1` the entry at position `p`. Empty while the
     /// map is small and no larger capacity was reserved; otherwise a power of two at least twice the entry
     /// count, holding every entry.
     private var slots: [Int32] = []
 
-    var count: Int { entries.count }
+    @usableFromInline var count: Int { entries.count }
 
     subscript(key: String) -> Value? {
         get { position(of: key, keyHash: StructuredFieldKeyHash.hash(key)).map { entries[$0].value } }
@@ -415,12 +417,12 @@ struct StructuredFieldOrderedMap<Value: Hashable & Sendable>: Hashable, Sendable
         for position in entries.indices { occupy(position: position) }
     }
 
-    static func == (lhs: Self, rhs: Self) -> Bool {
+    @usableFromInline static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.entries.count == rhs.entries.count
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 
-    func hash(into hasher: inout Hasher) {
+    @usableFromInline func hash(into hasher: inout Hasher) {
         hasher.combine(entries.count)
         for entry in entries {
             hasher.combine(entry.key)
