@@ -21,15 +21,6 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
         successNeedsTime = (breaker as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
-    /// Admits, runs and records one call (the stage's steps, below).
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
-    }
-
     /// Asks the breaker; returns the permit, or throws the rejection after emitting it.
     @inlinable @inline(__always)
     func admit(_ context: ResilienceContext, now: ResilienceInstant) throws -> BreakerPermit {

@@ -25,18 +25,6 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         releaseNeedsTime = (limiter as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
     }
 
-    /// Acquires, runs and releases one call (the stage's steps, below).
-    ///
-    /// The success path copies no context and reads the clock once (and once more after the call only for
-    /// limiters that learn from time).
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
-    }
-
     /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at
     /// when nothing suspended since it was read.
     @inlinable @inline(__always)
