@@ -22,7 +22,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     public init(limiter: any RateLimiter, waits: Bool = true) {
         self.limiter = limiter
         self.waits = waits
-        releaseNeedsTime = (limiter as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
+        releaseNeedsTime = needsTimeAfterSuccess(limiter)
     }
 
     /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at
