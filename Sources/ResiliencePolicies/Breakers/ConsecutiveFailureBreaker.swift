@@ -145,22 +145,12 @@ struct ConsecutiveFailureMachine: BreakerMachine {
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "consecutiveFailures": Double(consecutiveFailures),
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
+        cycle.snapshot(now: now, adding: ["consecutiveFailures": Double(consecutiveFailures)])
     }
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
         consecutiveFailures = SnapshotValues.count(snapshot, "consecutiveFailures")
         consecutiveSuccesses = 0
-        let transition = cycle.restore(
-            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips")
-        return transition
+        return cycle.restore(snapshot, now: now)
     }
 }

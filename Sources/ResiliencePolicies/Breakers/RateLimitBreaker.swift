@@ -134,24 +134,14 @@ struct RateLimitMachine: BreakerMachine {
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "multiplier": multiplier,
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "consecutiveRateLimits": Double(consecutiveRateLimits),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
+        cycle.snapshot(
+            now: now, adding: ["multiplier": multiplier, "consecutiveRateLimits": Double(consecutiveRateLimits)])
     }
 
+    /// A half-open snapshot restores as closed: this cycle has no half-open rules.
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
         consecutiveRateLimits = SnapshotValues.count(snapshot, "consecutiveRateLimits")
         consecutiveSuccesses = 0
-        let state = snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
-        let transition = cycle.restore(
-            state: state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
-        return transition
+        return cycle.restore(snapshot, now: now, tripLimit: 64)
     }
 }
