@@ -58,21 +58,24 @@ extension ConsecutiveFailureBreaker {
 
         /// For user-facing calls: trips after 3 failures, opens 15 s ±30 % (at most 2 min).
         public static var interactive: Configuration {
-            var configuration = Configuration()
-            configuration.failureThreshold = 3
-            configuration.openDuration = BreakerBackoff(
-                base: .seconds(15), growthFactor: 2, maximumMultiplier: 8, maximum: .seconds(120), jitter: 0.3)
-            configuration.probeTimeout = .seconds(10)
-            return configuration
+            preset(failureThreshold: 3, openFor: 15, atMost: 120, probeTimeout: .seconds(10))
         }
 
         /// For background work: tolerates 10 failures, opens 2 min ±30 % (at most 30 min).
         public static var background: Configuration {
+            preset(failureThreshold: 10, openFor: 120, atMost: 1800, probeTimeout: .seconds(60))
+        }
+
+        /// A preset: opens for `seconds` ±30 %, doubling on each trip in a row up to `maximumSeconds`.
+        private static func preset(
+            failureThreshold: Int, openFor seconds: Int64, atMost maximumSeconds: Int64, probeTimeout: Duration
+        ) -> Configuration {
             var configuration = Configuration()
-            configuration.failureThreshold = 10
+            configuration.failureThreshold = failureThreshold
             configuration.openDuration = BreakerBackoff(
-                base: .seconds(120), growthFactor: 2, maximumMultiplier: 15, maximum: .seconds(1800), jitter: 0.3)
-            configuration.probeTimeout = .seconds(60)
+                base: .seconds(seconds), growthFactor: 2, maximumMultiplier: Double(maximumSeconds / seconds),
+                maximum: .seconds(maximumSeconds), jitter: 0.3)
+            configuration.probeTimeout = probeTimeout
             return configuration
         }
     }
