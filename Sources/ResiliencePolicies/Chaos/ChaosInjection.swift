@@ -46,9 +46,10 @@ public struct ChaosInjection: Sendable {
 }
 
 /// The steps (`StageDriver.swift`) of a chaos stage that does something before an injected call goes on
-/// (``ChaosLatencyStrategy`` sleeps, ``ChaosBehaviourStrategy`` runs its closure): `enter` stops an injected
-/// call, `resume` runs ``inject(_:at:)`` and then `next`; a failure passes through untouched. The stage alone
-/// (its `execute`) does the same without the driver.
+/// (``ChaosLatencyStrategy`` sleeps, ``ChaosBehaviourStrategy`` runs its closure) or instead of it
+/// (``ChaosFaultStrategy`` throws its fault): `enter` stops an injected call, `resume` runs
+/// ``inject(_:at:)`` and then `next`; a failure passes through untouched. The stage alone (its `execute`)
+/// does the same without the driver.
 @usableFromInline
 protocol ChaosPreludeStage: SteppedStage {
     /// When to inject.
