@@ -89,7 +89,10 @@ protocol BreakerMachine: Sendable {
     )
         -> BreakerTransition?
     mutating func reset(now: ResilienceInstant) -> BreakerTransition?
-    func metrics(now: ResilienceInstant) -> BreakerMetrics
+    /// The counted failures in a row (what the machine's failure rule counts), for its metrics.
+    var consecutiveFailures: Int { get }
+    /// The successes in a row, for its metrics.
+    var consecutiveSuccesses: Int { get }
     func export(now: ResilienceInstant) -> BreakerSnapshot
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition?
 
@@ -112,6 +115,11 @@ protocol BreakerMachine: Sendable {
 extension BreakerMachine {
     mutating func admit(now: ResilienceInstant) -> BreakerAdmission { cycle.admit(now: now) }
     mutating func isolate(now: ResilienceInstant) -> BreakerTransition? { cycle.isolate(now: now) }
+
+    /// The cycle's counters with the machine's failures and successes in a row.
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
+    }
 
     /// The lock around the machine in `storage`, which the breaker created as a `MachineLock<Self>`.
     static func locked(_ storage: AnyObject) -> LockedState<Self> {

@@ -246,10 +246,6 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         return cycle.reset(now: now)
     }
 
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
     func export(now: ResilienceInstant) -> BreakerSnapshot {
         cycle.snapshot(now: now, adding: [:])
     }

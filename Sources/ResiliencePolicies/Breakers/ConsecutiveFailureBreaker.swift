@@ -143,10 +143,6 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         return cycle.reset(now: now)
     }
 
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
     func export(now: ResilienceInstant) -> BreakerSnapshot {
         cycle.snapshot(now: now, adding: ["consecutiveFailures": Double(consecutiveFailures)])
     }

@@ -89,6 +89,9 @@ struct RateLimitMachine: BreakerMachine {
 
     var failurePredicate: BreakerFailurePredicate { configuration.countsAsRateLimit }
 
+    /// The failures this breaker counts are its rate limits in a row.
+    var consecutiveFailures: Int { consecutiveRateLimits }
+
     /// The multiplier the next trip will use (1, 2, 4, 8, 10 …).
     var multiplier: Double { configuration.cooldown.multiplier(tripIndex: cycle.consecutiveTrips) }
 
@@ -127,10 +130,6 @@ struct RateLimitMachine: BreakerMachine {
         consecutiveRateLimits = 0
         consecutiveSuccesses = 0
         return cycle.reset(now: now)
-    }
-
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveRateLimits, consecutiveSuccesses: consecutiveSuccesses)
     }
 
     func export(now: ResilienceInstant) -> BreakerSnapshot {
