@@ -89,7 +89,10 @@ protocol BreakerMachine: Sendable {
     )
         -> BreakerTransition?
     mutating func reset(now: ResilienceInstant) -> BreakerTransition?
-    func metrics(now: ResilienceInstant) -> BreakerMetrics
+    /// The counted failures in a row (what the machine's failure rule counts), for its metrics.
+    var consecutiveFailures: Int { get }
+    /// The successes in a row, for its metrics.
+    var consecutiveSuccesses: Int { get }
     func export(now: ResilienceInstant) -> BreakerSnapshot
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition?
 
@@ -112,6 +115,11 @@ protocol BreakerMachine: Sendable {
 extension BreakerMachine {
     mutating func admit(now: ResilienceInstant) -> BreakerAdmission { cycle.admit(now: now) }
     mutating func isolate(now: ResilienceInstant) -> BreakerTransition? { cycle.isolate(now: now) }
+
+    /// The cycle's counters with the machine's failures and successes in a row.
+    func metrics(now: ResilienceInstant) -> BreakerMetrics {
+        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
+    }
 
     /// The lock around the machine in `storage`, which the breaker created as a `MachineLock<Self>`.
     static func locked(_ storage: AnyObject) -> LockedState<Self> {
@@ -376,6 +384,28 @@ struct BreakerCycle: Sendable {
         return move(to: .closed, now: now)
     }
 
+    /// The snapshot of a machine on this cycle at `now`: the state, the time left open, the trips in a row
+    /// and the opens, beside the machine's own `counts`.
+    func snapshot(now: ResilienceInstant, adding counts: [String: Double]) -> BreakerSnapshot {
+        var values = counts
+        values["consecutiveTrips"] = Double(consecutiveTrips)
+        values["totalOpens"] = Double(totalOpens)
+        return BreakerSnapshot(state: state, remainingOpen: remainingOpen(now: now), values: values)
+    }
+
+    /// Puts the cycle into the state a ``snapshot(now:adding:)`` recorded, keeping at most `tripLimit` trips in
+    /// a row; a cycle without half-open rules restores a half-open snapshot as closed.
+    mutating func restore(
+        _ snapshot: BreakerSnapshot, now: ResilienceInstant, tripLimit: Int = SnapshotValues.largestCount
+    ) -> BreakerTransition? {
+        let restored = halfOpen == nil && snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
+        let transition = restore(
+            state: restored, remainingOpen: snapshot.remainingOpen,
+            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
+        consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: tripLimit)
+        return transition
+    }
+
     /// Puts the breaker into a restored state.
     mutating func restore(
         state restored: BreakerState, remainingOpen: Duration, totalOpens restoredOpens: Int, now: ResilienceInstant
@@ -426,8 +456,11 @@ struct BreakerCycle: Sendable {
 
 /// Reads numbers out of a ``BreakerSnapshot`` defensively: restored state may come from disk.
 enum SnapshotValues {
+    /// The largest count read back unless the caller sets a lower limit.
+    static let largestCount = 1_000_000_000
+
     /// The non-negative whole number stored under `key` (zero when missing, negative, NaN or huge).
-    static func count(_ snapshot: BreakerSnapshot, _ key: String, limit: Int = 1_000_000_000) -> Int {
+    static func count(_ snapshot: BreakerSnapshot, _ key: String, limit: Int = largestCount) -> Int {
         guard let value = snapshot.values[key], value.isFinite, value > 0 else { return 0 }
         return Int(min(value, Double(limit)))
     }

@@ -246,17 +246,8 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         return cycle.reset(now: now)
     }
 
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
+        cycle.snapshot(now: now, adding: [:])
     }
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
@@ -265,11 +256,6 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         dependencyHung = false
         consecutiveFailures = 0
         consecutiveSuccesses = 0
-        let state = cycle.halfOpen == nil && snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
-        let transition = cycle.restore(
-            state: state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
-        return transition
+        return cycle.restore(snapshot, now: now, tripLimit: 64)
     }
 }

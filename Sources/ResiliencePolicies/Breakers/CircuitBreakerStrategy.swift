@@ -18,16 +18,7 @@ public struct CircuitBreakerStrategy: ResilienceStrategy {
     /// - Parameter breaker: The breaker that guards the call (share one per key).
     public init(breaker: any BreakerPolicy) {
         self.breaker = breaker
-        successNeedsTime = (breaker as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
-    }
-
-    /// Admits, runs and records one call (the stage's steps, below).
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
+        successNeedsTime = needsTimeAfterSuccess(breaker)
     }
 
     /// Asks the breaker; returns the permit, or throws the rejection after emitting it.
@@ -135,6 +126,12 @@ extension CircuitBreakerStrategy: SteppedStage {
 protocol SuccessTimeAware: AnyObject, Sendable {
     /// Whether a success may be recorded with the admission instant instead of the current one.
     var recordsSuccessWithoutTime: Bool { get }
+}
+
+/// Whether recording a success with `policy` (a breaker or a limiter) needs the clock's reading after the
+/// call: unless the policy is ``SuccessTimeAware`` and says it does not.
+func needsTimeAfterSuccess(_ policy: Any) -> Bool {
+    (policy as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
 }
 
 /// Success only resets counters or closes a half-open breaker; neither uses `now`.

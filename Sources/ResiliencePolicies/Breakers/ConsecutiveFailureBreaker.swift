@@ -58,21 +58,24 @@ extension ConsecutiveFailureBreaker {
 
         /// For user-facing calls: trips after 3 failures, opens 15 s ±30 % (at most 2 min).
         public static var interactive: Configuration {
-            var configuration = Configuration()
-            configuration.failureThreshold = 3
-            configuration.openDuration = BreakerBackoff(
-                base: .seconds(15), growthFactor: 2, maximumMultiplier: 8, maximum: .seconds(120), jitter: 0.3)
-            configuration.probeTimeout = .seconds(10)
-            return configuration
+            preset(failureThreshold: 3, openFor: 15, atMost: 120, probeTimeout: .seconds(10))
         }
 
         /// For background work: tolerates 10 failures, opens 2 min ±30 % (at most 30 min).
         public static var background: Configuration {
+            preset(failureThreshold: 10, openFor: 120, atMost: 1800, probeTimeout: .seconds(60))
+        }
+
+        /// A preset: opens for `seconds` ±30 %, doubling on each trip in a row up to `maximumSeconds`.
+        private static func preset(
+            failureThreshold: Int, openFor seconds: Int64, atMost maximumSeconds: Int64, probeTimeout: Duration
+        ) -> Configuration {
             var configuration = Configuration()
-            configuration.failureThreshold = 10
+            configuration.failureThreshold = failureThreshold
             configuration.openDuration = BreakerBackoff(
-                base: .seconds(120), growthFactor: 2, maximumMultiplier: 15, maximum: .seconds(1800), jitter: 0.3)
-            configuration.probeTimeout = .seconds(60)
+                base: .seconds(seconds), growthFactor: 2, maximumMultiplier: Double(maximumSeconds / seconds),
+                maximum: .seconds(maximumSeconds), jitter: 0.3)
+            configuration.probeTimeout = probeTimeout
             return configuration
         }
     }
@@ -140,27 +143,13 @@ struct ConsecutiveFailureMachine: BreakerMachine {
         return cycle.reset(now: now)
     }
 
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "consecutiveFailures": Double(consecutiveFailures),
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
+        cycle.snapshot(now: now, adding: ["consecutiveFailures": Double(consecutiveFailures)])
     }
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
         consecutiveFailures = SnapshotValues.count(snapshot, "consecutiveFailures")
         consecutiveSuccesses = 0
-        let transition = cycle.restore(
-            state: snapshot.state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips")
-        return transition
+        return cycle.restore(snapshot, now: now)
     }
 }

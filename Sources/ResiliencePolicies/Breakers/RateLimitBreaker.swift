@@ -89,6 +89,9 @@ struct RateLimitMachine: BreakerMachine {
 
     var failurePredicate: BreakerFailurePredicate { configuration.countsAsRateLimit }
 
+    /// The failures this breaker counts are its rate limits in a row.
+    var consecutiveFailures: Int { consecutiveRateLimits }
+
     /// The multiplier the next trip will use (1, 2, 4, 8, 10 …).
     var multiplier: Double { configuration.cooldown.multiplier(tripIndex: cycle.consecutiveTrips) }
 
@@ -129,29 +132,15 @@ struct RateLimitMachine: BreakerMachine {
         return cycle.reset(now: now)
     }
 
-    func metrics(now: ResilienceInstant) -> BreakerMetrics {
-        cycle.metrics(now: now, consecutiveFailures: consecutiveRateLimits, consecutiveSuccesses: consecutiveSuccesses)
-    }
-
     func export(now: ResilienceInstant) -> BreakerSnapshot {
-        BreakerSnapshot(
-            state: cycle.state, remainingOpen: cycle.remainingOpen(now: now),
-            values: [
-                "multiplier": multiplier,
-                "consecutiveTrips": Double(cycle.consecutiveTrips),
-                "consecutiveRateLimits": Double(consecutiveRateLimits),
-                "totalOpens": Double(cycle.totalOpens),
-            ])
+        cycle.snapshot(
+            now: now, adding: ["multiplier": multiplier, "consecutiveRateLimits": Double(consecutiveRateLimits)])
     }
 
+    /// A half-open snapshot restores as closed: this cycle has no half-open rules.
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> BreakerTransition? {
         consecutiveRateLimits = SnapshotValues.count(snapshot, "consecutiveRateLimits")
         consecutiveSuccesses = 0
-        let state = snapshot.state == .halfOpen ? BreakerState.closed : snapshot.state
-        let transition = cycle.restore(
-            state: state, remainingOpen: snapshot.remainingOpen,
-            totalOpens: SnapshotValues.count(snapshot, "totalOpens"), now: now)
-        cycle.consecutiveTrips = SnapshotValues.count(snapshot, "consecutiveTrips", limit: 64)
-        return transition
+        return cycle.restore(snapshot, now: now, tripLimit: 64)
     }
 }

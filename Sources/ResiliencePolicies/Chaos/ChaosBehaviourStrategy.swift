@@ -28,17 +28,6 @@ public struct ChaosBehaviourStrategy: ResilienceStrategy, ChaosPreludeStage {
         self.behaviour = behaviour
     }
 
-    /// Runs the behaviour before an injected call, then runs `next`. A call that is not injected goes straight on.
-    /// Always inlined: a call that is not injected costs the switch's load and a branch in the caller's
-    /// frame, not one more async frame.
-    @inlinable @inline(__always)
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await run(context, next)
-    }
-
     /// `chaos-behaviour(rate: 0.01, enabled: true)`.
     public var stageDescription: StageDescription {
         StageDescription(name: "chaos-behaviour", settings: injection.settings)

@@ -14,7 +14,7 @@ import ResilienceCore
 ///     ChaosFaultStrategy(try ChaosInjection(rate: 0.1, enabled: chaos), fault: .serviceUnavailable)
 /// }
 /// ```
-public struct ChaosFaultStrategy: ResilienceStrategy {
+public struct ChaosFaultStrategy: ResilienceStrategy, ChaosPreludeStage {
     /// When to inject.
     public let injection: ChaosInjection
     /// What is thrown.
@@ -30,18 +30,6 @@ public struct ChaosFaultStrategy: ResilienceStrategy {
         self.fault = fault
     }
 
-    /// Throws the fault for an injected call, runs `next` for any other. What the stage's steps do, without
-    /// the driver around them, and always inlined: a call that is not injected costs the switch's load and a
-    /// branch in the caller's frame (no clock read, no frame, no extra async frame).
-    @inlinable @inline(__always)
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        guard injection.fires() else { return try await next(context) }
-        throw injectFault(context, at: context.clock.now())
-    }
-
     /// `chaos-fault(rate: 0.1, enabled: true, fault: server-error HTTP_503)`.
     public var stageDescription: StageDescription {
         StageDescription(
@@ -52,19 +40,11 @@ public struct ChaosFaultStrategy: ResilienceStrategy {
     }
 }
 
-// The stage's steps (`StageDriver.swift`), run when it is one of a pipeline's stages: `enter` stops with
-// the fault for an injected call; nothing else.
-extension ChaosFaultStrategy: SteppedStage {
-    @inlinable @inline(__always)
-    func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        guard injection.fires() else { return nil }
-        return StageStop(.failed(injectFault(context, at: frame.start)))
-    }
-
-    /// Emits the injection at `now` and returns the fault to throw.
+extension ChaosFaultStrategy {
+    /// Emits the injection at `start` and throws the fault: an injected call does not run.
     @usableFromInline
-    func injectFault(_ context: ResilienceContext, at now: ResilienceInstant) -> ChaosFault {
-        context.emit(.chaosInjected, at: now) { $0.detail = "fault" }
-        return fault
+    func inject(_ context: ResilienceContext, at start: ResilienceInstant) async throws {
+        context.emit(.chaosInjected, at: start) { $0.detail = "fault" }
+        throw fault
     }
 }

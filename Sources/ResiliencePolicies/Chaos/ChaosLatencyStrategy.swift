@@ -29,17 +29,6 @@ public struct ChaosLatencyStrategy: ResilienceStrategy, ChaosPreludeStage {
         self.latency = latency
     }
 
-    /// Delays an injected call, then runs `next`. A call that is not injected goes straight on.
-    /// Always inlined: a call that is not injected costs the switch's load and a branch in the caller's
-    /// frame, not one more async frame.
-    @inlinable @inline(__always)
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await run(context, next)
-    }
-
     /// `chaos-latency(rate: 0.05, enabled: true, latency: 3.0 seconds)`.
     public var stageDescription: StageDescription {
         StageDescription(name: "chaos-latency", settings: injection.settings + [.init("latency", "\(latency)")])

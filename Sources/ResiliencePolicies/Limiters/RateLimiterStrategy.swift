@@ -22,19 +22,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     public init(limiter: any RateLimiter, waits: Bool = true) {
         self.limiter = limiter
         self.waits = waits
-        releaseNeedsTime = (limiter as? any SuccessTimeAware)?.recordsSuccessWithoutTime != true
-    }
-
-    /// Acquires, runs and releases one call (the stage's steps, below).
-    ///
-    /// The success path copies no context and reads the clock once (and once more after the call only for
-    /// limiters that learn from time).
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
+        releaseNeedsTime = needsTimeAfterSuccess(limiter)
     }
 
     /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at

@@ -210,6 +210,16 @@ struct StageFrame: Sendable {
 }
 
 extension SteppedStage {
+    /// Runs `next` through this stage's steps, on the driver: the `execute(_:next:)` of every built-in stage
+    /// that does nothing around its steps (retry, circuit breaker, rate limiter).
+    @inlinable
+    public func execute<Output: Sendable>(
+        _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await StageDriver.run(self, context, next)
+    }
+
     @inlinable var stageCount: Int { 1 }
     @inlinable var recordSize: Int { 0 }
     @inlinable var runsAsSteps: Bool { true }

@@ -4,22 +4,9 @@
 /// preset.breaker = .rateLimit(.standard)
 /// preset.breaker = .custom("mine") { _ in MyBreaker() }
 /// ```
-public struct BreakerChoice: Sendable, CustomStringConvertible {
-    /// A short name for descriptions.
-    public let description: String
-    private let build: @Sendable (SharedRandomSource) -> any BreakerPolicy
+public typealias BreakerChoice = PresetChoice<any BreakerPolicy>
 
-    /// A breaker built by `make`, which receives the pipeline's random source.
-    ///
-    /// - Parameters:
-    ///   - name: A short name for pipeline descriptions.
-    ///   - make: Builds a new breaker for each pipeline, from the pipeline's random source (for jitter).
-    public static func custom(
-        _ name: String, _ make: @escaping @Sendable (SharedRandomSource) -> any BreakerPolicy
-    ) -> BreakerChoice {
-        BreakerChoice(description: name, build: make)
-    }
-
+extension PresetChoice where Component == any BreakerPolicy {
     /// A ``ConsecutiveFailureBreaker``.
     ///
     /// - Parameter configuration: Threshold, half-open rules and the growing open time.
@@ -44,6 +31,6 @@ public struct BreakerChoice: Sendable, CustomStringConvertible {
 
     /// Builds a new breaker.
     public func makeBreaker(random: SharedRandomSource) -> any BreakerPolicy {
-        build(random)
+        make(random: random)
     }
 }

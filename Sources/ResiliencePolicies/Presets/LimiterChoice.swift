@@ -3,22 +3,9 @@
 /// ```swift
 /// preset.limiter = .concurrency(.limit(4, queued: 8))
 /// ```
-public struct LimiterChoice: Sendable, CustomStringConvertible {
-    /// A short name for descriptions.
-    public let description: String
-    private let build: @Sendable (SharedRandomSource) -> any RateLimiter
+public typealias LimiterChoice = PresetChoice<any RateLimiter>
 
-    /// A limiter built by `make`, which receives the pipeline's random source.
-    ///
-    /// - Parameters:
-    ///   - name: A short name for pipeline descriptions.
-    ///   - make: Builds a new limiter for each pipeline, from the pipeline's random source.
-    public static func custom(
-        _ name: String, _ make: @escaping @Sendable (SharedRandomSource) -> any RateLimiter
-    ) -> LimiterChoice {
-        LimiterChoice(description: name, build: make)
-    }
-
+extension PresetChoice where Component == any RateLimiter {
     /// A ``TokenBucketLimiter``.
     ///
     /// - Parameter configuration: The burst size, the refill rate, the longest wait and the backoff after exhaustion.
@@ -51,6 +38,6 @@ public struct LimiterChoice: Sendable, CustomStringConvertible {
 
     /// Builds a new limiter.
     public func makeLimiter(random: SharedRandomSource) -> any RateLimiter {
-        build(random)
+        make(random: random)
     }
 }

@@ -45,18 +45,6 @@ public struct RetryStrategy: ResilienceStrategy {
         self.maximumTotalAttempts = maximumTotalAttempts
     }
 
-    /// Runs `next`, retrying as the policy decides.
-    ///
-    /// The first attempt's path is two synchronous steps around `next` (see the stage's steps below): it
-    /// copies no context, reads the clock once and allocates nothing.
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
-    }
-
     /// Deposits the execution in the budget and emits `attemptStarted` if somebody listens; returns whether
     /// somebody does.
     @inlinable @inline(__always)

@@ -46,12 +46,7 @@ public struct PrometheusExporter: Sendable {
     public func render(_ metrics: TelemetryMetrics) -> String {
         var out = ""
         let keys = metrics.sources.sorted { $0.key < $1.key }
-        family(&out, MetricSchema.events)
-        for (key, value) in keys {
-            for (kind, count) in value.eventCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                sample(&out, MetricSchema.events, [key, kind.rawValue], "\(count)")
-            }
-        }
+        counters(&out, MetricSchema.events, keys, by: \.eventCounts)
         family(&out, MetricSchema.attempts)
         for (key, value) in keys {
             for (category, outcome, count) in Self.attemptRows(value) where count > 0 {
@@ -66,12 +61,7 @@ public struct PrometheusExporter: Sendable {
         for (key, value) in keys where value.eventCounts[.attemptStarted] != nil {
             sample(&out, MetricSchema.attemptsInFlight, [key], "\(value.attemptsInFlight)")
         }
-        family(&out, MetricSchema.retries)
-        for (key, value) in keys {
-            for (category, count) in value.retryCounts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                sample(&out, MetricSchema.retries, [key, category.rawValue], "\(count)")
-            }
-        }
+        counters(&out, MetricSchema.retries, keys, by: \.retryCounts)
         family(&out, MetricSchema.rejections)
         for (key, value) in keys {
             for kind in MetricSchema.rejectionKinds.sorted(by: { $0.rawValue < $1.rawValue }) {
@@ -126,6 +116,19 @@ public struct PrometheusExporter: Sendable {
         sample(&out, family, [key], "\(latency.totalCount)", suffix: "_bucket", le: "+Inf")
         sample(&out, family, [key], Self.number(Double(latency.sumMicroseconds) / 1_000_000), suffix: "_sum")
         sample(&out, family, [key], "\(latency.totalCount)", suffix: "_count")
+    }
+
+    /// `family` (labelled by key and one name) with each key's counts from `counts`, sorted by name.
+    private func counters<Name: RawRepresentable>(
+        _ out: inout String, _ family: MetricFamily, _ keys: [(key: String, value: SourceMetrics)],
+        by counts: (SourceMetrics) -> [Name: UInt64]
+    ) where Name.RawValue == String {
+        self.family(&out, family)
+        for (key, value) in keys {
+            for (name, count) in counts(value).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                sample(&out, family, [key, name.rawValue], "\(count)")
+            }
+        }
     }
 
     private func family(_ out: inout String, _ family: MetricFamily) {
