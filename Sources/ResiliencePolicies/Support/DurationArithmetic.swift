@@ -14,8 +14,10 @@ enum DurationArithmetic {
         // there) divided by 5¹⁸, a 64-bit division by a constant (a multiplication); the remainder, below
         // 10¹⁸, is exact in the low 64 bits. The adaptive limiter converts twice per call.
         let high = duration._high
+        let low = duration._low
+        // Under a second (a round trip, mostly): no whole seconds, and 0 + x is x.
+        if high == 0 && low < 1_000_000_000_000_000_000 { return Double(Int64(low)) * 1e-18 }
         if high >= 0 && high < 1 << 18 {
-            let low = duration._low
             let whole = (UInt64(high) << 46 | low >> 18) / 3_814_697_265_625
             let attoseconds = low &- whole &* 1_000_000_000_000_000_000
             return Double(Int64(whole)) + Double(Int64(attoseconds)) * 1e-18
