@@ -19,12 +19,17 @@ struct DurationArithmeticTests {
             .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(9), .seconds(10), .seconds(-10),
             .seconds(3_600 * 24 * 365), .milliseconds(-1_500),
             Duration(secondsComponent: 1_000_000_000, attosecondsComponent: 999_999_999_999_999_999),
+            // Either side of 2⁸² attoseconds (about 56 days), where the division by 5¹⁸ gives way to 128 bits.
+            Duration(_high: (1 << 18) - 1, low: .max), Duration(_high: 1 << 18, low: 0),
+            Duration(_high: 0, low: .max), Duration(_high: 1, low: 0),
         ]
         for _ in 0..<20_000 {
             let seconds = Int64.random(in: -1_000_000_000...1_000_000_000, using: &random)
             let attoseconds = Int64.random(in: -999_999_999_999_999_999...999_999_999_999_999_999, using: &random)
             durations.append(Duration(secondsComponent: seconds, attosecondsComponent: attoseconds))
             durations.append(.nanoseconds(Int64.random(in: -20_000_000_000...20_000_000_000, using: &random)))
+            let withinDays = Int64.random(in: 0...4_835_703, using: &random)
+            durations.append(Duration(secondsComponent: withinDays, attosecondsComponent: max(attoseconds, 0)))
         }
         let mismatches = durations.filter {
             DurationArithmetic.seconds($0).bitPattern != Self.componentsSum($0).bitPattern

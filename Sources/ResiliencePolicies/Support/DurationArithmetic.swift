@@ -9,6 +9,19 @@ enum DurationArithmetic {
 
     /// `duration` in seconds: whole seconds plus attoseconds × 10⁻¹⁸, as `duration.components` splits it.
     static func seconds(_ duration: Duration) -> Double {
+        // The same split without a 128-bit division for every duration from zero to 2⁸² attoseconds (56 days):
+        // 10¹⁸ = 2¹⁸ × 5¹⁸, so the whole seconds are the attoseconds shifted right by 18 (a 64-bit value
+        // there) divided by 5¹⁸, a 64-bit division by a constant (a multiplication); the remainder, below
+        // 10¹⁸, is exact in the low 64 bits. The adaptive limiter converts twice per call.
+        let high = duration._high
+        let low = duration._low
+        // Under a second (a round trip, mostly): no whole seconds, and 0 + x is x.
+        if high == 0 && low < 1_000_000_000_000_000_000 { return Double(Int64(low)) * 1e-18 }
+        if high >= 0 && high < 1 << 18 {
+            let whole = (UInt64(high) << 46 | low >> 18) / 3_814_697_265_625
+            let attoseconds = low &- whole &* 1_000_000_000_000_000_000
+            return Double(Int64(whole)) + Double(Int64(attoseconds)) * 1e-18
+        }
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
             // The same split (truncated towards zero) by one native 128-bit division: `components` divides
             // in emulated 128-bit arithmetic, about 190 instructions, twice per call of the adaptive limiter.

@@ -58,6 +58,20 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
         }
     }
 
+    /// Takes a slot for a call of `priorityClass` if one may start now, else `nil`: the stage's success path,
+    /// which has no decision to build (a decision carries an error code, a string, to copy and release).
+    @usableFromInline
+    func admit(now: ResilienceInstant, priorityClass: Int) -> RateLimitPermit? {
+        state.withLock { $0.tryAcquire(priorityClass, now: now) }
+    }
+
+    /// The refusal of a call that found no slot: `bulkheadFull`, with the hint (as ``tryAcquire(now:priority:)``
+    /// gives it).
+    @usableFromInline
+    var rejection: RateLimitDecision {
+        .rejected(.bulkheadFull, retryAfter: state.withLock { $0.retryHint })
+    }
+
     /// Frees the call's slot, learns from how it ended (its round trip is `now` − the permit's admission) and
     /// hands freed slots to waiters; returns the old and new limit when the limit changed.
     @discardableResult

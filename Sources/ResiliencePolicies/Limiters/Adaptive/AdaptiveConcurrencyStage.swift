@@ -88,8 +88,10 @@ extension AdaptiveConcurrencyStage: SteppedStage {
     /// Takes a slot at once, or stops to wait or reject.
     @inlinable @inline(__always)
     func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
-        let decision = limiter.tryAcquire(now: frame.start, priority: context.priority)
-        guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
+        let priorityClass = AdaptiveConcurrencyLimiter.priorityClass(context.priority)
+        guard let permit = limiter.admit(now: frame.start, priorityClass: priorityClass) else {
+            return StageStop(.mustWait(limiter.rejection))
+        }
         frame.store(permit, at: offset)
         return nil
     }

@@ -46,8 +46,10 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
             longRoundTrip = recent
         } else if recent <= longRoundTrip {
             longRoundTrip += (recent - longRoundTrip) / max(fallWindow, 1)
-        } else {
-            let elapsed = max(0, now - longUpdatedAt)
+        } else if now > longUpdatedAt {
+            // 1 − e⁰ is 0: a sample ending at the same instant as the last one (the simulator's clock) does
+            // not move the baseline, and skips the exponential.
+            let elapsed = now - longUpdatedAt
             let towards = min(recent, longRoundTrip * riseCeiling)
             longRoundTrip += (towards - longRoundTrip) * (1 - exp(-elapsed / rise))
         }

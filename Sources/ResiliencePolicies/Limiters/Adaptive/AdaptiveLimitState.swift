@@ -17,9 +17,15 @@ struct AdaptiveLimitState: SlotAdmission {
     var waiters: PriorityWaiters
     /// The most callers that may wait.
     var maximumQueued: Int { configuration.maximumQueued }
+    /// The configuration's minimum limit, converted once.
+    private let minimumLimit: Double
+    /// The configuration's maximum limit, converted once.
+    private let maximumLimit: Double
 
     init(configuration: AdaptiveConcurrencyLimiter.Configuration) {
         self.configuration = configuration
+        minimumLimit = Double(configuration.minimumLimit)
+        maximumLimit = Double(configuration.maximumLimit)
         limit = Double(configuration.initialLimit)
         wholeLimit = configuration.initialLimit
         waiters = PriorityWaiters(capacity: min(configuration.maximumQueued, 64))
@@ -44,10 +50,9 @@ struct AdaptiveLimitState: SlotAdmission {
         let sample = AdaptiveLimitSample(
             roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,
             completedAt: DurationArithmetic.seconds(now.offset))
-        let next = configuration.algorithm.nextLimit(
-            limit, sample, minimum: Double(configuration.minimumLimit), &memory)
+        let next = configuration.algorithm.nextLimit(limit, sample, minimum: minimumLimit, &memory)
         limit = next.isFinite ? next : limit
-        limit = min(max(limit, Double(configuration.minimumLimit)), Double(configuration.maximumLimit))
+        limit = min(max(limit, minimumLimit), maximumLimit)
         let previous = wholeLimit
         wholeLimit = Int(limit)
         guard wholeLimit != previous else { return nil }
