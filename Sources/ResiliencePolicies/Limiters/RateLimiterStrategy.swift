@@ -88,14 +88,9 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             settings: [.init("policy", limiter.policyDescription), .init("waits", String(waits))])
     }
 
-    /// How a failed call counts for limiters that learn: overload answers are backend rejections; local
-    /// rejections and cancellation are abandoned; anything else the backend handled is an accept.
-    @usableFromInline
-    static func outcome(of error: any Error, _ context: ResilienceContext) -> RateLimitOutcome {
-        outcome(of: context.classify(error))
-    }
-
-    /// How a failed call classified as `classification` counts for limiters that learn.
+    /// How a failed call classified as `classification` counts for limiters that learn: overload answers are
+    /// backend rejections; local rejections and cancellation are abandoned; anything else the backend handled is
+    /// an accept.
     @usableFromInline
     static func outcome(of classification: FailureClassification) -> RateLimitOutcome {
         if Task.isCancelled || classification.category == .cancelled || classification.requestWasNotSent {
@@ -108,6 +103,27 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             return .abandoned
         default:
             return .accepted
+        }
+    }
+
+    /// Runs `next` once under `permit`, which a limiter stage waited for, and releases the permit exactly once:
+    /// through `accepted` after `next` returned (its output already in the caller's return slot), or through
+    /// `failed` with how it failed. The `resume` step of this stage and of ``AdaptiveConcurrencyStage``.
+    @inlinable
+    static func run<Output: Sendable>(
+        holding permit: RateLimitPermit, _ context: ResilienceContext,
+        next: (ResilienceContext) async throws -> Output, accepted: (RateLimitPermit) -> Void,
+        failed: (RateLimitPermit, inout StageFailure) -> Void
+    ) async throws -> Output {
+        var succeeded = true
+        defer { if succeeded { accepted(permit) } }
+        do {
+            return try await next(context)
+        } catch {
+            succeeded = false
+            var failure = StageFailure(error)
+            failed(permit, &failure)
+            throw error
         }
     }
 
@@ -149,17 +165,10 @@ extension RateLimiterStrategy: SteppedStage {
     ) async throws -> Output {
         guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
         let permit = try await waitForPermit(after: decision, context)
-        var succeeded = true
-        // Releases after the output went straight into the caller's return slot.
-        defer { if succeeded { releaseAccepted(permit, admittedAt: nil, context) } }
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            var failure = StageFailure(error)
-            releaseFailed(permit, &failure, context)
-            throw error
-        }
+        return try await Self.run(
+            holding: permit, context, next: next,
+            accepted: { releaseAccepted($0, admittedAt: nil, context) },
+            failed: { releaseFailed($0, &$1, context) })
     }
 
     /// Releases the permit with how the call failed, and passes the failure on.

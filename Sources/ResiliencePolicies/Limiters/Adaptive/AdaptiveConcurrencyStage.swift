@@ -25,16 +25,6 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
         self.waits = waits
     }
 
-    /// Acquires, runs and releases one call (the stage's steps, below). The success path takes the limiter's
-    /// lock twice and reads the clock once more after the call (the round trip).
-    @inlinable
-    public func execute<Output: Sendable>(
-        _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        try await StageDriver.run(self, context, next)
-    }
-
     /// `adaptive-concurrency(policy: adaptive-concurrency(gradient2(…), …), waits: false)`.
     public var stageDescription: StageDescription {
         StageDescription(
@@ -110,17 +100,13 @@ extension AdaptiveConcurrencyStage: SteppedStage {
     ) async throws -> Output {
         guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
         let permit = try await waitForPermit(after: decision, context)
-        var succeeded = true
-        // Releases after the output went straight into the caller's return slot.
-        defer { if succeeded { complete(permit, .accepted, now: context.clock.now(), context) } }
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            let outcome = RateLimiterStrategy.outcome(of: error, context)
-            complete(permit, outcome, now: context.clock.now(), context)
-            throw error
-        }
+        return try await RateLimiterStrategy.run(
+            holding: permit, context, next: next,
+            accepted: { complete($0, .accepted, now: context.clock.now(), context) },
+            failed: { permit, failure in
+                let outcome = RateLimiterStrategy.outcome(of: failure.classification(in: context))
+                complete(permit, outcome, now: context.clock.now(), context)
+            })
     }
 
     /// Releases the slot with how the call failed, and passes the failure on.
