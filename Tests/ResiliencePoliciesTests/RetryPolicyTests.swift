@@ -129,6 +129,24 @@ struct RetryPolicyTests {
         }
     }
 
+    @Test(
+        "The standard and background policies draw full jitter over 1 s ×2 and say the delay before jitter",
+        arguments: [StandardRetryPolicy.standard, .background])
+    func fullJitterPresets(policy: StandardRetryPolicy) {
+        for number in 1...2 {
+            let unjittered = Double(1 << (number - 1))
+            let delays = (1...200).map { seed in
+                let decision = decide(
+                    policy, RetryAttempt(number: number, failure: failure(.serverError)), seed: UInt64(seed))
+                #expect(decision.unjitteredDelay?.seconds == unjittered)
+                return decision.delay!.seconds
+            }
+            // Spread over the whole delay, not ±20 % of it.
+            #expect(delays.allSatisfy { (0...unjittered).contains($0) })
+            #expect(delays.min()! < 0.1 * unjittered && delays.max()! > 0.9 * unjittered)
+        }
+    }
+
     @Test("Seed 002 preset: 1 s doubling plus 0–500 ms, 3 attempts")
     func apiClientPreset() {
         for seed in 1...100 {
