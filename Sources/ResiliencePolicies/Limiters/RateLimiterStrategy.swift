@@ -106,27 +106,6 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         }
     }
 
-    /// Runs `next` once under `permit`, which a limiter stage waited for, and releases the permit exactly once:
-    /// through `accepted` after `next` returned (its output already in the caller's return slot), or through
-    /// `failed` with how it failed. The `resume` step of this stage and of ``AdaptiveConcurrencyStage``.
-    @inlinable
-    static func run<Output: Sendable>(
-        holding permit: RateLimitPermit, _ context: ResilienceContext,
-        next: (ResilienceContext) async throws -> Output, accepted: (RateLimitPermit) -> Void,
-        failed: (RateLimitPermit, inout StageFailure) -> Void
-    ) async throws -> Output {
-        var succeeded = true
-        defer { if succeeded { accepted(permit) } }
-        do {
-            return try await next(context)
-        } catch {
-            succeeded = false
-            var failure = StageFailure(error)
-            failed(permit, &failure)
-            throw error
-        }
-    }
-
     @usableFromInline
     static func emitLimited(_ context: ResilienceContext, _ retryAfter: Duration?, _ detail: String) {
         context.emit(.rateLimited) { event in
@@ -136,12 +115,9 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     }
 }
 
-// The stage's steps (`StageDriver.swift`): `enter` takes a permit at once or stops to wait for one, `exit`
-// releases it as accepted, `recover` releases it with how the call failed, `resume` waits for a permit and
-// then runs `next` once.
-extension RateLimiterStrategy: SteppedStage {
-    @inlinable var recordSize: Int { MemoryLayout<RateLimitPermit>.stride }
-
+// The stage's steps (`StageDriver.swift`): `enter` takes a permit at once or stops to wait for one; the
+// permit's release in `exit`, `recover` and `resume` is `PermitStage`'s.
+extension RateLimiterStrategy: PermitStage {
     /// Takes a permit at once, or stops to wait for one.
     @inlinable @inline(__always)
     func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
@@ -149,36 +125,6 @@ extension RateLimiterStrategy: SteppedStage {
         guard case .admitted(let permit) = decision else { return StageStop(.mustWait(decision)) }
         frame.store(permit, at: offset)
         return nil
-    }
-
-    /// Releases the permit as accepted.
-    @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
-        releaseAccepted(frame.load(RateLimitPermit.self, at: offset), admittedAt: frame.start, context)
-    }
-
-    /// Waits for a permit (or throws the rejection), then runs `next` under it and releases it.
-    @inlinable
-    func resume<Output: Sendable>(
-        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
-        let permit = try await waitForPermit(after: decision, context)
-        return try await Self.run(
-            holding: permit, context, next: next,
-            accepted: { releaseAccepted($0, admittedAt: nil, context) },
-            failed: { releaseFailed($0, &$1, context) })
-    }
-
-    /// Releases the permit with how the call failed, and passes the failure on.
-    @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        releaseFailed(frame.load(RateLimitPermit.self, at: offset), &failure, context)
-        throw failure.passOn()
     }
 }
 

@@ -69,12 +69,9 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     }
 }
 
-// The stage's steps (`StageDriver.swift`): `enter` takes a slot for the call's priority or stops, `exit`
-// releases it with the round trip, `recover` releases it with how the call failed, `resume` waits for a slot
-// (or rejects) and then runs `next` once.
-extension AdaptiveConcurrencyStage: SteppedStage {
-    @inlinable var recordSize: Int { MemoryLayout<RateLimitPermit>.stride }
-
+// The stage's steps (`StageDriver.swift`): `enter` takes a slot for the call's priority or stops; the slot's
+// release in `exit`, `recover` and `resume` is `PermitStage`'s, with the round trip and how the call ended.
+extension AdaptiveConcurrencyStage: PermitStage {
     /// Takes a slot at once, or stops to wait or reject.
     @inlinable @inline(__always)
     func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop? {
@@ -86,38 +83,18 @@ extension AdaptiveConcurrencyStage: SteppedStage {
         return nil
     }
 
-    /// Releases the slot as accepted, with the round trip up to now.
+    /// Releases the slot as accepted, with the round trip up to now (`admittedAt` is not needed: the permit
+    /// carries its admission instant).
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
-        complete(frame.load(RateLimitPermit.self, at: offset), .accepted, now: context.clock.now(), context)
+    func releaseAccepted(_ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext) {
+        complete(permit, .accepted, now: context.clock.now(), context)
     }
 
-    /// Waits for a slot (or throws the rejection), then runs `next` under it and releases it.
-    @inlinable
-    func resume<Output: Sendable>(
-        after stop: StageStop, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
-        guard case .mustWait(let decision) = stop.reason else { throw stop.failure(key: context.key) }
-        let permit = try await waitForPermit(after: decision, context)
-        return try await RateLimiterStrategy.run(
-            holding: permit, context, next: next,
-            accepted: { complete($0, .accepted, now: context.clock.now(), context) },
-            failed: { permit, failure in
-                let outcome = RateLimiterStrategy.outcome(of: failure.classification(in: context))
-                complete(permit, outcome, now: context.clock.now(), context)
-            })
-    }
-
-    /// Releases the slot with how the call failed, and passes the failure on.
+    /// Releases the slot with how the call failed.
     @inlinable @inline(__always)
-    func recover<Output: Sendable>(
-        after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
-        next: (ResilienceContext) async throws -> Output
-    ) async throws -> Output {
+    func releaseFailed(_ permit: RateLimitPermit, _ failure: inout StageFailure, _ context: ResilienceContext) {
         let outcome = RateLimiterStrategy.outcome(of: failure.classification(in: context))
-        complete(frame.load(RateLimitPermit.self, at: offset), outcome, now: context.clock.now(), context)
-        throw failure.passOn()
+        complete(permit, outcome, now: context.clock.now(), context)
     }
 }
 
