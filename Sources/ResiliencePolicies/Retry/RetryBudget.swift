@@ -18,7 +18,7 @@
 ///   retry draws on `ratio` × the window's requests instead. Jitter may draw that backoff short; a refused retry then
 ///   asks again at the backoff's delay before jitter (the evidence, and the window's share of the requests that came
 ///   meanwhile, have had the whole backoff to come), but only while the scope shows traffic of its own: first attempts
-///   that started while one of its refused retries waited (``holdsForEvidence(now:)``). A caller alone in its scope,
+///   that started while one of its refused retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in its scope,
 ///   whose next request waits for this one, never sees any, so its refused retries give up at their jittered delay and
 ///   keep the spread jitter gives.
 ///
@@ -110,7 +110,7 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     }
 
     /// Marks the start of a wait by a retry this budget refused: first attempts that start until the matching
-    /// ``endHold()`` show traffic that does not wait on the scope's refused retries (``holdsForEvidence(now:)``).
+    /// ``endHold()`` show traffic that does not wait on the scope's refused retries (``hasTrafficBesideHeldRetries(now:)``).
     /// ``RetryStrategy`` calls it around the backoff a refused retry waits out.
     func beginHold() { state.withLock { $0.held += 1 } }
 
@@ -120,7 +120,7 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// Whether first attempts started in the window while a retry of this scope waited after a refusal: the
     /// scope has traffic that does not wait on its refused retries, so a later first attempt may yet show that
     /// the server answers, and a refused retry may wait for it up to its backoff's delay before jitter.
-    func holdsForEvidence(now: ResilienceInstant) -> Bool {
+    func hasTrafficBesideHeldRetries(now: ResilienceInstant) -> Bool {
         guard configuration.funding == .failedFirstAttempts else { return false }
         return state.withLock { state in
             state.slide(to: now)

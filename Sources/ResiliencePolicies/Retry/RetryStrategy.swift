@@ -166,7 +166,7 @@ public struct RetryStrategy: ResilienceStrategy {
     /// Waits out a refused retry's backoff, `delay` after `failure`, then asks `budget` again
     /// (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``); returns whether it granted the retry. When
     /// jitter drew `delay` shorter than the backoff's `unjitteredDelay` and the scope has traffic that does not
-    /// wait on its refused retries (``RetryBudget/holdsForEvidence(now:)``), a refusal waits on up to
+    /// wait on its refused retries (``RetryBudget/hasTrafficBesideHeldRetries(now:)``), a refusal waits on up to
     /// `unjitteredDelay` (never past `deadline`) and asks once more: the evidence of a live server, and the
     /// window's share of the requests that arrive meanwhile, have the backoff's whole time to come. A caller
     /// alone in its scope gives up at `delay`, keeping the spread of its jitter.
@@ -182,7 +182,7 @@ public struct RetryStrategy: ResilienceStrategy {
         var end = failure.advanced(by: DurationArithmetic.clamp(unjitteredDelay))
         if let deadline, deadline < end { end = deadline }
         let now = clock.now()
-        guard now < end, budget.holdsForEvidence(now: now) else { return false }
+        guard now < end, budget.hasTrafficBesideHeldRetries(now: now) else { return false }
         try await clock.sleep(for: now.duration(to: end))
         return budget.tryWithdraw(afterFailureAt: failure, priority: priority)
     }
