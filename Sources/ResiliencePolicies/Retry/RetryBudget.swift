@@ -18,9 +18,9 @@
 ///   retry draws on `ratio` × the window's requests instead. Jitter may draw that backoff short; a refused retry then
 ///   asks again at the backoff's delay before jitter (the evidence, and the window's share of the requests that came
 ///   meanwhile, have had the whole backoff to come), but only while the scope shows traffic of its own: first attempts
-///   that started while one of its refused retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in its scope,
-///   whose next request waits for this one, never sees any, so its refused retries give up at their jittered delay and
-///   keep the spread jitter gives.
+///   that started while one of its refused retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in
+///   its scope, whose next request waits for this one, never sees any, so its refused retries give up at their jittered
+///   delay and keep the spread jitter gives.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
@@ -110,8 +110,9 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     }
 
     /// Marks the start of a wait by a retry this budget refused: first attempts that start until the matching
-    /// ``endHold()`` show traffic that does not wait on the scope's refused retries (``hasTrafficBesideHeldRetries(now:)``).
-    /// ``RetryStrategy`` calls it around the backoff a refused retry waits out.
+    /// ``endHold()`` show traffic that does not wait on the scope's refused retries
+    /// (``hasTrafficBesideHeldRetries(now:)``). ``RetryStrategy`` calls it around the backoff a refused retry waits
+    /// out.
     func beginHold() { state.withLock { $0.held += 1 } }
 
     /// Marks the end of a wait that ``beginHold()`` started.
