@@ -193,7 +193,7 @@ struct SharedBreakerTests {
         #expect(breaker.admit(now: now).permit == nil)
     }
 
-    @Test func staleOutcomesAfterAnAdoptedChangeAreIgnored() async {
+    @Test func staleOutcomesAfterAnAdoptedChangeAreIgnored() async throws {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
         let first = SharedBreaker(store: store, configuration("a"), clock: resilienceClock)
         let second = SharedBreaker(store: store, configuration("b"), clock: resilienceClock)
@@ -206,7 +206,9 @@ struct SharedBreakerTests {
             return
         }
         _ = fail(first, times: 3)
-        for _ in 0..<200 { await Task.yield() }
+        // The first breaker writes its opening on its own task: the second's refresh must find it stored.
+        let stored = try await storedRecord(in: store) { $0?.state == .open }
+        #expect(stored?.state == .open)
         await refreshAll(2)
         #expect(await settles { second.metrics(now: now).state == .open })
         #expect(second.record(.success, for: early, now: now) == nil)
