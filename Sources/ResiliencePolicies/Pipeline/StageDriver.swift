@@ -211,7 +211,7 @@ struct StageFrame: Sendable {
 
 extension SteppedStage {
     /// Runs `next` through this stage's steps, on the driver: the `execute(_:next:)` of every built-in stage
-    /// that does nothing around its steps (retry, circuit breaker, rate limiter).
+    /// that does nothing around its steps (retry, circuit breaker, rate limiter, adaptive concurrency).
     @inlinable
     public func execute<Output: Sendable>(
         _ context: ResilienceContext,
