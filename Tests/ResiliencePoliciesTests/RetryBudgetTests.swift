@@ -302,13 +302,52 @@ struct RetryBudgetTests {
         #expect(outage.callCount == 2)
     }
 
+    @Test("With an evidence wait, a refused retry beside other traffic asks again at its unjittered delay and then")
+    func refusedRetryWaitsForEvidenceUpToTheEvidenceWait() async throws {
+        var configuration = RetryBudgetConfiguration.smoothed
+        configuration.evidenceWait = .seconds(2)
+        let (clock, retry, context, healthy) = try await scopeWithShortDraws(configuration)
+        let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(3)])
+        let held = Task { try await retry.execute(context, next: brownout.callAsFunction) }
+        await clock.waitForSleepers()
+        // Another caller's first attempt (a 404: traffic, but no evidence) starts while it waits.
+        clock.advance(by: .milliseconds(50))
+        let missing = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
+        _ = try? await retry.execute(context, next: missing.callAsFunction)
+        // Refused at its 100 ms draw and at its unjittered 1 s: no first attempt has succeeded since the failure.
+        clock.advance(by: .milliseconds(950))
+        await clock.waitForSleepers()
+        #expect(brownout.callCount == 1)
+        // A success that starts at 1.5 s is the evidence; the retry goes when it asks again at 2 s.
+        clock.advance(by: .milliseconds(500))
+        _ = try await retry.execute(context, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(499))
+        await clock.waitForSleepers()
+        #expect(brownout.callCount == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(try await held.value == 3)
+        #expect(brownout.callCount == 2)
+        // Alone in its scope (no first attempt starts while it waits), a refused retry still gives up at its draw.
+        clock.advance(by: .seconds(30))
+        for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }
+        let alone = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(2)])
+        let lone = Task { try await retry.execute(context, next: alone.callAsFunction) }
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(100))
+        let error = await #expect(throws: ResilienceError.self) { try await lone.value }
+        #expect(error?.code == .budgetExhausted)
+        #expect(alone.callCount == 1)
+    }
+
     /// A failure-funded budget's retry stage whose jitter always draws 100 ms of a 1 s backoff, after 20 healthy
     /// calls (so the window judges by its failures, which fund no retry yet); and the healthy operation.
-    func scopeWithShortDraws() async throws -> (ManualClock, RetryStrategy, ResilienceContext, ScriptedOperation<Int>) {
+    func scopeWithShortDraws(
+        _ configuration: RetryBudgetConfiguration = .smoothed
+    ) async throws -> (ManualClock, RetryStrategy, ResilienceContext, ScriptedOperation<Int>) {
         let clock = ManualClock()
         let retry = RetryStrategy(
             policy: DrawnShortPolicy(drawn: .milliseconds(100), unjittered: .seconds(1)),
-            budget: RetryBudget(.smoothed, clock: .manual(clock)), random: SharedRandomSource(seed: 1))
+            budget: RetryBudget(configuration, clock: .manual(clock)), random: SharedRandomSource(seed: 1))
         let context = makeContext(clock)
         let healthy = ScriptedOperation<Int>([.success(1)])
         for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }

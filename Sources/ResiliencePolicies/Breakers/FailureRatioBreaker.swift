@@ -199,22 +199,14 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: the settings of ``outageOnly`` (timeouts count, so a hung
-        /// server trips it like a failing one; closed by one successful probe), but open 1 s ±20 %. The
-        /// interactive budget is funded by requests, so at a quiet key the breaker's shedding is what keeps an
-        /// outage's retries in bound: at 1 request/s, 500 ms shed a third of the calls and the outage ran at
-        /// 1.12× the offered load, 1 s sheds half (0.94×).
+        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
+        /// hung server trips it like a failing one; open 500 ms ±20 %; closed by one successful probe).
         ///
         /// It waits for a whole 10 s window without a success, as the others do: a person's app cannot tell a
         /// full outage from a heavy brownout after a handful of calls, and a brownout's successes are what the
         /// person came for. A false trip stays cheap: the next successful probe closes it again, and the open
-        /// time never grows, so a recovered server is admitted within about 1 s (well inside the interactive
-        /// preset's 10 s recovery goal).
-        public static var outageOnlyInteractive: Configuration {
-            var configuration = outageOnly
-            configuration.openDuration = BreakerBackoff(base: .seconds(1), jitter: 0.2)
-            return configuration
-        }
+        /// time never grows, so a recovered server is admitted within about half a second.
+        public static var outageOnlyInteractive: Configuration { outageOnly }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {

@@ -164,12 +164,14 @@ public struct RetryStrategy: ResilienceStrategy {
     }
 
     /// Waits out a refused retry's backoff, `delay` after `failure`, then asks `budget` again
-    /// (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``); returns whether it granted the retry. When
-    /// jitter drew `delay` shorter than the backoff's `unjitteredDelay` and the scope has traffic that does not
-    /// wait on its refused retries (``RetryBudget/hasTrafficBesideHeldRetries(now:)``), a refusal waits on up to
-    /// `unjitteredDelay` (never past `deadline`) and asks once more: the evidence of a live server, and the
-    /// window's share of the requests that arrive meanwhile, have the backoff's whole time to come. A caller
-    /// alone in its scope gives up at `delay`, keeping the spread of its jitter.
+    /// (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``); returns whether it granted the retry.
+    ///
+    /// While the scope has traffic that does not wait on its refused retries
+    /// (``RetryBudget/hasTrafficBesideHeldRetries(now:)``), a refusal waits on and asks again at the backoff's
+    /// `unjitteredDelay` after `failure` (jitter may have drawn `delay` short) and at the budget's
+    /// ``RetryBudgetConfiguration/evidenceWait`` after it, never past `deadline`: the evidence of a live server,
+    /// and the window's share of the requests that arrive meanwhile, have that long to come. A caller alone in
+    /// its scope gives up at `delay`, keeping the spread of its jitter.
     func waitForGrant(
         of budget: RetryBudget, failure: ResilienceInstant, delay: Duration, unjitteredDelay: Duration?,
         deadline: ResilienceInstant?, priority: RequestPriority, clock: ResilienceClock
@@ -178,13 +180,17 @@ public struct RetryStrategy: ResilienceStrategy {
         defer { budget.endHold() }
         try await clock.sleep(for: delay)
         if budget.tryWithdraw(afterFailureAt: failure, priority: priority) { return true }
-        guard let unjitteredDelay, unjitteredDelay > delay else { return false }
-        var end = failure.advanced(by: DurationArithmetic.clamp(unjitteredDelay))
-        if let deadline, deadline < end { end = deadline }
-        let now = clock.now()
-        guard now < end, budget.hasTrafficBesideHeldRetries(now: now) else { return false }
-        try await clock.sleep(for: now.duration(to: end))
-        return budget.tryWithdraw(afterFailureAt: failure, priority: priority)
+        var asked = delay
+        for wait in [unjitteredDelay ?? .zero, budget.configuration.evidenceWait] where wait > asked {
+            asked = wait
+            var end = failure.advanced(by: DurationArithmetic.clamp(wait))
+            if let deadline, deadline < end { end = deadline }
+            let now = clock.now()
+            guard now < end, budget.hasTrafficBesideHeldRetries(now: now) else { return false }
+            try await clock.sleep(for: now.duration(to: end))
+            if budget.tryWithdraw(afterFailureAt: failure, priority: priority) { return true }
+        }
+        return false
     }
 
     /// `retry(policy: …, budget: …)`.
