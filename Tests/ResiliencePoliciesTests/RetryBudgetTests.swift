@@ -302,7 +302,7 @@ struct RetryBudgetTests {
         #expect(outage.callCount == 2)
     }
 
-    @Test("With an evidence wait, a refused retry beside other traffic asks again at its unjittered delay and then")
+    @Test("A refused retry beside other traffic asks again at its unjittered delay and at the evidence wait")
     func refusedRetryWaitsForEvidenceUpToTheEvidenceWait() async throws {
         var configuration = RetryBudgetConfiguration.smoothed
         configuration.evidenceWait = .seconds(2)
