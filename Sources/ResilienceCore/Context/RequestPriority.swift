@@ -26,7 +26,8 @@ public struct RequestPriority: RawRepresentable, Hashable, Comparable, Sendable,
     /// A request that can be dropped under overload (prefetch, analytics, background refresh): shed first.
     public static let sheddable = RequestPriority(rawValue: 100)
 
-    /// Whether `lhs` matters less than `rhs`.
+    /// Whether `lhs` matters less than `rhs` (inlinable: a limiter compares priorities on every admission).
+    @inlinable
     public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// `critical`, `default`, `sheddable`, or the number of any other level.

@@ -200,9 +200,17 @@ enum SlotWaiting {
         return permit
     }
 
-    /// Resumes the waiters handed a slot (after the lock is released).
+    /// Resumes the waiters handed a slot (after the lock is released). Inlined, so that a release with
+    /// nobody waiting (`nil`) checks one pointer and pays nothing for the handovers' type metadata.
+    @inline(__always)
     static func resume(_ handed: [Handover]?) {
         guard let handed, !handed.isEmpty else { return }
+        resumeAll(handed)
+    }
+
+    /// ``resume(_:)`` once somebody was handed a slot.
+    @inline(never)
+    private static func resumeAll(_ handed: [Handover]) {
         for handover in handed { handover.continuation.resume(returning: handover.permit) }
     }
 

@@ -535,14 +535,16 @@ enum StageDriver {
     }
 }
 
-/// A pipeline's chain of stepped stages behind its type-erased box: the chain's steps as three closures
+/// A pipeline's chain of stepped stages behind its type-erased box: the chain's steps as closures
 /// specialised for the chain when the pipeline is built. Each takes the box (the stages) as an argument, so
 /// none captures anything.
 @usableFromInline
 struct ChainSteps: Sendable {
-    /// Enters (`true`) or leaves (`false`) every stage: synchronous, the success path.
-    @usableFromInline let step:
-        @Sendable (_ entering: Bool, AnyStrategyBox, ResilienceContext, inout StageFrame) -> StageStop?
+    /// Enters every stage, outermost first: `nil` to run the operation, else where and why they stopped.
+    @usableFromInline let enter: @Sendable (AnyStrategyBox, ResilienceContext, inout StageFrame) -> StageStop?
+    /// Leaves every stage, innermost first, after the operation returned (returns nothing, so that the
+    /// success path has no optional stop to check and destroy).
+    @usableFromInline let exit: @Sendable (AnyStrategyBox, ResilienceContext, inout StageFrame) -> Void
     /// Whether some stage of the chain narrows the context the operation gets.
     @usableFromInline let narrowsContext: Bool
     /// Narrows the context the operation gets, every stage outermost first (called only when
@@ -559,11 +561,11 @@ struct ChainSteps: Sendable {
 
     @inlinable
     init<Stage: SteppedStage>(for stage: Stage) {
-        step = { entering, box, context, frame in
-            let stages = unsafeDowncast(box, to: StrategyBox<Stage>.self)
-            if entering { return stages.root.enterAll(context, &frame) }
-            stages.root.exitAll(context, &frame)
-            return nil
+        enter = { box, context, frame in
+            unsafeDowncast(box, to: StrategyBox<Stage>.self).root.enterAll(context, &frame)
+        }
+        exit = { box, context, frame in
+            unsafeDowncast(box, to: StrategyBox<Stage>.self).root.exitAll(context, &frame)
         }
         narrowsContext = stage.narrowsContext
         narrow = { box, context, start in
@@ -580,7 +582,7 @@ struct ChainSteps: Sendable {
 extension AnyStrategyBox: StageRunner {
     @inlinable @inline(__always)
     func enterAll(_ context: ResilienceContext, _ frame: inout StageFrame) -> StageStop? {
-        steps.unsafelyUnwrapped.step(true, self, context, &frame)
+        steps.unsafelyUnwrapped.enter(self, context, &frame)
     }
 
     @inlinable @inline(__always)
@@ -593,7 +595,7 @@ extension AnyStrategyBox: StageRunner {
 
     @inlinable @inline(__always)
     func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame) {
-        _ = steps.unsafelyUnwrapped.step(false, self, context, &frame)
+        steps.unsafelyUnwrapped.exit(self, context, &frame)
     }
 
     /// Keeps the output of the operation's run that returned. Not inlined: only failures and waits come here.
