@@ -100,8 +100,8 @@ public struct RetryStrategy: ResilienceStrategy {
         // The classification when a stage inside already asked for it (`circuitOpen` is never retried, and
         // with nobody listening the loop would only pass it on); else the error's own code, which is cheaper
         // to read than a classification.
-        if let known = failure.knownClassification {
-            guard known.category == .circuitOpen else { return nil }
+        if let knownCategory = failure.knownClassification?.category {
+            guard knownCategory == .circuitOpen else { return nil }
         } else {
             guard let rejection = failure.error as? ResilienceError, rejection.code == .circuitOpen else { return nil }
         }
