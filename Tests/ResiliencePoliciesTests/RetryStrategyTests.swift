@@ -100,6 +100,41 @@ struct RetryStrategyTests {
         #expect(operation.callCount == 1)
     }
 
+    @Test("A failure a stage inside classified as circuit-open is passed on as it is, never retried")
+    func classifiedCircuitOpenPassedOn() async {
+        struct Always: RetryPolicy {
+            func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
+                .retry(after: .zero)
+            }
+        }
+        let clock = ManualClock()
+        // Not a `ResilienceError`: only its classification, which the limiter inside asks for, says circuit-open.
+        let remoteRejection = TestFailure(category: .circuitOpen)
+        let operation = ScriptedOperation<Int>([.failure(remoteRejection)])
+        let pipeline = Pipeline {
+            RetryStrategy(policy: Always())
+            RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1_000, burst: 1_000)))
+        }
+        await #expect(throws: remoteRejection) {
+            try await pipeline.execute(makeContext(clock), operation.callAsFunction)
+        }
+        #expect(operation.callCount == 1)
+    }
+
+    @Test("A transient failure a stage inside already classified is still retried")
+    func classifiedTransientFailureRetried() async throws {
+        let clock = ManualClock()
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(7)])
+        let pipeline = Pipeline {
+            RetryStrategy(policy: policy)
+            RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1_000, burst: 1_000)))
+        }
+        let context = makeContext(clock)
+        let task = Task { try await pipeline.execute(context, operation.callAsFunction) }
+        #expect(try await drive(clock, task, sleeps: 1) == 7)
+        #expect(operation.callCount == 2)
+    }
+
     @Test("Non-transient failures and non-idempotent sent requests are not retried")
     func guardApplies() async {
         let clock = ManualClock()

@@ -107,10 +107,12 @@ public struct ResilienceDeadline: Sendable, Hashable {
     )
         -> ResilienceInstant?
     {
-        if Task.isCancelled { return nil }
-        if let own = error as? ResilienceError, own.code == code { return nil }
+        // The time first: before the deadline (the common failure) nothing else needs asking, and the
+        // cancellation check and the cast of `error` are the dearer questions.
         let now = context.clock.now()
-        return now >= deadline ? now : nil
+        guard now >= deadline, !Task.isCancelled else { return nil }
+        if let own = error as? ResilienceError, own.code == code { return nil }
+        return now
     }
 
     /// The ``ResilienceError`` with ``code`` that a failure classified as `underlying` becomes when it ended

@@ -70,16 +70,18 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
     }
 
     private func classification(message: FailureMessage) -> FailureClassification {
+        // An open breaker's rejection first: the commonest stage error while a dependency is down, and its
+        // code the cheapest to compare (the timeouts' are longer than a small string).
         var classification =
             switch code {
-            case .attemptTimedOut:
-                FailureClassification(category: .timeout, code: .attemptTimedOut)
-            case .deadlineExceeded:
-                FailureClassification(category: .timeout, code: .deadlineExceeded, isTransient: false)
             case .circuitOpen:
                 FailureClassification(
                     category: .circuitOpen, code: .circuitOpen, retryAfter: retryAfter, isTransient: false,
                     logLevel: .info, requestWasNotSent: true)
+            case .attemptTimedOut:
+                FailureClassification(category: .timeout, code: .attemptTimedOut)
+            case .deadlineExceeded:
+                FailureClassification(category: .timeout, code: .deadlineExceeded, isTransient: false)
             case .rateLimited:
                 throttled(.rateLimitedLocally)
             case .bulkheadFull:

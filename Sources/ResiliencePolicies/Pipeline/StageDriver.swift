@@ -474,7 +474,9 @@ extension SteppedStage {
         exit(context, frame, at: 0)
     }
 
-    @inlinable
+    /// Inlined into its caller (a pipeline's `finish` step, the driver of one stage): one async call less for
+    /// every failure and wait, and nothing on the success path, which never comes here.
+    @inlinable @inline(__always)
     func finish<Output: Sendable>(
         _ end: StageEnd, _ frame: StageFrame, _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output

@@ -62,8 +62,8 @@ public struct RetryStrategy: ResilienceStrategy {
         context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
     }
 
-    /// The attempts after the first one failed with `failure`: not inlined, since failures are not the hot
-    /// path. The failure that ends them is passed on in `failure`.
+    /// The attempts after the first one failed with `failure` (which ``unretriedRejection(_:_:)`` did not end):
+    /// not inlined, since failures are not the hot path. The failure that ends them is passed on in `failure`.
     @usableFromInline
     func retry<Output: Sendable>(
         after failure: inout StageFailure, start: ResilienceInstant, context: ResilienceContext,
@@ -82,27 +82,41 @@ public struct RetryStrategy: ResilienceStrategy {
                 return output
             } catch {
                 failure.replace(with: error)
+                if let unretried = unretriedRejection(&failure, current) { throw unretried }
                 try await prepareRetry(after: &failure, attemptStart: attemptStart, context: &current, loop: &loop)
             }
         }
     }
 
-    /// Decides what follows a failed attempt: throws (passing `failure` on, or the stage's own error) when it
-    /// must not be retried, else sleeps until the next attempt and prepares its context. Not generic, so the
-    /// failure path is compiled once.
+    /// The error that ends the attempts at once when `failure` is an open breaker's rejection (never retried)
+    /// and nobody listens for the failed attempt: the cancellation when the task is cancelled, else `failure`
+    /// passed on; `nil` for any other failure, which ``prepareRetry(after:attemptStart:context:loop:)`` decides.
+    /// Synchronous, so a rejection (the commonest failure while a dependency is down) leaves the stage without
+    /// starting the retry loop. It throws what that loop would throw for the failure, without asking for
+    /// anything an event would need.
+    @inlinable @inline(__always)
+    func unretriedRejection(_ failure: inout StageFailure, _ context: ResilienceContext) -> (any Error)? {
+        guard context.telemetry?.isEnabled != true else { return nil }
+        // The classification when a stage inside already asked for it (`circuitOpen` is never retried, and
+        // with nobody listening the loop would only pass it on); else the error's own code, which is cheaper
+        // to read than a classification.
+        if let knownCategory = failure.knownClassification?.category {
+            guard knownCategory == .circuitOpen else { return nil }
+        } else {
+            guard let rejection = failure.error as? ResilienceError, rejection.code == .circuitOpen else { return nil }
+        }
+        if Task.isCancelled { return CancellationError() }
+        return failure.passOn()
+    }
+
+    /// Decides what follows a failed attempt that ``unretriedRejection(_:_:)`` did not end: throws (passing
+    /// `failure` on, or the stage's own error) when it must not be retried, else sleeps until the next attempt
+    /// and prepares its context. Not generic, so the failure path is compiled once.
     @usableFromInline
     func prepareRetry(
         after failure: inout StageFailure, attemptStart: ResilienceInstant, context current: inout ResilienceContext,
         loop: inout RetryLoop
     ) async throws {
-        // An open breaker's rejection classifies itself as `circuitOpen`, which is never retried: when nobody
-        // listens for the failed attempt, nothing needs its classification.
-        if current.telemetry?.isEnabled != true, let rejection = failure.error as? ResilienceError,
-            rejection.code == .circuitOpen
-        {
-            if Task.isCancelled { throw CancellationError() }
-            throw failure.passOn()
-        }
         let clock = current.clock
         let classification = failure.classification(in: current)
         if classification.category == .cancelled || Task.isCancelled {
@@ -223,13 +237,14 @@ extension RetryStrategy: SteppedStage {
         if frame.load(Bool.self, at: offset) { emitAttemptSucceeded(context, startedAt: frame.start) }
     }
 
-    /// The attempts after the first one failed.
+    /// The attempts after the first one failed (none after an open breaker's rejection nobody listens for).
     @inlinable @inline(__always)
     func recover<Output: Sendable>(
         after failure: inout StageFailure, _ context: inout ResilienceContext, _ frame: StageFrame, at offset: Int,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await retry(after: &failure, start: frame.start, context: context, next: next)
+        if let unretried = unretriedRejection(&failure, context) { throw unretried }
+        return try await retry(after: &failure, start: frame.start, context: context, next: next)
     }
 }
 
