@@ -315,7 +315,9 @@ struct RetryBudgetTests {
         let missing = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
         _ = try? await retry.execute(context, next: missing.callAsFunction)
         // Refused at its 100 ms draw and at its unjittered 1 s: no first attempt has succeeded since the failure.
-        clock.advance(by: .milliseconds(950))
+        clock.advance(by: .milliseconds(50))
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(900))
         await clock.waitForSleepers()
         #expect(brownout.callCount == 1)
         // A success that starts at 1.5 s is the evidence; the retry goes when it asks again at 2 s.

@@ -198,11 +198,14 @@ public struct RetryStrategy: ResilienceStrategy {
         for wait in [unjitteredDelay ?? .zero, budget.configuration.evidenceWait] where wait > asked {
             asked = wait
             var end = failure.advanced(by: DurationArithmetic.clamp(wait))
-            if let deadline, deadline < end { end = deadline }
+            var lastChance = false
+            if let deadline, deadline <= end { (end, lastChance) = (deadline, true) }
             let now = clock.now()
-            guard now < end, budget.hasTrafficBesideHeldRetries(now: now) else { return false }
-            try await clock.sleep(for: now.duration(to: end))
+            guard budget.hasTrafficBesideHeldRetries(now: now) else { return false }
+            // A task that woke late asks at once for the moment it missed.
+            if now < end { try await clock.sleep(for: now.duration(to: end)) }
             if budget.tryWithdraw(afterFailureAt: failure, priority: priority) { return true }
+            if lastChance { return false }
         }
         return false
     }
