@@ -240,18 +240,39 @@ struct RetryBudgetTests {
         #expect(alone.callCount == 1)
         // Beside other traffic: a first attempt started while it waited (a 404, so no evidence either way), so
         // at 100 ms it waits on to 1 s; a success that starts at 600 ms lets it go then.
+        let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
+        clock.advance(by: .milliseconds(50))
+        await clock.waitForSleepers()
+        #expect(brownout.callCount == 1)
+        try await expectRetryGoes(
+            held, brownout, evidenceAfter: .milliseconds(500), askAfter: .milliseconds(400),
+            in: (clock, retry, context, healthy))
+    }
+
+    /// Starts a request whose first attempt fails at once and whose retry the budget refuses, then, 50 ms later,
+    /// another caller's first attempt (a 404: traffic beside the refused retry, but no evidence either way).
+    func startRefusedRetryBesideTraffic(
+        _ retry: RetryStrategy, _ context: ResilienceContext, _ clock: ManualClock
+    ) async -> (Task<Int, any Error>, ScriptedOperation<Int>) {
         let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(3)])
         let held = Task { try await retry.execute(context, next: brownout.callAsFunction) }
         await clock.waitForSleepers()
         clock.advance(by: .milliseconds(50))
         let missing = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
         _ = try? await retry.execute(context, next: missing.callAsFunction)
-        clock.advance(by: .milliseconds(50))
-        await clock.waitForSleepers()
-        #expect(brownout.callCount == 1)
-        clock.advance(by: .milliseconds(500))
+        return (held, brownout)
+    }
+
+    /// Runs a successful first attempt of `scope` `evidenceAfter` from now and checks that the refused retry
+    /// `held` goes at its next ask, `askAfter` later, and not before.
+    func expectRetryGoes(
+        _ held: Task<Int, any Error>, _ brownout: ScriptedOperation<Int>, evidenceAfter: Duration, askAfter: Duration,
+        in scope: (ManualClock, RetryStrategy, ResilienceContext, ScriptedOperation<Int>)
+    ) async throws {
+        let (clock, retry, context, healthy) = scope
+        clock.advance(by: evidenceAfter)
         _ = try await retry.execute(context, next: healthy.callAsFunction)
-        clock.advance(by: .milliseconds(399))
+        clock.advance(by: askAfter - .milliseconds(1))
         await clock.waitForSleepers()
         #expect(brownout.callCount == 1)
         clock.advance(by: .milliseconds(1))
@@ -306,14 +327,9 @@ struct RetryBudgetTests {
     func refusedRetryWaitsForEvidenceUpToTheEvidenceWait() async throws {
         var configuration = RetryBudgetConfiguration.smoothed
         configuration.evidenceWait = .seconds(2)
-        let (clock, retry, context, healthy) = try await scopeWithShortDraws(configuration)
-        let brownout = ScriptedOperation<Int>([.failure(TestFailure.serverError), .success(3)])
-        let held = Task { try await retry.execute(context, next: brownout.callAsFunction) }
-        await clock.waitForSleepers()
-        // Another caller's first attempt (a 404: traffic, but no evidence) starts while it waits.
-        clock.advance(by: .milliseconds(50))
-        let missing = ScriptedOperation<Int>([.failure(TestFailure.notFound)])
-        _ = try? await retry.execute(context, next: missing.callAsFunction)
+        let scope = try await scopeWithShortDraws(configuration)
+        let (clock, retry, context, healthy) = scope
+        let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
         // Refused at its 100 ms draw and at its unjittered 1 s: no first attempt has succeeded since the failure.
         clock.advance(by: .milliseconds(50))
         await clock.waitForSleepers()
@@ -321,14 +337,8 @@ struct RetryBudgetTests {
         await clock.waitForSleepers()
         #expect(brownout.callCount == 1)
         // A success that starts at 1.5 s is the evidence; the retry goes when it asks again at 2 s.
-        clock.advance(by: .milliseconds(500))
-        _ = try await retry.execute(context, next: healthy.callAsFunction)
-        clock.advance(by: .milliseconds(499))
-        await clock.waitForSleepers()
-        #expect(brownout.callCount == 1)
-        clock.advance(by: .milliseconds(1))
-        #expect(try await held.value == 3)
-        #expect(brownout.callCount == 2)
+        try await expectRetryGoes(
+            held, brownout, evidenceAfter: .milliseconds(500), askAfter: .milliseconds(500), in: scope)
         // Alone in its scope (no first attempt starts while it waits), a refused retry still gives up at its draw.
         clock.advance(by: .seconds(30))
         for _ in 0..<20 { _ = try await retry.execute(context, next: healthy.callAsFunction) }

@@ -86,14 +86,9 @@ struct RetryStrategyTests {
 
     @Test("Circuit-open rejections are never retried, even by a policy that would")
     func circuitOpenNotRetried() async {
-        struct Always: RetryPolicy {
-            func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
-                .retry(after: .zero)
-            }
-        }
         let clock = ManualClock()
         let operation = ScriptedOperation<Int>([.failure(ResilienceError(.circuitOpen, retryAfter: .seconds(5)))])
-        let retry = RetryStrategy(policy: Always())
+        let retry = RetryStrategy(policy: AlwaysRetry())
         await #expect(throws: ResilienceError.self) {
             try await retry.execute(makeContext(clock), next: operation.callAsFunction)
         }
@@ -102,17 +97,12 @@ struct RetryStrategyTests {
 
     @Test("A failure a stage inside classified as circuit-open is passed on as it is, never retried")
     func classifiedCircuitOpenPassedOn() async {
-        struct Always: RetryPolicy {
-            func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
-                .retry(after: .zero)
-            }
-        }
         let clock = ManualClock()
         // Not a `ResilienceError`: only its classification, which the limiter inside asks for, says circuit-open.
         let remoteRejection = TestFailure(category: .circuitOpen)
         let operation = ScriptedOperation<Int>([.failure(remoteRejection)])
         let pipeline = Pipeline {
-            RetryStrategy(policy: Always())
+            RetryStrategy(policy: AlwaysRetry())
             RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(1_000, burst: 1_000)))
         }
         await #expect(throws: remoteRejection) {
@@ -216,4 +206,13 @@ struct RetryStrategyTests {
         #expect(first.count == 2)
         #expect(first == (try await schedule()))
     }
+}
+
+/// A policy that retries every failure at once: what only the stage's own rules can stop.
+private struct AlwaysRetry: RetryPolicy {
+    func decide<R: RandomNumberGenerator>(_ attempt: RetryAttempt, using random: inout R) -> RetryDecision {
+        .retry(after: .zero)
+    }
+
+    var policyDescription: String { "always" }
 }
