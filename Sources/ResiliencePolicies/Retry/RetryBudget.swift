@@ -17,10 +17,11 @@
 ///   (``tryWithdraw(afterFailureAt:now:priority:)``): the server answers, so this is a brownout, not an outage, and the
 ///   retry draws on `ratio` × the window's requests instead. Jitter may draw that backoff short; a refused retry then
 ///   asks again at the backoff's delay before jitter (the evidence, and the window's share of the requests that came
-///   meanwhile, have had the whole backoff to come), but only while the scope shows traffic of its own: first attempts
-///   that started while one of its refused retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in
-///   its scope, whose next request waits for this one, never sees any, so its refused retries give up at their jittered
-///   delay and keep the spread jitter gives.
+///   meanwhile, have had the whole backoff to come), and at ``RetryBudgetConfiguration/evidenceWait`` after its
+///   failure, but only while the scope shows traffic of its own: first attempts that started while one of its refused
+///   retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in its scope, whose next request waits for
+///   this one, never sees any, so its refused retries give up at their jittered delay and keep the spread jitter
+///   gives.
 ///
 /// Use one instance per key or per ``PresetScope`` (the registry builds one pipeline per key).
 /// Thread-safe: a small lock around a value-type state machine; never suspends.
