@@ -249,6 +249,26 @@ struct RetryBudgetTests {
             in: (clock, retry, context, healthy))
     }
 
+    @Test(
+        "A refused retry that wakes past its unjittered delay still waits for the evidence wait",
+        .timeLimit(.minutes(1)))
+    func lateWakeKeepsTheEvidenceWait() async throws {
+        var configuration = RetryBudgetConfiguration.smoothed
+        configuration.evidenceWait = .seconds(2)
+        let scope = try await scopeWithShortDraws(configuration)
+        let (clock, retry, context, _) = scope
+        let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
+        // Its 100 ms draw and its 1 s unjittered delay pass in one step: it asks once, late, and sleeps on to 2 s
+        // (the rule it replaced gave up here). Yield until it sleeps again, for at most 10 s of real time.
+        clock.advance(by: .milliseconds(1000))
+        let patience = ContinuousClock.now + .seconds(10)
+        while clock.sleeperCount == 0 && ContinuousClock.now < patience { await Task.yield() }
+        try #require(clock.sleeperCount == 1)
+        #expect(brownout.callCount == 1)
+        try await expectRetryGoes(
+            held, brownout, evidenceAfter: .milliseconds(450), askAfter: .milliseconds(500), in: scope)
+    }
+
     /// Starts a request whose first attempt fails at once and whose retry the budget refuses, then, 50 ms later,
     /// another caller's first attempt (a 404: traffic beside the refused retry, but no evidence either way).
     func startRefusedRetryBesideTraffic(
