@@ -253,9 +253,7 @@ struct RetryBudgetTests {
         "A refused retry that wakes past its unjittered delay still waits for the evidence wait",
         .timeLimit(.minutes(1)))
     func lateWakeKeepsTheEvidenceWait() async throws {
-        var configuration = RetryBudgetConfiguration.smoothed
-        configuration.evidenceWait = .seconds(2)
-        let scope = try await scopeWithShortDraws(configuration)
+        let scope = try await scopeWithShortDraws(.smoothedWithEvidenceWait)
         let (clock, retry, context, _) = scope
         let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
         // Its 100 ms draw and its 1 s unjittered delay pass in one step: it asks once, late, and sleeps on to 2 s
@@ -345,9 +343,7 @@ struct RetryBudgetTests {
 
     @Test("A refused retry beside other traffic asks again at its unjittered delay and at the evidence wait")
     func refusedRetryWaitsForEvidenceUpToTheEvidenceWait() async throws {
-        var configuration = RetryBudgetConfiguration.smoothed
-        configuration.evidenceWait = .seconds(2)
-        let scope = try await scopeWithShortDraws(configuration)
+        let scope = try await scopeWithShortDraws(.smoothedWithEvidenceWait)
         let (clock, retry, context, healthy) = scope
         let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
         // Refused at its 100 ms draw and at its unjittered 1 s: no first attempt has succeeded since the failure.
@@ -446,4 +442,13 @@ private struct DrawnShortPolicy: RetryPolicy {
     }
 
     var policyDescription: String { "drawn-short" }
+}
+
+extension RetryBudgetConfiguration {
+    /// `.smoothed` with a 2 s evidence wait, as `.interactive` has.
+    fileprivate static var smoothedWithEvidenceWait: RetryBudgetConfiguration {
+        var configuration = RetryBudgetConfiguration.smoothed
+        configuration.evidenceWait = .seconds(2)
+        return configuration
+    }
 }
