@@ -159,42 +159,58 @@ import Testing
         }
     }
 
+    /// The budget's rule alone for a scope of `rate` requests/s over `duration` seconds, the standard policy,
+    /// answers after 120 ms.
+    static func model(
+        _ budget: RetryBudgetConfiguration, rate: Double, duration: Double, policy: StandardRetryPolicy = .standard
+    ) -> BudgetRuleModel {
+        BudgetRuleModel(
+            budget: budget, policy: policy, deadline: 60, rate: rate, duration: duration, answer: { _ in 0.12 })
+    }
+
     @Test func theBrownoutBoundIsOneMinusPToTheNOnlyWhereTheBudgetAllowsNAttempts() {
-        let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4, duration: 200)
+        let unbudgeted = BrownoutBound(p: 0.5, attempts: 3, model: nil)
         #expect(abs(unbudgeted.success - 0.875) < 1e-12)
         #expect(!unbudgeted.isBudgetLimited)
         var byRequests = RetryBudgetConfiguration.smoothed
         byRequests.funding = .requests
-        let standard = BrownoutBound(p: 0.9, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
-        // E⌊0.1N + 1⌋ ÷ 120 with N ~ Poisson(120): 0.1 + 1/120 less the rounding down (about 0.45 ÷ 120).
-        #expect(standard.retriesAllowed > 0.100 && standard.retriesAllowed < 0.106)
+        let model = Self.model(byRequests, rate: 4, duration: 200)
+        let standard = BrownoutBound(p: 0.9, attempts: 3, model: model, modelRequests: 20_000)
+        // At most ⌊0.1N + 1⌋ retries in any 30 s holding N ~ Poisson(120) requests: 0.1 + 1/120 per request, less
+        // the rounding down and what a sliding window refuses.
+        #expect(standard.retriesAllowed > 0.09 && standard.retriesAllowed < 0.106)
         #expect(standard.isBudgetLimited)
         #expect(abs(standard.success - 0.1 * (1 + standard.retriesAllowed)) < 1e-12)
-        let light = BrownoutBound(p: 0.05, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
-        #expect(!light.isBudgetLimited)
-        #expect(abs(light.success - (1 - pow(0.05, 3))) < 1e-12)
+        // Where the budget has room, every failure is retried: 1 − p³.
+        let light = BrownoutBound(p: 0.05, attempts: 3, model: model, modelRequests: 20_000)
+        #expect(abs(light.retriesAllowed - light.retriesNeeded) < 0.004)
+        #expect(abs(light.success - (1 - pow(0.05, 3))) < 0.004)
     }
 
-    @Test func aBudgetFundedByFailuresAllowsTheRatioOfRequestsOnceTheServerAnswers() {
-        // The presets' budget at 4 requests/s: a brownout's failures see successes during their backoff, so
-        // retries draw on E⌊0.1 N⌋ ÷ 120, N ~ Poisson(120): 0.1 less the rounding down (no floor).
-        let heavy = BrownoutBound(p: 0.9, attempts: 3, budget: .smoothed, ratePerClient: 4, duration: 200)
-        #expect(heavy.retriesAllowed > 0.09 && heavy.retriesAllowed < 0.1)
-        let light = BrownoutBound(p: 0.05, attempts: 3, budget: .smoothed, ratePerClient: 4, duration: 200)
-        #expect(!light.isBudgetLimited)
+    @Test func theBudgetRuleModelGrantsWhatTheBudgetsDocumentationSays() {
+        // No failure, no retry.
+        let healthy = Self.model(.smoothed, rate: 4, duration: 200).run(p: 0, requests: 5_000, seed: 3)
+        #expect(healthy.retries == 0 && healthy.success == 1)
+        // An outage shows no first attempt succeeding, so failures fund the retries alone: the ratio of them, and
+        // the floor's one retry of each fresh scope (4 requests/s over 20 s: 1 ÷ 80 per request) at most.
+        let outage = Self.model(.smoothed, rate: 4, duration: 20).run(p: 1, requests: 20_000, seed: 3)
+        #expect(outage.retriesPerRequest <= 0.1 + 1.0 / 80 + 1e-9)
+        #expect(outage.retriesPerRequest > 0.07)
+        #expect(outage.successes == 0)
         // A scope too quiet to judge (0.02/s: a window holds 0.6 requests) retries from the floor, which starts
-        // full: over 10 s a client sends M ~ Poisson(0.2) requests and retries its first failure, so
+        // full: over 10 s a scope sends M ~ Poisson(0.2) requests and retries its first failure, so
         // a = (1 − e^(−0.2p)) ÷ 0.2, 0.653 at p = 0.7 (fewer than 10 requests: never a second floor retry).
-        let quiet = BrownoutBound(p: 0.7, attempts: 3, budget: .smoothed, ratePerClient: 0.02, duration: 10)
-        #expect(abs(quiet.retriesAllowed - (1 - exp(-0.14)) / 0.2) < 1e-6)
-        #expect(abs(quiet.success - 0.3 * (1 + quiet.retriesAllowed)) < 1e-12)
-        // A long run reaches the floor's steady state: one retry every 9 + 1 ÷ p requests.
-        let steady = BrownoutBound(p: 0.5, attempts: 3, budget: .smoothed, ratePerClient: 0.02, duration: 1e6)
-        #expect(abs(steady.retriesAllowed - 1 / 11.0) < 1e-3)
+        let quiet = Self.model(.smoothed, rate: 0.02, duration: 10).run(p: 0.7, requests: 20_000, seed: 3)
+        #expect(abs(quiet.retriesPerRequest - (1 - exp(-0.14)) / 0.2) < 0.02)
+        // A brownout's failures see successes during their backoff and draw on the ratio of the requests.
+        let brownout = Self.model(.smoothed, rate: 4, duration: 200).run(p: 0.9, requests: 20_000, seed: 3)
+        #expect(brownout.retriesPerRequest > 0.08 && brownout.retriesPerRequest <= 0.1 + 1.0 / 800)
+        // The same seed gives the same outcome.
+        #expect(Self.model(.smoothed, rate: 4, duration: 200).run(p: 0.9, requests: 20_000, seed: 3) == brownout)
     }
 
     @Test func aSeedIsJudgedAtTheFailuresTheServerProducedInIt() {
-        let bound = BrownoutBound(p: 0.5, attempts: 3, budget: nil, ratePerClient: 4, duration: 200)
+        let bound = BrownoutBound(p: 0.5, attempts: 3, model: nil)
         var counts = AttemptCounts()
         // 100 requests: 60 first attempts fail (not 50), 60 retries of which 20 fail, 20 second retries, 10 fail.
         for index in 0..<100 { counts.record(number: 1, failed: index < 60) }
@@ -202,12 +218,22 @@ import Testing
         for index in 0..<20 { counts.record(number: 3, failed: index < 10) }
         // 40 first successes + 50 ÷ 80 of the 80 retriable failures: 0.9, what these flips gave (not 0.875).
         #expect(abs(bound.expectedSuccess(given: counts, requests: 100) - 0.9) < 1e-12)
-        // A budget that allows a < 0.8 retries per request: 40 + 50 ÷ 80 × 100a of 100.
+        // A budget that allows a(0.6) < 0.8 retries per request: 40 + 50 ÷ 80 × 100 a(0.6) of 100, with a at the
+        // failure rate the seed saw.
         var byRequests = RetryBudgetConfiguration.smoothed
         byRequests.funding = .requests
-        let budgeted = BrownoutBound(p: 0.5, attempts: 3, budget: byRequests, ratePerClient: 4, duration: 200)
-        let expected = 0.4 + 0.625 * budgeted.retriesAllowed
+        let budgeted = BrownoutBound(
+            p: 0.5, attempts: 3, model: Self.model(byRequests, rate: 4, duration: 200), modelRequests: 20_000)
+        let expected = 0.4 + 0.625 * budgeted.retriesAllowed(atFailureRate: 0.6)
         #expect(abs(budgeted.expectedSuccess(given: counts, requests: 100) - expected) < 1e-12)
+    }
+
+    @Test func theAllowanceBetweenModelRunsIsTheParabolaThroughThem() {
+        let xs = [0.1, 0.12, 0.14]
+        let ys = xs.map { 2 * $0 * $0 - $0 + 0.3 }
+        for x in [0.09, 0.11, 0.13, 0.15] {
+            #expect(abs(BrownoutBound.interpolate(xs, ys, at: x) - (2 * x * x - x + 0.3)) < 1e-12)
+        }
     }
 
     @Test func anOutageGetsAtMostTheRatioFromABudgetFundedByFailures() {

@@ -161,7 +161,7 @@ extension StormReport {
                         name: "Full outage: load ≤ bound(rate per pipeline) × offered while it lasts",
                         strategy: strategy.name, target: "≤ \(Self.ratio(bound))",
                         summary: SeedSummary(load.values) { $0 <= bound + 1e-9 }, format: Self.ratio))
-                if let budget = Self.budget(strategy) {
+                if let budget = Self.preset(strategy)?.retryBudget {
                     // The bound the preset's budget guarantees at this rate and outage length (its breaker
                     // only lowers the load further).
                     let guaranteed = RetryBudgetBound.outageLoad(
@@ -298,9 +298,7 @@ extension StormReport {
                 // 1 − p, so success = (1 − p)(1 + min(a, p + … + pⁿ⁻¹)): 1 − pⁿ where the budget allows n
                 // attempts, (1 − p)(1 + a) where it allows a retries per request; each seed is judged against
                 // the formula at the failures the server produced in it (`BrownoutBound`).
-                let bound = BrownoutBound(
-                    p: p, attempts: attempts, budget: Self.budget(strategy), ratePerClient: run.rate(strategy.profile),
-                    duration: run.duration.seconds)
+                let bound = BrownoutBound(p: p, attempts: attempts, model: Self.budgetRuleModel(strategy, run))
                 if bound.isBudgetLimited {
                     budgetLimited.append(
                         "\(strategy.name) at p = \(FixedFormat.number(p)) (needs \(FixedFormat.number(bound.retriesNeeded)) retries per request, "
@@ -327,7 +325,7 @@ extension StormReport {
                 notes: [
                     "server: as in the outage; each request fails with probability p (503 after service) for the whole run",
                     "n = the preset's attempts; 1 − pⁿ is the success of n independent attempts; median [min – max] over \(seeds.count) seeds",
-                    "the bound is 1 − pⁿ where the retry budget allows n attempts, else (1 − p)(1 + a) with a = the retries per request the budget allows (E⌊ρN + fW⌋ ÷ rW, N ~ Poisson(rW), funded by requests; E⌊ρN⌋ ÷ rW plus the floor's retries over the run, funded by failed first attempts); each seed is judged at the failures the server produced in it (BrownoutBound); budget-limited: "
+                    "the bound is 1 − pⁿ where the retry budget allows n attempts, else (1 − p)(1 + a) with a = the retries per request the budget's rule grants a scope of the client's rate run alone (BudgetRuleModel: Poisson arrivals, the server's round trips, the preset's backoff, 200,000 requests); each seed is judged at the failures the server produced in it (BrownoutBound); budget-limited: "
                         + (budgetLimited.isEmpty ? "none" : budgetLimited.joined(separator: "; ")),
                 ],
                 header: ["p", "strategy", "n", "1 − pⁿ", "success"], rows: rows))
@@ -346,24 +344,34 @@ extension StormReport {
             ))
     }
 
-    static func budget(_ strategy: Strategy) -> RetryBudgetConfiguration? {
+    /// The shipped preset a strategy runs (nil for the baselines and tuned rows).
+    static func preset(_ strategy: Strategy) -> PipelinePreset? {
         switch strategy.name {
-        case StrategyCatalog.standard.name: PipelinePreset.standard.retryBudget
-        case StrategyCatalog.background.name: PipelinePreset.background.retryBudget
-        case StrategyCatalog.interactive.name: PipelinePreset.interactive.retryBudget
+        case StrategyCatalog.standard.name: .standard
+        case StrategyCatalog.background.name: .background
+        case StrategyCatalog.interactive.name: .interactive
         default: nil
         }
     }
 
+    /// The budget's rule alone for a shipped preset's scope in `run` (nil without a budget): the preset's budget,
+    /// retry policy and total deadline, the client's rate, and the server's round trips.
+    static func budgetRuleModel(_ strategy: Strategy, _ run: TrafficRun) -> BudgetRuleModel? {
+        guard let preset = preset(strategy), let budget = preset.retryBudget,
+            let policy = preset.retry as? StandardRetryPolicy
+        else { return nil }
+        let server = run.server
+        return BudgetRuleModel(
+            budget: budget, policy: policy, deadline: preset.totalDeadline?.seconds, rate: run.rate(strategy.profile),
+            duration: run.duration.seconds,
+            answer: { generator in
+                (server.networkDelay.sample(using: &generator) + server.serviceTime.sample(using: &generator)
+                    + server.networkDelay.sample(using: &generator)).seconds
+            })
+    }
+
     static func maxAttempts(_ strategy: Strategy) -> Int {
-        switch strategy.name {
-        case StrategyCatalog.standard.name: (PipelinePreset.standard.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
-        case StrategyCatalog.background.name:
-            (PipelinePreset.background.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
-        case StrategyCatalog.interactive.name:
-            (PipelinePreset.interactive.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
-        default: 1
-        }
+        (preset(strategy)?.retry as? StandardRetryPolicy)?.maxAttempts ?? 1
     }
 
     mutating func addMetastable() {
