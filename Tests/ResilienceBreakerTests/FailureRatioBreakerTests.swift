@@ -262,10 +262,33 @@ struct FailureRatioBreakerTests {
         call(breaker, .success, at: at(0))
         #expect(waitEveryHalfSecond(breaker, from: 0.5, through: 60).change == nil)
         #expect(!breaker.policyDescription.contains("unanswered"))
-        #expect(FailureRatioBreaker(.outageOnly).policyDescription.hasSuffix(", unanswered)"))
+        #expect(FailureRatioBreaker(.outageOnly).policyDescription.hasSuffix(", unanswered: 5)"))
     }
 
-    @Test("Silence opens the breaker only while at least the minimum throughput of calls waits")
+    @Test(
+        "A preset breaker opens on failures only once its 10 s window holds ten calls, all failed",
+        arguments: ["standard", "interactive", "background"])
+    func failuresNeedTenCallsInTheWindow(name: String) {
+        // Eight calls in every 10 s, all failing (a quiet key in a heavy brownout looks like this by chance):
+        // the window never holds the ten calls it judges by.
+        let quiet = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
+        var now = 0.0
+        while now <= 60 {
+            #expect(call(quiet, .failure(Failures.server), at: at(now)) == nil)
+            now += 1.25
+        }
+        // Thirteen in every 10 s, all failing: it opens once it has counted for a whole window.
+        let busy = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
+        now = 0
+        var opened: Double?
+        while now <= 20, opened == nil {
+            if call(busy, .failure(Failures.server), at: at(now))?.to == .open { opened = now }
+            now += 0.75
+        }
+        #expect(opened.map { $0 >= 10 && $0 <= 11 } == true)
+    }
+
+    @Test("Silence opens the breaker only while at least the minimum of unanswered calls waits")
     func silenceNeedsEnoughWaitingCalls() {
         let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
         call(breaker, .success, at: at(0))

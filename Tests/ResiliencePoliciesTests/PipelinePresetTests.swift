@@ -17,7 +17,7 @@ struct PipelinePresetTests {
         // a brownout, however heavy) or went unanswered (a hung server).
         #expect(
             text.contains(
-                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)"))
+                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 10, observed: 10.0 seconds, unanswered: 5)"))
         #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
         // No client-side rate cap.
         #expect(!text.contains("token-bucket"))
@@ -29,12 +29,12 @@ struct PipelinePresetTests {
         arguments: [
             (
                 "interactive", "limit: 10.0 seconds", "maxAttempts: 2",
-                "ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)",
+                "ratio: 1.0, minimum: 10, observed: 10.0 seconds, unanswered: 5)",
                 "limit: 10.0 seconds"
             ),
             (
                 "background", "limit: 300.0 seconds", "maxAttempts: 6",
-                "ratio: 1.0, minimum: 5, observed: 10.0 seconds, unanswered)",
+                "ratio: 1.0, minimum: 10, observed: 10.0 seconds, unanswered: 5)",
                 "limit: 60.0 seconds"
             ),
         ])

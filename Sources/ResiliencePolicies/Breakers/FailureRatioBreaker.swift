@@ -33,7 +33,8 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
                 countsAsFailure: configuration.countsAsFailure,
                 unanswered: configuration.opensWhenUnanswered
                     ? UnansweredWindow(
-                        window: configuration.window.unansweredLength, minimumCalls: configuration.minimumThroughput)
+                        window: configuration.window.unansweredLength,
+                        minimumCalls: configuration.minimumUnansweredCalls ?? configuration.minimumThroughput)
                     : nil))
     }
 
@@ -58,7 +59,12 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
         if let slow = configuration.slowCallThreshold {
             text += ", slow: \(slow) at \(configuration.slowCallRatio)"
         }
-        if configuration.opensWhenUnanswered { text += ", unanswered" }
+        if configuration.opensWhenUnanswered {
+            text += ", unanswered"
+            if let calls = configuration.minimumUnansweredCalls, calls != configuration.minimumThroughput {
+                text += ": \(calls)"
+            }
+        }
         return text + ")"
     }
 }
@@ -101,8 +107,8 @@ extension FailureRatioBreaker {
         public var slowCallRatio = 1.0
         /// Whether calls left unanswered open it too: when calls have waited a whole window without a success
         /// (a time window's length, 10 s for a count window, and at least as long as the slowest success since
-        /// the breaker last closed), and at least ``minimumThroughput`` calls since the last success are waiting
-        /// or failed, the closed breaker opens before their timeouts fire. A hung server answers nothing, and
+        /// the breaker last closed), and at least ``minimumUnansweredCalls`` calls since the last success are
+        /// waiting or failed, the closed breaker opens before their timeouts fire. A hung server answers nothing, and
         /// every second the clients wait for their timeouts they queue another second of work that the server
         /// still does after it recovers. Judged only once the breaker has seen a success since it was created
         /// or opened, so it knows the dependency answers. A breaker opened by that silence, or by a call that
@@ -110,6 +116,11 @@ extension FailureRatioBreaker {
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
         /// the transition and rejects that call.
         public var opensWhenUnanswered = false
+        /// With ``opensWhenUnanswered``, how many calls since the last success must be waiting or have failed for
+        /// a whole window's silence to open the breaker; `nil` (the default) uses ``minimumThroughput``. Silence
+        /// can take fewer calls than failures: calls that come back failed may be a heavy brownout's, while calls
+        /// left waiting together for a whole window with no answer at all are a hung dependency's.
+        public var minimumUnansweredCalls: Int?
         /// Successful half-open probes needed to close it.
         public var successesToClose = 3
         /// How many probes may run at once in half-open.
@@ -140,10 +151,10 @@ extension FailureRatioBreaker {
             return configuration
         }
 
-        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 5 were made,
-        /// or calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 500 ms ±20 %, not growing;
-        /// up to 3 probes (one at a time when the dependency hung), and the first success closes it (and is the first
-        /// call of the fresh window). ``PipelinePreset/standard``'s breaker.
+        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 10 were
+        /// made, or at least 5 calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 500 ms
+        /// ±20 %, not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes
+        /// it (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
         /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy, still
         /// lets some through, so the rule asks for no success at all, which a key (or a ``PresetScope``) making `n`
@@ -153,8 +164,12 @@ extension FailureRatioBreaker {
         /// them, so its rarity is what keeps a brownout's success above not retrying. In an outage the rule trips as
         /// soon as the healthy calls from before have left the 10 s window, like a 90 % ratio did. A flapping server's
         /// down spells shorter than the window leave the successes of its up spells in it, so the breaker stays shut
-        /// and the retries reach the up spells. 5 calls is Envoy's and Finagle's consecutive-failure threshold: below
-        /// 0.5 requests/s the window never holds them, and the retry budget alone bounds the load. The open time is
+        /// and the retries reach the up spells. At least 10 calls, because at an app's rates the window holds few:
+        /// 0.7⁵ = 17 % of 5-call windows fail whole in a p = 0.7 brownout, against 0.7¹⁰ = 2.8 % of 10-call ones (at
+        /// 0.5 requests/s a window holds 10 calls one time in 30), and with 5 `.interactive` lost 0.8 pp of such a
+        /// brownout's success to false trips. Hystrix asks for 20 calls in its 10 s window, resilience4j and Polly for
+        /// 100. Below 1 request/s the window rarely holds 10, and the retry budget alone bounds an outage's load. The
+        /// open time is
         /// what a recovered server loses: every call in the open period after the server is back fails, so a breaker
         /// open for `O` (±20 %) loses up to `1.2 O` of the traffic after a recovery, `O ÷ 2` on average. Over a fault
         /// that trips it (at least the 10 s window) and the minute after it, that must cost less than 1 percentage
@@ -184,7 +199,8 @@ extension FailureRatioBreaker {
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
-            configuration.minimumThroughput = 5
+            configuration.minimumThroughput = 10
+            configuration.minimumUnansweredCalls = 5
             configuration.minimumObservation = .seconds(10)
             configuration.failureRatio = 1
             configuration.openDuration = BreakerBackoff(base: .milliseconds(500), jitter: 0.2)

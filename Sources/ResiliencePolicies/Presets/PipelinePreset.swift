@@ -56,16 +56,16 @@ public struct PipelinePreset: Sendable {
 
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, full jitter) with a budget of 10 % of the last 30 s's failed first
-    /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure
-    /// and counts timeouts (every call of a whole 10 s window failed, at least 5 of them; open 500 ms ±20 % without
-    /// growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing, no
-    /// client-side rate cap, 30 s per attempt.
+    /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure and counts
+    /// timeouts (every call of a whole 10 s window failed, at least 10 of them, or 5 went unanswered; open 500 ms
+    /// ±20 % without growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing,
+    /// no client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
 
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
     /// the last 10 s's failed first attempts, where a refused retry may wait up to 2 s for a later call to succeed
     /// (``RetryBudgetConfiguration/interactive``), a breaker
-    /// that opens only on total failure (every call of a whole 10 s window, at least 5), counts timeouts (a hung
+    /// that opens only on total failure (every call of a whole 10 s window, at least 10), counts timeouts (a hung
     /// server trips it), stays open 500 ms ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
     /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
