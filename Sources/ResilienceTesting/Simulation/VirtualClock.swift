@@ -185,12 +185,15 @@ public final class VirtualClock: Clock, Sendable {
     /// It runs on its caller's executor. Its only callers, the two `sleep` methods and the simulated
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
     /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
-    /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
+    /// task's status lock. The cancellation handler is installed by the variant of
+    /// `withTaskCancellationHandler` that inherits its caller's executor: the same handler record, without the
+    /// hops to the `isolation` parameter's executor (none: the caller is non-isolated) on entry and after the
+    /// operation, which the isolated variant makes on every sleep.
     nonisolated(nonsending) func suspend(
         untilNanoseconds target: Int64, relay: (any VirtualClockRelay)? = nil
     ) async throws {
         let (slot, ticket) = try reserveSleep()
-        try await withTaskCancellationHandler {
+        try await _unsafeInheritExecutor_withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation {
                 enqueue($0, slot: slot, ticket: ticket, target: target, relay: relay)
             }
