@@ -58,16 +58,16 @@ public struct TrafficRun: Sendable {
         let duration = duration
         let clock = simulation.resilienceClock
         let audit = RetryAfterAudit.Counter()
-        let quotaServer = QuotaServer(
-            wrapped: SimulatedHTTPTransport(server: server), quota: quota, simulation: simulation)
+        let transport = SimulatedHTTPTransport(server: server)
+        let quotaServer = QuotaServer(quota: quota, simulation: simulation)
         let outcome = Result {
             try simulation.run(timeLimit: duration + drain) {
                 // Each client calls `keysPerClient` keys (endpoints) of one host, one pipeline per key; the preset
                 // rows' pipelines share the host's scope (one budget, one breaker), as an app's would.
                 let transports = (0..<clients).map { client in
                     let base = AttemptTally(
-                        wrapped: RetryAfterAudit(
-                            wrapped: quotaServer, simulation: simulation, counter: audit, client: client),
+                        server: transport, quota: quotaServer,
+                        audit: RetryAfterAudit(simulation: simulation, counter: audit, client: client),
                         recorder: recorder)
                     return strategy.pipelines(
                         clock: clock, random: simulation.random(stream: UInt64(client) + 1), keys: Self.keysPerClient
@@ -308,18 +308,34 @@ final class Recorder: Sendable {
     }
 }
 
-/// Sits between a client's `ResilientTransport` and the rest of the path to the server and tells the run's
-/// ``Recorder`` every attempt's number (the pipeline's `ResilienceContext.attempt`) and whether it failed (an
-/// error or a response that is not a success): the failures the server actually produced at each attempt, which
-/// the brownout goal evaluates its bound at (``BrownoutBound``). It changes nothing on the way through.
+/// Everything between a client's `ResilientTransport` and the simulated server, in one layer: the server's
+/// quota (``QuotaServer``), the client's audit of advertised waits (``RetryAfterAudit``), and the tally that
+/// tells the run's ``Recorder`` every attempt's number (the pipeline's `ResilienceContext.attempt`) and whether
+/// it failed (an error or a response that is not a success): the failures the server actually produced at each
+/// attempt, which the brownout goal evaluates its bound at (``BrownoutBound``). It changes nothing on the way
+/// through. The quota and the audit run synchronously inside it, in the order they would as transports of
+/// their own (audit outside, quota inside), because every async layer costs an attempt two executor hops.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 struct AttemptTally: HTTPTransport {
-    let wrapped: RetryAfterAudit
+    let server: SimulatedHTTPTransport
+    let quota: QuotaServer
+    let audit: RetryAfterAudit
     let recorder: Recorder
 
     func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         do {
-            let response = try await wrapped.send(request, context: context)
+            audit.sending()
+            var response: HTTPResponse
+            switch quota.admit(request) {
+            case .unlimited:
+                response = try await server.send(request, context: context)
+            case .counted(let count, let windowEnd):
+                response = try await server.send(request, context: context)
+                quota.advertise(on: &response, count: count, windowEnd: windowEnd)
+            case .refused(let refusal):
+                response = refusal
+            }
+            audit.received(response)
             recorder.attemptEnded(number: context.attempt, failed: !response.isSuccess)
             return response
         } catch {
