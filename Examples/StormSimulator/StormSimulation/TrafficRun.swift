@@ -155,22 +155,23 @@ extension TrafficRun {
 /// client's task would have done had it woken there (records the start, picks the key, hands the request to a
 /// waiting lane, draws the next start) in the same order, so the run's events are those of a client that
 /// sleeps and wakes for every request. Touched only on the simulation's driving thread (by the clock's step
-/// and the client's task, one after the other), hence `@unchecked Sendable`.
+/// and the client's task, one after the other), hence `@unchecked Sendable`, and its state is exempt from the
+/// run-time exclusivity checks (each access cost a call into the runtime, several per request).
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class ClientArrivals: @unchecked Sendable {
     /// A started request: when it started and the index of its key.
     typealias Request = (start: Duration, key: Int)
 
     private let gaps: LatencyDistribution
-    private var generator: PseudoRandomGenerator
-    private var keyChoice: PseudoRandomGenerator
+    @exclusivity(unchecked) private var generator: PseudoRandomGenerator
+    @exclusivity(unchecked) private var keyChoice: PseudoRandomGenerator
     private let keys: Int
     private let end: Duration
     private let recorder: Recorder
     private let lanes: RequestLanes<Request>
-    private var upcoming: Duration
+    @exclusivity(unchecked) private var upcoming: Duration
     /// A request that started when no lane was waiting: the client's task starts a lane for it.
-    private var unplaced: Request?
+    @exclusivity(unchecked) private var unplaced: Request?
 
     init(
         gaps: LatencyDistribution, generator: PseudoRandomGenerator, keyChoice: PseudoRandomGenerator, keys: Int,
@@ -222,12 +223,12 @@ final class ClientArrivals: @unchecked Sendable {
 /// Handing a request to a waiting lane enqueues that lane exactly where a new task's first job would have been
 /// enqueued (at the end of the simulation's run queue), so the events, their order and the trace are the same
 /// as with a task per request. Touched only on the simulation's driving thread (by the client's task and its
-/// lanes, one job at a time), hence `@unchecked Sendable`.
+/// lanes, one job at a time), hence `@unchecked Sendable` and no run-time exclusivity checks.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 final class RequestLanes<Request: Sendable>: @unchecked Sendable {
     /// The lanes waiting for a request, the most recently finished last.
-    private var waiting: [UnsafeContinuation<Request?, Never>] = []
-    private var isClosed = false
+    @exclusivity(unchecked) private var waiting: [UnsafeContinuation<Request?, Never>] = []
+    @exclusivity(unchecked) private var isClosed = false
 
     /// Hands `request` to a waiting lane; `false` when every lane is busy (start one with ``run(first:_:)``).
     func handOff(_ request: Request) -> Bool {
