@@ -144,6 +144,13 @@ public final class VirtualClock: Clock, Sendable {
         return SimulationTrace.nanoseconds(state.withLock { $0.now }.offset)
     }
 
+    /// `nanoseconds(state.now)`: the current time in nanoseconds, rounded up (with the lock held), from its
+    /// lock-free copy when it is a whole number of them.
+    private func nanosecondsNow(_ state: borrowing State) -> Int64 {
+        let nanoseconds = currentNanoseconds.load(ordering: .relaxed)
+        return nanoseconds >= 0 ? nanoseconds : Self.nanoseconds(state.now)
+    }
+
     /// Sets the time (with the lock held) and its lock-free copy.
     private func setNow(_ instant: Instant, _ state: inout State) {
         state.now = instant
@@ -244,7 +251,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that sleeps
             // until "now" (or a rounded-down instant) still lets time move.
-            let now = Self.nanoseconds(state.now)
+            let now = nanosecondsNow(state)
             let wake = max(target, now == .max ? now : now + 1)
             state.slots[slot].continuation = continuation
             state.slots[slot].relay = relay
@@ -287,10 +294,10 @@ public final class VirtualClock: Clock, Sendable {
         }
     }
 
-    /// Wakes the earliest sleeper whose deadline is at or before `limit` (any when `nil`), moving time to its
+    /// Wakes the earliest sleeper whose deadline is at or before `limit` (nanoseconds from the origin, an
+    /// instant rounded up as a sleep's deadline is by ``nanoseconds(_:)``; any when `nil`), moving time to its
     /// deadline; returns `false` when there is none.
-    func wakeNext(notAfter limit: Instant?) -> Bool {
-        let limit = limit.map(Self.nanoseconds)
+    func wakeNext(notAfterNanoseconds limit: Int64?) -> Bool {
         let woken = state.withLock { state -> Woken? in
             state.dropCancelledTop()
             guard let first = state.heap.first else { return nil }
@@ -346,7 +353,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             state.sequence &+= 1
             state.slots[slot].order = state.sequence
-            let now = Self.nanoseconds(state.now)
+            let now = nanosecondsNow(state)
             let wake = max(next, now == .max ? now : now + 1)
             Self.push(Entry(wake: wake, sequence: state.sequence, slot: slot), into: &state.heap)
             return nil
