@@ -8,9 +8,11 @@ import Synchronization
 /// until the time it named (the latest such time of the client winning). Each client has its own (the server's
 /// quota is per client too), and each client runs its own pipeline. Requests sent before the advertisement arrived, including
 /// those already on the wire when the server wrote it, are not counted: a request can only honour what its
-/// client has received. (The server's own count of early arrivals includes them.)
+/// client has received. (The server's own count of early arrivals includes them.) It runs synchronously in
+/// ``AttemptTally``, the one layer between a client's pipeline and the server: ``sending()`` as a request
+/// leaves the client, ``received(_:)`` when its answer is back.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
-struct RetryAfterAudit: HTTPTransport {
+struct RetryAfterAudit: Sendable {
     /// Shared by every client of one run (the run is single-threaded; the lock only satisfies `Sendable`).
     final class Counter: Sendable {
         private let state = Mutex((blockedUntil: [Int: Duration](), violations: 0))
@@ -31,15 +33,18 @@ struct RetryAfterAudit: HTTPTransport {
         }
     }
 
-    let wrapped: QuotaServer
     let simulation: Simulation
     let counter: Counter
     /// The client whose requests pass through (the number in their `X-Client-ID`).
     let client: Int
 
-    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+    /// A request leaves the client now.
+    func sending() {
         counter.sending(client: client, at: simulation.clock.now.offset)
-        let response = try await wrapped.send(request, context: context)
+    }
+
+    /// `response` reaches the client now: remembers the wait it advertises, if any.
+    func received(_ response: HTTPResponse) {
         if response.status == 429, let header = response.headers["Retry-After"], let seconds = Int64(header) {
             counter.received(client: client, retryAfter: .seconds(seconds), at: simulation.clock.now.offset)
         }
@@ -49,6 +54,5 @@ struct RetryAfterAudit: HTTPTransport {
         {
             counter.received(client: client, retryAfter: reset, at: simulation.clock.now.offset)
         }
-        return response
     }
 }

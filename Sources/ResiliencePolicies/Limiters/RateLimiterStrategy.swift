@@ -22,7 +22,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     public init(limiter: any RateLimiter, waits: Bool = true) {
         self.limiter = limiter
         self.waits = waits
-        releaseNeedsTime = needsTimeAfterSuccess(limiter)
+        releaseNeedsTime = needsTimeAfterSuccess(type(of: limiter))
     }
 
     /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at
@@ -188,11 +188,6 @@ extension RateLimiterStrategy: PermitStage {
         frame.store(permit, at: offset)
         return nil
     }
-}
-
-/// Tokens are not returned and an accepted release only resets the exhaustion backoff.
-extension TokenBucketLimiter: SuccessTimeAware {
-    var recordsSuccessWithoutTime: Bool { true }
 }
 
 extension ResilienceStrategy where Self == RateLimiterStrategy {

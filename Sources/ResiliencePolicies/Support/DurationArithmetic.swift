@@ -9,17 +9,11 @@ enum DurationArithmetic {
 
     /// `duration` in seconds: whole seconds plus attoseconds × 10⁻¹⁸, as `duration.components` splits it.
     static func seconds(_ duration: Duration) -> Double {
-        // The same split without a 128-bit division for every duration from zero to 2⁸² attoseconds (56 days):
-        // 10¹⁸ = 2¹⁸ × 5¹⁸, so the whole seconds are the attoseconds shifted right by 18 (a 64-bit value
-        // there) divided by 5¹⁸, a 64-bit division by a constant (a multiplication); the remainder, below
-        // 10¹⁸, is exact in the low 64 bits. The adaptive limiter converts twice per call.
         let high = duration._high
         let low = duration._low
         // Under a second (a round trip, mostly): no whole seconds, and 0 + x is x.
         if high == 0 && low < 1_000_000_000_000_000_000 { return Double(Int64(low)) * 1e-18 }
-        if high >= 0 && high < 1 << 18 {
-            let whole = (UInt64(high) << 46 | low >> 18) / 3_814_697_265_625
-            let attoseconds = low &- whole &* 1_000_000_000_000_000_000
+        if let (whole, attoseconds) = split(duration) {
             return Double(Int64(whole)) + Double(Int64(attoseconds)) * 1e-18
         }
         if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
@@ -42,6 +36,21 @@ enum DurationArithmetic {
         duration < .zero ? .zero : (duration > maximum ? maximum : duration)
     }
 
+    /// `duration`'s whole seconds and the attoseconds left over, as `duration.components` splits it, for every
+    /// duration from zero to 2⁸² attoseconds (56 days); `nil` for the others.
+    ///
+    /// Without a 128-bit division (`components` divides in emulated 128-bit arithmetic, about 190
+    /// instructions; the breakers and the retry budget convert on every call): 10¹⁸ = 2¹⁸ × 5¹⁸, so the whole
+    /// seconds are the attoseconds shifted right by 18 (a 64-bit value there) divided by 5¹⁸, a 64-bit
+    /// division by a constant (a multiplication); the remainder, below 10¹⁸, is exact in the low 64 bits.
+    static func split(_ duration: Duration) -> (seconds: UInt64, attoseconds: UInt64)? {
+        let high = duration._high
+        let low = duration._low
+        guard high >= 0 && high < 1 << 18 else { return nil }
+        let whole = (UInt64(high) << 46 | low >> 18) / 3_814_697_265_625
+        return (whole, low &- whole &* 1_000_000_000_000_000_000)
+    }
+
     /// A duration of `seconds`, clamped to `0...maximumSeconds`; NaN becomes zero.
     static func duration(seconds: Double) -> Duration {
         guard seconds.isFinite || seconds == .infinity else { return .zero }
@@ -51,6 +60,10 @@ enum DurationArithmetic {
 
     /// `duration` in whole nanoseconds, saturating at the `Int64` limits.
     static func nanoseconds(_ duration: Duration) -> Int64 {
+        // Below 2⁸² attoseconds the whole seconds times 10⁹ (at most 4.9 × 10¹⁵) cannot overflow.
+        if let (whole, attoseconds) = split(duration) {
+            return Int64(whole) * 1_000_000_000 + Int64(attoseconds / 1_000_000_000)
+        }
         let parts = duration.components
         let (whole, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return parts.seconds < 0 ? .min : .max }

@@ -22,15 +22,15 @@ public enum LatencyDistribution: Hashable, Sendable, CustomStringConvertible {
             return value.attosecondCount > 0 ? value : .zero
         case .uniform(let low, let high):
             let unit = Self.unit(&generator)
-            return max(low + (high - low) * unit, .zero)
+            return max(low + (high - low).scaled(by: unit), .zero)
         case .exponential(let mean):
             let unit = Self.unit(&generator)
-            return mean * -log(1 - unit)
+            return mean.scaled(by: -log(1 - unit))
         case .absoluteNormal(let mean, let deviation):
             let value = Self.seconds(mean) + Self.seconds(deviation) * Self.standardNormal(&generator)
-            return .seconds(abs(value))
+            return Duration(seconds: abs(value))
         case .logNormal(let median, let sigma):
-            return median * exp(sigma * Self.standardNormal(&generator))
+            return median.scaled(by: exp(sigma * Self.standardNormal(&generator)))
         case .mixture(let base, let tail, let probability):
             return Self.unit(&generator) < probability
                 ? tail.sample(using: &generator) : base.sample(using: &generator)
@@ -76,7 +76,7 @@ public enum LatencyDistribution: Hashable, Sendable, CustomStringConvertible {
     /// `duration` in seconds, from its `components` (worked out on the native `Int128`).
     static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.attosecondCount.quotientAndRemainder(
-            dividingBy: 1_000_000_000_000_000_000)
+            dividingBy: 1_000_000_000_000_000_000 as UInt64)
         return Double(Int64(seconds)) + Double(Int64(attoseconds)) * 1e-18
     }
 

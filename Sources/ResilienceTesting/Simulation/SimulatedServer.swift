@@ -285,7 +285,7 @@ public final class SimulatedServer: Sendable {
     }
 
     private func bucketIndex(_ offset: Duration, _ statistics: inout Statistics) -> Int {
-        let index = max(0, Int(offset / configuration.bucketWidth))
+        let index = max(0, Int(offset.ratio(to: configuration.bucketWidth)))
         if index >= statistics.buckets.count {
             statistics.buckets.append(contentsOf: repeatElement(Bucket(), count: index + 1 - statistics.buckets.count))
         }

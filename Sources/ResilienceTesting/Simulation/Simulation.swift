@@ -104,6 +104,7 @@ public final class Simulation: Sendable {
             finished.store(true, ordering: .releasing)
         }
         let limit = timeLimit.map { VirtualClock.Instant(offset: $0) }
+        let limitNanoseconds = limit.map(VirtualClock.nanoseconds)
         var cancelled = false
         while true {
             executor.drain()
@@ -112,7 +113,7 @@ public final class Simulation: Sendable {
                 if escaped > 0 { throw SimulationError.escapedExecutor(jobs: escaped) }
                 return try result.get()
             }
-            if clock.wakeNext(notAfter: cancelled ? nil : limit) { continue }
+            if clock.wakeNext(notAfterNanoseconds: cancelled ? nil : limitNanoseconds) { continue }
             if let limit, !cancelled, clock.nextDeadline != nil {
                 clock.advance(to: limit)
                 cancelled = true

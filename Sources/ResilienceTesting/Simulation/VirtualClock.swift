@@ -21,7 +21,10 @@ public final class VirtualClock: Clock, Sendable {
         /// The clock's origin.
         public static let zero = Instant(offset: .zero)
         /// The instant `nanoseconds` after the origin.
-        init(nanoseconds: Int64) { offset = Duration(attosecondCount: Int128(nanoseconds) * 1_000_000_000) }
+        init(nanoseconds: Int64) {
+            // Cannot overflow (|nanoseconds| ≤ 2⁶³, times 10⁹ < 2⁹³): the wrapping product is the exact one.
+            offset = Duration(attosecondCount: Int128(nanoseconds) &* 1_000_000_000)
+        }
         /// The instant `duration` later.
         public func advanced(by duration: Duration) -> Instant {
             Instant(offset: Duration(attosecondCount: offset.attosecondCount + duration.attosecondCount))
@@ -141,12 +144,26 @@ public final class VirtualClock: Clock, Sendable {
         return SimulationTrace.nanoseconds(state.withLock { $0.now }.offset)
     }
 
+    /// `nanoseconds(state.now)`: the current time in nanoseconds, rounded up (with the lock held), from its
+    /// lock-free copy when it is a whole number of them.
+    private func nanosecondsNow(_ state: borrowing State) -> Int64 {
+        let nanoseconds = currentNanoseconds.load(ordering: .relaxed)
+        return nanoseconds >= 0 ? nanoseconds : Self.nanoseconds(state.now)
+    }
+
     /// Sets the time (with the lock held) and its lock-free copy.
     private func setNow(_ instant: Instant, _ state: inout State) {
         state.now = instant
-        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let nanosecond: UInt64 = 1_000_000_000
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: nanosecond)
         let exact = remainder == 0 && whole >= 0 && whole <= Int128(Int64.max)
         currentNanoseconds.store(exact ? Int64(whole) : -1, ordering: .releasing)
+    }
+
+    /// Sets the time to `nanoseconds` from the origin (with the lock held) and its lock-free copy.
+    private func setNow(nanoseconds: Int64, _ state: inout State) {
+        state.now = Instant(nanoseconds: nanoseconds)
+        currentNanoseconds.store(nanoseconds >= 0 ? nanoseconds : -1, ordering: .releasing)
     }
 
     /// The smallest step: one nanosecond.
@@ -185,12 +202,15 @@ public final class VirtualClock: Clock, Sendable {
     /// It runs on its caller's executor. Its only callers, the two `sleep` methods and the simulated
     /// transport, are non-isolated, so it runs exactly where it did as a plain non-isolated function, minus
     /// executor hops that changed nothing but each cost a look-up of the task's executor preference under the
-    /// task's status lock (four remain per sleep: in and around `withTaskCancellationHandler`).
+    /// task's status lock. The cancellation handler is installed by the variant of
+    /// `withTaskCancellationHandler` that inherits its caller's executor: the same handler record, without the
+    /// hops to the `isolation` parameter's executor (none: the caller is non-isolated) on entry and after the
+    /// operation, which the isolated variant makes on every sleep.
     nonisolated(nonsending) func suspend(
         untilNanoseconds target: Int64, relay: (any VirtualClockRelay)? = nil
     ) async throws {
         let (slot, ticket) = try reserveSleep()
-        try await withTaskCancellationHandler {
+        try await _unsafeInheritExecutor_withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation {
                 enqueue($0, slot: slot, ticket: ticket, target: target, relay: relay)
             }
@@ -231,7 +251,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             // Every sleep takes at least one nanosecond, as a real one takes some time: a loop that sleeps
             // until "now" (or a rounded-down instant) still lets time move.
-            let now = Self.nanoseconds(state.now)
+            let now = nanosecondsNow(state)
             let wake = max(target, now == .max ? now : now + 1)
             state.slots[slot].continuation = continuation
             state.slots[slot].relay = relay
@@ -274,17 +294,16 @@ public final class VirtualClock: Clock, Sendable {
         }
     }
 
-    /// Wakes the earliest sleeper whose deadline is at or before `limit` (any when `nil`), moving time to its
+    /// Wakes the earliest sleeper whose deadline is at or before `limit` (nanoseconds from the origin, an
+    /// instant rounded up as a sleep's deadline is by ``nanoseconds(_:)``; any when `nil`), moving time to its
     /// deadline; returns `false` when there is none.
-    func wakeNext(notAfter limit: Instant?) -> Bool {
-        let limit = limit.map(Self.nanoseconds)
+    func wakeNext(notAfterNanoseconds limit: Int64?) -> Bool {
         let woken = state.withLock { state -> Woken? in
             state.dropCancelledTop()
             guard let first = state.heap.first else { return nil }
             if let limit, limit < first.wake { return nil }
             _ = Self.pop(&state.heap)
-            let wake = Instant(nanoseconds: first.wake)
-            if state.now < wake { setNow(wake, &state) }
+            if state.now < Instant(nanoseconds: first.wake) { setNow(nanoseconds: first.wake, &state) }
             if let relay = state.slots[first.slot].relay {
                 // The sleep goes on after its relay: the slot stays the task's.
                 state.slots[first.slot].relay = nil
@@ -334,7 +353,7 @@ public final class VirtualClock: Clock, Sendable {
             }
             state.sequence &+= 1
             state.slots[slot].order = state.sequence
-            let now = Self.nanoseconds(state.now)
+            let now = nanosecondsNow(state)
             let wake = max(next, now == .max ? now : now + 1)
             Self.push(Entry(wake: wake, sequence: state.sequence, slot: slot), into: &state.heap)
             return nil
@@ -348,7 +367,8 @@ public final class VirtualClock: Clock, Sendable {
 
     /// `instant` in whole nanoseconds from the origin, rounded up, clamped to the range of `Int64`.
     static func nanoseconds(_ instant: Instant) -> Int64 {
-        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let nanosecond: UInt64 = 1_000_000_000
+        let (whole, remainder) = instant.offset.attosecondCount.quotientAndRemainder(dividingBy: nanosecond)
         let rounded = remainder > 0 ? whole + 1 : whole
         if rounded > Int128(Int64.max) { return .max }
         if rounded < Int128(Int64.min) { return .min }
@@ -428,6 +448,67 @@ extension Duration {
 
     /// The duration of `attosecondCount` attoseconds.
     init(attosecondCount: Int128) { self.init(_high: attosecondCount._high, low: attosecondCount._low) }
+
+    /// `self * factor`, the same value as the standard library's operator (the attoseconds converted to the
+    /// nearest `Double`, multiplied, and truncated toward zero), without its generic 128-bit conversions.
+    func scaled(by factor: Double) -> Duration {
+        Duration(attosecondCount: Int128(truncating: attosecondCount.nearestDouble * factor))
+    }
+
+    /// `Duration.seconds(seconds)`, the same value as the standard library's (the whole seconds exactly, the
+    /// fraction rounded to the nearest attosecond), without its generic 128-bit conversions.
+    init(seconds: Double) {
+        let whole = seconds.rounded(.towardZero)
+        let fraction = Int128(truncating: ((seconds - whole) * 1e18).rounded())
+        self.init(attosecondCount: Int128(truncating: whole) * 1_000_000_000_000_000_000 + fraction)
+    }
+
+    /// `self / other`, the same value as the standard library's operator (both converted to the nearest
+    /// `Double`, then divided), without its generic 128-bit conversions.
+    func ratio(to other: Duration) -> Double { attosecondCount.nearestDouble / other.attosecondCount.nearestDouble }
+}
+
+/// The 128-bit conversions and divisions behind the time arithmetic above. The standard library's
+/// conversions between `Int128` and `Double` go through a generic routine (about a hundred instructions),
+/// and a 128-bit division calls a library routine; these give the same results, in a few instructions for
+/// the values a simulation meets.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+extension Int128 {
+    /// `Double(self)`: the nearest `Double`, ties to even.
+    ///
+    /// A value of 64 bits converts in one instruction. A wider one keeps its top 64 bits, with the lowest of
+    /// them set when any bit below was (a sticky bit), and converts that: with 11 bits to spare below the 53
+    /// the `Double` keeps, rounding that number rounds the whole value the same way. The power-of-two scale
+    /// that follows is exact.
+    var nearestDouble: Double {
+        if _high == Int64(bitPattern: _low) >> 63 { return Double(Int64(bitPattern: _low)) }
+        let magnitude = self.magnitude
+        let shift = 64 - magnitude._high.leadingZeroBitCount
+        let kept = UInt64(truncatingIfNeeded: magnitude >> shift)
+        let sticky: UInt64 = magnitude & ((1 as UInt128) << shift &- 1) == 0 ? 0 : 1
+        let value = Double(kept | sticky) * Double(sign: .plus, exponent: shift, significand: 1)
+        return self < 0 ? -value : value
+    }
+
+    /// `Int128(value)`: `value` truncated toward zero (traps when it is not finite or out of range).
+    init(truncating value: Double) {
+        if abs(value) < 0x1p63 {
+            self.init(Int64(value))
+        } else {
+            self.init(value)
+        }
+    }
+
+    /// `quotientAndRemainder(dividingBy: Int128(divisor))`: in one 64-bit hardware division when the value
+    /// is not negative and the quotient fits in 64 bits (every instant of a simulation, in nanoseconds or
+    /// seconds), else with the 128-bit division.
+    func quotientAndRemainder(dividingBy divisor: UInt64) -> (quotient: Int128, remainder: Int128) {
+        guard self >= 0, UInt64(bitPattern: _high) < divisor else {
+            return quotientAndRemainder(dividingBy: Int128(divisor))
+        }
+        let (quotient, remainder) = divisor.dividingFullWidth((high: UInt64(bitPattern: _high), low: _low))
+        return (Int128(quotient), Int128(remainder))
+    }
 }
 
 /// The relay of ``VirtualClock/sleep(until:relaying:)``: runs the step at every deadline it returns.
