@@ -14,7 +14,7 @@ struct DecoratorTests {
         // Each attempt gets its own deadline: on Linux, after the reset of a reused keep-alive connection,
         // FoundationNetworking resends the POST on a new connection without its body and waits; the attempt
         // deadline turns that into a timeout, retried with the same key (Docs/Transport.md, Linux quirks).
-        let pipeline = TestOnlyRetryPipeline(maximumAttempts: 4, attemptTimeout: .seconds(2))
+        let pipeline = TestOnlyRetryPipeline(maximumAttempts: 4, attemptTimeout: .seconds(5))
         let transport = IdempotencyKeyTransport(
             wrapping: ResilientTransport(wrapping: sharedTransport) { _ in pipeline })
         let request = HTTPRequest(method: .post, url: server.url("/events"), body: Data(#"{"title":"x"}"#.utf8))

@@ -8,8 +8,10 @@ func classify(_ error: (any Error)?) -> FailureClassification? {
     return CompositeErrorClassifier([TransportErrorClassifier.standard]).classification(of: error)
 }
 
-/// A context on the real continuous clock with an attempt deadline `timeout` from now.
-func realContext(timeout: Duration = .seconds(10), telemetry: (any TelemetrySink)? = nil) -> ResilienceContext {
+/// A context on the real continuous clock with an attempt deadline `timeout` from now. The default is generous:
+/// these tests share two cores with suites that run child processes and simulations, and a test's task can wait
+/// seconds for a thread; a test that needs the deadline itself passes its own.
+func realContext(timeout: Duration = .seconds(60), telemetry: (any TelemetrySink)? = nil) -> ResilienceContext {
     let clock = ResilienceClock.continuous
     return ResilienceContext(
         key: "test", deadline: clock.now().advanced(by: timeout), telemetry: telemetry, clock: clock,
