@@ -18,10 +18,10 @@ import ResilienceKit
 /// policy's own backoff and jitter draw the delays; the total deadline ends a retry that would start after it.
 ///
 /// Requests arrive as a Poisson process at the scope's rate for the run's duration, and each attempt is
-/// answered after the scenario's network delay (both ways) and service time. A formula for this is what
-/// ``BrownoutBound`` used before: it took each window's allowance and demand at their means, and a window's
-/// quietness as independent of the floor's credit, and overstated the retries by up to 1.5 pp of success
-/// where demand and supply are about equal (p ≈ ratio) and by 0.4–0.9 pp on the floor: a sliding window refuses
+/// answered after the scenario's network delay (both ways) and service time. A closed form, taking each
+/// window's allowance and demand at their means and a window's quietness as independent of the floor's credit,
+/// overstates the retries by up to 1.5 pp of success where demand and supply are about equal (p ≈ ratio) and by
+/// 0.4–0.9 pp on the floor: a sliding window refuses
 /// the retries of a window whose requests dipped after its retries were granted, and the bursts that earn the
 /// floor its credit are the ones that fill a window past 1 ÷ ratio requests and refuse it.
 struct BudgetRuleModel {
