@@ -171,6 +171,17 @@ package enum RaceOutcome<Output: Sendable>: Sendable {
     case timerCancelled
 }
 
+/// What a race's loop decides on (`ThrowingTaskGroup.nextRaceEvent()`).
+@usableFromInline
+package enum RaceEvent<Output: Sendable>: Sendable {
+    /// A child returned this value; the group's other children are already cancelled.
+    case won(Output)
+    /// A child threw this error.
+    case failed(any Error)
+    /// A timer child's sleep ended.
+    case timerFired
+}
+
 /// Lets a non-escaping operation run in a child task of a task group that cannot outlive it.
 ///
 /// Sound because the group is awaited before `withoutActuallyEscaping` returns, and the operation is

@@ -113,19 +113,16 @@ package func raceAgainstDeadline<Output: Sendable>(
         return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
             group.addRacer { try await operation.run() }
             group.addTimer { try await clock.sleep(until: deadline) }
-            while let outcome = try await group.next() {
-                switch outcome {
-                case .finished(.success(let value)):
-                    group.cancelAll()
+            while let event = try await group.nextRaceEvent() {
+                switch event {
+                case .won(let value):
                     return value
-                case .finished(.failure(let error)):
+                case .failed(let error):
                     group.cancelAll()
                     if Task.isCancelled || clock.now() < deadline { throw error }
                     throw DeadlineExceededError(deadline: deadline, operationError: error)
                 case .timerFired:
                     group.cancelAll()
-                case .timerCancelled:
-                    continue
                 }
             }
             // Unreachable: the operation's child always reports how it finished.
@@ -155,6 +152,29 @@ extension ThrowingTaskGroup {
                 return .finished(.failure(error))
             }
         }
+    }
+
+    /// Waits for the race's next event that needs a decision: the first success (the group's other children
+    /// are cancelled before it is returned), a failure, or a timer that fired. A timer that the race cancelled
+    /// is skipped. `nil` once every child has ended. The one loop step shared by every race (a deadline, a
+    /// hedge); what a failure or a timer means is the caller's.
+    @inlinable
+    package mutating func nextRaceEvent<Output: Sendable>() async throws -> RaceEvent<Output>?
+    where ChildTaskResult == RaceOutcome<Output> {
+        while let outcome = try await next() {
+            switch outcome {
+            case .finished(.success(let value)):
+                cancelAll()
+                return .won(value)
+            case .finished(.failure(let error)):
+                return .failed(error)
+            case .timerFired:
+                return .timerFired
+            case .timerCancelled:
+                continue
+            }
+        }
+        return nil
     }
 
     /// Adds a timer child that runs `sleep` and reports ``RaceOutcome/timerFired`` when it returns, or

@@ -50,12 +50,11 @@ public struct HedgingStrategy: ResilienceStrategy {
                 }
                 launch()
                 var lastError: (any Error)?
-                while let outcome = try await group.next() {
-                    switch outcome {
-                    case .finished(.success(let value)):
-                        group.cancelAll()
+                while let event = try await group.nextRaceEvent() {
+                    switch event {
+                    case .won(let value):
                         return value
-                    case .finished(.failure(let error)):
+                    case .failed(let error):
                         running -= 1
                         lastError = error
                         if Task.isCancelled { break }
@@ -68,8 +67,6 @@ public struct HedgingStrategy: ResilienceStrategy {
                         }
                     case .timerFired:
                         if running > 0 && launched <= maxHedges { launch() }
-                    case .timerCancelled:
-                        continue
                     }
                 }
                 if Task.isCancelled { throw CancellationError() }
