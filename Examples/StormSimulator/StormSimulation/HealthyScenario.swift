@@ -4,11 +4,12 @@ import ResilienceTesting
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 extension Scenarios {
     /// A healthy server (as in the outage, no fault) and busy keys: 50 requests/s per client
-    /// (`--rate-per-client`), 100 requests/s in all (`--offered`), for 60 s (20 s in quick mode). The offered
-    /// load is not scaled down in quick mode, since the per-key rate is the point.
+    /// (`--rate-per-client`), 100 requests/s in all (`--offered`), for 60 s (20 s in quick mode), on a server of
+    /// 3× the offered load unless `--capacity` says otherwise. The offered load is not scaled down in quick mode,
+    /// since the per-key rate is the point.
     static func healthy(_ mode: RunMode, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         var parameters = parameters
-        parameters.capacity = parameters.capacity ?? 300
+        parameters.capacity = parameters.capacity ?? 3 * (parameters.offered ?? 100)
         return TrafficRun(
             server: server(mode, parameters, faults: []), offeredPerSecond: parameters.offered ?? 100,
             duration: .seconds(mode == .full ? 60 : 20), ratePerClient: parameters.ratePerClient ?? 50)

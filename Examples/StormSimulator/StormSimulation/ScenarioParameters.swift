@@ -10,7 +10,7 @@ public struct ScenarioParameters: Sendable, Hashable {
     /// Requests per second all clients offer together (`--offered`).
     public var offered: Double?
     /// Requests per second the server can serve (`--capacity`): its workers at the scenario's mean service
-    /// time.
+    /// time; `nil`: the scenario's own headroom over the offered load (3× in most scenarios).
     public var capacity: Double?
     /// Seconds of full outage (`--outage`).
     public var outage: Int?
@@ -131,7 +131,8 @@ public struct ScenarioParameters: Sendable, Hashable {
     public static let usage = """
           --rate-per-client R  requests/s one client offers (default 4 server-facing, 0.5 app-facing)
           --offered R          total requests/s all clients offer (default 100)
-          --capacity R         server requests/s (default 300; the tail scenario 3000)
+          --capacity R         server requests/s (default 3 × --offered, 300; the metastable case 300 for 280,
+                               the tail and hedging scenarios 60 workers of 35 ms for 100)
           --outage S           seconds of full outage (default 20)
           --stall S            seconds the server stops serving, requests queue (default 10)
           --flap UP,DOWN       repeating outage: seconds up, seconds down (default 5,5 in the flap scenario)

@@ -4,16 +4,18 @@ import ResilienceTesting
 /// The scenarios' settings, in one place so the report can print them.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 enum Scenarios {
-    /// 30 workers × exponential 100 ms = 300 requests/s (scaled down in quick mode; `--capacity` sets the
-    /// workers from the mean service time); network |N(10 ms, 2 ms)| each way.
+    /// 30 workers × exponential 100 ms = 300 requests/s for the scenario's 100 offered requests/s (scaled down in
+    /// quick mode); network |N(10 ms, 2 ms)| each way. `--capacity` sets the workers from the mean service time;
+    /// without it, an `--offered` load scales the workers with it, so the scenario keeps its headroom
+    /// (`workers` for `defaultOffered` requests/s) instead of overloading a server sized for its default traffic.
     static func server(
         _ mode: RunMode, _ parameters: ScenarioParameters, faults: [SimulatedFault],
         serviceTime: LatencyDistribution = .exponential(mean: .milliseconds(100)), meanServiceSeconds: Double = 0.1,
-        workers: Int = 30
+        workers: Int = 30, defaultOffered: Double = 100
     ) -> SimulatedServer.Configuration {
         let count =
             parameters.capacity.map { Int(($0 * meanServiceSeconds).rounded()) }
-            ?? Int((Double(workers) * mode.scale).rounded())
+            ?? Int((Double(workers) * (parameters.offered.map { $0 / defaultOffered } ?? mode.scale)).rounded())
         return SimulatedServer.Configuration(
             workers: max(1, count), queueLimit: 100_000, serviceTime: serviceTime,
             networkDelay: .absoluteNormal(mean: .milliseconds(10), standardDeviation: .milliseconds(2)), faults: faults)
@@ -112,7 +114,7 @@ enum Scenarios {
         let run = TrafficRun(
             server: server(
                 mode, parameters, faults: [SimulatedFault(.stall, from: .seconds(10), until: .seconds(stallEnd))],
-                serviceTime: .constant(.milliseconds(100))),
+                serviceTime: .constant(.milliseconds(100)), defaultOffered: 280),
             offeredPerSecond: parameters.offered ?? 280 * mode.scale, duration: .seconds(end),
             ratePerClient: parameters.ratePerClient)
         return (run, stallEnd, end)
