@@ -92,6 +92,22 @@ import Testing
         #expect(!parameters.runs(StrategyCatalog.interactive) && !parameters.runs(StrategyCatalog.budgetOnly))
     }
 
+    @Test func anOfferedLoadWithoutACapacityKeepsTheScenariosHeadroom() {
+        var parameters = ScenarioParameters()
+        parameters.offered = 1000
+        // 3× the offered load, as the default 300 for 100: 300 workers of 100 ms.
+        #expect(Scenarios.outage(.full, parameters).run.server.workers == 300)
+        #expect(Scenarios.outage(.quick, parameters).run.server.workers == 300)
+        #expect(Scenarios.healthy(.full, parameters).server.workers == 300)
+        // Bronson's case keeps its 300 for 280.
+        parameters.offered = 560
+        #expect(Scenarios.metastable(.full, parameters).run.server.workers == 60)
+        // Without --offered the defaults stand; with --capacity, the capacity.
+        #expect(Scenarios.outage(.full).run.server.workers == 30)
+        parameters.capacity = 120
+        #expect(Scenarios.outage(.full, parameters).run.server.workers == 12)
+    }
+
     @Test func theGoalTableAsJSONHasOneObjectPerGoal() {
         var report = StormReport(mode: .quick, seeds: [1, 2])
         report.goals = [
