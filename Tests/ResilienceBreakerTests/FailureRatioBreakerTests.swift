@@ -109,17 +109,18 @@ struct FailureRatioBreakerTests {
         }
     }
 
-    /// Fails a call every quarter second from `start` until the call at `end` (included), or until a call
-    /// changes the breaker's state; returns that change (`nil`: none).
+    /// Fails a call five times a second (50 calls in a preset's 10 s window, past its minimum of 40) from
+    /// `start` until the call at `end` (included), or until a call changes the breaker's state; returns that
+    /// change (`nil`: none).
     @discardableResult
-    func failEveryQuarterSecond(
+    func failFiveTimesASecond(
         _ breaker: FailureRatioBreaker, from start: Double, through end: Double,
         _ failure: FailureClassification = Failures.server
     ) -> BreakerTransition? {
-        var now = start
-        while now <= end + 1e-9 {
-            if let transition = call(breaker, .failure(failure), at: at(now)) { return transition }
-            now += 0.25
+        var index = 0.0
+        while start + index * 0.2 <= end + 1e-9 {
+            if let transition = call(breaker, .failure(failure), at: at(start + index * 0.2)) { return transition }
+            index += 1
         }
         return nil
     }
@@ -128,8 +129,8 @@ struct FailureRatioBreakerTests {
     func interactiveTripsAreCheap() {
         let breaker = FailureRatioBreaker(.outageOnlyInteractive, random: SharedRandomSource(seed: 7))
         // Ten seconds of failures are not enough to judge a new breaker; the first failure after them opens it.
-        failEveryQuarterSecond(breaker, from: 0, through: 9.75)
-        #expect(breaker.metrics(now: at(9.75)).state == .closed)
+        failFiveTimesASecond(breaker, from: 0, through: 9.8)
+        #expect(breaker.metrics(now: at(9.8)).state == .closed)
         var opened = call(breaker, .failure(Failures.server), at: at(10))
         var now = 10.0
         // Each failed probe reopens it for 0.4–0.6 s: the open time never grows, however often a probe fails.
@@ -154,8 +155,8 @@ struct FailureRatioBreakerTests {
         arguments: ["standard", "interactive", "background"])
     func presetBreakersCountTimeouts(name: String) {
         let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
-        failEveryQuarterSecond(breaker, from: 0, through: 9.75, Failures.timeout)
-        #expect(breaker.metrics(now: at(9.75)).state == .closed)
+        failFiveTimesASecond(breaker, from: 0, through: 9.8, Failures.timeout)
+        #expect(breaker.metrics(now: at(9.8)).state == .closed)
         #expect(call(breaker, .failure(Failures.timeout), at: at(10))?.to == .open)
     }
 
@@ -164,12 +165,12 @@ struct FailureRatioBreakerTests {
         arguments: ["standard", "interactive", "background"])
     func presetBreakersIgnoreBrownouts(name: String) {
         let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 5))
-        // A 97 % brownout: one success at 3 s among calls that fail every quarter second from 0 s.
-        failEveryQuarterSecond(breaker, from: 0, through: 2.75)
+        // A 98 % brownout: one success at 3 s among calls that fail five times a second from 0 s.
+        failFiveTimesASecond(breaker, from: 0, through: 2.8)
         call(breaker, .success, at: at(3))
-        #expect(failEveryQuarterSecond(breaker, from: 3.25, through: 12.75) == nil)
-        #expect(breaker.windowCounts(now: at(12.75)) == (40, 39, 0))
-        #expect(breaker.metrics(now: at(12.75)).state == .closed)
+        #expect(failFiveTimesASecond(breaker, from: 3.2, through: 12.8) == nil)
+        #expect(breaker.windowCounts(now: at(12.8)) == (50, 49, 0))
+        #expect(breaker.metrics(now: at(12.8)).state == .closed)
         // The success leaves the 10 s window (1 s slices) at 13 s: every call of a whole window failed.
         #expect(call(breaker, .failure(Failures.server), at: at(13))?.to == .open)
     }
@@ -179,17 +180,17 @@ struct FailureRatioBreakerTests {
         arguments: ["standard", "interactive", "background"])
     func closingProbeStartsTheWindow(name: String) {
         let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 9))
-        #expect(failEveryQuarterSecond(breaker, from: 0, through: 10)?.to == .open)
+        #expect(failFiveTimesASecond(breaker, from: 0, through: 10)?.to == .open)
         let probeAt = 10 + seconds(breaker.metrics(now: at(10)).remainingOpenDuration) + 0.001
         let probe = breaker.admit(now: at(probeAt)).permit!
         #expect(breaker.record(.success, for: probe, now: at(probeAt))?.to == .closed)
         #expect(breaker.windowCounts(now: at(probeAt)) == (1, 0, 0))
-        // Twenty failures in the next 5 s: the window still holds the probe's success.
-        #expect(failEveryQuarterSecond(breaker, from: probeAt + 0.25, through: probeAt + 5) == nil)
+        // Twenty-five failures in the next 5 s: the window still holds the probe's success.
+        #expect(failFiveTimesASecond(breaker, from: probeAt + 0.2, through: probeAt + 5) == nil)
         #expect(breaker.metrics(now: at(probeAt + 5)).state == .closed)
-        #expect(failEveryQuarterSecond(breaker, from: probeAt + 5.25, through: probeAt + 9.75) == nil)
+        #expect(failFiveTimesASecond(breaker, from: probeAt + 5.2, through: probeAt + 9.8) == nil)
         // Once a whole window has passed without a success, it opens again.
-        #expect(failEveryQuarterSecond(breaker, from: probeAt + 10, through: probeAt + 11)?.to == .open)
+        #expect(failFiveTimesASecond(breaker, from: probeAt + 10, through: probeAt + 11)?.to == .open)
     }
 
     @Test(
@@ -198,7 +199,7 @@ struct FailureRatioBreakerTests {
     func presetOpenTimeIsBounded(name: String, base: Double) {
         let (cap, floor) = (1.2 * base, 0.8 * base)
         let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 11))
-        #expect(failEveryQuarterSecond(breaker, from: 0, through: 10)?.to == .open)
+        #expect(failFiveTimesASecond(breaker, from: 0, through: 10)?.to == .open)
         var now = 10.0
         var longest = 0.0
         // Twenty failed probes in a row: the open time stays jittered around its base and never grows.
@@ -266,24 +267,26 @@ struct FailureRatioBreakerTests {
     }
 
     @Test(
-        "A preset breaker opens on failures only once its 10 s window holds ten calls, all failed",
-        arguments: ["standard", "interactive", "background"])
-    func failuresNeedTenCallsInTheWindow(name: String) {
-        // Eight calls in every 10 s, all failing (a quiet key in a heavy brownout looks like this by chance):
-        // the window never holds the ten calls it judges by.
+        "A preset breaker opens on failures only once its 10 s window holds its minimum of calls, all failed",
+        arguments: [("standard", 40), ("interactive", 10), ("background", 40)])
+    func failuresNeedTheMinimumOfCallsInTheWindow(name: String, minimum: Int) {
+        // A little under the minimum in every 10 s, all failing (at 40, a key of 3.5 calls a second in a p = 0.9
+        // brownout sees a whole window fail like this about once in 40): the window never holds enough to judge.
+        let quietInterval = 10 / (0.875 * Double(minimum))
         let quiet = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
-        var now = 0.0
-        while now <= 60 {
-            #expect(call(quiet, .failure(Failures.server), at: at(now)) == nil)
-            now += 1.25
+        for index in 0...Int(60 / quietInterval) {
+            #expect(call(quiet, .failure(Failures.server), at: at(Double(index) * quietInterval)) == nil)
         }
-        // Thirteen in every 10 s, all failing: it opens once it has counted for a whole window.
+        #expect(quiet.metrics(now: at(60)).state == .closed)
+        // A quarter more than the minimum in every 10 s, all failing: it opens once it has counted for a whole
+        // window.
+        let busyInterval = 10 / (1.25 * Double(minimum))
         let busy = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 3))
-        now = 0
         var opened: Double?
-        while now <= 20, opened == nil {
-            if call(busy, .failure(Failures.server), at: at(now))?.to == .open { opened = now }
-            now += 0.75
+        for index in 0...Int(20 / busyInterval) where opened == nil {
+            if call(busy, .failure(Failures.server), at: at(Double(index) * busyInterval))?.to == .open {
+                opened = Double(index) * busyInterval
+            }
         }
         #expect(opened.map { $0 >= 10 && $0 <= 11 } == true)
     }
@@ -366,7 +369,7 @@ struct FailureRatioBreakerTests {
 
         // An outage answers at once: the breaker it opens admits its three probes side by side.
         let down = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 17))
-        #expect(failEveryQuarterSecond(down, from: 0, through: 10)?.to == .open)
+        #expect(failFiveTimesASecond(down, from: 0, through: 10)?.to == .open)
         let downProbeAt = 10 + seconds(down.metrics(now: at(10)).remainingOpenDuration) + 0.001
         let probes = (0..<4).map { _ in down.admit(now: at(downProbeAt)) }
         #expect(probes.prefix(3).allSatisfy { $0.permit?.isProbe == true })

@@ -17,7 +17,7 @@ struct PipelinePresetTests {
         // a brownout, however heavy) or went unanswered (a hung server).
         #expect(
             text.contains(
-                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 10, observed: 10.0 seconds, unanswered: 5)"))
+                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 5)"))
         #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
         // No client-side rate cap.
         #expect(!text.contains("token-bucket"))
@@ -34,7 +34,7 @@ struct PipelinePresetTests {
             ),
             (
                 "background", "limit: 300.0 seconds", "maxAttempts: 6",
-                "ratio: 1.0, minimum: 10, observed: 10.0 seconds, unanswered: 5)",
+                "ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 5)",
                 "limit: 60.0 seconds"
             ),
         ])
@@ -119,10 +119,10 @@ struct PipelinePresetTests {
         let first = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let second = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 3), settings)
         let context = makeContext(clock)
-        // The standard breaker judges a whole 10 s window of at least 5 calls: a failure a second for 10 s
-        // trips it.
-        for second in 0...10 {
-            if second > 0 { clock.advance(by: .seconds(1)) }
+        // The standard breaker judges a whole 10 s window of at least 40 calls: five failures a second for 10 s
+        // trip it.
+        for step in 0...50 {
+            if step > 0 { clock.advance(by: .milliseconds(200)) }
             await #expect(throws: TestFailure.self) {
                 try await first.execute(context) { _ -> Int in throw TestFailure.serverError }
             }

@@ -13,12 +13,12 @@ struct PresetScopeTests {
             Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 2), scope: scope, settings)
         }
         let context = makeContext(clock)
-        // One failure a second, each key in turn, for a whole 10 s window: no key alone reaches the breaker's
-        // 5 calls in its window, the scope does.
-        for second in 0...10 {
-            if second > 0 { clock.advance(by: .seconds(1)) }
+        // Five failures a second, each key in turn, for a whole 10 s window: no key alone reaches the breaker's
+        // 40 calls in its window, the scope does.
+        for step in 0...50 {
+            if step > 0 { clock.advance(by: .milliseconds(200)) }
             await #expect(throws: TestFailure.self) {
-                try await keys[second % keys.count].execute(context) { _ -> Int in throw TestFailure.serverError }
+                try await keys[step % keys.count].execute(context) { _ -> Int in throw TestFailure.serverError }
             }
         }
         let unscoped = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 2), settings)

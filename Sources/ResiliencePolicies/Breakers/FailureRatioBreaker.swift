@@ -151,38 +151,37 @@ extension FailureRatioBreaker {
             return configuration
         }
 
-        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 10 were
+        /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 40 were
         /// made, or at least 5 calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 500 ms
         /// ±20 %, not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes
         /// it (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
         /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy, still
         /// lets some through, so the rule asks for no success at all, which a key (or a ``PresetScope``) making `n`
-        /// calls in the window sees in a brownout of failure probability `p` with probability `pⁿ`: at 4 requests/s
-        /// (about 44 calls with retries) 1 % at p = 0.9, and 10⁻⁷ at p = 0.7 (a ratio of 90 % tripped on a p = 0.9
-        /// brownout more often than not). A false trip costs about one open time per failed probe, `1 ÷ (1 − p)` of
-        /// them, so its rarity is what keeps a brownout's success above not retrying. In an outage the rule trips as
-        /// soon as the healthy calls from before have left the 10 s window, like a 90 % ratio did. A flapping server's
-        /// down spells shorter than the window leave the successes of its up spells in it, so the breaker stays shut
-        /// and the retries reach the up spells. At least 10 calls, because at an app's rates the window holds few:
-        /// 0.7⁵ = 17 % of 5-call windows fail whole in a p = 0.7 brownout, against 0.7¹⁰ = 2.8 % of 10-call ones (at
-        /// 0.5 requests/s a window holds 10 calls one time in 30), and with 5 `.interactive` lost 0.8 pp of such a
-        /// brownout's success to false trips. Hystrix asks for 20 calls in its 10 s window, resilience4j and Polly for
-        /// 100. Below 1 request/s the window rarely holds 10, and the retry budget alone bounds an outage's load. The
-        /// open time is
-        /// what a recovered server loses: every call in the open period after the server is back fails, so a breaker
-        /// open for `O` (±20 %) loses up to `1.2 O` of the traffic after a recovery, `O ÷ 2` on average. Over a fault
-        /// that trips it (at least the 10 s window) and the minute after it, that must cost less than 1 percentage
-        /// point of success against not retrying at all in nearly every run, not only on average, so `1.2 O` plus a
-        /// probe's round trip must stay under 1 % of 70 s: 500 ms ±20 % (jittered so the keys of many clients do not
-        /// probe in step; 1 s lost more than 1 point in a run in four or five at 1 and 50 requests/s). The open time
-        /// does not grow, because a growing open time is exactly what swallows a recovered or flapping server's healthy
-        /// seconds (Polly's and Finagle's growing break times, 5 s and more, lost 4–15 pp here). What a dead server
-        /// sees instead is two rounds of probes per second per breaker: a failed probe reopens it at once, and the
-        /// probe's own retry meets the open breaker. That sheds `O ÷ (O + 1/r)` of a key's calls at `r` requests per
-        /// second (a third at 1 request/s, two thirds at 4, 96 % at 50), and the retry budget, funded by the failures,
-        /// bounds what the calls that get through may add. One successful probe closes it, as in Polly and gRPC's
-        /// outlier ejection: a probe that succeeds is the evidence a recovered server gives first.
+        /// calls in the window sees in a brownout of failure probability `p` with probability `pⁿ`. At least 40
+        /// calls, because that chance must be small at every rate, not only where calls are many: 0.9¹⁰ = 35 % of
+        /// 10-call windows fail whole in a p = 0.9 brownout, 0.9²⁰ = 12 % of 20-call ones, 0.9⁴⁰ = 1.5 % of 40-call
+        /// ones. A false trip costs a key about `1 ÷ (1 − p)` failed probes while it refuses the calls between
+        /// them, and at p = 0.9 retrying gains only about 1 percentage point, so with 10 a key of 1–2 requests/s
+        /// did worse than not retrying at all (4–6 runs in 20 at or above it; 20 in 20 with 40). A key below 4
+        /// calls a second never holds 40 calls in the window, so failures that come back never open its breaker:
+        /// its retry budget alone bounds an outage's load, at 1 + its ratio, and its callers lose no calls to an
+        /// open period when the server returns. A key above opens after a whole window of failures, and then sheds
+        /// most of its calls. Hystrix asks for 20 calls in its 10 s window, resilience4j and Polly for 100.
+        ///
+        /// The open time is what a recovered server loses: every call in the open period after the server is back
+        /// fails, so a breaker open for `O` (±20 %) loses up to `1.2 O` of the traffic after a recovery, `O ÷ 2` on
+        /// average. Over a fault that trips it (at least the 10 s window) and the minute after it, that must cost less
+        /// than 1 percentage point of success against not retrying at all in nearly every run, not only on average, so
+        /// `1.2 O` plus a probe's round trip must stay under 1 % of 70 s: 500 ms ±20 % (jittered so the keys of many
+        /// clients do not probe in step; 1 s lost more than 1 point in a run in four or five at 50 requests/s).
+        /// The open time does not grow, because a growing open time is exactly what swallows a recovered or flapping
+        /// server's healthy seconds (Polly's and Finagle's growing break times, 5 s and more, lost 4–15 pp here). What
+        /// a dead server sees instead is two rounds of probes per second per breaker: a failed probe reopens it at
+        /// once, and the probe's own retry meets the open breaker. That sheds `O ÷ (O + 1/r)` of a key's calls at `r`
+        /// requests per second (two thirds at 4, 96 % at 50), and the retry budget, funded by the failures, bounds what
+        /// the calls that get through may add. One successful probe closes it, as in Polly and gRPC's outlier ejection:
+        /// a probe that succeeds is the evidence a recovered server gives first.
         ///
         /// A hung server (one that stops serving but keeps accepting) fails calls only when their attempt
         /// timeouts fire, 10–60 s in the presets, and every second the clients wait they queue another second
@@ -199,7 +198,7 @@ extension FailureRatioBreaker {
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
-            configuration.minimumThroughput = 10
+            configuration.minimumThroughput = 40
             configuration.minimumUnansweredCalls = 5
             configuration.minimumObservation = .seconds(10)
             configuration.failureRatio = 1
@@ -215,14 +214,25 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
-        /// hung server trips it like a failing one; open 500 ms ±20 %; closed by one successful probe).
+        /// ``PipelinePreset/interactive``'s breaker: ``outageOnly``'s settings (timeouts count, so a hung server
+        /// trips it like a failing one; open 500 ms ±20 %; closed by one successful probe), judging failures from 10
+        /// calls in its 10 s window instead of 40.
         ///
         /// It waits for a whole 10 s window without a success, as the others do: a person's app cannot tell a
         /// full outage from a heavy brownout after a handful of calls, and a brownout's successes are what the
-        /// person came for. A false trip stays cheap: the next successful probe closes it again, and the open
-        /// time never grows, so a recovered server is admitted within about half a second.
-        public static var outageOnlyInteractive: Configuration { outageOnly }
+        /// person came for. It judges from 10 calls because its retry budget (``RetryBudgetConfiguration/interactive``,
+        /// a 10 s window so that an app's quiet key retries a lone failure) leaves a key of 1 request/s on its floor
+        /// about half the time, and its outage load within 1.10× then needs the breaker to shed (1.11× with 40).
+        /// The price is paid in very heavy brownouts at 1–3 requests/s, where a window of 10–30 calls all fails by
+        /// chance (0.9¹⁰ = 35 %): at p = 0.9 such a key does about 0.3 percentage points worse than not retrying at
+        /// all (a ``PresetScope`` that gathers a host's keys lifts it past 4 calls a second). A false trip stays
+        /// cheap otherwise: the next successful probe closes it again, and the open time never grows, so a
+        /// recovered server is admitted within about half a second.
+        public static var outageOnlyInteractive: Configuration {
+            var configuration = outageOnly
+            configuration.minimumThroughput = 10
+            return configuration
+        }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {
