@@ -52,11 +52,11 @@ import Testing
         let keys = row.pipelines(clock: clock, random: SharedRandomSource(seed: 1), keys: 4)
         #expect(keys.count == 4)
         let context = ResilienceContext(key: "jobs", clock: clock)
-        // A timeout a second, spread over the keys for a whole 10 s window, trips the one breaker of the
-        // client's host for every key.
-        for second in 0...10 {
-            if second > 0 { manual.advance(by: .seconds(1)) }
-            _ = try? await keys[second % keys.count].execute(context) { _ -> Int in
+        // Five timeouts a second, spread over the keys for a whole 10 s window (no key alone reaches the
+        // breaker's 40 calls), trip the one breaker of the client's host for every key.
+        for step in 0...50 {
+            if step > 0 { manual.advance(by: .milliseconds(200)) }
+            _ = try? await keys[step % keys.count].execute(context) { _ -> Int in
                 throw ResilienceError(.attemptTimedOut)
             }
         }

@@ -57,7 +57,7 @@ public struct PipelinePreset: Sendable {
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, full jitter) with a budget of 10 % of the last 30 s's failed first
     /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure and counts
-    /// timeouts (every call of a whole 10 s window failed, at least 10 of them, or 5 went unanswered; open 500 ms
+    /// timeouts (every call of a whole 10 s window failed, at least 40 of them, or 5 went unanswered; open 500 ms
     /// ±20 % without growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing,
     /// no client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
@@ -83,9 +83,9 @@ public struct PipelinePreset: Sendable {
     }
 
     /// Background refresh: 300 s total, 6 attempts (1 s ×2, at most 300 s, full jitter) with the standard 10 % budget,
-    /// the standard breaker (total failure over a whole 10 s window, timeouts count, open 500 ms ±20 %), server-quota
-    /// pacing, no client-side rate cap, 60 s per attempt. Given a ``connectivity`` monitor, calls wait for the network
-    /// (and out Low Data Mode) for up to 5 minutes.
+    /// the standard breaker (total failure over a whole 10 s window of at least 40 calls, timeouts count, open 500 ms
+    /// ±20 %), server-quota pacing, no client-side rate cap, 60 s per attempt. Given a ``connectivity`` monitor,
+    /// calls wait for the network (and out Low Data Mode) for up to 5 minutes.
     public static var background: PipelinePreset {
         var preset = PipelinePreset()
         preset.totalDeadline = .seconds(300)

@@ -3,7 +3,7 @@
 /// server are judged together.
 ///
 /// A pipeline built without a scope owns its budget and breaker, so each key is judged by its own traffic.
-/// A key of an app that sends a request every minute never sees the ten calls a breaker needs to trip, and
+/// A key of an app that sends a request every minute never sees the 10–40 calls a breaker needs to trip, and
 /// its budget cannot tell a first failure from an outage. The keys of one host usually fail together (one
 /// server, one load balancer, one network path), so pooling their evidence is what Finagle's and gRPC's
 /// per-client budgets and Envoy's per-host outlier detection do: build one scope per host and pass it to the
