@@ -158,16 +158,19 @@ extension FailureRatioBreaker {
         ///
         /// Why these values: a full outage or a hung server fails every call, while a brownout, however heavy, still
         /// lets some through, so the rule asks for no success at all, which a key (or a ``PresetScope``) making `n`
-        /// calls in the window sees in a brownout of failure probability `p` with probability `pⁿ`. At least 40
-        /// calls, because that chance must be small at every rate, not only where calls are many: 0.9¹⁰ = 35 % of
-        /// 10-call windows fail whole in a p = 0.9 brownout, 0.9²⁰ = 12 % of 20-call ones, 0.9⁴⁰ = 1.5 % of 40-call
-        /// ones. A false trip costs a key about `1 ÷ (1 − p)` failed probes while it refuses the calls between
-        /// them, and at p = 0.9 retrying gains only about 1 percentage point, so with 10 a key of 1–2 requests/s
-        /// did worse than not retrying at all (4–6 runs in 20 at or above it; 20 in 20 with 40). A key below 4
-        /// calls a second never holds 40 calls in the window, so failures that come back never open its breaker:
-        /// its retry budget alone bounds an outage's load, at 1 + its ratio, and its callers lose no calls to an
-        /// open period when the server returns. A key above opens after a whole window of failures, and then sheds
-        /// most of its calls. Hystrix asks for 20 calls in its 10 s window, resilience4j and Polly for 100.
+        /// calls in the window sees in a brownout of failure probability `p` with probability `pⁿ` (a ratio of 90 %
+        /// tripped on a p = 0.9 brownout more often than not). In an outage the rule trips as soon as the healthy calls
+        /// from before have left the 10 s window, like a 90 % ratio did. A flapping server's down spells shorter than
+        /// the window leave the successes of its up spells in it, so the breaker stays shut and the retries reach the
+        /// up spells. At least 40 calls, because that chance must be small at every rate, not only where calls are
+        /// many: 0.9¹⁰ = 35 % of 10-call windows fail whole in a p = 0.9 brownout, 0.9²⁰ = 12 % of 20-call ones,
+        /// 0.9⁴⁰ = 1.5 % of 40-call ones. A false trip costs a key about `1 ÷ (1 − p)` failed probes while it refuses the
+        /// calls between them, and at p = 0.9 retrying gains only about 1 percentage point, so with 10 a key of 1–2
+        /// requests/s did worse than not retrying at all (4–6 runs in 20 at or above it; 20 in 20 with 40). A key below
+        /// 4 calls a second never holds 40 calls in the window, so failures that come back never open its breaker: its
+        /// retry budget alone bounds an outage's load, at 1 + its ratio, and its callers lose no calls to an open
+        /// period when the server returns. A key above opens after a whole window of failures, and then sheds most of
+        /// its calls. Hystrix asks for 20 calls in its 10 s window, resilience4j and Polly for 100.
         ///
         /// The open time is what a recovered server loses: every call in the open period after the server is back
         /// fails, so a breaker open for `O` (±20 %) loses up to `1.2 O` of the traffic after a recovery, `O ÷ 2` on
