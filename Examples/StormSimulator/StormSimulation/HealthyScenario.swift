@@ -9,9 +9,10 @@ extension Scenarios {
     /// since the per-key rate is the point.
     static func healthy(_ mode: RunMode, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
         var parameters = parameters
-        parameters.capacity = parameters.capacity ?? 3 * (parameters.offered ?? 100)
+        let offered = parameters.offered ?? 100
+        parameters.offered = offered
         return TrafficRun(
-            server: server(mode, parameters, faults: []), offeredPerSecond: parameters.offered ?? 100,
+            server: server(mode, parameters, faults: []), offeredPerSecond: offered,
             duration: .seconds(mode == .full ? 60 : 20), ratePerClient: parameters.ratePerClient ?? 50)
     }
 }
