@@ -255,6 +255,21 @@ import Testing
         #expect(RetryBudgetBound.outageLoad(generous, rate: 0.1, outage: 20, attempts: 2) == 2)
     }
 
+    @Test func aScopeYoungerThanItsWindowIsQuietMoreOften() {
+        let budget = RetryBudgetConfiguration.smoothed
+        // At 0.5 requests/s a 30 s window holds 15 requests: a scope that has filled it judges by its failures
+        // almost always, one that began 10 s before the outage has seen 5 and draws on its floor.
+        let settled = RetryBudgetBound.quietChance(budget, rate: 0.5, outage: 2)
+        let young = RetryBudgetBound.quietChance(budget, rate: 0.5, outage: 2, age: 10)
+        #expect(settled < 0.2)
+        #expect(young > 0.95)
+        // The floor then retries the first failure of the one request a 2 s outage sees, on average.
+        let load = RetryBudgetBound.outageLoad(budget, rate: 0.5, outage: 2, age: 10, attempts: 3)
+        #expect(load > 1.1 + 0.95 * (1 - exp(-1.0)))
+        // An age of a whole window or more changes nothing.
+        #expect(RetryBudgetBound.quietChance(budget, rate: 0.5, outage: 2, age: 30) == settled)
+    }
+
     @Test func aPresetsOwnPipelineRunsTheContentionModelToTheEnd() {
         let result = ContentionRun().measure(seed: 2, makePipeline: StrategyCatalog.noRetry.makePipeline)
         #expect(result.completed == 100)

@@ -57,8 +57,10 @@ public enum OutageLoadBound {
 /// at most ⌊floor + ratio × n⌋ retries for the n requests of the outage, and only if some window is quiet:
 ///
 ///     load ≤ 1 + min(attempts − 1, ratio + Q × E[min(n, ⌊floor + ratio × n⌋)] ÷ (r × T)),  n ~ Poisson(r T),
-///     Q = min(1, P(ratio × N < 1) × (⌈T ÷ W'⌉ + 1)),  N ~ Poisson(r W)
+///     Q = min(1, P(ratio × N₀ < 1) + P(ratio × N < 1) × ⌈T ÷ W'⌉),  N₀ ~ Poisson(r min(W, A)),  N ~ Poisson(r W)
 ///
+/// where A is the scope's age when the outage begins: a scope younger than its window (an app that started A
+/// seconds before the outage) has seen only A seconds of requests, so it is quiet more often.
 /// The breaker's half-open probes are first attempts of requests the clients offered, so they add nothing
 /// to the bound; a retry of a probe is a retry like any other. The bound holds without a breaker; a breaker
 /// that trips sheds calls and keeps the load below it.
@@ -94,18 +96,26 @@ public enum RetryBudgetBound {
     }
 
     /// The chance that a budget funded by failed first attempts finds its window quiet (fewer than 1 ÷ ratio
-    /// requests) at least once in an outage of `outage` seconds: P(ratio × N < 1) for N ~ Poisson(r W), times
-    /// the ⌈T ÷ W'⌉ + 1 windows the outage spans, at most 1.
+    /// requests) at least once in an outage of `outage` seconds, summed over the windows the outage spans, at
+    /// most 1: the window the outage starts in, which holds the requests of min(W, `age`) seconds, and
+    /// ⌈T ÷ W'⌉ later ones of W seconds each, each quiet with P(ratio × N < 1) for N ~ Poisson(r × its span).
+    /// A scope younger than its window has not yet seen a whole window of requests, so it is quiet more often.
     ///
     /// - Parameters:
     ///   - budget: The budget's settings.
     ///   - rate: Requests per second the key or scope sends.
     ///   - outage: The outage's length in seconds.
-    public static func quietChance(_ budget: RetryBudgetConfiguration, rate: Double, outage: Double) -> Double {
+    ///   - age: How long the scope had been counting when the outage began, in seconds (default: long enough
+    ///     to have filled its window).
+    public static func quietChance(
+        _ budget: RetryBudgetConfiguration, rate: Double, outage: Double, age: Double = .infinity
+    ) -> Double {
         let window = budget.window.seconds
-        let quiet = poissonExpectation(mean: max(rate, 0) * window) { budget.ratio * Double($0) < 1 ? 1 : 0 }
-        let windows = (outage / slidWindow(budget)).rounded(.up) + 1
-        return min(1, quiet * windows)
+        func quiet(span: Double) -> Double {
+            poissonExpectation(mean: max(rate, 0) * span) { budget.ratio * Double($0) < 1 ? 1 : 0 }
+        }
+        let laterWindows = (outage / slidWindow(budget)).rounded(.up)
+        return min(1, quiet(span: min(window, max(age, 0))) + quiet(span: window) * laterWindows)
     }
 
     /// W' = W × (buckets − 1) ÷ buckets: the least time a retry stays in the sliding window.
@@ -121,9 +131,11 @@ public enum RetryBudgetBound {
     ///   - budget: The budget's settings.
     ///   - rate: Requests per second the key or scope sends.
     ///   - outage: The outage's length in seconds.
+    ///   - age: How long the scope had been counting when the outage began, in seconds (default: long enough
+    ///     to have filled its window).
     ///   - attempts: The most attempts one request makes.
     public static func outageLoad(
-        _ budget: RetryBudgetConfiguration, rate: Double, outage: Double, attempts: Int
+        _ budget: RetryBudgetConfiguration, rate: Double, outage: Double, age: Double = .infinity, attempts: Int
     ) -> Double {
         let offered = max(rate * outage, 1e-9)
         let retries: Double
@@ -136,7 +148,7 @@ public enum RetryBudgetBound {
             let floorRetries = poissonExpectation(mean: max(rate, 0) * outage) { count in
                 min(Double(count), (floor + budget.ratio * Double(count)).rounded(.down))
             }
-            retries = budget.ratio + quietChance(budget, rate: rate, outage: outage) * floorRetries / offered
+            retries = budget.ratio + quietChance(budget, rate: rate, outage: outage, age: age) * floorRetries / offered
         }
         return 1 + min(Double(max(attempts - 1, 0)), retries)
     }

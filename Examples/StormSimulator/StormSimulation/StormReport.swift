@@ -166,7 +166,7 @@ extension StormReport {
                     // only lowers the load further).
                     let guaranteed = RetryBudgetBound.outageLoad(
                         budget, rate: run.rate(strategy.profile), outage: Double(window.fault.count),
-                        attempts: Self.maxAttempts(strategy))
+                        age: Double(window.fault.lowerBound), attempts: Self.maxAttempts(strategy))
                     goals.append(
                         Goal(
                             name: "Full outage: load ≤ the budget's derived bound " + RetryBudgetBound.formula,
