@@ -137,7 +137,8 @@ public struct ScenarioParameters: Sendable, Hashable {
           --stall S            seconds the server stops serving, requests queue (default 10)
           --flap UP,DOWN       repeating outage: seconds up, seconds down (default 5,5 in the flap scenario)
           --brownout P         failure probability (default: 0.05, 0.1, 0.2, 0.3, 0.5, 0.7; the flap scenario 0.2)
-          --recovery S         seconds measured after a fault ends (default 60)
+          --recovery S         seconds measured after a fault ends (default 60, the metastable case 40; 20 with
+                               --quick)
           --seeds N            how many seeds from --seed (default 20; 2 with --quick)
           --slots N            the server's concurrent slots (adaptive, priority; default 100)
           --slots-after N      the server's slots after --change-at (adaptive; default 40)

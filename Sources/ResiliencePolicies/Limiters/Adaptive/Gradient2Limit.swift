@@ -15,8 +15,9 @@
 /// flight when the queued call was admitted, times the gradient, and the gradient rule takes over. The limit
 /// then moves `smoothing ÷ limit` of the way to the target per sample,
 /// so about ``smoothing`` of the way per round trip whatever the traffic. At equilibrium the recent round trip
-/// is `tolerance` × the baseline: the limit settles at `tolerance` × the backend's concurrent capacity, for a
-/// backend of 8 slots as for one of 400.
+/// is `tolerance` × the baseline: the limit settles at `tolerance` × the backend's concurrent capacity, measured
+/// from 40 to 400 slots (below about 30 the whole-number limit and a small caller's bursts move it a call or
+/// two higher; `Docs/AdaptiveLimits.md`).
 ///
 /// Where it departs from Netflix's code, and why (measured in `Docs/AdaptiveLimits.md`):
 /// - Netflix's long-term round trip is an exponential average over 600 samples, which at 1,000 calls per
