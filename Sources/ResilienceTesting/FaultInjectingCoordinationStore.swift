@@ -5,6 +5,7 @@
 /// let store = FaultInjectingCoordinationStore(wrapping: InMemoryCoordinationStore(clock: clock), clock: clock)
 /// store.fault = .unavailable       // every call throws
 /// store.fault = .stall             // every call hangs until cancelled
+/// store.fault = .unresponsive      // every call hangs, ignoring cancellation, until the fault changes
 /// store.fault = nil                // healthy again
 /// ```
 public final class FaultInjectingCoordinationStore: CoordinationStore {
@@ -14,6 +15,9 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
         case unavailable
         /// Never answer: suspend until the caller cancels (a deadline must rescue the caller).
         case stall
+        /// Never answer and ignore cancellation, as a client blocked on a dead socket does: hold the call
+        /// until the fault changes, then throw ``CoordinationStoreError/unavailable(_:)``.
+        case unresponsive
         /// Wait `delay` on the clock, then call the store.
         case latency(Duration)
     }
@@ -22,6 +26,8 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
         var fault: Fault?
         var calls = 0
         var failedCalls = 0
+        /// Calls held by ``Fault/unresponsive``, resumed when the fault changes.
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     private let base: any CoordinationStore
@@ -40,8 +46,19 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     /// The fault applied to calls from now on; `nil` passes them through.
     public var fault: Fault? {
         get { state.withLock { $0.fault } }
-        set { state.withLock { $0.fault = newValue } }
+        set {
+            let released = state.withLock { state in
+                state.fault = newValue
+                guard newValue != .unresponsive else { return [CheckedContinuation<Void, Never>]() }
+                defer { state.held = [] }
+                return state.held
+            }
+            for call in released { call.resume() }
+        }
     }
+
+    /// How many calls ``Fault/unresponsive`` is holding now.
+    public var heldCalls: Int { state.withLock { $0.held.count } }
 
     /// How many calls arrived (healthy or not).
     public var calls: Int { state.withLock { $0.calls } }
@@ -52,7 +69,9 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     private func inject() async throws(CoordinationStoreError) {
         let fault = state.withLock { state -> Fault? in
             state.calls += 1
-            if state.fault == .unavailable || state.fault == .stall { state.failedCalls += 1 }
+            if state.fault == .unavailable || state.fault == .stall || state.fault == .unresponsive {
+                state.failedCalls += 1
+            }
             return state.fault
         }
         switch fault {
@@ -68,6 +87,16 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
                     throw .unavailable("stalled call cancelled")
                 }
             }
+        case .unresponsive:
+            await withCheckedContinuation { (call: CheckedContinuation<Void, Never>) in
+                let heldNow = state.withLock { state in
+                    guard state.fault == .unresponsive else { return false }
+                    state.held.append(call)
+                    return true
+                }
+                if !heldNow { call.resume() }
+            }
+            throw .unavailable("unresponsive call released")
         case .latency(let delay):
             do {
                 try await clock.sleep(for: delay)

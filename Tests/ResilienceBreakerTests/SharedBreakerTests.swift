@@ -29,9 +29,11 @@ struct SharedBreakerTests {
         return last
     }
 
-    /// Advances one refresh interval once every breaker's refresh task sleeps.
+    /// Advances one refresh interval once every breaker's refresh task sleeps and the store calls already
+    /// started have had their turns (a call whose task has not run yet must not see its deadline pass).
     func refreshAll(_ count: Int) async {
         await clock.waitForSleepers(count: count)
+        for _ in 0..<200 { await Task.yield() }
         clock.advance(by: .milliseconds(250))
         for _ in 0..<200 { await Task.yield() }
     }
@@ -176,6 +178,38 @@ struct SharedBreakerTests {
         for _ in 0..<2000 { await Task.yield() }
         #expect(!breaker.isDegraded)
         #expect(sink.events(.coordinationStoreFailed).isEmpty)
+    }
+
+    @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async throws {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingTelemetrySink()
+        let breaker = SharedBreaker(store: store, configuration("a"), clock: resilienceClock, telemetry: sink)
+        defer { breaker.shutdown() }
+        func step(_ count: Int) async {
+            for _ in 0..<count {
+                for _ in 0..<300 { await Task.yield() }
+                clock.advance(by: .milliseconds(50))
+            }
+        }
+        store.fault = .unresponsive
+        await refreshAll(1)
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(250))
+        #expect(await settles { breaker.isDegraded })
+        // Twenty seconds of refreshes and retries while every call hangs: only a few are left running, and
+        // the replica runs the breaker on its own.
+        await step(400)
+        #expect(store.heldCalls == 4)
+        #expect(breaker.isDegraded)
+        #expect(fail(breaker, times: 3)?.to == .open)
+        // Released, the held calls end; the next retry publishes the trip.
+        store.fault = nil
+        await step(100)
+        #expect(!breaker.isDegraded)
+        #expect(try await store.breakerRecord(key: "api")?.state == .open)
+        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+        #expect(sink.events(.coordinationStoreFailed).count == 1)
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {

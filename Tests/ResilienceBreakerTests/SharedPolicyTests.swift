@@ -127,6 +127,32 @@ struct SharedRateLimiterTests {
         #expect(await settles { clock.sleeperCount == 0 })
     }
 
+    @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async {
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingTelemetrySink()
+        var settings = configuration()
+        settings.retryInterval = .milliseconds(500)
+        let limiter = SharedRateLimiter(store: store, settings, clock: resilienceClock, telemetry: sink)
+        store.fault = .unresponsive
+        _ = limiter.tryAcquire(now: now)
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(250))
+        #expect(await settles { limiter.isDegraded })
+        #expect(await settles { sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250) })
+        // Half of 20/s while every call hangs; a retry every 500 ms, yet only a few calls are left running.
+        let local = await drive([limiter], for: .seconds(5))
+        #expect(local.count >= 45 && local.count <= 55)
+        #expect(store.heldCalls == 4)
+        // Released, the held calls end; the next retry reaches the store again.
+        store.fault = nil
+        let shared = await drive([limiter], for: .seconds(2))
+        #expect(!limiter.isDegraded)
+        #expect(shared.count >= 30)
+        #expect(sink.events(.coordinationStoreRecovered).count == 1)
+        #expect(sink.events(.coordinationStoreFailed).count == 1)
+    }
+
     @Test func waitsInAPipelineStage() async throws {
         let store = InMemoryCoordinationStore(clock: resilienceClock)
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)

@@ -65,6 +65,7 @@ public final class SharedBreaker: IsolatableBreaker, PersistableBreaker, Measura
 
     private let store: any BreakerCoordinationStore
     private let clock: ResilienceClock
+    private let storeCaller: StoreCaller
     private let telemetry: (any TelemetrySink)?
     private let machine: LockedState<SharedBreakerMachine>
     private let refresher = LockedState<Task<Void, Never>?>(initialState: nil)
@@ -86,6 +87,7 @@ public final class SharedBreaker: IsolatableBreaker, PersistableBreaker, Measura
         self.configuration = configuration
         self.clock = clock
         self.telemetry = telemetry
+        storeCaller = StoreCaller(clock: clock, deadline: configuration.storeDeadline)
         machine = LockedState(
             initialState: SharedBreakerMachine(configuration, generator: random.makeGenerator()))
         let interval = max(.milliseconds(1), configuration.refreshInterval)
@@ -224,7 +226,7 @@ public final class SharedBreaker: IsolatableBreaker, PersistableBreaker, Measura
         _ operation: @escaping @Sendable () async throws(CoordinationStoreError) -> Value
     ) async -> Result<Value, CoordinationStoreError> {
         let number = machine.withLock { $0.startStoreCall() }
-        let result = await callStore(clock: clock, deadline: configuration.storeDeadline, operation)
+        let result = await storeCaller.call(operation)
         let now = clock.now()
         switch result {
         case .success:

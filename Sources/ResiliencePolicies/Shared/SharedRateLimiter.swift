@@ -53,6 +53,7 @@ public final class SharedRateLimiter: RateLimiter {
 
     private let store: any RateCoordinationStore
     private let clock: ResilienceClock
+    private let storeCaller: StoreCaller
     private let telemetry: (any TelemetrySink)?
     private let machine: LockedState<SharedLimiterMachine>
     /// The settings it was created with.
@@ -72,6 +73,7 @@ public final class SharedRateLimiter: RateLimiter {
         self.configuration = configuration
         self.clock = clock
         self.telemetry = telemetry
+        storeCaller = StoreCaller(clock: clock, deadline: configuration.storeDeadline)
         machine = LockedState(initialState: SharedLimiterMachine(configuration))
     }
 
@@ -104,17 +106,16 @@ public final class SharedRateLimiter: RateLimiter {
             key: configuration.key, count: count, quota: configuration.quota,
             horizon: machine.withLock { $0.horizon })
         let store = store
-        let clock = clock
-        let deadline = configuration.storeDeadline
+        let storeCaller = storeCaller
         Task { [weak self] in
-            let result = await callStore(clock: clock, deadline: deadline) { () async throws(CoordinationStoreError) in
+            let result = await storeCaller.call { () async throws(CoordinationStoreError) in
                 try await store.leaseTokens(request)
             }
-            self?.finishLease(result, deadline: deadline)
+            self?.finishLease(result)
         }
     }
 
-    private func finishLease(_ result: Result<TokenLease, CoordinationStoreError>, deadline: Duration) {
+    private func finishLease(_ result: Result<TokenLease, CoordinationStoreError>) {
         let now = clock.now()
         switch result {
         case .success(let lease):
