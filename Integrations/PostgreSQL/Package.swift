@@ -34,6 +34,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ResiliencePolicies", package: "ResilienceKit"),
                 .product(name: "ResilienceTesting", package: "ResilienceKit"),
+                .product(name: "ResilienceTransport", package: "ResilienceKit"),
             ],
             swiftSettings: strictSettings
         ),

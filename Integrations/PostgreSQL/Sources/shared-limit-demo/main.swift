@@ -11,10 +11,7 @@ import PostgresNIO
 import ResiliencePolicies
 import ResiliencePostgreSQL
 import ResilienceTesting
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import ResilienceTransport
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -84,9 +81,12 @@ func runReplica(index: Int, serverPort: Int, until end: Double, output: String) 
     defer { breaker.shutdown() }
 
     let clock = ResilienceClock.continuous
-    let context = ResilienceContext(key: key, clock: clock)
-    let url = URL(string: "http://127.0.0.1:\(serverPort)/api")!
-    let session = URLSession(configuration: .ephemeral)
+    // The replica's waits end with its run: a permit that would come later is refused.
+    let endOnClock = clock.now().advanced(by: .milliseconds(Int64(max(0, end - wallClock()) * 1000)))
+    let context = ResilienceContext(key: key, deadline: endOnClock, clock: clock)
+    let request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(serverPort)/api")!)
+    // The library's transport: each request's 2 s deadline runs on the clock, whatever FoundationNetworking does.
+    let transport = URLSessionTransport()
     var lastState = BreakerState.closed
     while wallClock() < end {
         let state = breaker.metrics(now: clock.now()).state
@@ -108,12 +108,10 @@ func runReplica(index: Int, serverPort: Int, until end: Double, output: String) 
             continue
         }
         let sent = wallClock()
-        var request = URLRequest(url: url)
-        request.timeoutInterval = 2
         var status = 0
         do {
-            let (_, response) = try await session.data(for: request)
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            let attempt = ResilienceContext(key: key, deadline: clock.now().advanced(by: .seconds(2)), clock: clock)
+            status = try await transport.send(request, context: attempt).status
         } catch {
             status = -1
         }
