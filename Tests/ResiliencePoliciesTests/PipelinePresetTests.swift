@@ -61,7 +61,7 @@ struct PipelinePresetTests {
             #expect(pipeline.stages[1].description.contains("funding: failed first attempts"))
         }
         let interactive = Pipeline.interactive(clock: clock).stages[1].description
-        #expect(interactive.contains("ratio: 10%, minimum: 0.1/s, window: 10.0 seconds"))
+        #expect(interactive.contains("ratio: 10%, minimum: 0.05/s, window: 20.0 seconds"))
         #expect(interactive.contains("funding: failed first attempts, evidence wait: 2.0 seconds"))
     }
 

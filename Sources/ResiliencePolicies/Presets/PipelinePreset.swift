@@ -17,7 +17,7 @@ public struct PipelinePreset: Sendable {
     public var retry: (any RetryPolicy)? = StandardRetryPolicy.standard
     /// The retry budget's settings (default ``RetryBudgetConfiguration/smoothed``: 10 % of the last 30 s's
     /// failed first attempts, and one retry in reserve for a scope too quiet to judge; ``interactive`` uses
-    /// ``RetryBudgetConfiguration/interactive``: the same over 10 s); `nil` for no budget. Build
+    /// ``RetryBudgetConfiguration/interactive``: the same over 20 s); `nil` for no budget. Build
     /// the pipelines of one host's keys with one ``PresetScope`` to share it.
     public var retryBudget: RetryBudgetConfiguration? = .smoothed
     /// The retry stage's hard limit on attempts, counted or not.
@@ -63,7 +63,7 @@ public struct PipelinePreset: Sendable {
     public static var standard: PipelinePreset { PipelinePreset() }
 
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
-    /// the last 10 s's failed first attempts, where a refused retry may wait up to 2 s for a later call to succeed
+    /// the last 20 s's failed first attempts, where a refused retry may wait up to 2 s for a later call to succeed
     /// (``RetryBudgetConfiguration/interactive``), a breaker
     /// that opens only on total failure (every call of a whole 10 s window, at least 10), counts timeouts (a hung
     /// server trips it), stays open 500 ms ±20 % without growing and closes on one successful probe

@@ -246,19 +246,21 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
 
     /// ``PipelinePreset/interactive``'s budget, for a person waiting at the screen: ``smoothed``'s rule (retries
     /// may add 10 % of the failed first attempts; a refused retry goes within 10 % of the requests once a later
-    /// first attempt has succeeded) over a 10 s window in 1 s slices, a floor of one retry, and refused retries
+    /// first attempt has succeeded) over a 20 s window in 1 s slices, a floor of one retry, and refused retries
     /// that may wait up to 2 s after their failure for that evidence while the scope has other traffic.
     ///
     /// The window is what sets the rate from which failures, not the floor, decide: a scope is judged by its
-    /// failures once its window holds 1 ÷ ratio = 10 requests, from 1 request/s with 10 s, where the outage
-    /// goal tightens to 1.10×. Below it, an app's key retries its first failure from the floor and then one in
-    /// ten requests: a full outage of T seconds at r requests/s adds at most 0.1 + 1 ÷ (rT) per request. Above
-    /// it, an outage of any length adds at most 10 %, short ones included (a budget funded by requests spends
-    /// the credit of the healthy seconds before a 2 s outage at once: 1.87× at 4 and 50 requests/s). The 2 s
-    /// wait is the interactive policy's longest backoff: at 1 request/s a brownout's failure sees a later call
-    /// succeed within it about four times in five, against one in five within its 250 ms backoff.
+    /// failures once its window holds 1 ÷ ratio = 10 requests. At 1 request/s, where the outage goal tightens
+    /// to 1.10×, a 20 s window holds 20 on average and fewer than 10 in 0.5 % of windows (a 10 s window: in
+    /// 46 %, so the floor retried there about half the time). Below about 0.5 request/s, an app's key retries its
+    /// first failure from the floor and then one in ten requests: a full outage of T seconds at r requests/s
+    /// adds at most 0.1 + 1 ÷ (rT) per request. Above it, an outage of any length adds at most 10 %, short ones
+    /// included (a budget funded by requests spends the credit of the healthy seconds before a 2 s outage at
+    /// once: 1.87× at 4 and 50 requests/s). The 2 s wait is the interactive policy's longest backoff: at 1
+    /// request/s a brownout's failure sees a later call succeed within it about four times in five, against one
+    /// in five within its 250 ms backoff.
     public static let interactive = RetryBudgetConfiguration(
-        ratio: 0.1, minimumPerSecond: 0.1, window: .seconds(10), buckets: 10, funding: .failedFirstAttempts,
+        ratio: 0.1, minimumPerSecond: 0.05, window: .seconds(20), buckets: 20, funding: .failedFirstAttempts,
         evidenceWait: .seconds(2))
 
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`, then `funding: failed first attempts` when it is not
