@@ -71,13 +71,14 @@ struct PipelinePresetTests {
     func interactiveRetriesALoneFailure() async throws {
         let clock = ManualClock()
         let pipeline = Pipeline.interactive(clock: .manual(clock), random: SharedRandomSource(seed: 7))
-        // Fifteen healthy calls over 30 s (0.5 requests/s): enough for a budget to judge by, and none of them
-        // falls inside the failed call's 250 ms backoff.
-        for second in 0..<15 {
-            if second > 0 { clock.advance(by: .seconds(2)) }
+        // Seven healthy calls over 30 s (one per 5 s): a history, but fewer than the 10 requests in its 20 s
+        // window a scope needs to judge by its failures, so the lone failure draws on the floor; no other call
+        // falls inside its 250 ms backoff.
+        for call in 0..<7 {
+            if call > 0 { clock.advance(by: .seconds(5)) }
             #expect(try await pipeline.execute(makeContext(clock)) { _ in "ok" } == "ok")
         }
-        clock.advance(by: .seconds(2))
+        clock.advance(by: .seconds(5))
         let operation = ScriptedOperation<String>([.failure(TestFailure.serverError), .success("ok")])
         let task = Task { try await pipeline.execute(makeContext(clock)) { try await operation($0) } }
         #expect(try await drive(clock, task, sleeps: 1) == "ok")
