@@ -37,9 +37,6 @@ final class StoreCaller: Sendable {
         self.deadline = deadline
     }
 
-    /// How many calls ran past their deadline (or their caller's cancellation) and have not ended yet.
-    var abandonedCount: Int { calls.withLock { $0.abandoned.count } }
-
     /// Runs `operation` within the deadline.
     ///
     /// - Returns: What the store answered; ``CoordinationStoreError/timedOut(_:)`` when the deadline passed
