@@ -169,10 +169,15 @@ struct SharedBreakerTests {
         // A refresh stalls until its deadline; meanwhile the store comes back and takes the breaker's trip.
         store.fault = .stall
         await refreshAll(1)
+        await clock.waitForSleepers(count: 2)  // the stalled call and its deadline
         store.fault = nil
         #expect(fail(breaker, times: 3)?.to == .open)
         let stored = try await storedRecord(in: store)
         #expect(stored?.state == .open)
+        // The store holds the write before the breaker hears its answer; the write's deadline timer goes
+        // when it has returned.
+        for _ in 0..<20_000 where clock.sleeperCount > 2 { await Task.yield() }
+        for _ in 0..<200 { await Task.yield() }
         // The stalled refresh now times out: older than the write that succeeded, it says nothing new.
         clock.advance(by: .seconds(1))
         for _ in 0..<2000 { await Task.yield() }
