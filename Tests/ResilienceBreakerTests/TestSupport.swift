@@ -52,3 +52,12 @@ func seconds(_ duration: Duration) -> Double {
     let parts = duration.components
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
 }
+
+/// Lets background tasks run until `condition` holds (or gives up after many turns).
+func settles(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<20_000 {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}

@@ -2,15 +2,6 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-/// Lets background tasks run until `condition` holds (or gives up after many turns).
-func settles(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<20_000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 @Suite("Shared rate limiter")
 struct SharedRateLimiterTests {
     let clock = ManualClock()
@@ -79,9 +70,9 @@ struct SharedRateLimiterTests {
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
-        #expect(await settles { limiter.isDegraded })
+        await eventually { limiter.isDegraded }
         // The lease's task changes the state, then emits: wait for the event, not only the state.
-        #expect(await settles { sink.events(.coordinationStoreFailed).count == 1 })
+        await eventually { sink.events(.coordinationStoreFailed).count == 1 }
         let local = await drive([limiter], for: .seconds(2))
         // Half of 20/s while the store is down.
         #expect(local.count >= 18 && local.count <= 22)
@@ -89,8 +80,8 @@ struct SharedRateLimiterTests {
         store.fault = nil
         clock.advance(by: .seconds(1))
         _ = limiter.tryAcquire(now: now)
-        #expect(await settles { !limiter.isDegraded })
-        #expect(await settles { sink.events(.coordinationStoreRecovered).count == 1 })
+        await eventually { !limiter.isDegraded }
+        await eventually { sink.events(.coordinationStoreRecovered).count == 1 }
         let shared = await drive([limiter], for: .seconds(2))
         #expect(shared.count >= 36)
         #expect(sink.events(.coordinationStoreFailed).count == 1)
@@ -103,7 +94,7 @@ struct SharedRateLimiterTests {
         let limiter = SharedRateLimiter(store: store, configuration(.failClosed), clock: resilienceClock)
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
-        #expect(await settles { limiter.isDegraded })
+        await eventually { limiter.isDegraded }
         guard case .rejected(.rateLimited, let retryAfter) = limiter.tryAcquire(now: now) else {
             Issue.record("a fail-closed limiter admitted while the store was down")
             return
@@ -121,10 +112,10 @@ struct SharedRateLimiterTests {
         await clock.waitForSleepers(count: 2)
         #expect(!limiter.isDegraded)
         clock.advance(by: .milliseconds(250))
-        #expect(await settles { limiter.isDegraded })
-        #expect(await settles { !sink.events(.coordinationStoreFailed).isEmpty })
+        await eventually { limiter.isDegraded }
+        await eventually { !sink.events(.coordinationStoreFailed).isEmpty }
         #expect(sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250))
-        #expect(await settles { clock.sleeperCount == 0 })
+        await eventually { clock.sleeperCount == 0 }
     }
 
     @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async {
@@ -138,8 +129,8 @@ struct SharedRateLimiterTests {
         _ = limiter.tryAcquire(now: now)
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .milliseconds(250))
-        #expect(await settles { limiter.isDegraded })
-        #expect(await settles { sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250) })
+        await eventually { limiter.isDegraded }
+        await eventually { sink.events(.coordinationStoreFailed).first?.duration == .milliseconds(250) }
         // Half of 20/s while every call hangs; a retry every 500 ms, yet only a few calls are left running.
         let local = await drive([limiter], for: .seconds(5))
         #expect(local.count >= 45 && local.count <= 55)
@@ -170,25 +161,5 @@ struct SharedRateLimiterTests {
         try await task.value
         #expect(done.value != nil)
         #expect((done.value?.admittedAt ?? now) <= ResilienceInstant(offset: .milliseconds(100)))
-    }
-}
-
-@Suite("Shared policies in presets")
-struct SharedPresetTests {
-    @Test func oneLineDropsSharedPoliciesIntoAPreset() {
-        let manual = ManualClock()
-        let clock = ResilienceClock(manual, origin: manual.now)
-        let store = InMemoryCoordinationStore(clock: clock)
-        let limiter = SharedRateLimiter(
-            store: store, .init(key: "api", quota: SharedRateQuota(permits: 20, per: .seconds(1))), clock: clock)
-        let breaker = SharedBreaker(store: store, .init(key: "api", replica: "a"), clock: clock)
-        defer { breaker.shutdown() }
-        let pipeline = Pipeline.standard(clock: clock) {
-            $0.limiter = .shared(limiter)
-            $0.breaker = .shared(breaker)
-        }
-        let descriptions = pipeline.stages.map(\.description).joined(separator: " ")
-        #expect(descriptions.contains("shared-rate(key: api"))
-        #expect(descriptions.contains("shared-breaker(key: api"))
     }
 }
