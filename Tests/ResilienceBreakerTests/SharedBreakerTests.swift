@@ -8,6 +8,12 @@ struct SharedBreakerTests {
     var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }
     var now: ResilienceInstant { ResilienceInstant(offset: clock.now.offset) }
 
+    /// A fresh in-memory store behind a fault injector, both on the test's clock.
+    func faultInjectingStore() -> FaultInjectingCoordinationStore {
+        FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+    }
+
     func configuration(
         _ replica: String, mode: SharedStateFailureMode = .failOpen(expectedReplicas: 2)
     )
@@ -134,8 +140,7 @@ struct SharedBreakerTests {
     }
 
     @Test func openPeriodsComeFromTheBreakerBackoffAndGrowWithTripsInARow() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         var settings = configuration("a")
         settings.openDuration = BreakerBackoff(
             base: .seconds(5), growthFactor: 2, maximumMultiplier: 3, maximum: .seconds(15))
@@ -159,8 +164,7 @@ struct SharedBreakerTests {
     }
 
     @Test func aSlowFailureAnsweredAfterANewerSuccessIsNoOutage() async throws {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let sink = RecordingTelemetrySink()
         var slowStore = configuration("a")
         slowStore.storeDeadline = .seconds(1)
@@ -186,8 +190,7 @@ struct SharedBreakerTests {
     }
 
     @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async throws {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let sink = RecordingTelemetrySink()
         let breaker = SharedBreaker(store: store, configuration("a"), clock: resilienceClock, telemetry: sink)
         defer { breaker.shutdown() }
@@ -218,8 +221,7 @@ struct SharedBreakerTests {
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let breaker = SharedBreaker(store: store, configuration("a", mode: .failClosed), clock: resilienceClock)
         defer { breaker.shutdown() }
         #expect(breaker.admit(now: now).permit != nil)

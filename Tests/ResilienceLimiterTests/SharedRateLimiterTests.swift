@@ -8,6 +8,12 @@ struct SharedRateLimiterTests {
     var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }
     var now: ResilienceInstant { ResilienceInstant(offset: clock.now.offset) }
 
+    /// A fresh in-memory store behind a fault injector, both on the test's clock.
+    func faultInjectingStore() -> FaultInjectingCoordinationStore {
+        FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+    }
+
     func configuration(
         _ mode: SharedStateFailureMode = .failOpen(expectedReplicas: 2)
     ) -> SharedRateLimiter.Configuration {
@@ -46,8 +52,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func leasesInBatchesAndAdmitsWithoutAStoreCallPerCall() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)
         let admissions = await drive([limiter], for: .seconds(3))
         #expect(admissions.count >= 54 && admissions.count <= 61)
@@ -64,8 +69,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func failsOpenAtItsShareAndResumesWhenTheStoreReturns() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let sink = RecordingTelemetrySink()
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
         store.fault = .unavailable
@@ -89,8 +93,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let limiter = SharedRateLimiter(store: store, configuration(.failClosed), clock: resilienceClock)
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
@@ -103,8 +106,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func aStalledStoreMeetsTheDeadline() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let sink = RecordingTelemetrySink()
         let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
         store.fault = .stall
@@ -119,8 +121,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async {
-        let store = FaultInjectingCoordinationStore(
-            wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let store = faultInjectingStore()
         let sink = RecordingTelemetrySink()
         var settings = configuration()
         settings.retryInterval = .milliseconds(500)
