@@ -268,7 +268,7 @@ struct FailureRatioBreakerTests {
 
     @Test(
         "A preset breaker opens on failures only once its 10 s window holds its minimum of calls, all failed",
-        arguments: [("standard", 40), ("interactive", 10), ("background", 40)])
+        arguments: [("standard", 40), ("interactive", 40), ("background", 40)])
     func failuresNeedTheMinimumOfCallsInTheWindow(name: String, minimum: Int) {
         // A little under the minimum in every 10 s, all failing (at 40, a key of 3.5 calls a second in a p = 0.9
         // brownout sees a whole window fail like this about once in 40): the window never holds enough to judge.

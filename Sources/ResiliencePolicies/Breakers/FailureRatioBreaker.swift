@@ -217,26 +217,19 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: ``outageOnly``'s settings (timeouts count, so a hung server
-        /// trips it like a failing one; open 500 ms ±20 %; closed by one successful probe), judging failures from 10
-        /// calls in its 10 s window instead of 40.
+        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
+        /// hung server trips it like a failing one; every call of a whole 10 s window failed, at least 40, or 5
+        /// went unanswered; open 500 ms ±20 %; closed by one successful probe).
         ///
-        /// It waits for a whole 10 s window without a success, as the others do: a person's app cannot tell a
-        /// full outage from a heavy brownout after a handful of calls, and a brownout's successes are what the
-        /// person came for. It judges from 10 calls because at 1 request/s, where the outage goal tightens to
-        /// 1.10×, its retry budget (``RetryBudgetConfiguration/interactive``) alone sends about that much: a
-        /// single key of 1 request/s in a 20 s outage sent 1.08× (median) and stayed within 1.10× in 19 of 20
-        /// seeds with 40 calls, 0.96× and 20 of 20 with 10, whose shedding leaves a margin.
-        /// The price is paid in very heavy brownouts at 1–3 requests/s, where a window of 10–30 calls all fails by
-        /// chance (0.9¹⁰ = 35 %): at p = 0.9 such a key does about 0.3 percentage points worse than not retrying at
-        /// all (a ``PresetScope`` that gathers a host's keys lifts it past 4 calls a second). A false trip stays
-        /// cheap otherwise: the next successful probe closes it again, and the open time never grows, so a
-        /// recovered server is admitted within about half a second.
-        public static var outageOnlyInteractive: Configuration {
-            var configuration = outageOnly
-            configuration.minimumThroughput = 10
-            return configuration
-        }
+        /// A person's app cannot tell a full outage from a heavy brownout after a handful of calls, and a
+        /// brownout's successes are what the person came for: a window of n calls all fails in a brownout of
+        /// probability p with probability pⁿ, 35 % for 10 calls at p = 0.9 and 1.5 % for 40, and every false
+        /// trip refuses calls until a probe succeeds. With 10 calls a key of 1–3 requests/s did worse than not
+        /// retrying at p = 0.9 (20 seeds: 0/20 at 1 request/s); with 40, 20/20 at 1–3 requests/s. Below 4 calls a
+        /// second the window never holds 40, so the retry budget (``RetryBudgetConfiguration/interactive``)
+        /// alone bounds an outage's load there: a single key of 1 request/s in a 20 s outage sends 1.08×
+        /// (median), within the goal's 1.10× in 59 of 60 seeds.
+        public static var outageOnlyInteractive: Configuration { outageOnly }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {

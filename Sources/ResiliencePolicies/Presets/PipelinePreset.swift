@@ -65,7 +65,7 @@ public struct PipelinePreset: Sendable {
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
     /// the last 20 s's failed first attempts, where a refused retry may wait up to 2 s for a later call to succeed
     /// (``RetryBudgetConfiguration/interactive``), a breaker
-    /// that opens only on total failure (every call of a whole 10 s window, at least 10), counts timeouts (a hung
+    /// that opens only on total failure (every call of a whole 10 s window, at least 40), counts timeouts (a hung
     /// server trips it), stays open 500 ms ±20 % without growing and closes on one successful probe
     /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
     /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
