@@ -8,10 +8,15 @@ struct SharedRateLimiterTests {
     var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }
     var now: ResilienceInstant { ResilienceInstant(offset: clock.now.offset) }
 
-    /// A fresh in-memory store behind a fault injector, both on the test's clock.
-    func faultInjectingStore() -> FaultInjectingCoordinationStore {
-        FaultInjectingCoordinationStore(
+    /// A limiter with `settings` on a fresh in-memory store behind a fault injector, and the sink its events
+    /// go to, all on the test's clock.
+    func limiterOnFaultInjectingStore(
+        _ settings: SharedRateLimiter.Configuration
+    ) -> (FaultInjectingCoordinationStore, SharedRateLimiter, RecordingTelemetrySink) {
+        let store = FaultInjectingCoordinationStore(
             wrapping: InMemoryCoordinationStore(clock: resilienceClock), clock: resilienceClock)
+        let sink = RecordingTelemetrySink()
+        return (store, SharedRateLimiter(store: store, settings, clock: resilienceClock, telemetry: sink), sink)
     }
 
     func configuration(
@@ -52,8 +57,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func leasesInBatchesAndAdmitsWithoutAStoreCallPerCall() async {
-        let store = faultInjectingStore()
-        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock)
+        let (store, limiter, _) = limiterOnFaultInjectingStore(configuration())
         let admissions = await drive([limiter], for: .seconds(3))
         #expect(admissions.count >= 54 && admissions.count <= 61)
         #expect(maximumPerWindow(admissions) <= windowBound)
@@ -69,9 +73,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func failsOpenAtItsShareAndResumesWhenTheStoreReturns() async {
-        let store = faultInjectingStore()
-        let sink = RecordingTelemetrySink()
-        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
+        let (store, limiter, sink) = limiterOnFaultInjectingStore(configuration())
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
         await eventually { limiter.isDegraded }
@@ -93,8 +95,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func failsClosedWhileTheStoreIsDown() async {
-        let store = faultInjectingStore()
-        let limiter = SharedRateLimiter(store: store, configuration(.failClosed), clock: resilienceClock)
+        let (store, limiter, _) = limiterOnFaultInjectingStore(configuration(.failClosed))
         store.fault = .unavailable
         _ = limiter.tryAcquire(now: now)
         await eventually { limiter.isDegraded }
@@ -106,9 +107,7 @@ struct SharedRateLimiterTests {
     }
 
     @Test func aStalledStoreMeetsTheDeadline() async {
-        let store = faultInjectingStore()
-        let sink = RecordingTelemetrySink()
-        let limiter = SharedRateLimiter(store: store, configuration(), clock: resilienceClock, telemetry: sink)
+        let (store, limiter, sink) = limiterOnFaultInjectingStore(configuration())
         store.fault = .stall
         _ = limiter.tryAcquire(now: now)
         await clock.waitForSleepers(count: 2)
@@ -121,11 +120,9 @@ struct SharedRateLimiterTests {
     }
 
     @Test func aStoreThatIgnoresCancellationIsLeftAtTheDeadline() async {
-        let store = faultInjectingStore()
-        let sink = RecordingTelemetrySink()
         var settings = configuration()
         settings.retryInterval = .milliseconds(500)
-        let limiter = SharedRateLimiter(store: store, settings, clock: resilienceClock, telemetry: sink)
+        let (store, limiter, sink) = limiterOnFaultInjectingStore(settings)
         store.fault = .unresponsive
         _ = limiter.tryAcquire(now: now)
         await clock.waitForSleepers(count: 1)
