@@ -31,6 +31,19 @@ func registerPipelineBenchmarks() {
     // a second clock read and the algorithm's arithmetic per call).
     benchmarkPipeline(
         "pipeline: adaptive concurrency", Pipeline { AdaptiveConcurrencyStage(limiter: AdaptiveConcurrencyLimiter()) })
+    // The same stage added to the five: what it costs a pipeline that already reads the clock once per call.
+    let stageRandom = SharedRandomSource(seed: 1)
+    benchmarkPipeline(
+        "pipeline: five stages + adaptive concurrency",
+        Pipeline {
+            TotalDeadlineStrategy(.seconds(30))
+            RetryStrategy(
+                policy: StandardRetryPolicy.standard, budget: RetryBudget(clock: benchClock), random: stageRandom)
+            CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(.standard, random: stageRandom))
+            RateLimiterStrategy(limiter: unlimitedBucket())
+            AdaptiveConcurrencyStage(limiter: AdaptiveConcurrencyLimiter())
+            TimeoutStrategy(.seconds(10))
+        })
     // How sources and the registry hold a pipeline: `any ResiliencePipeline`, so nothing specialises for
     // the output type at the call.
     let erased: any ResiliencePipeline = fiveStagePipeline()
