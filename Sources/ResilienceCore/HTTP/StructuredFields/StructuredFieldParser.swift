@@ -298,27 +298,29 @@ struct StructuredFieldParser {
         // The value is accumulated while the digits are checked; the limits count characters from `start`,
         // the "." included, and fail where the RFC's algorithm fails.
         let start = position
-        var whole: Int64 = 0
-        while let byte = current, StructuredFieldGrammar.isDigit(byte) {
-            whole = whole &* 10 &+ Int64(byte &- StructuredFieldGrammar.zero)
-            position += 1
-            if position - start > 15 { throw failure(.invalidNumber) }
-        }
+        let whole = try digits(countedFrom: start, atMost: 15)
         guard current == StructuredFieldGrammar.dot else { return .integer(negative ? -whole : whole) }
         guard position - start <= 12 else { throw failure(.invalidNumber) }
         position += 1
         let fractionStart = position
-        var fraction: Int64 = 0
-        while let byte = current, StructuredFieldGrammar.isDigit(byte) {
-            fraction = fraction &* 10 &+ Int64(byte &- StructuredFieldGrammar.zero)
-            position += 1
-            if position - start > 16 { throw failure(.invalidNumber) }
-        }
+        var fraction = try digits(countedFrom: start, atMost: 16)
         let fractionDigits = position - fractionStart
         guard fractionDigits > 0, fractionDigits <= 3 else { throw failure(.invalidNumber) }
         for _ in fractionDigits..<3 { fraction &*= 10 }
         let thousandths = whole &* 1_000 &+ fraction
         return .decimal(StructuredFieldDecimal(thousandths: negative ? -thousandths : thousandths))
+    }
+
+    /// The digits from the current position as a number, failing once the characters from `start` exceed
+    /// `limit` (the sign excluded, a decimal's "." included).
+    private mutating func digits(countedFrom start: Int, atMost limit: Int) throws(StructuredFieldError) -> Int64 {
+        var value: Int64 = 0
+        while let byte = current, StructuredFieldGrammar.isDigit(byte) {
+            value = value &* 10 &+ Int64(byte &- StructuredFieldGrammar.zero)
+            position += 1
+            if position - start > limit { throw failure(.invalidNumber) }
+        }
+        return value
     }
 
     /// §4.2.5 Parsing a String. A string without escapes is decoded straight from the field's bytes.

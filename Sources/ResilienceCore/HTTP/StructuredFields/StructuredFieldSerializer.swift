@@ -6,9 +6,7 @@ extension StructuredFieldItem {
     /// - Throws: ``StructuredFieldError`` when a value is outside what the RFC can carry (an integer beyond
     ///   15 digits, a string with non-ASCII characters, an invalid token or key).
     public func serialized() throws(StructuredFieldError) -> String {
-        var serializer = StructuredFieldSerializer()
-        try serializer.serialize(self)
-        return serializer.text
+        try StructuredFieldSerializer.text { serializer throws(StructuredFieldError) in try serializer.serialize(self) }
     }
 }
 
@@ -17,12 +15,12 @@ extension StructuredFieldList {
     ///
     /// - Throws: ``StructuredFieldError`` when a value is outside what the RFC can carry.
     public func serialized() throws(StructuredFieldError) -> String {
-        var serializer = StructuredFieldSerializer()
-        for (position, member) in members.enumerated() {
-            if position > 0 { serializer.append(", ") }
-            try serializer.serialize(member)
+        try StructuredFieldSerializer.text { serializer throws(StructuredFieldError) in
+            for (position, member) in members.enumerated() {
+                if position > 0 { serializer.append(", ") }
+                try serializer.serialize(member)
+            }
         }
-        return serializer.text
     }
 }
 
@@ -32,18 +30,18 @@ extension StructuredFieldDictionary {
     ///
     /// - Throws: ``StructuredFieldError`` when a value is outside what the RFC can carry.
     public func serialized() throws(StructuredFieldError) -> String {
-        var serializer = StructuredFieldSerializer()
-        for (position, entry) in storage.entries.enumerated() {
-            if position > 0 { serializer.append(", ") }
-            try serializer.serializeKey(entry.key)
-            if case .item(let item) = entry.value, item.bareItem == .boolean(true) {
-                try serializer.serialize(item.parameters)
-            } else {
-                serializer.output.append(StructuredFieldGrammar.equals)
-                try serializer.serialize(entry.value)
+        try StructuredFieldSerializer.text { serializer throws(StructuredFieldError) in
+            for (position, entry) in storage.entries.enumerated() {
+                if position > 0 { serializer.append(", ") }
+                try serializer.serializeKey(entry.key)
+                if case .item(let item) = entry.value, item.bareItem == .boolean(true) {
+                    try serializer.serialize(item.parameters)
+                } else {
+                    serializer.output.append(StructuredFieldGrammar.equals)
+                    try serializer.serialize(entry.value)
+                }
             }
         }
-        return serializer.text
     }
 }
 
@@ -52,9 +50,7 @@ extension StructuredFieldBareItem {
     ///
     /// - Throws: ``StructuredFieldError`` when the value is outside what the RFC can carry.
     public func serialized() throws(StructuredFieldError) -> String {
-        var serializer = StructuredFieldSerializer()
-        try serializer.serialize(self)
-        return serializer.text
+        try StructuredFieldSerializer.text { serializer throws(StructuredFieldError) in try serializer.serialize(self) }
     }
 }
 
@@ -66,6 +62,15 @@ struct StructuredFieldSerializer {
     var output: [UInt8] = []
 
     var text: String { String(decoding: output, as: UTF8.self) }
+
+    /// The field value `write` serialises into a new serializer.
+    static func text(
+        _ write: (inout StructuredFieldSerializer) throws(StructuredFieldError) -> Void
+    ) throws(StructuredFieldError) -> String {
+        var serializer = StructuredFieldSerializer()
+        try write(&serializer)
+        return serializer.text
+    }
 
     mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { output.append(contentsOf: $0) }
