@@ -1,6 +1,7 @@
 /// Runs `operation` in a child task and races it against `deadline` on `clock`: the one timer race of
 /// ResilienceKit. Every place that bounds work by time (an enforced ``ResilienceDeadline``, a transport's
-/// exchange, a coordination store call, a sync engine's drain on shutdown) runs through it.
+/// exchange, a coordination store call, a concurrency limiter's queued wait, a sync engine's drain on shutdown)
+/// runs through it.
 ///
 /// The outcome is decided by the operation's outcome and the clock alone, never by which child task the
 /// executor happens to resume first:

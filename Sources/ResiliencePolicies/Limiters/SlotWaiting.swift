@@ -145,8 +145,9 @@ extension SlotAdmission {
 /// (one wake-up per admission), and a caller that arrives while anybody of its class or a higher one waits
 /// queues behind them even if a slot is momentarily free. A waiter that gives up (its deadline passes or its
 /// task is cancelled) leaves its queue in O(1) wherever it stands, without consuming a slot; a waiter
-/// cancelled just after being handed a slot gives it back, so slots never leak. The deadline is watched by a
-/// timer on the context's clock, started only for a caller that finds no free slot.
+/// cancelled just after being handed a slot gives it back, so slots never leak. The deadline is Core's one timer
+/// race (``raceAgainstDeadline(until:clock:_:)``), started only for a caller that finds no free slot: when it
+/// passes, the wait is cancelled and leaves its queue.
 enum SlotWaiting {
     /// A slot handed to a waiter, resumed once the lock is released.
     struct Handover {
@@ -168,16 +169,33 @@ enum SlotWaiting {
         if let permit = state.withLock({ $0.tryAcquire(priorityClass, now: now) }) { return permit }
         if let remaining = context.remaining(now: now), remaining <= .zero { throw full() }
         try Task.checkCancellation()
-        let place = state.withLock { $0.waiters.claim(priorityClass) }
-        let timer = context.deadline.map { deadline in
-            Task {
-                try? await context.clock.sleep(until: deadline)
-                guard !Task.isCancelled else { return }
-                expire(state, place, error: full())
+        let permit: RateLimitPermit
+        if let deadline = context.deadline {
+            do {
+                permit = try await raceAgainstDeadline(until: deadline, clock: context.clock) {
+                    try await queueAndWait(state, priorityClass, context: context, full: full)
+                }
+            } catch is DeadlineExceededError {
+                throw full()
             }
+        } else {
+            permit = try await queueAndWait(state, priorityClass, context: context, full: full)
         }
-        defer { timer?.cancel() }
-        let permit = try await withTaskCancellationHandler {
+        if Task.isCancelled {
+            giveBack(permit)
+            throw CancellationError()
+        }
+        return permit
+    }
+
+    /// Queues the caller in its class and waits until a slot is handed to it; a cancelled wait (the caller's,
+    /// or the deadline's race) leaves its queue and throws `CancellationError`.
+    private static func queueAndWait<State: SlotAdmission>(
+        _ state: LockedState<State>, _ priorityClass: Int, context: ResilienceContext,
+        full: @escaping @Sendable () -> ResilienceError
+    ) async throws -> RateLimitPermit {
+        let place = state.withLock { $0.waiters.claim(priorityClass) }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
                 let arrival = context.clock.now()
@@ -191,13 +209,8 @@ enum SlotWaiting {
                 }
             }
         } onCancel: {
-            expire(state, place, error: CancellationError())
+            expire(state, place)
         }
-        if Task.isCancelled {
-            giveBack(permit)
-            throw CancellationError()
-        }
-        return permit
     }
 
     /// Resumes the waiters handed a slot (after the lock is released). Inlined, so that a release with
@@ -237,7 +250,7 @@ enum SlotWaiting {
         } else if let permit = state.tryAcquire(place.priorityClass, now: arrival) {
             outcome = .success(permit)
         } else if let deadline, arrival >= deadline {
-            // `arrival` was read outside the lock; a deadline that passes after it is caught by the timer.
+            // `arrival` was read outside the lock; a deadline that passes after it is caught by the race.
             outcome = .failure(Refusal(error: nil))
         } else if state.waiters.count >= state.maximumQueued {
             outcome = .failure(Refusal(error: nil))
@@ -250,11 +263,10 @@ enum SlotWaiting {
         return outcome
     }
 
-    /// Ends the wait at `place` with `error`: a queued waiter leaves its queue (O(1)) and is resumed; one that
-    /// has not queued yet finds the error when it tries to.
-    private static func expire<State: SlotAdmission>(
-        _ state: LockedState<State>, _ place: PriorityWaiters.Place, error: any Error
-    ) {
+    /// Ends the wait at `place` with `CancellationError`: a queued waiter leaves its queue (O(1)) and is
+    /// resumed; one that has not queued yet finds the error when it tries to.
+    private static func expire<State: SlotAdmission>(_ state: LockedState<State>, _ place: PriorityWaiters.Place) {
+        let error = CancellationError()
         let continuation = state.withLock { state -> CheckedContinuation<RateLimitPermit, any Error>? in
             switch state.waiters[place] {
             case .queued(let continuation):
