@@ -375,4 +375,66 @@ struct FailureRatioBreakerTests {
         #expect(probes.prefix(3).allSatisfy { $0.permit?.isProbe == true })
         #expect(probes[3].rejection?.state == .halfOpen)
     }
+
+    @Test(
+        "A breaker opened by a hung dependency closes when a call it had queued is answered with a success",
+        arguments: ["standard", "interactive", "background"])
+    func aLateAnswerClosesAHungBreaker(name: String) {
+        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 19))
+        call(breaker, .success, at: at(0))
+        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
+        #expect(opened?.at == 10.5)
+        #expect(breaker.admit(now: at(10.6)).rejection?.state == .open)
+        // The server works through its queue again: the first call it had queued is answered, 10.5 s late.
+        #expect(breaker.record(.success, for: waiting[0], now: at(11)) == BreakerTransition(from: .open, to: .closed))
+        #expect(breaker.admit(now: at(11)).permit?.isProbe == false)
+        // The rest of the queue's answers change nothing more, and the silence window now lasts as long as
+        // that answer took: calls waiting from 11 s are not judged silent before 21.5 s.
+        for permit in waiting.dropFirst() { #expect(breaker.record(.success, for: permit, now: at(11)) == nil) }
+        #expect(waitEveryHalfSecond(breaker, from: 11.5, through: 21).change == nil)
+        #expect(waitEveryHalfSecond(breaker, from: 21.5, through: 21.5).change?.transition.to == .open)
+    }
+
+    @Test(
+        "A late success also closes a hung breaker whose probe is still waiting; the probe's answer then counts for nothing"
+    )
+    func aLateAnswerOvertakesTheProbe() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 19))
+        call(breaker, .success, at: at(0))
+        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
+        #expect(opened?.at == 10.5)
+        let probeAt = 10.5 + seconds(breaker.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
+        let probe = breaker.admit(now: at(probeAt)).permit!
+        #expect(probe.isProbe)
+        #expect(
+            breaker.record(.success, for: waiting[3], now: at(probeAt + 1))
+                == BreakerTransition(from: .halfOpen, to: .closed))
+        #expect(breaker.record(.failure(Failures.timeout), for: probe, now: at(probeAt + 30)) == nil)
+        #expect(breaker.metrics(now: at(probeAt + 30)).state == .closed)
+    }
+
+    @Test("A breaker opened by failures that came back is not closed by the late success of an older call")
+    func aLateAnswerLeavesAnOutageOpen() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 19))
+        let slow = breaker.admit(now: at(0)).permit!
+        #expect(failFiveTimesASecond(breaker, from: 0, through: 11)?.to == .open)
+        #expect(breaker.record(.success, for: slow, now: at(11)) == nil)
+        // Still in its open cycle: the open period has run out and the next call is a probe.
+        #expect(breaker.metrics(now: at(11)).state == .halfOpen)
+        #expect(breaker.admit(now: at(11)).permit?.isProbe == true)
+    }
+
+    @Test("A late success does not cut short the server's Retry-After that holds a hung breaker open")
+    func aLateAnswerLeavesTheServersWait() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 19))
+        call(breaker, .success, at: at(0))
+        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
+        #expect(opened?.at == 10.5)
+        // A queued call comes back 429 with Retry-After: 30: the server asks for 30 s from now.
+        #expect(breaker.record(.failure(rateLimited(retryAfter: 30)), for: waiting[0], now: at(11)) == nil)
+        #expect(breaker.record(.success, for: waiting[1], now: at(12)) == nil)
+        let rejection = breaker.admit(now: at(12)).rejection
+        #expect(rejection?.state == .open)
+        #expect(rejection.map { abs(seconds($0.retryAfter) - 29) < 0.01 } == true)
+    }
 }

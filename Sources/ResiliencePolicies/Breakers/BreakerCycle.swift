@@ -215,6 +215,9 @@ struct BreakerCycle: Sendable {
     private(set) var probesInFlight = 0
     private(set) var lastProbeAt: ResilienceInstant = .origin
     private(set) var halfOpenSuccesses = 0
+    /// Whether the open period lasts the server's wait (a `Retry-After` that opened or lengthened it): then
+    /// only that wait ends it, never an answer the breaker did not ask for.
+    private(set) var holdsServerWait = false
     /// How half-open behaves; `nil` means an expired open period closes the breaker directly.
     let halfOpen: BreakerHalfOpenRules?
     /// What an isolated breaker reports as `retryAfter`.
@@ -321,6 +324,15 @@ struct BreakerCycle: Sendable {
             currentOpenDuration: currentOpenDuration(now: now), remainingOpenDuration: remainingOpen(now: now))
     }
 
+    /// Closes the open (or half-open) breaker because a call admitted before it opened has been answered with
+    /// a success: the answer a probe would bring, arriving without adding a call. Changes nothing while the
+    /// open period lasts the server's wait.
+    mutating func closeOnLateSuccess(now: ResilienceInstant) -> BreakerTransition? {
+        guard isOpenOrHalfOpen, !holdsServerWait else { return nil }
+        consecutiveTrips = 0
+        return move(to: .closed, now: now)
+    }
+
     /// Records a half-open success; closes when enough probes succeeded.
     mutating func probeSucceeded(now: ResilienceInstant) -> BreakerTransition? {
         halfOpenSuccesses += 1
@@ -341,7 +353,10 @@ struct BreakerCycle: Sendable {
             let hint = retryAfter.hint(outcome, counted: predicate.counts(classification))
         else { return }
         let until = now.advanced(by: hint)
-        if until > openUntil { openUntil = until }
+        if until > openUntil {
+            openUntil = until
+            holdsServerWait = true
+        }
     }
 
     /// Opens the breaker for the server's wait when the answer of a call admitted in an earlier state (whose
@@ -355,7 +370,9 @@ struct BreakerCycle: Sendable {
         guard !isCurrent(permit), state == .closed || state == .halfOpen, case .failure(let classification) = outcome,
             let hint = retryAfter.immediateHint(outcome, counted: predicate.counts(classification))
         else { return nil }
-        return trip(now: now, duration: hint)
+        let transition = trip(now: now, duration: hint)
+        holdsServerWait = true
+        return transition
     }
 
     /// Opens the breaker for `duration`, or for the server's wait on the failure that tripped it when that is
@@ -363,6 +380,7 @@ struct BreakerCycle: Sendable {
     mutating func trip(now: ResilienceInstant, duration: Duration, cause: BreakerOutcome? = nil) -> BreakerTransition? {
         let hint = cause.flatMap { retryAfter.hint($0, counted: true) } ?? .zero
         let transition = move(to: .open, now: now, openFor: max(duration, hint))
+        holdsServerWait = hint > duration
         totalOpens += 1
         consecutiveTrips += 1
         return transition
@@ -444,6 +462,7 @@ struct BreakerCycle: Sendable {
         generation &+= 1
         probesInFlight = 0
         halfOpenSuccesses = 0
+        holdsServerWait = false
         if next == .open || next == .isolated {
             if previous != .open && previous != .isolated { openedAt = now }
             openUntil = now.advanced(by: openFor ?? .zero)

@@ -190,6 +190,16 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         if unanswered != nil, cycle.state == .closed, !permit.isProbe, cycle.isCurrent(permit) {
             unanswered?.finished(admittedAt: permit.admittedAt, succeeded: outcome == .success, now: now)
         }
+        if dependencyHung, outcome == .success, !cycle.isCurrent(permit), cycle.isOpenOrHalfOpen {
+            // A call the hung dependency queued before the breaker opened has been answered: the dependency
+            // answers again. Waiting for a probe instead would refuse calls while the probe waits behind the
+            // same queue, and the queue's answers would go unheard.
+            guard let transition = cycle.closeOnLateSuccess(now: now) else { return nil }
+            consecutiveFailures = 0
+            consecutiveSuccesses = 1
+            closed(byCallAdmittedAt: permit.admittedAt, now: now)
+            return transition
+        }
         guard let failed = cycle.countsAsFailure(outcome, for: permit, predicate: failurePredicate) else {
             return nil
         }
@@ -203,21 +213,24 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         if cycle.releaseProbe(permit) {
             if failed { return trip(now: now, cause: outcome) }
             let transition = cycle.probeSucceeded(now: now)
-            if transition != nil {
-                // The probe's success is the first call the fresh count holds: a rule that judges by the
-                // calls of a recent window sees the dependency answered, and does not reopen on the next few
-                // failures alone.
-                rule.clear()
-                _ = rule.shouldOpen(afterCallFailed: false, admittedAt: permit.admittedAt, now: now)
-                unanswered?.closed(byProbeAdmittedAt: permit.admittedAt, now: now)
-                dependencyHung = false
-            }
+            if transition != nil { closed(byCallAdmittedAt: permit.admittedAt, now: now) }
             return transition
         }
         guard cycle.state == .closed else { return nil }
         if failed, cycle.immediateHint(outcome, counted: true) != nil { return trip(now: now, cause: outcome) }
         guard rule.shouldOpen(afterCallFailed: failed, admittedAt: permit.admittedAt, now: now) else { return nil }
         return trip(now: now, cause: outcome)
+    }
+
+    /// Starts the closed state after a success (a probe's, or a hung dependency's late answer) of a call
+    /// admitted at `admittedAt`. That success is the first call the fresh count holds: a rule that judges by
+    /// the calls of a recent window sees the dependency answered, and does not reopen on the next few failures
+    /// alone; the silence window stretches to that call's wait.
+    private mutating func closed(byCallAdmittedAt admittedAt: ResilienceInstant, now: ResilienceInstant) {
+        rule.clear()
+        _ = rule.shouldOpen(afterCallFailed: false, admittedAt: admittedAt, now: now)
+        unanswered?.closed(bySuccessAdmittedAt: admittedAt, now: now)
+        dependencyHung = false
     }
 
     /// Opens the breaker; `cause` is the counted failure that tripped it (`nil`: the waiting calls' silence).

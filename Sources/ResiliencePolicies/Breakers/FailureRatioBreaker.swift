@@ -112,7 +112,9 @@ extension FailureRatioBreaker {
         /// every second the clients wait for their timeouts they queue another second of work that the server
         /// still does after it recovers. Judged only once the breaker has seen a success since it was created
         /// or opened, so it knows the dependency answers. A breaker opened by that silence, or by a call that
-        /// timed out, then lets one probe wait at a time. The admission that finds the silence returns the
+        /// timed out, then lets one probe wait at a time, and closes as soon as any call admitted before it opened
+        /// comes back with a success (the dependency answers its queue again; unless the server's `Retry-After`
+        /// holds the breaker open). The admission that finds the silence returns the
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
         /// the transition and rejects that call.
         public var opensWhenUnanswered = false
@@ -196,8 +198,12 @@ extension FailureRatioBreaker {
         /// closed). A breaker opened by a hung dependency (silence, or a call that timed out) lets one probe
         /// wait at a time, as Polly always does: such a probe waits out its whole attempt timeout in the
         /// server's queue, is answered no sooner for company, and each probe beside it adds to the work the
-        /// server must do before it can answer anyone. After failures that came back (an outage), three
-        /// probes go side by side, so a busy key loses fewer calls in the moment its server returns.
+        /// server must do before it can answer anyone. The first call the hung server had queued before the
+        /// breaker opened that comes back with a success closes it, without waiting for the probe behind the same
+        /// queue: a quiet client (0.2 requests/s, where 5 waiting calls take 25 s) otherwise opened late in a
+        /// 20 s stall and refused its calls while the server worked through its queue (recovery 26 s against
+        /// 7 s). After failures that came back (an outage), three probes go side by side, so a busy key loses
+        /// fewer calls in the moment its server returns.
         public static var outageOnly: Configuration {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))

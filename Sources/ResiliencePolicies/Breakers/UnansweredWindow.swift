@@ -10,7 +10,7 @@
 /// client has, so the breaker judges them as it judges a window of failures.
 ///
 /// "A whole window" is at least the rule's window, and at least as long as the slowest success of the
-/// current closed period (the probe that closed it included): a dependency whose answers are slow, but
+/// current closed period (the call whose success closed it included): a dependency whose answers are slow, but
 /// arrive, never looks silent. A breaker that has not seen a success since it was created or opened does not
 /// judge silence, since it knows nothing of the dependency's usual latency; its calls' timeouts still count.
 /// Only calls the closed breaker admitted in its current generation are followed.
@@ -68,8 +68,9 @@ struct UnansweredWindow: Sendable {
         slowestSuccess = .zero
     }
 
-    /// Starts a closed period with the probe (admitted at `admittedAt`) whose success at `now` closed it.
-    mutating func closed(byProbeAdmittedAt admittedAt: ResilienceInstant, now: ResilienceInstant) {
+    /// Starts a closed period with the call (a probe, or a hung dependency's late answer; admitted at
+    /// `admittedAt`) whose success at `now` closed the breaker.
+    mutating func closed(bySuccessAdmittedAt admittedAt: ResilienceInstant, now: ResilienceInstant) {
         clear()
         quietSince = now
         slowestSuccess = admittedAt.duration(to: now)
