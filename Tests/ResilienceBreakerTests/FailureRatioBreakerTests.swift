@@ -237,6 +237,19 @@ struct FailureRatioBreakerTests {
         return (permits, nil)
     }
 
+    /// A breaker of `configuration` that saw one success at 0 s, then calls every half second from 0.5 s that
+    /// nothing answers, until the silence opens it at 10.5 s; returns it with those waiting calls' permits.
+    func hungBreaker(
+        _ configuration: FailureRatioBreaker.Configuration = .outageOnly, seed: UInt64 = 19
+    ) -> (breaker: FailureRatioBreaker, waiting: [BreakerPermit]) {
+        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: seed))
+        call(breaker, .success, at: at(0))
+        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
+        #expect(opened?.at == 10.5)
+        #expect(opened?.transition.to == .open)
+        return (breaker, waiting)
+    }
+
     @Test(
         "A preset breaker opens once its waiting calls went a whole 10 s window without a success, before any timeout",
         arguments: ["standard", "interactive", "background"])
@@ -333,10 +346,7 @@ struct FailureRatioBreakerTests {
 
     @Test("The probe that closes the breaker after a silence starts the next window: it judges silence again")
     func closingProbeRestartsTheSilence() {
-        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
-        call(breaker, .success, at: at(0))
-        let opened = waitEveryHalfSecond(breaker, from: 0.5, through: 20).change
-        #expect(opened?.at == 10.5)
+        let breaker = hungBreaker(seed: 13).breaker
         let probeAt = 10.5 + seconds(breaker.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
         let probe = breaker.admit(now: at(probeAt)).permit!
         #expect(probe.isProbe)
@@ -351,10 +361,7 @@ struct FailureRatioBreakerTests {
         "A preset breaker opened by a hung dependency lets one probe wait at a time; after failures that came back, three",
         arguments: ["standard", "interactive", "background"])
     func hungDependencyGetsOneProbeAtATime(name: String) {
-        let hung = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 17))
-        call(hung, .success, at: at(0))
-        let opened = waitEveryHalfSecond(hung, from: 0.5, through: 20).change
-        #expect(opened?.at == 10.5)
+        let hung = hungBreaker(presetConfiguration(name), seed: 17).breaker
         let probeAt = 10.5 + seconds(hung.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
         let probe = hung.admit(now: at(probeAt)).permit!
         #expect(probe.isProbe)
@@ -380,10 +387,7 @@ struct FailureRatioBreakerTests {
         "A breaker opened by a hung dependency closes when a call it had queued is answered with a success",
         arguments: ["standard", "interactive", "background"])
     func aLateAnswerClosesAHungBreaker(name: String) {
-        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 19))
-        call(breaker, .success, at: at(0))
-        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
-        #expect(opened?.at == 10.5)
+        let (breaker, waiting) = hungBreaker(presetConfiguration(name))
         #expect(breaker.admit(now: at(10.6)).rejection?.state == .open)
         // The server works through its queue again: the first call it had queued is answered, 10.5 s late.
         #expect(breaker.record(.success, for: waiting[0], now: at(11)) == BreakerTransition(from: .open, to: .closed))
@@ -399,10 +403,7 @@ struct FailureRatioBreakerTests {
         "A late success also closes a hung breaker whose probe is still waiting; the probe's answer then counts for nothing"
     )
     func aLateAnswerOvertakesTheProbe() {
-        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 19))
-        call(breaker, .success, at: at(0))
-        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
-        #expect(opened?.at == 10.5)
+        let (breaker, waiting) = hungBreaker()
         let probeAt = 10.5 + seconds(breaker.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
         let probe = breaker.admit(now: at(probeAt)).permit!
         #expect(probe.isProbe)
@@ -426,10 +427,7 @@ struct FailureRatioBreakerTests {
 
     @Test("A late success does not cut short the server's Retry-After that holds a hung breaker open")
     func aLateAnswerLeavesTheServersWait() {
-        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 19))
-        call(breaker, .success, at: at(0))
-        let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
-        #expect(opened?.at == 10.5)
+        let (breaker, waiting) = hungBreaker()
         // A queued call comes back 429 with Retry-After: 30: the server asks for 30 s from now.
         #expect(breaker.record(.failure(rateLimited(retryAfter: 30)), for: waiting[0], now: at(11)) == nil)
         #expect(breaker.record(.success, for: waiting[1], now: at(12)) == nil)
