@@ -5,7 +5,9 @@
 ///   take `now` and return at once, never suspending, never allocating on the success path.
 /// - **Every admitted call is recorded exactly once**, with the permit it got, including cancelled calls
 ///   (``BreakerOutcome/cancelled`` releases a half-open probe without counting). Outcomes carrying a permit
-///   from an older generation must not change the state.
+///   from an older generation must not be counted; a breaker may act on what such an outcome says about the
+///   dependency now, and documents it (the built-in breakers open or stay open for a late failure's
+///   `Retry-After`; a failure-ratio breaker that a hung dependency opened closes on a late success).
 /// - **Half-open cannot get stuck**: a probe's permit is released by any outcome.
 /// - **State changes are returned**, not performed: the caller emits telemetry after the lock is released.
 ///

@@ -21,7 +21,8 @@ public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, Measura
         machineType.admit(in: storage, now: now)
     }
 
-    /// Counts the outcome of a call admitted in the current generation.
+    /// Counts the outcome of a call admitted in the current generation; an earlier call's outcome counts for
+    /// nothing, though a late `Retry-After` opens the breaker and a hung dependency's late success closes it.
     @discardableResult
     public final func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant

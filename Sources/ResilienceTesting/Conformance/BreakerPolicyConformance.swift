@@ -2,11 +2,12 @@
 ///
 /// Give it a factory that makes a fresh breaker and a failure the breaker counts; it drives each breaker
 /// with explicit instants (no clock, no sleeping) and checks the protocol's contract: transitions are
-/// returned, stale-generation outcomes are ignored, a cancelled half-open probe is released. It checks the
-/// optional protocols the breaker adopts too: reset closes (``ResettableBreaker``), isolate rejects
-/// (``IsolatableBreaker``), export/restore round-trips (``PersistableBreaker``), metrics report the state
-/// (``MeasurableBreaker``); a rule about a protocol the breaker does not adopt passes. It works with any test
-/// framework:
+/// returned, stale-generation outcomes are not counted (a success from before a trip on the counted failure
+/// leaves the breaker open; failures from before a reset do not open it), a cancelled half-open probe is
+/// released. It checks the optional protocols the breaker adopts too: reset closes (``ResettableBreaker``),
+/// isolate rejects (``IsolatableBreaker``), export/restore round-trips (``PersistableBreaker``), metrics report
+/// the state (``MeasurableBreaker``); a rule about a protocol the breaker does not adopt passes. It works with
+/// any test framework:
 ///
 /// ```swift
 /// @Test func conforms() async throws {
