@@ -25,6 +25,7 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     private struct State {
         var fault: Fault?
         var calls = 0
+        var callsInFlight = 0
         var failedCalls = 0
         /// Calls held by ``Fault/unresponsive``, resumed when the fault changes.
         var held: [CheckedContinuation<Void, Never>] = []
@@ -63,8 +64,23 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     /// How many calls arrived (healthy or not).
     public var calls: Int { state.withLock { $0.calls } }
 
+    /// How many calls have arrived and not yet returned or thrown: a test that drives the clock by hand waits
+    /// for this to reach zero before it moves the clock, so that no call's deadline passes while the call is
+    /// only waiting for a thread.
+    public var callsInFlight: Int { state.withLock { $0.callsInFlight } }
+
     /// How many calls the wrapper failed or stalled.
     public var failedCalls: Int { state.withLock { $0.failedCalls } }
+
+    /// Injects the fault, then runs `call` on the wrapped store, counted in ``callsInFlight`` throughout.
+    private func forward<Result>(
+        _ call: () async throws(CoordinationStoreError) -> Result
+    ) async throws(CoordinationStoreError) -> Result {
+        state.withLock { $0.callsInFlight += 1 }
+        defer { state.withLock { $0.callsInFlight -= 1 } }
+        try await inject()
+        return try await call()
+    }
 
     private func inject() async throws(CoordinationStoreError) {
         let fault = state.withLock { state -> Fault? in
@@ -108,14 +124,12 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
 
     /// Injects the fault, then leases from the wrapped store.
     public func leaseTokens(_ request: TokenLeaseRequest) async throws(CoordinationStoreError) -> TokenLease {
-        try await inject()
-        return try await base.leaseTokens(request)
+        try await forward { () async throws(CoordinationStoreError) in try await base.leaseTokens(request) }
     }
 
     /// Injects the fault, then reads from the wrapped store.
     public func breakerRecord(key: String) async throws(CoordinationStoreError) -> BreakerRecord? {
-        try await inject()
-        return try await base.breakerRecord(key: key)
+        try await forward { () async throws(CoordinationStoreError) in try await base.breakerRecord(key: key) }
     }
 
     /// Injects the fault, then updates the wrapped store.
@@ -124,8 +138,7 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     ) async throws(CoordinationStoreError)
         -> BreakerUpdateResult
     {
-        try await inject()
-        return try await base.updateBreaker(update)
+        try await forward { () async throws(CoordinationStoreError) in try await base.updateBreaker(update) }
     }
 
     /// Injects the fault, then asks the wrapped store for the probe lease.
@@ -134,20 +147,21 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     ) async throws(CoordinationStoreError)
         -> ProbeLeaseResult
     {
-        try await inject()
-        return try await base.acquireProbe(key: key, holder: holder, ttl: ttl)
+        try await forward { () async throws(CoordinationStoreError) in
+            try await base.acquireProbe(key: key, holder: holder, ttl: ttl)
+        }
     }
 
     /// Injects the fault, then releases the probe lease in the wrapped store.
     public func releaseProbe(key: String, holder: String) async throws(CoordinationStoreError) {
-        try await inject()
-        try await base.releaseProbe(key: key, holder: holder)
+        try await forward { () async throws(CoordinationStoreError) in
+            try await base.releaseProbe(key: key, holder: holder)
+        }
     }
 
     /// Injects the fault, then sweeps the wrapped store.
     @discardableResult
     public func sweepExpired() async throws(CoordinationStoreError) -> Int {
-        try await inject()
-        return try await base.sweepExpired()
+        try await forward { () async throws(CoordinationStoreError) in try await base.sweepExpired() }
     }
 }

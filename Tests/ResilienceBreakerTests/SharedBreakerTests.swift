@@ -178,10 +178,12 @@ struct SharedBreakerTests {
         #expect(fail(breaker, times: 3)?.to == .open)
         let stored = try await storedRecord(in: store)
         #expect(stored?.state == .open)
-        // The store holds the write before the breaker hears its answer; the write's deadline timer goes
-        // when it has returned.
+        // The store holds the write before the breaker hears its answer: the write has returned from the store
+        // (only the stalled call is left there), its deadline timer has gone, and the answer's few hops back to
+        // the breaker have had thousands of turns to run.
+        #expect(await settles { store.callsInFlight == 1 })
         for _ in 0..<20_000 where clock.sleeperCount > 2 { await Task.yield() }
-        for _ in 0..<200 { await Task.yield() }
+        for _ in 0..<5_000 { await Task.yield() }
         // The stalled refresh now times out: older than the write that succeeded, it says nothing new.
         clock.advance(by: .seconds(1))
         for _ in 0..<2000 { await Task.yield() }
@@ -211,9 +213,14 @@ struct SharedBreakerTests {
         #expect(store.heldCalls == 4)
         #expect(breaker.isDegraded)
         #expect(fail(breaker, times: 3)?.to == .open)
-        // Released, the held calls end; the next retry publishes the trip.
+        // Released, the held calls end; the next retry publishes the trip. Every step waits for the store's
+        // calls to return first: a healthy call's deadline must not pass while it only waits for a thread.
         store.fault = nil
-        await step(100)
+        for _ in 0..<100 {
+            for _ in 0..<300 { await Task.yield() }
+            #expect(await settles { store.callsInFlight == 0 })
+            clock.advance(by: .milliseconds(50))
+        }
         #expect(!breaker.isDegraded)
         #expect(try await store.breakerRecord(key: "api")?.state == .open)
         #expect(sink.events(.coordinationStoreRecovered).count == 1)

@@ -28,9 +28,11 @@ struct SharedRateLimiterTests {
         return configuration
     }
 
-    /// Drives `limiters` in 5 ms steps for `duration`, each taking every slot that is due; returns the
-    /// admission times.
-    func drive(_ limiters: [SharedRateLimiter], for duration: Duration) async -> [Duration] {
+    /// Drives `limiters` in 5 ms steps for `duration`, each taking every slot that is due, and moving the clock
+    /// only once `idle` holds; returns the admission times.
+    func drive(
+        _ limiters: [SharedRateLimiter], for duration: Duration, idle: () -> Bool = { true }
+    ) async -> [Duration] {
         var admissions: [Duration] = []
         let end = clock.now.offset + duration
         while clock.now.offset < end {
@@ -41,6 +43,7 @@ struct SharedRateLimiterTests {
             for limiter in limiters {
                 while case .admitted = limiter.tryAcquire(now: now) { admissions.append(clock.now.offset) }
             }
+            await eventually(idle)
             clock.advance(by: .milliseconds(5))
         }
         return admissions
@@ -133,9 +136,10 @@ struct SharedRateLimiterTests {
         let local = await drive([limiter], for: .seconds(5))
         #expect(local.count >= 45 && local.count <= 55)
         #expect(store.heldCalls == 4)
-        // Released, the held calls end; the next retry reaches the store again.
+        // Released, the held calls end; the next retry reaches the store again. Every step waits for the store's
+        // calls to return first: a healthy call's deadline must not pass while it only waits for a thread.
         store.fault = nil
-        let shared = await drive([limiter], for: .seconds(2))
+        let shared = await drive([limiter], for: .seconds(2)) { store.callsInFlight == 0 }
         #expect(!limiter.isDegraded)
         #expect(shared.count >= 30)
         #expect(sink.events(.coordinationStoreRecovered).count == 1)
