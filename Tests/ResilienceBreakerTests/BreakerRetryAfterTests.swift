@@ -175,7 +175,8 @@ struct BreakerRetryAfterTests {
     @Test("A late answer with a longer wait keeps the shared breaker open, and the store learns it")
     func sharedBreakerHoldsOpenForALateHint() async throws {
         let clock = ManualClock()
-        let store = InMemoryCoordinationStore(clock: .manual(clock))
+        let store = FaultInjectingCoordinationStore(
+            wrapping: InMemoryCoordinationStore(clock: .manual(clock)), clock: .manual(clock))
         var configuration = SharedBreaker.Configuration(key: "jobs", replica: "a")
         configuration.failureThreshold = 1
         configuration.openDuration = .constant(.seconds(10))
@@ -190,11 +191,18 @@ struct BreakerRetryAfterTests {
         // The call admitted before the trip answers a 429 asking for 60 s: the open period grows to match.
         #expect(breaker.record(.failure(rateLimited(retryAfter: 60)), for: early, now: now) == nil)
         #expect(breaker.admit(now: now.advanced(by: .seconds(30))).rejection?.retryAfter == .seconds(30))
-        // The next refresh publishes the longer period over the trip's record.
-        for _ in 0..<200 { await Task.yield() }
+        // The next refresh publishes the longer period over the trip's record, once the trip's own write has
+        // returned from the store and its answer has had thousands of turns to reach the breaker.
+        var stored = try await store.breakerRecord(key: "jobs")
+        for _ in 0..<20_000 where stored?.state != .open {
+            await Task.yield()
+            stored = try await store.breakerRecord(key: "jobs")
+        }
+        #expect(await settles { store.callsInFlight == 0 })
+        for _ in 0..<5_000 { await Task.yield() }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .milliseconds(250))
-        var stored = try await store.breakerRecord(key: "jobs")
+        stored = try await store.breakerRecord(key: "jobs")
         for _ in 0..<20_000 where (stored?.remainingOpen ?? .zero) <= .seconds(10) {
             await Task.yield()
             stored = try await store.breakerRecord(key: "jobs")

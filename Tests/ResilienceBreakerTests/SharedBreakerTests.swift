@@ -78,7 +78,7 @@ struct SharedBreakerTests {
     }
 
     @Test func exactlyOneReplicaProbesAndItsVerdictReachesEveryone() async throws {
-        let store = InMemoryCoordinationStore(clock: resilienceClock)
+        let store = faultInjectingStore()
         let replicas = (0..<4).map { SharedBreaker(store: store, configuration("r\($0)"), clock: resilienceClock) }
         defer { replicas.forEach { $0.shutdown() } }
         _ = fail(replicas[0], times: 3)
@@ -86,6 +86,9 @@ struct SharedBreakerTests {
         #expect(stored?.state == .open)
         await refreshAll(4)
         #expect(await settles { replicas.allSatisfy { $0.metrics(now: now).state == .open } })
+        // The refreshes have returned from the store and been heard before the open period ends.
+        #expect(await settles { store.callsInFlight == 0 })
+        for _ in 0..<5_000 { await Task.yield() }
         clock.advance(by: .seconds(5))
         // Every replica asks; the store grants the lease to one.
         for replica in replicas { #expect(replica.admit(now: now).permit == nil) }
@@ -196,9 +199,11 @@ struct SharedBreakerTests {
         let sink = RecordingTelemetrySink()
         let breaker = SharedBreaker(store: store, configuration("a"), clock: resilienceClock, telemetry: sink)
         defer { breaker.shutdown() }
-        func step(_ count: Int) async {
+        /// Moves the clock 50 ms `count` times, each once `idle` holds.
+        func step(_ count: Int, idle: () -> Bool = { true }) async {
             for _ in 0..<count {
                 for _ in 0..<300 { await Task.yield() }
+                #expect(await settles(idle))
                 clock.advance(by: .milliseconds(50))
             }
         }
@@ -216,11 +221,7 @@ struct SharedBreakerTests {
         // Released, the held calls end; the next retry publishes the trip. Every step waits for the store's
         // calls to return first: a healthy call's deadline must not pass while it only waits for a thread.
         store.fault = nil
-        for _ in 0..<100 {
-            for _ in 0..<300 { await Task.yield() }
-            #expect(await settles { store.callsInFlight == 0 })
-            clock.advance(by: .milliseconds(50))
-        }
+        await step(100) { store.callsInFlight == 0 }
         #expect(!breaker.isDegraded)
         #expect(try await store.breakerRecord(key: "api")?.state == .open)
         #expect(sink.events(.coordinationStoreRecovered).count == 1)
