@@ -237,35 +237,46 @@ struct FailureRatioBreakerTests {
         return (permits, nil)
     }
 
+    /// When a breaker of `configuration` that saw one success at 0 s, then calls every half second from 0.5 s
+    /// that nothing answers, finds them silent: its silence after the first of them waited (10 s for
+    /// ``FailureRatioBreaker/Configuration/outageOnly``, 5 s for `outageOnlyInteractive`).
+    func silenceOpens(_ configuration: FailureRatioBreaker.Configuration) -> Double {
+        0.5 + seconds(configuration.unansweredWindow ?? .seconds(10))
+    }
+
     /// A breaker of `configuration` that saw one success at 0 s, then calls every half second from 0.5 s that
-    /// nothing answers, until the silence opens it at 10.5 s; returns it with those waiting calls' permits.
+    /// nothing answers, until the silence opens it (``silenceOpens(_:)``); returns it with those waiting calls'
+    /// permits.
     func hungBreaker(
         _ configuration: FailureRatioBreaker.Configuration = .outageOnly, seed: UInt64 = 19
     ) -> (breaker: FailureRatioBreaker, waiting: [BreakerPermit]) {
         let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: seed))
         call(breaker, .success, at: at(0))
         let (waiting, opened) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
-        #expect(opened?.at == 10.5)
+        #expect(opened?.at == silenceOpens(configuration))
         #expect(opened?.transition.to == .open)
         return (breaker, waiting)
     }
 
     @Test(
-        "A preset breaker opens once its waiting calls went a whole 10 s window without a success, before any timeout",
-        arguments: ["standard", "interactive", "background"])
-    func presetBreakersOpenOnUnansweredCalls(name: String) {
-        let breaker = FailureRatioBreaker(presetConfiguration(name), random: SharedRandomSource(seed: 13))
+        "A preset breaker opens once its waiting calls went its silence without a success (10 s; 5 s for interactive), before any timeout",
+        arguments: [("standard", 10.5, 20), ("interactive", 5.5, 10), ("background", 10.5, 20)])
+    func presetBreakersOpenOnUnansweredCalls(name: String, opensAt: Double, waited: Int) {
+        let configuration = presetConfiguration(name)
+        #expect(silenceOpens(configuration) == opensAt)
+        let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: 13))
         call(breaker, .success, at: at(0))
         // A hung server: calls from 0.5 s on wait and nothing answers. The silence counts from the first of them.
         let (waiting, change) = waitEveryHalfSecond(breaker, from: 0.5, through: 20)
-        #expect(waiting.count == 20)
-        #expect(change?.at == 10.5)
+        #expect(waiting.count == waited)
+        #expect(change?.at == opensAt)
         #expect(change?.transition.from == .closed && change?.transition.to == .open)
-        #expect(breaker.admit(now: at(10.5)).rejection?.state == .open)
+        #expect(breaker.admit(now: at(opensAt)).rejection?.state == .open)
         // The waiting calls' timeouts, when they come, belong to the closed period before the trip: they count
         // for nothing.
-        for permit in waiting { #expect(breaker.record(.failure(Failures.timeout), for: permit, now: at(11)) == nil) }
-        #expect(breaker.windowCounts(now: at(11)) == (0, 0, 0))
+        let timedOut = at(opensAt + 0.5)
+        for permit in waiting { #expect(breaker.record(.failure(Failures.timeout), for: permit, now: timedOut) == nil) }
+        #expect(breaker.windowCounts(now: timedOut) == (0, 0, 0))
     }
 
     @Test("A breaker does not judge silence unless asked to")
@@ -362,7 +373,8 @@ struct FailureRatioBreakerTests {
         arguments: ["standard", "interactive", "background"])
     func hungDependencyGetsOneProbeAtATime(name: String) {
         let hung = hungBreaker(presetConfiguration(name), seed: 17).breaker
-        let probeAt = 10.5 + seconds(hung.metrics(now: at(10.5)).remainingOpenDuration) + 0.001
+        let opened = silenceOpens(presetConfiguration(name))
+        let probeAt = opened + seconds(hung.metrics(now: at(opened)).remainingOpenDuration) + 0.001
         let probe = hung.admit(now: at(probeAt)).permit!
         #expect(probe.isProbe)
         // While the probe waits, nothing else goes: it is answered no sooner for company in the queue.
@@ -388,15 +400,19 @@ struct FailureRatioBreakerTests {
         arguments: ["standard", "interactive", "background"])
     func aLateAnswerClosesAHungBreaker(name: String) {
         let (breaker, waiting) = hungBreaker(presetConfiguration(name))
-        #expect(breaker.admit(now: at(10.6)).rejection?.state == .open)
-        // The server works through its queue again: the first call it had queued is answered, 10.5 s late.
-        #expect(breaker.record(.success, for: waiting[0], now: at(11)) == BreakerTransition(from: .open, to: .closed))
-        #expect(breaker.admit(now: at(11)).permit?.isProbe == false)
+        let opened = silenceOpens(presetConfiguration(name))
+        #expect(breaker.admit(now: at(opened + 0.1)).rejection?.state == .open)
+        // The server works through its queue again: the first call it had queued (at 0.5 s) is answered.
+        let answered = opened + 0.5
+        #expect(
+            breaker.record(.success, for: waiting[0], now: at(answered)) == BreakerTransition(from: .open, to: .closed))
+        #expect(breaker.admit(now: at(answered)).permit?.isProbe == false)
         // The rest of the queue's answers change nothing more, and the silence window now lasts as long as
-        // that answer took: calls waiting from 11 s are not judged silent before 21.5 s.
-        for permit in waiting.dropFirst() { #expect(breaker.record(.success, for: permit, now: at(11)) == nil) }
-        #expect(waitEveryHalfSecond(breaker, from: 11.5, through: 21).change == nil)
-        #expect(waitEveryHalfSecond(breaker, from: 21.5, through: 21.5).change?.transition.to == .open)
+        // that answer took (`opened` seconds): calls waiting from `answered` are not judged silent before then.
+        for permit in waiting.dropFirst() { #expect(breaker.record(.success, for: permit, now: at(answered)) == nil) }
+        let silentAt = answered + opened
+        #expect(waitEveryHalfSecond(breaker, from: answered + 0.5, through: silentAt - 0.5).change == nil)
+        #expect(waitEveryHalfSecond(breaker, from: silentAt, through: silentAt).change?.transition.to == .open)
     }
 
     @Test(

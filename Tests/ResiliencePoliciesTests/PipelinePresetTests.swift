@@ -29,7 +29,7 @@ struct PipelinePresetTests {
         arguments: [
             (
                 "interactive", "limit: 10.0 seconds", "maxAttempts: 2",
-                "ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 5)",
+                "ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 3 in 5.0 seconds)",
                 "limit: 10.0 seconds"
             ),
             (

@@ -161,11 +161,37 @@ struct PresetConnectivityTests {
         let names = { (pipeline: Pipeline) in pipeline.stages.map(\.name) }
         #expect(
             names(Pipeline.interactive { $0.connectivity = monitor }) == [
-                "total-deadline", "retry", "circuit-breaker", "server-quota", "wait-for-connectivity", "timeout",
+                "total-deadline", "retry", "wait-for-connectivity", "circuit-breaker", "server-quota", "timeout",
             ])
         #expect(names(Pipeline.background { $0.connectivity = monitor }).contains("wait-for-connectivity"))
         #expect(!names(Pipeline.standard { $0.connectivity = monitor }).contains("wait-for-connectivity"))
         #expect(!names(Pipeline.interactive()).contains("wait-for-connectivity"))
         #expect(PipelinePreset.background.connectivityWait == .background)
+    }
+
+    @Test("Calls held while the device is offline are not calls the server left unanswered: the breaker stays closed")
+    func offlineWaitsDoNotOpenTheBreaker() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let monitor = ScriptedConnectivityMonitor(.satisfied)
+        let pipeline = Pipeline.interactive(clock: .manual(clock), random: SharedRandomSource(seed: 5)) {
+            $0.connectivity = monitor
+        }
+        let context = makeContext(clock, sink: sink)
+        // The breaker has seen the server answer, so it judges silence from now on (3 calls, 5 s).
+        #expect(try await pipeline.execute(context) { _ in 0 } == 0)
+        monitor.setOnline(false)
+        let held = (1...4).map { index in Task { try await pipeline.execute(context) { _ in index } } }
+        while monitor.listenerCount < 4 { await Task.yield() }
+        clock.advance(by: .seconds(8))
+        // Eight seconds later a fifth call finds four calls waiting: they wait for the network, not the server.
+        let late = Task { try await pipeline.execute(context) { _ in 5 } }
+        // (Bounded: a breaker that opened would reject the fifth call instead of letting it wait.)
+        for _ in 0..<100_000 where monitor.listenerCount < 5 { await Task.yield() }
+        monitor.setOnline(true)
+        var results: [Int?] = []
+        for call in held + [late] { results.append(try? await call.value) }
+        #expect(results == [1, 2, 3, 4, 5])
+        #expect(sink.count(.breakerTransition) == 0)
     }
 }

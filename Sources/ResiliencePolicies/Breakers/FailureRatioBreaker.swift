@@ -33,7 +33,7 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
                 countsAsFailure: configuration.countsAsFailure,
                 unanswered: configuration.opensWhenUnanswered
                     ? UnansweredWindow(
-                        window: configuration.window.unansweredLength,
+                        window: configuration.unansweredWindow ?? configuration.window.unansweredLength,
                         minimumCalls: configuration.minimumUnansweredCalls ?? configuration.minimumThroughput)
                     : nil))
     }
@@ -64,6 +64,7 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
             if let calls = configuration.minimumUnansweredCalls, calls != configuration.minimumThroughput {
                 text += ": \(calls)"
             }
+            if let silence = configuration.unansweredWindow { text += " in \(silence)" }
         }
         return text + ")"
     }
@@ -78,8 +79,9 @@ extension FailureRatioBreaker {
         /// sampling duration).
         case time(Duration, buckets: Int = 10)
 
-        /// The length of a silence that ``Configuration/opensWhenUnanswered`` judges: a time window's
-        /// duration, or 10 s for a count window (which has no duration of its own).
+        /// The length of a silence that ``Configuration/opensWhenUnanswered`` judges when
+        /// ``Configuration/unansweredWindow`` does not name one: a time window's duration, or 10 s for a count
+        /// window (which has no duration of its own).
         var unansweredLength: Duration {
             switch self {
             case .count: .seconds(10)
@@ -106,8 +108,9 @@ extension FailureRatioBreaker {
         /// The slow-call ratio (0...1) that opens the breaker when reached.
         public var slowCallRatio = 1.0
         /// Whether calls left unanswered open it too: when calls have waited a whole window without a success
-        /// (a time window's length, 10 s for a count window, and at least as long as the slowest success since
-        /// the breaker last closed), and at least ``minimumUnansweredCalls`` calls since the last success are
+        /// (``unansweredWindow``, by default a time window's length or 10 s for a count window, and at least as
+        /// long as the slowest success since the breaker last closed), and at least ``minimumUnansweredCalls``
+        /// calls since the last success are
         /// waiting or failed, the closed breaker opens before their timeouts fire. A hung server answers nothing, and
         /// every second the clients wait for their timeouts they queue another second of work that the server
         /// still does after it recovers. Judged only once the breaker has seen a success since it was created
@@ -116,13 +119,20 @@ extension FailureRatioBreaker {
         /// comes back with a success (the dependency answers its queue again; unless the server's `Retry-After`
         /// holds the breaker open). The admission that finds the silence returns the
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
-        /// the transition and rejects that call.
+        /// the transition and rejects that call. A call held by a stage inside the breaker (a server-quota or
+        /// limiter wait) waits as one left unanswered: keep such waits shorter than the silence, or the stages
+        /// that hold calls outside the breaker (the presets wait for connectivity there).
         public var opensWhenUnanswered = false
         /// With ``opensWhenUnanswered``, how many calls since the last success must be waiting or have failed for
         /// a whole window's silence to open the breaker; `nil` (the default) uses ``minimumThroughput``. Silence
         /// can take fewer calls than failures: calls that come back failed may be a heavy brownout's, while calls
         /// left waiting together for a whole window with no answer at all are a hung dependency's.
         public var minimumUnansweredCalls: Int?
+        /// With ``opensWhenUnanswered``, the silence that counts: how long calls must wait with no success before
+        /// it opens the breaker (never less than the slowest success since the breaker last closed); `nil` (the
+        /// default) uses the window's length (10 s for a count window). A silence shorter than the attempt
+        /// timeout opens the breaker before the timeouts fire, while the calls queued at a hung server are few.
+        public var unansweredWindow: Duration?
         /// Successful half-open probes needed to close it.
         public var successesToClose = 3
         /// How many probes may run at once in half-open.
@@ -223,9 +233,21 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly`` (timeouts count, so a
-        /// hung server trips it like a failing one; every call of a whole 10 s window failed, at least 40, or 5
-        /// went unanswered; open 500 ms ±20 %; closed by one successful probe).
+        /// ``PipelinePreset/interactive``'s breaker: the settings of ``outageOnly`` (timeouts count, so a hung
+        /// server trips it like a failing one; every call of a whole 10 s window failed, at least 40; open 500 ms
+        /// ±20 %; closed by one successful probe), but silence counts sooner: 3 calls unanswered for 5 s.
+        ///
+        /// Silence must open a breaker before the calls' timeouts fire, or it adds nothing: `.interactive`'s
+        /// attempts time out after 10 s, the length of ``outageOnly``'s silence, so its breaker waits half of
+        /// that, and for 3 calls, which a client of 0.5 requests/s has waiting within it. After a 45 s stall of a
+        /// server at 280 of its 300 requests/s, its clients of 0.5 requests/s each got back to 95 % served in 21 s
+        /// with the 10 s silence and 5 calls (the goal: 20 s) and in 16 s with this one; at 4 requests/s after
+        /// 20–120 s stalls, 10–13 s and 6–8 s. A pause of the server costs about a second: the breaker it
+        /// opens closes with the first answer to a call it had queued (a 5 s pause at 4 requests/s: under 95 %
+        /// served for 1 s, none with 10 s). ``outageOnly`` keeps 10 s: the 30 s and 60 s attempt timeouts of the
+        /// other presets leave it room, and their longer deadlines let calls wait for a server's quota inside
+        /// the breaker for up to 10 s, which a 5 s silence read as a hung server (`.background` served 12.5 % of
+        /// a quota-limited run with 10 s, 7.7 % with 5 s).
         ///
         /// A person's app cannot tell a full outage from a heavy brownout after a handful of calls, and a
         /// brownout's successes are what the person came for: a window of n calls all fails in a brownout of
@@ -235,7 +257,12 @@ extension FailureRatioBreaker {
         /// second the window never holds 40, so the retry budget (``RetryBudgetConfiguration/interactive``)
         /// alone bounds an outage's load there: a single key of 1 request/s in a 20 s outage sends 1.08×
         /// (median), within the goal's 1.10× in 59 of 60 seeds.
-        public static var outageOnlyInteractive: Configuration { outageOnly }
+        public static var outageOnlyInteractive: Configuration {
+            var configuration = outageOnly
+            configuration.unansweredWindow = .seconds(5)
+            configuration.minimumUnansweredCalls = 3
+            return configuration
+        }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {

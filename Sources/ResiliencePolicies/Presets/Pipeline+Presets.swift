@@ -50,12 +50,14 @@ extension Pipeline {
                 RetryStrategy(
                     policy: policy, budget: budget, random: random, maximumTotalAttempts: preset.maximumTotalAttempts)
             }
+            // Outside the breaker: a call held while the device is offline is not one the server left
+            // unanswered, and must not open the breaker's silence rule.
+            if let connectivity { connectivity }
             if let breaker = preset.breaker { CircuitBreakerStrategy(breaker: makeBreaker(breaker)) }
             if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: makeQuota(quota)) }
             if let limiter = preset.limiter {
                 RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
             }
-            if let connectivity { connectivity }
             if let attempt = preset.attemptTimeout { TimeoutStrategy(attempt, mode: preset.timeoutMode) }
         }
     }

@@ -42,7 +42,8 @@ public struct PipelinePreset: Sendable {
     /// How both time limits make the operation stop.
     public var timeoutMode: TimeoutMode = .cooperative
     /// How calls wait for the network path while the device is offline (``WaitForConnectivityStrategy``,
-    /// between the limiter and the attempt timeout); `nil` never waits. Takes effect only with a
+    /// between the retry stage and the breaker, so a call held while offline is not one the server left
+    /// unanswered); `nil` never waits. Takes effect only with a
     /// ``connectivity`` monitor. Default: `nil` (``interactive``: ``ConnectivityWaitPolicy/standard``;
     /// ``background``: ``ConnectivityWaitPolicy/background``).
     public var connectivityWait: ConnectivityWaitPolicy?
@@ -65,9 +66,9 @@ public struct PipelinePreset: Sendable {
     /// A person waiting at the screen: 10 s total, 2 attempts (250 ms ×2, at most 2 s) with a budget of 10 % of
     /// the last 20 s's failed first attempts, where a refused retry may wait up to 2 s for a later call to succeed
     /// (``RetryBudgetConfiguration/interactive``), a breaker
-    /// that opens only on total failure (every call of a whole 10 s window, at least 40), counts timeouts (a hung
-    /// server trips it), stays open 500 ms ±20 % without growing and closes on one successful probe
-    /// (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
+    /// that opens only on total failure (every call of a whole 10 s window, at least 40) or when 3 calls went 5 s
+    /// unanswered, counts timeouts (a hung server trips it), stays open 500 ms ±20 % without growing and closes
+    /// on one successful probe (``FailureRatioBreaker/Configuration/outageOnlyInteractive``),
     /// server-quota pacing, no client-side rate cap, and one 10 s limit per attempt: a timed-out attempt is not
     /// retried (the person's 10 s are spent), while fast failures are. Given a ``connectivity`` monitor, a
     /// call made offline waits for the network within its 10 s instead of failing.
