@@ -182,11 +182,13 @@ struct PresetConnectivityTests {
         #expect(try await pipeline.execute(context) { _ in 0 } == 0)
         monitor.setOnline(false)
         let held = (1...4).map { index in Task { try await pipeline.execute(context) { _ in index } } }
-        while monitor.listenerCount < 4 { await Task.yield() }
+        // (Bounded waits: a call that failed instead of waiting for the network would never be heard here.)
+        for _ in 0..<100_000 where monitor.listenerCount < 4 { await Task.yield() }
+        #expect(monitor.listenerCount == 4)
         clock.advance(by: .seconds(8))
         // Eight seconds later a fifth call finds four calls waiting: they wait for the network, not the server.
         let late = Task { try await pipeline.execute(context) { _ in 5 } }
-        // (Bounded: a breaker that opened would reject the fifth call instead of letting it wait.)
+        // A breaker that opened would reject the fifth call instead of letting it wait.
         for _ in 0..<100_000 where monitor.listenerCount < 5 { await Task.yield() }
         monitor.setOnline(true)
         var results: [Int?] = []
