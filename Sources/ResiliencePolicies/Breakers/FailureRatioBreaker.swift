@@ -120,7 +120,7 @@ extension FailureRatioBreaker {
         /// holds the breaker open). The admission that finds the silence returns the
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
         /// the transition and rejects that call. A call held by a stage inside the breaker (a server-quota or
-        /// limiter wait) waits as one left unanswered: keep such waits shorter than the silence, or the stages
+        /// limiter wait) waits as one left unanswered: keep such waits shorter than the silence, or put the stages
         /// that hold calls outside the breaker (the presets wait for connectivity there).
         public var opensWhenUnanswered = false
         /// With ``opensWhenUnanswered``, how many calls since the last success must be waiting or have failed for
