@@ -2,12 +2,14 @@ import ResilienceCore
 
 /// The wait-for-connectivity stage: while the device has no usable network path, a call waits for one instead
 /// of failing, and a call that failed because the network was unreachable waits for the path and runs again at
-/// once, so an outage of the device's own network costs no retry attempts, no retry budget and no breaker
-/// failures.
+/// once, so an outage of the device's own network costs no retry attempts, no retry budget and, inside a
+/// breaker, no breaker failures.
 ///
-/// Put it inside the breaker and the limiter and outside the per-attempt timeout (the presets do): the
-/// stages outside it see one attempt that took longer, and each run after the path returns gets a fresh
-/// attempt timeout.
+/// Put it inside the retry stage and outside the per-attempt timeout: the stages outside it see one attempt
+/// that took longer, and each run after the path returns gets a fresh attempt timeout. The presets put it
+/// outside the breaker too: a breaker that judges silence (``FailureRatioBreaker/Configuration/opensWhenUnanswered``)
+/// would read the calls it holds while offline as calls the server left unanswered; there, a call the network
+/// drops midway counts once as the breaker's failure.
 ///
 /// - Before each run, when ``ConnectivityWaitPolicy/accepts(_:)`` refuses the monitor's current path, it
 ///   waits for an accepted path.
