@@ -51,7 +51,7 @@ func registerAggregatorMemoryBenchmarks() {
         Benchmark("memory: aggregator, 1,000 sources, \(variant.rawValue)", configuration: configuration) { benchmark in
             benchmark.startMeasurement()
             var aggregator = Aggregator<String>(clock: clock)
-            let scopes = PresetScopes(.standard, clock: clock, random: random)
+            let scopes = variant == .scopedPipeline ? PresetScopes(.standard, clock: clock, random: random) : nil
             for (index, source) in sources.enumerated() {
                 switch variant {
                 case .passthrough:
@@ -59,7 +59,7 @@ func registerAggregatorMemoryBenchmarks() {
                 case .ownPipeline:
                     aggregator.register(source, pipeline: Pipeline.standard(clock: clock, random: random))
                 case .scopedPipeline:
-                    let scope = scopes.scope(named: "host-\(index % hosts).example.com")
+                    let scope = scopes?.scope(named: "host-\(index % hosts).example.com")
                     aggregator.register(source, pipeline: Pipeline.standard(clock: clock, random: random, scope: scope))
                 }
             }
