@@ -100,6 +100,15 @@ struct FailureRatioBreakerTests {
         breaker.record(.success, for: third, now: at(62))
         #expect(breaker.record(.success, for: fourth, now: at(62)) == BreakerTransition(from: .halfOpen, to: .closed))
     }
+    /// ``FailureRatioBreaker/Configuration/outageOnly`` with the silence of a window's length (10 s) and 5 calls:
+    /// the timings the silence rule's own tests are written in.
+    static var tenSecondSilence: FailureRatioBreaker.Configuration {
+        var configuration = FailureRatioBreaker.Configuration.outageOnly
+        configuration.unansweredWindow = nil
+        configuration.minimumUnansweredCalls = 5
+        return configuration
+    }
+
     /// A preset's breaker, by the preset's name.
     func presetConfiguration(_ name: String) -> FailureRatioBreaker.Configuration {
         switch name {
@@ -221,6 +230,42 @@ struct FailureRatioBreakerTests {
         #expect(breaker.record(.success, for: probe, now: at(now)) == BreakerTransition(from: .halfOpen, to: .closed))
     }
 
+    @Test("Calls a stage inside the breaker holds are not waiting on the dependency: they start waiting when released")
+    func heldCallsDoNotCountAsUnanswered() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 23))
+        call(breaker, .success, at: at(0))
+        // Five calls admitted at 0.5 s, each held at once (a quota that resets at 30 s).
+        let permits = (0..<5).compactMap { _ in breaker.admit(now: at(0.5)).permit }
+        let holds = permits.map { _ in breaker.callHeld(now: at(0.5)) }
+        // Twenty seconds on, four times the silence, a sixth call finds no call waiting on the dependency.
+        let late = breaker.admit(now: at(20.5))
+        #expect(late.transition == nil)
+        #expect(late.permit != nil)
+        let lateHold = breaker.callHeld(now: at(20.5))
+        // Released at the reset, the calls wait from then: silent only a whole silence after it.
+        for hold in holds + [lateHold] { breaker.callReleased(hold, now: at(30)) }
+        #expect(breaker.admit(now: at(34.5)).transition == nil)
+        #expect(breaker.admit(now: at(35)).transition?.to == .open)
+    }
+
+    @Test("A release after the breaker changed state, or of a hold it did not count, changes nothing")
+    func staleReleasesAreIgnored() {
+        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 29))
+        call(breaker, .success, at: at(0))
+        let permits = (0..<5).compactMap { _ in breaker.admit(now: at(1)).permit }
+        let holds = permits.map { _ in breaker.callHeld(now: at(1)) }
+        breaker.reset(now: at(2))
+        call(breaker, .success, at: at(2))
+        // Releasing holds of the earlier generation adds no waiting call: nothing waits, so no silence opens it.
+        for hold in holds { breaker.callReleased(hold, now: at(3)) }
+        #expect(breaker.admit(now: at(30)).transition == nil)
+        // A breaker without a silence rule ignores holds.
+        let counting = FailureRatioBreaker(.standard, random: SharedRandomSource(seed: 31))
+        let hold = counting.callHeld(now: at(0))
+        counting.callReleased(hold, now: at(1))
+        #expect(counting.metrics(now: at(1)).state == .closed)
+    }
+
     /// Admits a call every half second from `start` through `end` without finishing any; returns the
     /// permits, or stops at the admission that changed the breaker's state and returns that change too.
     func waitEveryHalfSecond(
@@ -238,8 +283,8 @@ struct FailureRatioBreakerTests {
     }
 
     /// When a breaker of `configuration` that saw one success at 0 s, then calls every half second from 0.5 s
-    /// that nothing answers, finds them silent: its silence after the first of them waited (10 s for
-    /// ``FailureRatioBreaker/Configuration/outageOnly``, 5 s for `outageOnlyInteractive`).
+    /// that nothing answers, finds them silent: its silence after the first of them waited (5 s for the presets'
+    /// ``FailureRatioBreaker/Configuration/outageOnly``, 10 s for ``tenSecondSilence``).
     func silenceOpens(_ configuration: FailureRatioBreaker.Configuration) -> Double {
         0.5 + seconds(configuration.unansweredWindow ?? .seconds(10))
     }
@@ -248,7 +293,7 @@ struct FailureRatioBreakerTests {
     /// nothing answers, until the silence opens it (``silenceOpens(_:)``); returns it with those waiting calls'
     /// permits.
     func hungBreaker(
-        _ configuration: FailureRatioBreaker.Configuration = .outageOnly, seed: UInt64 = 19
+        _ configuration: FailureRatioBreaker.Configuration = tenSecondSilence, seed: UInt64 = 19
     ) -> (breaker: FailureRatioBreaker, waiting: [BreakerPermit]) {
         let breaker = FailureRatioBreaker(configuration, random: SharedRandomSource(seed: seed))
         call(breaker, .success, at: at(0))
@@ -259,8 +304,8 @@ struct FailureRatioBreakerTests {
     }
 
     @Test(
-        "A preset breaker opens once its waiting calls went its silence without a success (10 s; 5 s for interactive), before any timeout",
-        arguments: [("standard", 10.5, 20), ("interactive", 5.5, 10), ("background", 10.5, 20)])
+        "A preset breaker opens once 3 waiting calls went 5 s without a success, before any timeout",
+        arguments: [("standard", 5.5, 10), ("interactive", 5.5, 10), ("background", 5.5, 10)])
     func presetBreakersOpenOnUnansweredCalls(name: String, opensAt: Double, waited: Int) {
         let configuration = presetConfiguration(name)
         #expect(silenceOpens(configuration) == opensAt)
@@ -287,7 +332,8 @@ struct FailureRatioBreakerTests {
         call(breaker, .success, at: at(0))
         #expect(waitEveryHalfSecond(breaker, from: 0.5, through: 60).change == nil)
         #expect(!breaker.policyDescription.contains("unanswered"))
-        #expect(FailureRatioBreaker(.outageOnly).policyDescription.hasSuffix(", unanswered: 5)"))
+        #expect(FailureRatioBreaker(.outageOnly).policyDescription.hasSuffix(", unanswered: 3 in 5.0 seconds)"))
+        #expect(FailureRatioBreaker(Self.tenSecondSilence).policyDescription.hasSuffix(", unanswered: 5)"))
     }
 
     @Test(
@@ -317,7 +363,7 @@ struct FailureRatioBreakerTests {
 
     @Test("Silence opens the breaker only while at least the minimum of unanswered calls waits")
     func silenceNeedsEnoughWaitingCalls() {
-        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        let breaker = FailureRatioBreaker(Self.tenSecondSilence, random: SharedRandomSource(seed: 13))
         call(breaker, .success, at: at(0))
         let early = (1...4).compactMap { breaker.admit(now: at(Double($0))).permit }
         #expect(early.count == 4)
@@ -336,7 +382,7 @@ struct FailureRatioBreakerTests {
 
     @Test("A slow dependency whose answers arrive never looks silent: a whole window is as long as its slowest success")
     func slowAnswersAreNotSilence() {
-        let breaker = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        let breaker = FailureRatioBreaker(Self.tenSecondSilence, random: SharedRandomSource(seed: 13))
         // One call takes 15 s and succeeds.
         let slow = breaker.admit(now: at(0)).permit!
         #expect(breaker.record(.success, for: slow, now: at(15)) == nil)
@@ -345,7 +391,7 @@ struct FailureRatioBreakerTests {
         #expect(change?.at == 30.5)
         #expect(waiting.count == 30)
         // Had one of them succeeded on the way, the silence would have started again there.
-        let other = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 13))
+        let other = FailureRatioBreaker(Self.tenSecondSilence, random: SharedRandomSource(seed: 13))
         let first = other.admit(now: at(0)).permit!
         other.record(.success, for: first, now: at(0.1))
         let before = waitEveryHalfSecond(other, from: 0.5, through: 9.5)

@@ -17,7 +17,8 @@ struct PipelinePresetTests {
         // a brownout, however heavy) or went unanswered (a hung server).
         #expect(
             text.contains(
-                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 5)"))
+                "failure-ratio(window: 10.0 seconds, ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 3 in 5.0 seconds)"
+            ))
         #expect(text.contains("server-quota(max-wait: 60.0 seconds, spread: false)"))
         // No client-side rate cap.
         #expect(!text.contains("token-bucket"))
@@ -34,7 +35,7 @@ struct PipelinePresetTests {
             ),
             (
                 "background", "limit: 300.0 seconds", "maxAttempts: 6",
-                "ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 5)",
+                "ratio: 1.0, minimum: 40, observed: 10.0 seconds, unanswered: 3 in 5.0 seconds)",
                 "limit: 60.0 seconds"
             ),
         ])
@@ -133,6 +134,33 @@ struct PipelinePresetTests {
         }
         #expect(rejection?.code == .circuitOpen)
         #expect(try await second.execute(context) { _ in 2 } == 2)
+    }
+
+    @Test(
+        "Calls held until the server's quota resets are not calls the server left unanswered: the breaker stays closed")
+    func quotaHoldsDoNotOpenTheBreaker() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let pipeline = Pipeline.standard(clock: .manual(clock), random: SharedRandomSource(seed: 7))
+        let context = makeContext(clock, sink: sink)
+        // The server answers (so the breaker judges silence: 3 calls, 5 s) and says its quota resets in 30 s.
+        let first = try await pipeline.execute(context) { inner in
+            inner.quotaObserver?.observe(ServerQuota(remaining: 0, resetAfter: .seconds(30)), now: inner.clock.now())
+            return 0
+        }
+        #expect(first == 0)
+        let held = (1...5).map { index in Task { try await pipeline.execute(context) { _ in index } } }
+        // (Bounded waits: a call refused instead of held would never be counted here.)
+        for _ in 0..<100_000 where sink.count(.rateLimited) < 5 || clock.sleeperCount < 5 { await Task.yield() }
+        clock.advance(by: .seconds(15))
+        // Fifteen seconds on, a sixth call finds five calls held: the quota holds them, the server does not.
+        let late = Task { try await pipeline.execute(context) { _ in 6 } }
+        for _ in 0..<100_000 where sink.count(.rateLimited) < 6 || clock.sleeperCount < 6 { await Task.yield() }
+        clock.advance(by: .seconds(15))
+        var results: [Int?] = []
+        for call in held + [late] { results.append(try? await call.value) }
+        #expect(results == [1, 2, 3, 4, 5, 6])
+        #expect(sink.count(.breakerTransition) == 0)
     }
 
     @Test("The standard pipeline retries a server error, then succeeds within the attempt deadline")

@@ -4,7 +4,9 @@
 ///
 /// Not meant to be subclassed outside this module (its initializer is internal); a third-party breaker is a
 /// ``CircuitBreaker`` with its own ``BreakerTripRule``.
-public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, MeasurableBreaker, @unchecked Sendable {
+public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, MeasurableBreaker, CallHoldObserver,
+    @unchecked Sendable
+{
     /// The machine in its lock: a `MachineLock` of the concrete machine type.
     let storage: AnyObject
     /// The concrete machine type, whose static methods (compiled for that type) run the machine in
@@ -40,6 +42,16 @@ public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, Measura
     @discardableResult
     public final func reset(now: ResilienceInstant) -> BreakerTransition? {
         machineType.reset(in: storage, now: now)
+    }
+
+    /// A stage inside the breaker holds one of its calls from `now` (see ``CallHoldObserver``).
+    public final func callHeld(now: ResilienceInstant) -> CallHold {
+        machineType.hold(in: storage, now: now)
+    }
+
+    /// The stage stopped holding the call of `hold` at `now`.
+    public final func callReleased(_ hold: CallHold, now: ResilienceInstant) {
+        machineType.release(hold, in: storage, now: now)
     }
 
     /// The breaker's counters at `now`.
@@ -90,6 +102,11 @@ protocol BreakerMachine: Sendable {
     )
         -> BreakerTransition?
     mutating func reset(now: ResilienceInstant) -> BreakerTransition?
+    /// A stage inside the breaker starts holding one of its calls (machines that judge silence stop counting
+    /// it as waiting; the others ignore holds).
+    mutating func hold(now: ResilienceInstant) -> CallHold
+    /// The stage stopped holding the call of `hold`.
+    mutating func release(_ hold: CallHold, now: ResilienceInstant)
     /// The counted failures in a row (what the machine's failure rule counts), for its metrics.
     var consecutiveFailures: Int { get }
     /// The successes in a row, for its metrics.
@@ -104,6 +121,8 @@ protocol BreakerMachine: Sendable {
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant, in storage: AnyObject
     ) -> BreakerTransition?
     static func isolate(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition?
+    static func hold(in storage: AnyObject, now: ResilienceInstant) -> CallHold
+    static func release(_ hold: CallHold, in storage: AnyObject, now: ResilienceInstant)
     static func reset(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition?
     static func metrics(in storage: AnyObject, now: ResilienceInstant) -> BreakerMetrics
     static func export(in storage: AnyObject, now: ResilienceInstant) -> BreakerSnapshot
@@ -116,6 +135,8 @@ protocol BreakerMachine: Sendable {
 extension BreakerMachine {
     mutating func admit(now: ResilienceInstant) -> BreakerAdmission { cycle.admit(now: now) }
     mutating func isolate(now: ResilienceInstant) -> BreakerTransition? { cycle.isolate(now: now) }
+    mutating func hold(now: ResilienceInstant) -> CallHold { CallHold(generation: cycle.generation, counted: false) }
+    mutating func release(_ hold: CallHold, now: ResilienceInstant) {}
 
     /// The cycle's counters with the machine's failures and successes in a row.
     func metrics(now: ResilienceInstant) -> BreakerMetrics {
@@ -155,6 +176,14 @@ extension BreakerMachine {
 
     static func reset(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition? {
         locked(storage).withLock { $0.reset(now: now) }
+    }
+
+    static func hold(in storage: AnyObject, now: ResilienceInstant) -> CallHold {
+        locked(storage).withLock { $0.hold(now: now) }
+    }
+
+    static func release(_ hold: CallHold, in storage: AnyObject, now: ResilienceInstant) {
+        locked(storage).withLock { $0.release(hold, now: now) }
     }
 
     static func metrics(in storage: AnyObject, now: ResilienceInstant) -> BreakerMetrics {

@@ -233,6 +233,23 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
         dependencyHung = false
     }
 
+    /// A stage inside the breaker holds one of its calls: while held, the call was not sent, so the dependency
+    /// cannot have left it unanswered.
+    mutating func hold(now: ResilienceInstant) -> CallHold {
+        guard unanswered != nil, cycle.state == .closed else {
+            return CallHold(generation: cycle.generation, counted: false)
+        }
+        unanswered?.held()
+        return CallHold(generation: cycle.generation, counted: true)
+    }
+
+    /// The held call goes on (or fails unsent): it waits again, as if admitted now, unless the breaker changed
+    /// state since the hold began.
+    mutating func release(_ hold: CallHold, now: ResilienceInstant) {
+        guard hold.counted, cycle.state == .closed, hold.generation == cycle.generation else { return }
+        unanswered?.admitted(now: now)
+    }
+
     /// Opens the breaker; `cause` is the counted failure that tripped it (`nil`: the waiting calls' silence).
     mutating func trip(now: ResilienceInstant, cause: BreakerOutcome?) -> BreakerTransition? {
         let duration = openDuration.duration(tripIndex: cycle.consecutiveTrips, using: &generator)

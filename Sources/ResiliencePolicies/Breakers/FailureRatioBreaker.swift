@@ -120,8 +120,10 @@ extension FailureRatioBreaker {
         /// holds the breaker open). The admission that finds the silence returns the
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
         /// the transition and rejects that call. A call held by a stage inside the breaker (a server-quota or
-        /// limiter wait) waits as one left unanswered: keep such waits shorter than the silence, or put the stages
-        /// that hold calls outside the breaker (the presets wait for connectivity there).
+        /// limiter wait) is not waiting for the dependency when the stage reports its hold
+        /// (``RateLimiterStrategy`` and ``ServerQuotaStrategy`` given the breaker as their ``CallHoldObserver``,
+        /// as in the presets); an unreported hold counts as silence. Stages that hold calls without reporting
+        /// belong outside the breaker (the presets wait for connectivity there).
         public var opensWhenUnanswered = false
         /// With ``opensWhenUnanswered``, how many calls since the last success must be waiting or have failed for
         /// a whole window's silence to open the breaker; `nil` (the default) uses ``minimumThroughput``. Silence
@@ -164,7 +166,7 @@ extension FailureRatioBreaker {
         }
 
         /// Opens only on total failure: every call of the last 10 s failed (timeouts count), and at least 40 were
-        /// made, or at least 5 calls went unanswered for a whole 10 s window (``opensWhenUnanswered``); open 500 ms
+        /// made, or at least 3 calls went unanswered for 5 s (``opensWhenUnanswered``); open 500 ms
         /// ±20 %, not growing; up to 3 probes (one at a time when the dependency hung), and the first success closes
         /// it (and is the first call of the fresh window). ``PipelinePreset/standard``'s breaker.
         ///
@@ -202,15 +204,23 @@ extension FailureRatioBreaker {
         /// timeouts fire, 10–60 s in the presets, and every second the clients wait they queue another second
         /// of work, which the server still does after it recovers whether or not anyone waits for it: the
         /// recovery after a stall lasts about as long as the clients kept sending into it. So silence counts
-        /// too: once calls have waited a whole 10 s window with no success (and at least 5 calls since the last
-        /// success are waiting or failed), the breaker opens without waiting for their timeouts. Answers that
-        /// are slow but arrive never look silent (the window stretches to the slowest success since the breaker
-        /// closed). A breaker opened by a hung dependency (silence, or a call that timed out) lets one probe
+        /// too: once calls have waited 5 s with no success (and at least 3 calls since the last success are
+        /// waiting or failed), the breaker opens without waiting for their timeouts. Answers that are slow but
+        /// arrive never look silent (the silence stretches to the slowest success since the breaker closed). The
+        /// silence must end before the attempt timeout, or it adds nothing: 5 s is half of `.interactive`'s 10 s,
+        /// and a client of 0.5 requests/s has 3 calls waiting within it (with 10 s and 5 calls, such clients took
+        /// 21 s to get back to 95 % served after a 45 s stall of a server at 280 of its 300 requests/s, and 16 s
+        /// with 5 s and 3; at 4 requests/s after 45–120 s stalls, `.standard` 10–11 s and 6 s). The price is paid in
+        /// pauses shorter than the attempt timeout, which used to cost only waiting: a 5 s pause at 4 requests/s
+        /// leaves 95 % served 1 s late (none with 10 s), since the breaker it opens closes with the first answer to
+        /// a call it had queued. Calls held by a stage inside the breaker (server-quota pacing in the presets) do
+        /// not count while held (``CallHoldObserver``): a quota that holds calls for 10 s did not trip it. A
+        /// breaker opened by a hung dependency (silence, or a call that timed out) lets one probe
         /// wait at a time, as Polly always does: such a probe waits out its whole attempt timeout in the
         /// server's queue, is answered no sooner for company, and each probe beside it adds to the work the
         /// server must do before it can answer anyone. The first call the hung server had queued before the
         /// breaker opened that comes back with a success closes it, without waiting for the probe behind the same
-        /// queue: a quiet client (0.2 requests/s, where 5 waiting calls take 25 s) otherwise opened late in a
+        /// queue: a quiet client (0.2 requests/s, where 5 waiting calls took 25 s) otherwise opened late in a
         /// 20 s stall and refused its calls while the server worked through its queue (recovery 26 s against
         /// 7 s). After failures that came back (an outage), three probes go side by side, so a busy key loses
         /// fewer calls in the moment its server returns.
@@ -225,6 +235,8 @@ extension FailureRatioBreaker {
             configuration.successesToClose = 1
             configuration.halfOpenProbeLimit = 3
             configuration.opensWhenUnanswered = true
+            configuration.unansweredWindow = .seconds(5)
+            configuration.minimumUnansweredCalls = 3
             return configuration
         }
 
@@ -233,21 +245,8 @@ extension FailureRatioBreaker {
         /// its recovery within 1 percentage point of not retrying, which the open time alone decides.
         public static var outageOnlyBackground: Configuration { outageOnly }
 
-        /// ``PipelinePreset/interactive``'s breaker: the settings of ``outageOnly`` (timeouts count, so a hung
-        /// server trips it like a failing one; every call of a whole 10 s window failed, at least 40; open 500 ms
-        /// ±20 %; closed by one successful probe), but silence counts sooner: 3 calls unanswered for 5 s.
-        ///
-        /// Silence must open a breaker before the calls' timeouts fire, or it adds nothing: `.interactive`'s
-        /// attempts time out after 10 s, the length of ``outageOnly``'s silence, so its breaker waits half of
-        /// that, and for 3 calls, which a client of 0.5 requests/s has waiting within it. After a 45 s stall of a
-        /// server at 280 of its 300 requests/s, its clients of 0.5 requests/s each got back to 95 % served in 21 s
-        /// with the 10 s silence and 5 calls (the goal: 20 s) and in 16 s with this one; at 4 requests/s after
-        /// 20–120 s stalls, 10–13 s and 6–8 s. A pause of the server costs about a second: the breaker it
-        /// opens closes with the first answer to a call it had queued (a 5 s pause at 4 requests/s: under 95 %
-        /// served for 1 s, none with 10 s). ``outageOnly`` keeps 10 s: the 30 s and 60 s attempt timeouts of the
-        /// other presets leave it room, and their longer deadlines let calls wait for a server's quota inside
-        /// the breaker for up to 10 s, which a 5 s silence read as a hung server (`.background` served 12.5 % of
-        /// a quota-limited run with 10 s, 7.7 % with 5 s).
+        /// ``PipelinePreset/interactive``'s breaker: the same settings as ``outageOnly``, whose silence (3 calls
+        /// unanswered for 5 s) ends before `.interactive`'s 10 s attempt timeout fires.
         ///
         /// A person's app cannot tell a full outage from a heavy brownout after a handful of calls, and a
         /// brownout's successes are what the person came for: a window of n calls all fails in a brownout of
@@ -257,12 +256,7 @@ extension FailureRatioBreaker {
         /// second the window never holds 40, so the retry budget (``RetryBudgetConfiguration/interactive``)
         /// alone bounds an outage's load there: a single key of 1 request/s in a 20 s outage sends 1.08×
         /// (median), within the goal's 1.10× in 59 of 60 seeds.
-        public static var outageOnlyInteractive: Configuration {
-            var configuration = outageOnly
-            configuration.unansweredWindow = .seconds(5)
-            configuration.minimumUnansweredCalls = 3
-            return configuration
-        }
+        public static var outageOnlyInteractive: Configuration { outageOnly }
 
         /// Polly's defaults: 10 % failures over 30 s, at least 100 calls, open 5 s, one probe.
         public static var sensitive: Configuration {

@@ -13,7 +13,8 @@
 /// current closed period (the call whose success closed it included): a dependency whose answers are slow, but
 /// arrive, never looks silent. A breaker that has not seen a success since it was created or opened does not
 /// judge silence, since it knows nothing of the dependency's usual latency; its calls' timeouts still count.
-/// Only calls the closed breaker admitted in its current generation are followed.
+/// Only calls the closed breaker admitted in its current generation are followed, and a call a stage inside the
+/// breaker holds (``CallHoldObserver``) waits only from its release.
 struct UnansweredWindow: Sendable {
     /// The shortest silence that counts.
     let window: Duration
@@ -34,11 +35,16 @@ struct UnansweredWindow: Sendable {
         self.minimumCalls = max(1, minimumCalls)
     }
 
-    /// Counts a call the closed breaker admitted at `now`.
+    /// Counts a call the closed breaker admitted at `now`, or one a stage inside it stopped holding at `now`.
     mutating func admitted(now: ResilienceInstant) {
         // Silence only counts while someone waits for an answer: it starts again when the first call waits.
         if waiting == 0, quietSince != nil { quietSince = now }
         waiting += 1
+    }
+
+    /// Stops counting a waiting call: a stage inside the breaker holds it before it is sent.
+    mutating func held() {
+        waiting = max(0, waiting - 1)
     }
 
     /// Counts the end of a call the closed breaker admitted at `admittedAt` (`succeeded`: it succeeded).

@@ -11,6 +11,9 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     public let limiter: any RateLimiter
     /// Whether to wait (within the deadline) for a permit instead of rejecting at once.
     public let waits: Bool
+    /// The breaker outside this stage that learns of the calls it holds while they wait for a permit (see
+    /// ``CallHoldObserver``); `nil` tells no one.
+    public let holdObserver: (any CallHoldObserver)?
     /// Whether releasing an accepted call needs the time after the call (decided once, from the limiter).
     @usableFromInline let releaseNeedsTime: Bool
 
@@ -19,9 +22,14 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     /// - Parameters:
     ///   - limiter: The limiter (share one per key).
     ///   - waits: Whether to wait, within the deadline, for a permit instead of rejecting at once.
-    public init(limiter: any RateLimiter, waits: Bool = true) {
+    ///   - holdObserver: The breaker this stage runs inside, told of each call held while it waits for a
+    ///     permit, so its silence rule does not count that wait as the dependency's. Default: `nil`.
+    public init(
+        limiter: any RateLimiter, waits: Bool = true, reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
+    ) {
         self.limiter = limiter
         self.waits = waits
+        self.holdObserver = holdObserver
         releaseNeedsTime = needsTimeAfterSuccess(type(of: limiter))
     }
 
@@ -72,13 +80,22 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         case .delayed(let retryAfter):
             Self.emitLimited(context, retryAfter, waits ? "waiting" : "rejected")
             guard waits else { throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter) }
-            return try await limiter.waitForPermit(context: context)
+            return try await waitHolding(context)
         case .rejected(let code, let retryAfter):
             let queues = waits && code == .bulkheadFull
             Self.emitLimited(context, retryAfter, queues ? "queued" : code.rawValue)
             guard queues else { throw ResilienceError(code, key: context.key, retryAfter: retryAfter) }
-            return try await limiter.waitForPermit(context: context)
+            return try await waitHolding(context)
         }
+    }
+
+    /// Waits for a permit through the limiter, reporting the wait to `holdObserver` as a held call.
+    @usableFromInline
+    func waitHolding(_ context: ResilienceContext) async throws -> RateLimitPermit {
+        guard let holdObserver else { return try await limiter.waitForPermit(context: context) }
+        let hold = holdObserver.callHeld(now: context.clock.now())
+        defer { holdObserver.callReleased(hold, now: context.clock.now()) }
+        return try await limiter.waitForPermit(context: context)
     }
 
     /// `rate-limiter(policy: token-bucket(…), waits: true)`.
@@ -192,7 +209,9 @@ extension RateLimiterStrategy: PermitStage {
 
 extension ResilienceStrategy where Self == RateLimiterStrategy {
     /// A rate-limiter stage around `limiter`.
-    public static func rateLimiter(_ limiter: any RateLimiter, waits: Bool = true) -> RateLimiterStrategy {
-        RateLimiterStrategy(limiter: limiter, waits: waits)
+    public static func rateLimiter(
+        _ limiter: any RateLimiter, waits: Bool = true, reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
+    ) -> RateLimiterStrategy {
+        RateLimiterStrategy(limiter: limiter, waits: waits, reportsHoldsTo: holdObserver)
     }
 }

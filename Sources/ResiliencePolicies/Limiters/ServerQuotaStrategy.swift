@@ -13,9 +13,13 @@ public struct ServerQuotaStrategy: ResilienceStrategy {
     /// - Parameters:
     ///   - limiter: the quota limiter (one per key).
     ///   - waits: whether to wait (within the deadline) for the quota to reset instead of refusing at once.
-    public init(limiter: ServerQuotaLimiter, waits: Bool = true) {
+    ///   - holdObserver: the breaker this stage runs inside, told of each call held until the quota resets, so
+    ///     its silence rule does not count that wait as the dependency's (``CallHoldObserver``). Default: `nil`.
+    public init(
+        limiter: ServerQuotaLimiter, waits: Bool = true, reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
+    ) {
         self.limiter = limiter
-        self.stage = RateLimiterStrategy(limiter: limiter, waits: waits)
+        self.stage = RateLimiterStrategy(limiter: limiter, waits: waits, reportsHoldsTo: holdObserver)
     }
 
     /// Takes a permit, then runs `next` with the limiter observing the quotas reported inside it.
@@ -36,8 +40,10 @@ public struct ServerQuotaStrategy: ResilienceStrategy {
 
 extension ResilienceStrategy where Self == ServerQuotaStrategy {
     /// A server-quota stage around `limiter`.
-    public static func serverQuota(_ limiter: ServerQuotaLimiter, waits: Bool = true) -> ServerQuotaStrategy {
-        ServerQuotaStrategy(limiter: limiter, waits: waits)
+    public static func serverQuota(
+        _ limiter: ServerQuotaLimiter, waits: Bool = true, reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
+    ) -> ServerQuotaStrategy {
+        ServerQuotaStrategy(limiter: limiter, waits: waits, reportsHoldsTo: holdObserver)
     }
 }
 

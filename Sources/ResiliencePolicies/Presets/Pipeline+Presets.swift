@@ -35,15 +35,19 @@ extension Pipeline {
         {
             // The presets as shipped: a chain without optional wrappers, one async frame fewer per stage on
             // every call.
+            let breaker = makeBreaker(breaker)
             return Pipeline {
                 TotalDeadlineStrategy(total, mode: preset.timeoutMode)
                 RetryStrategy(
                     policy: policy, budget: budget, random: random, maximumTotalAttempts: preset.maximumTotalAttempts)
-                CircuitBreakerStrategy(breaker: makeBreaker(breaker))
-                ServerQuotaStrategy(limiter: makeQuota(quota))
+                CircuitBreakerStrategy(breaker: breaker)
+                ServerQuotaStrategy(limiter: makeQuota(quota), reportsHoldsTo: breaker as? any CallHoldObserver)
                 TimeoutStrategy(attempt, mode: preset.timeoutMode)
             }
         }
+        let breaker = preset.breaker.map(makeBreaker)
+        // The stages inside the breaker tell it of the calls they hold, which its silence rule must not count.
+        let holds = breaker as? any CallHoldObserver
         return Pipeline {
             if let total = preset.totalDeadline { TotalDeadlineStrategy(total, mode: preset.timeoutMode) }
             if let policy = preset.retry {
@@ -53,10 +57,11 @@ extension Pipeline {
             // Outside the breaker: a call held while the device is offline is not one the server left
             // unanswered, and must not open the breaker's silence rule.
             if let connectivity { connectivity }
-            if let breaker = preset.breaker { CircuitBreakerStrategy(breaker: makeBreaker(breaker)) }
-            if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: makeQuota(quota)) }
+            if let breaker { CircuitBreakerStrategy(breaker: breaker) }
+            if let quota = preset.serverQuota { ServerQuotaStrategy(limiter: makeQuota(quota), reportsHoldsTo: holds) }
             if let limiter = preset.limiter {
-                RateLimiterStrategy(limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits)
+                RateLimiterStrategy(
+                    limiter: limiter.makeLimiter(random: random), waits: preset.limiterWaits, reportsHoldsTo: holds)
             }
             if let attempt = preset.attemptTimeout { TimeoutStrategy(attempt, mode: preset.timeoutMode) }
         }

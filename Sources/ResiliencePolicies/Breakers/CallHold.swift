@@ -1,0 +1,43 @@
+/// Learns when a stage inside a breaker holds a call the breaker admitted before the call reaches the
+/// dependency: a limiter waiting for a permit, or a server quota waiting for its reset.
+///
+/// A breaker that judges silence (``FailureRatioBreaker/Configuration/opensWhenUnanswered``) counts the calls it
+/// admitted and that have not been answered yet. A call held by a stage inside it has not been sent, so the
+/// dependency cannot have left it unanswered: while the call is held it does not count, and once released it
+/// counts as if admitted then. Without this, a quota that holds a few calls for longer than the breaker's
+/// silence (a per-minute quota) opens the breaker, which then refuses the calls that arrive.
+///
+/// The built-in breakers adopt it (``StateMachineBreaker``); ``RateLimiterStrategy`` and
+/// ``ServerQuotaStrategy`` report the calls they hold to the breaker they are given, and the presets give them
+/// theirs.
+///
+/// ```swift
+/// let breaker = FailureRatioBreaker(.outageOnly)
+/// let pipeline = Pipeline {
+///     CircuitBreakerStrategy(breaker: breaker)
+///     ServerQuotaStrategy(limiter: ServerQuotaLimiter(), reportsHoldsTo: breaker)
+/// }
+/// ```
+public protocol CallHoldObserver: AnyObject, Sendable {
+    /// A stage inside the breaker starts holding one call at `now`; returns the token to release it with.
+    func callHeld(now: ResilienceInstant) -> CallHold
+
+    /// The stage stops holding the call of `hold` at `now`: the call goes on to the dependency, or fails
+    /// without being sent.
+    func callReleased(_ hold: CallHold, now: ResilienceInstant)
+}
+
+/// One call held by a stage inside a breaker, from ``CallHoldObserver/callHeld(now:)`` to
+/// ``CallHoldObserver/callReleased(_:now:)``.
+public struct CallHold: Hashable, Sendable {
+    /// The breaker's generation (its count of state changes) when the hold began: a release after the breaker
+    /// changed state is ignored, as the call's outcome will be.
+    let generation: UInt64
+    /// Whether the breaker stopped counting the call as waiting (it judges silence and was closed).
+    let counted: Bool
+
+    init(generation: UInt64, counted: Bool) {
+        self.generation = generation
+        self.counted = counted
+    }
+}
