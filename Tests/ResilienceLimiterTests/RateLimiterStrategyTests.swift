@@ -26,6 +26,34 @@ struct RateLimiterStrategyTests {
         #expect(try await second.value == 2)
     }
 
+    @Test("A call that waits for a permit is reported to the hold observer from the wait's start to its end")
+    func reportsEachWaitAsAHold() async throws {
+        let clock = ManualClock()
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        let observer = RecordingHoldObserver()
+        let stage = RateLimiterStrategy(
+            limiter: TokenBucketLimiter(.rate(1, burst: 1)), reportsHoldsTo: observer)
+        // A permit at once: nothing held.
+        #expect(try await stage.execute(context) { _ in 1 } == 1)
+        #expect(observer.events.value.isEmpty)
+        let second = Task {
+            try await stage.execute(context) { inner in
+                observer.events.mutate { $0.append("ran at \(inner.clock.now().offset)") }
+                return 2
+            }
+        }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(1))
+        #expect(try await second.value == 2)
+        #expect(observer.events.value == ["held at 0.0 seconds", "released at 1.0 seconds", "ran at 1.0 seconds"])
+        // A refusal without a wait holds nothing either.
+        let refusing = RateLimiterStrategy(
+            limiter: TokenBucketLimiter(.rate(1, burst: 1)), waits: false, reportsHoldsTo: observer)
+        _ = try await refusing.execute(context) { _ in 3 }
+        _ = try? await refusing.execute(context) { _ in 4 }
+        #expect(observer.events.value.count == 3)
+    }
+
     @Test func aWaitBeyondTheDeadlineIsRejectedAtOnce() async throws {
         let clock = ManualClock()
         let context = ResilienceContext(
@@ -86,5 +114,19 @@ struct RateLimiterStrategyTests {
         #expect(
             stage.stageDescription.description
                 == "rate-limiter(policy: bulkhead(concurrent: 1, queue: 2), waits: false)")
+    }
+}
+
+/// Records the holds a stage reports, in order.
+final class RecordingHoldObserver: CallHoldObserver {
+    let events = LockedBox<[String]>([])
+
+    func callHeld(now: ResilienceInstant) -> CallHold {
+        events.mutate { $0.append("held at \(now.offset)") }
+        return CallHold(generation: 0, counted: true)
+    }
+
+    func callReleased(_ hold: CallHold, now: ResilienceInstant) {
+        events.mutate { $0.append("released at \(now.offset)") }
     }
 }

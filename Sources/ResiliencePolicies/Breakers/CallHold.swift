@@ -28,15 +28,21 @@ public protocol CallHoldObserver: AnyObject, Sendable {
 }
 
 /// One call held by a stage inside a breaker, from ``CallHoldObserver/callHeld(now:)`` to
-/// ``CallHoldObserver/callReleased(_:now:)``.
+/// ``CallHoldObserver/callReleased(_:now:)``: what the observer needs to undo the hold, and nothing else.
 public struct CallHold: Hashable, Sendable {
-    /// The breaker's generation (its count of state changes) when the hold began: a release after the breaker
-    /// changed state is ignored, as the call's outcome will be.
-    let generation: UInt64
-    /// Whether the breaker stopped counting the call as waiting (it judges silence and was closed).
-    let counted: Bool
+    /// The observer's generation (its count of state changes) when the hold began: the built-in breakers ignore
+    /// a release after they changed state, as they ignore the call's outcome then.
+    public let generation: UInt64
+    /// Whether the observer stopped counting the call as waiting when the hold began (a built-in breaker does
+    /// when it judges silence and was closed); only such a hold is undone on release.
+    public let counted: Bool
 
-    init(generation: UInt64, counted: Bool) {
+    /// Creates a hold token (an observer of your own returns one from ``CallHoldObserver/callHeld(now:)``).
+    ///
+    /// - Parameters:
+    ///   - generation: The observer's count of state changes when the hold began.
+    ///   - counted: Whether the observer stopped counting the call as waiting.
+    public init(generation: UInt64, counted: Bool) {
         self.generation = generation
         self.counted = counted
     }

@@ -1,7 +1,9 @@
 extension Pipeline {
     /// Builds `preset` in the default order: total deadline → retry (with budget) → circuit breaker →
     /// server-quota pacing → rate limiter → wait for connectivity → per-attempt timeout. Stages set to `nil`
-    /// are left out (the connectivity stage also when no monitor is set).
+    /// are left out (the connectivity stage also when no monitor is set). The server-quota and limiter stages
+    /// report the calls they hold to the breaker (``CallHoldObserver``), whose silence rule counts a held call
+    /// only from its release.
     ///
     /// The limiter is a new instance, so build one pipeline per key (the registry's factory does). The retry
     /// budget, breaker and server-quota limiter are new too, unless `scope` is given: then the pipeline uses the

@@ -58,7 +58,7 @@ public struct PipelinePreset: Sendable {
     /// General use (a 30 s request and 60 s resource limit, as URLSession's defaults suggest): 60 s total,
     /// standard retry (3 attempts, 1 s ×2, full jitter) with a budget of 10 % of the last 30 s's failed first
     /// attempts (``RetryBudgetConfiguration/smoothed``), a breaker that opens only on total failure and counts
-    /// timeouts (every call of a whole 10 s window failed, at least 40 of them, or 5 went unanswered; open 500 ms
+    /// timeouts (every call of a whole 10 s window failed, at least 40 of them, or 3 went 5 s unanswered; open 500 ms
     /// ±20 % without growing, or the server's `Retry-After`; one successful probe closes it), server-quota pacing,
     /// no client-side rate cap, 30 s per attempt.
     public static var standard: PipelinePreset { PipelinePreset() }
