@@ -195,7 +195,8 @@ struct AdaptiveConcurrencyStageTests {
         configuration.maximumLimit = 1
         configuration.maximumQueued = 1
         let limiter = AdaptiveConcurrencyLimiter(configuration)
-        let stage = AdaptiveConcurrencyStage(limiter: limiter, waits: true)
+        let observer = RecordingHoldObserver()
+        let stage = AdaptiveConcurrencyStage(limiter: limiter, waits: true, reportsHoldsTo: observer)
         let context = ResilienceContext(key: "api", clock: .manual(clock))
         let held = limiter.tryAcquire(now: at(0)).permit!
         let waiter = Task { try await stage.execute(context) { _ in 7 } }
@@ -203,6 +204,8 @@ struct AdaptiveConcurrencyStageTests {
         limiter.release(held, outcome: .accepted, now: at(0))
         #expect(try await waiter.value == 7)
         #expect(limiter.occupancy == (1, 0, 0))
+        // The wait was reported as one held call, released before the call went on.
+        #expect(observer.events.value == ["held at 0.0 seconds", "released at 0.0 seconds"])
     }
 }
 

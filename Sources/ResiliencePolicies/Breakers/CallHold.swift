@@ -5,11 +5,13 @@
 /// admitted and that have not been answered yet. A call held by a stage inside it has not been sent, so the
 /// dependency cannot have left it unanswered: while the call is held it does not count, and once released it
 /// counts as if admitted then. Without this, a quota that holds a few calls for longer than the breaker's
-/// silence (a per-minute quota) opens the breaker, which then refuses the calls that arrive.
+/// silence (a per-minute quota) opens the breaker, which then refuses the calls that arrive. A held call that
+/// succeeds still counts its hold in the breaker's slowest success (the breaker cannot tell it from a slow
+/// answer), so after a long hold the breaker judges silence more leniently until it next opens or closes.
 ///
-/// The built-in breakers adopt it (``StateMachineBreaker``); ``RateLimiterStrategy`` and
-/// ``ServerQuotaStrategy`` report the calls they hold to the breaker they are given, and the presets give them
-/// theirs.
+/// The built-in breakers adopt it (``StateMachineBreaker``); ``RateLimiterStrategy``, ``ServerQuotaStrategy``
+/// and ``AdaptiveConcurrencyStage`` report the calls they hold to the breaker they are given, and the presets
+/// give them theirs.
 ///
 /// ```swift
 /// let breaker = FailureRatioBreaker(.outageOnly)
@@ -46,4 +48,16 @@ public struct CallHold: Hashable, Sendable {
         self.generation = generation
         self.counted = counted
     }
+}
+
+/// Runs `wait`, a stage holding its call before the call goes on, reported to `observer` (if any) as one held
+/// call from the wait's start to its end, whether it ends with a permit or an error.
+@usableFromInline
+func reportingHold<Result>(
+    to observer: (any CallHoldObserver)?, _ context: ResilienceContext, _ wait: () async throws -> Result
+) async throws -> Result {
+    guard let observer else { return try await wait() }
+    let hold = observer.callHeld(now: context.clock.now())
+    defer { observer.callReleased(hold, now: context.clock.now()) }
+    return try await wait()
 }

@@ -80,22 +80,17 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         case .delayed(let retryAfter):
             Self.emitLimited(context, retryAfter, waits ? "waiting" : "rejected")
             guard waits else { throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter) }
-            return try await waitHolding(context)
+            return try await reportingHold(to: holdObserver, context) {
+                try await limiter.waitForPermit(context: context)
+            }
         case .rejected(let code, let retryAfter):
             let queues = waits && code == .bulkheadFull
             Self.emitLimited(context, retryAfter, queues ? "queued" : code.rawValue)
             guard queues else { throw ResilienceError(code, key: context.key, retryAfter: retryAfter) }
-            return try await waitHolding(context)
+            return try await reportingHold(to: holdObserver, context) {
+                try await limiter.waitForPermit(context: context)
+            }
         }
-    }
-
-    /// Waits for a permit through the limiter, reporting the wait to `holdObserver` as a held call.
-    @usableFromInline
-    func waitHolding(_ context: ResilienceContext) async throws -> RateLimitPermit {
-        guard let holdObserver else { return try await limiter.waitForPermit(context: context) }
-        let hold = holdObserver.callHeld(now: context.clock.now())
-        defer { holdObserver.callReleased(hold, now: context.clock.now()) }
-        return try await limiter.waitForPermit(context: context)
     }
 
     /// `rate-limiter(policy: token-bucket(…), waits: true)`.

@@ -13,6 +13,9 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     public let limiter: AdaptiveConcurrencyLimiter
     /// Whether a call that finds no slot waits (within the deadline) instead of being rejected at once.
     public let waits: Bool
+    /// The breaker outside this stage that learns of the calls it holds while they wait for a slot (see
+    /// ``CallHoldObserver``); `nil` tells no one.
+    public let holdObserver: (any CallHoldObserver)?
 
     /// Creates the stage.
     ///
@@ -20,9 +23,15 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     ///   - limiter: The limiter (share one per backend).
     ///   - waits: Whether a call that finds no slot waits, within the deadline and the limiter's queue, instead
     ///     of being rejected at once. Default: `false`.
-    public init(limiter: AdaptiveConcurrencyLimiter, waits: Bool = false) {
+    ///   - holdObserver: The breaker this stage runs inside, told of each call held while it waits for a slot,
+    ///     so its silence rule does not count that wait as the dependency's. Default: `nil`.
+    public init(
+        limiter: AdaptiveConcurrencyLimiter, waits: Bool = false,
+        reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
+    ) {
         self.limiter = limiter
         self.waits = waits
+        self.holdObserver = holdObserver
     }
 
     /// `adaptive-concurrency(policy: adaptive-concurrency(gradient2(…), …), waits: false)`.
@@ -65,7 +74,7 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
         if case .rejected(_, let hint) = decision { retryAfter = hint }
         RateLimiterStrategy.emitLimited(context, retryAfter, waits ? "queued" : "rejected")
         guard waits else { throw ResilienceError(.bulkheadFull, key: context.key, retryAfter: retryAfter) }
-        return try await limiter.waitForPermit(context: context)
+        return try await reportingHold(to: holdObserver, context) { try await limiter.waitForPermit(context: context) }
     }
 }
 
@@ -104,9 +113,12 @@ extension ResilienceStrategy where Self == AdaptiveConcurrencyStage {
     /// - Parameters:
     ///   - limiter: The limiter (share one per backend).
     ///   - waits: Whether a call that finds no slot waits instead of being rejected at once. Default: `false`.
+    ///   - holdObserver: The breaker this stage runs inside, told of each call held while it waits for a slot.
+    ///     Default: `nil`.
     public static func adaptiveConcurrency(
-        _ limiter: AdaptiveConcurrencyLimiter, waits: Bool = false
+        _ limiter: AdaptiveConcurrencyLimiter, waits: Bool = false,
+        reportsHoldsTo holdObserver: (any CallHoldObserver)? = nil
     ) -> AdaptiveConcurrencyStage {
-        AdaptiveConcurrencyStage(limiter: limiter, waits: waits)
+        AdaptiveConcurrencyStage(limiter: limiter, waits: waits, reportsHoldsTo: holdObserver)
     }
 }
