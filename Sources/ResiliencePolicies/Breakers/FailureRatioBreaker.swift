@@ -120,9 +120,9 @@ extension FailureRatioBreaker {
         /// holds the breaker open). The admission that finds the silence returns the
         /// opening transition with a permit whose outcome counts for nothing; ``CircuitBreakerStrategy`` reports
         /// the transition and rejects that call. A call held by a stage inside the breaker (a server-quota or
-        /// limiter wait) is not waiting for the dependency when the stage reports its hold
-        /// (``RateLimiterStrategy`` and ``ServerQuotaStrategy`` given the breaker as their ``CallHoldObserver``,
-        /// as in the presets); an unreported hold counts as silence. Stages that hold calls without reporting
+        /// limiter wait) is not waiting for the dependency when the stage reports its hold (a limiter, quota or
+        /// adaptive concurrency stage given the breaker as its ``CallHoldObserver``, as in the presets); an
+        /// unreported hold counts as silence. Stages that hold calls without reporting
         /// belong outside the breaker (the presets wait for connectivity there).
         public var opensWhenUnanswered = false
         /// With ``opensWhenUnanswered``, how many calls since the last success must be waiting or have failed for
