@@ -259,11 +259,19 @@ struct FailureRatioBreakerTests {
         // Releasing holds of the earlier generation adds no waiting call: nothing waits, so no silence opens it.
         for hold in holds { breaker.callReleased(hold, now: at(3)) }
         #expect(breaker.admit(now: at(30)).transition == nil)
-        // A breaker without a silence rule ignores holds.
+        // Holds of calls it never counted (a stage that reports to a breaker it is not inside) count nothing on
+        // release either: no phantom calls wait.
+        let other = FailureRatioBreaker(.outageOnly, random: SharedRandomSource(seed: 37))
+        call(other, .success, at: at(0))
+        let strays = (0..<3).map { _ in other.callHeld(now: at(0.5)) }
+        #expect(strays.allSatisfy { !$0.counted })
+        for hold in strays { other.callReleased(hold, now: at(1)) }
+        #expect(other.admit(now: at(7)).transition == nil)
+        // A breaker without a silence rule counts no hold.
         let counting = FailureRatioBreaker(.standard, random: SharedRandomSource(seed: 31))
-        let hold = counting.callHeld(now: at(0))
-        counting.callReleased(hold, now: at(1))
-        #expect(counting.metrics(now: at(1)).state == .closed)
+        call(counting, .success, at: at(0))
+        _ = counting.admit(now: at(0.5))
+        #expect(!counting.callHeld(now: at(0.5)).counted)
     }
 
     /// Admits a call every half second from `start` through `end` without finishing any; returns the

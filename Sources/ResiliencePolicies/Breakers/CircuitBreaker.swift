@@ -236,11 +236,8 @@ struct RuleMachine<Rule: BreakerTripRule>: BreakerMachine {
     /// A stage inside the breaker holds one of its calls: while held, the call was not sent, so the dependency
     /// cannot have left it unanswered.
     mutating func hold(now: ResilienceInstant) -> CallHold {
-        guard unanswered != nil, cycle.state == .closed else {
-            return CallHold(generation: cycle.generation, counted: false)
-        }
-        unanswered?.held()
-        return CallHold(generation: cycle.generation, counted: true)
+        let counted = cycle.state == .closed && unanswered?.held() == true
+        return CallHold(generation: cycle.generation, counted: counted)
     }
 
     /// The held call goes on (or fails unsent): it waits again, as if admitted now, unless the breaker changed

@@ -42,9 +42,12 @@ struct UnansweredWindow: Sendable {
         waiting += 1
     }
 
-    /// Stops counting a waiting call: a stage inside the breaker holds it before it is sent.
-    mutating func held() {
-        waiting = max(0, waiting - 1)
+    /// Stops counting a waiting call: a stage inside the breaker holds it before it is sent. Returns whether a
+    /// waiting call was counted to stop counting (only then may its release count it again).
+    mutating func held() -> Bool {
+        guard waiting > 0 else { return false }
+        waiting -= 1
+        return true
     }
 
     /// Counts the end of a call the closed breaker admitted at `admittedAt` (`succeeded`: it succeeded).
