@@ -51,7 +51,7 @@ import Testing
         let flags: [(String, String)] = [
             ("--rate-per-client", "0.1"), ("--offered", "50"), ("--capacity", "120"), ("--outage", "45"),
             ("--stall", "30"), ("--flap", "3,7"), ("--brownout", "0.4"), ("--recovery", "15"), ("--seeds", "4"),
-            ("--preset", "interactive"),
+            ("--preset", "interactive"), ("--quota-window", "60"),
         ]
         for (flag, value) in flags {
             #expect(try parameters.read(flag, value: { value }))
@@ -59,11 +59,11 @@ import Testing
         #expect(parameters.ratePerClient == 0.1 && parameters.offered == 50 && parameters.capacity == 120)
         #expect(parameters.outage == 45 && parameters.stall == 30 && parameters.recovery == 15)
         #expect(parameters.flap == ScenarioParameters.Flap(up: 3, down: 7) && parameters.brownout == 0.4)
-        #expect(parameters.seedCount == 4 && parameters.preset == "interactive")
+        #expect(parameters.seedCount == 4 && parameters.preset == "interactive" && parameters.quotaWindow == 60)
         #expect(try parameters.read("--quick", value: { nil }) == false)
         for (flag, value) in [
             ("--flap", "5"), ("--brownout", "1.5"), ("--outage", "-3"), ("--preset", "fastest"),
-            ("--rate-per-client", "nan"), ("--seeds", "0"),
+            ("--rate-per-client", "nan"), ("--seeds", "0"), ("--quota-window", "0"),
         ] {
             #expect(throws: ScenarioParameters.ParseError.self) { try parameters.read(flag, value: { value }) }
         }
@@ -87,6 +87,9 @@ import Testing
         let outages = flap.run.server.faults.filter { $0.kind == .outage(status: 503) }
         #expect(
             outages.map(\.start) == [.seconds(4), .seconds(14), .seconds(24), .seconds(34), .seconds(44), .seconds(54)])
+        parameters.quotaWindow = 60
+        let quota = Scenarios.quota(.full, parameters)
+        #expect(quota.quota?.window == 60 && quota.duration == .seconds(180))
         parameters.preset = "standard"
         #expect(parameters.runs(StrategyCatalog.standard) && parameters.runs(StrategyCatalog.noRetryApp))
         #expect(!parameters.runs(StrategyCatalog.interactive) && !parameters.runs(StrategyCatalog.budgetOnly))

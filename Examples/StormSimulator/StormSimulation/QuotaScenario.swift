@@ -3,18 +3,20 @@ import ResilienceTesting
 
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 extension Scenarios {
-    /// The window of the advertised quota, in seconds.
+    /// The window of the advertised quota, in seconds, unless `--quota-window` names another.
     static let quotaWindow = 10
 
     /// A healthy server behind a per-client quota it advertises on its `200`s: half of what a client offers
-    /// in a 10 s window (of the quieter traffic profile; at least one request), so every client spends its quota in every window; clients as
-    /// in the outage (`--rate-per-client`, `--offered`), for 60 s (30 s in quick mode).
+    /// in a window (10 s, or `--quota-window`; of the quieter traffic profile; at least one request), so every
+    /// client spends its quota in every window; clients as in the outage (`--rate-per-client`, `--offered`),
+    /// for 60 s (30 s in quick mode), and at least three windows.
     static func quota(_ mode: RunMode, _ parameters: ScenarioParameters = .init()) -> TrafficRun {
+        let window = parameters.quotaWindow ?? quotaWindow
         var run = TrafficRun(
             server: server(mode, parameters, faults: []), offeredPerSecond: offered(mode, parameters),
-            duration: .seconds(mode == .full ? 60 : 30), ratePerClient: parameters.ratePerClient)
-        let perWindow = min(run.rate(.serverFacing), run.rate(.appFacing)) * Double(quotaWindow)
-        run.quota = QuotaServer.Quota(requests: max(1, Int(perWindow / 2)), window: quotaWindow)
+            duration: .seconds(max(mode == .full ? 60 : 30, 3 * window)), ratePerClient: parameters.ratePerClient)
+        let perWindow = min(run.rate(.serverFacing), run.rate(.appFacing)) * Double(window)
+        run.quota = QuotaServer.Quota(requests: max(1, Int(perWindow / 2)), window: window)
         return run
     }
 }

@@ -35,6 +35,9 @@ public struct ScenarioParameters: Sendable, Hashable {
     public var changeAt: Int?
     /// Offered load as a multiple of the server's capacity (`--overload`); `nil`: 2.
     public var overload: Double?
+    /// Seconds in one window of the quota the server advertises (`--quota-window`); `nil`: 10 in the quota
+    /// scenario.
+    public var quotaWindow: Int?
 
     /// A repeating outage: up for `up` seconds, then down for `down` seconds, from the start of the run.
     public struct Flap: Sendable, Hashable {
@@ -109,6 +112,7 @@ public struct ScenarioParameters: Sendable, Hashable {
         case "--slots-after": slotsAfter = try seconds(1...100_000)
         case "--change-at": changeAt = try seconds(11...3600)
         case "--overload": overload = try number(1.01...100, "a multiple of capacity in 1.01...100")
+        case "--quota-window": quotaWindow = try seconds(1...3600)
         case "--flap":
             let expected = "UP,DOWN: two whole numbers of seconds in 1...3600"
             let parts = value()?.split(separator: ",").compactMap { Int($0) } ?? []
@@ -144,6 +148,8 @@ public struct ScenarioParameters: Sendable, Hashable {
           --slots-after N      the server's slots after --change-at (adaptive; default 40)
           --change-at S        when the slots change, in seconds (adaptive; default 60, at least 11)
           --overload X         offered load as a multiple of capacity (adaptive, priority; default 2)
+          --quota-window S     seconds in one window of the server's advertised quota (quota; default 10,
+                               a run of at least 3 windows)
           --preset NAME        run only this preset or tuned row besides the baselines:
                                \(presetNames.joined(separator: ", "))
         """
