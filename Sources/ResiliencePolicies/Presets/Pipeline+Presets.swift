@@ -31,25 +31,24 @@ extension Pipeline {
         let connectivity = preset.connectivity.flatMap { monitor in
             preset.connectivityWait.map { WaitForConnectivityStrategy(monitor: monitor, policy: $0) }
         }
-        if let total = preset.totalDeadline, let policy = preset.retry, let breaker = preset.breaker,
+        let breaker = preset.breaker.map(makeBreaker)
+        // The stages inside the breaker tell it of the calls they hold, which its silence rule must not count.
+        let holds = breaker as? any CallHoldObserver
+        if let total = preset.totalDeadline, let policy = preset.retry, let breaker,
             let quota = preset.serverQuota, preset.limiter == nil, let attempt = preset.attemptTimeout,
             connectivity == nil
         {
             // The presets as shipped: a chain without optional wrappers, one async frame fewer per stage on
             // every call.
-            let breaker = makeBreaker(breaker)
             return Pipeline {
                 TotalDeadlineStrategy(total, mode: preset.timeoutMode)
                 RetryStrategy(
                     policy: policy, budget: budget, random: random, maximumTotalAttempts: preset.maximumTotalAttempts)
                 CircuitBreakerStrategy(breaker: breaker)
-                ServerQuotaStrategy(limiter: makeQuota(quota), reportsHoldsTo: breaker as? any CallHoldObserver)
+                ServerQuotaStrategy(limiter: makeQuota(quota), reportsHoldsTo: holds)
                 TimeoutStrategy(attempt, mode: preset.timeoutMode)
             }
         }
-        let breaker = preset.breaker.map(makeBreaker)
-        // The stages inside the breaker tell it of the calls they hold, which its silence rule must not count.
-        let holds = breaker as? any CallHoldObserver
         return Pipeline {
             if let total = preset.totalDeadline { TotalDeadlineStrategy(total, mode: preset.timeoutMode) }
             if let policy = preset.retry {
