@@ -132,6 +132,15 @@ struct AdaptiveLimitAlgorithmTests {
     /// within 2 % of the mean, so no sample reads as a queue and noise does not end the slow start. (Following
     /// each lower recent average straight down, the baseline fell about 5 % under the mean within those 10 s,
     /// and noise alone ended the slow start.)
+    /// The baseline's rise share is `1 − e^(−x)` to within a few units in the last place on both sides of the
+    /// series' threshold, from the microseconds between a busy limiter's samples to many time constants.
+    @Test(arguments: [1e-12, 3e-9, 1e-6, 9.99e-6, 1e-5, 2e-5, 1e-3, 0.5, 1, 7, 50])
+    func theRiseShareIsOneMinusTheExponential(_ x: Double) {
+        let share = AdaptiveLimitMemory.riseShare(elapsed: x * 600, rise: 600)
+        let exact = -expm1(-x)
+        #expect(abs(share - exact) <= 4 * exact.ulp, "x = \(x): \(share) against \(exact)")
+    }
+
     @Test func roundTripNoiseIsNotReadAsAQueue() {
         var memory = AdaptiveLimitMemory()
         var random = PseudoRandomGenerator(seed: 7)

@@ -2,7 +2,7 @@ import ResilienceCore
 import Testing
 
 @Suite("ResilienceClock on the system clocks")
-struct SystemClockReadingTests {
+struct ResilienceClockTests {
     /// The instant a wrapped clock reports is never behind the standard clock's reading just before it, and
     /// leads the reading just after by no more than the time it took to place the origin (nanoseconds; the
     /// bound allows for a descheduled thread).
