@@ -164,9 +164,12 @@ extension StormReport {
                 Self.cell(spikeGoodput, Self.percent),
             ])
             guard row.isDefault else { continue }
-            let range =
-                "[\(FixedFormat.number(0.9 * Double(scenario.slotsAfter), decimals: 0)), "
-                + "\(FixedFormat.number(1.2 * Double(scenario.slotsAfter), decimals: 0))]"
+            // The band as judged: [7.2, 9.6] for 8 slots, not rounded outwards to a [7, 10] the check does not use.
+            func bound(_ share: Double) -> String {
+                let value = share * Double(scenario.slotsAfter)
+                return FixedFormat.number(value, decimals: value == value.rounded() ? 0 : 1)
+            }
+            let range = "[\(bound(0.9)), \(bound(1.2))]"
             goals.append(
                 Goal(
                     name:
