@@ -35,6 +35,8 @@ public struct Strategy: Sendable {
     public let color: String
     /// Who sends the traffic.
     public let profile: TrafficProfile
+    /// Whether the row is a baseline of app-facing traffic: drawn dashed beside the server-facing one.
+    var isAppFacingBaseline: Bool { role == .baseline && profile == .appFacing }
     /// Builds one client's pipeline on the simulation's clock with the client's random stream.
     public let makePipeline: @Sendable (ResilienceClock, SharedRandomSource) -> any ResiliencePipeline
     /// Builds the pipelines of one client's keys (the endpoints of one host it calls), given how many; `nil`:

@@ -26,6 +26,13 @@ public enum StrategyCatalog {
         "no retry (app-facing)", role: .baseline, color: Color.noRetry, profile: .appFacing
     ) { _, _ in Pipeline { TotalDeadlineStrategy(.seconds(60)) } }
 
+    /// No retry with the app-facing traffic and `.interactive`'s 10 s for the whole request: what that deadline
+    /// alone allows after a stall, before any retry or breaker (a server that finishes the work clients gave
+    /// up on keeps later requests queued behind it).
+    public static let noRetryAppDeadline = Strategy(
+        "no retry, 10 s deadline (app-facing)", role: .baseline, color: Color.noRetry, profile: .appFacing
+    ) { _, _ in Pipeline { TotalDeadlineStrategy(.seconds(10)) } }
+
     /// `PipelinePreset.standard` as shipped: each client calls the keys of one host, one pipeline per key
     /// (`Pipeline.preset(.standard, clock:random:scope:)`), all sharing the host's ``PresetScope``.
     public static let standard = Strategy(
