@@ -133,4 +133,19 @@ import Testing
         #expect(first.completed == 100)
         #expect(first.calls > 100)
     }
+
+    /// Coalescing is judged against the requests that found their key in flight upstream: with the coalescing
+    /// transport every one of them joins it, and without it each is a request of its own.
+    @Test @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    func coalescingIsJudgedAgainstTheRequestsThatCouldJoin() {
+        let run = CoalescingRun(.quick, ScenarioParameters())
+        let plain = run.measure(coalesces: false, seed: 2)
+        let coalesced = run.measure(coalesces: true, seed: 2)
+        #expect(plain.upstreamRequests == plain.callerRequests)
+        #expect(plain.foundInFlight > 0)
+        #expect(plain.upstreamPerUnjoinable > 1)
+        #expect(coalesced.foundInFlight > 0)
+        #expect(coalesced.upstreamRequests == coalesced.callerRequests - coalesced.foundInFlight)
+        #expect(coalesced.upstreamPerUnjoinable == 1)
+    }
 }

@@ -39,6 +39,9 @@ public struct CoalescingRun: Sendable {
         public var upstreamRequests: Int
         /// Requests that got a `200`.
         public var succeeded: Int
+        /// Caller requests sent while the server had a request for their key in flight: those a coalescer can
+        /// answer without a request of their own.
+        public var foundInFlight: Int
         /// The most requests for one key the server had in flight at once.
         public var maxInFlightPerKey: Int
         /// Each caller request's latency, sorted.
@@ -48,6 +51,11 @@ public struct CoalescingRun: Sendable {
         public var upstreamPerCaller: Double { Double(upstreamRequests) / Double(max(callerRequests, 1)) }
         /// The share of caller requests that succeeded.
         public var successRate: Double { Double(succeeded) / Double(max(callerRequests, 1)) }
+        /// Upstream requests per caller request that found no request for its key in flight: 1 when every
+        /// request that could join one did.
+        public var upstreamPerUnjoinable: Double {
+            Double(upstreamRequests) / Double(max(callerRequests - foundInFlight, 1))
+        }
 
         /// The latency at quantile `q`, in seconds.
         public func latency(at q: Double) -> Double {
@@ -67,19 +75,20 @@ public struct CoalescingRun: Sendable {
         let (clients, requests, keys) = (clients, requestsPerClient, keys)
         let think = LatencyDistribution.exponential(mean: .seconds(1 / ratePerClient))
         let outcomes = try? simulation.run(timeLimit: .seconds(3600)) {
-            await withTaskGroup(of: [(Bool, Duration)].self) { group in
+            await withTaskGroup(of: [(ok: Bool, latency: Duration, joinable: Bool)].self) { group in
                 for client in 0..<clients {
                     var generator = simulation.generator(stream: UInt64(client) + 1)
                     group.addTask {
-                        var outcomes: [(Bool, Duration)] = []
+                        var outcomes: [(ok: Bool, latency: Duration, joinable: Bool)] = []
                         for _ in 0..<requests {
                             try? await simulation.clock.sleep(for: think.sample(using: &generator))
                             let key = Int.random(in: 0..<keys, using: &generator)
                             let request = HTTPRequest(url: URL(string: "https://feed.example/items/\(key)")!)
                             let context = ResilienceContext(key: "feed", clock: clock)
                             let start = clock.now()
+                            let joinable = server.isInFlight(request.url.path)
                             let response = try? await transport.send(request, context: context)
-                            outcomes.append((response?.status == 200, start.duration(to: clock.now())))
+                            outcomes.append((response?.status == 200, start.duration(to: clock.now()), joinable))
                         }
                         return outcomes
                     }
@@ -90,8 +99,8 @@ public struct CoalescingRun: Sendable {
         let all = outcomes ?? []
         return Result(
             callerRequests: clients * requests, upstreamRequests: server.requests,
-            succeeded: all.filter(\.0).count, maxInFlightPerKey: server.maxInFlightPerKey,
-            latencies: all.map(\.1).sorted())
+            succeeded: all.filter(\.ok).count, foundInFlight: all.filter(\.joinable).count,
+            maxInFlightPerKey: server.maxInFlightPerKey, latencies: all.map(\.latency).sorted())
     }
 }
 
@@ -117,6 +126,8 @@ final class KeyedServer: HTTPTransport {
 
     var requests: Int { state.withLock { $0.requests } }
     var maxInFlightPerKey: Int { state.withLock { $0.maxInFlightPerKey } }
+    /// Whether a request for the key of path `key` is in flight now.
+    func isInFlight(_ key: String) -> Bool { state.withLock { ($0.inFlight[key] ?? 0) > 0 } }
 
     func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let key = request.url.path
@@ -136,8 +147,10 @@ final class KeyedServer: HTTPTransport {
 extension StormReport {
     /// The coalescing scenario: the same clients with and without `CoalescingTransport`; goals: with it, the
     /// server never has two requests for one key in flight (upstream requests ≤ distinct keys in flight),
-    /// it sees at most half the requests the clients send, every request succeeds, and the p99 latency is
-    /// no worse than without.
+    /// every request sent while its key was in flight upstream joins that request (so the server sees no
+    /// more requests than those that found none in flight, at any rate: how many that is depends on how
+    /// often callers overlap, not on the coalescer), every request succeeds, and the p99 latency is no worse
+    /// than without.
     mutating func addCoalescing() {
         let run = CoalescingRun(mode, parameters)
         let perSeed = perSeed { seed in
@@ -149,6 +162,9 @@ extension StormReport {
         for (name, results) in [("no coalescing", plain), ("CoalescingTransport", coalesced)] {
             rows.append([
                 name, Self.cell(SeedSummary(results.map(\.upstreamPerCaller)), Self.ratio),
+                Self.cell(
+                    SeedSummary(results.map { Double($0.foundInFlight) / Double(max($0.callerRequests, 1)) }),
+                    Self.percent),
                 Self.cell(
                     SeedSummary(results.map { Double($0.maxInFlightPerKey) }), { FixedFormat.number($0, decimals: 0) }),
                 Self.cell(SeedSummary(results.map(\.successRate)), Self.percent),
@@ -163,12 +179,13 @@ extension StormReport {
                 strategy: strategy, target: "≤ 1",
                 summary: SeedSummary(coalesced.map { Double($0.maxInFlightPerKey) }) { $0 <= 1 },
                 format: { FixedFormat.number($0, decimals: 0) }))
-        let reduction = zip(coalesced, plain).map { $0.upstreamPerCaller / max($1.upstreamPerCaller, 1e-9) }
         goals.append(
             Goal(
-                name: "Coalescing: upstream requests ≤ 0.5× those without coalescing",
-                strategy: strategy, target: "≤ 0.5×", summary: SeedSummary(reduction) { $0 <= 0.5 },
-                format: Self.ratio))
+                name:
+                    "Coalescing: every request sent while its key is in flight upstream joins it "
+                    + "(upstream requests ≤ those that found none)",
+                strategy: strategy, target: "≤ 1×",
+                summary: SeedSummary(coalesced.map(\.upstreamPerUnjoinable)) { $0 <= 1 }, format: Self.ratio))
         goals.append(
             Goal(
                 name: "Coalescing: every caller request succeeds", strategy: strategy, target: "100 %",
@@ -183,9 +200,10 @@ extension StormReport {
                 title: "Request coalescing",
                 notes: [
                     "\(run.clients) clients × \(run.requestsPerClient) GETs for \(run.keys) keys (uniform), exponential think time at \(FixedFormat.number(run.ratePerClient, decimals: 1)) requests/s per client; server |N(50 ms, 10 ms)|, unlimited workers",
-                    "upstream/caller: requests the server received per request the clients sent",
+                    "upstream/caller: requests the server received per request the clients sent; found key in flight: the share of the clients' requests sent while the server had one for the same key in flight (with coalescing, each of them joins that one)",
                 ],
-                header: ["strategy", "upstream/caller", "max in flight per key", "success", "p50", "p99"],
+                header: ["strategy", "upstream/caller", "found key in flight", "max in flight per key"]
+                    + ["success", "p50", "p99"],
                 rows: rows))
     }
 }
