@@ -126,10 +126,10 @@ final class ClockSource: Sendable {
 struct SystemClockReading: Sendable {
     #if canImport(Darwin) || canImport(Glibc) || canImport(Musl) || canImport(Android)
     /// The operating system's identifier of the clock.
-    @usableFromInline let clockID: clockid_t
+    private let clockID: clockid_t
     #endif
     /// The clock's reading at the origin, in nanoseconds.
-    @usableFromInline let originNanoseconds: Int64
+    private let originNanoseconds: Int64
 
     /// The reading for `ContinuousClock` time from `origin`, or `nil` on a platform without one.
     static func continuous(origin: ContinuousClock.Instant) -> SystemClockReading? {

@@ -48,7 +48,7 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
             longRoundTrip += (recent - longRoundTrip) / max(fallWindow, 1)
         } else if now > longUpdatedAt {
             // 1 − e⁰ is 0: a sample ending at the same instant as the last one (the simulator's clock) does
-            // not move the baseline, and skips the exponential.
+            // not move the baseline, and skips the rise share.
             let towards = min(recent, longRoundTrip * riseCeiling)
             longRoundTrip += (towards - longRoundTrip) * Self.riseShare(elapsed: now - longUpdatedAt, rise: rise)
         }
