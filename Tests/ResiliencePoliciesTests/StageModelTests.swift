@@ -545,8 +545,10 @@ enum ReferenceInterpreter {
 enum ModelPath: CaseIterable {
     /// `Pipeline.execute` on the stages.
     case pipeline
-    /// A third-party stage outermost: every stage through its own `execute(_:next:)`.
+    /// A third-party stage innermost: every stage through its own `execute(_:next:)`.
     case stageByStage
+    /// A third-party stage outermost: the stages inside it as one chain of steps (when their records fit).
+    case insideThirdParty
     /// ``ReferenceInterpreter``.
     case reference
 }
@@ -571,10 +573,12 @@ func observe(_ modelCase: ModelCase, _ path: ModelPath, listening: Bool = true) 
     let pipeline: Pipeline? =
         switch path {
         case .pipeline: Pipeline(root: chain(parts))
-        case .stageByStage: Pipeline(root: compose(ForwardingStage(), chain(parts)))
+        case .stageByStage: Pipeline(root: compose(chain(parts), ForwardingStage()))
+        case .insideThirdParty: Pipeline(root: compose(ForwardingStage(), chain(parts)))
         case .reference: nil
         }
-    observation.ranAsOneChain = pipeline?.box.steps != nil
+    let inside = (pipeline?.box as? OuterStageBox<ForwardingStage>)?.inner
+    observation.ranAsOneChain = (path == .insideThirdParty ? inside : pipeline?.box)?.steps != nil
     let calls = LockedBox<[String]>([])
     let finished = LockedBox(false)
     let script = modelCase.script
@@ -639,7 +643,9 @@ struct StageModelTests {
         return (0..<count).map { _ in ModelCase.generate(using: &random) }
     }
 
-    @Test("Random pipelines: Pipeline, stage by stage and the reference interpreter observe the same")
+    @Test(
+        "Random pipelines: Pipeline, stage by stage, inside a third-party stage and the reference interpreter observe the same"
+    )
     func randomPipelinesMatchTheReference() async {
         let cases = Self.cases(count: 200, seed: 0x5EED)
         var chains = 0
@@ -650,9 +656,11 @@ struct StageModelTests {
             let reference = await observe(modelCase, .reference, listening: listening)
             let pipeline = await observe(modelCase, .pipeline, listening: listening)
             let stageByStage = await observe(modelCase, .stageByStage, listening: listening)
+            let insideThirdParty = await observe(modelCase, .insideThirdParty, listening: listening)
             #expect(listening || reference.events.isEmpty)
             let runsAsOneChain = recordBytes(modelCase.stages) <= StageFrame.capacity
             #expect(pipeline.ranAsOneChain == runsAsOneChain, "case \(index)")
+            #expect(insideThirdParty.ranAsOneChain == runsAsOneChain, "case \(index)")
             #expect(!stageByStage.ranAsOneChain)
             if pipeline.ranAsOneChain { chains += 1 }
             #expect(pipeline.results == reference.results, "case \(index): \(modelCase)")
@@ -660,6 +668,8 @@ struct StageModelTests {
             #expect(pipeline.events == reference.events, "case \(index): \(modelCase)")
             #expect(pipeline.finalState == reference.finalState, "case \(index): \(modelCase)")
             #expect(stageByStage == reference.with(ranAsOneChain: false), "case \(index): \(modelCase)")
+            #expect(
+                insideThirdParty == reference.with(ranAsOneChain: runsAsOneChain), "case \(index): \(modelCase)")
             #expect(reference.results.count == modelCase.executions)
             for stage in modelCase.stages { stageKinds.insert(stageKind(stage)) }
         }
@@ -789,5 +799,9 @@ struct StageChainEligibilityTests {
             #expect(pipeline.box.steps == nil, "\(pipeline.pipelineDescription)")
             #expect(try await pipeline.execute(makeContext(ManualClock())) { _ in 7 } == 7)
         }
+        // The built-in stages inside a fallback or a third-party stage still run as one chain of steps.
+        #expect((fallback.box as? OuterStageBox<FallbackStrategy<Int>>)?.inner.steps != nil)
+        #expect((thirdParty.box as? OuterStageBox<ForwardingStage>)?.inner.steps != nil)
+        #expect(fallback.stages.map(\.name) == ["fallback", "timeout"])
     }
 }

@@ -53,7 +53,8 @@ func registerPipelineBenchmarks() {
         }
     }
     benchmarkPipeline("pipeline: five stages + counting sink", fiveStagePipeline(), context: listenedContext)
-    // The same stages with a fallback outermost: not output-agnostic, so the fully generic path.
+    // The same stages with a fallback outermost: the fallback runs through its own `execute(_:next:)` (it is not
+    // output-agnostic), the five inside it as one chain of steps composed when the pipeline is built.
     let random = SharedRandomSource(seed: 2)
     benchmarkPipeline(
         "pipeline: five stages + fallback (generic path)",

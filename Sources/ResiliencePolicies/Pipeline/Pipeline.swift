@@ -59,7 +59,8 @@ public struct Pipeline: ResiliencePipeline {
 }
 
 /// A pipeline's stages behind one reference: described on demand, and run as one chain of steps when every
-/// stage is a stepped stage, else stage by stage through `execute(_:next:)`.
+/// stage is a stepped stage, else through `execute(_:next:)` (``StrategyBox``, or ``OuterStageBox`` around the
+/// box of the stages inside a stage that is not stepped).
 @usableFromInline
 class AnyStrategyBox: @unchecked Sendable {
     /// The chain's synchronous steps, when every stage is a stepped stage (`StageDriver.swift`).
@@ -100,6 +101,60 @@ final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Se
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         try await root.execute(context, next: operation)
+    }
+}
+
+/// A stage that is not a stepped stage (or a chain that is not all stepped stages) around the box of the
+/// stages inside it: it runs through its own `execute(_:next:)`, and its `next` runs the inner box, as one
+/// chain of steps when the inner stages are.
+@usableFromInline
+final class OuterStageBox<Outermost: ResilienceStrategy>: AnyStrategyBox, @unchecked Sendable {
+    @usableFromInline let outermost: Outermost
+    @usableFromInline let inner: AnyStrategyBox
+
+    @usableFromInline
+    init(_ outermost: Outermost, around inner: AnyStrategyBox) {
+        self.outermost = outermost
+        self.inner = inner
+        super.init(steps: nil)
+    }
+
+    override var stageDescriptions: [StageDescription] {
+        PipelineBuilder.describe(outermost) + inner.stageDescriptions
+    }
+
+    @usableFromInline
+    override func execute<Output: Sendable>(
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await outermost.execute(context) { context in
+            guard inner.steps != nil else { return try await inner.execute(context, operation) }
+            return try await StageDriver.run(inner, context, operation)
+        }
+    }
+}
+
+/// A composition that can be split after its outermost stage: how a ``Pipeline`` finds the stages inside a
+/// stage that is not a stepped stage.
+@usableFromInline
+protocol StageChain {
+    /// The outermost stage, and the stages inside it as one composition.
+    func splitOutermost() -> (outermost: any ResilienceStrategy, inner: any ResilienceStrategy)
+}
+
+extension ComposedStrategy: StageChain {
+    /// `outer`'s own outermost stage when `outer` is a composition (the builder nests to the left), with the
+    /// rest of `outer` nested around `inner`; else `outer` and `inner`.
+    @usableFromInline
+    func splitOutermost() -> (outermost: any ResilienceStrategy, inner: any ResilienceStrategy) {
+        guard let chain = outer as? any StageChain else { return (outer, inner) }
+        let (outermost, rest) = chain.splitOutermost()
+        return (outermost, Self.nest(rest, around: inner))
+    }
+
+    /// `outer` around `inner`, with `outer`'s type opened.
+    static func nest<Rest: ResilienceStrategy>(_ outer: Rest, around inner: Inner) -> any ResilienceStrategy {
+        ComposedStrategy<Rest, Inner>(outer: outer, inner: inner)
     }
 }
 

@@ -522,11 +522,23 @@ enum StageDriver {
     }
 
     /// The box for `root`, with the steps of its stages when every one of them is a stepped stage and
-    /// their records fit the frame.
+    /// their records fit the frame. A chain that is not all stepped stages is split after its outermost stage,
+    /// which runs through its own `execute(_:next:)` around the box of the stages inside it: so a fallback, a
+    /// hedging or a third-party stage outside built-in stages leaves them one chain of steps.
     @inlinable
     static func box<Root: ResilienceStrategy>(for root: Root) -> AnyStrategyBox {
-        guard let stage = root as? any SteppedStage, let box = steppedBox(stage) else { return StrategyBox(root) }
-        return box
+        if let stage = root as? any SteppedStage, let box = steppedBox(stage) { return box }
+        guard let chain = root as? any StageChain else { return StrategyBox(root) }
+        let (outermost, inner) = chain.splitOutermost()
+        return outerBox(outermost, around: box(for: inner))
+    }
+
+    /// Opens the outermost stage's type for its box.
+    @inlinable
+    static func outerBox<Outermost: ResilienceStrategy>(
+        _ outermost: Outermost, around inner: AnyStrategyBox
+    ) -> AnyStrategyBox {
+        OuterStageBox(outermost, around: inner)
     }
 
     /// Opens the stage type: every stepped stage is a value type, so it is `Root` itself.
