@@ -57,7 +57,7 @@ func registerPipelineBenchmarks() {
     // output-agnostic), the five inside it as one chain of steps composed when the pipeline is built.
     let random = SharedRandomSource(seed: 2)
     benchmarkPipeline(
-        "pipeline: five stages + fallback (generic path)",
+        "pipeline: five stages + fallback outermost",
         Pipeline {
             FallbackStrategy<Int>(.value("zero", 0))
             TotalDeadlineStrategy(.seconds(30))
