@@ -186,6 +186,26 @@ struct SQLiteMutationStoreTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".corrupt-1234")) == garbage)
     }
 
+    @Test("A second quarantine in the same second keeps the first file and takes the next free name")
+    func quarantineNeverOverwrites() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 1_234) }
+        for round in 1...3 {
+            let garbage = Data(repeating: UInt8(round), count: 8192)
+            try garbage.write(to: URL(fileURLWithPath: path))
+            #expect(throws: MutationStoreError.self) {
+                try SQLiteMutationStore(path: path, configuration: configuration)
+            }
+        }
+        for (round, name) in ["corrupt-1234", "corrupt-1234-2", "corrupt-1234-3"].enumerated() {
+            let quarantined = try Data(contentsOf: URL(fileURLWithPath: "\(path).\(name)"))
+            #expect(quarantined == Data(repeating: UInt8(round + 1), count: 8192))
+        }
+    }
+
     @Test("With recreatesCorruptedStore a fresh store opens and recovery names the quarantined file")
     func corruptionRecreated() throws {
         let directory = TemporaryDirectory()
