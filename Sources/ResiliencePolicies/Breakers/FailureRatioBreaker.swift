@@ -228,7 +228,6 @@ extension FailureRatioBreaker {
             var configuration = Configuration()
             configuration.window = .time(.seconds(10))
             configuration.minimumThroughput = 40
-            configuration.minimumUnansweredCalls = 5
             configuration.minimumObservation = .seconds(10)
             configuration.failureRatio = 1
             configuration.openDuration = BreakerBackoff(base: .milliseconds(500), jitter: 0.2)
