@@ -3,7 +3,8 @@
 /// ## Contract
 /// - ``id`` is stable across launches; it keys the source's pipeline, cache and telemetry.
 /// - `fetch` returns the items, possibly none when the source truly has none. **A failure is thrown, never
-///   returned as an empty array** (the seeds' main complaint); throw errors a classifier recognises,
+///   returned as an empty array** (an empty list that hides a failure tells the person "no results" when the
+///   truth is "could not look"); throw errors a classifier recognises,
 ///   ideally ``ClassifiedError``s.
 /// - `fetch` is cancellation-correct: when the task is cancelled it stops promptly and throws a
 ///   cancellation error; it honours `context.deadline`.

@@ -32,7 +32,7 @@ public struct SecureTransportPolicy: Sendable, Hashable {
         self.allowedInsecureHosts = Set(allowedInsecureHosts.map { $0.lowercased() })
     }
 
-    /// Upgrade every plaintext request (the seeds' App Transport Security fix).
+    /// Upgrade every plaintext `http` request to `https`, as App Transport Security expects; no host is exempt.
     public static let upgrade = SecureTransportPolicy(action: .upgrade)
     /// Refuse every plaintext request.
     public static let block = SecureTransportPolicy(action: .block)
