@@ -144,21 +144,23 @@ extension BreakerMachine {
     }
 
     /// The lock around the machine in `storage`, which the breaker created as a `MachineLock<Self>`.
-    static func locked(_ storage: AnyObject) -> LockedState<Self> {
-        unsafeDowncast(storage, to: MachineLock<Self>.self).state
+    /// Runs `body` on the machine in `storage` (a `MachineLock<Self>`) under its lock. The lock is borrowed
+    /// from `storage`, not copied out of it, so a call retains nothing.
+    static func locked<Result>(_ storage: AnyObject, _ body: (inout Self) -> Result) -> Result {
+        unsafeDowncast(storage, to: MachineLock<Self>.self).state.withLock(body)
     }
 
     static func admit(in storage: AnyObject, now: ResilienceInstant) -> BreakerAdmission {
-        locked(storage).withLock { $0.admit(now: now) }
+        locked(storage) { $0.admit(now: now) }
     }
 
     static func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant, in storage: AnyObject
     ) -> BreakerTransition? {
         guard case .failure = outcome else {
-            return locked(storage).withLock { $0.record(outcome, for: permit, now: now) }
+            return locked(storage) { $0.record(outcome, for: permit, now: now) }
         }
-        return locked(storage).withLock { machine in
+        return locked(storage) { machine in
             // A late failure carrying the server's wait keeps an open breaker open until that wait has passed.
             machine.cycle.holdOpen(for: outcome, predicate: machine.failurePredicate, now: now)
             if let transition = machine.cycle.openForLateHint(
@@ -171,27 +173,27 @@ extension BreakerMachine {
     }
 
     static func isolate(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition? {
-        locked(storage).withLock { $0.isolate(now: now) }
+        locked(storage) { $0.isolate(now: now) }
     }
 
     static func reset(in storage: AnyObject, now: ResilienceInstant) -> BreakerTransition? {
-        locked(storage).withLock { $0.reset(now: now) }
+        locked(storage) { $0.reset(now: now) }
     }
 
     static func hold(in storage: AnyObject, now: ResilienceInstant) -> CallHold {
-        locked(storage).withLock { $0.hold(now: now) }
+        locked(storage) { $0.hold(now: now) }
     }
 
     static func release(_ hold: CallHold, in storage: AnyObject, now: ResilienceInstant) {
-        locked(storage).withLock { $0.release(hold, now: now) }
+        locked(storage) { $0.release(hold, now: now) }
     }
 
     static func metrics(in storage: AnyObject, now: ResilienceInstant) -> BreakerMetrics {
-        locked(storage).withLock { $0.metrics(now: now) }
+        locked(storage) { $0.metrics(now: now) }
     }
 
     static func export(in storage: AnyObject, now: ResilienceInstant) -> BreakerSnapshot {
-        locked(storage).withLock { $0.export(now: now) }
+        locked(storage) { $0.export(now: now) }
     }
 
     static func restore(
@@ -199,7 +201,7 @@ extension BreakerMachine {
     )
         -> BreakerTransition?
     {
-        locked(storage).withLock { $0.restore(snapshot, now: now) }
+        locked(storage) { $0.restore(snapshot, now: now) }
     }
 }
 
