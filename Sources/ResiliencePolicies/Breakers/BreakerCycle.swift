@@ -12,15 +12,22 @@ public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, Measura
     /// The concrete machine type, whose static methods (compiled for that type) run the machine in
     /// `storage`: the hot path never works on an existential machine inside the lock.
     let machineType: any BreakerMachine.Type
+    /// The machine type's `admit` and `record`, taken when the breaker is built: each call runs the code
+    /// compiled for the concrete machine (a generic machine's included), not its protocol witness.
+    private let admitCall: @Sendable (AnyObject, ResilienceInstant) -> BreakerAdmission
+    private let recordCall:
+        @Sendable (BreakerOutcome, BreakerPermit, ResilienceInstant, AnyObject) -> BreakerTransition?
 
     init<Machine: BreakerMachine>(_ machine: Machine) {
         storage = MachineLock(machine)
         machineType = Machine.self
+        admitCall = { Machine.admit(in: $0, now: $1) }
+        recordCall = { Machine.record($0, for: $1, now: $2, in: $3) }
     }
 
     /// Admits the call when closed, or as a probe when half-open; rejects it when open or isolated.
     public final func admit(now: ResilienceInstant) -> BreakerAdmission {
-        machineType.admit(in: storage, now: now)
+        admitCall(storage, now)
     }
 
     /// Counts the outcome of a call admitted in the current generation; an earlier call's outcome counts for
@@ -29,7 +36,7 @@ public class StateMachineBreaker: IsolatableBreaker, PersistableBreaker, Measura
     public final func record(
         _ outcome: BreakerOutcome, for permit: BreakerPermit, now: ResilienceInstant
     ) -> BreakerTransition? {
-        machineType.record(outcome, for: permit, now: now, in: storage)
+        recordCall(outcome, permit, now, storage)
     }
 
     /// Forces the breaker open until ``reset(now:)``.
