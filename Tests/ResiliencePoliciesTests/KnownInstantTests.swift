@@ -23,6 +23,18 @@ struct KnownInstantTests {
         #expect(remaining == .seconds(10))
     }
 
+    @Test("The stages that need the instant a call returned at share one reading of it")
+    func sharedEndReading() async throws {
+        let clock = CountingClock(ManualClock(now: .seconds(5)))
+        // The standard preset: its failure-ratio breaker (silence rule) and its quota pacing both need the
+        // instant the call returned at, and the stages enter on one reading.
+        let pipeline = Pipeline.standard(clock: clock.resilienceClock, random: SharedRandomSource(seed: 1))
+        let context = ResilienceContext(key: "test", clock: clock.resilienceClock)
+        let readsBefore = try await pipeline.execute(context) { _ in clock.reads }
+        #expect(readsBefore == 1)
+        #expect(clock.reads == 2, "the stages read the clock \(clock.reads - readsBefore) times after the call")
+    }
+
     @Test("After a retry's sleep the attempt timeout counts from the new attempt, not the first")
     func freshAfterSleep() async throws {
         let clock = ManualClock()

@@ -101,9 +101,9 @@ extension CircuitBreakerStrategy: SteppedStage {
 
     /// Records the success.
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
         let permit = frame.load(BreakerPermit.self, at: offset)
-        let now = successInstant(admittedAt: frame.start, clock: context.clock.now())
+        let now = successInstant(admittedAt: frame.start, clock: frame.endInstant(context.clock))
         if let transition = breaker.record(.success, for: permit, now: now) { Self.emit(transition, context) }
     }
 

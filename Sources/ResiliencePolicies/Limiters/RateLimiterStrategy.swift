@@ -36,8 +36,11 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     /// Releases the permit of a call that returned; `admittedAt` is the instant the permit was granted at
     /// when nothing suspended since it was read.
     @inlinable @inline(__always)
-    func releaseAccepted(_ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext) {
-        limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: context.clock.now()))
+    func releaseAccepted(
+        _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
+        now: @autoclosure () -> ResilienceInstant
+    ) {
+        limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: now()))
     }
 
     /// The instant to release an accepted call's permit at: `admittedAt` (the instant it was admitted, if
@@ -141,8 +144,11 @@ protocol PermitStage: SteppedStage {
         -> RateLimitPermit
 
     /// Releases the permit of a call that returned; `admittedAt` is the instant it was granted at when nothing
-    /// suspended since that instant was read (`nil` after a wait).
-    func releaseAccepted(_ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext)
+    /// suspended since that instant was read (`nil` after a wait), and `now` reads the instant the call
+    /// returned at, if the release needs it.
+    func releaseAccepted(
+        _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
+        now: @autoclosure () -> ResilienceInstant)
 
     /// Releases the permit of a call that failed with `failure`.
     func releaseFailed(_ permit: RateLimitPermit, _ failure: inout StageFailure, _ context: ResilienceContext)
@@ -153,8 +159,10 @@ extension PermitStage {
 
     /// Releases the permit as accepted.
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
-        releaseAccepted(frame.load(RateLimitPermit.self, at: offset), admittedAt: frame.start, context)
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
+        releaseAccepted(
+            frame.load(RateLimitPermit.self, at: offset), admittedAt: frame.start, context,
+            now: frame.endInstant(context.clock))
     }
 
     /// Waits for a permit (or throws the rejection), then runs `next` once under it and releases it once.
@@ -167,7 +175,7 @@ extension PermitStage {
         let permit = try await waitForPermit(after: decision, context)
         var succeeded = true
         // Releases after the output went straight into the caller's return slot.
-        defer { if succeeded { releaseAccepted(permit, admittedAt: nil, context) } }
+        defer { if succeeded { releaseAccepted(permit, admittedAt: nil, context, now: context.clock.now()) } }
         do {
             return try await next(context)
         } catch {

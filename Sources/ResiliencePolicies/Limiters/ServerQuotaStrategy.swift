@@ -61,8 +61,8 @@ extension ServerQuotaStrategy: SteppedStage {
 
     /// Releases the permit as accepted.
     @inlinable
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
-        stage.exit(context, frame, at: offset)
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
+        stage.exit(context, &frame, at: offset)
     }
 
     /// The inner stages see the limiter as the quota observer.

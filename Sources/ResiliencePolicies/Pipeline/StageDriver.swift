@@ -50,8 +50,9 @@ protocol SteppedStage: ResilienceStrategy, StageRunner {
     /// stopped (`level` counted from this stage). The context `next` gets is `context` after ``narrow(_:from:)``.
     func enter(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) -> StageStop?
 
-    /// The stage's work after `next` returned.
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int)
+    /// The stage's work after `next` returned. A stage that needs the instant the operation returned at reads
+    /// it through ``StageFrame/endInstant(_:)``, so the stages of a chain share one reading.
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int)
 
     /// Makes `context` the one `next` gets (a deadline stage narrows its deadline); only a stage whose
     /// ``narrowsContext`` is `true` changes anything.
@@ -185,6 +186,8 @@ struct StageFrame: Sendable {
 
     /// The instant every stage entered at: the call's one clock reading.
     @usableFromInline var start: ResilienceInstant
+    /// The instant the operation returned at, once a stage's `exit` asked for it (``endInstant(_:)``).
+    @usableFromInline var end: ResilienceInstant?
     @usableFromInline var records:
         (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
@@ -192,6 +195,16 @@ struct StageFrame: Sendable {
     init(start: ResilienceInstant) {
         self.start = start
         records = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// The instant the operation returned at: read from `clock` by the first `exit` that asks, the same for
+    /// every stage after it (the exits run one after another, synchronously, as soon as it returned).
+    @inlinable
+    mutating func endInstant(_ clock: ResilienceClock) -> ResilienceInstant {
+        if let end { return end }
+        let now = clock.now()
+        end = now
+        return now
     }
 
     /// Stores a record of plain data (no references; a permit) at `offset`, a multiple of its alignment.
@@ -226,7 +239,7 @@ extension SteppedStage {
     @inlinable var narrowsContext: Bool { false }
 
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {}
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {}
 
     @inlinable @inline(__always)
     func narrow(_ context: inout ResilienceContext, from start: ResilienceInstant) {}
@@ -279,9 +292,9 @@ extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: Stepp
     }
 
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
-        inner.exit(context, frame, at: offset + outer.recordSize)
-        outer.exit(context, frame, at: offset)
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
+        inner.exit(context, &frame, at: offset + outer.recordSize)
+        outer.exit(context, &frame, at: offset)
     }
 
     @inlinable @inline(__always)
@@ -343,7 +356,8 @@ extension ComposedStrategy: SteppedStage where Outer: SteppedStage, Inner: Stepp
             }
         }
         context.deadline = received
-        outer.exit(context, frame, at: offset)
+        var returned = frame
+        outer.exit(context, &returned, at: offset)
         return output
     }
 }
@@ -386,10 +400,10 @@ extension EitherStrategy: SteppedStage where First: SteppedStage, Second: Steppe
     }
 
     @inlinable
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
         switch self {
-        case .first(let stage): stage.exit(context, frame, at: offset)
-        case .second(let stage): stage.exit(context, frame, at: offset)
+        case .first(let stage): stage.exit(context, &frame, at: offset)
+        case .second(let stage): stage.exit(context, &frame, at: offset)
         }
     }
 
@@ -442,8 +456,8 @@ protocol StageRunner {
     var narrowsAny: Bool { get }
     /// Makes `context` the one the operation gets: every stage's `narrow`, outermost first.
     func narrowAll(_ context: inout ResilienceContext, from start: ResilienceInstant)
-    /// Leaves every stage, innermost first, after the operation returned (`inout` only so that the frame is
-    /// not copied: leaving changes nothing).
+    /// Leaves every stage, innermost first, after the operation returned (the first stage that needs the
+    /// instant it returned at reads it into the frame for the others).
     func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame)
     /// Finishes a call that left the steps through the stages' `resume` or `recover`, on a copy of the
     /// context the call was given.
@@ -471,7 +485,7 @@ extension SteppedStage {
 
     @inlinable @inline(__always)
     func exitAll(_ context: ResilienceContext, _ frame: inout StageFrame) {
-        exit(context, frame, at: 0)
+        exit(context, &frame, at: 0)
     }
 
     /// Inlined into its caller (a pipeline's `finish` step, the driver of one stage): one async call less for

@@ -235,7 +235,7 @@ extension RetryStrategy: SteppedStage {
 
     /// Tells the budget that the first attempt succeeded and emits `attemptSucceeded` if somebody listens.
     @inlinable @inline(__always)
-    func exit(_ context: ResilienceContext, _ frame: StageFrame, at offset: Int) {
+    func exit(_ context: ResilienceContext, _ frame: inout StageFrame, at offset: Int) {
         budget?.recordSuccess(startedAt: frame.start)
         if frame.load(Bool.self, at: offset) { emitAttemptSucceeded(context, startedAt: frame.start) }
     }

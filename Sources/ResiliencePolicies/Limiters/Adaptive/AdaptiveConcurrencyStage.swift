@@ -95,8 +95,11 @@ extension AdaptiveConcurrencyStage: PermitStage {
     /// Releases the slot as accepted, with the round trip up to now (`admittedAt` is not needed: the permit
     /// carries its admission instant).
     @inlinable @inline(__always)
-    func releaseAccepted(_ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext) {
-        complete(permit, .accepted, now: context.clock.now(), context)
+    func releaseAccepted(
+        _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
+        now: @autoclosure () -> ResilienceInstant
+    ) {
+        complete(permit, .accepted, now: now(), context)
     }
 
     /// Releases the slot with how the call failed.
