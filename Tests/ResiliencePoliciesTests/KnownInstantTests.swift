@@ -35,6 +35,21 @@ struct KnownInstantTests {
         #expect(clock.reads == 2, "the stages read the clock \(clock.reads - readsBefore) times after the call")
     }
 
+    @Test("Stages whose success does not depend on time read no clock after the call")
+    func noEndReadingWhenNoStageNeedsIt() async throws {
+        let clock = CountingClock(ManualClock(now: .seconds(5)))
+        let pipeline = Pipeline {
+            RetryStrategy(policy: StandardRetryPolicy.standard, random: SharedRandomSource(seed: 1))
+            CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(.standard))
+            ServerQuotaStrategy(limiter: ServerQuotaLimiter())
+            RateLimiterStrategy(limiter: TokenBucketLimiter(.rate(100, burst: 10)))
+        }
+        let context = ResilienceContext(key: "test", clock: clock.resilienceClock)
+        let readsBefore = try await pipeline.execute(context) { _ in clock.reads }
+        #expect(readsBefore == 1)
+        #expect(clock.reads == 1, "the stages read the clock \(clock.reads - readsBefore) times after the call")
+    }
+
     @Test("After a retry's sleep the attempt timeout counts from the new attempt, not the first")
     func freshAfterSleep() async throws {
         let clock = ManualClock()

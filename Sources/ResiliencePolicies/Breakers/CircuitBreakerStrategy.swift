@@ -125,13 +125,15 @@ extension CircuitBreakerStrategy: SteppedStage {
 /// - ``ConsecutiveFailureBreaker``: a success only resets counters or closes a half-open breaker;
 /// - ``RateLimitBreaker``: a success only resets the 429 counter and the multiplier;
 /// - ``TokenBucketLimiter``: tokens are not returned, and an accepted release only resets the exhaustion
-///   backoff.
+///   backoff;
+/// - ``ServerQuotaLimiter``: a release does nothing (the quota counts calls when they are admitted).
 ///
-/// All three are final classes, so the exact type decides: comparing metadata costs a few instructions, where
+/// All four are final classes, so the exact type decides: comparing metadata costs a few instructions, where
 /// a cast to a protocol looks the conformance up at run time (about 2,600 instructions, twice per pipeline
 /// built, which made up 5 % of the storm simulator's throughput run).
 func needsTimeAfterSuccess(_ policy: Any.Type) -> Bool {
     policy != ConsecutiveFailureBreaker.self && policy != RateLimitBreaker.self && policy != TokenBucketLimiter.self
+        && policy != ServerQuotaLimiter.self
 }
 
 extension ResilienceStrategy where Self == CircuitBreakerStrategy {
