@@ -150,9 +150,8 @@ extension BreakerMachine {
         cycle.metrics(now: now, consecutiveFailures: consecutiveFailures, consecutiveSuccesses: consecutiveSuccesses)
     }
 
-    /// The lock around the machine in `storage`, which the breaker created as a `MachineLock<Self>`.
-    /// Runs `body` on the machine in `storage` (a `MachineLock<Self>`) under its lock. The lock is borrowed
-    /// from `storage`, not copied out of it, so a call retains nothing.
+    /// Runs `body` on the machine in `storage` (the `MachineLock<Self>` the breaker created) under its lock.
+    /// The lock is borrowed from `storage`, not copied out of it, so a call retains nothing.
     static func locked<Result>(_ storage: AnyObject, _ body: (inout Self) -> Result) -> Result {
         unsafeDowncast(storage, to: MachineLock<Self>.self).state.withLock(body)
     }
