@@ -53,8 +53,7 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard box.steps != nil else { return try await box.execute(context, operation) }
-        return try await StageDriver.run(box, context, operation)
+        try await box.run(context, operation)
     }
 }
 
@@ -73,6 +72,17 @@ class AnyStrategyBox: @unchecked Sendable {
 
     /// The stages, outermost first.
     var stageDescriptions: [StageDescription] { [] }
+
+    /// Runs `operation` through the stages: as one chain of steps when there are steps, else through
+    /// ``execute(_:_:)``. What a ``Pipeline`` runs, and what the stage around an ``OuterStageBox``'s inner box
+    /// calls as its `next`.
+    @inlinable @inline(__always)
+    final func run<Output: Sendable>(
+        _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        guard steps != nil else { return try await execute(context, operation) }
+        return try await StageDriver.run(self, context, operation)
+    }
 
     /// Runs `operation` through each stage's `execute(_:next:)`.
     @usableFromInline
@@ -127,10 +137,7 @@ final class OuterStageBox<Outermost: ResilienceStrategy>: AnyStrategyBox, @unche
     override func execute<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await outermost.execute(context) { context in
-            guard inner.steps != nil else { return try await inner.execute(context, operation) }
-            return try await StageDriver.run(inner, context, operation)
-        }
+        try await outermost.execute(context) { context in try await inner.run(context, operation) }
     }
 }
 
