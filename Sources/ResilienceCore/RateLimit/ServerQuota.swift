@@ -140,7 +140,7 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
 /// Receives the quotas servers advertise, for a limiter that paces calls by them.
 ///
 /// A stage puts itself in ``ResilienceContext/quotaObserver`` for the calls it wraps; a transport reports
-/// every response's quota there with ``ResilienceContext/reportQuota(from:)``.
+/// every response's quota there with ``ResilienceContext/reportQuota(from:responseDate:)``.
 public protocol ServerQuotaObserver: Sendable {
     /// Records that the server advertised `quota` at `now`.
     func observe(_ quota: ServerQuota, now: ResilienceInstant)

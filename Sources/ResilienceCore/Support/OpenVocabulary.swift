@@ -3,7 +3,7 @@
 /// (`extension FailureCategory { static let quotaExceeded: Self = "quota-exceeded" }`) without a breaking
 /// change; switch over one with `case .rateLimited:` patterns and a `default:`.
 ///
-/// A conforming type stores ``rawValue`` and implements ``init(rawValue:)``; the string initialisers,
+/// A conforming type stores `rawValue` and implements ``init(rawValue:)``; the string initialisers,
 /// `description` and `Codable` (as the bare string) come from here.
 public protocol OpenVocabulary: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral

@@ -1,5 +1,5 @@
-/// The implementation every local breaker of this module shares: a state machine (its counters beside a
-/// ``BreakerCycle``) in a ``LockedState``. ``ConsecutiveFailureBreaker``, ``FailureRatioBreaker``,
+/// The implementation every local breaker of this module shares: a state machine (its counters beside the
+/// closed → open → half-open cycle) in a ``LockedState``. ``ConsecutiveFailureBreaker``, ``FailureRatioBreaker``,
 /// ``RateLimitBreaker`` and ``CircuitBreaker`` differ only in their machine, configuration and description.
 ///
 /// Not meant to be subclassed outside this module (its initializer is internal); a third-party breaker is a

@@ -11,7 +11,7 @@
 /// queue per class, and a freed slot goes to the oldest waiter of the highest class. No priority runs more than
 /// `maximumConcurrent` calls.
 ///
-/// Waiting is a queue of continuations, not polling (``SlotWaiting``, shared with
+/// Waiting is a queue of continuations, not polling (one implementation, shared with
 /// ``AdaptiveConcurrencyLimiter``): a released slot goes straight to the oldest waiter, which is the only task
 /// woken (one wake-up per admission), and a caller that arrives while anybody of its class or a higher one
 /// waits queues behind them even if a slot is momentarily free. A waiter that gives up (its deadline passes or

@@ -19,7 +19,7 @@
 ///   asks again at the backoff's delay before jitter (the evidence, and the window's share of the requests that came
 ///   meanwhile, have had the whole backoff to come), and at ``RetryBudgetConfiguration/evidenceWait`` after its
 ///   failure, but only while the scope shows traffic of its own: first attempts that started while one of its refused
-///   retries waited (``hasTrafficBesideHeldRetries(now:)``). A caller alone in its scope, whose next request waits for
+///   retries waited. A caller alone in its scope, whose next request waits for
 ///   this one, never sees any, so its refused retries give up at their jittered delay and keep the spread jitter
 ///   gives.
 ///
@@ -198,7 +198,7 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     public var funding: Funding = .requests
     /// With ``Funding/failedFirstAttempts``: how long after its request's first attempt failed a refused retry
     /// may wait for a later first attempt to succeed (``RetryBudget/tryWithdraw(afterFailureAt:now:priority:)``),
-    /// while the scope has traffic beside its refused retries (``RetryBudget/hasTrafficBesideHeldRetries(now:)``).
+    /// while the scope has traffic beside its refused retries (first attempts that started while one of them waited).
     /// It waits at least its backoff's delay before jitter. Default: `.zero` (the backoff's delay alone).
     public var evidenceWait: Duration = .zero
 

@@ -11,7 +11,7 @@ import Musl
 /// Renders ``UserFacingError``s and per-source status for command-line programs and demos.
 ///
 /// Colour is used only when the output is a terminal and `NO_COLOR` is unset or empty (no-color.org), and
-/// `TERM` is not `dumb`; both inputs are injected, so tests need no terminal. ``standardOutput()`` reads them
+/// `TERM` is not `dumb`; both inputs are injected, so tests need no terminal. ``standardOutput(strings:)`` reads them
 /// from the process as the documented default.
 public struct TerminalRenderer: Sendable, Hashable {
     /// Whether ANSI colour escapes are written.

@@ -2,11 +2,11 @@ import ResilienceCore
 
 /// Counts failures by code and says whether a repeat should be suppressed.
 ///
-/// ``record(_:key:)`` counts the code and returns ``Verdict/report`` the first time a (key, code) pair is
-/// seen within ``window`` and ``Verdict/suppress`` for repeats inside it, so logs and notifications show each
-/// distinct problem once per window with a count of what was suppressed. Memory is bounded: at most
-/// ``maximumEntries`` (key, code) pairs are tracked; the least recently reported is evicted. Time comes from
-/// the injected clock. Thread-safe; O(1) per call apart from eviction.
+/// ``record(_:key:)-(FailureCode,_)`` counts the code and returns ``Verdict/report(suppressedSinceLastReport:)``
+/// the first time a (key, code) pair is seen within ``window`` and ``Verdict/suppress`` for repeats inside it, so
+/// logs and notifications show each distinct problem once per window with a count of what was suppressed. Memory
+/// is bounded: at most ``maximumEntries`` (key, code) pairs are tracked; the least recently reported is evicted.
+/// Time comes from the injected clock. Thread-safe; O(1) per call apart from eviction.
 public final class ErrorFrequencyTracker: Sendable {
     /// What to do with one occurrence.
     public enum Verdict: Hashable, Sendable {

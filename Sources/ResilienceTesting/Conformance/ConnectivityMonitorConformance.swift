@@ -4,8 +4,8 @@ import ResilienceCore
 ///
 /// Give it a factory for a fresh monitor and a way to make that monitor see a path: for a monitor you feed
 /// yourself, call your own update; for a system monitor, change the system (take an interface down inside a
-/// network namespace, say) and return once done. Each case checks one rule of the contract: ``paths()``
-/// starts with ``currentPath``; changes arrive in order, a repeated report of the same path is not a change;
+/// network namespace, say) and return once done. Each case checks one rule of the contract: ``ConnectivityMonitor/paths()``
+/// starts with ``ConnectivityMonitor/currentPath``; changes arrive in order, a repeated report of the same path is not a change;
 /// several listeners each see every change; `waitForPath` returns at once when the path already suits and
 /// wakes when it comes; and a cancelled waiter returns promptly with `CancellationError` and stops listening.
 ///

@@ -12,7 +12,7 @@ import FoundationNetworking
 ///   is enforced with the context's injected clock, so a slow drip cannot outlive it;
 /// - the body is capped while it streams (after decompression), so a gzip bomb or a huge body fails fast
 ///   with bounded memory: on Linux the delegate runs on FoundationNetworking's own queue
-///   (``InlineDelegateQueue``), so no chunk waits in a backlog past the cap (peak growth ≈ cap + 17 MB,
+///   (`InlineDelegateQueue`), so no chunk waits in a backlog past the cap (peak growth ≈ cap + 17 MB,
 ///   measured in `Docs/Transport.md`);
 /// - redirects that leave the origin lose `Authorization`, `Cookie` and other credentials; loops, too many
 ///   hops and https→http downgrades fail with a classified error;

@@ -107,7 +107,7 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
     // MARK: Waiting
 
     /// Takes a slot, or waits (first come first served within the caller's priority class, higher classes
-    /// first) until one is handed over, within `context.deadline` (``SlotWaiting``, shared with
+    /// first) until one is handed over, within `context.deadline` (one implementation, shared with
     /// ``ConcurrencyLimiter``).
     ///
     /// Throws ``ResilienceError`` (`bulkheadFull`, with the hint) when the queue is full or the deadline

@@ -12,7 +12,7 @@ public struct AdaptiveLimitAlgorithm: Hashable, Sendable, CustomStringConvertibl
     /// Follows the ratio of a baseline round trip to the recent one (after Netflix's `Gradient2Limit`).
     ///
     /// - Parameter settings: Smoothing, tolerance, short window, baseline rise and growth. Default: the
-    ///   settings ``Gradient2Limit/init(smoothing:tolerance:shortWindow:baselineRise:growth:)`` documents.
+    ///   settings ``Gradient2Limit/init(smoothing:tolerance:shortWindow:baselineRise:growth:longWindow:)`` documents.
     public static func gradient2(_ settings: Gradient2Limit = .init()) -> AdaptiveLimitAlgorithm {
         AdaptiveLimitAlgorithm(kind: .gradient2(settings.sanitized))
     }
