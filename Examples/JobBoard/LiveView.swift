@@ -92,7 +92,9 @@ extension SourceReport {
         guard status != .succeeded, let classification else { return nil }
         var text = "\(id): \(status) — \(classification.category) \(classification.code)"
         if let http = classification.httpStatus { text += " HTTP \(http)" }
-        if let retryAfter = classification.retryAfter { text += ", retry after \(retryAfter.formattedSeconds)" }
+        if let retryAfter = classification.retryAfter, retryAfter > .zero {
+            text += ", retry after \(retryAfter.formattedSeconds)"
+        }
         // Circuit-open and bare-status messages only repeat what the line already says.
         if let message = classification.message, !message.isEmpty, classification.category != .circuitOpen,
             message != "HTTP \(classification.httpStatus ?? 0)"

@@ -80,6 +80,19 @@ struct ClassificationTests {
         #expect(ResilienceError(.attemptTimedOut).classification.isTransient)
     }
 
+    @Test("A ResilienceError's description names a wait only when there is one")
+    func resilienceErrorDescription() {
+        #expect(
+            ResilienceError(.circuitOpen, key: "jobs", retryAfter: .seconds(12)).description
+                == "circuit-open [jobs] (retry after 12.0 seconds)")
+        // A budget's refusal that already waited out its delay carries a zero wait: nothing left to name.
+        let refused = ResilienceError(
+            .budgetExhausted, key: "jobs", retryAfter: .zero,
+            underlying: FailureClassification(category: .serverError, code: .serverUnavailable))
+        #expect(refused.description == "budget-exhausted [jobs] after server-error/NET_014")
+        #expect(ResilienceError(.bulkheadFull).description == "bulkhead-full")
+    }
+
     @Test(
         "A stage's error classified by a classifier equals its own classification, message included",
         arguments: [

@@ -112,7 +112,7 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
             requestWasNotSent: true)
     }
 
-    /// `code [key] (retry after …)`.
+    /// `code [key] (retry after …)`; a zero wait (a refusal that already waited its delay out) is not named.
     public var description: String {
         var text = code.rawValue
         // One allocation for the common shape (`circuit-open [key]`).
@@ -122,7 +122,7 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
             text += key
             text += "]"
         }
-        if let retryAfter { text += " (retry after \(retryAfter))" }
+        if let retryAfter, retryAfter > .zero { text += " (retry after \(retryAfter))" }
         if let underlying { text += " after \(underlying.category)/\(underlying.code)" }
         return text
     }
