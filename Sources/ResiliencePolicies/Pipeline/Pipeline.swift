@@ -46,7 +46,7 @@ public struct Pipeline: ResiliencePipeline {
     public var stages: [StageDescription] { box.stageDescriptions }
 
     // Always inlined, so the protocol witness behind `any ResiliencePipeline` runs this body in its own frame
-    // instead of calling it as one more async function (measured in Docs/Performance.md, "Sixth round").
+    // instead of calling it as one more async function (the `any ResiliencePipeline` row of Docs/Performance.md).
     /// Runs `operation` through the stages.
     @inlinable @inline(__always)
     public func execute<Output: Sendable>(
