@@ -234,6 +234,71 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pendingCount() == 1)
     }
 
+    /// Removes the database file at `path` and, when `withLog` is true, its write-ahead log and index too.
+    static func removeDatabaseFile(at path: String, withLog: Bool) throws {
+        try FileManager.default.removeItem(atPath: path)
+        guard withLog else { return }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    @Test(
+        "A file removed while the store is open is written back before the next write: nothing committed is lost",
+        arguments: [true, false])
+    func removedFileIsWrittenBack(withLog: Bool) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            defer { store.close() }
+            let first = try store.enqueue(Self.draft("a"))
+            try store.setMetadata(Data([7]), forKey: "cursor")
+            try Self.removeDatabaseFile(at: path, withLog: withLog)
+            _ = try store.enqueue(Self.draft("b"))
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(!FileManager.default.fileExists(atPath: path + ".restoring"))
+            try store.record(.attemptFailed(error: "reset"), for: first.id)
+            #expect(try store.pending(limit: 10).map(\.entityID) == ["a", "b"])
+        }
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { reopened.close() }
+        let pending = try reopened.pending(limit: 10)
+        #expect(pending.map(\.entityID) == ["a", "b"])
+        #expect(pending.first?.attempts == 1)
+        #expect(try reopened.metadata(forKey: "cursor") == Data([7]))
+    }
+
+    @Test("A file removed while the store is open and then closed is written back on close")
+    func removedFileIsWrittenBackOnClose() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try SQLiteMutationStore(path: path)
+        _ = try store.enqueue(Self.draft("a"))
+        try Self.removeDatabaseFile(at: path, withLog: true)
+        store.close()
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { reopened.close() }
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
+    }
+
+    @Test("A different file put at the path while the store is open is left alone, and writes throw DB_007")
+    func replacedFileRefusesWrites() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try SQLiteMutationStore(path: path)
+        defer { store.close() }
+        _ = try store.enqueue(Self.draft("a"))
+        try Self.removeDatabaseFile(at: path, withLog: true)
+        let stranger = Data("somebody else's file".utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: stranger))
+        #expect { try store.enqueue(Self.draft("b")) } throws: { Self.code(of: $0) == .storageFileMoved }
+        #expect(FileManager.default.contents(atPath: path) == stranger)
+        // Reads still come from the file the store opened.
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
+    }
+
     @Test("A path that cannot be opened throws DB_001")
     func connectionFailed() {
         #expect {

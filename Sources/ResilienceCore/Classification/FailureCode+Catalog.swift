@@ -77,6 +77,8 @@ extension FailureCode {
     public static let diskFull = FailureCode("DB_005")
     /// The database stayed busy past its timeout.
     public static let storageBusy = FailureCode("DB_006")
+    /// The database file was removed, moved or replaced while it was open and could not be written back.
+    public static let storageFileMoved = FailureCode("DB_007")
 
     /// An error nobody classified.
     public static let unknown = FailureCode("UNK_001")

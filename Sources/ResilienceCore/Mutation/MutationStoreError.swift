@@ -15,11 +15,13 @@ public struct MutationStoreError: ClassifiedError, Hashable, CustomStringConvert
         self.message = message
     }
 
-    /// Category ``FailureCategory/storage``; busy is transient, everything else is not.
+    /// Category ``FailureCategory/storage``; busy is transient, everything else is not. Corruption, a failed
+    /// migration and a file moved away that could not be written back are logged as critical.
     public var classification: FailureClassification {
-        FailureClassification(
+        let critical: Set<FailureCode> = [.corruptedData, .migrationFailed, .storageFileMoved]
+        return FailureClassification(
             category: .storage, code: code, isTransient: code == .storageBusy,
-            logLevel: code == .corruptedData || code == .migrationFailed ? .critical : .error, message: message)
+            logLevel: critical.contains(code) ? .critical : .error, message: message)
     }
 
     /// `DB_005: disk full`.

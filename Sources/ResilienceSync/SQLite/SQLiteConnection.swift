@@ -119,6 +119,28 @@ final class SQLiteConnection {
         sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
     }
 
+    /// Whether the file this connection opened is no longer at its path (removed, renamed or replaced since):
+    /// SQLite's `SQLITE_FCNTL_HAS_MOVED`, one `stat` of the path.
+    var fileHasMoved: Bool {
+        guard let handle else { return false }
+        var moved: Int32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK else { return false }
+        return moved != 0
+    }
+
+    /// Writes the whole database as this connection reads it (its write-ahead log included) to a new file at
+    /// `path` (`VACUUM INTO`).
+    func copy(to path: String) throws {
+        guard let handle else { throw Self.closedError }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(handle, "VACUUM INTO ?", -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw lastError(code) }
+        defer { sqlite3_finalize(statement) }
+        bind(statement, 1, path)
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_DONE else { throw lastError(step) }
+    }
+
     /// The rowid of the last insert.
     var lastInsertedRowID: Int64 {
         handle.map { sqlite3_last_insert_rowid($0) } ?? 0

@@ -15,7 +15,10 @@ import CSQLite
 /// and reused. The schema is versioned (`PRAGMA user_version`) and migrated on open.
 ///
 /// A corrupted file is never silently replaced: it is renamed aside (``recovery`` says where) and opening
-/// throws `DB_004`, unless ``Configuration/recreatesCorruptedStore`` allows a fresh store.
+/// throws `DB_004`, unless ``Configuration/recreatesCorruptedStore`` allows a fresh store. A file removed or
+/// moved away while the store is open (a cleaner, a user, another process) is written back to ``path`` from the
+/// open connection before the next write and on ``close()``, so nothing committed is lost; a different file put
+/// at ``path`` meanwhile is left alone, and writes throw `DB_007`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -125,9 +128,59 @@ public final class SQLiteMutationStore: MutationStore {
         return target
     }
 
-    /// Closes the connection; every later call throws `DB_001`.
+    /// Closes the connection (writing the file back first if it was removed while open); every later call throws
+    /// `DB_001`.
     public func close() {
-        connection.withLock { $0.close() }
+        connection.withLock { connection in
+            try? restoreIfMoved(&connection)
+            connection.close()
+        }
+    }
+
+    deinit { close() }
+
+    /// Writes the database back to ``path`` when its file was removed or moved away since the connection opened
+    /// it: the connection still reads the old file, so `VACUUM INTO` copies everything committed to
+    /// `<path>.restoring`, the old connection closes, and the copy takes the path and is opened as the store.
+    /// Throws `DB_007` when a different file is at ``path`` now (left alone; the connection stays on the old file)
+    /// or the copy cannot be made or opened (its error says where the copy is).
+    private func restoreIfMoved(_ connection: inout SQLiteConnection) throws {
+        guard connection.fileHasMoved else { return }
+        let manager = FileManager.default
+        guard !manager.fileExists(atPath: path) else {
+            throw MutationStoreError(
+                .storageFileMoved,
+                message: "\(path) was replaced while the store was open; nothing was written (the store still reads "
+                    + "the file it opened)")
+        }
+        let restoring = path + ".restoring"
+        try? manager.removeItem(atPath: restoring)
+        do {
+            try connection.copy(to: restoring)
+        } catch let error as MutationStoreError {
+            throw MutationStoreError(
+                .storageFileMoved,
+                message: "\(path) was removed while the store was open and cannot be written back: \(error.message)")
+        }
+        connection.close()
+        // A write-ahead log left at the path belonged to the old file (closing checkpointed it there).
+        for suffix in ["-wal", "-shm"] { try? manager.removeItem(atPath: path + suffix) }
+        do {
+            try manager.moveItem(atPath: restoring, toPath: path)
+            connection = try Self.open(path: path, configuration: configuration)
+        } catch {
+            throw MutationStoreError(
+                .storageFileMoved,
+                message: "\(path) was removed while the store was open; its contents are in \(restoring) (\(error))")
+        }
+    }
+
+    /// Runs a write under the lock, after writing the file back if it was removed while open.
+    private func writing<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try connection.withLock { connection throws -> Result in
+            try restoreIfMoved(&connection)
+            return try body(connection)
+        }
     }
 
     // MARK: Writing
@@ -137,7 +190,7 @@ public final class SQLiteMutationStore: MutationStore {
         for draft in drafts { try draft.validate(maximumPayloadBytes: configuration.maximumPayloadBytes) }
         guard !drafts.isEmpty else { return [] }
         let createdAt = configuration.currentDate()
-        return try connection.withLock { connection throws -> [Mutation] in
+        return try writing { connection throws -> [Mutation] in
             try connection.transaction { () throws -> [Mutation] in
                 var stored: [Mutation] = []
                 stored.reserveCapacity(drafts.count)
@@ -205,7 +258,7 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// Moves a failed mutation to the end of the pending queue (a new identifier), attempts reset.
     public func requeueFailed(_ id: Int64) throws {
-        try connection.withLock { connection in
+        try writing { connection in
             try connection.transaction { () throws in
                 let select = try connection.prepare("SELECT \(Self.columns) FROM mutations WHERE id = ? AND state = 1")
                 connection.bind(select, 1, id)
@@ -225,14 +278,14 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// Deletes every pending mutation and returns how many there were.
     public func removeAllPending() throws -> Int {
-        try connection.withLock { connection throws -> Int in
+        try writing { connection throws -> Int in
             try connection.run(try connection.prepare("DELETE FROM mutations WHERE state = 0"))
             return connection.changes
         }
     }
 
     private func update(_ sql: String, text: String? = nil, id: Int64) throws {
-        try connection.withLock { connection in
+        try writing { connection in
             let statement = try connection.prepare(sql)
             if let text {
                 connection.bind(statement, 1, text)
@@ -307,7 +360,7 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// Stores (or with `nil` deletes) the value under `key`; durable on return.
     public func setMetadata(_ value: Data?, forKey key: String) throws {
-        try connection.withLock { connection in
+        try writing { connection in
             if let value {
                 let statement = try connection.prepare(
                     "INSERT INTO sync_metadata (key, value) VALUES (?, ?) "
