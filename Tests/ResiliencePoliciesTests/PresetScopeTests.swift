@@ -1,6 +1,7 @@
-import ResiliencePolicies
 import ResilienceTesting
 import Testing
+
+@testable import ResiliencePolicies
 
 @Suite("Preset scopes")
 struct PresetScopeTests {
@@ -60,11 +61,38 @@ struct PresetScopeTests {
         let scopes = PresetScopes(.interactive, clock: .manual(ManualClock()))
         let first = scopes.scope(named: "a.example")
         #expect(scopes.scope(named: "a.example") === first)
-        #expect(scopes.scope(named: "b.example") !== first)
+        let second = scopes.scope(named: "b.example")
+        #expect(second !== first)
         #expect(scopes.names == ["a.example", "b.example"])
         #expect(first.budget?.configuration == PipelinePreset.interactive.retryBudget)
         #expect(first.description == "scope(a.example)")
         #expect(first.serverQuota != nil && first.breaker != nil)
+    }
+
+    @Test("A scope lives while a pipeline holds it; once none does, the name gets a fresh scope")
+    func scopeLivesWithItsPipelines() async throws {
+        let clock = ManualClock()
+        let scopes = PresetScopes(.standard, clock: .manual(clock))
+        var pipeline: Pipeline? = Pipeline.preset(
+            .standard, clock: .manual(clock), scope: scopes.scope(named: "api.example"))
+        let context = ResilienceContext(key: "api.example/jobs", operation: "fetch", clock: .manual(clock))
+        _ = try await pipeline?.execute(context) { _ in 1 }
+        // The pipeline keeps the scope, and its budget counted the request.
+        #expect(scopes.scope(named: "api.example").budget?.usage.requests == 1)
+        #expect(scopes.names == ["api.example"])
+        pipeline = nil
+        #expect(scopes.names.isEmpty)
+        #expect(scopes.scope(named: "api.example").budget?.usage.requests == 0)
+    }
+
+    @Test("A directory asked for a hundred thousand hosts that nobody keeps holds a bounded number of names")
+    func directoryIsBounded() {
+        let scopes = PresetScopes(.standard, clock: .manual(ManualClock()))
+        let kept = scopes.scope(named: "kept.example")
+        for host in 0..<100_000 { _ = scopes.scope(named: "host-\(host).example") }
+        #expect(scopes.storedNameCount <= 128)
+        #expect(scopes.names == ["kept.example"])
+        #expect(scopes.scope(named: "kept.example") === kept)
     }
 
     @Test("A preset without a budget or breaker builds a scope without them, and its pipelines have none")

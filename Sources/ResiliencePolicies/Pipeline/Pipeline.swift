@@ -64,6 +64,10 @@ public struct Pipeline: ResiliencePipeline {
 class AnyStrategyBox: @unchecked Sendable {
     /// The chain's synchronous steps, when every stage is a stepped stage (`StageDriver.swift`).
     @usableFromInline let steps: ChainSteps?
+    /// An object that lives as long as the pipeline: the ``PresetScope`` whose parts a preset pipeline uses, so
+    /// that ``PresetScopes``, which holds scopes weakly, hands the same scope to the next key of its host. Set
+    /// once, before the pipeline is shared.
+    final var keptAlive: AnyObject?
 
     @usableFromInline
     init(steps: ChainSteps?) {

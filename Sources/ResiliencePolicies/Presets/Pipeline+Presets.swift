@@ -23,6 +23,16 @@ extension Pipeline {
         _ preset: PipelinePreset, clock: ResilienceClock = .continuous,
         random: SharedRandomSource = SharedRandomSource(), scope: PresetScope? = nil
     ) -> Pipeline {
+        let pipeline = built(preset, clock: clock, random: random, scope: scope)
+        // The scope lives as long as a pipeline uses its parts (``PresetScopes`` holds it weakly).
+        pipeline.box.keptAlive = scope
+        return pipeline
+    }
+
+    /// The stages of ``preset(_:clock:random:scope:)``.
+    private static func built(
+        _ preset: PipelinePreset, clock: ResilienceClock, random: SharedRandomSource, scope: PresetScope?
+    ) -> Pipeline {
         let budget = preset.retryBudget.map { settings in scope?.budget ?? RetryBudget(settings, clock: clock) }
         let makeBreaker = { (choice: BreakerChoice) in scope?.breaker ?? choice.makeBreaker(random: random) }
         let makeQuota = { (settings: ServerQuotaLimiter.Configuration) in

@@ -56,8 +56,11 @@ public final class PresetScope: Sendable, CustomStringConvertible {
 /// The ``PresetScope``s of a process, one per name, each built on first use from one preset: hand
 /// ``scope(named:)`` a request's host and every key of that host shares a budget and a breaker.
 ///
-/// Thread-safe (a small lock; a scope is built outside it and the first one stored wins). Scopes are kept for
-/// the life of this object: there is one per host the process talks to.
+/// Thread-safe (a small lock; a scope is built outside it and the first one stored wins). The directory holds
+/// its scopes weakly: a scope lives while a pipeline (or anything else) holds it, so when a
+/// `PipelineRegistry` evicts the idle pipelines of a host, its scope goes with them, and memory follows the
+/// hosts in use rather than every host the process ever called. The next request to that host builds a fresh
+/// scope. Names whose scopes have gone are dropped as the directory grows (amortised O(1) per new name).
 ///
 /// ```swift
 /// let scopes = PresetScopes(.standard, clock: clock)
@@ -70,7 +73,25 @@ public final class PresetScopes: Sendable {
     public let preset: PipelinePreset
     private let clock: ResilienceClock
     private let random: SharedRandomSource
-    private let scopes = LockedState(initialState: [String: PresetScope]())
+    private let directory = LockedState(initialState: Directory())
+
+    /// The scopes by name, held weakly, and the size at which the names of scopes that have gone are dropped.
+    private struct Directory {
+        var entries: [String: WeakScope] = [:]
+        var purgeAt = 64
+
+        /// Drops the names whose scopes have gone once the table has doubled since the last time.
+        mutating func purgeIfGrown() {
+            guard entries.count >= purgeAt else { return }
+            entries = entries.filter { $0.value.scope != nil }
+            purgeAt = max(64, entries.count * 2)
+        }
+    }
+
+    /// A scope the directory does not keep alive.
+    private struct WeakScope {
+        weak var scope: PresetScope?
+    }
 
     /// Creates an empty directory of scopes.
     ///
@@ -88,19 +109,25 @@ public final class PresetScopes: Sendable {
         self.random = random
     }
 
-    /// The scope called `name`, built the first time the name is asked for.
+    /// The scope called `name`: the one pipelines of that name hold, or a new one built from the preset.
     ///
     /// - Parameter name: A host, or any name the caller groups keys under.
     public func scope(named name: String) -> PresetScope {
-        if let existing = scopes.withLock({ $0[name] }) { return existing }
+        if let existing = directory.withLock({ $0.entries[name]?.scope }) { return existing }
         let built = PresetScope(name, preset: preset, clock: clock, random: random)
-        return scopes.withLock { scopes in
-            if let raced = scopes[name] { return raced }
-            scopes[name] = built
+        return directory.withLock { directory in
+            if let raced = directory.entries[name]?.scope { return raced }
+            directory.entries[name] = WeakScope(scope: built)
+            directory.purgeIfGrown()
             return built
         }
     }
 
-    /// The names of the scopes built so far, sorted.
-    public var names: [String] { scopes.withLock { $0.keys.sorted() } }
+    /// How many names the directory holds, alive or not (for tests of its bound).
+    var storedNameCount: Int { directory.withLock { $0.entries.count } }
+
+    /// The names of the scopes alive now (held by some pipeline), sorted.
+    public var names: [String] {
+        directory.withLock { directory in directory.entries.filter { $0.value.scope != nil }.keys.sorted() }
+    }
 }
