@@ -299,6 +299,18 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
     }
 
+    @Test("A store whose whole directory was removed throws DB_007 on writes and still reads what it holds")
+    func removedDirectoryRefusesWrites() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("queue.sqlite")
+        let store = try SQLiteMutationStore(path: path)
+        defer { store.close() }
+        _ = try store.enqueue(Self.draft("a"))
+        directory.remove()
+        #expect { try store.enqueue(Self.draft("b")) } throws: { Self.code(of: $0) == .storageFileMoved }
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
+    }
+
     @Test("A path that cannot be opened throws DB_001")
     func connectionFailed() {
         #expect {
