@@ -64,6 +64,17 @@ struct LocalizationTests {
         #expect(RelativeTimeFormatter().string(for: duration) == expected)
     }
 
+    @Test(
+        "Ages round down: data never reads older than it is",
+        arguments: [
+            (Duration.zero, "1 second"), (.milliseconds(1700), "1 second"), (.seconds(59), "59 seconds"),
+            (.seconds(61), "1 minute"), (.seconds(119), "1 minute"), (.seconds(300), "5 minutes"),
+            (.seconds(7199), "1 hour"), (.seconds(86_400 * 3 + 5), "3 days"), (.seconds(-10), "1 second"),
+        ])
+    func relativeAge(age: Duration, expected: String) {
+        #expect(RelativeTimeFormatter().string(forAge: age) == expected)
+    }
+
     @Test("Decoding: UTF-16 text works, garbage is a typed error")
     func decoding() throws {
         var utf16: [UInt8] = [0xFF, 0xFE]

@@ -56,6 +56,20 @@ struct OfflinePresentationTests {
         #expect(error.message.hasSuffix("2 changes will be sent when you're back online."))
     }
 
+    @Test("The data's age and a cached source's age read no older than they are")
+    func agesRoundDown() throws {
+        let presenter = DefaultErrorPresenter()
+        let offline = PresentationContext(
+            itemNoun: "jobs", sources: Self.sources, itemsShown: 12, isOffline: true, dataAge: .seconds(119))
+        #expect(try #require(presenter.present(offline)).message.hasPrefix("Showing jobs from 1 minute ago."))
+        let cached = PresentationContext.SourceStatus(
+            id: "cached", displayName: "Cached", failure: nil,
+            classification: FailureClassification(category: .serverError, code: .serverUnavailable),
+            servedFromCache: true, cacheAge: .milliseconds(1700))
+        let partial = PresentationContext(itemNoun: "jobs", sources: [Self.sources[1], cached], itemsShown: 3)
+        #expect(try #require(presenter.present(partial)).message.contains("Saved: Cached (1 second old)."))
+    }
+
     @Test("Every bundled language has the offline texts", arguments: PresentationStrings.bundledLanguages)
     func localized(language: String) throws {
         let strings = PresentationStrings.bundled(language: language)
@@ -68,7 +82,7 @@ struct OfflinePresentationTests {
                 !error.message.contains("{") && !error.message.contains("offline."), "\(language): \(error.message)")
             if queued > 0 { #expect(error.message.contains(String(queued)), "\(language): \(error.message)") }
             if let age {
-                let text = RelativeTimeFormatter(strings: strings).string(for: age)
+                let text = RelativeTimeFormatter(strings: strings).string(forAge: age)
                 #expect(error.message.contains(text), "\(language): \(error.message)")
             }
         }

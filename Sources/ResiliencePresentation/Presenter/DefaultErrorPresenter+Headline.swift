@@ -71,7 +71,7 @@ extension DefaultErrorPresenter {
         let names = cached.map { source in
             guard let age = source.cacheAge else { return source.displayName }
             return strings.string(
-                "cached.entry", ["source": source.displayName, "age": timeFormatter.string(for: age)])
+                "cached.entry", ["source": source.displayName, "age": timeFormatter.string(forAge: age)])
         }
         return strings.string(key, ["names": strings.list(names), "noun": context.itemNoun])
     }
@@ -84,7 +84,7 @@ extension DefaultErrorPresenter {
         var message =
             context.dataAge.map { age in
                 strings.string(
-                    "offline.message.data", ["noun": context.itemNoun, "age": timeFormatter.string(for: age)])
+                    "offline.message.data", ["noun": context.itemNoun, "age": timeFormatter.string(forAge: age)])
             } ?? strings.string("offline.message")
         if context.queuedMutations > 0 {
             let key = context.queuedMutations == 1 ? "offline.queued.one" : "offline.queued.other"

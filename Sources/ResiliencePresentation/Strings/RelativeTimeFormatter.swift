@@ -1,8 +1,10 @@
 /// Formats a duration as a short relative time (`"5 minutes"`, `"1 hour"`) from the strings table:
 /// deterministic, with no locale-dependent Foundation formatter.
 ///
-/// Rounds up to the largest unit that fits: under a minute in seconds, under an hour in minutes, under a day
-/// in hours, otherwise days; so a 4 min 10 s wait reads "5 minutes" and never promises too early.
+/// A wait (``string(for:)``) rounds up to the largest unit that fits: under a minute in seconds, under an hour
+/// in minutes, under a day in hours, otherwise days; so a 4 min 10 s wait reads "5 minutes" and never promises
+/// too early. An age (``string(forAge:)``) rounds down, so 1 min 50 s old reads "1 minute" and data never reads
+/// older than it is.
 public struct RelativeTimeFormatter: Sendable, Hashable {
     /// The table with the `time.*` keys.
     public var strings: PresentationStrings
@@ -14,10 +16,19 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
         self.strings = strings
     }
 
-    /// `duration` as text; zero or negative durations read as one second.
+    /// A wait as text, rounded up; zero or negative durations read as one second.
     public func string(for duration: Duration) -> String {
         let (wholeSeconds, attoseconds) = duration.components
-        let seconds = max(1, wholeSeconds + (attoseconds > 0 ? 1 : 0))
+        return text(seconds: max(1, wholeSeconds + (attoseconds > 0 ? 1 : 0)), roundingUp: true)
+    }
+
+    /// An age as text, rounded down; under a second, and an age below zero (a clock set back), read as one
+    /// second.
+    public func string(forAge age: Duration) -> String {
+        text(seconds: max(1, age.components.seconds), roundingUp: false)
+    }
+
+    private func text(seconds: Int64, roundingUp: Bool) -> String {
         let (unit, size): (String, Int64) =
             switch seconds {
             case ..<60: ("second", 1)
@@ -25,7 +36,7 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
             case ..<86_400: ("hour", 3600)
             default: ("day", 86_400)
             }
-        let count = (seconds + size - 1) / size
+        let count = roundingUp ? (seconds + size - 1) / size : seconds / size
         return strings.string("time.\(unit).\(count == 1 ? "one" : "other")", ["count": String(count)])
     }
 }
