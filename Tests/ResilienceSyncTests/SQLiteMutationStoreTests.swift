@@ -295,6 +295,10 @@ struct SQLiteMutationStoreTests {
         #expect(FileManager.default.createFile(atPath: path, contents: stranger))
         #expect { try store.enqueue(Self.draft("b")) } throws: { Self.code(of: $0) == .storageFileMoved }
         #expect(FileManager.default.contents(atPath: path) == stranger)
+        // Data at risk is logged as critical, like corruption; busy stays the only transient storage failure.
+        let refusal = MutationStoreError(.storageFileMoved, message: "").classification
+        #expect(refusal.logLevel == .critical && !refusal.isTransient && refusal.category == .storage)
+        #expect(MutationStoreError(.diskFull, message: "").classification.logLevel == .error)
         // Reads still come from the file the store opened.
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
     }

@@ -18,10 +18,13 @@ public struct MutationStoreError: ClassifiedError, Hashable, CustomStringConvert
     /// Category ``FailureCategory/storage``; busy is transient, everything else is not. Corruption, a failed
     /// migration and a file moved away that could not be written back are logged as critical.
     public var classification: FailureClassification {
-        let critical: Set<FailureCode> = [.corruptedData, .migrationFailed, .storageFileMoved]
+        let logLevel: LogLevel =
+            switch code {
+            case .corruptedData, .migrationFailed, .storageFileMoved: .critical
+            default: .error
+            }
         return FailureClassification(
-            category: .storage, code: code, isTransient: code == .storageBusy,
-            logLevel: critical.contains(code) ? .critical : .error, message: message)
+            category: .storage, code: code, isTransient: code == .storageBusy, logLevel: logLevel, message: message)
     }
 
     /// `DB_005: disk full`.
