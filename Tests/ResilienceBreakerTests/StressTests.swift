@@ -35,4 +35,31 @@ struct StressTests {
         #expect(breaker.metrics(now: at(1)).totalOpens == 1)
         #expect(breaker.metrics(now: at(1)).state == .open)
     }
+
+    @Test func pipelinesAliveAtOnceShareOneScopeWhileOthersComeAndGo() async throws {
+        let clock = ResilienceClock.manual(ManualClock())
+        let scopes = PresetScopes(.standard, clock: clock)
+        // Four scopes alive through the whole test: every task must get the same one for each host.
+        let kept = (0..<4).map { scopes.scope(named: "host-\($0)") }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<2_000 {
+                        let host = round % 4
+                        // A pipeline of a kept host, built and dropped, and a pipeline of a host nobody keeps.
+                        let scope = scopes.scope(named: "host-\(host)")
+                        if scope !== kept[host] { mismatches += 1 }
+                        _ = Pipeline.preset(.standard, clock: clock, scope: scope)
+                        let passing = scopes.scope(named: "passing-\(task)-\(round)")
+                        _ = Pipeline.preset(.standard, clock: clock, scope: passing)
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(scopes.names == ["host-0", "host-1", "host-2", "host-3"])
+    }
 }
