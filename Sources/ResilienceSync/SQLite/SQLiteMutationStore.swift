@@ -143,7 +143,7 @@ public final class SQLiteMutationStore: MutationStore {
     /// it: the connection still reads the old file, so `VACUUM INTO` copies everything committed to
     /// `<path>.restoring`, the old connection closes, and the copy takes the path and is opened as the store.
     /// Throws `DB_007` when a different file is at ``path`` now (left alone; the connection stays on the old file)
-    /// or the copy cannot be made or opened (its error says where the copy is).
+    /// or the file cannot be written back (the error says why, and names the copy when one was made).
     private func restoreIfMoved(_ connection: inout SQLiteConnection) throws {
         guard connection.fileHasMoved else { return }
         let manager = FileManager.default
