@@ -249,6 +249,22 @@ struct HTTPCacheStoreTests {
         #expect(try store.entries(forKey: "a").count == 1)
     }
 
+    @Test("SQLite: a cache file removed while open is started over at its path by the next write")
+    func removedFile() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(Self.entry("a", bodyBytes: 10))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try store.store(Self.entry("b", bodyBytes: 10))
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(try store.entries(forKey: "a").isEmpty)
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(try reopened.entries(forKey: "b").count == 1)
+    }
+
     @Test("SQLite: a row whose body no longer matches its recorded length is dropped and read as absent")
     func damagedRow() throws {
         let path = Self.temporaryPath()

@@ -49,21 +49,29 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// Stores `entry`, replacing its variant, then evicts the least recently used entries to the budget.
     public func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError) {
         let budget = byteBudget
-        try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.store(entry, budget: budget) }
+        try withConnection(writing: true) { (connection) throws(HTTPCacheStoreError) in
+            try connection.store(entry, budget: budget)
+        }
     }
 
     /// Removes every variant under `key`.
     public func removeEntries(forKey key: String) throws(HTTPCacheStoreError) {
-        try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.remove(key: key, variant: nil) }
+        try withConnection(writing: true) { (connection) throws(HTTPCacheStoreError) in
+            try connection.remove(key: key, variant: nil)
+        }
     }
 
     deinit { state.withLock { $0.close() } }
 
+    /// Runs `body` on the connection, opened again at ``path`` when it was closed, or, before a write, when its
+    /// file was removed, moved or replaced since it was opened: a cache never writes on into a file nobody can
+    /// reach (invisible disk use, lost at the next start); it starts over at the path instead.
     private func withConnection<Result>(
-        _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
+        writing: Bool = false, _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
     ) throws(HTTPCacheStoreError) -> Result {
         try state.withLock { connection in
             Swift.Result { () throws(HTTPCacheStoreError) -> Result in
+                if writing, connection.isOpen, connection.fileHasMoved { connection.close() }
                 if !connection.isOpen { connection = try Connection.openQuarantiningCorruption(path: connection.path) }
                 return try connection.recoveringFromCorruption(body)
             }
@@ -143,6 +151,12 @@ extension SQLiteHTTPCacheStore {
                 try? manager.moveItem(atPath: path + suffix, toPath: aside + suffix)
             }
             return aside
+        }
+
+        /// Whether the file this connection opened is no longer at ``path`` (`SQLITE_FCNTL_HAS_MOVED`).
+        var fileHasMoved: Bool {
+            var moved: Int32 = 0
+            return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
         }
 
         mutating func close() {
