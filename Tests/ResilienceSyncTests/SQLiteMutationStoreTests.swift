@@ -12,6 +12,25 @@ struct SQLiteMutationStoreTests {
 
     static func code(of error: any Error) -> FailureCode? { (error as? MutationStoreError)?.code }
 
+    /// A store at `queue.sqlite` in a fresh directory, holding one pending mutation ("a").
+    struct OneMutationStore {
+        let directory = TemporaryDirectory()
+        let path: String
+        let store: SQLiteMutationStore
+
+        init() throws {
+            path = directory.path("queue.sqlite")
+            store = try SQLiteMutationStore(path: path)
+            _ = try store.enqueue(SQLiteMutationStoreTests.draft("a"))
+        }
+
+        /// Closes the store (again, if the test closed it) and removes the directory.
+        func tearDown() {
+            store.close()
+            directory.remove()
+        }
+    }
+
     @Test("Mutations survive closing and reopening, with their attempts and the failed list")
     func reopen() throws {
         let directory = TemporaryDirectory()
@@ -45,12 +64,9 @@ struct SQLiteMutationStoreTests {
 
     @Test("The database runs in WAL mode with synchronous=FULL and the latest schema version")
     func durabilitySettings() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("queue.sqlite")
-        let store = try SQLiteMutationStore(path: path)
-        defer { store.close() }
-        _ = try store.enqueue(Self.draft("a"))
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let path = fixture.path
         let raw = try RawSQLite(path: path)
         #expect(try raw.execute("PRAGMA journal_mode") == "wal")
         #expect(try raw.execute("PRAGMA user_version") == "2")
@@ -270,13 +286,11 @@ struct SQLiteMutationStoreTests {
 
     @Test("A file removed while the store is open and then closed is written back on close")
     func removedFileIsWrittenBackOnClose() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("queue.sqlite")
-        let store = try SQLiteMutationStore(path: path)
-        _ = try store.enqueue(Self.draft("a"))
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let path = fixture.path
         try Self.removeDatabaseFile(at: path, withLog: true)
-        store.close()
+        fixture.store.close()
         let reopened = try SQLiteMutationStore(path: path)
         defer { reopened.close() }
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
@@ -284,12 +298,9 @@ struct SQLiteMutationStoreTests {
 
     @Test("A different file put at the path while the store is open is left alone, and writes throw DB_007")
     func replacedFileRefusesWrites() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("queue.sqlite")
-        let store = try SQLiteMutationStore(path: path)
-        defer { store.close() }
-        _ = try store.enqueue(Self.draft("a"))
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
         try Self.removeDatabaseFile(at: path, withLog: true)
         let stranger = Data("somebody else's file".utf8)
         #expect(FileManager.default.createFile(atPath: path, contents: stranger))
@@ -305,12 +316,10 @@ struct SQLiteMutationStoreTests {
 
     @Test("A store whose whole directory was removed throws DB_007 on writes and still reads what it holds")
     func removedDirectoryRefusesWrites() throws {
-        let directory = TemporaryDirectory()
-        let path = directory.path("queue.sqlite")
-        let store = try SQLiteMutationStore(path: path)
-        defer { store.close() }
-        _ = try store.enqueue(Self.draft("a"))
-        directory.remove()
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let store = fixture.store
+        fixture.directory.remove()
         #expect { try store.enqueue(Self.draft("b")) } throws: { Self.code(of: $0) == .storageFileMoved }
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
     }
