@@ -280,8 +280,9 @@ func chosen(_ stage: some ResilienceStrategy) -> any ResilienceStrategy {
     EitherStrategy<_, EmptyStrategy>.first(stage)
 }
 
-/// The stages as one nested value, outermost first, as ``PipelineBuilder`` would build them.
-func chain(_ parts: [StageParts]) -> any ResilienceStrategy {
+/// The stages as one nested value, outermost first, as ``PipelineBuilder`` would build them; with a
+/// ``ForwardingStage`` after each one when `separated`, so that every stage runs on its own.
+func chain(_ parts: [StageParts], separated: Bool = false) -> any ResilienceStrategy {
     var stages: [any ResilienceStrategy] = []
     var wrapNext = false
     for part in parts {
@@ -290,6 +291,7 @@ func chain(_ parts: [StageParts]) -> any ResilienceStrategy {
             continue
         }
         stages.append(wrapNext ? chosen(strategy) : strategy)
+        if separated { stages.append(ForwardingStage()) }
         wrapNext = false
     }
     guard var result = stages.popLast() else { return EmptyStrategy() }
@@ -545,10 +547,12 @@ enum ReferenceInterpreter {
 enum ModelPath: CaseIterable {
     /// `Pipeline.execute` on the stages.
     case pipeline
-    /// A third-party stage innermost: every stage through its own `execute(_:next:)`.
+    /// A third-party stage after every stage: each stage on its own, as its `execute(_:next:)` runs it.
     case stageByStage
     /// A third-party stage outermost: the stages inside it as one chain of steps (when their records fit).
     case insideThirdParty
+    /// A third-party stage innermost: the stages outside it as one chain of steps (when their records fit).
+    case beforeThirdParty
     /// ``ReferenceInterpreter``.
     case reference
 }
@@ -573,12 +577,16 @@ func observe(_ modelCase: ModelCase, _ path: ModelPath, listening: Bool = true) 
     let pipeline: Pipeline? =
         switch path {
         case .pipeline: Pipeline(root: chain(parts))
-        case .stageByStage: Pipeline(root: compose(chain(parts), ForwardingStage()))
+        case .stageByStage: Pipeline(root: chain(parts, separated: true))
         case .insideThirdParty: Pipeline(root: compose(ForwardingStage(), chain(parts)))
+        case .beforeThirdParty: Pipeline(root: compose(chain(parts), ForwardingStage()))
         case .reference: nil
         }
-    let inside = (pipeline?.box as? OuterStageBox<ForwardingStage>)?.inner
-    observation.ranAsOneChain = (path == .insideThirdParty ? inside : pipeline?.box)?.steps != nil
+    // The box whose steps are the stages of the case, and what it runs inside them.
+    let box = path == .insideThirdParty ? (pipeline?.box as? OuterStageBox<ForwardingStage>)?.inner : pipeline?.box
+    let aroundExpected = path == .beforeThirdParty
+    observation.ranAsOneChain =
+        box?.steps != nil && (aroundExpected ? box?.around is StrategyBox<ForwardingStage> : box?.around == nil)
     let calls = LockedBox<[String]>([])
     let finished = LockedBox(false)
     let script = modelCase.script
@@ -644,7 +652,7 @@ struct StageModelTests {
     }
 
     @Test(
-        "Random pipelines: Pipeline, stage by stage, inside a third-party stage and the reference interpreter observe the same"
+        "Random pipelines: Pipeline, stage by stage, inside and before a third-party stage and the reference interpreter observe the same"
     )
     func randomPipelinesMatchTheReference() async {
         let cases = Self.cases(count: 200, seed: 0x5EED)
@@ -657,10 +665,12 @@ struct StageModelTests {
             let pipeline = await observe(modelCase, .pipeline, listening: listening)
             let stageByStage = await observe(modelCase, .stageByStage, listening: listening)
             let insideThirdParty = await observe(modelCase, .insideThirdParty, listening: listening)
+            let beforeThirdParty = await observe(modelCase, .beforeThirdParty, listening: listening)
             #expect(listening || reference.events.isEmpty)
             let runsAsOneChain = recordBytes(modelCase.stages) <= StageFrame.capacity
             #expect(pipeline.ranAsOneChain == runsAsOneChain, "case \(index)")
             #expect(insideThirdParty.ranAsOneChain == runsAsOneChain, "case \(index)")
+            #expect(beforeThirdParty.ranAsOneChain == runsAsOneChain, "case \(index)")
             #expect(!stageByStage.ranAsOneChain)
             if pipeline.ranAsOneChain { chains += 1 }
             #expect(pipeline.results == reference.results, "case \(index): \(modelCase)")
@@ -670,6 +680,8 @@ struct StageModelTests {
             #expect(stageByStage == reference.with(ranAsOneChain: false), "case \(index): \(modelCase)")
             #expect(
                 insideThirdParty == reference.with(ranAsOneChain: runsAsOneChain), "case \(index): \(modelCase)")
+            #expect(
+                beforeThirdParty == reference.with(ranAsOneChain: runsAsOneChain), "case \(index): \(modelCase)")
             #expect(reference.results.count == modelCase.executions)
             for stage in modelCase.stages { stageKinds.insert(stageKind(stage)) }
         }
@@ -777,7 +789,7 @@ struct StageChainEligibilityTests {
         #expect(Pipeline.standard(random: SharedRandomSource(seed: 1)).box.steps != nil)
     }
 
-    @Test("An enforced timeout, a fallback, a third-party stage or records past the frame run stage by stage")
+    @Test("An enforced timeout, a fallback or a third-party stage runs through its own execute, the others as steps")
     func otherChainsRunTheGeneralPath() async throws {
         let enforced = Pipeline { TimeoutStrategy(.seconds(10), mode: .enforced) }
         let fallback = Pipeline {
@@ -788,14 +800,7 @@ struct StageChainEligibilityTests {
             ForwardingStage()
             TimeoutStrategy(.seconds(10))
         }
-        // Four breakers keep four permits: more than the frame holds.
-        let manyRecords = Pipeline {
-            breaker()
-            breaker()
-            breaker()
-            breaker()
-        }
-        for pipeline in [enforced, fallback, thirdParty, manyRecords] {
+        for pipeline in [enforced, fallback, thirdParty] {
             #expect(pipeline.box.steps == nil, "\(pipeline.pipelineDescription)")
             #expect(try await pipeline.execute(makeContext(ManualClock())) { _ in 7 } == 7)
         }
@@ -803,5 +808,31 @@ struct StageChainEligibilityTests {
         #expect((fallback.box as? OuterStageBox<FallbackStrategy<Int>>)?.inner.steps != nil)
         #expect((thirdParty.box as? OuterStageBox<ForwardingStage>)?.inner.steps != nil)
         #expect(fallback.stages.map(\.name) == ["fallback", "timeout"])
+
+        // So do those outside one: the steps run the rest as their operation.
+        let between = Pipeline {
+            TotalDeadlineStrategy(.seconds(30))
+            RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 2))
+            ForwardingStage()
+            TimeoutStrategy(.seconds(10))
+        }
+        #expect(between.box.steps != nil)
+        let inside = try #require(between.box.around as? OuterStageBox<ForwardingStage>)
+        #expect(inside.inner.steps != nil && inside.inner.around == nil)
+        #expect(between.stages.map(\.name) == ["total-deadline", "retry", "forwarding", "timeout"])
+        #expect(try await between.execute(makeContext(ManualClock())) { _ in 7 } == 7)
+
+        // Four breakers keep four permits, more than the frame holds: the three that fit run as one chain of
+        // steps around the fourth.
+        let manyRecords = Pipeline {
+            breaker()
+            breaker()
+            breaker()
+            breaker()
+        }
+        #expect(manyRecords.box.steps != nil)
+        #expect(manyRecords.box.around?.steps != nil && manyRecords.box.around?.around == nil)
+        #expect(manyRecords.stages.count == 4)
+        #expect(try await manyRecords.execute(makeContext(ManualClock())) { _ in 7 } == 7)
     }
 }

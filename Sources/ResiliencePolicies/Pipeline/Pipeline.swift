@@ -20,8 +20,9 @@
 /// timeout, retry, breaker and limiter stages are written as synchronous steps around one call of the
 /// operation; when every stage of a pipeline is one of them, a call runs the whole chain's steps at once,
 /// specialised for them when the pipeline is built (`StageDriver.swift`), exactly as each stage's own
-/// ``ResilienceStrategy/execute(_:next:)`` runs its steps. Chains with fallback, hedging or third-party
-/// stages run every stage through ``ResilienceStrategy/execute(_:next:)``.
+/// ``ResilienceStrategy/execute(_:next:)`` runs its steps. A fallback, hedging or third-party stage runs
+/// through its own ``ResilienceStrategy/execute(_:next:)``; the built-in stages outside it run as one chain
+/// of steps around it, and those inside it as another.
 public struct Pipeline: ResiliencePipeline {
     @usableFromInline let box: AnyStrategyBox
 
@@ -58,34 +59,51 @@ public struct Pipeline: ResiliencePipeline {
 }
 
 /// A pipeline's stages behind one reference: described on demand, and run as one chain of steps when every
-/// stage is a stepped stage, else through `execute(_:next:)` (``StrategyBox``, or ``OuterStageBox`` around the
-/// box of the stages inside a stage that is not stepped).
+/// stage is a stepped stage. Otherwise the stepped stages outside the first stage that is not one run as one
+/// chain of steps around the box of the rest (``around``), and a stage that is not stepped runs through its own
+/// `execute(_:next:)` (``StrategyBox``, or ``OuterStageBox`` around the box of the stages inside it).
 @usableFromInline
 class AnyStrategyBox: @unchecked Sendable {
-    /// The chain's synchronous steps, when every stage is a stepped stage (`StageDriver.swift`).
+    /// The chain's synchronous steps, when its stages (or its outermost ones, see ``around``) are stepped
+    /// stages (`StageDriver.swift`).
     @usableFromInline let steps: ChainSteps?
+    /// The box of the stages inside ``steps`` when the steps are only the outermost stages of the chain: the
+    /// steps run it as their operation. `nil` when the steps are the whole chain.
+    @usableFromInline let around: AnyStrategyBox?
     /// An object that lives as long as the pipeline: the ``PresetScope`` whose parts a preset pipeline uses, so
     /// that ``PresetScopes``, which holds scopes weakly, hands the same scope to the next key of its host. Set
     /// once, before the pipeline is shared.
     final var keptAlive: AnyObject?
 
     @usableFromInline
-    init(steps: ChainSteps?) {
+    init(steps: ChainSteps?, around: AnyStrategyBox? = nil) {
         self.steps = steps
+        self.around = around
     }
 
     /// The stages, outermost first.
     var stageDescriptions: [StageDescription] { [] }
 
-    /// Runs `operation` through the stages: as one chain of steps when there are steps, else through
-    /// ``execute(_:_:)``. What a ``Pipeline`` runs, and what the stage around an ``OuterStageBox``'s inner box
-    /// calls as its `next`.
+    /// Runs `operation` through the stages: as one chain of steps when there are steps (around the box inside
+    /// them, when there is one), else through ``execute(_:_:)``. What a ``Pipeline`` runs, and what the stage
+    /// around an ``OuterStageBox``'s inner box calls as its `next`.
     @inlinable @inline(__always)
     final func run<Output: Sendable>(
         _ context: ResilienceContext, _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard steps != nil else { return try await execute(context, operation) }
-        return try await StageDriver.run(self, context, operation)
+        guard let around else { return try await StageDriver.run(self, context, operation) }
+        return try await run(around: around, context, operation)
+    }
+
+    /// Runs the steps with the box inside them as their operation. Not inlined into ``run(_:_:)``, which the
+    /// box inside runs in turn.
+    @inlinable @inline(never)
+    final func run<Output: Sendable>(
+        around inside: AnyStrategyBox, _ context: ResilienceContext,
+        _ operation: (ResilienceContext) async throws -> Output
+    ) async throws -> Output {
+        try await StageDriver.run(self, context) { context in try await inside.run(context, operation) }
     }
 
     /// Runs `operation` through each stage's `execute(_:next:)`.
@@ -103,12 +121,14 @@ final class StrategyBox<Root: ResilienceStrategy>: AnyStrategyBox, @unchecked Se
     @usableFromInline let root: Root
 
     @usableFromInline
-    init(_ root: Root, steps: ChainSteps? = nil) {
+    init(_ root: Root, steps: ChainSteps? = nil, around: AnyStrategyBox? = nil) {
         self.root = root
-        super.init(steps: steps)
+        super.init(steps: steps, around: around)
     }
 
-    override var stageDescriptions: [StageDescription] { PipelineBuilder.describe(root) }
+    override var stageDescriptions: [StageDescription] {
+        PipelineBuilder.describe(root) + (around?.stageDescriptions ?? [])
+    }
 
     @usableFromInline
     override func execute<Output: Sendable>(
@@ -145,27 +165,42 @@ final class OuterStageBox<Outermost: ResilienceStrategy>: AnyStrategyBox, @unche
     }
 }
 
-/// A composition that can be split after its outermost stage: how a ``Pipeline`` finds the stages inside a
-/// stage that is not a stepped stage.
+/// A composition that can be split: how a ``Pipeline`` finds the stepped stages outside a stage that is not a
+/// stepped stage, and the stages inside it.
 @usableFromInline
 protocol StageChain {
     /// The outermost stage, and the stages inside it as one composition.
     func splitOutermost() -> (outermost: any ResilienceStrategy, inner: any ResilienceStrategy)
+
+    /// The box of this chain's outermost stepped stages (the longest run of them whose records fit the frame)
+    /// as one chain of steps around the box of the rest of the chain followed by `tail` (the stages after this
+    /// chain, when it is the outer part of a larger one); `nil` when the outermost stage is not a stepped stage.
+    func steppedOutsideBox(before tail: (any ResilienceStrategy)?) -> AnyStrategyBox?
 }
 
 extension ComposedStrategy: StageChain {
+    // Inlinable, so that a pipeline built from known stages (a chain of built-in stages with a third-party stage
+    // innermost, say) gets the outer stages' steps specialised, as an all-stepped chain's are.
+    @inlinable
+    func steppedOutsideBox(before tail: (any ResilienceStrategy)?) -> AnyStrategyBox? {
+        if let steps = outer as? any SteppedStage, StageDriver.fitsFrame(steps) {
+            let inside =
+                if let tail { StageDriver.box(for: StageDriver.compose(inner, tail)) } else {
+                    StageDriver.box(for: inner)
+                }
+            return StageDriver.steppedBox(steps, around: inside)
+        }
+        guard let chain = outer as? any StageChain else { return nil }
+        return chain.steppedOutsideBox(before: tail.map { StageDriver.compose(inner, $0) } ?? inner)
+    }
+
     /// `outer`'s own outermost stage when `outer` is a composition (the builder nests to the left), with the
     /// rest of `outer` nested around `inner`; else `outer` and `inner`.
     @usableFromInline
     func splitOutermost() -> (outermost: any ResilienceStrategy, inner: any ResilienceStrategy) {
         guard let chain = outer as? any StageChain else { return (outer, inner) }
         let (outermost, rest) = chain.splitOutermost()
-        return (outermost, Self.nest(rest, around: inner))
-    }
-
-    /// `outer` around `inner`, with `outer`'s type opened.
-    static func nest<Rest: ResilienceStrategy>(_ outer: Rest, around inner: Inner) -> any ResilienceStrategy {
-        ComposedStrategy<Rest, Inner>(outer: outer, inner: inner)
+        return (outermost, StageDriver.compose(rest, inner))
     }
 }
 

@@ -536,13 +536,15 @@ enum StageDriver {
     }
 
     /// The box for `root`, with the steps of its stages when every one of them is a stepped stage and
-    /// their records fit the frame. A chain that is not all stepped stages is split after its outermost stage,
-    /// which runs through its own `execute(_:next:)` around the box of the stages inside it: so a fallback, a
-    /// hedging or a third-party stage outside built-in stages leaves them one chain of steps.
+    /// their records fit the frame. Otherwise its outermost stepped stages (as many as fit the frame) run as
+    /// one chain of steps around the box of the rest, and a stage that is not stepped runs through its own
+    /// `execute(_:next:)` around the box of the stages inside it: so a fallback, a hedging or a third-party
+    /// stage leaves the built-in stages outside it one chain of steps, and those inside it another.
     @inlinable
     static func box<Root: ResilienceStrategy>(for root: Root) -> AnyStrategyBox {
-        if let stage = root as? any SteppedStage, let box = steppedBox(stage) { return box }
+        if let stage = root as? any SteppedStage, fitsFrame(stage) { return steppedBox(stage) }
         guard let chain = root as? any StageChain else { return StrategyBox(root) }
+        if let box = chain.steppedOutsideBox(before: nil) { return box }
         let (outermost, inner) = chain.splitOutermost()
         return outerBox(outermost, around: box(for: inner))
     }
@@ -555,11 +557,28 @@ enum StageDriver {
         OuterStageBox(outermost, around: inner)
     }
 
-    /// Opens the stage type: every stepped stage is a value type, so it is `Root` itself.
+    /// Whether `stage` can run as one chain of steps: none of its stages races a child task, and their
+    /// records fit the frame.
     @inlinable
-    static func steppedBox<Stage: SteppedStage>(_ stage: Stage) -> AnyStrategyBox? {
-        guard stage.runsAsSteps, stage.recordSize <= StageFrame.capacity else { return nil }
-        return StrategyBox(stage, steps: ChainSteps(for: stage))
+    static func fitsFrame(_ stage: some SteppedStage) -> Bool {
+        stage.runsAsSteps && stage.recordSize <= StageFrame.capacity
+    }
+
+    /// The box that runs `stage` (one that ``fitsFrame(_:)``) as one chain of steps, around the box of the
+    /// stages inside it when it is only the outer part of a chain. Opens the stage type: every stepped stage is
+    /// a value type, so it is `Root` itself.
+    @inlinable
+    static func steppedBox<Stage: SteppedStage>(_ stage: Stage, around inside: AnyStrategyBox? = nil) -> AnyStrategyBox
+    {
+        StrategyBox(stage, steps: ChainSteps(for: stage), around: inside)
+    }
+
+    /// `outer` around `inner`, with both types opened.
+    @inlinable
+    static func compose<Outer: ResilienceStrategy, Inner: ResilienceStrategy>(
+        _ outer: Outer, _ inner: Inner
+    ) -> any ResilienceStrategy {
+        ComposedStrategy(outer: outer, inner: inner)
     }
 }
 
