@@ -7,6 +7,9 @@
 /// ``AuthenticationConfiguration/refreshWindow`` on the context's clock (then `AUTH_004`). A credential
 /// that expires within ``AuthenticationConfiguration/proactiveRefreshSkew`` is refreshed before sending.
 /// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.
+/// The refresh runs in a task of its own and each request's wait for it is its own: a request cancelled
+/// meanwhile leaves at once with `CancellationError`, and one whose `context.deadline` passes first fails with
+/// ``TransportError/timedOut(after:url:)`` (`NET_002`), while the others go on waiting for the same refresh.
 /// Emits ``ResilienceEventKind/credentialRefreshed``.
 public struct AuthenticatingTransport: HTTPTransport {
     /// The wrapped transport.

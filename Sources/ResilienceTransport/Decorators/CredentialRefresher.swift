@@ -8,6 +8,10 @@
 /// rejected with that generation (one that was in flight while the refresh ran, whose 401 arrived after it
 /// failed) fails with `AUTH_001` at once instead of starting another refresh. Requests that start later use
 /// the new generation, so the next rejection may try one refresh again: one refresh per round, no loop.
+///
+/// The refresh runs in a task of its own; each caller's wait for it is its own. A caller cancelled meanwhile
+/// leaves at once, and one whose deadline passes first fails as a timeout, while the refresh goes on for the
+/// others.
 final class CredentialRefresher: Sendable {
     struct Snapshot {
         var credential: Credential?
@@ -18,7 +22,7 @@ final class CredentialRefresher: Sendable {
         var credential: Credential?
         var generation = 0
         var loaded = false
-        var inFlight: Task<Credential, any Error>?
+        var inFlight: Task<Snapshot, any Error>?
         var refreshTimes: [ResilienceInstant] = []
         /// The generation the last refresh started from, when that refresh failed.
         var failedFrom: Int?
@@ -28,13 +32,16 @@ final class CredentialRefresher: Sendable {
     private enum Plan {
         case use(Snapshot)
         case failed(String?)
-        case join(Task<Credential, any Error>)
+        case join(Task<Snapshot, any Error>)
         case limitReached
     }
 
     private let provider: any CredentialProvider
     private let configuration: AuthenticationConfiguration
     private let state = LockedState(initialState: State())
+    /// The callers waiting for a refresh round, keyed by the generation it started from: each caller's wait is
+    /// its own, so one that leaves (cancelled, or past its deadline) never ends the others' nor the refresh.
+    private let waits = SingleFlight<Int>()
 
     init(provider: any CredentialProvider, configuration: AuthenticationConfiguration) {
         self.provider = provider
@@ -59,12 +66,11 @@ final class CredentialRefresher: Sendable {
     }
 
     /// A credential newer than `generation`: the current one if somebody already refreshed, else the result of
-    /// the one shared refresh.
+    /// the one shared refresh, waited for within the caller's deadline and until the caller is cancelled.
     func refreshed(after generation: Int, context: ResilienceContext) async throws -> Snapshot {
         let now = context.clock.now()
         let window = configuration.refreshWindow
         let limit = configuration.maximumRefreshes
-        let provider = provider
         let plan = state.withLock { state -> Plan in
             if state.failedFrom == generation { return .failed(state.failureReason) }
             if state.generation > generation {
@@ -75,7 +81,7 @@ final class CredentialRefresher: Sendable {
             guard state.refreshTimes.count < limit else { return .limitReached }
             state.refreshTimes.append(now)
             let rejected = state.credential
-            let task = Task { try await provider.refreshCredential(rejected: rejected) }
+            let task = Task { try await self.refresh(replacing: rejected, from: generation, context: context) }
             state.inFlight = task
             return .join(task)
         }
@@ -87,38 +93,59 @@ final class CredentialRefresher: Sendable {
         case .limitReached:
             throw AuthenticationFailure.refreshLimitReached(limit: limit, window: window)
         case .join(let task):
-            let result = await task.result
-            let (snapshot, isFirst) = state.withLock { state -> (Snapshot?, Bool) in
-                let isFirst = state.inFlight == task
-                if isFirst {
-                    state.inFlight = nil
-                    switch result {
-                    case .success(let credential):
-                        state.credential = credential
-                        state.loaded = true
-                        state.failedFrom = nil
-                        state.failureReason = nil
-                    case .failure(let error):
-                        state.failedFrom = state.generation
-                        state.failureReason = error is CancellationError ? nil : "\(error)"
-                    }
-                    state.generation += 1
-                }
-                if case .success = result {
-                    return (Snapshot(credential: state.credential, generation: state.generation), isFirst)
-                }
-                return (nil, isFirst)
+            return try await wait(for: task, from: generation, context: context)
+        }
+    }
+
+    /// One refresh round, in a task of its own that no caller's cancellation reaches (a refresh cut off midway
+    /// may have spent a one-time refresh token): asks the provider, records the outcome and moves the
+    /// generation on, whether or not anybody still waits for it.
+    private func refresh(
+        replacing rejected: Credential?, from generation: Int, context: ResilienceContext
+    ) async throws -> Snapshot {
+        let result: Result<Credential, any Error>
+        do { result = .success(try await provider.refreshCredential(rejected: rejected)) } catch {
+            result = .failure(error)
+        }
+        let snapshot = state.withLock { state -> Snapshot in
+            state.inFlight = nil
+            switch result {
+            case .success(let credential):
+                state.credential = credential
+                state.loaded = true
+                state.failedFrom = nil
+                state.failureReason = nil
+            case .failure(let error):
+                state.failedFrom = generation
+                state.failureReason = error is CancellationError ? nil : "\(error)"
             }
-            if isFirst {
-                context.emit(.credentialRefreshed) { $0.detail = snapshot == nil ? "failed" : "succeeded" }
-            }
-            try Task.checkCancellation()
-            if let snapshot { return snapshot }
-            if case .failure(let error) = result {
-                if error is CancellationError { throw error }
-                throw AuthenticationFailure.sessionExpired(reason: "\(error)")
-            }
-            throw AuthenticationFailure.sessionExpired()
+            state.generation += 1
+            return Snapshot(credential: state.credential, generation: state.generation)
+        }
+        if case .failure(let error) = result {
+            context.emit(.credentialRefreshed) { $0.detail = "failed" }
+            // The refresh task is never cancelled, so a cancellation is the provider's own: not the caller's.
+            throw AuthenticationFailure.sessionExpired(reason: error is CancellationError ? nil : "\(error)")
+        }
+        context.emit(.credentialRefreshed) { $0.detail = "succeeded" }
+        return snapshot
+    }
+
+    /// Waits for the refresh round `task` (started from `generation`) as long as this caller may: a caller
+    /// cancelled meanwhile leaves at once with `CancellationError`, one whose `context.deadline` passes first
+    /// with ``TransportError/timedOut(after:url:)``; the refresh goes on for the others either way.
+    private func wait(
+        for task: Task<Snapshot, any Error>, from generation: Int, context: ResilienceContext
+    ) async throws -> Snapshot {
+        let waits = waits
+        let wait: @Sendable () async throws -> Snapshot = {
+            try await waits.run(generation) { try await task.value }.output
+        }
+        guard let deadline = context.deadline else { return try await wait() }
+        do {
+            return try await withDeadline(until: deadline, clock: context.clock, operation: wait)
+        } catch is DeadlineExceededError {
+            throw TransportError.timedOut(after: nil, url: nil)
         }
     }
 }

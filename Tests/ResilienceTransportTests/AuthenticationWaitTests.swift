@@ -1,0 +1,117 @@
+import Foundation
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// A server that accepts only `Bearer fresh` and answers 401 otherwise (with `headers` on the 401), recording
+/// the credentials it saw.
+private final class FreshOnlyTransport: HTTPTransport, Sendable {
+    let rejectionHeaders: HTTPHeaders
+    let seen = LockedBox([String?]())
+
+    init(rejectionHeaders: HTTPHeaders = [:]) { self.rejectionHeaders = rejectionHeaders }
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        let credential = request.headers["Authorization"]
+        seen.mutate { $0.append(credential) }
+        if credential == "Bearer fresh" { return HTTPResponse(status: 200) }
+        return HTTPResponse(status: 401, headers: rejectionHeaders)
+    }
+}
+
+/// A provider whose refresh waits at `gate` (never cancelled by it: the refresh runs in a task of its own) and
+/// then hands out `Bearer fresh`.
+private final class GatedProvider: CredentialProvider {
+    let gate = CallGate()
+    let refreshes = LockedBox(0)
+
+    func currentCredential() async throws -> Credential? { .bearer("stale") }
+
+    func refreshCredential(rejected: Credential?) async throws -> Credential {
+        refreshes.mutate { $0 += 1 }
+        try await gate.pass()
+        return .bearer("fresh")
+    }
+}
+
+/// A provider whose refresh throws `CancellationError` of its own (its own session was torn down) although
+/// nobody cancelled the request waiting for it.
+private struct SelfCancellingProvider: CredentialProvider {
+    func currentCredential() async throws -> Credential? { .bearer("stale") }
+    func refreshCredential(rejected: Credential?) async throws -> Credential { throw CancellationError() }
+}
+
+/// Yields until `condition` holds, at most `limit` times; returns whether it held. No real sleep.
+private func eventually(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<limit {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+@Suite("AuthenticatingTransport: waiting for a refresh (ManualClock)")
+struct AuthenticationWaitTests {
+    @Test("A caller cancelled while the refresh runs leaves at once; the other waiter gets the new credential")
+    func cancelledWaiterLeavesAtOnce() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let provider = GatedProvider()
+        let server = FreshOnlyTransport()
+        let transport = AuthenticatingTransport(wrapping: server, provider: provider)
+        let context = ResilienceContext(key: "auth", clock: clock)
+        let firstEnded = LockedBox(false)
+        let first = Task {
+            defer { firstEnded.mutate { $0 = true } }
+            return try await transport.send(
+                HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
+        }
+        #expect(await eventually { provider.gate.waitingCount == 1 })
+        let second = Task {
+            try await transport.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
+        }
+        #expect(await eventually { server.seen.value.count == 2 })
+        first.cancel()
+        let leftBeforeTheRefreshEnded = await eventually { firstEnded.value }
+        provider.gate.open()
+        #expect(leftBeforeTheRefreshEnded)
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(try await second.value.status == 200)
+        #expect(provider.refreshes.value == 1)
+    }
+
+    @Test("A refresh that hangs past the attempt deadline fails the waiting request as a timeout at the deadline")
+    func hungRefreshEndsAtTheDeadline() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let provider = GatedProvider()
+        let transport = AuthenticatingTransport(wrapping: FreshOnlyTransport(), provider: provider)
+        let context = ResilienceContext(key: "auth", deadline: clock.now().advanced(by: .seconds(5)), clock: clock)
+        let ended = LockedBox(false)
+        let request = Task {
+            defer { ended.mutate { $0 = true } }
+            return try await transport.send(
+                HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
+        }
+        #expect(await eventually { provider.gate.waitingCount == 1 })
+        manual.advance(by: .seconds(5))
+        let endedAtTheDeadline = await eventually { ended.value }
+        provider.gate.open()
+        #expect(endedAtTheDeadline)
+        let failure = classify(await #expect(throws: (any Error).self) { try await request.value })
+        #expect(failure?.category == .timeout)
+        #expect(failure?.code == .timedOut)
+    }
+
+    @Test("A refresh that throws CancellationError of its own fails a caller nobody cancelled as session expired")
+    func providersCancellationIsNotTheCallers() async throws {
+        let transport = AuthenticatingTransport(wrapping: FreshOnlyTransport(), provider: SelfCancellingProvider())
+        let context = ResilienceContext(key: "auth", clock: .manual(ManualClock()))
+        let failure = classify(
+            await #expect(throws: (any Error).self) {
+                try await transport.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
+            })
+        #expect(failure?.category == .authentication)
+        #expect(failure?.code == .sessionExpired)
+    }
+}
