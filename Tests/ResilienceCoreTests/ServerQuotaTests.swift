@@ -20,6 +20,17 @@ struct ServerQuotaTests {
         #expect(mostRestrictive == ServerQuota(remaining: 0, resetAfter: .seconds(20)))
     }
 
+    @Test("Of several spent policies, the one that resets last wins, whatever their order")
+    func severalSpentPolicies() {
+        let spentHour = ServerQuota(remaining: 0, resetAfter: .seconds(600))
+        #expect(quota([("RateLimit", #""minute";r=0;t=20, "hour";r=0;t=600"#)]) == spentHour)
+        #expect(quota([("RateLimit", #""hour";r=0;t=600, "minute";r=0;t=20"#)]) == spentHour)
+        // A spent policy whose reset is known says more than one whose reset is not.
+        #expect(
+            quota([("RateLimit", #""day";r=0, "minute";r=0;t=20"#)])
+                == ServerQuota(remaining: 0, resetAfter: .seconds(20)))
+    }
+
     @Test func olderDraftRateLimitField() {
         #expect(
             quota([("RateLimit", "limit=100, remaining=0, reset=30")])

@@ -93,8 +93,8 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
     ///
     /// `RateLimit` is a List of policies (`"hour";r=40;t=600, "minute";r=0;t=20`): each item names a
     /// policy and carries its remaining quota `r` and the seconds until it resets `t`; an item whose `r` is
-    /// not a non-negative integer is skipped, and the most restrictive of the others (the fewest remaining)
-    /// wins. `RateLimit-Policy` is a List of the same names with the quota `q` and the window `w` in
+    /// not a non-negative integer is skipped, and the most restrictive of the others wins: the fewest remaining,
+    /// and of policies with as many, the one that resets last (a known reset before an unknown one). `RateLimit-Policy` is a List of the same names with the quota `q` and the window `w` in
     /// seconds; the item with the same name (or the only item) gives the limit, and the window when `t` is
     /// absent. The older draft's Dictionary form, `RateLimit: limit=100, remaining=0, reset=30` with
     /// `RateLimit-Policy: 100;w=60`, is read too.
@@ -115,7 +115,7 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
                 let quota = ServerQuota(
                     remaining: remaining, resetAfter: reset.map { .seconds($0) },
                     limit: Self.count(policy?.parameters["q"]))
-                if best.map({ quota.remaining < $0.remaining }) ?? true { best = quota }
+                if best.map({ quota.isMoreRestrictive(than: $0) }) ?? true { best = quota }
             }
             guard let best else { return nil }
             self = best
@@ -128,6 +128,16 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
         self.init(
             remaining: remaining, resetAfter: reset.map { .seconds($0) },
             limit: Self.count(dictionary["limit"]?.item?.bareItem))
+    }
+
+    /// Whether this policy holds calls back longer than `other`: fewer calls remaining; with as many, a known
+    /// reset over an unknown one, then the later reset (two spent policies allow the next call only when both
+    /// have reset).
+    private func isMoreRestrictive(than other: ServerQuota) -> Bool {
+        if remaining != other.remaining { return remaining < other.remaining }
+        guard let resetAfter else { return false }
+        guard let otherReset = other.resetAfter else { return true }
+        return resetAfter > otherReset
     }
 
     /// A non-negative structured-field integer, else nil.
