@@ -114,4 +114,20 @@ struct AuthenticationWaitTests {
         #expect(failure?.category == .authentication)
         #expect(failure?.code == .sessionExpired)
     }
+
+    @Test(
+        "A 401 whose headers say the quota is spent is a rate limit: no refresh, no replay before the server's time",
+        arguments: [["Retry-After": "30"], ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "30"]] as [HTTPHeaders])
+    func rateLimited401IsNotACredentialRejection(headers: HTTPHeaders) async throws {
+        let provider = GatedProvider()
+        provider.gate.open()
+        let server = FreshOnlyTransport(rejectionHeaders: headers)
+        let transport = AuthenticatingTransport(wrapping: server, provider: provider)
+        let context = ResilienceContext(key: "auth", clock: .manual(ManualClock()))
+        let response = try await transport.send(
+            HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
+        #expect(response.status == 401)
+        #expect(server.seen.value == ["Bearer stale"])
+        #expect(provider.refreshes.value == 0)
+    }
 }

@@ -1,6 +1,10 @@
 /// Attaches a credential to every request; on a rejection (401) refreshes it once and replays the request
 /// once.
 ///
+/// A rejection whose headers say the quota is spent (`Retry-After`, a remaining count of zero:
+/// `HTTPStatusTable.quotaIsSpent(_:)`) is a rate limit, not a refused credential: it is returned as it is,
+/// without a refresh or a replay, and classified `rateLimited` with the server's wait as its retry hint.
+///
 /// Refreshes are single-flight: N requests rejected together cause exactly one refresh and all N replay with
 /// the new credential. A failed refresh fails all of them as `authentication` coded `AUTH_001`. At most
 /// ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
@@ -47,7 +51,11 @@ public struct AuthenticatingTransport: HTTPTransport {
             snapshot = try await refresher.refreshed(after: snapshot.generation, context: context)
         }
         let response = try await base.send(Self.attach(snapshot.credential, to: request), context: context)
-        guard configuration.rejectionStatuses.contains(response.status) else { return response }
+        // A rejection whose headers say the quota is spent is a rate limit (the status table's reading), not a
+        // refused credential: returned as it is, so nothing is refreshed or sent again before the server's time.
+        guard configuration.rejectionStatuses.contains(response.status),
+            !HTTPStatusTable.quotaIsSpent(response.headers)
+        else { return response }
         try Task.checkCancellation()
         let renewed = try await refresher.refreshed(after: snapshot.generation, context: context)
         return try await base.send(Self.attach(renewed.credential, to: request), context: context)

@@ -7,7 +7,8 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     /// … per this window on the injected clock (default 30 s); beyond it requests fail with
     /// `AUTH_004` (refresh limit reached).
     public var refreshWindow: Duration = .seconds(30)
-    /// The statuses that mean "credential rejected" (default 401).
+    /// The statuses that mean "credential rejected" (default 401), unless the response's headers say the quota
+    /// is spent (then it is a rate limit, returned without a refresh).
     public var rejectionStatuses: Set<Int> = [401]
 
     /// The defaults.
