@@ -62,6 +62,16 @@ struct RetryHintParserTests {
         #expect(parser.retryDelay(from: headers, now: now) == .seconds(7))
     }
 
+    @Test("Hundreds of repeated Retry-After lines (a proxy that copies the header) still give the first value")
+    func manyRepeatedLines() {
+        let lines = HTTPHeaders(Array(repeating: .init(name: "Retry-After", value: "120"), count: 300))
+        #expect(parser.retryDelay(from: lines, now: now) == .seconds(120))
+        let merged = Array(repeating: "Sun, 06 Nov 1994 08:49:47 GMT", count: 100).joined(separator: ", ")
+        #expect(parser.retryAfter(merged, responseDate: nil, now: now) == .seconds(10))
+        // A megabyte of commas and garbage is looked at piece by piece, never all of it, and gives nothing.
+        #expect(parser.retryAfter(String(repeating: "x, ", count: 350_000), responseDate: nil, now: now) == nil)
+    }
+
     @Test("Secondary hints: RateLimit draft fields, RateLimit-Reset, X-RateLimit-Reset; Retry-After wins")
     func secondaryHints() {
         #expect(parser.retryDelay(from: ["RateLimit": "limit=100, remaining=0, reset=30"], now: now) == .seconds(30))

@@ -42,14 +42,19 @@ public struct RetryHintParser: Sendable, Hashable {
     }
 
     /// One `Retry-After` value (possibly several merged with commas): the first valid delta-seconds or
-    /// HTTP-date, relative to `responseDate` (or `now`). A date in the past means "now" (zero).
+    /// HTTP-date, relative to `responseDate` (or `now`). A date in the past means "now" (zero). However many
+    /// values were merged (a proxy that repeats the header), only the first 32 comma-separated pieces are
+    /// looked at.
     public func retryAfter(_ value: String, responseDate: Date?, now: Date) -> Duration? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 1_024 else { return nil }
+        guard !trimmed.isEmpty else { return nil }
         if let seconds = deltaSeconds(trimmed) { return seconds }
         if let date = HTTPDate.parse(trimmed) { return delay(until: date, responseDate: responseDate, now: now) }
         // Merged duplicates: "120, 120" or "<date>, <date>" (an HTTP-date has a comma of its own).
-        let pieces = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let pieces = trimmed.split(
+            separator: ",", maxSplits: Self.maximumMergedPieces
+        )
+        .prefix(Self.maximumMergedPieces).map { $0.trimmingCharacters(in: .whitespaces) }
         for (index, piece) in pieces.enumerated() {
             if let seconds = deltaSeconds(piece) { return seconds }
             if index + 1 < pieces.count, let date = HTTPDate.parse(piece + ", " + pieces[index + 1]) {
@@ -59,6 +64,11 @@ public struct RetryHintParser: Sendable, Hashable {
         }
         return nil
     }
+
+    /// How many comma-separated pieces of a merged `Retry-After` are looked at for the first valid value
+    /// (an HTTP-date is two of them): enough for any repetition a server or proxy makes, and a bound on the
+    /// work a hostile field can cause.
+    static let maximumMergedPieces = 32
 
     /// `1*DIGIT` only: no sign, no fraction, no spaces inside; clamped to ``maximumDelay``.
     func deltaSeconds(_ text: String) -> Duration? {
