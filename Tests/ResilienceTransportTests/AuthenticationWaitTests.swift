@@ -41,6 +41,16 @@ private struct SelfCancellingProvider: CredentialProvider {
     func refreshCredential(rejected: Credential?) async throws -> Credential { throw CancellationError() }
 }
 
+/// A provider whose credential has expired and whose refresh fails with `error` (the token endpoint could not
+/// be reached, or refused the refresh token).
+private struct FailingRefreshProvider: CredentialProvider {
+    let error: any Error
+    let expiresAt: ResilienceInstant
+
+    func currentCredential() async throws -> Credential? { .bearer("stale", expiresAt: expiresAt) }
+    func refreshCredential(rejected: Credential?) async throws -> Credential { throw error }
+}
+
 /// Yields until `condition` holds, at most `limit` times; returns whether it held. No real sleep.
 private func eventually(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
     for _ in 0..<limit {
@@ -129,5 +139,31 @@ struct AuthenticationWaitTests {
         #expect(response.status == 401)
         #expect(server.seen.value == ["Bearer stale"])
         #expect(provider.refreshes.value == 0)
+    }
+
+    @Test(
+        "A refresh that cannot reach the token endpoint fails as that network failure, not as an expired session",
+        arguments: [true, false])
+    func unreachableTokenEndpointIsNotSessionExpiry(proactive: Bool) async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let provider = FailingRefreshProvider(
+            error: URLError(.notConnectedToInternet),
+            expiresAt: clock.now().advanced(by: proactive ? .seconds(10) : .seconds(3_600)))
+        let transport = AuthenticatingTransport(wrapping: FreshOnlyTransport(), provider: provider)
+        let context = ResilienceContext(key: "auth", clock: clock)
+        let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+        let failure = classify(
+            await #expect(throws: (any Error).self) { try await transport.send(request, context: context) })
+        #expect(failure?.category == .networkUnreachable)
+        #expect(failure?.isTransient == true)
+        // A refresh token the server refused is still an expired session.
+        let refused = AuthenticatingTransport(
+            wrapping: FreshOnlyTransport(),
+            provider: FailingRefreshProvider(
+                error: URLError(.userAuthenticationRequired), expiresAt: provider.expiresAt))
+        let expired = classify(
+            await #expect(throws: (any Error).self) { try await refused.send(request, context: context) })
+        #expect(expired?.code == .sessionExpired)
     }
 }

@@ -6,8 +6,10 @@
 /// without a refresh or a replay, and classified `rateLimited` with the server's wait as its retry hint.
 ///
 /// Refreshes are single-flight: N requests rejected together cause exactly one refresh and all N replay with
-/// the new credential. A failed refresh fails all of them as `authentication` coded `AUTH_001`. At most
-/// ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
+/// the new credential. A failed refresh fails all of them as `authentication` coded `AUTH_001`, unless it
+/// failed transiently (the token endpoint could not be reached: offline, a timeout, its 503), which says
+/// nothing about the session: then they fail as that failure (a ``TransportError``), which the pipeline may
+/// retry. At most ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
 /// ``AuthenticationConfiguration/refreshWindow`` on the context's clock (then `AUTH_004`). A credential
 /// that expires within ``AuthenticationConfiguration/proactiveRefreshSkew`` is refreshed before sending.
 /// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.

@@ -8,7 +8,9 @@
 /// - Send the refresh request through a transport that does *not* include the authenticating one (or mark
 ///   it with ``isRefreshRequest(_:)``), so the refresh itself is never intercepted.
 /// - Throw when the session cannot be renewed; every waiting request then fails as `authentication`
-///   coded `AUTH_001` (session expired).
+///   coded `AUTH_001` (session expired). A failure that is transient and not `authentication` (offline,
+///   a timeout, the token endpoint's 503: throw the transport's own error) fails them as that failure instead,
+///   so nobody is told to sign in again because the network was down.
 public protocol CredentialProvider: Sendable {
     /// The credential to attach now, if any.
     func currentCredential() async throws -> Credential?

@@ -6,8 +6,9 @@
 ///
 /// A failed refresh also moves the generation on, and remembers which generation it failed from: a request
 /// rejected with that generation (one that was in flight while the refresh ran, whose 401 arrived after it
-/// failed) fails with `AUTH_001` at once instead of starting another refresh. Requests that start later use
-/// the new generation, so the next rejection may try one refresh again: one refresh per round, no loop.
+/// failed) fails at once as the waiters did (`AUTH_001`, or the refresh's transient failure) instead of
+/// starting another refresh. Requests that start later use the new generation, so the next rejection may try
+/// one refresh again: one refresh per round, no loop.
 ///
 /// The refresh runs in a task of its own; each caller's wait for it is its own. A caller cancelled meanwhile
 /// leaves at once, and one whose deadline passes first fails as a timeout, while the refresh goes on for the
@@ -26,12 +27,13 @@ final class CredentialRefresher: Sendable {
         var refreshTimes: [ResilienceInstant] = []
         /// The generation the last refresh started from, when that refresh failed.
         var failedFrom: Int?
-        var failureReason: String?
+        /// What the requests waiting on that failed refresh got.
+        var failure: (any Error)?
     }
 
     private enum Plan {
         case use(Snapshot)
-        case failed(String?)
+        case failed(any Error)
         case join(Task<Snapshot, any Error>)
         case limitReached
     }
@@ -72,7 +74,7 @@ final class CredentialRefresher: Sendable {
         let window = configuration.refreshWindow
         let limit = configuration.maximumRefreshes
         let plan = state.withLock { state -> Plan in
-            if state.failedFrom == generation { return .failed(state.failureReason) }
+            if state.failedFrom == generation, let failure = state.failure { return .failed(failure) }
             if state.generation > generation {
                 return .use(Snapshot(credential: state.credential, generation: state.generation))
             }
@@ -88,8 +90,8 @@ final class CredentialRefresher: Sendable {
         switch plan {
         case .use(let snapshot):
             return snapshot
-        case .failed(let reason):
-            throw AuthenticationFailure.sessionExpired(reason: reason)
+        case .failed(let failure):
+            throw failure
         case .limitReached:
             throw AuthenticationFailure.refreshLimitReached(limit: limit, window: window)
         case .join(let task):
@@ -105,7 +107,7 @@ final class CredentialRefresher: Sendable {
     ) async throws -> Snapshot {
         let result: Result<Credential, any Error>
         do { result = .success(try await provider.refreshCredential(rejected: rejected)) } catch {
-            result = .failure(error)
+            result = .failure(Self.failure(of: error, context: context))
         }
         let snapshot = state.withLock { state -> Snapshot in
             state.inFlight = nil
@@ -114,21 +116,37 @@ final class CredentialRefresher: Sendable {
                 state.credential = credential
                 state.loaded = true
                 state.failedFrom = nil
-                state.failureReason = nil
-            case .failure(let error):
+                state.failure = nil
+            case .failure(let failure):
                 state.failedFrom = generation
-                state.failureReason = error is CancellationError ? nil : "\(error)"
+                state.failure = failure
             }
             state.generation += 1
             return Snapshot(credential: state.credential, generation: state.generation)
         }
-        if case .failure(let error) = result {
+        if case .failure(let failure) = result {
             context.emit(.credentialRefreshed) { $0.detail = "failed" }
-            // The refresh task is never cancelled, so a cancellation is the provider's own: not the caller's.
-            throw AuthenticationFailure.sessionExpired(reason: error is CancellationError ? nil : "\(error)")
+            throw failure
         }
         context.emit(.credentialRefreshed) { $0.detail = "succeeded" }
         return snapshot
+    }
+
+    /// What the requests waiting on a refresh that threw `error` get. A failure that the request's classifier
+    /// (then the transport's) reads as transient and not as an authentication failure (offline, a timeout,
+    /// the token endpoint's 503 or 429) says nothing about the session: it is passed on as a
+    /// ``TransportError`` with that classification, so the pipeline may retry and nobody is told to sign in
+    /// again. Anything else (the refresh token refused, a cancellation of the provider's own: the refresh
+    /// task is never cancelled, so it is not the caller's) is session expired (`AUTH_001`).
+    static func failure(of error: any Error, context: ResilienceContext) -> any Error {
+        guard !(error is CancellationError) else { return AuthenticationFailure.sessionExpired() }
+        var classification = CompositeErrorClassifier([context.classifier, TransportErrorClassifier.standard])
+            .classification(of: error)
+        guard classification.isTransient, classification.category != .authentication else {
+            return AuthenticationFailure.sessionExpired(reason: "\(error)")
+        }
+        classification.message = "the credential could not be refreshed: \(classification.message ?? "\(error)")"
+        return TransportError(classification)
     }
 
     /// Waits for the refresh round `task` (started from `generation`) as long as this caller may: a caller
