@@ -101,4 +101,25 @@ struct ServerQuotaEndToEndTests {
         // At 13 s the queued request goes (the interactive one gave up within its 10 s instead).
         #expect((try? queuedResult.get())?.status == (name == "interactive" ? nil : 200))
     }
+
+    @Test(
+        "A 503 that names its window's reset with calls left (GitHub's headers on every response) is retried",
+        .timeLimit(.minutes(1)), arguments: ["standard", "interactive", "background"])
+    func resetWithCallsLeftIsNoWait(name: String) async throws {
+        let clock = ManualClock()
+        let github: HTTPHeaders = [
+            "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": "1700002400", "Date": "Tue, 14 Nov 2023 22:13:20 GMT",
+        ]
+        let base = ScriptedHTTPTransport(
+            sequence: [.status(503, headers: github), .status(200)], clock: .manual(clock))
+        let pipeline = Self.pipeline(name, clock)
+        let transport = ResilientTransport(wrapping: base) { _ in pipeline }
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        let request = Task { try await transport.send(HTTPRequest(url: URL(string: Self.url)!), context: context) }
+        await Self.settled(request, orSleepers: 1, on: clock)
+        clock.advance(by: .seconds(3))
+        // Not "retry after 40 minutes" (beyond every preset's longest hint, so never retried): the backoff.
+        #expect(try await request.value.status == 200)
+        #expect(base.requests.count == 2)
+    }
 }

@@ -96,6 +96,30 @@ struct RetryHintParserTests {
         #expect(parser.retryDelay(from: [:], now: now) == nil)
     }
 
+    @Test("A reset is no hint while its remaining count says calls are left (GitHub sends both on every response)")
+    func resetWithCallsLeftIsNoHint() throws {
+        let later = Date(timeIntervalSince1970: 1_700_000_000)
+        let github: HTTPHeaders = [
+            "X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": "1700002400",
+            "Date": "Tue, 14 Nov 2023 22:13:20 GMT",
+        ]
+        #expect(parser.retryDelay(from: github, now: later) == nil)
+        #expect(parser.retryDelay(from: ["RateLimit-Remaining": "12", "RateLimit-Reset": "45"], now: now) == nil)
+        // Spent, it is the wait.
+        #expect(
+            parser.retryDelay(from: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "20"], now: now) == .seconds(20)
+        )
+        #expect(
+            parser.retryDelay(from: ["RateLimit-Remaining": "0", "RateLimit-Reset": "45"], now: now) == .seconds(45))
+        // A 503 from such a server is a server error with no wait, retried after the backoff.
+        let response = HTTPResponse(status: 503, headers: github)
+        let url = try #require(URL(string: "https://api.github.com/repos"))
+        let classification = TransportErrorClassifier.standard.classify(
+            HTTPStatusError(response: response, request: HTTPRequest(url: url)))
+        #expect(classification?.category == .serverError)
+        #expect(classification?.retryAfter == nil)
+    }
+
     @Test("RateLimit is read as a structured field: a hint only when the quota is spent; malformed is ignored")
     func rateLimitStructuredField() {
         // The most restrictive policy decides: spent, so its reset is the delay.

@@ -6,7 +6,7 @@ import Foundation
 /// skewed device clock does not matter). Without it, the secondary hints are used, in order: the RateLimit
 /// draft's `RateLimit` field when its quota is spent (`t=`, or `RateLimit-Policy`'s window `w=`; both read
 /// as RFC 9651 structured fields, a malformed field ignored), `RateLimit-Reset`, then `X-RateLimit-Reset`
-/// (delta-seconds, or Unix time when it looks like one).
+/// (delta-seconds, or Unix time when it looks like one), each unless its `Remaining` field says calls are left.
 /// Negative, fractional and garbage values are ignored; huge values are clamped to ``maximumDelay``.
 public struct RetryHintParser: Sendable, Hashable {
     /// The longest delay reported; larger hints are clamped to it.
@@ -32,13 +32,23 @@ public struct RetryHintParser: Sendable, Hashable {
         {
             return delay
         }
-        if let value = headers.combinedValue(for: "RateLimit-Reset"), let delay = firstDeltaSeconds(in: value) {
+        if let value = headers.combinedValue(for: "RateLimit-Reset"), !callsRemain(headers, prefix: "RateLimit-"),
+            let delay = firstDeltaSeconds(in: value)
+        {
             return delay
         }
-        if let value = headers.combinedValue(for: "X-RateLimit-Reset") {
+        if let value = headers.combinedValue(for: "X-RateLimit-Reset"), !callsRemain(headers, prefix: "X-RateLimit-") {
             return resetTime(value, responseDate: responseDate, now: now)
         }
         return nil
+    }
+
+    /// Whether the `Remaining` field beside a `Reset` (`prefix` + `Remaining`) says calls are left: the reset
+    /// is then only when the window renews (GitHub sends it on every response, errors included), not a wait
+    /// the server asks for.
+    private func callsRemain(_ headers: HTTPHeaders, prefix: String) -> Bool {
+        guard let remaining = headers.combinedValue(for: prefix + "Remaining") else { return false }
+        return firstDeltaSeconds(in: remaining).map { $0 > .zero } ?? false
     }
 
     /// One `Retry-After` value (possibly several merged with commas): the first valid delta-seconds or
