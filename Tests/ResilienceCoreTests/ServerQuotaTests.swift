@@ -31,6 +31,19 @@ struct ServerQuotaTests {
                 == ServerQuota(remaining: 0, resetAfter: .seconds(20)))
     }
 
+    @Test(
+        "Policies are matched to RateLimit-Policy by name in linear time: 20,000 of each are read at once",
+        .timeLimit(.minutes(1)))
+    func manyPoliciesAreMatchedLinearly() {
+        let count = 20_000
+        let rateLimit = (0..<count).map { #""p\#($0)";r=\#($0 + 1)"# }.joined(separator: ", ")
+        let policies = (0..<count).map { #""p\#(count - 1 - $0)";q=\#(count - $0);w=60"# }.joined(separator: ", ")
+        #expect(rateLimit.utf8.count + policies.utf8.count > 700_000)
+        #expect(
+            quota([("RateLimit", rateLimit), ("RateLimit-Policy", policies)])
+                == ServerQuota(remaining: 1, resetAfter: .seconds(60), limit: 1))
+    }
+
     @Test func olderDraftRateLimitField() {
         #expect(
             quota([("RateLimit", "limit=100, remaining=0, reset=30")])

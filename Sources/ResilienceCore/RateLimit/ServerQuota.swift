@@ -104,12 +104,17 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
     public init?(rateLimitField: String, policyField: String?) {
         let policies = policyField.flatMap { try? StructuredFieldList(parsing: $0) } ?? []
         if let list = try? StructuredFieldList(parsing: rateLimitField) {
+            // The first policy of each name, looked up once per item: linear however many a hostile field lists.
+            var policiesByName: [String: StructuredFieldMember] = [:]
+            for policy in policies {
+                guard let name = policy.item?.bareItem.stringValue, policiesByName[name] == nil else { continue }
+                policiesByName[name] = policy
+            }
             var best: ServerQuota?
             for case .item(let item) in list {
                 guard let remaining = Self.count(item.parameters["r"]) else { continue }
-                let name = item.bareItem.stringValue
                 let policy =
-                    policies.first { name != nil && $0.item?.bareItem.stringValue == name }
+                    item.bareItem.stringValue.flatMap { policiesByName[$0] }
                     ?? (policies.count == 1 ? policies.first : nil)
                 let reset = Self.count(item.parameters["t"]) ?? Self.count(policy?.parameters["w"])
                 let quota = ServerQuota(
