@@ -70,4 +70,22 @@ struct PresenterHeadlineTests {
         #expect(presenter.present(nothingRecorded) == presenter.present(.unknown, context: nothingRecorded))
         #expect(presenter.present(PresentationContext(metPolicy: true)) == nil)
     }
+
+    @Test("A fetch that missed its policy shows nothing, so it never says it is showing items from some sources")
+    func missedPolicyIsNotPartial() {
+        // `atLeast(2)` or all-or-nothing: one source delivered, the other failed, the fetch failed as a whole
+        // (`AggregationError.presentationContext`: no items shown, policy not met).
+        let context = PresentationContext(
+            itemNoun: "jobs", sources: [delivered("lever"), failed("rss", .serverError)], itemsShown: 0,
+            metPolicy: false)
+        #expect(!context.isPartial)
+        let error = presenter.present(context)
+        #expect(error?.title == "Server Error")
+        #expect(error?.message.contains("Showing") == false)
+        #expect(error?.severity == .error)
+        #expect(error?.showsRetry == true)
+        let met = PresentationContext(
+            itemNoun: "jobs", sources: [delivered("lever"), failed("rss", .serverError)], itemsShown: 3)
+        #expect(presenter.present(met)?.message == "Showing jobs from 1 of 2 sources. Unavailable right now: rss.")
+    }
 }

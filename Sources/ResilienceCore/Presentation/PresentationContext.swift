@@ -117,6 +117,9 @@ public struct PresentationContext: Hashable, Sendable {
     public var unavailableSources: [SourceStatus] {
         sources.filter { source in source.failure.map { $0.category != .cancelled } ?? false }
     }
-    /// True when some results are shown although something failed.
-    public var isPartial: Bool { itemsShown > 0 || (sourcesSucceeded > 0 && sourcesSucceeded < sourcesAttempted) }
+    /// True when some results are shown although something failed: items are on screen, or some but not all
+    /// sources delivered in a fetch that met its policy (one that missed it shows nothing of what was delivered).
+    public var isPartial: Bool {
+        itemsShown > 0 || (metPolicy && sourcesSucceeded > 0 && sourcesSucceeded < sourcesAttempted)
+    }
 }

@@ -4,8 +4,9 @@ import ResilienceCore
 /// actionable ``UserFacingError`` from a localizable strings table.
 ///
 /// Decision order:
-/// 1. A multi-source fetch where some sources succeeded: one source down because its breaker is open
-///    ("Lever is temporarily unavailable. Showing jobs from other sources."), otherwise
+/// 1. A multi-source fetch where some sources succeeded and their items are shown
+///    (``PresentationContext/isPartial``; never a fetch that missed its policy): one source down because its
+///    breaker is open ("Lever is temporarily unavailable. Showing jobs from other sources."), otherwise
 ///    "Showing jobs from 4 of 6 sources. Unavailable right now: Lever and RSS." (severity info). Sources
 ///    served from a cache are named as such, with their age ("Saved: Workable (2 minutes old).") and never
 ///    give the message its category, code or countdown (see ``headline(of:)``).
