@@ -75,6 +75,33 @@ struct LocalizationTests {
         #expect(RelativeTimeFormatter().string(forAge: age) == expected)
     }
 
+    @Test("German ages read in the nominative (\"2 Tage alt\"), waits in the dative (\"in 2 Tagen\")")
+    func germanAgesAndWaits() {
+        let strings = PresentationStrings.bundled(language: "de")
+        let formatter = RelativeTimeFormatter(strings: strings)
+        #expect(formatter.string(forAge: .seconds(2 * 86_400 + 5)) == "2 Tage")
+        #expect(formatter.string(for: .seconds(2 * 86_400)) == "2 Tagen")
+        #expect(formatter.string(forAge: .seconds(86_400)) == "1 Tag")
+        #expect(formatter.string(forAge: .seconds(5 * 3600)) == "5 Stunden")
+        let presenter = DefaultErrorPresenter(strings: strings)
+        let cached = PresentationContext.SourceStatus(
+            id: "lever", displayName: "Lever", failure: nil,
+            classification: FailureClassification(category: .serverError, code: .serverUnavailable),
+            servedFromCache: true, cacheAge: .seconds(2 * 86_400 + 5))
+        #expect(
+            presenter.present(PresentationContext(itemNoun: "Jobs", sources: [cached], itemsShown: 3))?.message
+                == "Es werden gespeicherte Jobs von Lever (2 Tage alt) angezeigt.")
+        let offline = presenter.present(
+            PresentationContext(itemNoun: "Jobs", itemsShown: 3, isOffline: true, dataAge: .seconds(3 * 86_400)))
+        #expect(offline?.message.hasPrefix("Es werden Jobs angezeigt, die 3 Tage alt sind.") == true)
+    }
+
+    @Test("A custom table without the age keys reads ages with the wait keys")
+    func ageKeysFallBack() {
+        let strings = PresentationStrings(language: "t", table: ["time.day.other": "{count} d"])
+        #expect(RelativeTimeFormatter(strings: strings).string(forAge: .seconds(2 * 86_400)) == "2 d")
+    }
+
     @Test("Decoding: UTF-16 text works, garbage is a typed error")
     func decoding() throws {
         var utf16: [UInt8] = [0xFF, 0xFE]

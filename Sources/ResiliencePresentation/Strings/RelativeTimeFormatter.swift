@@ -5,13 +5,16 @@
 /// in minutes, under a day in hours, otherwise days; so a 4 min 10 s wait reads "5 minutes" and never promises
 /// too early. An age (``string(forAge:)``) rounds down, so 1 min 50 s old reads "1 minute" and data never reads
 /// older than it is.
+///
+/// A wait reads the `time.*` keys, an age the `age.*` keys (falling back to `time.*` when the table has none),
+/// since languages inflect them differently: German waits "in 2 Tagen", but data is "2 Tage alt".
 public struct RelativeTimeFormatter: Sendable, Hashable {
-    /// The table with the `time.*` keys.
+    /// The table with the `time.*` (and `age.*`) keys.
     public var strings: PresentationStrings
 
     /// Creates a formatter.
     ///
-    /// - Parameter strings: The table with the `time.*` keys. Default: `.english`.
+    /// - Parameter strings: The table with the `time.*` (and `age.*`) keys. Default: `.english`.
     public init(strings: PresentationStrings = .english) {
         self.strings = strings
     }
@@ -37,6 +40,9 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
             default: ("day", 86_400)
             }
         let count = roundingUp ? (seconds + size - 1) / size : seconds / size
-        return strings.string("time.\(unit).\(count == 1 ? "one" : "other")", ["count": String(count)])
+        let form = "\(unit).\(count == 1 ? "one" : "other")"
+        // An age has its own keys (German: "2 Tage alt", but "in 2 Tagen"); a table without them uses the wait's.
+        let key = !roundingUp && strings.table["age.\(form)"] != nil ? "age.\(form)" : "time.\(form)"
+        return strings.string(key, ["count": String(count)])
     }
 }
