@@ -279,4 +279,28 @@ struct CompositionRootTests {
         #expect(outcome.message == nil)
         #expect(base.requests.count == 1)
     }
+
+    @Test("A host that cannot be found while the monitor says the device is online is not presented as offline")
+    func unreachableHostWhileOnline() async throws {
+        var configuration = quietConfiguration()
+        configuration.preset.retry = nil
+        configuration.preset.connectivity = ScriptedConnectivityMonitor(.satisfied)
+        var root = CompositionRoot<String>(configuration, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "acme", steps: [.failure(URLError(.cannotFindHost))]))
+        let outcome = try await root.fetch()
+        #expect(outcome.report.sources.first?.classification?.category == .networkUnreachable)
+        #expect(outcome.report.wasOnline && !outcome.report.wasOffline)
+        let message = try #require(outcome.message)
+        #expect(!message.isOffline)
+        #expect(message.title == "Server Unreachable")
+        #expect(!message.message.localizedCaseInsensitiveContains("internet connection"))
+        #expect(message.showsRetry)
+
+        // Without a monitor nothing is known about the path: the failure alone still reads as offline.
+        var unknown = quietConfiguration()
+        unknown.preset.retry = nil
+        var blind = CompositionRoot<String>(unknown, clock: .manual(ManualClock()))
+        blind.register(ScriptedSource<String>(id: "acme", steps: [.failure(URLError(.cannotFindHost))]))
+        #expect(try await blind.fetch().message?.title == "You're Offline")
+    }
 }

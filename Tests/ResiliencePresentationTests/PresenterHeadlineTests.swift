@@ -88,4 +88,27 @@ struct PresenterHeadlineTests {
             itemNoun: "jobs", sources: [delivered("lever"), failed("rss", .serverError)], itemsShown: 3)
         #expect(presenter.present(met)?.message == "Showing jobs from 1 of 2 sources. Unavailable right now: rss.")
     }
+
+    @Test(
+        "Network-unreachable while a monitor says the device is online is the server's problem, in every language",
+        arguments: PresentationStrings.bundledLanguages)
+    func unreachableWhileOnline(language: String) {
+        let strings = PresentationStrings.bundled(language: language)
+        let presenter = DefaultErrorPresenter(strings: strings)
+        let hostNotFound = FailureClassification(category: .networkUnreachable, code: .hostNotFound)
+        let source = PresentationContext.SourceStatus(id: "acme", displayName: "Acme", failure: hostNotFound)
+        let online = presenter.present(PresentationContext(sources: [source], metPolicy: false, isOnline: true))
+        #expect(online?.isOffline == false)
+        #expect(online?.title == strings.string("unreachable.title"))
+        #expect(online?.code == .hostNotFound)
+        let unknown = presenter.present(PresentationContext(sources: [source], metPolicy: false))
+        #expect(unknown?.isOffline == true)
+        // The system said the device had no connection then; the path came back since.
+        let dropped = FailureClassification(category: .networkUnreachable, code: .noConnection)
+        let lost = PresentationContext.SourceStatus(id: "acme", displayName: "Acme", failure: dropped)
+        #expect(
+            presenter.present(PresentationContext(sources: [lost], metPolicy: false, isOnline: true))?.title
+                == strings.string("offline.title"))
+        #expect(PresentationContext(isOffline: true, isOnline: true).isOnline == false)
+    }
 }

@@ -79,6 +79,10 @@ public struct PresentationContext: Hashable, Sendable {
     /// True when the device has no usable network path now (a ``ConnectivityMonitor`` says so): the message
     /// is then about being offline, whatever else failed.
     public var isOffline: Bool
+    /// True when a ``ConnectivityMonitor`` says the device has a usable network path now: a failure classified
+    /// network-unreachable (a host that cannot be found) is then the server's or the route's problem, not the
+    /// device being offline. False when nothing is known about the path (or it is offline).
+    public var isOnline: Bool
     /// Changes waiting in the offline queue, sent once the network is back.
     public var queuedMutations: Int
     /// How old the data on screen is (since it was fetched), when known.
@@ -92,17 +96,20 @@ public struct PresentationContext: Hashable, Sendable {
     ///   - itemsShown: How many items are on screen despite the failure.
     ///   - metPolicy: False when the fetch failed as a whole.
     ///   - isOffline: True when the device has no usable network path now. Default: `false`.
+    ///   - isOnline: True when a monitor says the device has a usable network path now (ignored when
+    ///     `isOffline`). Default: `false`.
     ///   - queuedMutations: Changes waiting in the offline queue. Default: 0.
     ///   - dataAge: How old the data on screen is, when known. Default: `nil`.
     public init(
         itemNoun: String = "items", sources: [SourceStatus] = [], itemsShown: Int = 0, metPolicy: Bool = true,
-        isOffline: Bool = false, queuedMutations: Int = 0, dataAge: Duration? = nil
+        isOffline: Bool = false, isOnline: Bool = false, queuedMutations: Int = 0, dataAge: Duration? = nil
     ) {
         self.itemNoun = itemNoun
         self.sources = sources
         self.itemsShown = itemsShown
         self.metPolicy = metPolicy
         self.isOffline = isOffline
+        self.isOnline = isOnline && !isOffline
         self.queuedMutations = max(0, queuedMutations)
         self.dataAge = dataAge
     }

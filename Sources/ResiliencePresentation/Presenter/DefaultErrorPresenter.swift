@@ -11,7 +11,9 @@ import ResilienceCore
 ///    served from a cache are named as such, with their age ("Saved: Workable (2 minutes old).") and never
 ///    give the message its category, code or countdown (see ``headline(of:)``).
 /// 2. Offline, rate limiting, credentials, insecure transport and storage are reported as such even when
-///    several sources failed: they are what the person can act on.
+///    several sources failed: they are what the person can act on. A network-unreachable failure while a
+///    monitor says the device is online (``PresentationContext/isOnline``) is "Server Unreachable", not offline,
+///    unless the system said the device itself had no connection then (`NET_001`, the path came back since).
 /// 3. Several sources and none succeeded: "Couldn't load jobs from any source."
 /// 4. Otherwise, by category (and code for authentication, storage and TLS: a certificate or handshake
 ///    failure, `NET_005`, gets its own message and no retry action, because retrying cannot fix it).
@@ -90,6 +92,8 @@ public struct DefaultErrorPresenter: ErrorPresenter {
 
     private func single(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
         switch failure.category {
+        case .networkUnreachable where context.isOnline && failure.code != .noConnection:
+            return make("unreachable", failure, context: context, action: "action.pullToRefresh", retry: true)
         case .networkUnreachable:
             return offline(failure, context)
         case .timeout:

@@ -11,6 +11,10 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     /// True when the aggregator's ``Aggregator/connectivity`` monitor said the device was offline when the
     /// fetch ended.
     public var wasOffline = false
+    /// True when the aggregator's ``Aggregator/connectivity`` monitor said the device had a usable network path
+    /// when the fetch ended (so a source's network-unreachable failure is not presented as being offline).
+    /// Both this and ``wasOffline`` are false without a monitor.
+    public var wasOnline = false
 
     /// Creates a report.
     ///
@@ -67,7 +71,7 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     ) -> PresentationContext {
         PresentationContext(
             itemNoun: itemNoun, sources: sources.map(\.presentationStatus), itemsShown: itemsShown,
-            metPolicy: metPolicy ?? meetsPolicy, isOffline: wasOffline)
+            metPolicy: metPolicy ?? meetsPolicy, isOffline: wasOffline, isOnline: wasOnline)
     }
 
     /// One line per source, then the totals.

@@ -55,7 +55,10 @@ struct AggregationRun<Item: Sendable>: Sendable {
         }
         var report = AggregateReport(
             sources: reports, policy: policy, duration: start.duration(to: aggregator.clock.now()))
-        report.wasOffline = aggregator.connectivity.map { !$0.currentPath.isSatisfied } ?? false
+        if let path = aggregator.connectivity?.currentPath {
+            report.wasOffline = !path.isSatisfied
+            report.wasOnline = path.isSatisfied
+        }
         emitSummary(report)
         if abandoned || !report.meetsPolicy {
             throw AggregationError(report: report, itemNoun: aggregator.configuration.itemNoun)
