@@ -1,3 +1,4 @@
+import Dispatch
 import ResilienceCore
 import Testing
 
@@ -79,6 +80,27 @@ struct ConnectivityBroadcasterTests {
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         while monitor.broadcaster.listenerCount != 0 { await Task.yield() }
+    }
+
+    @Test(
+        "Reports from several threads at once: every listener's newest path is the current one",
+        .timeLimit(.minutes(1)))
+    func concurrentReports() async {
+        // An update that became current first but yielded last left listeners on a path that is no longer
+        // current (online while offline: a held call sent into the lost network), until the next change.
+        for trial in 0..<1000 {
+            let broadcaster = ConnectivityBroadcaster(initial: .unsatisfied)
+            var listeners = (0..<32).map { _ in broadcaster.paths().makeAsyncIterator() }
+            for index in listeners.indices { _ = await listeners[index].next() }
+            DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                for step in 0..<10 { broadcaster.update((step + worker) % 2 == 0 ? .satisfied : .unsatisfied) }
+            }
+            let current = broadcaster.currentPath
+            var stale = 0
+            for index in listeners.indices where await listeners[index].next() != current { stale += 1 }
+            #expect(stale == 0, "trial \(trial): \(stale) listeners not on the current path \(current)")
+            if stale > 0 { return }
+        }
     }
 }
 

@@ -37,16 +37,18 @@ public final class ConnectivityBroadcaster: Sendable {
     /// How many sequences are being iterated now.
     public var listenerCount: Int { state.withLock { $0.listeners.count } }
 
-    /// Records `path` and, when it differs from the current one, yields it to every listener.
+    /// Records `path` and, when it differs from the current one, yields it to every listener. Safe to call
+    /// from any thread: concurrent reports reach every listener in the order they became the current path.
     ///
     /// - Parameter path: What the system reports now.
     public func update(_ path: NetworkPath) {
-        let listeners: [AsyncStream<NetworkPath>.Continuation] = state.withLock { state in
-            guard !state.finished, state.path != path else { return [] }
+        state.withLock { state in
+            guard !state.finished, state.path != path else { return }
             state.path = path
-            return state.listeners.sorted { $0.key < $1.key }.map(\.value)
+            // Yielded under the lock, as in `paths()`: a report that became current later is never overtaken
+            // by an earlier one, so a listener's newest path is always the current one.
+            for (_, listener) in state.listeners.sorted(by: { $0.key < $1.key }) { listener.yield(path) }
         }
-        for listener in listeners { listener.yield(path) }
     }
 
     /// The current path, then each change; the sequence ends when the caller stops iterating or at
