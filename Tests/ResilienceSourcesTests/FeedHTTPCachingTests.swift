@@ -45,6 +45,7 @@ struct FeedHTTPCachingTests {
         #expect(first.items.first?.link?.absoluteString == "https://feeds.example/jobs/1")
         #expect(second.items == first.items)
         #expect(second.cacheAge == nil && !second.isStale)
+        #expect((second.age ?? .zero) < .seconds(2))  // the publisher just confirmed it: new again
         #expect(first.freshness == CacheFreshness(maxAge: .seconds(600), staleIfError: .seconds(3_600)))
         let requests = transport.requests
         #expect(requests.count == 2)
@@ -72,6 +73,33 @@ struct FeedHTTPCachingTests {
         await #expect(throws: HTTPStatusError.self) {
             try await feed.fetch(SourceQuery(), context: ResilienceContext(key: "jobs"))
         }
+    }
+
+    @Test("Items an HTTP cache answered fresh keep their age in the source cache: saved data never reads younger")
+    func sourceCacheKeepsTheHTTPAge() async throws {
+        let transport = ScriptedHTTPTransport()
+        transport.script(Self.url, [fullResponse(cacheControl: "max-age=3600"), .status(503)])
+        let wallClock = WallClock()
+        let clock = ManualClock()
+        let cached = CachingTransport(wrapping: transport, wallClock: wallClock.read)
+        var aggregator = Aggregator<FeedItem>(
+            configuration: AggregatorConfiguration(sourceTimeout: nil), clock: .manual(clock),
+            cache: SourceCache(clock: .manual(clock)))
+        aggregator.register(FeedSource(id: "jobs", url: URL(string: Self.url)!, transport: cached))
+        func advance(_ seconds: Int) {
+            wallClock.advance(by: Double(seconds))
+            clock.advance(by: .seconds(seconds))
+        }
+        _ = try await aggregator.fetch()  // from the publisher
+        advance(3_000)
+        let fresh = try await aggregator.fetch()  // the HTTP cache answers: fresh, but 50 minutes old
+        #expect(fresh.report.sources.first?.status == .succeeded)
+        advance(1_200)
+        let saved = try await aggregator.fetch()  // stale in the HTTP cache, the publisher is down
+        #expect(transport.requests.count == 2)
+        #expect(saved.report.sources.first?.status == .servedFromCache)
+        #expect(saved.report.sources.first?.cacheAge == .seconds(4_200))
+        #expect(saved.report.sources.first?.isStale == true)  // max-age 3600 ran out 10 minutes ago
     }
 
     @Test("A 304 the caller did not ask for is an HTTP error, and without a cache fetches are unconditional")

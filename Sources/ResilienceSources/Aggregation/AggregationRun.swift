@@ -169,7 +169,8 @@ struct AggregationRun<Item: Sendable>: Sendable {
                 report.status = .servedFromCache
             } else {
                 if fetched.servedBy != nil { report.status = .servedByFallback }
-                cache?.store(fetched.items, for: registration.id, query: query, freshness: fetched.freshness)
+                cache?.store(
+                    fetched.items, for: registration.id, query: query, freshness: fetched.freshness, age: fetched.age)
             }
             return Outcome(report: report, items: fetched.items)
         case .failure(let error):

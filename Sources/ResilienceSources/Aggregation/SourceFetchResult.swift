@@ -11,6 +11,11 @@ public struct SourceFetchResult<Item: Sendable>: Sendable {
     /// How long a cache may keep and serve these items (from the response's `Cache-Control`), if the
     /// source knows.
     public var freshness: CacheFreshness?
+    /// How old the items already were when they arrived, when the source knows (a response's `Age`: the time
+    /// it spent in HTTP caches since the publisher produced or confirmed it); `nil` counts them as new. A
+    /// ``SourceCache`` storing them counts their age, and their ``freshness``, from then, so saved items never
+    /// read younger than they are.
+    public var age: Duration?
 
     /// Creates a result.
     ///
@@ -21,12 +26,15 @@ public struct SourceFetchResult<Item: Sendable>: Sendable {
     ///   - isStale: True when cached items were older than the cache's freshness window. Default: `false`.
     ///   - freshness: How long a cache may keep and serve these items (from the response's `Cache-Control`), if the
     ///     source knows.
+    ///   - age: How old the items already were when they arrived (a response's `Age`), if the source knows.
+    ///     Default: `nil`.
     public init(
         items: [Item], servedBy: String? = nil, cacheAge: Duration? = nil, isStale: Bool = false,
-        freshness: CacheFreshness? = nil
+        freshness: CacheFreshness? = nil, age: Duration? = nil
     ) {
         self.items = items
         self.freshness = freshness
+        self.age = age
         self.servedBy = servedBy
         self.cacheAge = cacheAge
         self.isStale = isStale

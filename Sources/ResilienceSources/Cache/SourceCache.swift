@@ -62,24 +62,28 @@ public final class SourceCache<Item: Sendable>: Sendable {
     }
 
     /// Stores `items` as the last good result of `source` for `query`, fresh and servable as `freshness`
-    /// allows (`no-store` removes any entry instead).
+    /// allows (`no-store` removes any entry instead), counting their age from `age` (what they already had when
+    /// they arrived, such as a response's `Age`), so they never read younger than they are.
     /// - Parameters:
     ///   - items: The items.
     ///   - source: The source whose items are cached.
     ///   - query: The query.
     ///   - freshness: The response's caching rules, or `nil` for the cache's own.
-    public func store(_ items: [Item], for source: SourceID, query: SourceQuery, freshness: CacheFreshness?) {
+    ///   - age: How old the items already are, or `nil` for new (negative counts as zero). Default: `nil`.
+    public func store(
+        _ items: [Item], for source: SourceID, query: SourceQuery, freshness: CacheFreshness?, age: Duration? = nil
+    ) {
         let key = Key(source: source, query: query)
         if freshness?.noStore == true {
             storage.withLock { $0.entries[key] = nil }
             return
         }
-        let now = clock.now()
+        let storedAt = clock.now().advanced(by: .zero - max(.zero, age ?? .zero))
         let capacity = configuration.capacity
         storage.withLock { storage in
             storage.useCounter &+= 1
             storage.entries[key] = Entry(
-                items: items, storedAt: now, lastUsed: storage.useCounter, freshness: freshness)
+                items: items, storedAt: storedAt, lastUsed: storage.useCounter, freshness: freshness)
             if storage.entries.count > capacity,
                 let oldest = storage.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
             {

@@ -97,8 +97,9 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
         try await fetchResult(query, context: context).items
     }
 
-    /// Fetches, validates and parses the feed; the result carries the response's `Cache-Control` freshness
-    /// and, when an HTTP cache answered with a stale feed, its staleness and age.
+    /// Fetches, validates and parses the feed; the result carries the response's `Cache-Control` freshness, its
+    /// `Age` (``SourceFetchResult/age``) and, when an HTTP cache answered with a stale feed, its staleness and
+    /// age.
     public func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Item> {
         try context.checkDeadline()
         let request = try request(query)
@@ -111,12 +112,13 @@ public struct FeedSource<Item: Sendable>: ProvenanceReportingSource {
             documentURL: response.url ?? request.url)
         if request.method == .get { pollingHints.remember(document.pollingInterval, for: request.url) }
         try Task.checkCancellation()
-        var result = SourceFetchResult(items: select(document.items, query), freshness: freshness)
+        let age = response.headers["Age"].flatMap { Int($0) }.map { Duration.seconds(max(0, $0)) }
+        var result = SourceFetchResult(items: select(document.items, query), freshness: freshness, age: age)
         if let status = HTTPCacheStatus(headers: response.headers, cacheName: HTTPCacheStatus.libraryCacheName),
             status.isStale
         {
             result.isStale = true
-            result.cacheAge = response.headers["Age"].flatMap { Int($0) }.map { .seconds($0) }
+            result.cacheAge = age
         }
         return result
     }
