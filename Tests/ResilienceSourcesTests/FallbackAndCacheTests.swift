@@ -97,4 +97,44 @@ struct FallbackAndCacheTests {
         cache.removeAll(for: "a")
         #expect(cache.entry(for: "a", query: SourceQuery()) == nil)
     }
+
+    @Test("Mapping a source or chaining it as a fallback keeps everything it says about its items")
+    func provenancePassesThrough() async throws {
+        // A feed an HTTP cache answered stale, 10 minutes old, which the publisher said must revalidate.
+        let said = SourceFetchResult(
+            items: [1, 2], cacheAge: .seconds(600), isStale: true,
+            freshness: CacheFreshness(maxAge: .seconds(60), mustRevalidate: true), age: .seconds(600))
+        let feed = ProvenanceStub(id: "feed", result: said)
+        let mapped = try await feed.mapItems { "job-\($0)" }.fetchResult(SourceQuery(), context: context)
+        #expect(mapped.items == ["job-1", "job-2"])
+        #expect(mapped.cacheAge == said.cacheAge && mapped.isStale)
+        #expect(mapped.freshness == said.freshness && mapped.age == said.age)
+
+        let chain = FallbackSource(primary: feed, fallbacks: [.source(ProvenanceStub(id: "backup", result: said))])
+        let chained = try await chain.fetchResult(SourceQuery(), context: context)
+        #expect(chained.cacheAge == said.cacheAge && chained.isStale)
+        #expect(chained.freshness == said.freshness && chained.age == said.age)
+
+        // Through an aggregator: reported as served from a cache with its age, never as live and new.
+        var aggregator = Aggregator<Int>(
+            configuration: AggregatorConfiguration(sourceTimeout: nil), clock: .manual(clock))
+        aggregator.register(chain)
+        let report = try await aggregator.fetch().report.sources.first
+        #expect(report?.status == .servedFromCache)
+        #expect(report?.cacheAge == .seconds(600))
+    }
+}
+
+/// A source that reports where its items came from, always the same.
+private struct ProvenanceStub: ProvenanceReportingSource {
+    let id: SourceID
+    let kind: SourceKind = "stub"
+    var displayName: String { id.rawValue }
+    let result: SourceFetchResult<Int>
+
+    func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [Int] { result.items }
+
+    func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Int> {
+        result
+    }
 }

@@ -40,3 +40,17 @@ public struct SourceFetchResult<Item: Sendable>: Sendable {
         self.isStale = isStale
     }
 }
+
+extension SourceFetchResult {
+    /// These results with each item transformed (`nil` drops it) and everything said about them (provenance,
+    /// cache age, staleness, freshness, age) kept.
+    ///
+    /// - Parameter transform: Maps one item; `nil` drops it.
+    public func mapItems<Mapped: Sendable>(
+        _ transform: (Item) throws -> Mapped?
+    ) rethrows -> SourceFetchResult<Mapped> {
+        SourceFetchResult<Mapped>(
+            items: try items.compactMap(transform), servedBy: servedBy, cacheAge: cacheAge, isStale: isStale,
+            freshness: freshness, age: age)
+    }
+}

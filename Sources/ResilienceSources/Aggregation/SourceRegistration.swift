@@ -34,11 +34,7 @@ public struct SourceRegistration<Item: Sendable>: Sendable {
         self.pipeline = pipeline
         self.timeout = timeout
         self.usesCache = usesCache
-        if let reporting = source as? any ProvenanceReportingSource<Item> {
-            fetch = { query, context in try await reporting.fetchResult(query, context: context) }
-        } else {
-            fetch = { query, context in SourceFetchResult(items: try await source.fetch(query, context: context)) }
-        }
+        fetch = { query, context in try await source.fetchReportingProvenance(query, context: context) }
     }
 
     /// The pipeline a fetch runs through: ``pipeline`` inside this source's deadline (``timeout``, else

@@ -123,10 +123,11 @@ extension FallbackSource {
             self.fetch = fetch
         }
 
-        /// Another source (primary → backup, API → RSS).
+        /// Another source (primary → backup, API → RSS); what a ``ProvenanceReportingSource`` says about its
+        /// items (served from a cache, stale, its freshness) is kept.
         public static func source(_ source: some Source<Item>, name: String? = nil) -> Self {
             Alternative(name: name ?? source.id.rawValue) { query, context in
-                SourceFetchResult(items: try await source.fetch(query, context: context))
+                try await source.fetchReportingProvenance(query, context: context)
             }
         }
 
@@ -138,7 +139,7 @@ extension FallbackSource {
         ) -> Self {
             Alternative(name: name) { query, context in
                 guard let simpler = simplify(query), simpler != query else { throw FallbackNotApplicable() }
-                return SourceFetchResult(items: try await source.fetch(simpler, context: context))
+                return try await source.fetchReportingProvenance(simpler, context: context)
             }
         }
 

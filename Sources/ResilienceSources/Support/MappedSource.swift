@@ -36,10 +36,7 @@ public struct MappedSource<Base: Source, Item: Sendable>: Source {
 extension MappedSource: ProvenanceReportingSource where Base: ProvenanceReportingSource {
     /// The base's result, items transformed, provenance kept.
     public func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Item> {
-        let result = try await base.fetchResult(query, context: context)
-        return SourceFetchResult(
-            items: result.items.compactMap(transform), servedBy: result.servedBy, cacheAge: result.cacheAge,
-            isStale: result.isStale)
+        try await base.fetchResult(query, context: context).mapItems(transform)
     }
 }
 
