@@ -60,7 +60,8 @@ struct AggregatorTests {
 
     @Test("A fetch that stays offline waits at most a source's timeout and says it was offline")
     func staysOffline() async throws {
-        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: .seconds(8)))
+        let sink = RecordingTelemetrySink()
+        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: .seconds(8)), sink: sink)
         aggregator.connectivity = ScriptedConnectivityMonitor(.unsatisfied)
         aggregator.register(
             ScriptedSource<String>(id: "a", steps: [.failure(TestFailure(category: .networkUnreachable))]))
@@ -71,6 +72,9 @@ struct AggregatorTests {
         let result = try await fetch.value
         #expect(result.report.wasOffline)
         #expect(result.presentationContext.isOffline)
+        // The whole fetch, its wait for the network included.
+        #expect(result.report.duration == .seconds(8))
+        #expect(sink.events(.fetchCompleted).last?.duration == .seconds(8))
     }
 
     @Test("Best effort with every source failing throws a typed error carrying the report")

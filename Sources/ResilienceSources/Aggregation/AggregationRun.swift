@@ -16,8 +16,8 @@ struct AggregationRun<Item: Sendable>: Sendable {
         let total = registrations.count
         let policy = aggregator.configuration.completion
         let required = policy.requiredSources(of: total)
-        try await waitForNetwork()
         let start = aggregator.clock.now()
+        try await waitForNetwork()
         var outcomes = [Outcome?](repeating: nil, count: total)
         var abandoned = false
 
