@@ -251,6 +251,24 @@ struct AggregatorTests {
         #expect(result.items == ["ok"])
     }
 
+    @Test("A source that cancels itself, while the fetch did not, failed: served from cache or named, never hidden")
+    func selfCancelledSourceFailed() async throws {
+        // URLSession answers a cancelled authentication challenge (a rejected pinned certificate) with
+        // URLError.cancelled, although nobody cancelled the fetch.
+        var aggregator = aggregator(cache: SourceCache(clock: resilienceClock))
+        aggregator.register(
+            ScriptedSource<String>(id: "pinned", steps: [.items(["p1"]), .failure(CancellationError())]))
+        aggregator.register(
+            ScriptedSource<String>(id: "bare", steps: [.failure(CancellationError())]), usesCache: false)
+        aggregator.register(ScriptedSource(id: "up", items: ["u"]))
+        _ = try await aggregator.fetch()
+        let second = try await aggregator.fetch()
+        #expect(second.report.sources.map(\.status) == [.servedFromCache, .failed, .succeeded])
+        #expect(second.items == ["p1", "u"])
+        #expect(second.report.sources.allSatisfy { $0.classification?.category != .cancelled })
+        #expect(second.presentationContext.unavailableSources.map(\.id) == ["bare"])
+    }
+
     @Test("Failures are served from cache, marked with their age and staleness")
     func cacheServesStale() async throws {
         let cache = SourceCache<String>(

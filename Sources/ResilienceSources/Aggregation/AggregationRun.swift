@@ -146,14 +146,17 @@ struct AggregationRun<Item: Sendable>: Sendable {
             result = .failure(error)
         }
         let duration = started.duration(to: clock.now())
-        var outcome = outcome(registration, result: result, attempts: attempts, duration: duration, context: context)
+        var outcome = outcome(
+            registration, result: result, attempts: attempts, duration: duration, context: context,
+            cancelledByFetch: Task.isCancelled)
         if outcome.report.classification == nil { outcome.report.classification = lastFailure }
         return outcome
     }
 
+    /// `cancelledByFetch`: whether this source's task was cancelled (the fetch was, or gave up on its policy).
     private func outcome(
         _ registration: SourceRegistration<Item>, result: Result<SourceFetchResult<Item>, any Error>, attempts: Int,
-        duration: Duration, context: ResilienceContext
+        duration: Duration, context: ResilienceContext, cancelledByFetch: Bool
     ) -> Outcome {
         var report = SourceReport(
             id: registration.id, displayName: registration.displayName, kind: registration.kind, status: .succeeded,
@@ -174,12 +177,20 @@ struct AggregationRun<Item: Sendable>: Sendable {
             }
             return Outcome(report: report, items: fetched.items)
         case .failure(let error):
-            let classification = context.classify(error)
-            report.classification = classification
+            var classification = context.classify(error)
             if classification.category == .cancelled {
-                report.status = .cancelled
-                return Outcome(report: report, items: [])
+                if cancelledByFetch {
+                    report.classification = classification
+                    report.status = .cancelled
+                    return Outcome(report: report, items: [])
+                }
+                // A cancellation the fetch did not ask for (URLSession's answer to a cancelled authentication
+                // challenge, say) is the source failing: served from cache or named, like any failure.
+                classification = FailureClassification(
+                    category: .unknown, code: .unknown, isTransient: false,
+                    message: "the source was cancelled although the fetch was not")
             }
+            report.classification = classification
             context.emit(.sourceFailed) { event in
                 event.classification = classification
                 event.duration = duration
