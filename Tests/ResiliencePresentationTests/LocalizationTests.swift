@@ -96,6 +96,15 @@ struct LocalizationTests {
         #expect(offline?.message.hasPrefix("Es werden Jobs angezeigt, die 3 Tage alt sind.") == true)
     }
 
+    @Test("The longest durations a Duration holds format without overflowing")
+    func extremeDurations() {
+        let formatter = RelativeTimeFormatter()
+        let days = Int64.max / 86_400
+        #expect(formatter.string(for: .seconds(Int64.max)) == "\(days + 1) days")
+        #expect(formatter.string(for: .seconds(Int64.max) + .milliseconds(1)) == "\(days + 1) days")
+        #expect(formatter.string(forAge: .seconds(Int64.max)) == "\(days) days")
+    }
+
     @Test("A custom table without the age keys reads ages with the wait keys")
     func ageKeysFallBack() {
         let strings = PresentationStrings(language: "t", table: ["time.day.other": "{count} d"])

@@ -22,7 +22,8 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
     /// A wait as text, rounded up; zero or negative durations read as one second.
     public func string(for duration: Duration) -> String {
         let (wholeSeconds, attoseconds) = duration.components
-        return text(seconds: max(1, wholeSeconds + (attoseconds > 0 ? 1 : 0)), roundingUp: true)
+        let (roundedUp, overflow) = wholeSeconds.addingReportingOverflow(attoseconds > 0 ? 1 : 0)
+        return text(seconds: max(1, overflow ? wholeSeconds : roundedUp), roundingUp: true)
     }
 
     /// An age as text, rounded down; under a second, and an age below zero (a clock set back), read as one
@@ -39,7 +40,7 @@ public struct RelativeTimeFormatter: Sendable, Hashable {
             case ..<86_400: ("hour", 3600)
             default: ("day", 86_400)
             }
-        let count = roundingUp ? (seconds + size - 1) / size : seconds / size
+        let count = seconds / size + (roundingUp && seconds % size != 0 ? 1 : 0)
         let form = "\(unit).\(count == 1 ? "one" : "other")"
         // An age has its own keys (German: "2 Tage alt", but "in 2 Tagen"); a table without them uses the wait's.
         let key = !roundingUp && strings.table["age.\(form)"] != nil ? "age.\(form)" : "time.\(form)"
