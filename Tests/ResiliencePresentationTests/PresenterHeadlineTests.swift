@@ -111,4 +111,18 @@ struct PresenterHeadlineTests {
                 == strings.string("offline.title"))
         #expect(PresentationContext(isOffline: true, isOnline: true).isOnline == false)
     }
+
+    @Test("An open breaker's message names a source whose breaker is open, not the first unavailable one")
+    func circuitOpenNamesItsSource() {
+        // at-least(3) missed: one delivered, one server error, two breakers open (the headline's category).
+        let context = PresentationContext(
+            itemNoun: "jobs",
+            sources: [
+                delivered("lever"), failed("rss", .serverError), failed("acme", .circuitOpen, retryAfter: .seconds(60)),
+                failed("hooli", .circuitOpen, retryAfter: .seconds(30)),
+            ], metPolicy: false)
+        let error = presenter.present(context)
+        #expect(error?.title == "Source Temporarily Unavailable")
+        #expect(error?.message.hasPrefix("acme is temporarily unavailable.") == true)
+    }
 }

@@ -115,8 +115,9 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         case .serverError, .transient:
             return make("serverError", failure, context: context, action: "action.pullToRefresh", retry: true)
         case .circuitOpen:
+            let unavailable = context.unavailableSources
             let name =
-                context.unavailableSources.first?.displayName
+                (unavailable.first { $0.failure?.category == .circuitOpen } ?? unavailable.first)?.displayName
                 ?? context.sources.first?.displayName ?? strings.string("sourceUnavailable.defaultName")
             var (key, arguments) = waitMessage("sourceUnavailable", failure.retryAfter)
             arguments["source"] = name
