@@ -155,12 +155,27 @@ struct SyncEngineTests {
 
     @Test("Cancellation leaves the mutation queued without counting an attempt")
     func cancellation() async throws {
-        let harness = SyncHarness([.fail(CancellationError())])
+        let harness = SyncHarness([.cancelTask])
         try harness.enqueue(["a", "b"])
-        let report = await harness.engine.performSync()
+        let report = await Task { await harness.engine.performSync() }.value
         #expect(report.requestsSent == 1)
         #expect(try harness.store.pending(limit: 10).map(\.attempts) == [0, 0])
         #expect(report.finalState == .idle)
+    }
+
+    @Test("A transport that reports a cancellation the task did not ask for makes run() wait, not spin")
+    func cancellationNotAskedForDoesNotSpin() async throws {
+        let harness = SyncHarness(fallback: .fail(URLError(.cancelled)))
+        try harness.enqueue(["a"])
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        // A correct engine sends once and sleeps on the clock; a spinning one sends without end.
+        for _ in 0..<100_000 where harness.clock.sleeperCount == 0 && harness.transport.requests.count < 50 {
+            await Task.yield()
+        }
+        #expect(harness.transport.requests.count == 1, "one pass, then a wait on the clock")
+        #expect(harness.clock.sleeperCount == 1)
+        #expect(try harness.store.pending(limit: 10).map(\.attempts) == [0])
     }
 
     @Test("Manual reset closes the breaker, clears the multiplier and sends at once", arguments: BreakerKind.allCases)

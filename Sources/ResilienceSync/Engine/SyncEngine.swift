@@ -371,7 +371,13 @@ public actor SyncEngine {
             report.nextAttempt = until
         case .offline: final = .offline
         case .storage(let message): final = .error("storage failed: \(message)")
-        case .cancelled: final = .idle
+        case .cancelled:
+            // A cancellation the engine's task did not ask for (an invalidated URL session answers every request
+            // `URLError.cancelled`) leaves the queue stuck: it is a failure, so run() waits the poll interval
+            // instead of passing again at once, without end.
+            final =
+                Task.isCancelled
+                ? .idle : .error("a request was cancelled while the sync was not; the mutation stays queued")
         case nil: final = pass.lastFailure.map { SyncState.error($0) } ?? .idle
         }
         persistBreaker()

@@ -11,6 +11,8 @@ final class ScriptedSyncTransport: HTTPTransport {
         /// A response with a JSON body (a 409's RFC 9457 problem, say).
         case json(Int, String)
         case fail(any Error & Sendable)
+        /// Cancels the task that sends (the engine's), then throws `CancellationError` as a transport would.
+        case cancelTask
         /// A 200 batch response whose per-item statuses are `statuses` (parsed by ``EventsRequestBuilder``).
         case batch([Int])
     }
@@ -46,6 +48,9 @@ final class ScriptedSyncTransport: HTTPTransport {
         switch step {
         case .fail(let error):
             throw error
+        case .cancelTask:
+            withUnsafeCurrentTask { $0?.cancel() }
+            throw CancellationError()
         case .status(let status):
             if (200..<300).contains(status), let key = request.headers["Idempotency-Key"] {
                 state.withLock { state in
