@@ -206,6 +206,22 @@ struct SyncEngineTests {
         #expect(harness.delegate.failedEntities.value.count == 4)
     }
 
+    @Test("clearPendingMutations during a pass: the pass sends none of the cleared mutations")
+    func clearPendingDuringPass() async throws {
+        let gate = CallGate()
+        let harness = SyncHarness([.held(gate, status: 201)])
+        try harness.enqueue(["a", "b", "c"])
+        let pass = Task { await harness.engine.performSync() }
+        while gate.waitingCount == 0 { await Task.yield() }
+        #expect(try await harness.engine.clearPendingMutations(markEntitiesFailed: true) == 3)
+        #expect(harness.delegate.failedEntities.value == ["a", "b", "c"])
+        gate.open()
+        let report = await pass.value
+        #expect(harness.transport.requests.count == 1, "b and c were cleared (and marked failed) before they went out")
+        #expect(harness.delegate.applied.value == ["a"], "the request in flight still gets its answer")
+        #expect(report.remaining == 0)
+    }
+
     @Test(
         "The breaker's cooldown survives a restart, aged by the wall time that passed", arguments: BreakerKind.allCases)
     func persistedCooldown(breaker: BreakerKind) async throws {

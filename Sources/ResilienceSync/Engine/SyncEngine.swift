@@ -72,6 +72,9 @@ public actor SyncEngine {
 
     private var isNetworkAvailable = true
     private var isSyncing = false
+    /// How many times ``clearPendingMutations(markEntitiesFailed:)`` has begun: a pass that sees it change stops
+    /// before its next request, so nothing cleared goes out from a page it read earlier.
+    private var clearings = 0
     private var lastPersistedBreaker: PersistedBreakerState?
     private let wakeSignal = SyncWakeSignal()
 
@@ -226,9 +229,11 @@ public actor SyncEngine {
     }
 
     /// Deletes every pending mutation (a recovery for a queue stuck on unrecoverable mutations), optionally
-    /// marking their entities failed first, resets the breaker, and returns how many were cleared.
+    /// marking their entities failed first, resets the breaker, and returns how many were cleared. A pass
+    /// running meanwhile stops before its next request (a request already in flight still gets its answer).
     @discardableResult
     public func clearPendingMutations(markEntitiesFailed: Bool = true) async throws -> Int {
+        clearings += 1
         if markEntitiesFailed, let delegate {
             var cursor: Int64 = 0
             while true {
@@ -302,6 +307,7 @@ public actor SyncEngine {
         isSyncing = true
         defer { isSyncing = false }
         transition(to: .syncing)
+        let clearingsBefore = clearings
         var cursor: Int64 = 0
         pages: while pass.stop == nil {
             let page: [Mutation]
@@ -319,6 +325,8 @@ public actor SyncEngine {
                     pass.stop = .cancelled
                     break pages
                 }
+                // The queue is being cleared: the rest of this page is cleared too, and run() passes again.
+                if clearings != clearingsBefore { break pages }
                 let mutation = page[index]
                 if pass.blocked.contains(EntityKey(mutation)) {
                     index += 1

@@ -13,6 +13,8 @@ final class ScriptedSyncTransport: HTTPTransport {
         case fail(any Error & Sendable)
         /// Cancels the task that sends (the engine's), then throws `CancellationError` as a transport would.
         case cancelTask
+        /// Waits at `gate` until the test opens it, then answers `status`.
+        case held(CallGate, status: Int)
         /// A 200 batch response whose per-item statuses are `statuses` (parsed by ``EventsRequestBuilder``).
         case batch([Int])
     }
@@ -51,6 +53,9 @@ final class ScriptedSyncTransport: HTTPTransport {
         case .cancelTask:
             withUnsafeCurrentTask { $0?.cancel() }
             throw CancellationError()
+        case .held(let gate, let status):
+            try await gate.pass()
+            return HTTPResponse(status: status)
         case .status(let status):
             if (200..<300).contains(status), let key = request.headers["Idempotency-Key"] {
                 state.withLock { state in
