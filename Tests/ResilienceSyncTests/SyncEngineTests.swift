@@ -283,6 +283,19 @@ struct SyncEngineTests {
         #expect(key?.hasPrefix("batch-4-") == true)
     }
 
+    @Test("A 409 'already exists' answering a whole batch deletes no item's local data: it cannot say which exists")
+    func batchLevelConflictDeletesNothing() async throws {
+        let harness = SyncHarness(
+            [.json(409, ConflictBodies.exists)], builder: EventsRequestBuilder(supportsBatches: true))
+        try harness.enqueue(["a", "b", "c"])
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 1)
+        #expect(harness.delegate.deletedDuplicates.value.isEmpty, "no item is confirmed to exist")
+        #expect(report.duplicates == 0)
+        #expect(try harness.store.pending(limit: 10).map(\.entityID) == ["a", "b", "c"])
+        #expect(try harness.store.pending(limit: 10).map(\.attempts) == [1, 1, 1], "an ambiguous 409 per item")
+    }
+
     @Test("A batch answered with the wrong number of results fails every item, losing none")
     func malformedBatch() async throws {
         let harness = SyncHarness([.batch([201])], builder: EventsRequestBuilder(supportsBatches: true))

@@ -459,7 +459,7 @@ public actor SyncEngine {
             if let items = itemVerdicts.withLock({ $0 }) {
                 verdicts = items
             } else {
-                verdicts = group.map { verdict(for: error, mutation: $0) }
+                verdicts = group.map { verdict(for: error, mutation: $0, answersBatch: true) }
             }
         }
         stopIfBreakerOpened(verdicts.first(where: \.isRateLimited) ?? verdicts.first ?? .cancelled, pass: &pass)
@@ -541,10 +541,15 @@ public actor SyncEngine {
     // MARK: Verdicts
 
     /// What a 409 means for `mutation`: a confirmed duplicate, a request still in progress, or ambiguous.
-    private nonisolated func conflictVerdict(for response: HTTPResponse, mutation: Mutation?) -> Verdict? {
-        guard let meaning = IdempotencyConflict.meaning(of: response) else { return nil }
+    /// `answersBatch`: the 409 answers a whole batch request, so an "already exists" in it cannot say which of
+    /// the batch's entities exists, and is ambiguous for each of them.
+    private nonisolated func conflictVerdict(
+        for response: HTTPResponse, mutation: Mutation?, answersBatch: Bool = false
+    ) -> Verdict? {
+        guard var meaning = IdempotencyConflict.meaning(of: response) else { return nil }
         let rules = configuration.conflicts
         if let mutation, let confirms = rules.confirmsExisting, confirms(response, mutation) { return .duplicate }
+        if answersBatch, meaning == .entityExists { meaning = .ambiguous }
         switch meaning {
         case .entityExists:
             return .duplicate
@@ -565,17 +570,21 @@ public actor SyncEngine {
 
     /// The verdict for a response the engine did not accept as applied.
     private nonisolated func verdict(
-        forUnaccepted response: HTTPResponse, request: HTTPRequest?, mutation: Mutation?
+        forUnaccepted response: HTTPResponse, request: HTTPRequest?, mutation: Mutation?, answersBatch: Bool = false
     ) -> Verdict {
-        if let conflict = conflictVerdict(for: response, mutation: mutation) { return conflict }
+        if let conflict = conflictVerdict(for: response, mutation: mutation, answersBatch: answersBatch) {
+            return conflict
+        }
         let classification = classifier.classification(of: HTTPStatusError(response: response, request: request))
         if classification.category == .rateLimited { return .rateLimited(classification) }
         return .failed(classification, classification.message ?? "HTTP \(response.status)")
     }
 
-    private func verdict(for error: any Error, mutation: Mutation?) -> Verdict {
+    private func verdict(for error: any Error, mutation: Mutation?, answersBatch: Bool = false) -> Verdict {
         if let statusError = error as? HTTPStatusError {
-            return verdict(forUnaccepted: statusError.response, request: statusError.request, mutation: mutation)
+            return verdict(
+                forUnaccepted: statusError.response, request: statusError.request, mutation: mutation,
+                answersBatch: answersBatch)
         }
         if let rejection = error as? ResilienceError, Self.localRejections.contains(rejection.code) {
             let until = clock.now().advanced(by: rejection.retryAfter ?? configuration.pollInterval)
