@@ -35,6 +35,27 @@ struct MutationStoreContractTests {
         #expect(stored.idempotencyKey == first.idempotencyKey)
     }
 
+    @Test("Text fields come back exactly as enqueued, embedded NUL characters too", arguments: StoreKind.allCases)
+    func textFieldsRoundTrip(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let drafts = [
+            MutationDraft(
+                entityType: "évé\u{0}nt", entityID: "id\u{0}1", operation: MutationOperation(rawValue: "up\u{0}sert"),
+                idempotencyKey: "key\u{0}one"),
+            MutationDraft(entityType: "🗓️", entityID: "id\u{0}2", operation: .create, idempotencyKey: "key\u{0}two"),
+        ]
+        let stored = try store.enqueue(batch: drafts)
+        #expect(stored.map(\.idempotencyKey) == ["key\u{0}one", "key\u{0}two"])
+        let pending = try store.pending(limit: 10)
+        #expect(pending.map(\.idempotencyKey) == ["key\u{0}one", "key\u{0}two"])
+        #expect(pending.map(\.entityID) == ["id\u{0}1", "id\u{0}2"])
+        #expect(pending.map(\.entityType) == ["évé\u{0}nt", "🗓️"])
+        #expect(pending.first?.operation.rawValue == "up\u{0}sert")
+        try store.record(.attemptFailed(error: "bad\u{0}reply"), for: stored[0].id)
+        #expect(try store.pending(limit: 1).first?.lastError == "bad\u{0}reply")
+    }
+
     @Test("Batch enqueue is all or none", arguments: StoreKind.allCases)
     func batchAtomic(kind: StoreKind) throws {
         let (store, dispose) = try kind.make()

@@ -179,13 +179,23 @@ extension SQLiteConnection {
     /// SQLite copies bound text and blobs when given this destructor.
     static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
-    /// Binds text to a 1-based parameter.
+    /// Binds text to a 1-based parameter, all of its UTF-8 bytes (an embedded NUL character included).
     func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
         guard let text else {
             sqlite3_bind_null(statement, index)
             return
         }
-        sqlite3_bind_text(statement, index, text, -1, Self.transient)
+        var utf8 = text
+        utf8.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress, !chars.isEmpty else {
+                    sqlite3_bind_text(statement, index, "", 0, Self.transient)
+                    return
+                }
+                sqlite3_bind_text64(
+                    statement, index, base, sqlite3_uint64(chars.count), Self.transient, UInt8(SQLITE_UTF8))
+            }
+        }
     }
 
     /// Binds an integer to a 1-based parameter.
@@ -209,9 +219,11 @@ extension SQLiteConnection {
         }
     }
 
-    /// Reads a text column.
+    /// Reads a text column, all of its bytes (an embedded NUL character included).
     static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
-        sqlite3_column_text(statement, column).map { String(cString: $0) }
+        guard let text = sqlite3_column_text(statement, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Reads a blob column.
