@@ -99,6 +99,30 @@ struct SQLiteMutationStoreTests {
         #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "2")
     }
 
+    @Test("Two connections creating the same new file at once both open it (the schema is migrated once)")
+    func concurrentFirstOpen() throws {
+        for round in 0..<30 {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            let path = directory.path("queue.sqlite")
+            let failures = LockedBox<[String]>([])
+            let stores = LockedBox<[SQLiteMutationStore]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let store = try SQLiteMutationStore(path: path)
+                    stores.mutate { $0.append(store) }
+                } catch {
+                    failures.mutate { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.value.isEmpty, "round \(round)")
+            for (index, store) in stores.value.enumerated() { _ = try store.enqueue(Self.draft("from-\(index)")) }
+            #expect(try stores.value.first?.pendingCount() == stores.value.count)
+            for store in stores.value { store.close() }
+            if !failures.value.isEmpty { return }
+        }
+    }
+
     @Test("A schema newer than this build is a migration failure, and the file is left untouched")
     func newerSchema() throws {
         let directory = TemporaryDirectory()

@@ -83,7 +83,7 @@ public final class SQLiteMutationStore: MutationStore {
                 configuration.busyTimeout.components.seconds * 1000
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection.handle, Int32(clamping: milliseconds))
-            let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+            let mode = try enableWAL(connection, waitingUpTo: milliseconds)
             guard mode?.lowercased() == "wal" else {
                 throw MutationStoreError(
                     .storageConnectionFailed, message: "cannot enable WAL mode (journal mode is \(mode ?? "unknown"))")
@@ -103,6 +103,21 @@ public final class SQLiteMutationStore: MutationStore {
         } catch {
             connection.close()
             throw error
+        }
+    }
+
+    /// Switches the connection to WAL and returns the journal mode it is in. Two connections switching a new file
+    /// at once can deadlock on its locks, and SQLite then answers one of them busy at once, without waiting in
+    /// the busy handler: that one tries again every 5 ms, for up to the busy timeout, before it throws `DB_006`.
+    private static func enableWAL(_ connection: SQLiteConnection, waitingUpTo milliseconds: Int64) throws -> String? {
+        var waited: Int64 = 0
+        while true {
+            do {
+                return try connection.scalarText("PRAGMA journal_mode = WAL")
+            } catch let error as MutationStoreError where error.code == .storageBusy && waited < milliseconds {
+                Thread.sleep(forTimeInterval: 0.005)
+                waited += 5
+            }
         }
     }
 

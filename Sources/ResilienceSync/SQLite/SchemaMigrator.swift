@@ -40,18 +40,17 @@ enum SchemaMigrator {
     /// - Throws: `DB_002` when the file's schema is newer than this build or a migration fails (the failed
     ///   migration is rolled back; earlier ones stay); `DB_004`/`DB_006` pass through unchanged.
     static func migrate(_ connection: SQLiteConnection) throws {
-        let current = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
-        if current > latestVersion {
-            throw MutationStoreError(
-                .migrationFailed,
-                message: "the store's schema version \(current) is newer than this build supports (\(latestVersion))")
-        }
+        let current = try schemaVersion(of: connection)
         guard current < latestVersion else { return }
         for version in (current + 1)...latestVersion {
             do {
                 try connection.execute("BEGIN IMMEDIATE")
-                try connection.execute(migrations[version - 1])
-                try connection.execute("PRAGMA user_version = \(version)")
+                // Another connection (another store on the path, another process) may have migrated since the
+                // version was read: read it again under the write lock, and run only what is still missing.
+                if try schemaVersion(of: connection) < version {
+                    try connection.execute(migrations[version - 1])
+                    try connection.execute("PRAGMA user_version = \(version)")
+                }
                 try connection.execute("COMMIT")
             } catch {
                 connection.rollback()
@@ -63,5 +62,18 @@ enum SchemaMigrator {
                     .migrationFailed, message: "migration to schema version \(version) failed: \(error.message)")
             }
         }
+    }
+
+    /// The file's schema version (`PRAGMA user_version`).
+    ///
+    /// - Throws: `DB_002` when it is newer than this build supports.
+    private static func schemaVersion(of connection: SQLiteConnection) throws -> Int {
+        let version = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        if version > latestVersion {
+            throw MutationStoreError(
+                .migrationFailed,
+                message: "the store's schema version \(version) is newer than this build supports (\(latestVersion))")
+        }
+        return version
     }
 }
