@@ -313,6 +313,33 @@ struct SyncEngineTests {
         #expect(report.synced == 1 && report.failedAttempts == 1 && report.requestsSent == 1)
     }
 
+    @Test("Told offline during a pass: the pass sends nothing more and ends offline")
+    func offlineDuringPass() async throws {
+        let gate = CallGate()
+        let harness = SyncHarness([.held(gate, status: 201)])
+        try harness.enqueue(["a", "b", "c"])
+        let pass = Task { await harness.engine.performSync() }
+        while gate.waitingCount == 0 { await Task.yield() }
+        await harness.engine.setNetworkAvailable(false)
+        gate.open()
+        let report = await pass.value
+        #expect(harness.transport.requests.count == 1, "b and c wait for the network")
+        #expect(report.finalState == .offline)
+        #expect(harness.engine.state == .offline)
+        #expect(try harness.store.pending(limit: 10).map(\.entityID) == ["b", "c"])
+
+        // Told offline while the last request of a pass is out: the pass still ends offline.
+        let lastGate = CallGate()
+        let last = SyncHarness([.held(lastGate, status: 201)])
+        try last.enqueue(["only"])
+        let lastPass = Task { await last.engine.performSync() }
+        while lastGate.waitingCount == 0 { await Task.yield() }
+        await last.engine.setNetworkAvailable(false)
+        lastGate.open()
+        #expect(await lastPass.value.finalState == .offline)
+        #expect(try last.store.pendingCount() == 0, "the request that was out got its answer")
+    }
+
     @Test("Offline: no requests while unavailable; an unreachable network ends the pass as offline")
     func offline() async throws {
         let harness = SyncHarness([.fail(TestNetworkError.unreachable)])

@@ -327,6 +327,11 @@ public actor SyncEngine {
                 }
                 // The queue is being cleared: the rest of this page is cleared too, and run() passes again.
                 if clearings != clearingsBefore { break pages }
+                // Told offline (setNetworkAvailable(false)) while the last request was out: the engine pauses.
+                if !isNetworkAvailable {
+                    pass.stop = .offline
+                    break pages
+                }
                 let mutation = page[index]
                 if pass.blocked.contains(EntityKey(mutation)) {
                     index += 1
@@ -343,6 +348,8 @@ public actor SyncEngine {
                 if pass.stop != nil { break pages }
             }
         }
+        // Told offline while the pass's last request was out: the pass ends paused, like one told before it.
+        if pass.stop == nil, !isNetworkAvailable { pass.stop = .offline }
         return finish(pass, ending: pass.stop, after: before)
     }
 
