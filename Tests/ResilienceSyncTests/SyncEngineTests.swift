@@ -433,6 +433,28 @@ struct SyncEngineTests {
         #expect(harness.transport.applied.count == 3)
     }
 
+    @Test("Two run() loops on one engine both wake for work and both end when cancelled")
+    func twoRunLoops() async throws {
+        let harness = SyncHarness()
+        let ended = LockedBox(0)
+        let first = Task {
+            await harness.engine.run()
+            ended.mutate { $0 += 1 }
+        }
+        let second = Task {
+            await harness.engine.run()
+            ended.mutate { $0 += 1 }
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        _ = try await harness.engine.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        for _ in 0..<100_000 where try harness.store.pendingCount() > 0 { await Task.yield() }
+        #expect(try harness.store.pendingCount() == 0, "an enqueue wakes a loop")
+        first.cancel()
+        second.cancel()
+        for _ in 0..<100_000 where ended.value < 2 { await Task.yield() }
+        #expect(ended.value == 2, "a cancelled run() returns")
+    }
+
     @Test("run() passes again after the fixed poll interval: the engine grows no delay of its own")
     func runLoopPollsAtAFixedInterval() async throws {
         let unreachable = ScriptedSyncTransport.Step.fail(TestNetworkError.unreachable)
