@@ -222,6 +222,21 @@ struct SyncEngineTests {
         #expect(report.remaining == 0)
     }
 
+    @Test("A pass started while clearPendingMutations marks entities failed sends none of the mutations it clears")
+    func passDuringClear() async throws {
+        let harness = SyncHarness()
+        try harness.enqueue(["a", "b"])
+        let gate = CallGate()
+        harness.delegate.markGate.mutate { $0 = gate }
+        let clear = Task { try await harness.engine.clearPendingMutations(markEntitiesFailed: true) }
+        while gate.waitingCount == 0 { await Task.yield() }
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 0, "a and b are being cleared and marked failed")
+        gate.open()
+        #expect(try await clear.value == 2)
+        #expect(harness.transport.requests.isEmpty)
+    }
+
     @Test(
         "The breaker's cooldown survives a restart, aged by the wall time that passed", arguments: BreakerKind.allCases)
     func persistedCooldown(breaker: BreakerKind) async throws {

@@ -75,6 +75,8 @@ public actor SyncEngine {
     /// How many times ``clearPendingMutations(markEntitiesFailed:)`` has begun: a pass that sees it change stops
     /// before its next request, so nothing cleared goes out from a page it read earlier.
     private var clearings = 0
+    /// How many clears are under way (marking entities failed): no pass starts meanwhile.
+    private var clearsInProgress = 0
     private var lastPersistedBreaker: PersistedBreakerState?
     private let wakeSignal = SyncWakeSignal()
 
@@ -230,10 +232,13 @@ public actor SyncEngine {
 
     /// Deletes every pending mutation (a recovery for a queue stuck on unrecoverable mutations), optionally
     /// marking their entities failed first, resets the breaker, and returns how many were cleared. A pass
-    /// running meanwhile stops before its next request (a request already in flight still gets its answer).
+    /// running meanwhile stops before its next request (a request already in flight still gets its answer), and
+    /// none starts until the clear is done.
     @discardableResult
     public func clearPendingMutations(markEntitiesFailed: Bool = true) async throws -> Int {
         clearings += 1
+        clearsInProgress += 1
+        defer { clearsInProgress -= 1 }
         if markEntitiesFailed, let delegate {
             var cursor: Int64 = 0
             while true {
@@ -288,7 +293,8 @@ public actor SyncEngine {
     @discardableResult
     public func performSync() async -> SyncReport {
         var pass = SyncPass()
-        guard !isSyncing else {
+        // A pass is under way, or a clear is (the clear wakes run() when it is done).
+        guard !isSyncing, clearsInProgress == 0 else {
             pass.report.finalState = state
             return pass.report
         }

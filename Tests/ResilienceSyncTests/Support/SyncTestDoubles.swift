@@ -139,8 +139,11 @@ final class RecordingSyncDelegate: SyncEngineDelegate {
     let failedEntities = LockedBox<[String]>([])
     let deletedDuplicates = LockedBox<[String]>([])
     let applied = LockedBox<[String]>([])
+    /// When set, marking an entity failed waits at this gate first (a slow local database).
+    let markGate = LockedBox<CallGate?>(nil)
 
     func markEntityFailed(_ mutation: Mutation, reason: String) async {
+        if let gate = markGate.value { try? await gate.pass() }
         failedEntities.mutate { $0.append(mutation.entityID) }
     }
 
