@@ -42,13 +42,13 @@ struct MutationStoreContractTests {
         let drafts = [
             MutationDraft(
                 entityType: "évé\u{0}nt", entityID: "id\u{0}1", operation: MutationOperation(rawValue: "up\u{0}sert"),
-                idempotencyKey: "key\u{0}one"),
-            MutationDraft(entityType: "🗓️", entityID: "id\u{0}2", operation: .create, idempotencyKey: "key\u{0}two"),
+                idempotencyKey: "ключ-one"),
+            MutationDraft(entityType: "🗓️", entityID: "id\u{0}2", operation: .create, idempotencyKey: "ключ-two"),
         ]
         let stored = try store.enqueue(batch: drafts)
-        #expect(stored.map(\.idempotencyKey) == ["key\u{0}one", "key\u{0}two"])
+        #expect(stored.map(\.idempotencyKey) == ["ключ-one", "ключ-two"])
         let pending = try store.pending(limit: 10)
-        #expect(pending.map(\.idempotencyKey) == ["key\u{0}one", "key\u{0}two"])
+        #expect(pending.map(\.idempotencyKey) == ["ключ-one", "ключ-two"])
         #expect(pending.map(\.entityID) == ["id\u{0}1", "id\u{0}2"])
         #expect(pending.map(\.entityType) == ["évé\u{0}nt", "🗓️"])
         #expect(pending.first?.operation.rawValue == "up\u{0}sert")
@@ -104,6 +104,21 @@ struct MutationStoreContractTests {
             } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
         }
         #expect(try store.pendingCount() == 0)
+    }
+
+    @Test("An idempotency key a header cannot carry (a control character) is rejected", arguments: StoreKind.allCases)
+    func keyHeaderCannotCarry(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        for key in ["abc\r\nX-Injected: yes", "line\nbreak", "nul\u{0}", "bell\u{7}", "del\u{7F}"] {
+            #expect("\(key.debugDescription)") {
+                try store.enqueue(
+                    MutationDraft(entityType: "event", entityID: "1", operation: .create, idempotencyKey: key))
+            } throws: { ($0 as? MutationStoreError)?.code == .constraintViolation }
+        }
+        #expect(try store.pendingCount() == 0)
+        _ = try store.enqueue(
+            MutationDraft(entityType: "event", entityID: "1", operation: .create, idempotencyKey: "ключ é"))
     }
 
     @Test("Failures count attempts; moving to failed keeps the mutation for review", arguments: StoreKind.allCases)

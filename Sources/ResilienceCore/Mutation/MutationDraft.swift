@@ -10,7 +10,8 @@ public struct MutationDraft: Hashable, Sendable {
     public var operation: MutationOperation
     /// The payload.
     public var payload: Data
-    /// The idempotency key; a new UUID when not given.
+    /// The idempotency key; a new UUID when not given. Sent as the `Idempotency-Key` header, so it has no control
+    /// characters (``validate(maximumPayloadBytes:)``).
     public var idempotencyKey: String
 
     /// Creates a draft.
@@ -36,7 +37,8 @@ public struct MutationDraft: Hashable, Sendable {
     public static let defaultMaximumPayloadBytes = 1 << 20
 
     /// Checks the draft before it is stored: non-empty entity type, entity id and idempotency key (each at
-    /// most 1,024 bytes) and a payload of at most `maximumPayloadBytes`.
+    /// most 1,024 bytes), an idempotency key without control characters (it is sent as the `Idempotency-Key`
+    /// header, which cannot carry them) and a payload of at most `maximumPayloadBytes`.
     ///
     /// - Throws: ``MutationStoreError`` with code `DB_003` (constraint violation) naming the bad field.
     public func validate(maximumPayloadBytes: Int = MutationDraft.defaultMaximumPayloadBytes) throws {
@@ -49,6 +51,11 @@ public struct MutationDraft: Hashable, Sendable {
             if value.utf8.count > 1024 {
                 throw MutationStoreError(.constraintViolation, message: "the \(name) is longer than 1024 bytes")
             }
+        }
+        if idempotencyKey.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw MutationStoreError(
+                .constraintViolation,
+                message: "the idempotency key has a control character, which an HTTP header cannot carry")
         }
         if payload.count > maximumPayloadBytes {
             throw MutationStoreError(
