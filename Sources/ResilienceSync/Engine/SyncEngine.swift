@@ -333,7 +333,7 @@ public actor SyncEngine {
                 }
                 // The queue is being cleared: the rest of this page is cleared too, and run() passes again.
                 if clearings != clearingsBefore { break pages }
-                // Told offline (setNetworkAvailable(false)) while the last request was out: the engine pauses.
+                // Told offline (setNetworkAvailable(false)) during the pass: nothing more goes out.
                 if !isNetworkAvailable {
                     pass.stop = .offline
                     break pages
