@@ -7,7 +7,8 @@ import ResilienceCore
 /// ``confirmsExisting`` can confirm it for an API with its own convention. A 409 saying a request with the same
 /// `Idempotency-Key` is still in progress keeps the mutation queued (no attempt counted) for a later pass with
 /// the same key. Any other 409 is ambiguous: a failed attempt that keeps local data, unless
-/// ``ambiguousMeansDuplicate`` is set.
+/// ``ambiguousMeansDuplicate`` is set. A 409 answering a whole batch request cannot say which of its items
+/// exists: an "already exists" in it is ambiguous for each item (``confirmsExisting`` is still asked per item).
 ///
 /// ```swift
 /// var configuration = SyncEngine.Configuration()
