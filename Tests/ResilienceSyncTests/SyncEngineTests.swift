@@ -470,6 +470,21 @@ struct SyncEngineTests {
         #expect(ended.value == 2, "a cancelled run() returns")
     }
 
+    @Test("A state stream ends when its engine is gone")
+    func stateStreamEndsWithEngine() async throws {
+        var harness: SyncHarness? = SyncHarness()
+        let updates = try #require(harness?.engine.stateUpdates())
+        let ended = LockedBox(false)
+        let reader = Task {
+            for await _ in updates {}
+            ended.mutate { $0 = true }
+        }
+        harness = nil
+        for _ in 0..<100_000 where !ended.value { await Task.yield() }
+        #expect(ended.value, "a reader of a released engine's states is not left waiting for ever")
+        reader.cancel()
+    }
+
     @Test("run() passes again after the fixed poll interval: the engine grows no delay of its own")
     func runLoopPollsAtAFixedInterval() async throws {
         let unreachable = ScriptedSyncTransport.Step.fail(TestNetworkError.unreachable)

@@ -130,6 +130,9 @@ public actor SyncEngine {
         broadcaster = SyncStateBroadcaster(initial: restored.state)
     }
 
+    /// Ends every ``stateUpdates()`` stream, so their readers do not wait for ever for an engine that is gone.
+    deinit { broadcaster.finish() }
+
     private static func restoreBreaker(
         _ breaker: (any ResettableBreaker & PersistableBreaker & MeasurableBreaker)?,
         from store: any MutationQueue & MutationMetadataStore,
@@ -158,7 +161,8 @@ public actor SyncEngine {
     /// The current state (readable from any task without awaiting the actor).
     public nonisolated var state: SyncState { broadcaster.current }
 
-    /// A stream of states for a UI: the current state first, then every change. Ends when the reader stops.
+    /// A stream of states for a UI: the current state first, then every change. Ends when the reader stops or
+    /// the engine is released.
     public nonisolated func stateUpdates() -> AsyncStream<SyncState> { broadcaster.stream() }
 
     /// Whether the rate-limit breaker currently refuses to send.
