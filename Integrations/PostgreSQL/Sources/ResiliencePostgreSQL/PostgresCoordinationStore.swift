@@ -46,7 +46,9 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         /// How often ``run()`` sweeps expired rows.
         public var sweepInterval: Duration = .seconds(60)
         /// The longest any one call may take, waiting for a connection included; past it the call throws
-        /// ``CoordinationStoreError/timedOut(_:)`` (the pool keeps reconnecting in the background).
+        /// ``CoordinationStoreError/timedOut(_:)`` (the pool keeps reconnecting in the background). A statement
+        /// still running then (waiting for a lock, or on a server that stopped answering) has its connection
+        /// closed, as has one whose caller cancelled the call.
         public var callTimeout: Duration = .seconds(2)
         /// How often a statement that failed to serialize (SQLSTATE 40001 or 40P01) is tried again before the
         /// call fails with ``PostgresStoreError/Code/serializationFailure``.
@@ -562,7 +564,8 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     }
 
     /// Runs a statement within ``Configuration/callTimeout`` through Core's timer race on the continuous clock,
-    /// trying it again after a serialization failure, and classifies every failure.
+    /// trying it again after a serialization failure, and classifies every failure. A call cancelled while its
+    /// statement runs closes the statement's connection, so it ends at once even when the server does not answer.
     private func attempt<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as: (repeat each Column).Type
     ) async throws(PostgresStoreError) -> [(repeat each Column)] {
@@ -576,13 +579,23 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                 var failures = 0
                 while true {
                     do {
-                        var result: [(repeat each Column)] = []
-                        for try await row in try await client.query(query, logger: logger).decode(
-                            (repeat each Column).self)
-                        {
-                            result.append(row)
+                        return try await client.withConnection { connection in
+                            // postgres-nio cannot cancel a statement the server is running (one waiting for a
+                            // lock, or a server that stopped answering), so a call that is cancelled, by
+                            // `callTimeout` or by its caller, closes its connection: the statement fails at once
+                            // and the pool opens another connection.
+                            try await withTaskCancellationHandler {
+                                var result: [(repeat each Column)] = []
+                                for try await row in try await connection.query(query, logger: logger).decode(
+                                    (repeat each Column).self)
+                                {
+                                    result.append(row)
+                                }
+                                return RowsBox(rows: result)
+                            } onCancel: {
+                                _ = connection.close() as EventLoopFuture<Void>
+                            }
                         }
-                        return RowsBox(rows: result)
                     } catch let error as PSQLError
                         where PostgresStoreError.isSerializationConflict(error.serverInfo?[.sqlState])
                     {
