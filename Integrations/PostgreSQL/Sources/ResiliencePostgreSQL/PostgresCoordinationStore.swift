@@ -21,7 +21,8 @@ import ServiceLifecycle
 /// - **Breaker changes pushed** with `LISTEN`/`NOTIFY`: a trigger announces every breaker write; while the
 ///   listening connection is up, ``breakerRecord(key:)`` answers from memory until a notification says the key
 ///   changed, and ``breakerChanges()`` hands the changed keys to whoever wants to react at once. While it is
-///   down, every read goes to the database (polling is the fallback).
+///   down, every read goes to the database (polling is the fallback); a listening connection that stops answering
+///   (checked every ``Configuration/listenerCheckInterval``) is closed and counts as down.
 /// - **One sweeper at a time**: ``run()`` sweeps every ``Configuration/sweepInterval`` under a transaction-level
 ///   advisory lock, over indexed expiry columns.
 ///
@@ -61,6 +62,10 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         public var cachedRecordLifetime: Duration = .seconds(10)
         /// How long ``run()`` waits before preparing the schema or listening again after a failure.
         public var reconnectInterval: Duration = .seconds(1)
+        /// How often ``run()`` checks that the listening connection still answers (one `SELECT 1` on it, within
+        /// ``callTimeout``). A connection that does not (a server or a network path gone without closing it) is
+        /// closed: breaker reads go to the database and ``run()`` listens again on another connection.
+        public var listenerCheckInterval: Duration = .seconds(1)
 
         /// Creates the default configuration.
         public init() {}
@@ -221,9 +226,13 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                     try await connection.listen(on: channel) { notifications in
                         self.cache.setLive(true)
                         self.announce("")
-                        for try await notification in notifications {
-                            self.cache.invalidate(notification.payload)
-                            self.announce(notification.payload)
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask { await self.checkUntilSilent(connection) }
+                            defer { group.cancelAll() }
+                            for try await notification in notifications {
+                                self.cache.invalidate(notification.payload)
+                                self.announce(notification.payload)
+                            }
                         }
                     }
                 }
@@ -233,6 +242,26 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
             cache.setLive(false)
             announce("")
             do { try await Task.sleep(for: configuration.reconnectInterval) } catch { return }
+        }
+    }
+
+    /// Asks the listening connection `SELECT 1` every ``Configuration/listenerCheckInterval``; closes it (which
+    /// ends the listening) when an answer misses ``Configuration/callTimeout``. A connection whose server or
+    /// network path went away without closing it would otherwise look like one that has nothing to deliver.
+    private func checkUntilSilent(_ connection: PostgresConnection) async {
+        let logger = logger
+        while true {
+            do { try await Task.sleep(for: configuration.listenerCheckInterval) } catch { return }
+            do {
+                _ = try await withDeadline(after: configuration.callTimeout, clock: .continuous) {
+                    RowsBox(rows: try await Self.rows(of: "SELECT 1", on: connection, logger: logger, as: Int32.self))
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("breaker notifications: the listening connection did not answer: \(error)")
+                _ = connection.close() as EventLoopFuture<Void>
+                return
+            }
         }
     }
 
@@ -580,21 +609,9 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                 while true {
                     do {
                         return try await client.withConnection { connection in
-                            // postgres-nio cannot cancel a statement the server is running (one waiting for a
-                            // lock, or a server that stopped answering), so a call that is cancelled, by
-                            // `callTimeout` or by its caller, closes its connection: the statement fails at once
-                            // and the pool opens another connection.
-                            try await withTaskCancellationHandler {
-                                var result: [(repeat each Column)] = []
-                                for try await row in try await connection.query(query, logger: logger).decode(
-                                    (repeat each Column).self)
-                                {
-                                    result.append(row)
-                                }
-                                return RowsBox(rows: result)
-                            } onCancel: {
-                                _ = connection.close() as EventLoopFuture<Void>
-                            }
+                            RowsBox(
+                                rows: try await Self.rows(
+                                    of: query, on: connection, logger: logger, as: (repeat each Column).self))
                         }
                     } catch let error as PSQLError
                         where PostgresStoreError.isSerializationConflict(error.serverInfo?[.sqlState])
@@ -609,6 +626,24 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
             throw PostgresStoreError(.unavailable, message: "call timed out", deadline: timeout)
         } catch {
             throw Self.classify(error)
+        }
+    }
+
+    /// Runs `query` on `connection` and collects its rows. postgres-nio cannot cancel a statement the server is
+    /// running (one waiting for a lock, or on a server that stopped answering), so when the calling task is
+    /// cancelled (a deadline, or the caller) the connection is closed: the statement fails at once and a pool
+    /// opens another connection.
+    private static func rows<each Column: PostgresDecodable & Sendable>(
+        of query: PostgresQuery, on connection: PostgresConnection, logger: Logger, as: (repeat each Column).Type
+    ) async throws -> [(repeat each Column)] {
+        try await withTaskCancellationHandler {
+            var result: [(repeat each Column)] = []
+            for try await row in try await connection.query(query, logger: logger).decode((repeat each Column).self) {
+                result.append(row)
+            }
+            return result
+        } onCancel: {
+            _ = connection.close() as EventLoopFuture<Void>
         }
     }
 

@@ -54,6 +54,100 @@ struct PostgresOutageTests {
         }
     }
 
+    /// The listening connection's server process stops (`SIGSTOP`): the connection stays open but nothing
+    /// arrives on it, as when a network path or a failed-over server goes away without closing it. The store
+    /// must notice, read breaker records from the database, and listen again on another connection.
+    @Test(
+        .enabled(
+            if: SharedLimitDemoTests.canControlTheCluster,
+            "needs the local cluster of .ci/postgres.sh (RESILIENCE_PG_CTL) to signal its server processes"))
+    func aListeningConnectionThatStopsAnsweringIsReplaced() async throws {
+        let prefix = freshPrefix("silent")
+        var configuration = TestDatabase.configuration(prefix: prefix)
+        configuration.callTimeout = .seconds(1)
+        var writing = configuration
+        writing.listensForBreakerChanges = false
+        try await TestDatabase.withStore(configuration) { reader in
+            try await TestDatabase.withStore(writing) { writer in
+                try await Self.replaceSilentListener(of: reader, writer: writer, prefix: prefix)
+            }
+        }
+    }
+
+    /// The body of ``aListeningConnectionThatStopsAnsweringIsReplaced()``.
+    static func replaceSilentListener(
+        of reader: PostgresCoordinationStore, writer: PostgresCoordinationStore, prefix: String
+    ) async throws {
+        let key = "silent"
+        let clock = ContinuousClock()
+        try await writer.migrate()
+        #expect(await eventually(within: .seconds(10)) { reader.isListeningForBreakerChanges })
+        let closed = BreakerRecordUpdate(key: key, expectedVersion: 0, state: .closed, timeToLive: .seconds(60))
+        guard case .applied(let first) = try await writer.updateBreaker(closed) else {
+            Issue.record("the first write should apply")
+            return
+        }
+        let cached = try await eventually(within: .seconds(5)) {
+            try await reader.breakerRecord(key: key)?.version == first.version
+        }
+        #expect(cached)
+
+        let listener = try await Self.listeningBackends(of: prefix)
+        try #require(listener.count == 1, "expected one listening backend, found \(listener)")
+        kill(listener[0], SIGSTOP)
+        defer { kill(listener[0], SIGCONT) }
+        let stopped = clock.now
+        let open = BreakerRecordUpdate(
+            key: key, expectedVersion: first.version, state: .open, openFor: .seconds(60),
+            timeToLive: .seconds(120))
+        guard case .applied(let second) = try await writer.updateBreaker(open) else {
+            Issue.record("the second write should apply")
+            return
+        }
+        // The record stays cached for up to 10 s (cachedRecordLifetime) when no notification comes; a
+        // silent listening connection must be noticed long before that.
+        let seen = await eventually(within: .seconds(8)) {
+            (try? await reader.breakerRecord(key: key))?.version == second.version
+        }
+        let seenAfter = stopped.duration(to: clock.now)
+        #expect(seen && seenAfter < .seconds(5), "the change was read \(seenAfter) after it was written")
+        // Listening again on another connection, and notified of the next change.
+        let stoppedBackend = listener[0]
+        let relistening = try await eventually(within: .seconds(10)) {
+            guard reader.isListeningForBreakerChanges else { return false }
+            let backends = try await Self.listeningBackends(of: prefix)
+            return backends.contains { $0 != stoppedBackend }
+        }
+        #expect(relistening, "not listening again on another connection within 10 s")
+        let changes = reader.breakerChanges()
+        let notified = Task { () -> Bool in
+            for await changed in changes where changed == key { return true }
+            return false
+        }
+        let stopper = Task {
+            try? await Task.sleep(for: .seconds(5))
+            notified.cancel()
+        }
+        defer { stopper.cancel() }
+        let reclosed = BreakerRecordUpdate(
+            key: key, expectedVersion: second.version, state: .closed, timeToLive: .seconds(60))
+        _ = try await writer.updateBreaker(reclosed)
+        #expect(await notified.value, "no notification on the new listening connection within 5 s")
+    }
+
+    /// The server processes listening on the store's breaker channel.
+    static func listeningBackends(of prefix: String) async throws -> [Int32] {
+        try await TestDatabase.withClient { client in
+            var pids: [Int32] = []
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' "
+                        + "AND position('\(prefix)_' IN query) > 0"))
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
+    }
+
     /// What a lease call answered (how many slots it granted), as a value.
     static func lease(
         _ request: TokenLeaseRequest, from store: PostgresCoordinationStore
