@@ -50,4 +50,15 @@ public enum TransportExchange {
         context.reportQuota(from: response.headers, responseDate: response.headers["Date"].flatMap(HTTPDate.parse))
         return response
     }
+
+    /// Whether a response with `status` to a `method` request carries a body (RFC 9110 §6.4.1): a response to
+    /// `HEAD`, a 1xx, a 204 and a 304 have none, whatever their `Content-Length` says (it describes the body a
+    /// `GET` would have had). A transport neither refuses such a response for its declared length nor waits for
+    /// that many bytes.
+    /// - Parameters:
+    ///   - status: The response's status code.
+    ///   - method: The method of the request it answers.
+    public static func responseHasBody(status: Int, method: HTTPMethod) -> Bool {
+        method != .head && status >= 200 && status != 204 && status != 304
+    }
 }

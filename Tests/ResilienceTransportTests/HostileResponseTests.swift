@@ -45,6 +45,21 @@ struct HostileResponseTests {
         return classify(error)
     }
 
+    @Test("A HEAD of a body larger than the cap is answered: its Content-Length announces no body to refuse")
+    func headOfLargeBody() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/big", .respond(status: 200, body: Data(count: 200_000)))
+        var configuration = URLSessionTransportConfiguration()
+        configuration.maximumResponseSize = 100_000
+        let transport = URLSessionTransport(configuration: configuration)
+        let response = try await transport.send(
+            HTTPRequest(method: .head, url: server.url("/big")), context: realContext())
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Length"] == "200000")
+        #expect(response.body.isEmpty)
+    }
+
     @Test("GitHub's 403 with x-ratelimit-remaining: 0 is rate-limited with the reset hint, not AUTH_003")
     func gitHubRateLimit403() async throws {
         let reset = Int(Date().timeIntervalSince1970) + 120

@@ -47,7 +47,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let http = response as? HTTPURLResponse
         exchanges.withLock { $0[dataTask.taskIdentifier]?.response = http }
         let encoded = http?.value(forHTTPHeaderField: "Content-Encoding").map { !$0.isEmpty } ?? false
-        if declared > Int64(limit) && !encoded {
+        let method = HTTPMethod(rawValue: dataTask.currentRequest?.httpMethod ?? "GET")
+        let hasBody = TransportExchange.responseHasBody(status: http?.statusCode ?? 200, method: method)
+        if declared > Int64(limit) && !encoded && hasBody {
             exchanges.withLock {
                 $0[dataTask.taskIdentifier]?.failure = .responseTooLarge(limit: limit, url: response.url)
             }
