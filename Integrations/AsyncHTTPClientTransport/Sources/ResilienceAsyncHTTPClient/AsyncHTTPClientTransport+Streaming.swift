@@ -120,11 +120,11 @@ extension AsyncHTTPClientTransport {
         let limit = now.duration(to: deadline)
         guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
         let backstop = NIODeadline.now() + TimeAmount(limit)
-        let head: HeadAndURL
+        let head: HeadAndRequest
         do {
             head = try await withDeadline(until: deadline, clock: clock) {
-                let (response, url) = try await self.head(of: request, upload: upload, deadline: backstop)
-                return HeadAndURL(response: response, url: url)
+                let (response, final) = try await self.head(of: request, upload: upload, deadline: backstop)
+                return HeadAndRequest(response: response, request: final)
             }
         } catch is DeadlineExceededError {
             context.emit(.timedOut) { $0.duration = limit }
@@ -132,9 +132,7 @@ extension AsyncHTTPClientTransport {
         }
         let response = head.response
         let cap = configuration.maximumResponseSize
-        let encoding = response.headers.first(name: "content-encoding")?.lowercased() ?? ""
-        let encoded = !encoding.isEmpty && encoding != "identity"
-        let declared = encoded ? nil : response.headers.first(name: "content-length").flatMap { Int($0) }
+        let declared = AsyncHTTPClientTransport.declaredBodyLength(of: response, to: head.request)
         if let declared, declared > cap { throw TransportError.responseTooLarge(limit: cap, url: head.url) }
         var headers = ResilienceCore.HTTPHeaders()
         for (name, value) in response.headers { headers.add(name: name, value: value) }
@@ -145,10 +143,11 @@ extension AsyncHTTPClientTransport {
     }
 }
 
-/// The final response head and its URL, carried out of the deadline race.
-private struct HeadAndURL: Sendable {
+/// The final response head and the request it answers, carried out of the deadline race.
+private struct HeadAndRequest: Sendable {
     let response: HTTPClientResponse
-    let url: URL
+    let request: HTTPRequest
+    var url: URL { request.url }
 }
 
 /// An upload body as AsyncHTTPClient takes it: the caller's chunks of `Data` as `ByteBuffer`s.

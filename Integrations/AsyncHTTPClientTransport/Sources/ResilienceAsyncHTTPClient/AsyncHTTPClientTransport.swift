@@ -130,15 +130,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Sends `request`, following redirects under ``RedirectPolicy``, and reads the final body under the cap.
     private func exchange(_ request: HTTPRequest, within limit: Duration) async throws -> HTTPResponse {
         // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
-        let (response, url) = try await head(of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit))
-        return try await collect(response, url: url)
+        let (response, final) = try await head(
+            of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit))
+        return try await collect(response, to: final)
     }
 
-    /// Sends `request` (with `upload` as its body when given) and returns the head of the final response and its
-    /// URL, following redirects under ``RedirectPolicy`` unless the body is a stream, which cannot be sent twice.
+    /// Sends `request` (with `upload` as its body when given) and returns the head of the final response and the
+    /// request it answers, following redirects under ``RedirectPolicy`` unless the body is a stream, which cannot
+    /// be sent twice.
     func head(
         of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
-    ) async throws -> (HTTPClientResponse, URL) {
+    ) async throws -> (HTTPClientResponse, HTTPRequest) {
         var rules = RedirectPolicy(
             originalURL: request.url, maximumRedirects: configuration.maximumRedirects,
             allowsDowngrade: configuration.allowsRedirectDowngrade)
@@ -147,7 +149,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         while true {
             let response = try await execute(current, upload: streamedBody, deadline: deadline)
             guard streamedBody == nil, let target = Self.redirectTarget(of: response, from: current.url) else {
-                return (response, current.url)
+                return (response, current)
             }
             await Self.discard(response.body)
             switch rules.evaluate(from: current.url, to: target) {
@@ -182,14 +184,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Reads the body chunk by chunk (AsyncHTTPClient asks the socket for more only as chunks are consumed),
     /// failing as soon as the count crosses the cap; leaving the loop cancels the request.
-    private func collect(_ response: HTTPClientResponse, url: URL) async throws -> HTTPResponse {
+    private func collect(_ response: HTTPClientResponse, to request: HTTPRequest) async throws -> HTTPResponse {
         let cap = configuration.maximumResponseSize
-        let encoding = response.headers.first(name: "content-encoding")?.lowercased() ?? ""
-        let encoded = !encoding.isEmpty && encoding != "identity"
-        let declared = response.headers.first(name: "content-length").flatMap { Int($0) }
-        if let declared, declared > cap, !encoded { throw TransportError.responseTooLarge(limit: cap, url: url) }
+        let url = request.url
+        let declared = Self.declaredBodyLength(of: response, to: request)
+        if let declared, declared > cap { throw TransportError.responseTooLarge(limit: cap, url: url) }
         var body = Data()
-        if let declared, !encoded { body.reserveCapacity(declared) }
+        if let declared { body.reserveCapacity(declared) }
         do {
             for try await chunk in response.body {
                 guard body.count + chunk.readableBytes <= cap else {
@@ -200,15 +201,26 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch let failure as TransportError {
             throw failure
         } catch {
-            let progress = Progress(received: body.count, declared: encoded ? nil : declared)
+            let progress = Progress(received: body.count, declared: declared)
             throw Self.translate(error, url: url, progress: progress)
         }
-        if let declared, !encoded, body.count < declared {
+        if let declared, body.count < declared {
             throw TransportError.truncated(received: body.count, expected: declared, url: url)
         }
         var headers = ResilienceCore.HTTPHeaders()
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: body, url: url)
+    }
+
+    /// The body length the response's `Content-Length` promises, or nil when it promises none the transport can
+    /// count: an encoded body (counted after decompression), or a response that has no body whatever its
+    /// `Content-Length` says (to `HEAD`, a 1xx, 204 or 304: `TransportExchange.responseHasBody(status:method:)`).
+    static func declaredBodyLength(of response: HTTPClientResponse, to request: HTTPRequest) -> Int? {
+        let encoding = response.headers.first(name: "content-encoding")?.lowercased() ?? ""
+        guard encoding.isEmpty || encoding == "identity",
+            TransportExchange.responseHasBody(status: Int(response.status.code), method: request.method)
+        else { return nil }
+        return response.headers.first(name: "content-length").flatMap { Int($0) }
     }
 
     /// Reads a redirect's (small) body so the connection can be reused; a large one is abandoned, which

@@ -5,7 +5,8 @@
 public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     /// The largest body accepted, counted after decompression while streaming (default 10 MB). A larger body
     /// fails with `TransportError.responseTooLarge` (`NET_011`) as soon as it crosses the limit; a plain body
-    /// whose `Content-Length` is already larger is refused on the response head, before any byte is read.
+    /// whose `Content-Length` is already larger is refused on the response head, before any byte is read (not a
+    /// response to `HEAD`, a 1xx, 204 or 304, which has no body whatever its `Content-Length` says).
     public var maximumResponseSize: Int = 10 * 1024 * 1024
     /// How many redirects one request may follow (default 10). The transport follows them itself.
     public var maximumRedirects: Int = 10

@@ -29,6 +29,34 @@ struct AsyncHTTPClientTransportTests {
         #expect(String(decoding: response.body, as: UTF8.self) == "late but in time")
     }
 
+    @Test("A HEAD and a 304 are answered whatever their Content-Length: it announces no body to wait for")
+    func responsesWithoutBody() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/small", .ok("hello"), .ok("hello"))
+        server.script("/large", .respond(status: 200, body: Data(count: 200_000)))
+        let notModified = "HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nContent-Length: 100\r\n\r\n"
+        server.script("/cached", .garbage(Data(notModified.utf8)))
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 100_000
+        try await withTransport(configuration) { transport in
+            let small = try await send(server.url("/small"), with: transport, method: .head)
+            #expect(small.status == 200)
+            #expect(small.body.isEmpty)
+            let large = try await send(server.url("/large"), with: transport, method: .head)
+            #expect(large.status == 200, "a HEAD of a body over the cap is not refused")
+            #expect(large.headers["Content-Length"] == "200000")
+            let cached = try await send(server.url("/cached"), with: transport)
+            #expect(cached.status == 304)
+            let streamed = try await transport.stream(
+                HTTPRequest(method: .head, url: server.url("/small")), context: realContext())
+            var received = 0
+            for try await chunk in streamed.body { received += chunk.count }
+            #expect(streamed.status == 200)
+            #expect(received == 0)
+        }
+    }
+
     @Test("A huge body without a usable Content-Length is cut while streaming, at the cap")
     func capWhileStreaming() async throws {
         let server = try FaultServer()
