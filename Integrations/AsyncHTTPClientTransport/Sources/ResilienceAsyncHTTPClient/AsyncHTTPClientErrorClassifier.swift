@@ -130,6 +130,12 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
         }
     }
 
+    /// A request the client cancelled because it was shut down while the request ran, not because its task was
+    /// cancelled (AsyncHTTPClient gives both `HTTPClientError.cancelled`; ``AsyncHTTPClientTransport`` tells them
+    /// apart by the task). Not transient: the client will not send again; it may have been sent.
+    static let shutDownUnderRequest = make(
+        .unknown, .unknown, "the HTTPClient was shut down while the request ran", transient: false, level: .error)
+
     /// A failed connection attempt (DNS, then every address tried): nothing was sent.
     static func classification(of error: NIOConnectionError) -> FailureClassification {
         let target = "\(error.host):\(error.port)"

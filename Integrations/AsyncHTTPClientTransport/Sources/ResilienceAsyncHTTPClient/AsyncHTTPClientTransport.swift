@@ -75,8 +75,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.ownsClient = true
     }
 
-    /// Shuts down the client the transport created, after its requests finish (does nothing for a client
-    /// passed in, such as `HTTPClient.shared`). Idempotent.
+    /// Shuts down the client the transport created (does nothing for a client passed in, such as
+    /// `HTTPClient.shared`). Idempotent.
+    ///
+    /// It does not wait for requests still running: AsyncHTTPClient cancels them, and each fails with a
+    /// `TransportError` that says the client was shut down (`UNK_001`, not transient; it may have been sent), not
+    /// with `CancellationError`, since its caller did not cancel it. Stop sending first (in a `ServiceGroup`, list
+    /// the transport before the services that send through it).
     public func shutdown() async throws {
         guard ownsClient else { return }
         do {
@@ -261,7 +266,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         if let clientError = error as? HTTPClientError,
             clientError == .cancelled || clientError == .requestStreamCancelled
         {
-            return CancellationError()
+            // AsyncHTTPClient cancels a request for its task's cancellation (the caller's, or the deadline race's)
+            // and also when the client shuts down under it; only the first is the caller's cancellation.
+            if Task.isCancelled { return CancellationError() }
+            return TransportError(AsyncHTTPClientErrorClassifier.shutDownUnderRequest, url: url)
         }
         if let clientError = error as? HTTPClientError, clientError == .unsupportedScheme(url.scheme ?? "") {
             return TransportError(

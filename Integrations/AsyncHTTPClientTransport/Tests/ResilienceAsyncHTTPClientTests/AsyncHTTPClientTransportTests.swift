@@ -151,6 +151,27 @@ struct AsyncHTTPClientTransportTests {
         #expect(posts.allSatisfy { $0.body == body }, "every POST the server saw carried its body")
     }
 
+    @Test("A request cut off by the transport's shutdown fails as a TransportError: its task was not cancelled")
+    func shutdownUnderRequest() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/slow", .delayed(by: .seconds(3), then: .ok("late")))
+        let transport = AsyncHTTPClientTransport(
+            configuration: .standard, eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let request = Task { try await send(server.url("/slow"), with: transport) }
+        let started = ContinuousClock.now
+        while server.requestCount == 0, ContinuousClock.now - started < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await transport.shutdown()
+        let error = await #expect(throws: (any Error).self) { try await request.value }
+        #expect(!(error is CancellationError), "\(String(describing: error))")
+        #expect(classify(error)?.code == .unknown, "\(String(describing: error))")
+        #expect(classify(error)?.isTransient == false)
+        #expect(classify(error)?.requestWasNotSent == false, "the server may have received it")
+        #expect(ContinuousClock.now - started < .seconds(2), "it fails at the shutdown, not when the server answers")
+    }
+
     @Test("A client passed in is used and never shut down by the transport")
     func borrowedClient() async throws {
         let server = try FaultServer()
