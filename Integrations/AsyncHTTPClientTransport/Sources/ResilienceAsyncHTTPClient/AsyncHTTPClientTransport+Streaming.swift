@@ -161,7 +161,17 @@ private struct UploadSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Se
         var base: Base.AsyncIterator
 
         mutating func next() async throws -> ByteBuffer? {
-            try await base.next().map { ByteBuffer(bytes: $0) }
+            do {
+                return try await base.next().map { ByteBuffer(bytes: $0) }
+            } catch {
+                throw UploadFailure(underlying: error)
+            }
         }
     }
+}
+
+/// An error the caller's upload sequence threw, marked so that ``AsyncHTTPClientTransport/translate(_:url:progress:)``
+/// hands it back as it is instead of classifying it as a transport failure.
+struct UploadFailure: Error {
+    let underlying: any Error
 }

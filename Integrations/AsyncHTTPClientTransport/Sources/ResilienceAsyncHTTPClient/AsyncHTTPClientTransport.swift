@@ -258,10 +258,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var declared: Int?
     }
 
-    /// An AsyncHTTPClient/NIO error → `CancellationError` or a `TransportError` with the stable code, using
-    /// what the transport saw: a connection that closes before any response byte is an empty reply, one that
+    /// An AsyncHTTPClient/NIO error → `CancellationError` or a `TransportError` with the stable code (an error
+    /// the caller's upload sequence threw is returned as it is), using what the transport saw: a connection that closes before any response byte is an empty reply, one that
     /// closes before the declared length is a truncated body.
     static func translate(_ error: any Error, url: URL, progress: Progress?) -> any Error {
+        if let upload = error as? UploadFailure { return upload.underlying }
         if CancellationDetection.isCancellation(error) { return CancellationError() }
         if let clientError = error as? HTTPClientError,
             clientError == .cancelled || clientError == .requestStreamCancelled

@@ -172,6 +172,21 @@ struct AsyncHTTPClientTransportTests {
         #expect(ContinuousClock.now - started < .seconds(2), "it fails at the shutdown, not when the server answers")
     }
 
+    @Test("An error the upload sequence throws fails the request with that very error, as documented")
+    func uploadError() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/upload", .ok())
+        let error = await #expect(throws: (any Error).self) {
+            try await withTransport { transport in
+                try await transport.stream(
+                    HTTPRequest(method: .post, url: server.url("/upload")), uploading: FailingUpload(), length: nil,
+                    context: realContext())
+            }
+        }
+        #expect(error is FailingUpload.ReadFailure, "\(String(describing: error))")
+    }
+
     @Test("A client passed in is used and never shut down by the transport")
     func borrowedClient() async throws {
         let server = try FaultServer()
@@ -196,4 +211,24 @@ struct AsyncHTTPClientTransportTests {
         #expect(classify(error)?.code == .invalidFormat, "\(String(describing: error))")
         #expect(classify(error)?.requestWasNotSent == true)
     }
+}
+
+/// An upload that yields one chunk and then fails, as a file read that breaks off would.
+private struct FailingUpload: AsyncSequence, Sendable {
+    struct ReadFailure: Error {}
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var yielded = false
+
+        mutating func next() async throws -> Data? {
+            guard !yielded else {
+                try await Task.sleep(for: .milliseconds(50))
+                throw ReadFailure()
+            }
+            yielded = true
+            return Data("first chunk".utf8)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 }
