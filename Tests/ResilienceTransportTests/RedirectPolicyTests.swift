@@ -49,4 +49,16 @@ struct RedirectPolicyTests {
             short.evaluate(from: other, to: URL(string: "https://api.example.com/third")!)
                 == .refuse(.tooManyRedirects(limit: 1, url: URL(string: "https://api.example.com/third")!)))
     }
+
+    @Test("A target without a host is refused as the server's invalid response, not sent as the caller's bad request")
+    func hostlessTarget() {
+        var rules = policy()
+        let hostless = URL(string: "https:///jobs")!
+        guard case .refuse(let failure) = rules.evaluate(from: origin, to: hostless) else {
+            Issue.record("a redirect to \(hostless) was followed")
+            return
+        }
+        #expect(failure.code == .invalidResponse)
+        #expect(failure.classification.category == .invalidResponse)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The redirect rules of one request, as a value: hop limit, loop detection, only `http`/`https` targets, no
-/// https→http downgrade, and credential stripping once the chain has left the original origin (scheme, host
+/// The redirect rules of one request, as a value: hop limit, loop detection, only `http`/`https` targets with a
+/// host, no https→http downgrade, and credential stripping once the chain has left the original origin (scheme, host
 /// and port). Every transport that follows redirects (URLSession's delegate, the AsyncHTTPClient transport in
 /// `Integrations/`) decides each hop with it, so they refuse and strip alike.
 public struct RedirectPolicy: Sendable {
@@ -49,6 +49,14 @@ public struct RedirectPolicy: Sendable {
                     FailureClassification(
                         category: .invalidResponse, code: .invalidResponse, isTransient: false,
                         message: "refused a redirect to the unsupported scheme \(targetScheme ?? "none")"),
+                    url: target))
+        }
+        guard let host = target.host, !host.isEmpty else {
+            return .refuse(
+                TransportError(
+                    FailureClassification(
+                        category: .invalidResponse, code: .invalidResponse, isTransient: false,
+                        message: "refused a redirect to a URL without a host"),
                     url: target))
         }
         if source.scheme?.lowercased() == "https", targetScheme == "http", !allowsDowngrade {
