@@ -204,6 +204,18 @@ struct AsyncHTTPClientTransportTests {
         try await client.shutdown()
     }
 
+    @Test("A redirect to a URL without a host is the server's invalid response, not the caller's invalid request")
+    func hostlessRedirect() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/moved", .redirect(to: "http:///nowhere"))
+        let error = await failure {
+            _ = try await withTransport { try await send(server.url("/moved"), with: $0) }
+        }
+        #expect(classify(error)?.code == .invalidResponse, "\(String(describing: error))")
+        #expect(classify(error)?.category == .invalidResponse)
+    }
+
     @Test("An unsupported scheme is a client error, never sent, whatever AsyncHTTPClient calls it")
     func unsupportedScheme() async throws {
         let error = await failure {
