@@ -49,7 +49,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         /// The longest any one call may take, waiting for a connection included; past it the call throws
         /// ``CoordinationStoreError/timedOut(_:)`` (the pool keeps reconnecting in the background). A statement
         /// still running then (waiting for a lock, or on a server that stopped answering) has its connection
-        /// closed, as has one whose caller cancelled the call.
+        /// closed. A call its caller cancels earlier ends at this limit at the latest.
         public var callTimeout: Duration = .seconds(2)
         /// How often a statement that failed to serialize (SQLSTATE 40001 or 40P01) is tried again before the
         /// call fails with ``PostgresStoreError/Code/serializationFailure``.
@@ -253,8 +253,11 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         while true {
             do { try await Task.sleep(for: configuration.listenerCheckInterval) } catch { return }
             do {
-                _ = try await withDeadline(after: configuration.callTimeout, clock: .continuous) {
-                    RowsBox(rows: try await Self.rows(of: "SELECT 1", on: connection, logger: logger, as: Int32.self))
+                let deadline = ResilienceClock.continuous.now().advanced(by: configuration.callTimeout)
+                _ = try await withDeadline(until: deadline, clock: .continuous) {
+                    RowsBox(
+                        rows: try await Self.rows(
+                            of: "SELECT 1", on: connection, closingAt: deadline, logger: logger, as: Int32.self))
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -593,17 +596,19 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     }
 
     /// Runs a statement within ``Configuration/callTimeout`` through Core's timer race on the continuous clock,
-    /// trying it again after a serialization failure, and classifies every failure. A call cancelled while its
-    /// statement runs closes the statement's connection, so it ends at once even when the server does not answer.
+    /// trying it again after a serialization failure, and classifies every failure. A statement still running
+    /// at the call's time limit has its connection closed, so the call ends then even when the server does not
+    /// answer.
     private func attempt<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as: (repeat each Column).Type
     ) async throws(PostgresStoreError) -> [(repeat each Column)] {
         let timeout = configuration.callTimeout
+        let deadline = ResilienceClock.continuous.now().advanced(by: timeout)
         let retries = max(0, configuration.serializationRetries)
         let client = client
         let logger = logger
         do {
-            let box = try await withDeadline(after: timeout, clock: .continuous) {
+            let box = try await withDeadline(until: deadline, clock: .continuous) {
                 () async throws -> RowsBox<repeat each Column> in
                 var failures = 0
                 while true {
@@ -611,7 +616,8 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                         return try await client.withConnection { connection in
                             RowsBox(
                                 rows: try await Self.rows(
-                                    of: query, on: connection, logger: logger, as: (repeat each Column).self))
+                                    of: query, on: connection, closingAt: deadline, logger: logger,
+                                    as: (repeat each Column).self))
                         }
                     } catch let error as PSQLError
                         where PostgresStoreError.isSerializationConflict(error.serverInfo?[.sqlState])
@@ -629,21 +635,38 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         }
     }
 
-    /// Runs `query` on `connection` and collects its rows. postgres-nio cannot cancel a statement the server is
-    /// running (one waiting for a lock, or on a server that stopped answering), so when the calling task is
-    /// cancelled (a deadline, or the caller) the connection is closed: the statement fails at once and a pool
-    /// opens another connection.
+    /// Runs `query` on `connection` and collects its rows, ending at `deadline` (the call's time limit) at the
+    /// latest once the calling task is cancelled. postgres-nio cannot cancel a statement the server is running
+    /// (one waiting for a lock, or on a server that stopped answering), so a statement still running at
+    /// `deadline` after a cancellation has its connection closed: it fails at once and the pool opens another
+    /// connection. A caller that gives up earlier (a shared policy at its shorter store deadline) leaves the
+    /// statement until `deadline`, since most slow statements do end: closing a connection for every slow
+    /// answer would make a slow database pay for new connections exactly when it is slow.
     private static func rows<each Column: PostgresDecodable & Sendable>(
-        of query: PostgresQuery, on connection: PostgresConnection, logger: Logger, as: (repeat each Column).Type
+        of query: PostgresQuery, on connection: PostgresConnection, closingAt deadline: ResilienceInstant,
+        logger: Logger, as: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        try await withTaskCancellationHandler {
+        // Set before the connection goes back to the pool; a close decided under the same lock comes first.
+        let finished = LockedState(initialState: false)
+        defer { finished.withLock { $0 = true } }
+        return try await withTaskCancellationHandler {
             var result: [(repeat each Column)] = []
             for try await row in try await connection.query(query, logger: logger).decode((repeat each Column).self) {
                 result.append(row)
             }
             return result
         } onCancel: {
-            _ = connection.close() as EventLoopFuture<Void>
+            let closeIfRunning: @Sendable () -> Void = {
+                finished.withLock { finished in
+                    if !finished { _ = connection.close() as EventLoopFuture<Void> }
+                }
+            }
+            let clock = ResilienceClock.continuous
+            guard clock.now() < deadline else { return closeIfRunning() }
+            Task {
+                try? await clock.sleep(until: deadline)
+                closeIfRunning()
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import ResilienceTesting
 import Testing
 
 /// A statement the server does not answer (waiting for a lock another session holds, as behind a migration's
-/// `LOCK TABLE`) must not hold a call past its deadline.
+/// `LOCK TABLE`) must not hold a call past its time limit.
 @Suite("PostgreSQL store when the server stops answering", .serialized, .timeLimit(.minutes(2)))
 struct PostgresOutageTests {
     @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
@@ -37,7 +37,8 @@ struct PostgresOutageTests {
                     #expect(timedOut == .failure(.timedOut(.seconds(1))), "got \(timedOut)")
                     #expect(took < .seconds(3), "the call ended after \(took), not at its 1 s callTimeout")
 
-                    // A caller that stops waiting (a shared policy at its 250 ms storeDeadline) ends the call too.
+                    // A caller that stops waiting earlier (a shared policy at its 250 ms storeDeadline) leaves the
+                    // statement its chance until the callTimeout, and the call ends there, not with the lock.
                     let cancelledAt = clock.now
                     let call = Task { await Self.lease(request, from: store) }
                     try await Task.sleep(for: .milliseconds(250))
@@ -45,7 +46,7 @@ struct PostgresOutageTests {
                     let cancelled = await call.value
                     let cancelledTook = cancelledAt.duration(to: clock.now)
                     #expect((try? cancelled.get()) == nil, "got \(cancelled)")
-                    #expect(cancelledTook < .seconds(1), "the cancelled call ended after \(cancelledTook)")
+                    #expect(cancelledTook < .seconds(3), "the cancelled call ended after \(cancelledTook)")
                     await releaser.value
                 }
             }
