@@ -134,7 +134,11 @@ public struct CachingTransport: HTTPTransport {
         if response.status == 304, outgoing != request, let candidate {
             let updated = policy.freshened(
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
-            if !requestDirectives.noStore { try? store.store(updated) }
+            // The freshened response is stored only if it still may be: the 304 may add `no-store`, `Vary: *`
+            // or fields past the header limit. A HEAD's 304 freshens the stored GET response.
+            var storing = request
+            storing.method = .get
+            if policy.isStorable(updated.response, for: storing) { try? store.store(updated) }
             return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 304)
         }
         if [500, 502, 503, 504].contains(response.status),

@@ -1,0 +1,51 @@
+import Foundation
+import ResilienceCore
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+/// Hostile and unusual answers a production cache meets that the http-tests suite does not send.
+@Suite("Caching transport: hostile answers")
+struct CachingTransportHostileTests {
+    static let url = "https://api.example/jobs"
+    let context = ResilienceContext(key: "jobs")
+
+    func get(_ cache: CachingTransport) async throws -> HTTPResponse {
+        try await cache.send(HTTPRequest(url: URL(string: Self.url)!), context: context)
+    }
+
+    @Test("A 304 that makes the response unstorable (no-store, headers over the limit) answers but is not stored")
+    func notModifiedThatForbidsStoring() async throws {
+        let network = ScriptedHTTPTransport()
+        let large = String(repeating: "x", count: 2_000)
+        network.script(
+            Self.url,
+            [
+                .status(200, headers: ["Cache-Control": "max-age=10", "ETag": "\"a\""], body: "v1"),
+                .status(304, headers: ["Cache-Control": "no-store, max-age=600"]),
+                .status(304, headers: ["Cache-Control": "max-age=600", "X-Large": large]),
+            ])
+        let clock = TestWallClock()
+        let store = InMemoryHTTPCacheStore()
+        let policy = HTTPCachePolicy(maximumStoredHeaderBytes: 1_024)
+        let cache = CachingTransport(wrapping: network, store: store, policy: policy, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let validated = try await get(cache)
+        #expect(String(decoding: validated.body, as: UTF8.self) == "v1")
+        #expect(validated.headers["Cache-Control"] == "no-store, max-age=600")
+        #expect(store.entries(forKey: Self.url).first?.response.headers["Cache-Control"] == "max-age=10")
+        clock.advance(by: 20)
+        let again = try await get(cache)
+        #expect(network.requests.count == 3)
+        #expect(again.headers["X-Large"]?.count == large.count)
+        let stored = try #require(store.entries(forKey: Self.url).first)
+        #expect(stored.response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } <= 1_024)
+    }
+}
