@@ -48,4 +48,31 @@ struct CachingTransportHostileTests {
         let stored = try #require(store.entries(forKey: Self.url).first)
         #expect(stored.response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } <= 1_024)
     }
+
+    @Test("A 304 with thousands of fields is merged in linear time")
+    func notModifiedWithManyFields() async throws {
+        var many = HTTPHeaders()
+        for index in 0..<10_000 { many.add(name: "X-Field-\(100_000 + index)", value: "v") }
+        many.add(name: "Cache-Control", value: "max-age=600")
+        var stored: HTTPHeaders = ["Cache-Control": "max-age=10", "ETag": "\"a\""]
+        for index in 0..<2_000 { stored.add(name: "X-Stored-\(100_000 + index)", value: "v") }
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                .status(200, headers: stored, body: "v1"),
+                ScriptedHTTPTransport.Answer(result: .success(HTTPResponse(status: 304, headers: many))),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(
+            wrapping: network, policy: HTTPCachePolicy(maximumStoredHeaderBytes: 1 << 20), wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let started = ContinuousClock.now
+        let validated = try await get(cache)
+        let elapsed = ContinuousClock.now - started
+        #expect(validated.headers.fields.count == 12_004)  // with Age and Cache-Status
+        #expect(validated.headers["Cache-Control"] == "max-age=600")
+        #expect(elapsed < .seconds(10), "merging took \(elapsed)")
+    }
 }

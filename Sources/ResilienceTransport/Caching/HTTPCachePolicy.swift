@@ -280,17 +280,12 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     }
 
     /// `stored` with every field `newer` carries replacing the stored fields of that name (RFC 9111 §3.2),
-    /// except framing fields and the connection-specific ones a cache does not store.
+    /// except framing fields and the connection-specific ones a cache does not store. Linear in the fields of
+    /// both (a 304 may carry thousands).
     private static func updating(_ stored: HTTPHeaders, with newer: HTTPHeaders) -> HTTPHeaders {
-        var headers = stored
-        var replaced: Set<String> = []
-        for field in withoutHopByHopFields(newer) {
-            let name = field.name.lowercased()
-            if framingFields.contains(name) { continue }
-            if replaced.insert(name).inserted { headers.remove(field.name) }
-            headers.add(name: field.name, value: field.value)
-        }
-        return headers
+        let replacing = withoutHopByHopFields(newer).fields.filter { !framingFields.contains($0.name.lowercased()) }
+        let replaced = Set(replacing.map { $0.name.lowercased() })
+        return HTTPHeaders(stored.fields.filter { !replaced.contains($0.name.lowercased()) } + replacing)
     }
 
     // MARK: Combining partial content
