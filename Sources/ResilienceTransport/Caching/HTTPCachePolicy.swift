@@ -266,12 +266,15 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     }
 
     /// `entry` freshened by a `304 Not Modified` (RFC 9111 §4.3.4): the 304's header fields replace the
-    /// stored ones of the same name (except framing fields), and the times are the validation's.
+    /// stored ones of the same name (except framing fields), and the times are the validation's. A 304 without
+    /// `Date` is dated when it arrived (RFC 9110 §6.6.1), so the stored `Date` never outlives the validation.
     public func freshened(
         _ entry: HTTPCacheEntry, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> HTTPCacheEntry {
+        var newer = notModified.headers
+        if !newer.contains("Date") { newer.add(name: "Date", value: HTTPDate.format(responseTime)) }
         var updated = entry
-        updated.response.headers = Self.updating(entry.response.headers, with: notModified.headers)
+        updated.response.headers = Self.updating(entry.response.headers, with: newer)
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         updated.freshnessLifetime = freshnessLifetime(of: updated.response, responseTime: responseTime)
