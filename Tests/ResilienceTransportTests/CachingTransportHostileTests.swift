@@ -104,3 +104,36 @@ struct CachingTransportHostileTests {
         #expect(expired.headers["Age"] == "0")
     }
 }
+
+@Suite("HTTP cache stores: hostile files and fields")
+struct HTTPCacheStoreHostileTests {
+    @Test("SQLite: eviction removes the oldest row even when its key cannot be read back as written")
+    func evictionOfUnreadableKey() throws {
+        let path = HTTPCacheStoreTests.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        do {
+            let store = try SQLiteHTTPCacheStore(path: path, byteBudget: 3_300)
+            try store.store(HTTPCacheStoreTests.entry("a", bodyBytes: 1_000))
+            try store.store(HTTPCacheStoreTests.entry("b", bodyBytes: 1_000))
+        }
+        var database: OpaquePointer?
+        #expect(sqlite3_open(path, &database) == SQLITE_OK)
+        // A key that is not UTF-8 (another writer, a flipped bit quick_check does not see).
+        let damage = "UPDATE http_cache SET key = CAST(x'ff61' AS TEXT) WHERE key = 'a'"
+        #expect(sqlite3_exec(database, damage, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(database)
+        let store = try SQLiteHTTPCacheStore(path: path, byteBudget: 3_300)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            try? store.store(HTTPCacheStoreTests.entry("c", bodyBytes: 1_000))
+            try? store.store(HTTPCacheStoreTests.entry("d", bodyBytes: 1_000))
+            finished.signal()
+        }.start()
+        try #require(finished.wait(timeout: .now() + 20) == .success, "eviction did not finish")
+        #expect(store.byteCount <= 3_300)
+        #expect(try store.entries(forKey: "d").count == 1)
+        #expect(try store.entries(forKey: "b").count == 1)
+    }
+}

@@ -259,16 +259,24 @@ extension SQLiteHTTPCacheStore {
             sqlite3_bind_int64(insert, 13, useCounter)
             try run(insert)
             byteCount += size
+            // The oldest row goes by its rowid: its key and variant may not read back as written (text that is
+            // not UTF-8), and a row that could not be deleted would be chosen again for ever.
             while byteCount > budget {
-                let oldest = try prepare("SELECT key, variant FROM http_cache ORDER BY last_use LIMIT 1")
+                let oldest = try prepare("SELECT rowid, size FROM http_cache ORDER BY last_use LIMIT 1")
                 let code = sqlite3_step(oldest)
-                guard code == SQLITE_ROW, let key = Self.text(oldest, 0), let variant = Self.text(oldest, 1) else {
+                guard code == SQLITE_ROW else {
                     sqlite3_reset(oldest)
                     byteCount = 0
                     break
                 }
+                let rowid = sqlite3_column_int64(oldest, 0)
+                let size = Int(sqlite3_column_int64(oldest, 1))
                 sqlite3_reset(oldest)
-                try remove(key: key, variant: variant)
+                let delete = try prepare("DELETE FROM http_cache WHERE rowid = ?")
+                defer { sqlite3_reset(delete) }
+                sqlite3_bind_int64(delete, 1, rowid)
+                try run(delete)
+                byteCount -= size
             }
         }
 
