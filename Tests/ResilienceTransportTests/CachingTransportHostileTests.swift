@@ -136,4 +136,23 @@ struct HTTPCacheStoreHostileTests {
         #expect(try store.entries(forKey: "d").count == 1)
         #expect(try store.entries(forKey: "b").count == 1)
     }
+
+    @Test("SQLite: a NUL in a header field reads back as written, never as other fields")
+    func nulInHeaderField() throws {
+        let path = HTTPCacheStoreTests.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        var entry = HTTPCacheStoreTests.entry("a", bodyBytes: 10)
+        entry.response.headers.add(name: "X-Note", value: "a\u{0}Set-Cookie\u{0}session=evil")
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(entry)
+        let read = try store.entries(forKey: "a")
+        #expect(read.first?.response.headers.contains("Set-Cookie") == false)
+        #expect(read == [entry])
+        var named = HTTPCacheStoreTests.entry("b", bodyBytes: 10)
+        named.response.headers.add(name: "X-\u{0}Name", value: "\u{0}")
+        try store.store(named)
+        #expect(try store.entries(forKey: "b") == [named])
+    }
 }

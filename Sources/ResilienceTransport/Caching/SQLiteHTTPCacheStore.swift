@@ -378,14 +378,18 @@ extension SQLiteHTTPCacheStore {
             return Data(bytes: bytes, count: count)
         }
 
-        /// Header fields as `name NUL value NUL …` (a field value never contains NUL).
+        /// Header fields as `name NUL value NUL …`. A NUL inside a name or value is written as the two bytes
+        /// `C0 80`, which UTF-8 never contains, so it reads back as written instead of ending the field there
+        /// (and turning the rest of the value into fields of its own).
         static func encodeHeaders(_ headers: HTTPHeaders) -> Data {
             var bytes: [UInt8] = []
             for field in headers {
-                bytes.append(contentsOf: field.name.utf8)
-                bytes.append(0)
-                bytes.append(contentsOf: field.value.utf8)
-                bytes.append(0)
+                for text in [field.name, field.value] {
+                    for byte in text.utf8 {
+                        if byte == 0 { bytes += escapedNUL } else { bytes.append(byte) }
+                    }
+                    bytes.append(0)
+                }
             }
             return Data(bytes)
         }
@@ -397,13 +401,28 @@ extension SQLiteHTTPCacheStore {
             var fields: [HTTPHeaders.Field] = []
             var index = parts.startIndex
             while !data.isEmpty, index < parts.endIndex {
-                fields.append(
-                    HTTPHeaders.Field(
-                        name: String(decoding: parts[index], as: UTF8.self),
-                        value: String(decoding: parts[index + 1], as: UTF8.self)))
+                fields.append(HTTPHeaders.Field(name: unescaped(parts[index]), value: unescaped(parts[index + 1])))
                 index += 2
             }
             return HTTPHeaders(fields)
+        }
+
+        private static let escapedNUL: [UInt8] = [0xC0, 0x80]
+
+        private static func unescaped(_ part: Data) -> String {
+            guard part.contains(0xC0) else { return String(decoding: part, as: UTF8.self) }
+            var bytes: [UInt8] = []
+            var previous: UInt8?
+            for byte in part {
+                if previous == 0xC0, byte == 0x80 {
+                    bytes[bytes.count - 1] = 0
+                    previous = nil
+                    continue
+                }
+                bytes.append(byte)
+                previous = byte
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 }
