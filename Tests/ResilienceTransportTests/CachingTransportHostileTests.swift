@@ -103,6 +103,42 @@ struct CachingTransportHostileTests {
         #expect(network.requests.count == 3)
         #expect(expired.headers["Age"] == "0")
     }
+
+    @Test("stale-while-revalidate: many hits in the window send one background revalidation, not one each")
+    func staleWhileRevalidateOnce() async throws {
+        let manual = ManualClock()
+        let network = ScriptedHTTPTransport(clock: .manual(manual))
+        let window = "max-age=10, stale-while-revalidate=60"
+        network.script(
+            Self.url,
+            [
+                .status(200, headers: ["Cache-Control": window], body: "v1"),
+                .status(200, headers: ["Cache-Control": window], body: "v2", after: .seconds(1)),
+                .status(200, headers: ["Cache-Control": window], body: "v3", after: .seconds(1)),
+            ])
+        let clock = TestWallClock()
+        let store = InMemoryHTTPCacheStore()
+        let cache = CachingTransport(wrapping: network, store: store, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        for _ in 0..<20 {
+            let stale = try await get(cache)
+            #expect(String(decoding: stale.body, as: UTF8.self) == "v1")
+        }
+        #expect(await eventually(seconds: 5) { manual.sleeperCount >= 1 })
+        try await Task.sleep(for: .milliseconds(200))  // let any further background task reach the network
+        #expect(network.requests.count == 2)
+        manual.advance(by: .seconds(1))
+        #expect(
+            await eventually(seconds: 5) { store.entries(forKey: Self.url).first?.response.body == Data("v2".utf8) })
+        // The revalidation that ended no longer counts as in flight: the next stale window revalidates again.
+        clock.advance(by: 20)
+        _ = try await get(cache)
+        #expect(await eventually(seconds: 5) { network.requests.count == 3 })
+        manual.advance(by: .seconds(1))
+        #expect(
+            await eventually(seconds: 5) { store.entries(forKey: Self.url).first?.response.body == Data("v3".utf8) })
+    }
 }
 
 @Suite("HTTP cache stores: hostile files and fields")

@@ -37,6 +37,9 @@ public struct CachingTransport: HTTPTransport {
     public let policy: HTTPCachePolicy
     /// The wall clock (`Date`, `Expires` and ages are wall-clock times).
     public let wallClock: @Sendable () -> Date
+    /// The stored responses (key and variant) being revalidated in the background: one revalidation at a
+    /// time each, however many requests `stale-while-revalidate` answers meanwhile. Shared by copies.
+    private let backgroundRevalidations = LockedState<Set<String>>(initialState: [])
 
     /// Creates a caching transport.
     ///
@@ -88,11 +91,15 @@ public struct CachingTransport: HTTPTransport {
             case .staleAllowedByRequest:
                 return answer(from: candidate, to: request, now: now, detail: "max-stale")
             case .staleWhileRevalidate:
-                let revalidation = policy.validationRequest(for: request, entry: candidate)
-                Task { [self] in
-                    _ = try? await self.forward(
-                        revalidation, original: request, candidate: candidate, requestDirectives: requestDirectives,
-                        context: context)
+                let flight = candidate.key + " " + candidate.variantKey
+                if backgroundRevalidations.withLock({ $0.insert(flight).inserted }) {
+                    let revalidation = policy.validationRequest(for: request, entry: candidate)
+                    Task { [self] in
+                        defer { _ = backgroundRevalidations.withLock { $0.remove(flight) } }
+                        _ = try? await self.forward(
+                            revalidation, original: request, candidate: candidate,
+                            requestDirectives: requestDirectives, context: context)
+                    }
                 }
                 return answer(from: candidate, to: request, now: now, detail: "stale-while-revalidate")
             case .validate:
