@@ -191,4 +191,34 @@ struct HTTPCacheStoreHostileTests {
         try store.store(named)
         #expect(try store.entries(forKey: "b") == [named])
     }
+
+    @Test("SQLite: a file whose table has another schema is quarantined, not kept failing every write")
+    func anotherSchema() throws {
+        let path = HTTPCacheStoreTests.temporaryPath()
+        var database: OpaquePointer?
+        #expect(sqlite3_open(path, &database) == SQLITE_OK)
+        // What a later version might write: one more column, required.
+        let newer = """
+            CREATE TABLE http_cache(
+                key TEXT NOT NULL, variant TEXT NOT NULL, status INTEGER NOT NULL, url TEXT,
+                headers BLOB NOT NULL, body BLOB NOT NULL, body_length INTEGER NOT NULL,
+                request_time REAL NOT NULL, response_time REAL NOT NULL, lifetime REAL NOT NULL,
+                initial_age REAL NOT NULL, size INTEGER NOT NULL, last_use INTEGER NOT NULL,
+                encoding TEXT NOT NULL, PRIMARY KEY(key, variant));
+            """
+        #expect(sqlite3_exec(database, newer, nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(database)
+        let store = try SQLiteHTTPCacheStore(path: path)
+        let aside = try #require(store.quarantinedPath)
+        defer {
+            for file in [path, aside] {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+            }
+        }
+        try store.store(HTTPCacheStoreTests.entry("a", bodyBytes: 10))
+        #expect(try store.entries(forKey: "a").count == 1)
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(reopened.quarantinedPath == nil)
+        #expect(try reopened.entries(forKey: "a").count == 1)
+    }
 }

@@ -127,6 +127,15 @@ extension SQLiteHTTPCacheStore {
                 guard try connection.scalarText("PRAGMA quick_check") == "ok" else {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) failed its integrity check")
                 }
+                // A table of another shape (another version's schema, another program's table) would fail
+                // every write for good: such a file is not a cache this store can keep.
+                let columns = try connection.scalarText(
+                    """
+                    SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_table_info('http_cache') ORDER BY cid)
+                    """)
+                guard columns == Self.columns else {
+                    throw HTTPCacheStoreError(.unavailable, message: "\(path) holds another schema: \(columns ?? "")")
+                }
                 connection.byteCount = Int(
                     try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
                 connection.useCounter = try connection.scalarInteger(
@@ -137,6 +146,11 @@ extension SQLiteHTTPCacheStore {
             }
             return connection
         }
+
+        /// The columns of `http_cache`, in order, as `open` creates them.
+        private static let columns =
+            "key,variant,status,url,headers,body,body_length,request_time,response_time,lifetime,initial_age,size,"
+            + "last_use"
 
         private static func quarantine(_ path: String) -> String? {
             let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
