@@ -18,7 +18,8 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
         var clock: UInt64 = 0
     }
 
-    /// The most bytes kept (bodies, header fields and keys).
+    /// The most bytes kept, as ``HTTPCacheEntry/byteCount`` counts them (bodies, header fields, keys and a fixed
+    /// ``HTTPCacheEntry/bookkeepingByteCount`` per entry).
     public let byteBudget: Int
     private let state = LockedState(initialState: State())
 

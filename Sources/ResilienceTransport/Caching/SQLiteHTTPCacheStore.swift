@@ -18,7 +18,8 @@ import CSQLite
 public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// The database file.
     public let path: String
-    /// The most bytes kept (bodies, header fields and keys).
+    /// The most bytes kept, as ``HTTPCacheEntry/byteCount`` counts them (bodies, header fields, keys and a fixed
+    /// ``HTTPCacheEntry/bookkeepingByteCount`` per entry).
     public let byteBudget: Int
     private let state: LockedState<Connection>
 
