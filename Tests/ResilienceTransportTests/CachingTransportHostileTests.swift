@@ -139,6 +139,26 @@ struct CachingTransportHostileTests {
         #expect(
             await eventually(seconds: 5) { store.entries(forKey: Self.url).first?.response.body == Data("v3".utf8) })
     }
+
+    @Test("only-if-cached answered within stale-while-revalidate sends nothing to the network")
+    func onlyIfCachedNeverRevalidates() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                .status(200, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"], body: "v1"),
+                .status(200, headers: ["Cache-Control": "max-age=100"], body: "v2"),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let offline = try await cache.send(
+            HTTPRequest(url: URL(string: Self.url)!, headers: ["Cache-Control": "only-if-cached"]), context: context)
+        #expect(String(decoding: offline.body, as: UTF8.self) == "v1")
+        try await Task.sleep(for: .milliseconds(200))  // time for a background revalidation to reach the network
+        #expect(network.requests.count == 1)
+    }
 }
 
 @Suite("HTTP cache stores: hostile files and fields")

@@ -91,8 +91,9 @@ public struct CachingTransport: HTTPTransport {
             case .staleAllowedByRequest:
                 return answer(from: candidate, to: request, now: now, detail: "max-stale")
             case .staleWhileRevalidate:
+                // `only-if-cached` asks for no network at all, so it is answered without revalidating.
                 let flight = candidate.key + " " + candidate.variantKey
-                if backgroundRevalidations.withLock({ $0.insert(flight).inserted }) {
+                if !requestDirectives.onlyIfCached, backgroundRevalidations.withLock({ $0.insert(flight).inserted }) {
                     let revalidation = policy.validationRequest(for: request, entry: candidate)
                     Task { [self] in
                         defer { _ = backgroundRevalidations.withLock { $0.remove(flight) } }
