@@ -12,7 +12,9 @@ import Tracing
 /// - When the operation ends the span gets `resilience.attempt`, the number of attempts made. The resend
 ///   count (`http.request.resend_count`) belongs to each attempt's client span (``TracingTransport``).
 /// - A failure is recorded on the span (`recordError`, status `error`, `error.type` = the stable code);
-///   cancellation is not an error: the span gets `resilience.cancelled = true` and no error status.
+///   cancellation is not an error: the span gets `resilience.cancelled = true` and no error status. The
+///   recorded error is a stand-in carrying the error's description through ``redactor``, never the error
+///   itself (whose description may name a URL with its query string, or a header).
 /// - Per-attempt client spans are ``TracingTransport``'s; they nest under this span because the operation
 ///   runs with the span's context as `InstrumentationContext.current`.
 ///
@@ -30,7 +32,7 @@ public struct TracingStrategy: ResilienceStrategy {
     public var kind: SpanKind
     /// The event kinds that become span events.
     public var eventKinds: Set<ResilienceEventKind>
-    /// Removes secrets from span names and attribute values.
+    /// Removes secrets from span names, attribute values and the recorded error's description.
     public var redactor: Redactor
     /// The span's name for an execution's context (redacted afterwards).
     public var spanName: @Sendable (ResilienceContext) -> String
@@ -44,7 +46,7 @@ public struct TracingStrategy: ResilienceStrategy {
     ///   - tracer: The tracer; by default `InstrumentationSystem.tracer` at the time of each execution.
     ///   - kind: The span's kind (default `.internal`: the client spans below it are `.client`).
     ///   - eventKinds: The event kinds that become span events.
-    ///   - redactor: Removes secrets from span names and attribute values.
+    ///   - redactor: Removes secrets from span names, attribute values and the recorded error's description.
     ///   - spanName: The span's name for an execution's context; by default its key (``keyName``).
     public init(
         tracer: (any Tracer)? = nil, kind: SpanKind = .internal,
@@ -90,7 +92,7 @@ public struct TracingStrategy: ResilienceStrategy {
                 if let status = failure.httpStatus {
                     span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
                 }
-                span.recordError(error)
+                span.recordRedactedError(error, redactor: redactor)
                 span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
             }
             throw error

@@ -16,7 +16,8 @@ import Tracing
 ///   `tracestate` with an OpenTelemetry tracer), replacing any a previous attempt left, so each attempt carries
 ///   its own span's id;
 /// - a response of 400 or more sets `error.type` to the status code and the span's status to `error`; a thrown
-///   error is recorded with `error.type` = its stable code (`NET_002`); cancellation is not an error.
+///   error is recorded with `error.type` = its stable code (`NET_002`), as a stand-in carrying its description
+///   through ``redactor`` (never the error itself); cancellation is not an error.
 ///
 /// Put it innermost, right around the transport that sends, so it sees every attempt the pipeline makes:
 ///
@@ -36,7 +37,7 @@ public struct TracingTransport: HTTPTransport {
     /// The header names the instrument writes, removed from a request before injecting, so a retried request
     /// never carries the previous attempt's context.
     public var propagationHeaders: Set<String>
-    /// Removes secrets from `url.full`.
+    /// Removes secrets from `url.full` and from a recorded error's description.
     public var redactor: Redactor
 
     /// W3C Trace Context's headers (`traceparent`, `tracestate`) and W3C Baggage's (`baggage`).
@@ -49,7 +50,7 @@ public struct TracingTransport: HTTPTransport {
     ///   - tracer: The tracer that starts spans and injects their context; by default
     ///     `InstrumentationSystem.tracer` and `InstrumentationSystem.instrument` at the time of each request.
     ///   - propagationHeaders: The header names the instrument writes, removed before injecting.
-    ///   - redactor: Removes secrets from `url.full`.
+    ///   - redactor: Removes secrets from `url.full` and from a recorded error's description.
     public init(
         wrapping base: any HTTPTransport, tracer: (any Tracer)? = nil,
         propagationHeaders: Set<String> = w3cHeaders, redactor: Redactor = .standard
@@ -97,7 +98,7 @@ public struct TracingTransport: HTTPTransport {
                 if let status = failure.httpStatus {
                     span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
                 }
-                span.recordError(error)
+                span.recordRedactedError(error, redactor: redactor)
                 span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
             }
             throw error

@@ -121,6 +121,20 @@ struct TracingStrategyTests {
         #expect(tracer.finishedSpans.only?.operationName == "fetch jobs")
     }
 
+    @Test("a recorded error carries no secret from the error's description")
+    func recordedErrorRedacted() async throws {
+        let tracer = InMemoryTracer()
+        let pipeline = Pipeline { TracingStrategy(tracer: tracer) }
+        let context = ResilienceContext(key: "lever", operation: "fetch", clock: .manual(ManualClock()))
+        await #expect(throws: LeakyError.self) {
+            try await pipeline.execute(context) { _ -> Int in throw LeakyError() }
+        }
+        let span = try #require(tracer.finishedSpans.only)
+        let recorded = try #require(span.errors.only)
+        LeakyError.expectRedacted(recorded.error)
+        #expect(span.status?.code == .error)
+    }
+
     @Test("span names and attributes are redacted")
     func redaction() async throws {
         let tracer = InMemoryTracer()
@@ -138,4 +152,21 @@ struct TracingStrategyTests {
 extension Array {
     /// The single element, or `nil` when there are none or several.
     var only: Element? { count == 1 ? first : nil }
+}
+
+/// An error whose description carries a query-string key and a bearer token, as a client library's might.
+struct LeakyError: Error, CustomStringConvertible {
+    var description: String {
+        "GET https://api.example.com/jobs?api_key=sk_live_1 failed; Authorization: Bearer tok123"
+    }
+
+    /// Checks that whatever an exporter could render of `error` (its description, its debug description, its
+    /// fields) carries neither secret but keeps the rest.
+    static func expectRedacted(_ error: any Error, sourceLocation: SourceLocation = #_sourceLocation) {
+        var dumped = ""
+        dump(error, to: &dumped)
+        let text = String(describing: error) + String(reflecting: error) + dumped
+        #expect(!text.contains("sk_live_1") && !text.contains("tok123"), "\(text)", sourceLocation: sourceLocation)
+        #expect(String(describing: error).contains("api_key=[REDACTED]"), sourceLocation: sourceLocation)
+    }
 }

@@ -86,6 +86,20 @@ struct TracingTransportTests {
         #expect(span.parentSpanID == nil)
     }
 
+    @Test("a thrown error is recorded on the client span without the secrets in its description")
+    func recordedErrorRedacted() async throws {
+        let tracer = W3CTestTracer()
+        let base = ScriptedHTTPTransport(sequence: [.failure(LeakyError())])
+        let transport = TracingTransport(wrapping: base, tracer: tracer)
+        let context = ResilienceContext(key: "lever", clock: .manual(ManualClock()))
+        await #expect(throws: LeakyError.self) {
+            _ = try await transport.send(HTTPRequest(url: Self.url), context: context)
+        }
+        let span = try #require(tracer.memory.finishedSpans.only)
+        LeakyError.expectRedacted(try #require(span.errors.only).error)
+        #expect(span.status?.code == .error)
+    }
+
     @Test("cancellation is marked on the client span, not recorded as an error")
     func cancellation() async throws {
         let tracer = W3CTestTracer()
