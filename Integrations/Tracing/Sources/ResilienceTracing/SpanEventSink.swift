@@ -20,6 +20,8 @@ public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
     public let kinds: Set<ResilienceEventKind>
     /// Removes secrets from attribute values.
     public let redactor: Redactor
+    /// Whether ``span`` was recording when the sink was made.
+    private let spanIsRecording: Bool
     private let lock = NSLock()
     private var highestAttempt = 0  // guarded by `lock`
 
@@ -44,6 +46,7 @@ public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
         redactor: Redactor = .standard
     ) {
         self.span = span
+        self.spanIsRecording = span.isRecording
         self.downstream = downstream
         self.kinds = kinds
         self.redactor = redactor
@@ -61,6 +64,11 @@ public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
         }
         if let downstream, downstream.isEnabled { downstream.receive(event) }
     }
+
+    /// Whether emitters should build events: when the span records (it was recording when the sink was made) or
+    /// the downstream sink is enabled. A span that records nothing (no tracer bootstrapped, a sampled-out
+    /// trace) with nobody listening downstream costs the operation no events.
+    public var isEnabled: Bool { spanIsRecording || downstream?.isEnabled == true }
 
     /// The highest attempt number among the events received (0 before any).
     public var attempts: Int { lock.withLock { highestAttempt } }

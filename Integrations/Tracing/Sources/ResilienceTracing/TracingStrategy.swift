@@ -8,7 +8,9 @@ import Tracing
 ///   cardinality; ``spanName`` chooses otherwise) and carries `resilience.key` and `resilience.operation`.
 /// - Every retry, failed attempt, breaker rejection or transition, rate limit, exhausted budget, fallback,
 ///   hedge and timeout that happens inside becomes a span event (see ``SpanEventSink``); the stage installs
-///   the sink in the context it passes inward and forwards every event to the context's own sink.
+///   the sink in the context it passes inward and forwards every event to the context's own sink. When the span
+///   records nothing (no tracer bootstrapped, a sampled-out trace) and the context's own sink is absent or
+///   disabled, that sink is disabled too, so the stages inside build no events.
 /// - When the operation ends the span gets `resilience.attempt`, the number of attempts made. The resend
 ///   count (`http.request.resend_count`) belongs to each attempt's client span (``TracingTransport``).
 /// - A failure is recorded on the span (`recordError`, status `error`, `error.type` = the stable code);

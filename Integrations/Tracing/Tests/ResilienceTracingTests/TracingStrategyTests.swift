@@ -135,6 +135,21 @@ struct TracingStrategyTests {
         #expect(span.status?.code == .error)
     }
 
+    @Test("with a span that records nothing and nobody else listening, emitters are told not to build events")
+    func quietWhenNotRecording() async throws {
+        let pipeline = Pipeline { TracingStrategy(tracer: NoOpTracer()) }
+        let context = ResilienceContext(key: "lever", operation: "fetch", clock: .manual(ManualClock()))
+        #expect(try await pipeline.execute(context) { $0.telemetry?.isEnabled ?? false } == false)
+        var quiet = context
+        quiet.telemetry = DisabledSink()
+        #expect(try await pipeline.execute(quiet) { $0.telemetry?.isEnabled ?? false } == false)
+        var listened = context
+        listened.telemetry = RecordingTelemetrySink()
+        #expect(try await pipeline.execute(listened) { $0.telemetry?.isEnabled ?? false })
+        let recorded = Pipeline { TracingStrategy(tracer: InMemoryTracer()) }
+        #expect(try await recorded.execute(context) { $0.telemetry?.isEnabled ?? false })
+    }
+
     @Test("span names and attributes are redacted")
     func redaction() async throws {
         let tracer = InMemoryTracer()
@@ -169,4 +184,10 @@ struct LeakyError: Error, CustomStringConvertible {
         #expect(!text.contains("sk_live_1") && !text.contains("tok123"), "\(text)", sourceLocation: sourceLocation)
         #expect(String(describing: error).contains("api_key=[REDACTED]"), sourceLocation: sourceLocation)
     }
+}
+
+/// A sink that asks not to be sent events.
+struct DisabledSink: TelemetrySink {
+    func receive(_ event: ResilienceEvent) {}
+    var isEnabled: Bool { false }
 }
