@@ -122,6 +122,25 @@ struct TelemetryRecorderTests {
         #expect(metrics.sources["other"] != nil)
         #expect(metrics.sources.values.reduce(0) { $0 + ($1.eventCounts[.attemptStarted] ?? 0) } == 500)
     }
+
+    @Test("Thousands of distinct operations never turn failure codes into 'other'")
+    func distinctOperationsKeepCodes() {
+        let fixture = TelemetryFixture()
+        // A server naming operations after request paths with ids in them.
+        for index in 0..<2000 {
+            fixture.recorder.receive(
+                ResilienceEvent(
+                    kind: .attemptStarted, key: "webhooks", operation: "POST /hooks/\(index)",
+                    time: fixture.clock.now()))
+        }
+        fixture.fail("webhooks", classification: .serverError)
+        fixture.fail("webhooks", classification: .timeout)
+        let stats = fixture.recorder.statistics()
+        #expect(stats.errorCountsByCode[.serverUnavailable] == 1)
+        #expect(stats.errorCountsByCode[.timedOut] == 1)
+        #expect(stats.errorCountsByCode[FailureCode("other")] == nil)
+        #expect(fixture.recorder.snapshot().last?.classification?.code == .timedOut)
+    }
 }
 
 @Suite("Sinks")

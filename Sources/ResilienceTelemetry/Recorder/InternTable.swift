@@ -47,13 +47,17 @@ struct InternTable: Sendable {
     }
 }
 
-/// The recorder's intern tables: keys (which index the per-key counters), operations and codes (shared),
-/// and small ones for kinds and categories so per-key counters can be flat arrays.
+/// The recorder's intern tables: keys (which index the per-key counters), operations, failure codes, and small
+/// ones for kinds and categories so per-key counters can be flat arrays. Codes have a table of their own: a
+/// small vocabulary that an open one (operations named after request paths) must never crowd out.
 struct NameTables: Sendable {
     var keys: InternTable
-    var names: InternTable
+    var operations: InternTable
+    var codes: InternTable
     var kinds: InternTable
     var categories: InternTable
 
-    var heapBytes: Int { keys.heapBytes + names.heapBytes + kinds.heapBytes + categories.heapBytes }
+    var heapBytes: Int {
+        keys.heapBytes + operations.heapBytes + codes.heapBytes + kinds.heapBytes + categories.heapBytes
+    }
 }

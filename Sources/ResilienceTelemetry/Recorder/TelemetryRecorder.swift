@@ -24,9 +24,9 @@ public final class TelemetryRecorder: TelemetrySink {
         public var window: Duration = .seconds(3600)
         /// The most UTF-8 bytes of an event's detail that are kept.
         public var maximumDetailLength: Int = 48
-        /// The most distinct keys tracked, and separately the most distinct operations and codes; later
-        /// ones count as `"other"`. (Kinds and categories: 64 each.) Each key costs about 4 KB of
-        /// cumulative counters and histogram.
+        /// The most distinct keys tracked, and separately the most distinct operations and the most distinct
+        /// failure codes (each has a table of its own); later ones count as `"other"`. (Kinds and categories:
+        /// 64 each.) Each key costs about 4 KB of cumulative counters and histogram.
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
         public var redactor: Redactor = .standard
@@ -79,7 +79,8 @@ public final class TelemetryRecorder: TelemetrySink {
                 ring: RecordRing(capacity: configuration.capacity),
                 tables: NameTables(
                     keys: InternTable(capacity: configuration.maximumDistinctNames),
-                    names: InternTable(capacity: configuration.maximumDistinctNames),
+                    operations: InternTable(capacity: configuration.maximumDistinctNames),
+                    codes: InternTable(capacity: configuration.maximumDistinctNames),
                     kinds: InternTable(capacity: Self.smallTableCapacity),
                     categories: InternTable(capacity: Self.smallTableCapacity))))
     }
@@ -100,13 +101,14 @@ public final class TelemetryRecorder: TelemetrySink {
                 total: StoredRecord.clamp32(event.total),
                 kind: state.tables.kinds.id(for: event.kind.rawValue, redactor: nil),
                 key: state.tables.keys.id(for: event.key, redactor: redactor),
-                operation: state.tables.names.id(for: event.operation, redactor: redactor), category: 0, code: 0,
+                operation: state.tables.operations.id(for: event.operation, redactor: redactor), category: 0,
+                code: 0,
                 httpStatus: Int16(clamping: event.classification?.httpStatus ?? 0),
                 fromState: StoredRecord.stateCode(event.transition?.from),
                 toState: StoredRecord.stateCode(event.transition?.to))
             if let classification = event.classification {
                 record.category = state.tables.categories.id(for: classification.category.rawValue, redactor: nil)
-                record.code = state.tables.names.id(for: classification.code.rawValue, redactor: nil)
+                record.code = state.tables.codes.id(for: classification.code.rawValue, redactor: nil)
             }
             let retryCategory =
                 event.kind == .retryScheduled
@@ -218,12 +220,11 @@ public final class TelemetryRecorder: TelemetrySink {
     }
 
     private static func event(from record: StoredRecord, tables: NameTables) -> ResilienceEvent {
-        let names = tables.names
         var classification: FailureClassification?
         if record.code != 0 || record.category != 0 {
             classification = FailureClassification(
                 category: FailureCategory(tables.categories.name(record.category)),
-                code: FailureCode(names.name(record.code)),
+                code: FailureCode(tables.codes.name(record.code)),
                 httpStatus: record.httpStatus == 0 ? nil : Int(record.httpStatus))
         }
         var transition: BreakerTransition?
@@ -235,7 +236,7 @@ public final class TelemetryRecorder: TelemetrySink {
         }
         return ResilienceEvent(
             kind: ResilienceEventKind(rawValue: tables.kinds.name(record.kind)), key: tables.keys.name(record.key),
-            operation: names.name(record.operation), attempt: Int(record.attempt),
+            operation: tables.operations.name(record.operation), attempt: Int(record.attempt),
             time: ResilienceInstant(offset: .nanoseconds(record.timeNanoseconds)),
             duration: record.durationNanoseconds == StoredRecord.noneDuration
                 ? nil : .nanoseconds(record.durationNanoseconds),
