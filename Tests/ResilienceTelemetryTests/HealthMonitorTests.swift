@@ -46,6 +46,29 @@ struct HealthMonitorTests {
         #expect(!report.isHealthy)
     }
 
+    @Test("Every call failing for 10 minutes under load is critical, although the ring holds only the last 50 s")
+    func allSourcesFailingUnderLoad() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("a")
+        fixture.succeed("b")
+        // 10 failed attempts a second per source: the 1,000-record ring covers the last 50 seconds only.
+        for _ in 0..<600 {
+            for _ in 0..<10 {
+                fixture.fail("a")
+                fixture.fail("b")
+            }
+            fixture.advance(seconds: 1)
+        }
+        #expect(fixture.recorder.metrics().recordsEvicted > 0)
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("all-sources-failing")?.severity == .critical)
+        #expect(report.alert("all-sources-failing")?.keys.sorted() == ["a", "b"])
+        #expect(!report.isHealthy)
+        // A success clears it at once.
+        fixture.succeed("a")
+        #expect(monitor(fixture).evaluate().alert("all-sources-failing") == nil)
+    }
+
     @Test("Some sources failing: a warning at once, never healthy; it clears when the source succeeds")
     func someSourcesFailing() {
         let fixture = TelemetryFixture()

@@ -26,10 +26,14 @@ public struct HealthMonitor: Sendable {
     /// Evaluates every rule now.
     public func evaluate() -> HealthReport {
         var breakerStates: [String: BreakerState] = [:]
+        var failingSince: [String: ResilienceInstant] = [:]
         for (key, metrics) in recorder.metrics().sources {
             if let state = metrics.breakerState { breakerStates[key] = state }
+            if let since = metrics.failingSince { failingSince[key] = since }
         }
-        let input = HealthInput(events: recorder.snapshot(), breakerStates: breakerStates, now: recorder.clock.now())
+        let input = HealthInput(
+            events: recorder.snapshot(), breakerStates: breakerStates, failingSince: failingSince,
+            now: recorder.clock.now())
         return Self.evaluate(rules, input: input)
     }
 

@@ -48,7 +48,9 @@ public struct HealthRule: Sendable {
         ]
     }
 
-    /// Critical: every source that was tried has had no success for longer than `duration`.
+    /// Critical: every source that was tried has had no success for longer than `duration`. When each started
+    /// failing comes from ``HealthInput/failingSince(of:statistics:)``: the recorder's cumulative state, so the
+    /// rule fires however little of the streak the ring still holds (a busy server's ring may hold seconds).
     public static func allSourcesFailing(for duration: Duration) -> HealthRule {
         HealthRule(id: "all-sources-failing", severity: .critical) { input in
             let sources = input.statistics(over: everything).sources.filter {
@@ -56,7 +58,9 @@ public struct HealthRule: Sendable {
             }
             guard !sources.isEmpty else { return nil }
             let limit = input.now.advanced(by: .zero - duration)
-            let failing = sources.filter { $0.value.failingSince.map { $0 <= limit } ?? false }
+            let failing = sources.filter { key, source in
+                input.failingSince(of: key, statistics: source).map { $0 <= limit } ?? false
+            }
             guard failing.count == sources.count else { return nil }
             return HealthAlert(
                 rule: "all-sources-failing", severity: .critical,
@@ -73,8 +77,9 @@ public struct HealthRule: Sendable {
                 $0.value.attempts > 0 || $0.value.sourceFailures > 0
             }
             let limit = input.now.advanced(by: .zero - duration)
-            let failing = sources.filter { entry in
-                entry.value.sourceFailures > 0 && (entry.value.failingSince.map { $0 <= limit } ?? false)
+            let failing = sources.filter { key, source in
+                source.sourceFailures > 0
+                    && (input.failingSince(of: key, statistics: source).map { $0 <= limit } ?? false)
             }
             guard !failing.isEmpty, failing.count < sources.count else { return nil }
             let keys = failing.keys.sorted()

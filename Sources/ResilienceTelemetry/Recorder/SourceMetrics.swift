@@ -12,6 +12,10 @@ public struct SourceMetrics: Sendable, Hashable {
     public var latency = LatencyHistogram()
     /// The breaker's state after its last reported transition, if any.
     public var breakerState: BreakerState?
+    /// The first failure (failed attempt or `source-failed`) since the key's last succeeded attempt, while it has
+    /// had none since; `nil` when it has not failed since its last success. Kept since creation, whatever the
+    /// ring has evicted, so a key failing for hours under load says so.
+    public var failingSince: ResilienceInstant?
 
     /// Creates empty metrics.
     public init() {}
@@ -27,6 +31,14 @@ public struct SourceMetrics: Sendable, Hashable {
 
     /// Adds `other`'s counts (used when keys beyond the recorder's name limit are folded into `"other"`).
     public mutating func merge(_ other: SourceMetrics) {
+        // Failing since the earlier of two failing streaks; a succeeding part makes the whole one succeeding.
+        failingSince =
+            switch (failingSince, other.failingSince) {
+            case (let mine?, let theirs?): min(mine, theirs)
+            case (let mine?, nil): other.eventCounts[.attemptSucceeded] == nil ? mine : nil
+            case (nil, let theirs?): eventCounts[.attemptSucceeded] == nil ? theirs : nil
+            case (nil, nil): nil
+            }
         eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
         failureCounts.merge(other.failureCounts, uniquingKeysWith: +)
         retryCounts.merge(other.retryCounts, uniquingKeysWith: +)

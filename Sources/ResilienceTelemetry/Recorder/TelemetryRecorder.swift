@@ -48,6 +48,8 @@ public final class TelemetryRecorder: TelemetrySink {
         var retryCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var latency = LatencyHistogram()
         var breakerState: UInt8 = StoredRecord.noState
+        /// The first failure since the last succeeded attempt (nanoseconds), or `noneDuration`.
+        var failingSince = StoredRecord.noneDuration
     }
 
     private struct State: Sendable {
@@ -133,6 +135,13 @@ public final class TelemetryRecorder: TelemetrySink {
         if event.kind == .attemptFailed && event.classification != nil {
             counters[key].failureCounts[Int(record.category)] &+= 1
         }
+        if event.kind == .attemptSucceeded {
+            counters[key].failingSince = StoredRecord.noneDuration
+        } else if (event.kind == .attemptFailed || event.kind == .sourceFailed)
+            && counters[key].failingSince == StoredRecord.noneDuration
+        {
+            counters[key].failingSince = record.timeNanoseconds
+        }
         if let retryCategory { counters[key].retryCounts[Int(retryCategory)] &+= 1 }
         if record.toState != StoredRecord.noState {
             counters[key].breakerState = record.toState
@@ -179,6 +188,9 @@ public final class TelemetryRecorder: TelemetrySink {
                 }
                 metrics.latency = counters.latency
                 metrics.breakerState = StoredRecord.state(counters.breakerState)
+                if counters.failingSince != StoredRecord.noneDuration {
+                    metrics.failingSince = ResilienceInstant(offset: .nanoseconds(counters.failingSince))
+                }
                 sources[state.tables.keys.name(UInt16(key)), default: SourceMetrics()].merge(metrics)
             }
             return TelemetryMetrics(
