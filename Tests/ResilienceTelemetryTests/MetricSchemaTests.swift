@@ -73,6 +73,19 @@ struct MetricSchemaTests {
         #expect(value(MetricSchema.breakerState, ["key": "lever", "state": "open"]) == 0)
     }
 
+    @Test("A limiter that made a call wait for its permit rejected nothing")
+    func limiterWaitIsNoRejection() throws {
+        let fixture = TelemetryFixture()
+        for detail in ["waiting", "queued", "waiting", "rejected", "bulkhead-full"] {
+            fixture.emit(.rateLimited, key: "lever", duration: .seconds(1), detail: detail)
+        }
+        let metrics = fixture.recorder.metrics()
+        #expect(metrics.sources["lever"]?.eventCounts[.rateLimited] == 5)
+        #expect(metrics.sources["lever"]?.rejectionCounts[.rateLimited] == 2)
+        let text = PrometheusExporter().render(metrics)
+        #expect(text.contains("resilience_rejections_total{key=\"lever\",reason=\"rate-limited\"} 2\n"), "\(text)")
+    }
+
     @Test("A pipeline's creation shows its breaker closed; a cancelled attempt leaves the in-flight gauge")
     func creationAndCancellation() throws {
         let fixture = TelemetryFixture()

@@ -126,7 +126,9 @@ public enum MetricSchema {
     /// Calls rejected before they were sent.
     public static let rejections = MetricFamily(
         "rejections_total", .counter, labels: [Label.key, Label.reason],
-        help: "Calls rejected before they were sent: open breaker, rate limit, exhausted retry budget.")
+        help:
+            "Calls rejected before they were sent: open breaker, limiter refusal (not a wait), exhausted retry budget."
+    )
     /// The circuit breaker's state, one series per state.
     public static let breakerState = MetricFamily(
         "breaker_state", .gauge, labels: [Label.key, Label.state],
@@ -157,8 +159,20 @@ public enum MetricSchema {
         operationDuration, recorderEventsReceived, recorderRecordsEvicted, recorderRecords,
     ]
 
-    /// The event kinds counted in ``rejections``; the `reason` label is the kind's raw value.
+    /// The event kinds counted in ``rejections``; the `reason` label is the kind's raw value. Only the events of
+    /// these kinds for which ``isRejection(_:)`` holds are counted.
     public static let rejectionKinds: [ResilienceEventKind] = [.breakerRejected, .rateLimited, .budgetExhausted]
+
+    /// Whether `event` rejected its call before it was sent: a breaker's rejection, an exhausted retry budget, or
+    /// a limiter's refusal. A `rate-limited` event whose call waits for a permit (``ResilienceEvent/limiterWaiting``,
+    /// ``ResilienceEvent/limiterQueued``) rejected nothing.
+    ///
+    /// - Parameter event: The event.
+    public static func isRejection(_ event: ResilienceEvent) -> Bool {
+        guard rejectionKinds.contains(event.kind) else { return false }
+        guard event.kind == .rateLimited else { return true }
+        return event.detail != ResilienceEvent.limiterWaiting && event.detail != ResilienceEvent.limiterQueued
+    }
 
     /// The `state` label of a breaker state: `closed`, `half_open`, `open`, `isolated`.
     public static func breakerStateLabel(_ state: BreakerState) -> String {

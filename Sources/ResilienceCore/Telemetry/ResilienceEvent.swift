@@ -66,3 +66,10 @@ public struct ResilienceEvent: Sendable, Hashable {
         self.total = total
     }
 }
+
+extension ResilienceEvent {
+    /// The `detail` of a `rate-limited` event whose call waits for a rate limiter's permit.
+    public static let limiterWaiting = "waiting"
+    /// The `detail` of a `rate-limited` event whose call queues for a concurrency limiter's slot.
+    public static let limiterQueued = "queued"
+}

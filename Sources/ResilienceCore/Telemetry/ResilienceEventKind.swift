@@ -25,7 +25,9 @@ public struct ResilienceEventKind: OpenVocabulary {
     public static let pipelineCreated: Self = "pipeline-created"
     /// A breaker rejected a call; `duration` is the time left.
     public static let breakerRejected: Self = "breaker-rejected"
-    /// A limiter delayed or rejected a call; `duration` is the wait or hint.
+    /// A limiter delayed or rejected a call; `duration` is the wait or hint. `detail` is
+    /// ``ResilienceEvent/limiterWaiting`` or ``ResilienceEvent/limiterQueued`` when the call waits for a permit
+    /// (and is sent if it gets one), else the reason it was rejected (see ``MetricSchema/isRejection(_:)``).
     public static let rateLimited: Self = "rate-limited"
     /// An adaptive limiter learned a new concurrency limit; `count` is the new limit, `total` the old one,
     /// `duration` the round trip that moved it.

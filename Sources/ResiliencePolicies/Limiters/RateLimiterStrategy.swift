@@ -81,14 +81,14 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         case .admitted(let permit):
             return permit
         case .delayed(let retryAfter):
-            Self.emitLimited(context, retryAfter, waits ? "waiting" : "rejected")
+            Self.emitLimited(context, retryAfter, waits ? ResilienceEvent.limiterWaiting : "rejected")
             guard waits else { throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter) }
             return try await reportingHold(to: holdObserver, context) {
                 try await limiter.waitForPermit(context: context)
             }
         case .rejected(let code, let retryAfter):
             let queues = waits && code == .bulkheadFull
-            Self.emitLimited(context, retryAfter, queues ? "queued" : code.rawValue)
+            Self.emitLimited(context, retryAfter, queues ? ResilienceEvent.limiterQueued : code.rawValue)
             guard queues else { throw ResilienceError(code, key: context.key, retryAfter: retryAfter) }
             return try await reportingHold(to: holdObserver, context) {
                 try await limiter.waitForPermit(context: context)

@@ -65,7 +65,7 @@ public struct PrometheusExporter: Sendable {
         family(&out, MetricSchema.rejections)
         for (key, value) in keys {
             for kind in MetricSchema.rejectionKinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-                guard let count = value.eventCounts[kind] else { continue }
+                guard let count = value.rejectionCounts[kind] else { continue }
                 sample(&out, MetricSchema.rejections, [key, kind.rawValue], "\(count)")
             }
         }

@@ -8,6 +8,9 @@ public struct SourceMetrics: Sendable, Hashable {
     public var failureCounts: [FailureCategory: UInt64] = [:]
     /// Scheduled retries by the category of the failure that caused them (`none` when it had none).
     public var retryCounts: [FailureCategory: UInt64] = [:]
+    /// Calls rejected before they were sent, by the kind of the event that rejected them
+    /// (``MetricSchema/isRejection(_:)``: a limiter that made a call wait rejected nothing).
+    public var rejectionCounts: [ResilienceEventKind: UInt64] = [:]
     /// Latencies of succeeded and failed attempts.
     public var latency = LatencyHistogram()
     /// The breaker's state after its last reported transition, if any.
@@ -42,6 +45,7 @@ public struct SourceMetrics: Sendable, Hashable {
         eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
         failureCounts.merge(other.failureCounts, uniquingKeysWith: +)
         retryCounts.merge(other.retryCounts, uniquingKeysWith: +)
+        rejectionCounts.merge(other.rejectionCounts, uniquingKeysWith: +)
         latency.merge(other.latency)
         breakerState = other.breakerState ?? breakerState
     }

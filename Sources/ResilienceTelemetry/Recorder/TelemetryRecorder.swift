@@ -46,6 +46,8 @@ public final class TelemetryRecorder: TelemetrySink {
         var eventCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var failureCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
         var retryCounts = [UInt64](repeating: 0, count: TelemetryRecorder.smallTableCapacity)
+        /// Rejections, indexed like `MetricSchema.rejectionKinds`.
+        var rejectionCounts = [UInt64](repeating: 0, count: MetricSchema.rejectionKinds.count)
         var latency = LatencyHistogram()
         var breakerState: UInt8 = StoredRecord.noState
         /// The first failure since the last succeeded attempt (nanoseconds), or `noneDuration`.
@@ -143,6 +145,9 @@ public final class TelemetryRecorder: TelemetrySink {
             counters[key].failingSince = record.timeNanoseconds
         }
         if let retryCategory { counters[key].retryCounts[Int(retryCategory)] &+= 1 }
+        if MetricSchema.isRejection(event), let index = MetricSchema.rejectionKinds.firstIndex(of: event.kind) {
+            counters[key].rejectionCounts[index] &+= 1
+        }
         if record.toState != StoredRecord.noState {
             counters[key].breakerState = record.toState
         }
@@ -185,6 +190,9 @@ public final class TelemetryRecorder: TelemetrySink {
                 for (category, count) in counters.retryCounts.enumerated() where count > 0 {
                     metrics.retryCounts[
                         FailureCategory(state.tables.categories.name(UInt16(category))), default: 0] += count
+                }
+                for (index, count) in counters.rejectionCounts.enumerated() where count > 0 {
+                    metrics.rejectionCounts[MetricSchema.rejectionKinds[index], default: 0] += count
                 }
                 metrics.latency = counters.latency
                 metrics.breakerState = StoredRecord.state(counters.breakerState)

@@ -14,7 +14,7 @@ import ResilienceCore
 /// | `resilience_attempt_duration_seconds` | timer | `key` | every succeeded or failed attempt's latency |
 /// | `resilience_attempts_in_flight` | gauge | `key` | attempts started and not yet finished |
 /// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
-/// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, rate limiting, an exhausted retry budget |
+/// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, a limiter's refusals (not its waits), an exhausted retry budget |
 /// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state, 0 for the others, from the pipeline's creation |
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
@@ -142,6 +142,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
             handle(Counter.self, MetricSchema.retries, [key, categoryLabel(event.classification?.category)])
                 .increment()
         case let kind where MetricSchema.rejectionKinds.contains(kind):
+            guard MetricSchema.isRejection(event) else { break }
             handle(Counter.self, MetricSchema.rejections, [key, kinds.label(for: kind.rawValue)]).increment()
         case .breakerTransition, .pipelineCreated:
             guard let current = event.transition?.to else { break }

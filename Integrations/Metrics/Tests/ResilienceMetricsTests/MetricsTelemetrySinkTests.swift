@@ -77,6 +77,21 @@ struct MetricsTelemetrySinkTests {
             })
     }
 
+    @Test("a limiter that made a call wait for its permit rejected nothing")
+    func limiterWaitIsNoRejection() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(factory: metrics)
+        for detail in ["waiting", "queued", "waiting", "rejected", "bulkhead-full"] {
+            var event = Self.event(.rateLimited, duration: .seconds(1))
+            event.detail = detail
+            sink.receive(event)
+        }
+        let rejections = try metrics.expectCounter(
+            "resilience_rejections_total", [("key", "lever"), ("reason", "rate-limited")])
+        #expect(rejections.totalValue == 2)
+        #expect(metrics.counterTotal(label: "resilience_events_total") == 5)
+    }
+
     @Test("retries, rejections and the breaker gauge")
     func retriesRejectionsBreaker() throws {
         let metrics = TestMetrics()

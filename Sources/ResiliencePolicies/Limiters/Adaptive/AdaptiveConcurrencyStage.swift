@@ -72,7 +72,7 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     {
         var retryAfter: Duration?
         if case .rejected(_, let hint) = decision { retryAfter = hint }
-        RateLimiterStrategy.emitLimited(context, retryAfter, waits ? "queued" : "rejected")
+        RateLimiterStrategy.emitLimited(context, retryAfter, waits ? ResilienceEvent.limiterQueued : "rejected")
         guard waits else { throw ResilienceError(.bulkheadFull, key: context.key, retryAfter: retryAfter) }
         return try await reportingHold(to: holdObserver, context) { try await limiter.waitForPermit(context: context) }
     }
