@@ -23,6 +23,11 @@ struct RedactorTests {
             ("https://alice:pa55@host.example.com/feed", "https://[REDACTED]@host.example.com/feed"),
             ("{\"refresh_token\":\"r-123\",\"user\":\"bob\"}", "{\"refresh_token\":\"[REDACTED]\",\"user\":\"bob\"}"),
             ("password=\"hunter 2\" ok", "password=\"[REDACTED]\" ok"),
+            (
+                "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2Fx&X-Amz-Signature=deadbeef&X-Amz-Expires=60",
+                "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2Fx&X-Amz-Signature=[REDACTED]&X-Amz-Expires=60"
+            ),
+            ("https://g.io/o?X-Goog-Signature=0a1b&alt=media", "https://g.io/o?X-Goog-Signature=[REDACTED]&alt=media"),
             ("plain text without secrets", "plain text without secrets"),
             ("timeout at 12:30:45 code=NET_002", "timeout at 12:30:45 code=NET_002"),
         ])

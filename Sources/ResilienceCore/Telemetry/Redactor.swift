@@ -6,7 +6,8 @@
 /// - `Bearer`/`Basic` credentials anywhere in text;
 /// - secret-looking `name=value` pairs in URLs, query strings and form bodies (`api_key`, `apikey`, `key`,
 ///   `token`, `access_token`, `refresh_token`, `password`, `secret`, `client_secret`, `signature`, `sig`,
-///   `session`, and any name containing `token`, `secret` or `password`);
+///   `session`, and any name containing `token`, `secret`, `password` or `signature`, such as a presigned URL's
+///   `X-Amz-Signature` or `X-Goog-Signature`);
 /// - user information in URLs (`https://user:pass@host`).
 ///
 /// Redaction replaces the secret with ``replacement`` and keeps the rest, so logs stay useful. Text without
@@ -37,7 +38,9 @@ public struct Redactor: Sendable, Hashable {
         replacement: String = "[REDACTED]",
         sensitiveHeaders: Set<String> = Redactor.defaultSensitiveHeaders,
         sensitiveParameters: Set<String> = Redactor.defaultSensitiveParameters,
-        sensitiveFragments: [String] = ["token", "secret", "password", "passwd", "apikey", "api_key", "api-key"]
+        sensitiveFragments: [String] = [
+            "token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "signature",
+        ]
     ) {
         self.replacement = replacement
         self.sensitiveHeaders = sensitiveHeaders
