@@ -23,6 +23,8 @@ struct RedactorTests {
             ("https://alice:pa55@host.example.com/feed", "https://[REDACTED]@host.example.com/feed"),
             ("{\"refresh_token\":\"r-123\",\"user\":\"bob\"}", "{\"refresh_token\":\"[REDACTED]\",\"user\":\"bob\"}"),
             ("password=\"hunter 2\" ok", "password=\"[REDACTED]\" ok"),
+            ("password=\"hun\\\"ter2\" ok", "password=\"[REDACTED]\" ok"),
+            ("{\"password\":\"a\\\"b,c\",\"user\":\"bob\"}", "{\"password\":\"[REDACTED]\",\"user\":\"bob\"}"),
             (
                 "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2Fx&X-Amz-Signature=deadbeef&X-Amz-Expires=60",
                 "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2Fx&X-Amz-Signature=[REDACTED]&X-Amz-Expires=60"

@@ -225,7 +225,7 @@ private struct RedactionScanner {
             while end < input.count && input[end] != UInt8(ascii: "\n") && input[end] != UInt8(ascii: "\r")
                 && !(stopsAtQuote && input[end] == UInt8(ascii: "\""))
             {
-                end += 1
+                end = stopsAtQuote ? skippingEscape(at: end) : end + 1
             }
             output.append(contentsOf: Array(redactor.replacement.utf8))
             return end
@@ -236,7 +236,9 @@ private struct RedactionScanner {
         if end < input.count && input[end] == UInt8(ascii: "\"") {
             output.append(input[end])
             end += 1
-            while end < input.count && input[end] != UInt8(ascii: "\"") && input[end] != UInt8(ascii: "\n") { end += 1 }
+            while end < input.count && input[end] != UInt8(ascii: "\"") && input[end] != UInt8(ascii: "\n") {
+                end = skippingEscape(at: end)
+            }
             output.append(contentsOf: Array(redactor.replacement.utf8))
             return end
         }
@@ -260,6 +262,12 @@ private struct RedactionScanner {
         output.append(contentsOf: input[index..<(index + 3)])
         output.append(contentsOf: Array(redactor.replacement.utf8))
         return end
+    }
+
+    /// The index after the byte at `index` inside a quoted value: past a backslash and the byte it escapes (an
+    /// escaped quote, `\"`, is part of the value, not its end).
+    private func skippingEscape(at index: Int) -> Int {
+        input[index] == UInt8(ascii: "\\") && index + 1 < input.count ? index + 2 : index + 1
     }
 
     private func quoted(_ nameStart: Int, _ separator: Int) -> Bool {
