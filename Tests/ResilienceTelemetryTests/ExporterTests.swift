@@ -92,6 +92,19 @@ struct ExporterTests {
         for secret in Self.secrets { #expect(!text.contains(secret), "\(secret) leaked") }
     }
 
+    @Test("Durations too long for milliseconds in an Int64 are written saturated, never a crash")
+    func hugeDurations() {
+        let event = ResilienceEvent(
+            kind: .breakerTransition, key: "lever", time: ResilienceInstant(offset: .seconds(Int64.max / 10)),
+            duration: .seconds(Int64.max),
+            transition: BreakerTransition(from: .closed, to: .open, openFor: .seconds(-Int64.max)))
+        let json = JSONLinesExporter().line(for: event)
+        #expect(json.contains("\"duration_ms\":\(Int64.max)"))
+        #expect(json.contains("\"open_for_ms\":\(Int64.min)"))
+        let line = LogLineFormatter().line(for: event)
+        #expect(line.contains("duration=9223372036854775.807"))
+    }
+
     @Test("Log lines are single lines with the fields, redacted")
     func logLines() {
         let formatter = LogLineFormatter()

@@ -57,17 +57,21 @@ enum TextEscaping {
 
     /// `duration` in seconds with millisecond precision (`1.250`), without Foundation formatters.
     static func seconds(_ duration: Duration) -> String {
-        var milliseconds = Self.milliseconds(duration)
-        let negative = milliseconds < 0
-        milliseconds = abs(milliseconds)
-        let fraction = String(milliseconds % 1000)
+        let milliseconds = Self.milliseconds(duration)
+        let magnitude = milliseconds.magnitude
+        let fraction = String(magnitude % 1000)
         let padded = String(repeating: "0", count: 3 - fraction.count) + fraction
-        return (negative ? "-" : "") + "\(milliseconds / 1000).\(padded)"
+        return (milliseconds < 0 ? "-" : "") + "\(magnitude / 1000).\(padded)"
     }
 
-    /// `duration` in whole milliseconds.
+    /// `duration` in whole milliseconds, saturated at `Int64.min`/`Int64.max` for a duration beyond them (any
+    /// `Duration` an event carries is written, never a crash).
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let saturated: Int64 = seconds < 0 ? .min : .max
+        let whole = seconds.multipliedReportingOverflow(by: 1000)
+        guard !whole.overflow else { return saturated }
+        let sum = whole.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return sum.overflow ? saturated : sum.partialValue
     }
 }
