@@ -123,6 +123,23 @@ struct TelemetryRecorderTests {
         #expect(metrics.sources.values.reduce(0) { $0 + ($1.eventCounts[.attemptStarted] ?? 0) } == 500)
     }
 
+    @Test("Keys that differ only in a secret are one key: they never fill the table and push real keys to 'other'")
+    func keysDifferingInSecretsAreOne() {
+        let fixture = TelemetryFixture()
+        for index in 0..<2000 {
+            fixture.recorder.receive(
+                ResilienceEvent(
+                    kind: .attemptStarted, key: "https://hooks.example.com/in?token=t\(index)",
+                    operation: "POST /in?api_key=k\(index)", time: fixture.clock.now()))
+        }
+        fixture.emit(.attemptStarted, key: "lever")
+        let metrics = fixture.recorder.metrics()
+        #expect(metrics.sources.keys.sorted() == ["https://hooks.example.com/in?token=[REDACTED]", "lever"])
+        #expect(metrics.sources["https://hooks.example.com/in?token=[REDACTED]"]?.eventCounts[.attemptStarted] == 2000)
+        #expect(fixture.recorder.snapshot().last?.operation == "fetch")
+        #expect(Set(fixture.recorder.snapshot().map(\.operation)) == ["POST /in?api_key=[REDACTED]", "fetch"])
+    }
+
     @Test("Thousands of distinct operations never turn failure codes into 'other'")
     func distinctOperationsKeepCodes() {
         let fixture = TelemetryFixture()

@@ -3,6 +3,8 @@ import ResilienceCore
 /// A bounded table that maps repeated strings (keys, operations, kinds, codes) to small integers, so each
 /// stored record holds two bytes instead of a string. Past ``capacity`` distinct strings, new ones map to
 /// the overflow entry (`"other"`; id 0 is the empty string), so memory stays bounded whatever callers send.
+/// With a redactor, names are told apart after redaction: names differing only in a secret (a per-request
+/// token in a URL) are one entry, and the table holds no secret.
 struct InternTable: Sendable {
     static let overflowName = "other"
     let capacity: Int
@@ -29,11 +31,14 @@ struct InternTable: Sendable {
     }
 
     private mutating func lookUp(_ name: String, redactor: Redactor?) -> UInt16 {
+        // Indexed by redacted name: a name without secrets (the common case) is found as is.
         if let id = ids[name] { return id }
+        let redacted = redactor?.redact(name) ?? name
+        if let id = ids[redacted] { return id }
         guard names.count < capacity else { return 1 }
         let id = UInt16(names.count)
-        names.append(redactor?.redact(name) ?? name)
-        ids[name] = id
+        names.append(redacted)
+        ids[redacted] = id
         return id
     }
 
