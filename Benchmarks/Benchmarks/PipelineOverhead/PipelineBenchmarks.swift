@@ -69,19 +69,12 @@ func registerPipelineBenchmarks() {
         })
     // The five with a stage that is not stepped innermost (a switched-off chaos outcome, where it belongs: beside
     // the operation): the five run as one chain of steps whose operation is that stage's `execute(_:next:)`.
-    let innermostRandom = SharedRandomSource(seed: 3)
+    let switchedOff = try! ChaosInjection(rate: 1, enabled: ChaosSwitch(isEnabled: false), random: random)
     benchmarkPipeline(
         "pipeline: five stages + chaos outcome innermost, switched off",
         Pipeline {
-            TotalDeadlineStrategy(.seconds(30))
-            RetryStrategy(
-                policy: StandardRetryPolicy.standard, budget: RetryBudget(clock: benchClock), random: innermostRandom)
-            CircuitBreakerStrategy(breaker: ConsecutiveFailureBreaker(.standard, random: innermostRandom))
-            RateLimiterStrategy(limiter: unlimitedBucket())
-            TimeoutStrategy(.seconds(10))
-            ChaosOutcomeStrategy(
-                try! ChaosInjection(rate: 1, enabled: ChaosSwitch(isEnabled: false), random: innermostRandom),
-                outcome: 0)
+            fiveStageChain()
+            ChaosOutcomeStrategy(switchedOff, outcome: 0)
         })
     // Ten times the calls per sample: if the mallocs per sample stay the same, they belong to the harness
     // (the task allocator's slabs), not to the calls.
