@@ -48,6 +48,18 @@ struct KnownInstantTests {
         #expect(reads.after == 0, "the stages read the clock \(reads.after) times after the call")
     }
 
+    @Test("A sink that is switched off costs the retry stage no clock reading after the call")
+    func noEndReadingForASwitchedOffSink() async throws {
+        let clock = CountingClock(ManualClock(now: .seconds(5)))
+        let pipeline = Pipeline {
+            RetryStrategy(policy: StandardRetryPolicy.standard, random: SharedRandomSource(seed: 1))
+        }
+        let context = ResilienceContext(key: "test", telemetry: SwitchedOffSink(), clock: clock.resilienceClock)
+        let before = try await pipeline.execute(context) { _ in clock.reads }
+        #expect(before == 1)
+        #expect(clock.reads == before, "the retry stage read the clock \(clock.reads - before) times after the call")
+    }
+
     /// How often one successful call through `pipeline` read `clock` before the operation ran, and after.
     static func clockReads(_ pipeline: Pipeline, _ clock: CountingClock) async throws -> (before: Int, after: Int) {
         let context = ResilienceContext(key: "test", clock: clock.resilienceClock)
@@ -76,6 +88,12 @@ struct KnownInstantTests {
         #expect(try await drive(clock, task, sleeps: 1) == 1)
         #expect(seen.value == [.seconds(10), .seconds(10)])
     }
+}
+
+/// A sink that is attached but switched off: emitters must not build events for it.
+struct SwitchedOffSink: TelemetrySink {
+    func receive(_ event: ResilienceEvent) { Issue.record("a switched-off sink received \(event.kind)") }
+    var isEnabled: Bool { false }
 }
 
 /// A manual clock that counts how often it is read, to tell one shared reading from several (a manual clock

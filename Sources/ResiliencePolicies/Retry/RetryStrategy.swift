@@ -55,9 +55,11 @@ public struct RetryStrategy: ResilienceStrategy {
         return listening
     }
 
-    /// Emits `attemptSucceeded` for an attempt that started at `start`.
+    /// Emits `attemptSucceeded` for an attempt that started at `start`: the clock is read only for a sink that
+    /// is switched on.
     @usableFromInline
     func emitAttemptSucceeded(_ context: ResilienceContext, startedAt start: ResilienceInstant) {
+        guard context.telemetry?.isEnabled == true else { return }
         let end = context.clock.now()
         context.emit(.attemptSucceeded, at: end) { $0.duration = start.duration(to: end) }
     }
