@@ -145,6 +145,8 @@ struct CachingTransportHostileTests {
         clock.advance(by: 20)
         _ = try await get(cache)
         #expect(await yielding { network.requests.count == 3 })
+        // The answer waits on the manual clock: advance it once the revalidation sleeps, not before.
+        #expect(await yielding { manual.sleeperCount >= 1 })
         manual.advance(by: .seconds(1))
         #expect(
             await yielding { store.entries(forKey: Self.url).first?.response.body == Data("v3".utf8) })
