@@ -51,15 +51,6 @@ private struct FailingRefreshProvider: CredentialProvider {
     func refreshCredential(rejected: Credential?) async throws -> Credential { throw error }
 }
 
-/// Yields until `condition` holds, at most `limit` times; returns whether it held. No real sleep.
-private func eventually(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<limit {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 @Suite("AuthenticatingTransport: waiting for a refresh (ManualClock)")
 struct AuthenticationWaitTests {
     @Test("A caller cancelled while the refresh runs leaves at once; the other waiter gets the new credential")
@@ -76,13 +67,13 @@ struct AuthenticationWaitTests {
             return try await transport.send(
                 HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
         }
-        #expect(await eventually { provider.gate.waitingCount == 1 })
+        #expect(await yielding { provider.gate.waitingCount == 1 })
         let second = Task {
             try await transport.send(HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
         }
-        #expect(await eventually { server.seen.value.count == 2 })
+        #expect(await yielding { server.seen.value.count == 2 })
         first.cancel()
-        let leftBeforeTheRefreshEnded = await eventually { firstEnded.value }
+        let leftBeforeTheRefreshEnded = await yielding { firstEnded.value }
         provider.gate.open()
         #expect(leftBeforeTheRefreshEnded)
         await #expect(throws: CancellationError.self) { try await first.value }
@@ -103,9 +94,9 @@ struct AuthenticationWaitTests {
             return try await transport.send(
                 HTTPRequest(url: URL(string: "https://api.example.com/me")!), context: context)
         }
-        #expect(await eventually { provider.gate.waitingCount == 1 })
+        #expect(await yielding { provider.gate.waitingCount == 1 })
         manual.advance(by: .seconds(5))
-        let endedAtTheDeadline = await eventually { ended.value }
+        let endedAtTheDeadline = await yielding { ended.value }
         provider.gate.open()
         #expect(endedAtTheDeadline)
         let failure = classify(await #expect(throws: (any Error).self) { try await request.value })

@@ -10,16 +10,6 @@ import SQLite3
 import CSQLite
 #endif
 
-/// Yields until `condition` holds, at most `limit` times; returns whether it held. No real sleep.
-@discardableResult
-private func yielding(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<limit {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}
-
 /// Hostile and unusual answers a production cache meets that the http-tests suite does not send.
 @Suite("Caching transport: hostile answers")
 struct CachingTransportHostileTests {

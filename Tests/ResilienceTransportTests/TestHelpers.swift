@@ -21,3 +21,14 @@ func realContext(timeout: Duration = .seconds(60), telemetry: (any TelemetrySink
 /// A transport for one FaultServer test: a session of its own, so suites running in parallel never queue
 /// behind each other's delegate callbacks (the size-cap tests stream hundreds of megabytes through theirs).
 var sharedTransport: URLSessionTransport { URLSessionTransport() }
+
+/// Yields until `condition` holds, at most `limit` times; returns whether it held. No real sleep: for work a
+/// test started on other tasks against a manual clock.
+@discardableResult
+func yielding(_ limit: Int = 200_000, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<limit {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
