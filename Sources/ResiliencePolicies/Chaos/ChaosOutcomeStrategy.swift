@@ -4,8 +4,10 @@ import ResilienceCore
 /// ``ChaosInjection`` picks whose output type is `Value` (Polly's outcome strategy): a 503 response for a
 /// transport pipeline, an empty page for a source. Calls with another output type always run.
 ///
-/// It produces the output, so it runs through its own `execute` rather than the built-in steps. Each
-/// injection emits ``ResilienceEventKind/chaosInjected`` with detail `outcome`.
+/// It produces the output, so it runs through its own `execute` rather than the built-in steps; a ``Pipeline``
+/// of built-in stages leaves it out of every call it would pass through (its switch's flag off, or another
+/// output type), so switched off it costs that pipeline only the switch's load. Each injection emits
+/// ``ResilienceEventKind/chaosInjected`` with detail `outcome`.
 ///
 /// ```swift
 /// ChaosOutcomeStrategy(try ChaosInjection(rate: 0.1, enabled: chaos), outcome: HTTPResponse(status: 503))

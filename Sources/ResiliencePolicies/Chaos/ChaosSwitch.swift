@@ -52,6 +52,17 @@ public final class ChaosSwitch: Sendable {
         self.reader = reader
     }
 
+    /// Whether the flag is off, so that ``isEnabled`` is `false` without asking a closure (a closure switch's
+    /// flag stays on): what a pipeline checks before it leaves out its switched-off outcome stages.
+    @inlinable
+    var isFlagOff: Bool {
+        #if canImport(Darwin)
+        !flag.withLock { $0 }
+        #else
+        !flag.load(ordering: .relaxed)
+        #endif
+    }
+
     /// Whether chaos is injected now.
     @inlinable
     public var isEnabled: Bool {

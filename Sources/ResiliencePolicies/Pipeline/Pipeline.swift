@@ -25,6 +25,9 @@
 /// of steps around it, and those inside it as another.
 public struct Pipeline: ResiliencePipeline {
     @usableFromInline let box: AnyStrategyBox
+    /// The stages without their chaos outcome stages, for the calls that all of those pass through
+    /// (`ChaosElision.swift`); `nil` when there are none, or a stage has no such form.
+    @usableFromInline let withoutChaosOutcomes: ChaosOutcomeElision?
 
     /// Builds a pipeline from stages listed outermost first.
     ///
@@ -40,6 +43,7 @@ public struct Pipeline: ResiliencePipeline {
     @inlinable
     public init(root: some ResilienceStrategy) {
         box = StageDriver.box(for: root)
+        withoutChaosOutcomes = ChaosOutcomeElision.make(for: root)
     }
 
     /// The stages, outermost first, with their settings: described on demand, so a pipeline kept for each of
@@ -54,7 +58,10 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        try await box.run(context, operation)
+        if withoutChaosOutcomes?.passes(Output.self) == true {
+            return try await withoutChaosOutcomes.unsafelyUnwrapped.box.run(context, operation)
+        }
+        return try await box.run(context, operation)
     }
 }
 
