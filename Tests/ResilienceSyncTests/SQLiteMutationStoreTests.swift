@@ -232,15 +232,18 @@ struct SQLiteMutationStoreTests {
         defer { directory.remove() }
         let path = directory.path("queue.sqlite")
         var configuration = SQLiteMutationStore.Configuration()
+        configuration.recreatesCorruptedStore = true
         configuration.currentDate = { Date(timeIntervalSince1970: 1_234) }
-        for round in 1...3 {
-            let garbage = Data(repeating: UInt8(round), count: 8192)
+        let names = ["corrupt-1234", "corrupt-1234-2", "corrupt-1234-3"]
+        for (round, name) in names.enumerated() {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            let garbage = Data(repeating: UInt8(round + 1), count: 8192)
             try garbage.write(to: URL(fileURLWithPath: path))
-            #expect(throws: MutationStoreError.self) {
-                try SQLiteMutationStore(path: path, configuration: configuration)
-            }
+            let store = try SQLiteMutationStore(path: path, configuration: configuration)
+            #expect(store.recovery?.quarantinedPath == "\(path).\(name)")
+            store.close()
         }
-        for (round, name) in ["corrupt-1234", "corrupt-1234-2", "corrupt-1234-3"].enumerated() {
+        for (round, name) in names.enumerated() {
             let quarantined = try Data(contentsOf: URL(fileURLWithPath: "\(path).\(name)"))
             #expect(quarantined == Data(repeating: UInt8(round + 1), count: 8192))
         }
@@ -251,16 +254,7 @@ struct SQLiteMutationStoreTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("queue.sqlite")
-        do {
-            let store = try SQLiteMutationStore(path: path)
-            _ = try store.enqueue(batch: (0..<50).map { Self.draft("e\($0)", payloadBytes: 500) })
-            store.close()
-        }
-        // Smash the middle of the file (past the header page) so SQLite finds damaged b-tree pages.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seek(toOffset: 4096)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: 8192))
-        try handle.close()
+        try Self.writeCorruptedStore(at: path)
         var configuration = SQLiteMutationStore.Configuration()
         configuration.recreatesCorruptedStore = true
         configuration.currentDate = { Date(timeIntervalSince1970: 99) }
@@ -272,6 +266,87 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pendingCount() == 0)
         _ = try store.enqueue(Self.draft("fresh"))
         #expect(try store.pendingCount() == 1)
+    }
+
+    /// Writes a store of 50 pending mutations at `path`, then smashes the middle of its file (past the header
+    /// page) so SQLite finds damaged b-tree pages.
+    static func writeCorruptedStore(at path: String) throws {
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            _ = try store.enqueue(batch: (0..<50).map { draft("e\($0)", payloadBytes: 500) })
+            store.close()
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 8192))
+        try handle.close()
+    }
+
+    @Test("After a corruption every open throws DB_004 naming the quarantined file until a fresh store is accepted")
+    func corruptionKeepsFailingUntilAccepted() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        try Self.writeCorruptedStore(at: path)
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 77) }
+        let quarantined = path + ".corrupt-77"
+        for open in 1...3 {
+            var message = ""
+            #expect("open \(open) throws DB_004") {
+                try SQLiteMutationStore(path: path, configuration: configuration)
+            } throws: { error in
+                message = (error as? MutationStoreError)?.message ?? ""
+                return Self.code(of: error) == .corruptedData
+            }
+            #expect(message.contains(quarantined), "open \(open): \(message)")
+            #expect(!FileManager.default.fileExists(atPath: path), "open \(open) created a store")
+        }
+        #expect(FileManager.default.fileExists(atPath: quarantined))
+        var accepting = configuration
+        accepting.recreatesCorruptedStore = true
+        do {
+            let store = try SQLiteMutationStore(path: path, configuration: accepting)
+            defer { store.close() }
+            let recovery = try #require(store.recovery)
+            #expect(recovery.quarantinedPath == quarantined)
+            #expect(!recovery.reason.isEmpty)
+            #expect(try store.pendingCount() == 0)
+            _ = try store.enqueue(Self.draft("fresh"))
+        }
+        let reopened = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { reopened.close() }
+        #expect(reopened.recovery == nil)
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["fresh"])
+    }
+
+    @Test("A store put back at the path after a corruption is opened, with recovery, once it is accepted")
+    func corruptionAcceptsARestoredFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let salvaged = directory.path("salvaged.sqlite")
+        try Self.writeCorruptedStore(at: path)
+        do {
+            let store = try SQLiteMutationStore(path: salvaged)
+            _ = try store.enqueue(Self.draft("salvaged"))
+            store.close()
+        }
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 78) }
+        #expect(throws: MutationStoreError.self) { try SQLiteMutationStore(path: path, configuration: configuration) }
+        try FileManager.default.moveItem(atPath: salvaged, toPath: path)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: salvaged + suffix) }
+        #expect("the restored file is not opened before the app accepts it") {
+            try SQLiteMutationStore(path: path, configuration: configuration)
+        } throws: { error in
+            Self.code(of: error) == .corruptedData
+        }
+        configuration.recreatesCorruptedStore = true
+        let store = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { store.close() }
+        #expect(store.recovery?.quarantinedPath == path + ".corrupt-78")
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["salvaged"])
     }
 
     /// Removes the database file at `path` and, when `withLog` is true, its write-ahead log and index too.

@@ -14,11 +14,16 @@ import CSQLite
 /// crash or power loss. One connection, guarded by a lock, serves every caller; statements are prepared once
 /// and reused. The schema is versioned (`PRAGMA user_version`) and migrated on open.
 ///
-/// A corrupted file is never silently replaced: it is renamed aside (``recovery`` says where) and opening
-/// throws `DB_004`, unless ``Configuration/recreatesCorruptedStore`` allows a fresh store. A file removed or
-/// moved away while the store is open (a cleaner, a user, another process) is written back to ``path`` from the
-/// open connection before the next write and on ``close()``, so nothing committed is lost; a different file put
-/// at ``path`` meanwhile is left alone, and writes throw `DB_007`.
+/// A corrupted file is never silently replaced: it is renamed aside to `<path>.corrupt-<unix time>` and opening
+/// throws `DB_004` naming that file. A note beside it (`<path>.quarantine`) records the quarantine, so every
+/// later open at the path throws the same `DB_004` (no empty store starts in its place) until the app decides:
+/// an open with ``Configuration/recreatesCorruptedStore`` accepts what is at the path then (a file the app put
+/// back, or a fresh empty store), removes the note and reports the quarantine in ``recovery``. With that setting
+/// from the start, the first open already quarantines the file, starts a fresh store and sets ``recovery``.
+///
+/// A file removed or moved away while the store is open (a cleaner, a user, another process) is written back to
+/// ``path`` from the open connection before the next write and on ``close()``, so nothing committed is lost; a
+/// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -30,7 +35,8 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// The database file's path.
     public let path: String
-    /// Set when opening found a corrupted file, quarantined it and started a fresh store.
+    /// Set when this open, allowed by ``Configuration/recreatesCorruptedStore``, replaced a corrupted file: the
+    /// file it found corrupted and quarantined, or the one an earlier open quarantined (its note now removed).
     public let recovery: CorruptionRecovery?
 
     private static let columns =
@@ -44,8 +50,8 @@ public final class SQLiteMutationStore: MutationStore {
     ///     the wall clock. Default: `.standard`.
     /// - Throws: ``MutationStoreError``: `DB_001` when the file cannot be opened, `DB_002` when the schema
     ///   cannot be migrated, `DB_004` when the file is corrupted (after quarantining it, unless the
-    ///   configuration allows a fresh store), `DB_006` when another process holds the database past the busy
-    ///   timeout.
+    ///   configuration allows a fresh store) or an earlier open quarantined it and the configuration does not
+    ///   allow a fresh store, `DB_006` when another process holds the database past the busy timeout.
     public init(path: String, configuration: Configuration = .standard) throws {
         self.path = path
         self.configuration = configuration
@@ -59,17 +65,62 @@ public final class SQLiteMutationStore: MutationStore {
     ) throws
         -> (SQLiteConnection, CorruptionRecovery?)
     {
+        let notePath = quarantineNotePath(for: path)
+        let note = FileManager.default.fileExists(atPath: notePath) ? readQuarantineNote(at: notePath) : nil
+        if let note, !configuration.recreatesCorruptedStore {
+            throw MutationStoreError(
+                .corruptedData,
+                message: "\(path) was found corrupted (\(note.reason)) and quarantined at \(note.quarantinedPath); "
+                    + "nothing was opened. Open with recreatesCorruptedStore to accept the file at the path now, or "
+                    + "a fresh store when there is none (\(notePath) records the quarantine)")
+        }
+        let opened: (SQLiteConnection, CorruptionRecovery?)
         do {
-            return (try open(path: path, configuration: configuration), nil)
+            opened = (try open(path: path, configuration: configuration), note)
         } catch let error as MutationStoreError where error.code == .corruptedData {
-            let quarantined = quarantine(path: path, date: configuration.currentDate())
+            let quarantined = quarantine(
+                path: path, date: configuration.currentDate(), reason: error.message,
+                leavingNoteAt: configuration.recreatesCorruptedStore ? nil : notePath)
             guard configuration.recreatesCorruptedStore, let quarantined else {
-                let place = quarantined.map { "quarantined at \($0)" } ?? "could not be moved aside"
+                let place =
+                    quarantined.map {
+                        "quarantined at \($0); every open throws DB_004 until one with recreatesCorruptedStore "
+                            + "accepts the file at the path then, or a fresh store"
+                    } ?? "could not be moved aside"
                 throw MutationStoreError(.corruptedData, message: "\(error.message); the file \(place)")
             }
             let fresh = try open(path: path, configuration: configuration)
-            return (fresh, CorruptionRecovery(quarantinedPath: quarantined, reason: error.message))
+            opened = (fresh, CorruptionRecovery(quarantinedPath: quarantined, reason: error.message))
         }
+        guard note != nil else { return opened }
+        do {
+            try FileManager.default.removeItem(atPath: notePath)
+        } catch {
+            opened.0.close()
+            throw MutationStoreError(
+                .storageConnectionFailed, message: "cannot remove the quarantine note \(notePath): \(error)")
+        }
+        return opened
+    }
+
+    /// Where a store opened without ``Configuration/recreatesCorruptedStore`` notes that it quarantined the
+    /// file at `path`: `<path>.quarantine`.
+    private static func quarantineNotePath(for path: String) -> String { path + ".quarantine" }
+
+    /// What a quarantine note records.
+    private struct QuarantineNote: Codable {
+        var quarantinedPath: String
+        var reason: String
+    }
+
+    /// The quarantine recorded at `notePath`; a note that cannot be read still stands for a quarantine.
+    private static func readQuarantineNote(at notePath: String) -> CorruptionRecovery {
+        guard let data = FileManager.default.contents(atPath: notePath),
+            let note = try? JSONDecoder().decode(QuarantineNote.self, from: data)
+        else {
+            return CorruptionRecovery(quarantinedPath: "unknown", reason: "the note \(notePath) cannot be read")
+        }
+        return CorruptionRecovery(quarantinedPath: note.quarantinedPath, reason: note.reason)
     }
 
     private static func open(
@@ -122,7 +173,13 @@ public final class SQLiteMutationStore: MutationStore {
     }
 
     /// Renames a corrupted database (and its WAL) aside; returns the new path, or `nil` if it could not move.
-    private static func quarantine(path: String, date: Date) -> String? {
+    /// With `notePath`, a note naming the new path is written there first, and the file stays where it is when
+    /// the note cannot be written: a file is never gone from `path` without a note saying where it went.
+    private static func quarantine(
+        path: String, date: Date, reason: String, leavingNoteAt notePath: String?
+    )
+        -> String?
+    {
         let manager = FileManager.default
         let stamp = Int64(date.timeIntervalSince1970)
         var target = "\(path).corrupt-\(stamp)"
@@ -131,9 +188,15 @@ public final class SQLiteMutationStore: MutationStore {
             suffix += 1
             target = "\(path).corrupt-\(stamp)-\(suffix)"
         }
+        if let notePath {
+            guard let note = try? JSONEncoder().encode(QuarantineNote(quarantinedPath: target, reason: reason)),
+                (try? note.write(to: URL(fileURLWithPath: notePath), options: .atomic)) != nil
+            else { return nil }
+        }
         do {
             try manager.moveItem(atPath: path, toPath: target)
         } catch {
+            if let notePath { try? manager.removeItem(atPath: notePath) }
             return nil
         }
         if manager.fileExists(atPath: path + "-wal") {

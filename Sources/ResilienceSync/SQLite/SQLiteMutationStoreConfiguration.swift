@@ -9,7 +9,9 @@ extension SQLiteMutationStore {
         /// Whether enqueuing a delete drops the entity's pending updates (they would be overwritten anyway).
         public var coalescesUpdatesBeforeDelete = false
         /// Whether a corrupted file, once quarantined, is replaced by a fresh empty store. When `false` (the
-        /// default) opening throws `DB_004` and the integrator decides; the bad file is quarantined either way.
+        /// default) opening throws `DB_004`, and so does every later open at the path, until one with `true`
+        /// accepts what is at the path then (a fresh store, or a file the app put back) and reports the
+        /// quarantine in ``SQLiteMutationStore/recovery``. The bad file is quarantined either way.
         public var recreatesCorruptedStore = false
         /// Whether opening runs `PRAGMA quick_check` to catch corruption early (cost grows with the file).
         public var verifiesIntegrityOnOpen = true
