@@ -115,8 +115,19 @@ public final class InMemoryMutationStore: MutationStore {
         }
     }
 
-    /// The failed mutations, oldest first.
-    public func failed() throws -> [Mutation] { state.withLock { $0.failed } }
+    /// Up to `limit` failed mutations after `id`, oldest first; none when `limit` is zero or less.
+    public func failed(after id: Int64, limit: Int) throws -> [Mutation] {
+        guard limit > 0 else { return [] }
+        return state.withLock { state in
+            // The list is kept in identifier order: find the page's start by bisection, not by a scan.
+            var (low, high) = (0, state.failed.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if state.failed[middle].id > id { high = middle } else { low = middle + 1 }
+            }
+            return Array(state.failed[low...].prefix(limit))
+        }
+    }
 
     /// Moves a failed mutation to the end of the queue with a new identifier and no attempts.
     public func requeueFailed(_ id: Int64) throws {

@@ -150,6 +150,36 @@ struct MutationStoreContractTests {
         #expect(try store.failed().isEmpty)
     }
 
+    @Test(
+        "The failed list reads in bounded pages, oldest first, while the user discards", arguments: StoreKind.allCases)
+    func failedPages(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let stored = try store.enqueue(batch: (0..<250).map { Self.draft("e\($0)") })
+        for mutation in stored where mutation.id % 5 != 0 {
+            try store.record(.givenUp(reason: "review"), for: mutation.id)
+        }
+        let expected = try store.failed().map(\.id)
+        #expect(expected.count == 200)
+        var read: [Int64] = []
+        var pageSizes: [Int] = []
+        var cursor: Int64 = 0
+        while pageSizes.count <= 10 {
+            let page = try store.failed(after: cursor, limit: 64)
+            pageSizes.append(page.count)
+            guard let last = page.last else { break }
+            read += page.map(\.id)
+            try store.discardFailed(last.id)
+            cursor = last.id
+        }
+        #expect(pageSizes == [64, 64, 64, 8, 0])
+        #expect(read == expected)
+        #expect(try store.failed().count == 196)
+        #expect(try store.failed(after: 0, limit: 0).isEmpty)
+        #expect(try store.failed(after: 0, limit: -5).isEmpty)
+        #expect(try store.failed(after: .max, limit: 10).isEmpty)
+    }
+
     @Test("Operations on ids that are no longer pending do nothing", arguments: StoreKind.allCases)
     func staleIDs(kind: StoreKind) throws {
         let (store, dispose) = try kind.make()
@@ -261,6 +291,19 @@ struct MutationStoreConformanceTests {
                 try inner.record(outcome, for: id)
             }
         }
+    }
+
+    /// A store whose failed list answers every page with the whole list, whatever the cursor and the limit.
+    final class UnpagedStore: ForwardingMutationStore, @unchecked Sendable {
+        override func failed(after id: Int64, limit: Int) throws -> [Mutation] {
+            try inner.failed(after: 0, limit: .max)
+        }
+    }
+
+    @Test("A failed list that ignores the page's cursor and limit is reported by the paging rule alone")
+    func unpagedStoreFails() async throws {
+        let report = await FailedMutationListConformance { UnpagedStore() }.run()
+        #expect(report.failedCases == ["failed-paged"], "\(report)")
     }
 
     @Test("A broken store is reported rule by rule, by the kit of the protocol it breaks")

@@ -384,11 +384,12 @@ public final class SQLiteMutationStore: MutationStore {
             limit: limit)
     }
 
-    /// The failed mutations, oldest first.
-    public func failed() throws -> [Mutation] {
+    /// Up to `limit` failed mutations after `id`, oldest first (one `LIMIT` query on the `(state, id)` index);
+    /// none when `limit` is zero or less.
+    public func failed(after id: Int64, limit: Int) throws -> [Mutation] {
         try select(
-            "SELECT \(Self.columns) FROM mutations WHERE state = 1 AND id > ? ORDER BY id LIMIT ?", after: 0,
-            limit: Int(Int32.max))
+            "SELECT \(Self.columns) FROM mutations WHERE state = 1 AND id > ? ORDER BY id LIMIT ?", after: id,
+            limit: limit)
     }
 
     /// How many mutations are pending.

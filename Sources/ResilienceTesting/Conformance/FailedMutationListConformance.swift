@@ -2,7 +2,8 @@
 /// ``MutationQueue``, filled by recording ``MutationOutcome/givenUp(reason:)``.
 ///
 /// Give it a factory that makes a fresh, empty store; it checks the list's contract one rule at a time, each
-/// on its own store: given-up mutations listed oldest first with their reason and attempts, requeueing to the
+/// on its own store: given-up mutations listed oldest first with their reason and attempts, read in bounded
+/// pages (``FailedMutationList/failed(after:limit:)``, an empty page for a limit of zero or less), requeueing to the
 /// end of the queue with attempts reset, discarding, keys kept unique while listed, no-ops on identifiers not
 /// on the list, and `removeAllPending` sparing the list. It works with any test framework:
 ///
@@ -63,6 +64,35 @@ public struct FailedMutationListConformance: ConformanceKit {
                     return "a given-up mutation lost its reason or its attempts: \(failed[0])"
                 }
                 return try store.pendingCount() == 1 ? nil : "a given-up mutation is still pending"
+            }
+        ),
+        (
+            "failed-paged",
+            { store in
+                let stored = try store.enqueue(batch: (0..<6).map { draft("e\($0)") })
+                let given = [0, 1, 3, 4, 5].map { stored[$0].id }
+                for id in given { try store.record(.givenUp(reason: "review"), for: id) }
+                var pages: [[Int64]] = []
+                var cursor: Int64 = 0
+                while pages.count < 4 {
+                    let page = try store.failed(after: cursor, limit: 2).map(\.id)
+                    pages.append(page)
+                    guard let last = page.last else { break }
+                    cursor = last
+                }
+                let expected = [[given[0], given[1]], [given[2], given[3]], [given[4]], []]
+                guard pages == expected else {
+                    return
+                        "pages of 2 from the start were \(pages), not \(expected) (oldest first, bounded, no pending)"
+                }
+                let afterPending = try store.failed(after: stored[2].id, limit: 10).map(\.id)
+                guard afterPending == Array(given[2...]) else {
+                    return "failed(after: a pending id) listed \(afterPending), not \(Array(given[2...]))"
+                }
+                guard try store.failed(after: 0, limit: 0).isEmpty, try store.failed(after: 0, limit: -1).isEmpty
+                else { return "a limit of zero or less gave a non-empty page" }
+                let whole = try store.failed().map(\.id)
+                return whole == given ? nil : "failed() listed \(whole), not every page in order \(given)"
             }
         ),
         (

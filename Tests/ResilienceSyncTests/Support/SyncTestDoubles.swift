@@ -249,7 +249,7 @@ class ForwardingMutationStore: MutationStore, @unchecked Sendable {
     func pending(after id: Int64, limit: Int) throws -> [Mutation] { try inner.pending(after: id, limit: limit) }
     func pendingCount() throws -> Int { try inner.pendingCount() }
     func record(_ outcome: MutationOutcome, for id: Int64) throws { try inner.record(outcome, for: id) }
-    func failed() throws -> [Mutation] { try inner.failed() }
+    func failed(after id: Int64, limit: Int) throws -> [Mutation] { try inner.failed(after: id, limit: limit) }
     func requeueFailed(_ id: Int64) throws { try inner.requeueFailed(id) }
     func discardFailed(_ id: Int64) throws { try inner.discardFailed(id) }
     func removeAllPending() throws -> Int { try inner.removeAllPending() }
