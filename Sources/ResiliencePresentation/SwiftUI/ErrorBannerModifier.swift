@@ -5,7 +5,8 @@ import SwiftUI
 
 extension View {
     /// Shows `error` as a banner over the top of this view, with a dismiss button and, when the error allows
-    /// it, a Retry button that counts down ``UserFacingError/retryAfter`` before it enables itself.
+    /// it, a Retry button that counts down ``UserFacingError/retryAfter`` from that error's arrival before it enables
+    /// itself (a ``RetryCountdown``).
     public func errorBanner(
         _ error: Binding<UserFacingError?>, strings: PresentationStrings = .english, retry: (() -> Void)? = nil
     ) -> some View {
@@ -13,30 +14,45 @@ extension View {
     }
 }
 
-/// Overlays an ``ErrorBanner`` while the bound error is set.
+/// Overlays an `ErrorBanner` while the bound error is set, and keeps that error's ``RetryCountdown``: a new
+/// error restarts it from its own arrival.
 struct ErrorBannerModifier: ViewModifier {
     @Binding var error: UserFacingError?
     let strings: PresentationStrings
     let retry: (() -> Void)?
+    @State private var countdown: RetryCountdown
+
+    init(error: Binding<UserFacingError?>, strings: PresentationStrings, retry: (() -> Void)?) {
+        _error = error
+        self.strings = strings
+        self.retry = retry
+        // An error already set counts from now; SwiftUI keeps this first value for as long as the view lives.
+        _countdown = State(
+            initialValue: RetryCountdown(error: error.wrappedValue, arrivedAt: .init(displayDate: Date())))
+    }
 
     func body(content: Content) -> some View {
-        content.overlay(alignment: .top) {
-            if let current = error {
-                ErrorBanner(error: current, strings: strings, retry: retry) { error = nil }
-                    .padding(.horizontal)
+        content
+            .overlay(alignment: .top) {
+                if let current = error {
+                    ErrorBanner(error: current, countdown: countdown, strings: strings, retry: retry) { error = nil }
+                        .padding(.horizontal)
+                }
             }
-        }
+            .onChange(of: error) { newError in
+                countdown.show(newError, at: ResilienceInstant(displayDate: Date()))
+            }
     }
 }
 
-/// The banner itself. The countdown is display-only and runs on the system clock through `TimelineView`
-/// (the documented default for UI; policies never read it).
+/// The banner itself. The countdown (a ``RetryCountdown``) is display-only and runs on the system clock through
+/// `TimelineView` (the documented default for UI; policies never read it).
 struct ErrorBanner: View {
     let error: UserFacingError
+    let countdown: RetryCountdown
     let strings: PresentationStrings
     let retry: (() -> Void)?
     let dismiss: () -> Void
-    @State private var shownAt = Date()
 
     var body: some View {
         HStack(alignment: .top, spacing: 8) {
@@ -48,10 +64,12 @@ struct ErrorBanner: View {
             }
             Spacer(minLength: 0)
             if error.showsRetry, let retry {
-                TimelineView(.periodic(from: shownAt, by: 1)) { context in
-                    let remaining = remainingSeconds(at: context.date)
-                    if remaining > 0 {
-                        Text(countdownLabel(remaining)).font(.footnote).monospacedDigit()
+                TimelineView(.periodic(from: countdown.arrivedAt.displayDate, by: 1)) { context in
+                    let now = ResilienceInstant(displayDate: context.date)
+                    // Until the modifier has recorded this error's arrival, it counts from this frame.
+                    let shown = countdown.showing(error, at: now)
+                    if let label = shown.countdownText(at: now, strings: strings) {
+                        Text(label).font(.footnote).monospacedDigit()
                     } else {
                         Button(strings.string("action.retry")) {
                             dismiss()
@@ -67,18 +85,6 @@ struct ErrorBanner: View {
         }
         .padding(12)
         .background(SeverityStyle.color(error.severity).opacity(0.15), in: RoundedRectangle(cornerRadius: 10))
-    }
-
-    private func remainingSeconds(at date: Date) -> Int64 {
-        guard let retryAfter = error.retryAfter else { return 0 }
-        let (seconds, attoseconds) = retryAfter.components
-        let total = Double(seconds) + Double(attoseconds) / 1e18
-        return Int64((total - date.timeIntervalSince(shownAt)).rounded(.up))
-    }
-
-    private func countdownLabel(_ seconds: Int64) -> String {
-        let time = RelativeTimeFormatter(strings: strings).string(for: .seconds(seconds))
-        return strings.string("banner.retryIn", ["time": time])
     }
 }
 #endif

@@ -1,4 +1,5 @@
 #if canImport(SwiftUI)
+import Foundation
 import ResilienceCore
 import SwiftUI
 
@@ -63,6 +64,19 @@ enum SeverityStyle {
         case .warning: .orange
         case .error: .red
         }
+    }
+}
+
+/// The SwiftUI views' display timeline: the system clock `TimelineView` ticks on, as instants measured from the
+/// reference date, for a ``RetryCountdown``. Display-only; policies never read it.
+extension ResilienceInstant {
+    init(displayDate date: Date) {
+        self.init(offset: .seconds(date.timeIntervalSinceReferenceDate))
+    }
+
+    var displayDate: Date {
+        let (seconds, attoseconds) = offset.components
+        return Date(timeIntervalSinceReferenceDate: Double(seconds) + Double(attoseconds) / 1e18)
     }
 }
 #endif
