@@ -4,11 +4,13 @@ import ResilienceCore
 import SwiftUI
 
 /// A view for a failure with nothing else to show: symbol, title, message, suggested action and a Retry
-/// button when ``UserFacingError/showsRetry`` is true.
+/// button when ``UserFacingError/showsRetry`` is true. The button stays disabled, with a countdown under it,
+/// until the error's ``UserFacingError/retryAfter`` has passed since it was shown (a ``RetryCountdown``).
 public struct ResilienceErrorView: View {
     private let error: UserFacingError
     private let strings: PresentationStrings
     private let retry: (() -> Void)?
+    @State private var countdown: RetryCountdown
 
     /// Creates the view; `retry` is called when the Retry button is tapped.
     ///
@@ -21,6 +23,8 @@ public struct ResilienceErrorView: View {
         self.error = error
         self.strings = strings
         self.retry = retry
+        // Counted from now; SwiftUI keeps this first value for as long as the view lives (`onChange` moves it on).
+        _countdown = State(initialValue: RetryCountdown(error: error, arrivedAt: .init(displayDate: Date())))
     }
 
     /// The content.
@@ -41,10 +45,25 @@ public struct ResilienceErrorView: View {
                     .foregroundStyle(.secondary)
             }
             if error.showsRetry, let retry {
-                Button(strings.string("action.retry"), action: retry)
+                TimelineView(.periodic(from: countdown.arrivedAt.displayDate, by: 1)) { context in
+                    let now = ResilienceInstant(displayDate: context.date)
+                    // Until `onChange` has recorded a new error's arrival, it counts from this frame.
+                    let shown = countdown.showing(error, at: now)
+                    Button(strings.string("action.retry"), action: retry)
+                        .disabled(!shown.isRetryEnabled(at: now))
+                    if let label = shown.countdownText(at: now, strings: strings) {
+                        Text(label)
+                            .font(.footnote)
+                            .monospacedDigit()
+                            .foregroundStyle(.secondary)
+                    }
+                }
             }
         }
         .padding()
+        .onChange(of: error) { newError in
+            countdown.show(newError, at: ResilienceInstant(displayDate: Date()))
+        }
     }
 }
 
