@@ -265,6 +265,83 @@ struct HTTPCacheStoreTests {
         #expect(try reopened.entries(forKey: "b").count == 1)
     }
 
+    /// The bytes the file at `path` holds, read through a connection of its own.
+    static func fileByteCount(_ path: String) throws -> Int {
+        var database: OpaquePointer?
+        defer { sqlite3_close(database) }
+        try #require(sqlite3_open(path, &database) == SQLITE_OK)
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        try #require(
+            sqlite3_prepare_v2(database, "SELECT COALESCE(SUM(size), 0) FROM http_cache", -1, &statement, nil)
+                == SQLITE_OK)
+        try #require(sqlite3_step(statement) == SQLITE_ROW)
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
+    @Test("SQLite: two stores on one file keep its budget together and evict the entry least recently used by either")
+    func twoStoresOnOneFile() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        func entry(_ key: String) -> HTTPCacheEntry { Self.entry(key, bodyBytes: 1_000) }
+        func bytes(_ keys: [String]) -> Int { keys.reduce(0) { $0 + entry($1).byteCount } }
+        let budget = 5_600
+        #expect(budget >= bytes(["k0", "k1", "k2"]) && budget < bytes(["a", "b", "c", "d"]))
+        let first = try SQLiteHTTPCacheStore(path: path, byteBudget: budget)
+        let second = try SQLiteHTTPCacheStore(path: path, byteBudget: budget)
+        try first.store(entry("a"))
+        try second.store(entry("b"))
+        try first.store(entry("c"))
+        #expect(try second.entries(forKey: "a").count == 1)  // a use through the other store
+        try first.store(entry("d"))
+        #expect(try Self.fileByteCount(path) == bytes(["a", "c", "d"]))
+        #expect(try first.entries(forKey: "b").isEmpty)
+        for key in ["a", "c", "d"] { #expect(try second.entries(forKey: key).count == 1, "\(key)") }
+        for index in 0..<10 {
+            try (index.isMultiple(of: 2) ? first : second).store(entry("k\(index)"))
+            #expect(try Self.fileByteCount(path) <= budget, "after write \(index)")
+        }
+        let kept = bytes(["k7", "k8", "k9"])
+        #expect(try Self.fileByteCount(path) == kept)
+        #expect(first.byteCount == kept && second.byteCount == kept)
+        for index in 0..<7 { #expect(try first.entries(forKey: "k\(index)").isEmpty, "k\(index)") }
+        for index in 7..<10 { #expect(try second.entries(forKey: "k\(index)").count == 1, "k\(index)") }
+        try second.removeEntries(forKey: "k9")
+        try first.store(entry("e"))
+        #expect(try Self.fileByteCount(path) == bytes(["k7", "k8", "e"]))
+        #expect(try second.entries(forKey: "k7").count == 1)
+    }
+
+    @Test("SQLite: two stores writing to one file at the same moment wait for each other and keep the budget")
+    func twoStoresWritingAtOnce() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let budget = 5_600
+        let stores = try (0..<2).map { _ in try SQLiteHTTPCacheStore(path: path, byteBudget: budget) }
+        let failures = LockedState(initialState: [String]())
+        let finished = DispatchSemaphore(value: 0)
+        for (number, store) in stores.enumerated() {
+            Thread {
+                for index in 0..<100 {
+                    do {
+                        try store.store(Self.entry("s\(number)-\(index)", bodyBytes: 1_000))
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+                finished.signal()
+            }.start()
+        }
+        for _ in stores { try #require(finished.wait(timeout: .now() + 60) == .success, "the writers did not finish") }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try Self.fileByteCount(path) <= budget)
+        #expect(try Self.fileByteCount(path) == stores[0].byteCount)
+    }
+
     @Test("SQLite: a row whose body no longer matches its recorded length is dropped and read as absent")
     func damagedRow() throws {
         let path = Self.temporaryPath()

@@ -15,6 +15,13 @@ import CSQLite
 /// same happens when a statement later reports corruption. A row whose body no longer matches its recorded
 /// length, or whose header block cannot be decoded, is deleted and read as absent. Safe to share: one
 /// connection guarded by a lock.
+///
+/// The budget holds for the file, whoever writes to it: several stores may open the same path (two processes,
+/// an app and its extension, two stores in one process), and each write runs in one SQLite write transaction
+/// that takes the byte total from the database when another connection has committed since (`PRAGMA
+/// data_version`), so together they never keep more than the budget of the store writing, and eviction takes
+/// the least recently used entries whichever store wrote or read them last. A store waits up to 2 seconds for
+/// another connection's write to finish; past that the operation fails (a miss for ``CachingTransport``).
 public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// The database file.
     public let path: String
@@ -39,8 +46,14 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// Where a corrupt database was moved aside, if that happened since this store opened.
     public var quarantinedPath: String? { state.withLock { $0.quarantinedPath } }
 
-    /// The bytes currently stored.
-    public var byteCount: Int { state.withLock { $0.byteCount } }
+    /// The bytes currently stored in the file, including what other stores on the same file wrote.
+    public var byteCount: Int {
+        state.withLock { connection in
+            guard connection.isOpen else { return connection.byteCount }
+            try? connection.synchronizeByteCount()
+            return connection.byteCount
+        }
+    }
 
     /// The variants stored under `key`, most recently used first.
     public func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] {
@@ -58,7 +71,9 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// Removes every variant under `key`.
     public func removeEntries(forKey key: String) throws(HTTPCacheStoreError) {
         try withConnection(writing: true) { (connection) throws(HTTPCacheStoreError) in
-            try connection.remove(key: key, variant: nil)
+            try connection.inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
+                try connection.remove(key: key, variant: nil)
+            }
         }
     }
 
@@ -82,11 +97,17 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
 
 extension SQLiteHTTPCacheStore {
     /// The connection and the bookkeeping it keeps in memory; only used under the store's lock.
+    ///
+    /// The byte total is kept in memory and trusted only while no other connection has committed to the file:
+    /// ``knownDataVersion`` is `PRAGMA data_version` when the total was last read from the database (a value
+    /// that changes only when another connection commits), and every write transaction compares it first. The
+    /// use order needs no memory: a use takes one more than the largest `last_use` in the file, inside its own
+    /// statement.
     fileprivate struct Connection {
         var handle: OpaquePointer
         var statements: [String: OpaquePointer] = [:]
         var byteCount = 0
-        var useCounter: Int64 = 0
+        var knownDataVersion: Int64?
         var quarantinedPath: String?
         var isOpen = true
         let path: String
@@ -112,6 +133,7 @@ extension SQLiteHTTPCacheStore {
                 sqlite3_close_v2(db)
                 throw HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)")
             }
+            sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             var connection = Connection(handle: db, path: path)
             do throws(HTTPCacheStoreError) {
                 try connection.execute(
@@ -137,16 +159,16 @@ extension SQLiteHTTPCacheStore {
                 guard columns == Self.columns else {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) holds another schema: \(columns ?? "")")
                 }
-                connection.byteCount = Int(
-                    try connection.scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
-                connection.useCounter = try connection.scalarInteger(
-                    "SELECT COALESCE(MAX(last_use), 0) FROM http_cache")
+                try connection.synchronizeByteCount()
             } catch {
                 connection.close()
                 throw HTTPCacheStoreError(.unavailable, message: error.message)
             }
             return connection
         }
+
+        /// How long a statement waits for another connection's write transaction on the same file.
+        static let busyTimeoutMilliseconds: Int32 = 2_000
 
         /// The columns of `http_cache`, in order, as `open` creates them.
         private static let columns =
@@ -200,6 +222,40 @@ extension SQLiteHTTPCacheStore {
             }
         }
 
+        // MARK: Sharing the file
+
+        /// Reads the byte total from the database when another connection has committed since it was last read
+        /// (or it was never read, or a failed transaction left it in doubt). The version is read first, so a
+        /// commit between the two readings is noticed next time.
+        mutating func synchronizeByteCount() throws(HTTPCacheStoreError) {
+            let version = try scalarInteger("PRAGMA data_version")
+            guard version != knownDataVersion else { return }
+            byteCount = Int(try scalarInteger("SELECT COALESCE(SUM(size), 0) FROM http_cache"))
+            knownDataVersion = version
+        }
+
+        /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`: no other connection writes until it commits)
+        /// with the byte total brought up to date first; rolls back and forgets the total when it throws. A
+        /// corrupt file is left to ``recoveringFromCorruption(_:)``, which needs SQLite's error code as it is.
+        mutating func inWriteTransaction<Result>(
+            _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
+        ) throws(HTTPCacheStoreError) -> Result {
+            try step("BEGIN IMMEDIATE")
+            do throws(HTTPCacheStoreError) {
+                try synchronizeByteCount()
+                let result = try body(&self)
+                try step("COMMIT")
+                return result
+            } catch {
+                knownDataVersion = nil
+                let code = sqlite3_errcode(handle) & 0xFF
+                if code != SQLITE_CORRUPT, code != SQLITE_NOTADB, sqlite3_get_autocommit(handle) == 0 {
+                    sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+                }
+                throw error
+            }
+        }
+
         // MARK: Operations
 
         mutating func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] {
@@ -236,27 +292,38 @@ extension SQLiteHTTPCacheStore {
                         initialAge: sqlite3_column_double(select, 9)))
             }
             sqlite3_reset(select)
-            for variant in damaged { try remove(key: key, variant: variant) }
+            if !damaged.isEmpty {
+                try inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
+                    for variant in damaged { try connection.remove(key: key, variant: variant) }
+                }
+            }
             if !entries.isEmpty {
-                useCounter += 1
-                let touch = try prepare("UPDATE http_cache SET last_use = ? WHERE key = ?")
+                let touch = try prepare(
+                    "UPDATE http_cache SET last_use = (SELECT COALESCE(MAX(last_use), 0) + 1 FROM http_cache) WHERE key = ?"
+                )
                 defer { sqlite3_reset(touch) }
-                sqlite3_bind_int64(touch, 1, useCounter)
-                bind(touch, 2, key)
+                bind(touch, 1, key)
                 try run(touch)
             }
             return entries
         }
 
+        /// Replaces the entry's variant and evicts to `budget`, in one write transaction.
         mutating func store(_ entry: HTTPCacheEntry, budget: Int) throws(HTTPCacheStoreError) {
+            try inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
+                try connection.replace(entry, budget: budget)
+            }
+        }
+
+        private mutating func replace(_ entry: HTTPCacheEntry, budget: Int) throws(HTTPCacheStoreError) {
             try remove(key: entry.key, variant: entry.variantKey)
             let size = entry.byteCount
             guard size <= budget else { return }
-            useCounter += 1
             let insert = try prepare(
                 """
                 INSERT INTO http_cache(key, variant, status, url, headers, body, body_length, request_time,
-                response_time, lifetime, initial_age, size, last_use) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
+                response_time, lifetime, initial_age, size, last_use) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,
+                (SELECT COALESCE(MAX(last_use), 0) + 1 FROM http_cache))
                 """)
             defer { sqlite3_reset(insert) }
             bind(insert, 1, entry.key)
@@ -271,7 +338,6 @@ extension SQLiteHTTPCacheStore {
             sqlite3_bind_double(insert, 10, entry.freshnessLifetime)
             sqlite3_bind_double(insert, 11, entry.initialAge)
             sqlite3_bind_int64(insert, 12, Int64(size))
-            sqlite3_bind_int64(insert, 13, useCounter)
             try run(insert)
             byteCount += size
             // The oldest row goes by its rowid: its key and variant may not read back as written (text that is
@@ -361,6 +427,13 @@ extension SQLiteHTTPCacheStore {
         func run(_ statement: OpaquePointer) throws(HTTPCacheStoreError) {
             let code = sqlite3_step(statement)
             guard code == SQLITE_DONE || code == SQLITE_ROW else { throw failure(code) }
+        }
+
+        /// Runs one statement without parameters (prepared once) and resets it.
+        mutating func step(_ sql: String) throws(HTTPCacheStoreError) {
+            let statement = try prepare(sql)
+            defer { sqlite3_reset(statement) }
+            try run(statement)
         }
 
         private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
