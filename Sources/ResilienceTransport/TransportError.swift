@@ -87,6 +87,20 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
             url: url)
     }
 
+    /// A header field of the request cannot be sent as it is (``TransportExchange/validateHeaderFields(of:)``):
+    /// the caller's invalid request (`clientError`, ``FailureCode/invalidFormat``), not transient and never sent,
+    /// so no retry repeats it. The message names the field, never its value (which may be a credential).
+    /// - Parameters:
+    ///   - reason: Which field was refused and why.
+    ///   - url: The request's URL.
+    public static func invalidHeaderField(_ reason: String, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .clientError, code: .invalidFormat, isTransient: false, logLevel: .error, message: reason,
+                requestWasNotSent: true),
+            url: url)
+    }
+
     /// The body ended before its declared length.
     public static func truncated(
         received: Int, expected: Int?, url: URL?, platformErrorCode: Int? = nil

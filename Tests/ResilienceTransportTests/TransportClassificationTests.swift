@@ -146,4 +146,38 @@ struct TransportClassificationTests {
         let late = TransportError.timedOut(after: .seconds(2), url: nil)
         #expect(late.classification.message == "no complete response within the attempt deadline (2.0 seconds)")
     }
+
+    @Test("Header fields: every token name and any value without control characters but tab pass; others are refused")
+    func headerFields() async throws {
+        let url = URL(string: "https://example.com/h")!
+        var valid = HTTPHeaders()
+        valid.add(name: "!#$%&'*+-.^_`|~09azAZ", value: "tab\there, UTF-8 café, quotes \"x\" and ;=,")
+        valid.add(name: "X-Empty", value: "")
+        try TransportExchange.validateHeaderFields(of: HTTPRequest(url: url, headers: valid))
+        let refused = [
+            ("X-Note", "secret\r\nX-Injected: yes"), ("X-Note", "secret\u{0}"), ("X-Note", "secret\u{7F}"),
+            ("X-Note", "secret\u{1B}"), ("X Note", "secret"), ("X-Note:", "secret"), ("", "secret"),
+            ("X-Nöte", "secret"), ("X-Note\r\nX-Injected", "secret"),
+        ]
+        for (name, value) in refused {
+            var headers = valid
+            headers.add(name: name, value: value)
+            let sent = LockedBox(false)
+            let error = await #expect(throws: TransportError.self, "\(name.debugDescription)") {
+                try await TransportExchange.run(
+                    HTTPRequest(url: url, headers: headers), context: ResilienceContext(key: "h"),
+                    defaultTimeout: .seconds(30)
+                ) { _ in
+                    sent.mutate { $0 = true }
+                    return HTTPResponse(status: 200)
+                }
+            }
+            #expect(error?.classification.category == .clientError)
+            #expect(error?.classification.code == .invalidFormat)
+            #expect(error?.classification.isTransient == false)
+            #expect(error?.classification.requestWasNotSent == true)
+            #expect(error?.classification.message?.contains("secret") == false, "the value leaked into the message")
+            #expect(!sent.value)
+        }
+    }
 }

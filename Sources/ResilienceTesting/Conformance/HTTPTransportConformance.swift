@@ -12,7 +12,10 @@ import ResilienceCore
 /// their origin, loops are recognised and chains are cut after ``Configuration/maximumRedirects``; a 429
 /// keeps its `Retry-After`; gzip is inflated, and a gzip bomb or a huge body is refused with
 /// ``FailureCode/responseTooLarge``; cancellation, before the request or while it waits or reads, ends it
-/// promptly as cancellation; concurrent requests are safe.
+/// promptly as cancellation; concurrent requests are safe; a request whose header fields cannot be sent as they
+/// are (a name that is not an HTTP token, a value with CR, LF, NUL or another control character) is refused
+/// before anything is sent, as the caller's invalid request (`clientError`, ``FailureCode/invalidFormat``, not
+/// transient), never passed on with its line breaks.
 ///
 /// ```swift
 /// @Test func conforms() async throws {
@@ -81,7 +84,7 @@ public struct HTTPTransportConformance: ConformanceKit {
         "redirect-cross-origin-strips-credentials", "redirect-loop", "redirect-chain", "rate-limited-retry-after",
         "server-quota-reported", "gzip-inflated", "gzip-bomb", "huge-body", "cancellation",
         "cancellation-while-reading",
-        "cancelled-before-start", "concurrent-requests",
+        "cancelled-before-start", "concurrent-requests", "invalid-header-field",
     ]
 
     /// Creates the kit.
@@ -272,6 +275,7 @@ private struct Probe: Sendable {
             return await cancellation("a request cancelled while it reads a dripping body")
         case "cancelled-before-start": return await cancelledBeforeStart()
         case "concurrent-requests": return await concurrentRequests()
+        case "invalid-header-field": return await invalidHeaderField()
         default: return [violation("unknown case")]
         }
     }
@@ -419,6 +423,28 @@ private struct Probe: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Header fields no transport may send: each is refused before any byte reaches the server.
+    private func invalidHeaderField() async -> [ConformanceViolation] {
+        server.script("/f", .ok())
+        let fields = [
+            ("X-Note", "a\r\nX-Injected: yes"), ("X-Note", "a\nb"), ("X-Note", "a\u{0}b"), ("X-Note", "a\u{7}b"),
+            ("X Note", "a"), ("X-Note:", "a"), ("", "a"), ("X-Nöte", "a"),
+        ]
+        var found: [ConformanceViolation] = []
+        for (name, value) in fields {
+            var headers = HTTPHeaders()
+            headers.add(name: name, value: value)
+            let what = "the header field \(name.debugDescription): \(value.debugDescription)"
+            found += expectFailure(
+                await send("/f", headers: headers), category: .clientError, code: .invalidFormat, transient: false,
+                notSent: true, what)
+        }
+        if server.requestCount(for: "/f") > 0 {
+            found.append(violation("the server received \(server.requestCount(for: "/f")) of the invalid requests"))
+        }
+        return found
     }
 
     private static let secrets: HTTPHeaders = [

@@ -17,7 +17,9 @@ import Darwin
 
 /// Classifies the errors AsyncHTTPClient and SwiftNIO throw (`HTTPClientError`, connection, socket, HTTP/1.1
 /// parser, HTTP/2, TLS and decompression errors) into ResilienceKit's stable codes, the same ones
-/// `URLErrorClassifier` gives for URLSession. Every error is matched by its type and value, never by its text.
+/// `URLErrorClassifier` gives for URLSession. Every error is matched by its type and value, never by its text
+/// (invalid header names and values, whose value is the fields, by AsyncHTTPClient's own bounded
+/// `shortDescription` of those codes).
 ///
 /// ``AsyncHTTPClientTransport`` already throws classified `TransportError`s; use this classifier where
 /// AsyncHTTPClient errors reach a pipeline some other way (your own `HTTPClient` calls, an OpenAPI client over
@@ -83,10 +85,17 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
             requestWasNotSent: notSent)
     }
 
-    /// `HTTPClientError` by value. The codes that carry an associated value (an unsupported scheme, invalid
-    /// header fields, an application protocol the server offered) cannot be matched without the value, and fall
-    /// to the last case: not transient, AsyncHTTPClient's own description as the message.
+    /// `HTTPClientError` by value. Invalid header names or values carry the fields as their value, so they are
+    /// recognised by AsyncHTTPClient's own `shortDescription` of those two codes (which never holds a value):
+    /// the caller's invalid request, not transient, never sent, with no field value in the message (it may be a
+    /// credential). The other codes that carry a value (an unsupported scheme, an application protocol the server
+    /// offered) fall to the last case: not transient, AsyncHTTPClient's own description as the message.
     static func classification(of error: HTTPClientError) -> FailureClassification {
+        if invalidHeaderFieldLabels.contains(error.shortDescription) {
+            return make(
+                .clientError, .invalidFormat, "the request is not valid: \(error.shortDescription.lowercased())",
+                transient: false, notSent: true)
+        }
         switch error {
         case .cancelled, .requestStreamCancelled:
             return .cancelled
@@ -129,6 +138,12 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
             return make(.unknown, .unknown, "\(error)", transient: false, level: .error)
         }
     }
+
+    /// AsyncHTTPClient's `shortDescription`s of the codes for invalid header names and values.
+    private static let invalidHeaderFieldLabels: Set<String> = [
+        HTTPClientError.invalidHeaderFieldNames([]).shortDescription,
+        HTTPClientError.invalidHeaderFieldValues([]).shortDescription,
+    ]
 
     /// A request the client cancelled because it was shut down while the request ran, not because its task was
     /// cancelled (AsyncHTTPClient gives both `HTTPClientError.cancelled`; ``AsyncHTTPClientTransport`` tells them

@@ -113,6 +113,7 @@ extension AsyncHTTPClientTransport {
     private func stream(
         _ request: HTTPRequest, upload: HTTPClientRequest.Body?, context: ResilienceContext
     ) async throws -> StreamingHTTPResponse {
+        try TransportExchange.validateHeaderFields(of: request)
         try Task.checkCancellation()
         let clock = context.clock
         let now = clock.now()

@@ -239,6 +239,76 @@ struct AsyncHTTPClientTransportTests {
         #expect(classify(error)?.code == .invalidFormat, "\(String(describing: error))")
         #expect(classify(error)?.requestWasNotSent == true)
     }
+
+    @Test(
+        "A header field AsyncHTTPClient refuses fails as the caller's invalid request, unsent, unretried, as over URLSession"
+    )
+    func invalidHeaderField() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .ok())
+        let fields = [("X-Note", "a\r\nX-Injected: yes"), ("X-Note", "a\u{0}b"), ("X Note", "a"), ("X-Note:", "a")]
+        let overURLSession = URLSessionTransport()
+        try await withTransport { transport in
+            for (name, value) in fields {
+                var headers = HTTPHeaders()
+                headers.add(name: name, value: value)
+                let request = HTTPRequest(url: server.url("/f"), headers: headers)
+                let sent = await failure { _ = try await transport.send(request, context: realContext()) }
+                let streamed = await failure { _ = try await transport.stream(request, context: realContext()) }
+                let viaURLSession = await failure {
+                    _ = try await overURLSession.send(request, context: realContext())
+                }
+                for error in [sent, streamed] {
+                    let classification = classify(error)
+                    #expect(classification?.category == .clientError, "\(name): \(String(describing: error))")
+                    #expect(classification?.code == .invalidFormat, "\(name): \(String(describing: error))")
+                    #expect(classification?.isTransient == false)
+                    #expect(classification?.requestWasNotSent == true)
+                    #expect(classification == classify(viaURLSession), "\(name): URLSession failed otherwise")
+                }
+                let counted = CountingTransport(base: transport)
+                let resilient = ResilientTransport(wrapping: counted) { _ in quickRetries() }
+                _ = await failure { _ = try await resilient.send(request, context: realContext()) }
+                #expect(counted.attempts == 1, "\(name): an invalid request was retried")
+            }
+        }
+        #expect(server.requestCount(for: "/f") == 0)
+    }
+
+    @Test("AsyncHTTPClient's own refusal of a header field is classified as the caller's invalid request")
+    func invalidHeaderFieldFromOwnClient() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/f", .ok())
+        for (name, value) in [("X-Note", "secret\r\nX-Injected: yes"), ("X Note", "secret")] {
+            var request = HTTPClientRequest(url: server.url("/f").absoluteString)
+            request.headers.add(name: name, value: value)
+            let error = await failure { _ = try await HTTPClient.shared.execute(request, timeout: .seconds(10)) }
+            let classification = try #require(error.flatMap { AsyncHTTPClientErrorClassifier().classify($0) })
+            #expect(classification.category == .clientError, "\(String(describing: error))")
+            #expect(classification.code == .invalidFormat)
+            #expect(classification.isTransient == false)
+            #expect(classification.requestWasNotSent == true)
+            #expect(classification.message?.contains("secret") == false)
+        }
+        #expect(server.requestCount(for: "/f") == 0)
+    }
+}
+
+/// Counts the attempts that reach the transport it wraps.
+private final class CountingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    private let count = LockedState(initialState: 0)
+
+    init(base: any HTTPTransport) { self.base = base }
+
+    var attempts: Int { count.withLock { $0 } }
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        count.withLock { $0 += 1 }
+        return try await base.send(request, context: context)
+    }
 }
 
 /// An upload that yields one chunk and then fails, as a file read that breaks off would.

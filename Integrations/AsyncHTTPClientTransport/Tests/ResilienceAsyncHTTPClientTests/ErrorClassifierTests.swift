@@ -41,6 +41,21 @@ struct ErrorClassifierTests {
         #expect(classification?.requestWasNotSent == notSent, "\(error)")
     }
 
+    @Test("Invalid header names and values are the caller's invalid request, never sent, with no value in the message")
+    func invalidHeaderFields() {
+        for error in [
+            HTTPClientError.invalidHeaderFieldValues(["secret\r\nX-Injected: yes"]),
+            .invalidHeaderFieldNames(["X secret"]),
+        ] {
+            let classification = classifier.classify(error)
+            #expect(classification?.category == .clientError, "\(error)")
+            #expect(classification?.code == .invalidFormat, "\(error)")
+            #expect(classification?.isTransient == false, "\(error)")
+            #expect(classification?.requestWasNotSent == true, "\(error)")
+            #expect(classification?.message?.contains("secret") == false, "\(error)")
+        }
+    }
+
     @Test("Timeouts and resets are transient; TLS, redirects and malformed replies are not")
     func transience() {
         #expect(classifier.classify(HTTPClientError.readTimeout)?.isTransient == true)
