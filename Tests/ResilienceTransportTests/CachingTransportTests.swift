@@ -342,6 +342,37 @@ struct HTTPCacheStoreTests {
         #expect(try Self.fileByteCount(path) == stores[0].byteCount)
     }
 
+    @Test("SQLite: stores opening one new file at the same moment all share it: none fails or moves it aside")
+    func storesOpeningOneFileAtOnce() throws {
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<100 {
+            let path = Self.temporaryPath()
+            let results = LockedState(initialState: [String]())
+            let group = DispatchGroup()
+            for _ in 0..<4 {
+                group.enter()
+                Thread {
+                    do {
+                        let store = try SQLiteHTTPCacheStore(path: path)
+                        try store.store(Self.entry("a", bodyBytes: 10))
+                        results.withLock { $0.append(store.quarantinedPath.map { _ in "quarantined" } ?? "shared") }
+                    } catch {
+                        results.withLock { $0.append("failed: \(error)") }
+                    }
+                    group.leave()
+                }.start()
+            }
+            try #require(group.wait(timeout: .now() + 60) == .success, "the stores did not open")
+            for result in results.withLock({ $0 }) { outcomes[result, default: 0] += 1 }
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasPrefix(name) {
+                try? FileManager.default.removeItem(atPath: directory + "/" + file)
+            }
+        }
+        #expect(outcomes == ["shared": 400])
+    }
+
     @Test("SQLite: a row whose body no longer matches its recorded length is dropped and read as absent")
     func damagedRow() throws {
         let path = Self.temporaryPath()

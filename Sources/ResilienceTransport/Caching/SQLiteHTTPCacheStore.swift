@@ -22,6 +22,7 @@ import CSQLite
 /// data_version`), so together they never keep more than the budget of the store writing, and eviction takes
 /// the least recently used entries whichever store wrote or read them last. A store waits up to 2 seconds for
 /// another connection's write to finish; past that the operation fails (a miss for ``CachingTransport``).
+/// Opening a file another connection is busy with waits the same way and never quarantines it.
 public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// The database file.
     public let path: String
@@ -112,29 +113,65 @@ extension SQLiteHTTPCacheStore {
         var isOpen = true
         let path: String
 
+        /// Opens the cache at `path`; a file that is not a healthy cache is quarantined and an empty one opened in
+        /// its place. A file another connection is busy with is never taken for an unhealthy one: that only
+        /// waits (``openWaitingForOthers(path:)``).
         static func openQuarantiningCorruption(path: String) throws(HTTPCacheStoreError) -> Connection {
-            do throws(HTTPCacheStoreError) {
-                return try open(path: path)
+            do throws(OpenFailure) {
+                return try openWaitingForOthers(path: path)
             } catch {
-                guard FileManager.default.fileExists(atPath: path) else { throw error }
+                guard !error.isBusy, FileManager.default.fileExists(atPath: path) else { throw error.error }
                 let aside = quarantine(path)
-                var connection = try open(path: path)
+                var connection = try openAfterQuarantine(path: path)
                 connection.quarantinedPath = aside
                 return connection
             }
         }
 
-        private static func open(path: String) throws(HTTPCacheStoreError) -> Connection {
+        /// ``openWaitingForOthers(path:)`` for a path whose file was just moved aside.
+        static func openAfterQuarantine(path: String) throws(HTTPCacheStoreError) -> Connection {
+            do throws(OpenFailure) {
+                return try openWaitingForOthers(path: path)
+            } catch {
+                throw error.error
+            }
+        }
+
+        /// Opens, trying again every 5 ms for up to the busy timeout while another connection holds the file:
+        /// two connections switching a new file to WAL at once can deadlock on its locks, and SQLite then
+        /// answers one of them busy at once, without waiting in the busy handler.
+        private static func openWaitingForOthers(path: String) throws(OpenFailure) -> Connection {
+            var waited: Int32 = 0
+            while true {
+                do throws(OpenFailure) {
+                    return try open(path: path)
+                } catch let failure where failure.isBusy && waited < busyTimeoutMilliseconds {
+                    Thread.sleep(forTimeInterval: 0.005)
+                    waited += 5
+                }
+            }
+        }
+
+        /// Why ``open(path:)`` failed, and whether only because another connection held the file.
+        struct OpenFailure: Error {
+            var error: HTTPCacheStoreError
+            var isBusy: Bool
+        }
+
+        private static func open(path: String) throws(OpenFailure) -> Connection {
             var db: OpaquePointer?
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             let code = sqlite3_open_v2(path, &db, flags, nil)
             guard code == SQLITE_OK, let db else {
                 let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
                 sqlite3_close_v2(db)
-                throw HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)")
+                throw OpenFailure(
+                    error: HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)"),
+                    isBusy: Self.isBusy(code))
             }
             sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             var connection = Connection(handle: db, path: path)
+            var unhealthy = false
             do throws(HTTPCacheStoreError) {
                 try connection.execute(
                     """
@@ -148,6 +185,7 @@ extension SQLiteHTTPCacheStore {
                     CREATE INDEX IF NOT EXISTS http_cache_lru ON http_cache(last_use);
                     """)
                 guard try connection.scalarText("PRAGMA quick_check") == "ok" else {
+                    unhealthy = true
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) failed its integrity check")
                 }
                 // A table of another shape (another version's schema, another program's table) would fail
@@ -157,14 +195,21 @@ extension SQLiteHTTPCacheStore {
                     SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_table_info('http_cache') ORDER BY cid)
                     """)
                 guard columns == Self.columns else {
+                    unhealthy = true
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) holds another schema: \(columns ?? "")")
                 }
                 try connection.synchronizeByteCount()
             } catch {
+                let busy = !unhealthy && Self.isBusy(sqlite3_errcode(db))
                 connection.close()
-                throw HTTPCacheStoreError(.unavailable, message: error.message)
+                throw OpenFailure(error: HTTPCacheStoreError(.unavailable, message: error.message), isBusy: busy)
             }
             return connection
+        }
+
+        /// Whether `code` says another connection holds the file (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+        private static func isBusy(_ code: Int32) -> Bool {
+            code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED
         }
 
         /// How long a statement waits for another connection's write transaction on the same file.
@@ -216,7 +261,7 @@ extension SQLiteHTTPCacheStore {
                 guard code == SQLITE_CORRUPT || code == SQLITE_NOTADB else { throw error }
                 close()
                 let aside = Self.quarantine(path)
-                self = try Self.open(path: path)
+                self = try Self.openAfterQuarantine(path: path)
                 quarantinedPath = aside
                 throw error
             }
