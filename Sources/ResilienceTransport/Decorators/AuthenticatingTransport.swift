@@ -11,7 +11,10 @@
 /// nothing about the session: then they fail as that failure (a ``TransportError``), which the pipeline may
 /// retry. At most ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
 /// ``AuthenticationConfiguration/refreshWindow`` on the context's clock (then `AUTH_004`). A credential
-/// that expires within ``AuthenticationConfiguration/proactiveRefreshSkew`` is refreshed before sending.
+/// is refreshed before sending when it expires within ``AuthenticationConfiguration/proactiveRefreshSkew``
+/// or, for one a refresh obtained, within half its lifetime as known then (its expiry minus the instant it
+/// arrived), whichever is shorter: a 20 s token is refreshed 10 s before it expires, not before every
+/// request, and a token living at least twice the skew keeps the whole skew.
 /// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.
 /// The refresh runs in a task of its own and each request's wait for it is its own: a request cancelled
 /// meanwhile leaves at once with `CancellationError`, and one whose `context.deadline` passes first fails with
@@ -47,9 +50,7 @@ public struct AuthenticatingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         if provider.isRefreshRequest(request) { return try await base.send(request, context: context) }
         var snapshot = try await refresher.current()
-        if let credential = snapshot.credential,
-            credential.expires(within: configuration.proactiveRefreshSkew, of: context.clock.now())
-        {
+        if snapshot.isDueForRefresh(skew: configuration.proactiveRefreshSkew, now: context.clock.now()) {
             snapshot = try await refresher.refreshed(after: snapshot.generation, context: context)
         }
         let response = try await base.send(Self.attach(snapshot.credential, to: request), context: context)

@@ -1,6 +1,10 @@
 /// Settings of an ``AuthenticatingTransport``.
 public struct AuthenticationConfiguration: Sendable, Hashable {
-    /// Refresh before sending when the credential expires within this window (default 30 s).
+    /// Refresh before sending when the credential expires within this window (default 30 s), but never
+    /// earlier than halfway through the lifetime a refreshed credential had when it arrived: a credential
+    /// living no longer than twice this window is refreshed once half its life is over, so one that lives
+    /// 20 s is not "about to expire" from the start (the provider's first credential, whose age is unknown,
+    /// gets the whole window).
     public var proactiveRefreshSkew: Duration = .seconds(30)
     /// At most this many refreshes within ``refreshWindow`` (default 5) …
     public var maximumRefreshes: Int = 5

@@ -13,15 +13,40 @@
 /// The refresh runs in a task of its own; each caller's wait for it is its own. A caller cancelled meanwhile
 /// leaves at once, and one whose deadline passes first fails as a timeout, while the refresh goes on for the
 /// others.
+///
+/// A credential a refresh obtained remembers when it arrived, so its lifetime as known then is
+/// `expiresAt − obtainedAt`; the proactive window before its expiry is
+/// ``AuthenticationConfiguration/proactiveRefreshSkew`` but never more than half that lifetime
+/// (`Snapshot.isDueForRefresh(skew:now:)`). A credential that lives no longer than the skew would otherwise be
+/// "about to expire" from the moment it arrives and be refreshed before every request, until the refresh limit
+/// failed them all. The provider's first credential (``CredentialProvider/currentCredential()``) may have been
+/// stored long before, so its age is unknown: it gets the whole skew.
 final class CredentialRefresher: Sendable {
     struct Snapshot {
         var credential: Credential?
         var generation: Int
+        /// When a refresh handed this credential over, on the context's clock; `nil` for the provider's first
+        /// credential, whose age is unknown.
+        var obtainedAt: ResilienceInstant?
+
+        /// Whether to refresh before sending at `now`: the credential expires within `skew`, or within half its
+        /// lifetime as known when it was obtained, whichever is shorter. A credential with no expiry never is;
+        /// one that had already expired when it arrived always is.
+        func isDueForRefresh(skew: Duration, now: ResilienceInstant) -> Bool {
+            guard let credential, let expiresAt = credential.expiresAt else { return false }
+            var window = skew
+            if let obtainedAt {
+                let lifetime = obtainedAt.duration(to: expiresAt)
+                window = min(skew, max(.zero, lifetime / 2))
+            }
+            return credential.expires(within: window, of: now)
+        }
     }
 
     private struct State {
         var credential: Credential?
         var generation = 0
+        var obtainedAt: ResilienceInstant?
         var loaded = false
         var inFlight: Task<Snapshot, any Error>?
         var refreshTimes: [ResilienceInstant] = []
@@ -29,6 +54,8 @@ final class CredentialRefresher: Sendable {
         var failedFrom: Int?
         /// What the requests waiting on that failed refresh got.
         var failure: (any Error)?
+
+        var snapshot: Snapshot { Snapshot(credential: credential, generation: generation, obtainedAt: obtainedAt) }
     }
 
     private enum Plan {
@@ -53,7 +80,7 @@ final class CredentialRefresher: Sendable {
     /// The credential to attach, loading it from the provider the first time.
     func current() async throws -> Snapshot {
         if let snapshot = state.withLock({
-            $0.loaded ? Snapshot(credential: $0.credential, generation: $0.generation) : nil
+            $0.loaded ? $0.snapshot : nil
         }) {
             return snapshot
         }
@@ -63,7 +90,7 @@ final class CredentialRefresher: Sendable {
                 state.loaded = true
                 state.credential = credential
             }
-            return Snapshot(credential: state.credential, generation: state.generation)
+            return state.snapshot
         }
     }
 
@@ -76,7 +103,7 @@ final class CredentialRefresher: Sendable {
         let plan = state.withLock { state -> Plan in
             if state.failedFrom == generation, let failure = state.failure { return .failed(failure) }
             if state.generation > generation {
-                return .use(Snapshot(credential: state.credential, generation: state.generation))
+                return .use(state.snapshot)
             }
             if let inFlight = state.inFlight { return .join(inFlight) }
             state.refreshTimes.removeAll { $0.duration(to: now) >= window }
@@ -109,11 +136,13 @@ final class CredentialRefresher: Sendable {
         do { result = .success(try await provider.refreshCredential(rejected: rejected)) } catch {
             result = .failure(Self.failure(of: error, context: context))
         }
+        let obtainedAt = context.clock.now()
         let snapshot = state.withLock { state -> Snapshot in
             state.inFlight = nil
             switch result {
             case .success(let credential):
                 state.credential = credential
+                state.obtainedAt = obtainedAt
                 state.loaded = true
                 state.failedFrom = nil
                 state.failure = nil
@@ -122,7 +151,7 @@ final class CredentialRefresher: Sendable {
                 state.failure = failure
             }
             state.generation += 1
-            return Snapshot(credential: state.credential, generation: state.generation)
+            return state.snapshot
         }
         if case .failure(let failure) = result {
             context.emit(.credentialRefreshed) { $0.detail = "failed" }
