@@ -45,7 +45,20 @@ private final class ExpiringTokenService: CredentialProvider, HTTPTransport, Sen
     }
 }
 
-@Suite("AuthenticatingTransport: when a credential is refreshed (ManualClock)")
+/// A server answering every request with `status`, counting them.
+private final class FixedStatusServer: HTTPTransport, Sendable {
+    let status: Int
+    let received = LockedBox(0)
+
+    init(status: Int) { self.status = status }
+
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        received.mutate { $0 += 1 }
+        return HTTPResponse(status: status)
+    }
+}
+
+@Suite("AuthenticatingTransport: when a credential is refreshed, and the refresh limit (ManualClock)")
 struct AuthenticationRefreshTimingTests {
     static let request = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
 
@@ -92,5 +105,47 @@ struct AuthenticationRefreshTimingTests {
         let failures = await Self.sendEverySecond(for: 300, through: transport, manual: manual)
         #expect(failures.isEmpty, "\(failures.count) requests failed: \(Set(failures))")
         #expect(tokens.refreshTimes.value == refreshedAt.map { .seconds($0) })
+    }
+
+    @Test("The refresh limit reached before sending says the request was not sent")
+    func limitBeforeSending() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        // Every credential has expired when it arrives, so each request refreshes before sending.
+        let tokens = ExpiringTokenService(clock: clock, lifetime: .zero)
+        let server = FixedStatusServer(status: 200)
+        let transport = AuthenticatingTransport(wrapping: server, provider: tokens)
+        let context = ResilienceContext(key: "auth", clock: clock)
+        for _ in 0..<5 { #expect(try await transport.send(Self.request, context: context).status == 200) }
+        let limited = classify(
+            await #expect(throws: (any Error).self) { try await transport.send(Self.request, context: context) })
+        #expect(server.received.value == 5)
+        #expect(tokens.refreshTimes.value.count == 5)
+        #expect(limited?.code == .refreshLimitReached)
+        #expect(limited?.requestWasNotSent == true)
+        #expect(limited?.httpStatus == nil)
+        #expect(limited?.message?.contains("the request was not sent") == true, "\(String(describing: limited))")
+    }
+
+    @Test("The refresh limit reached after a 401 says the request was sent and refused, with the status")
+    func limitAfterRejection() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let tokens = ExpiringTokenService(clock: clock, lifetime: .seconds(3_600))
+        let server = FixedStatusServer(status: 401)
+        let transport = AuthenticatingTransport(wrapping: server, provider: tokens)
+        let context = ResilienceContext(key: "auth", clock: clock)
+        // Each 401 refreshes once and replays once; the replay's 401 is returned.
+        for _ in 0..<5 { #expect(try await transport.send(Self.request, context: context).status == 401) }
+        let limited = classify(
+            await #expect(throws: (any Error).self) { try await transport.send(Self.request, context: context) })
+        #expect(server.received.value == 11)
+        #expect(tokens.refreshTimes.value.count == 5)
+        #expect(limited?.code == .refreshLimitReached)
+        #expect(limited?.requestWasNotSent == false)
+        #expect(limited?.httpStatus == 401)
+        let message = limited?.message ?? ""
+        #expect(!message.contains("the request was not sent"), "\(message)")
+        #expect(message.contains("the request was sent") && message.contains("HTTP 401"), "\(message)")
     }
 }

@@ -10,11 +10,14 @@
 /// failed transiently (the token endpoint could not be reached: offline, a timeout, its 503), which says
 /// nothing about the session: then they fail as that failure (a ``TransportError``), which the pipeline may
 /// retry. At most ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
-/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock (then `AUTH_004`). A credential
-/// is refreshed before sending when it expires within ``AuthenticationConfiguration/proactiveRefreshSkew``
-/// or, for one a refresh obtained, within half its lifetime as known then (its expiry minus the instant it
-/// arrived), whichever is shorter: a 20 s token is refreshed 10 s before it expires, not before every
-/// request, and a token living at least twice the skew keeps the whole skew.
+/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock; beyond it the request fails with
+/// `AUTH_004` (``AuthenticationFailure/refreshLimitReached(limit:window:afterRejectionStatus:)``), which says
+/// whether it was stopped before sending (marked not sent) or after the server refused its credential (sent,
+/// with that status, and not sent again). A credential is refreshed before sending when it expires within
+/// ``AuthenticationConfiguration/proactiveRefreshSkew`` or, for one a refresh obtained, within half its
+/// lifetime as known then (its expiry minus the instant it arrived), whichever is shorter: a 20 s token is
+/// refreshed 10 s before it expires, not before every request, and a token living at least twice the skew
+/// keeps the whole skew.
 /// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.
 /// The refresh runs in a task of its own and each request's wait for it is its own: a request cancelled
 /// meanwhile leaves at once with `CancellationError`, and one whose `context.deadline` passes first fails with
@@ -60,7 +63,8 @@ public struct AuthenticatingTransport: HTTPTransport {
             !HTTPStatusTable.quotaIsSpent(response.headers)
         else { return response }
         try Task.checkCancellation()
-        let renewed = try await refresher.refreshed(after: snapshot.generation, context: context)
+        let renewed = try await refresher.refreshed(
+            after: snapshot.generation, rejectionStatus: response.status, context: context)
         return try await base.send(Self.attach(renewed.credential, to: request), context: context)
     }
 

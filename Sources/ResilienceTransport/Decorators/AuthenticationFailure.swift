@@ -19,13 +19,39 @@ public struct AuthenticationFailure: ClassifiedError, Hashable, Sendable, Custom
                 message: message))
     }
 
-    /// Refreshes were attempted too often and were stopped.
-    public static func refreshLimitReached(limit: Int, window: Duration) -> AuthenticationFailure {
-        AuthenticationFailure(
+    /// Refreshes were attempted too often and were stopped (`AUTH_004`).
+    ///
+    /// Whether the request reached the server depends on when the limit stopped it, and the classification
+    /// says which:
+    /// - before sending (`afterRejectionStatus` is `nil`: the credential was due for a proactive refresh), the
+    ///   request was not sent: ``FailureClassification/requestWasNotSent`` is true and the message says so;
+    /// - after the server refused the credential (`afterRejectionStatus` is that status, e.g. 401), the request
+    ///   was sent and answered: ``FailureClassification/requestWasNotSent`` is false,
+    ///   ``FailureClassification/httpStatus`` is the status and the message says the request was refused and not
+    ///   sent again.
+    ///
+    /// - Parameters:
+    ///   - limit: ``AuthenticationConfiguration/maximumRefreshes``.
+    ///   - window: ``AuthenticationConfiguration/refreshWindow``.
+    ///   - afterRejectionStatus: The status the server refused the request with, or `nil` when the request was
+    ///     stopped before it was sent. Default: `nil`.
+    public static func refreshLimitReached(
+        limit: Int, window: Duration, afterRejectionStatus: Int? = nil
+    ) -> AuthenticationFailure {
+        let limited = "stopped refreshing credentials: \(limit) refreshes within \(window)"
+        let message: String
+        if let status = afterRejectionStatus {
+            message =
+                "\(limited); the request was sent, the server refused its credential (HTTP \(status)) "
+                + "and it was not sent again"
+        } else {
+            message = "\(limited); the request was not sent"
+        }
+        return AuthenticationFailure(
             FailureClassification(
-                category: .authentication, code: .refreshLimitReached, isTransient: false, logLevel: .error,
-                message: "stopped refreshing credentials: \(limit) refreshes within \(window)",
-                requestWasNotSent: true))
+                category: .authentication, code: .refreshLimitReached, httpStatus: afterRejectionStatus,
+                isTransient: false, logLevel: .error, message: message,
+                requestWasNotSent: afterRejectionStatus == nil))
     }
 
     /// `AUTH_001 session expired …`.

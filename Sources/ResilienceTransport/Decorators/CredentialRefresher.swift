@@ -96,7 +96,12 @@ final class CredentialRefresher: Sendable {
 
     /// A credential newer than `generation`: the current one if somebody already refreshed, else the result of
     /// the one shared refresh, waited for within the caller's deadline and until the caller is cancelled.
-    func refreshed(after generation: Int, context: ResilienceContext) async throws -> Snapshot {
+    ///
+    /// `rejectionStatus` is the status the server refused the request with, or `nil` for a refresh before
+    /// sending: a refresh the limit refuses (`AUTH_004`) says which of the two happened.
+    func refreshed(
+        after generation: Int, rejectionStatus: Int? = nil, context: ResilienceContext
+    ) async throws -> Snapshot {
         let now = context.clock.now()
         let window = configuration.refreshWindow
         let limit = configuration.maximumRefreshes
@@ -120,7 +125,8 @@ final class CredentialRefresher: Sendable {
         case .failed(let failure):
             throw failure
         case .limitReached:
-            throw AuthenticationFailure.refreshLimitReached(limit: limit, window: window)
+            throw AuthenticationFailure.refreshLimitReached(
+                limit: limit, window: window, afterRejectionStatus: rejectionStatus)
         case .join(let task):
             return try await wait(for: task, from: generation, context: context)
         }
