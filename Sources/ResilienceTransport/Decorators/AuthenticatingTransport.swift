@@ -10,7 +10,9 @@
 /// failed transiently (the token endpoint could not be reached: offline, a timeout, its 503), which says
 /// nothing about the session: then they fail as that failure (a ``TransportError``), which the pipeline may
 /// retry. At most ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
-/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock; beyond it the request fails with
+/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock. A refresh before sending that the
+/// limit refuses while the credential is still valid is put off: the request is sent with that credential.
+/// Beyond the limit, a request whose credential has expired, or that the server refused, fails with
 /// `AUTH_004` (``AuthenticationFailure/refreshLimitReached(limit:window:afterRejectionStatus:)``), which says
 /// whether it was stopped before sending (marked not sent) or after the server refused its credential (sent,
 /// with that status, and not sent again). A credential is refreshed before sending when it expires within

@@ -8,8 +8,9 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     public var proactiveRefreshSkew: Duration = .seconds(30)
     /// At most this many refreshes within ``refreshWindow`` (default 5) …
     public var maximumRefreshes: Int = 5
-    /// … per this window on the injected clock (default 30 s); beyond it requests fail with
-    /// `AUTH_004` (refresh limit reached).
+    /// … per this window on the injected clock (default 30 s). Beyond it a credential that is due for a
+    /// refresh but still valid is sent as it is (the refresh is put off), and a request whose credential has
+    /// expired, or was refused by the server, fails with `AUTH_004` (refresh limit reached).
     public var refreshWindow: Duration = .seconds(30)
     /// The statuses that mean "credential rejected" (default 401), unless the response's headers say the quota
     /// is spent (then it is a rate limit, returned without a refresh).

@@ -23,7 +23,7 @@ public struct AuthenticationFailure: ClassifiedError, Hashable, Sendable, Custom
     ///
     /// Whether the request reached the server depends on when the limit stopped it, and the classification
     /// says which:
-    /// - before sending (`afterRejectionStatus` is `nil`: the credential was due for a proactive refresh), the
+    /// - before sending (`afterRejectionStatus` is `nil`: the credential had expired and needed a refresh), the
     ///   request was not sent: ``FailureClassification/requestWasNotSent`` is true and the message says so;
     /// - after the server refused the credential (`afterRejectionStatus` is that status, e.g. 401), the request
     ///   was sent and answered: ``FailureClassification/requestWasNotSent`` is false,

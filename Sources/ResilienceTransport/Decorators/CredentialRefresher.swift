@@ -21,6 +21,10 @@
 /// "about to expire" from the moment it arrives and be refreshed before every request, until the refresh limit
 /// failed them all. The provider's first credential (``CredentialProvider/currentCredential()``) may have been
 /// stored long before, so its age is unknown: it gets the whole skew.
+///
+/// The limit protects the token endpoint, not the requests: a proactive refresh it refuses while the credential
+/// is still valid is put off (the request is sent with that credential, and a later request asks again), and
+/// only a credential that has expired, or that the server refused, fails with `AUTH_004`.
 final class CredentialRefresher: Sendable {
     struct Snapshot {
         var credential: Credential?
@@ -98,7 +102,9 @@ final class CredentialRefresher: Sendable {
     /// the one shared refresh, waited for within the caller's deadline and until the caller is cancelled.
     ///
     /// `rejectionStatus` is the status the server refused the request with, or `nil` for a refresh before
-    /// sending: a refresh the limit refuses (`AUTH_004`) says which of the two happened.
+    /// sending. When the limit refuses the refresh before sending and the current credential has not expired
+    /// yet, that credential is returned (the refresh waits for a later request); otherwise the refusal is
+    /// `AUTH_004`, which says whether the request was stopped before sending or after its rejection.
     func refreshed(
         after generation: Int, rejectionStatus: Int? = nil, context: ResilienceContext
     ) async throws -> Snapshot {
@@ -112,7 +118,16 @@ final class CredentialRefresher: Sendable {
             }
             if let inFlight = state.inFlight { return .join(inFlight) }
             state.refreshTimes.removeAll { $0.duration(to: now) >= window }
-            guard state.refreshTimes.count < limit else { return .limitReached }
+            guard state.refreshTimes.count < limit else {
+                // Before sending, the limit only defers the refresh of a credential that has not expired yet:
+                // it protects the token endpoint, and the request is sent with that credential.
+                if rejectionStatus == nil, let credential = state.credential,
+                    !credential.expires(within: .zero, of: now)
+                {
+                    return .use(state.snapshot)
+                }
+                return .limitReached
+            }
             state.refreshTimes.append(now)
             let rejected = state.credential
             let task = Task { try await self.refresh(replacing: rejected, from: generation, context: context) }
