@@ -10,7 +10,8 @@ import ResilienceCore
 ///
 /// - Failure statuses (by default 408, 429 and 5xx but 501) fail the attempt inside the pipeline as a
 ///   classified ``RejectedResponse``, with the server's `Retry-After` as the retry hint; when the pipeline
-///   gives up, the last such response is returned to the client (or thrown, see
+///   gives up (its retries run out, the failure is not retryable, or a retry budget refuses the retry), the
+///   last such response is returned to the client (or thrown, see
 ///   ``ResilienceMiddlewareConfiguration/returnsFinalFailureResponse``).
 /// - The request body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``)
 ///   so a retry sends it again whole; a body that can be iterated several times is reused as is. A single-pass
@@ -58,6 +59,8 @@ public struct ResilienceMiddleware: ClientMiddleware {
             telemetry: configuration.telemetry, clock: configuration.clock, classifier: configuration.classifier)
         let configuration = configuration
         let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
+        // The last attempt's failure response, for a stage that ends the call on it with its own error.
+        let lastRejected = LockedState<RejectedResponse?>(initialState: nil)
         do {
             let exchange = try await pipeline(key).execute(context) { attemptContext in
                 try Task.checkCancellation()
@@ -66,13 +69,16 @@ public struct ResilienceMiddleware: ClientMiddleware {
                         try await next(request, replay.body, baseURL)
                     }
                     if configuration.failureStatuses(response.status.code) {
-                        throw RejectedResponse(
+                        let rejected = RejectedResponse(
                             response: response,
                             body: await Self.retained(responseBody, limit: configuration.maximumRetainedFailureBody),
                             url: url, classifier: configuration.statusClassifier)
+                        lastRejected.withLock { $0 = rejected }
+                        throw rejected
                     }
                     return Exchange(response: response, body: responseBody)
                 } catch {
+                    if !(error is RejectedResponse) { lastRejected.withLock { $0 = nil } }
                     // The client wraps transport errors; the stages classify what happened underneath.
                     let failure = (error as? ClientError)?.underlyingError ?? error
                     guard replay.isSinglePass, !CancellationDetection.isCancellation(failure) else { throw failure }
@@ -81,6 +87,12 @@ public struct ResilienceMiddleware: ClientMiddleware {
             }
             return (exchange.response, exchange.body)
         } catch let rejected as RejectedResponse where configuration.returnsFinalFailureResponse {
+            return (rejected.response, rejected.body.isEmpty ? nil : HTTPBody(rejected.body))
+        } catch let refusal as ResilienceError
+            where refusal.code == .budgetExhausted && configuration.returnsFinalFailureResponse
+        {
+            // The retry budget refused to retry the last attempt's failure: that failure is the call's outcome.
+            guard let rejected = lastRejected.withLock({ $0 }) else { throw refusal }
             return (rejected.response, rejected.body.isEmpty ? nil : HTTPBody(rejected.body))
         }
     }

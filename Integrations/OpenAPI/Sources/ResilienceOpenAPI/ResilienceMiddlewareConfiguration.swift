@@ -29,9 +29,10 @@ public struct ResilienceMiddlewareConfiguration: Sendable {
     public var failureStatuses: @Sendable (Int) -> Bool = { status in
         status == 408 || status == 429 || ((500...599).contains(status) && status != 501)
     }
-    /// When the pipeline gives up on a failure status (retries exhausted, not retryable), return that last
-    /// response to the generated client (true, the default: it decodes it as a documented or undocumented
-    /// response) or throw ``RejectedResponse`` (false).
+    /// When the pipeline gives up on a failure status (retries exhausted, not retryable, a retry budget's
+    /// refusal), return that last response to the generated client (true, the default: it decodes it as a
+    /// documented or undocumented response) or throw (false: ``RejectedResponse``, or the budget's
+    /// `ResilienceError`).
     public var returnsFinalFailureResponse: Bool = true
     /// Classifies failure statuses (and, through the context, every other error).
     public var statusClassifier: HTTPStatusClassifier = HTTPStatusClassifier()

@@ -90,6 +90,30 @@ struct ResilienceMiddlewareTests {
         #expect(server.requestCount(for: "/jobs") == 2)
     }
 
+    @Test("When a retry budget refuses the retry, the last 503 still reaches the client as its response")
+    func budgetRefusalReturnsLastResponse() async throws {
+        // A budget with no allowance: the first 503 is retried by the policy but refused by the budget.
+        let budget = RetryBudget(RetryBudgetConfiguration(ratio: 0, minimumPerSecond: 0))
+        let pipeline = Pipeline { RetryStrategy(policy: StandardRetryPolicy.standard, budget: budget) }
+        let middleware = ResilienceMiddleware { _ in pipeline }
+        let calls = LockedBox(0)
+        let (response, body) = try await middleware.intercept(
+            HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs"), body: nil,
+            baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "listJobs"
+        ) { _, _, _ in
+            calls.mutate { $0 += 1 }
+            return (
+                HTTPTypes.HTTPResponse(status: .serviceUnavailable, headerFields: [.retryAfter: "1"]),
+                HTTPBody(#"{"detail":"maintenance"}"#)
+            )
+        }
+        #expect(calls.value == 1)
+        #expect(response.status.code == 503)
+        #expect(response.headerFields[.retryAfter] == "1")
+        let text = try await String(collecting: try #require(body), upTo: 1024)
+        #expect(text == #"{"detail":"maintenance"}"#)
+    }
+
     @Test("A bare POST is not retried after a 503; with an Idempotency-Key it is, and every retry carries the body")
     func idempotencyOfMethods() async throws {
         let server = try FaultServer()
