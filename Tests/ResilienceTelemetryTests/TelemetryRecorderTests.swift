@@ -220,4 +220,17 @@ struct BufferedSinkTests {
         #expect(buffered.droppedCount == 0)
         #expect(BufferedSink(downstream: NoOpSink()).isEnabled == false)
     }
+
+    @Test("Events received after finish() are discarded and counted, whether or not the consumer has returned")
+    func afterFinishCounted() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 100, downstream: fixture.recorder)
+        buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: 1, time: .origin))
+        buffered.finish()
+        buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: 2, time: .origin))
+        await buffered.run()
+        buffered.receive(ResilienceEvent(kind: .attemptStarted, key: "k", attempt: 3, time: .origin))
+        #expect(fixture.recorder.snapshot().map(\.attempt) == [1])
+        #expect(buffered.droppedCount == 2)
+    }
 }

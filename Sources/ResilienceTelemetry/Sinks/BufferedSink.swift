@@ -5,7 +5,8 @@ import ResilienceCore
 ///
 /// ``receive(_:)`` appends to a bounded buffer and returns at once; when the buffer is full the oldest event
 /// is dropped and counted in ``droppedCount``. A consumer task runs ``run()`` (typically for the life of the
-/// app) and forwards events to the downstream sink in order.
+/// app) and forwards events to the downstream sink in order. Once the buffer is closed (``finish()``, or the
+/// consumer's task cancelled) later events are discarded, and counted in ``droppedCount`` too.
 ///
 /// ```swift
 /// let buffered = BufferedSink(capacity: 4096, downstream: SlowNetworkSink())
@@ -33,17 +34,21 @@ public final class BufferedSink: TelemetrySink {
             of: ResilienceEvent.self, bufferingPolicy: .bufferingNewest(self.capacity))
     }
 
-    /// Buffers `event` without waiting; drops the oldest buffered event when full.
+    /// Buffers `event` without waiting; drops the oldest buffered event when full, and discards `event` once
+    /// the buffer is closed (both counted in ``droppedCount``).
     public func receive(_ event: ResilienceEvent) {
-        if case .dropped = continuation.yield(event) {
-            dropped.withLock { $0 += 1 }
+        switch continuation.yield(event) {
+        case .enqueued: break
+        case .dropped, .terminated: dropped.withLock { $0 += 1 }
+        @unknown default: dropped.withLock { $0 += 1 }
         }
     }
 
     /// Enabled when the downstream sink is.
     public var isEnabled: Bool { downstream.isEnabled }
 
-    /// Events dropped because the buffer was full.
+    /// Events lost: dropped because the buffer was full, or received after it was closed (``finish()``, or
+    /// ``run()``'s task cancelled).
     public var droppedCount: Int { dropped.withLock { $0 } }
 
     /// Forwards buffered events to the downstream sink until ``finish()`` is called or the task is
@@ -54,7 +59,8 @@ public final class BufferedSink: TelemetrySink {
         }
     }
 
-    /// Stops accepting events; ``run()`` returns after forwarding what is buffered.
+    /// Stops accepting events (later ones are discarded and counted in ``droppedCount``); ``run()`` returns
+    /// after forwarding what is buffered.
     public func finish() {
         continuation.finish()
     }

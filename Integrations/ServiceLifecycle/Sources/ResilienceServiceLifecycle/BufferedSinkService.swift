@@ -5,9 +5,9 @@ import ServiceLifecycle
 /// shutdown.
 ///
 /// ``run()`` forwards buffered events to the downstream sink. On graceful shutdown the sink stops accepting
-/// events (later ones are discarded) and ``run()`` returns once everything already buffered has been
-/// forwarded, so the downstream sink (a log file, a network exporter) sees every event emitted before the
-/// shutdown began. On cancellation it stops at once.
+/// events (later ones are discarded and counted in `droppedCount`) and ``run()`` returns once everything
+/// already buffered has been forwarded, so the downstream sink (a log file, a network exporter) sees every
+/// event emitted before the shutdown began. On cancellation it stops at once.
 ///
 /// ```swift
 /// let buffered = BufferedSink(capacity: 4096, downstream: LoggingTelemetrySink(logger: logger))

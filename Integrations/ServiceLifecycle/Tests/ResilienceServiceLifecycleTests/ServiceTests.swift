@@ -129,6 +129,23 @@ struct TelemetryServiceTests {
         #expect(buffered.droppedCount == 0)
     }
 
+    @Test("events emitted after graceful shutdown are discarded and counted, not lost silently")
+    func eventsAfterShutdownCounted() async throws {
+        let downstream = RecordingTelemetrySink()
+        let buffered = BufferedSink(capacity: 1_000, downstream: downstream)
+        let group = ServiceGroup(services: [BufferedSinkService(buffered)], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            buffered.receive(Self.event(.attemptSucceeded))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        buffered.receive(Self.event(.attemptFailed))
+        buffered.receive(Self.event(.attemptFailed))
+        #expect(downstream.kinds == [.attemptSucceeded])
+        #expect(buffered.droppedCount == 2)
+    }
+
     @Test("a periodic flush runs every interval and once more on graceful shutdown")
     func periodicFlush() async throws {
         let clock = ManualClock()
