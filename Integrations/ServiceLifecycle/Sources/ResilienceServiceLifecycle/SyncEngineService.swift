@@ -58,7 +58,8 @@ public struct SyncEngineService: Service {
     ///   - engine: The engine to run.
     ///   - configuration: Whether and how long to drain on graceful shutdown.
     ///   - clock: The clock the drain timeout is measured on (the engine's clock).
-    ///   - logger: Receives one line when the loop stops and one when the last pass ends, if given.
+    ///   - logger: Receives one line when the loop stops and one when the last pass ends (drained, timed out,
+    ///     or cancelled), if given.
     public init(
         engine: SyncEngine, configuration: Configuration = .standard, clock: ResilienceClock = .continuous,
         logger: Logger? = nil
@@ -84,6 +85,9 @@ public struct SyncEngineService: Service {
                 metadata: [
                     "resilience.sync.synced": "\(report.synced)", "resilience.sync.remaining": "\(report.remaining)",
                 ])
+        } else if Task.isCancelled {
+            // A second signal or the group's hard stop ended the pass, not the drain timeout.
+            logger?.warning("sync engine drain cancelled; pending mutations stay in the store")
         } else {
             logger?.warning(
                 "sync engine drain timed out; pending mutations stay in the store",
@@ -92,7 +96,7 @@ public struct SyncEngineService: Service {
     }
 
     /// Runs one pass bounded by ``Configuration/drainTimeout``: its report, or `nil` when the time ran out (the
-    /// pass is then cancelled).
+    /// pass is then cancelled) or the calling task was cancelled.
     public func drain() async -> SyncReport? {
         let engine = engine
         let clock = clock

@@ -26,6 +26,22 @@ func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
     return false
 }
 
+/// Keeps every log line's level and message.
+struct CapturingLogHandler: LogHandler {
+    let lines: LockedBox<[(level: Logger.Level, message: String)]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.mutate { $0.append((event.level, "\(event.message)")) }
+    }
+}
+
 @Suite("SyncEngineService")
 struct SyncEngineServiceTests {
     static func engine(
@@ -84,6 +100,32 @@ struct SyncEngineServiceTests {
             }
         }
         #expect(try store.pendingCount() == 1)
+    }
+
+    @Test("a last pass cut short by cancellation (a second signal, the group's hard stop) is logged as cancelled")
+    func drainCancelled() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let engine = Self.engine([.status(503), .status(201, after: .seconds(20))], clock: clock, store: store)
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await service.run() }
+            await clock.waitForSleepers()
+            trigger.triggerGracefulShutdown()
+            // The last pass's request waits 20 s, the drain timeout 10 s; neither has passed when it is cancelled.
+            await clock.waitForSleepers(count: 2)
+            running.cancel()
+            try await running.value
+        }
+        #expect(try store.pendingCount() == 1)
+        #expect(clock.now.offset == .zero)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .warning)
+        #expect(last.message.contains("cancelled"), "\(last.message)")
+        #expect(!last.message.contains("timed out"), "\(last.message)")
     }
 
     @Test("without draining, graceful shutdown only stops the loop")
