@@ -16,7 +16,9 @@ import ResilienceCore
 /// - The request body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``)
 ///   so a retry sends it again whole; a body that can be iterated several times is reused as is. A single-pass
 ///   body larger than the bound (of known or unknown length) is sent once, streamed, with retries off: a
-///   failure of that call is final.
+///   failure of that call is final, and the call runs as not idempotent, so neither a stage's own failure (a
+///   timeout's) nor a hedge starts another attempt (one a custom retry policy starts anyway ends at once with
+///   the first attempt's failure, without sending).
 /// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
 ///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``.
 /// - Idempotency follows the method (GET, PUT, DELETE … may be repeated; POST and PATCH only with an
@@ -54,16 +56,25 @@ public struct ResilienceMiddleware: ClientMiddleware {
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         let key = configuration.key(operationID: operationID, baseURL: baseURL)
         let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody)
+        // A body that can be sent only once makes the call unrepeatable whatever its method or key: no retry of
+        // a stage's own failure (a timeout's) and no hedge starts another attempt.
         let context = ResilienceContext(
-            key: key, operation: operationID, idempotency: Self.idempotency(of: request),
+            key: key, operation: operationID,
+            idempotency: replay.isSinglePass ? .nonIdempotent : Self.idempotency(of: request),
             telemetry: configuration.telemetry, clock: configuration.clock, classifier: configuration.classifier)
         let configuration = configuration
         let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
         // The last attempt's failure response, for a stage that ends the call on it with its own error.
         let lastRejected = LockedState<RejectedResponse?>(initialState: nil)
+        // The failure of the attempt that used a single-pass body up: a retry policy that ignores idempotency
+        // may still start another attempt after a stage's own failure (a timeout's), which ends with it.
+        let spentBody = LockedState<(any Error)?>(initialState: nil)
         do {
             let exchange = try await pipeline(key).execute(context) { attemptContext in
                 try Task.checkCancellation()
+                if replay.isSinglePass, let earlier = spentBody.withLock({ $0 }) {
+                    throw Self.final(earlier, classification: Self.classification(ofSpent: earlier, attemptContext))
+                }
                 do {
                     let (response, responseBody) = try await AttemptContext.$current.withValue(attemptContext) {
                         try await next(request, replay.body, baseURL)
@@ -81,7 +92,9 @@ public struct ResilienceMiddleware: ClientMiddleware {
                     if !(error is RejectedResponse) { lastRejected.withLock { $0 = nil } }
                     // The client wraps transport errors; the stages classify what happened underneath.
                     let failure = (error as? ClientError)?.underlyingError ?? error
-                    guard replay.isSinglePass, !CancellationDetection.isCancellation(failure) else { throw failure }
+                    guard replay.isSinglePass else { throw failure }
+                    spentBody.withLock { $0 = failure }
+                    guard !CancellationDetection.isCancellation(failure) else { throw failure }
                     throw Self.final(failure, classification: attemptContext.classify(failure))
                 }
             }
@@ -107,6 +120,14 @@ public struct ResilienceMiddleware: ClientMiddleware {
             return rejected
         }
         return NotReplayable(failure: failure, classification: classification, note: note)
+    }
+
+    /// The classification of `failure`, the end of the attempt that spent a single-pass body, when another
+    /// attempt is started: a cancellation there was a stage's (a timeout cutting the attempt short), since the
+    /// caller's would not start another attempt, so it is reported as the attempt timing out.
+    static func classification(ofSpent failure: any Error, _ context: ResilienceContext) -> FailureClassification {
+        guard CancellationDetection.isCancellation(failure) else { return context.classify(failure) }
+        return FailureClassification(category: .timeout, code: .attemptTimedOut)
     }
 
     /// Idempotent methods may be repeated; an `Idempotency-Key` header makes POST and PATCH repeatable.

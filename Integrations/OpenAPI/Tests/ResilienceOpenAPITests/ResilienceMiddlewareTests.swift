@@ -150,6 +150,98 @@ struct ResilienceMiddlewareTests {
         #expect(server.requests(to: "/jobs").first?.body.count == 2_000)
     }
 
+    @Test("A single-pass body's attempt that outlasts the timeout stage is not retried, whatever its method or key")
+    func unreplayableBodyAfterAttemptTimeout() async throws {
+        let clock = ManualClock()
+        var policy = StandardRetryPolicy.standard
+        policy.backoff = .constant(.zero)
+        policy.jitter = .none
+        // Each attempt gets 1 s; a failure after that becomes the stage's transient attemptTimedOut.
+        let pipeline = Pipeline {
+            RetryStrategy(policy: policy)
+            TimeoutStrategy(.seconds(1))
+        }
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.maximumReplayableRequestBody = 10
+        configuration.clock = .manual(clock)
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        var request = HTTPTypes.HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/jobs")
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "k-5"
+        let text = String(repeating: "z", count: 100)
+        let body = HTTPBody(
+            AsyncStream { continuation in
+                continuation.yield(ArraySlice(text.utf8))
+                continuation.finish()
+            }, length: .known(100))
+        let sent = LockedBox<[Int]>([])
+        let calls = LockedBox(0)
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await middleware.intercept(
+                request, body: body, baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "createJob"
+            ) { _, body, _ in
+                calls.mutate { $0 += 1 }
+                let bytes = try await ArraySlice<UInt8>(collecting: try #require(body), upTo: 1_000)
+                sent.mutate { $0.append(bytes.count) }
+                // The upload took 2 s, then the transport's own timeout fired.
+                clock.advance(by: .seconds(2))
+                throw TransportError.timedOut(after: .seconds(2), url: nil)
+            }
+        }
+        #expect(calls.value == 1)
+        #expect(sent.value == [100])
+        let timedOut = try #require(error as? ResilienceError, "\(String(describing: error))")
+        #expect(timedOut.code == .attemptTimedOut)
+    }
+
+    /// Retries every failure up to three attempts, idempotent or not.
+    struct RetriesAnyway: RetryPolicy {
+        func decide<Random: RandomNumberGenerator>(
+            _ attempt: RetryAttempt, using random: inout Random
+        )
+            -> RetryDecision
+        {
+            attempt.number < 3 ? .retry(after: .zero) : .stop(.attemptsExhausted)
+        }
+    }
+
+    @Test("A policy that retries a single-pass body anyway gets the first attempt's failure, the body untouched")
+    func unreplayableBodyRetriedAnyway() async throws {
+        let clock = ManualClock()
+        let pipeline = Pipeline {
+            RetryStrategy(policy: RetriesAnyway())
+            TimeoutStrategy(.seconds(1), mode: .enforced)
+        }
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.maximumReplayableRequestBody = 10
+        configuration.clock = .manual(clock)
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        var request = HTTPTypes.HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/jobs/1")
+        request.headerFields[.contentType] = "application/octet-stream"
+        let body = HTTPBody(
+            AsyncStream { continuation in
+                continuation.yield(ArraySlice(repeating: 1, count: 100))
+                continuation.finish()
+            }, length: .unknown)
+        let calls = LockedBox(0)
+        let call = Task {
+            try await middleware.intercept(
+                request, body: body, baseURL: URL(string: "http://127.0.0.1:1")!, operationID: "putJob"
+            ) { _, body, _ in
+                calls.mutate { $0 += 1 }
+                _ = try await ArraySlice<UInt8>(collecting: try #require(body), upTo: 1_000)
+                try await clock.sleep(for: .seconds(20))  // the server never answers
+                return (HTTPTypes.HTTPResponse(status: .ok), nil)
+            }
+        }
+        await clock.waitForSleepers(count: 2)  // the attempt's timer and the attempt
+        clock.advance(by: .seconds(1))
+        let result = await call.result
+        #expect(calls.value == 1)
+        let error = try #require(result.error as? NotReplayable, "\(result)")
+        #expect(error.classification.category == .timeout)
+        #expect(error.classification.isTransient == false)
+    }
+
     @Test("A single-pass body of unknown length over the default 1 MiB bound is sent once, whole, not refused")
     func unreplayableBodyOfUnknownLength() async throws {
         let server = try FaultServer()
@@ -236,5 +328,13 @@ struct ResilienceMiddlewareTests {
         server.script("/jobs", .reset, .json("[]"))
         #expect(try await client(server, Pipelines()).listJobs() == .ok("[]"))
         #expect(server.requestCount(for: "/jobs") == 2)
+    }
+}
+
+extension Result {
+    /// The failure, if it is one.
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
