@@ -76,7 +76,25 @@ struct CoalescingTransportTests {
         #expect(transport.key(for: HTTPRequest(method: .post, url: url)) == nil)
         #expect(transport.key(for: HTTPRequest(method: .get, url: url, body: Data("x".utf8))) == nil)
         let everything = CoalescingTransport(wrapping: GatedTransport(), methods: [.get, .post])
-        #expect(everything.key(for: HTTPRequest(method: .post, url: url)) != nil)
+        #expect(everything.key(for: HTTPRequest(method: .post, url: url, idempotency: .idempotent)) != nil)
+    }
+
+    @Test("A request marked non-idempotent is never coalesced, whatever its method and the methods allowed")
+    func nonIdempotentApart() async throws {
+        let everything = CoalescingTransport(wrapping: GatedTransport(), methods: [.get, .post])
+        #expect(everything.key(for: HTTPRequest(method: .post, url: url)) == nil)
+        #expect(everything.key(for: HTTPRequest(method: .post, url: url, idempotency: .keyed("k"))) == nil)
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let request = HTTPRequest(url: url, idempotency: .nonIdempotent)
+        #expect(transport.key(for: request) == nil)
+        let context = ResilienceContext.test()
+        async let first = transport.send(request, context: context)
+        async let second = transport.send(request, context: context)
+        await Self.settle("both requests upstream") { base.gate.waitingCount == 2 }
+        base.gate.open()
+        _ = try await (first, second)
+        #expect(base.sent.withLock { $0.count } == 2)
     }
 
     @Test("Different credentials never share a response")

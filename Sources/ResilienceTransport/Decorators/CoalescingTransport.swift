@@ -7,8 +7,8 @@ import ResilienceCore
 /// Two requests are identical when they have the same method, URL, values of ``varyingHeaders`` (the headers
 /// that change the response, as `Vary` would name them) and values of ``credentialHeaders`` (so one user
 /// never gets another's response). The key keeps the credentials only to compare them: its description
-/// shows a fingerprint, never the values. Only ``methods`` are coalesced (GET and HEAD by default); a request
-/// with a body is never coalesced.
+/// shows a fingerprint, never the values. Only ``methods`` are coalesced (GET and HEAD by default), and only
+/// requests that are idempotent (``HTTPRequest/idempotency``) and have no body.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
 /// gone. The request runs with the context of the caller that sent it first. A caller that got another's
@@ -65,12 +65,14 @@ public struct CoalescingTransport: HTTPTransport {
     }
 
     /// The key `request` is coalesced under, or `nil` when it is not coalesced (its method is not in
-    /// ``methods``, or it has a body).
+    /// ``methods``, it is not idempotent, or it has a body).
     ///
     /// - Parameter request: The request.
     /// - Returns: Its key, or `nil`.
     public func key(for request: HTTPRequest) -> RequestKey? {
-        guard methods.contains(request.method), request.body == nil else { return nil }
+        guard methods.contains(request.method), request.idempotency.isIdempotent, request.body == nil else {
+            return nil
+        }
         return RequestKey(
             method: request.method, url: request.url.absoluteString,
             varying: varyingHeaders.map { request.headers.combinedValue(for: $0) },
