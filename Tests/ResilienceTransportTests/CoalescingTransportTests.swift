@@ -97,6 +97,33 @@ struct CoalescingTransportTests {
         #expect(base.sent.withLock { $0.count } == 2)
     }
 
+    @Test("Credentials in any header keep two users apart; every header not shown is compared, never shown")
+    func credentialsInAnyHeader() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let alice = HTTPRequest(url: url, headers: ["X-API-Key": "alice-secret"])
+        let bob = HTTPRequest(url: url, headers: ["x-api-key": "bob-secret"])
+        let aliceKey = try #require(transport.key(for: alice))
+        #expect(transport.key(for: bob) != aliceKey)
+        #expect(!aliceKey.description.contains("secret"))
+        #expect(transport.key(for: HTTPRequest(url: url, headers: ["x-api-key": "alice-secret"])) == aliceKey)
+        // Field order does not matter; repeated fields are not the same as one combined field.
+        let ordered = HTTPRequest(url: url, headers: ["A": "1", "B": "2"])
+        let reordered = HTTPRequest(url: url, headers: ["b": "2", "a": "1"])
+        #expect(transport.key(for: ordered) == transport.key(for: reordered))
+        let twoCookies = HTTPRequest(url: url, headers: ["Cookie": "a=1", "Cookie": "b=2"])
+        let oneCookie = HTTPRequest(url: url, headers: ["Cookie": "a=1, b=2"])
+        #expect(transport.key(for: twoCookies) != transport.key(for: oneCookie))
+        let context = ResilienceContext.test()
+        async let forAlice = transport.send(alice, context: context)
+        async let forBob = transport.send(bob, context: context)
+        await Self.settle("two requests upstream") { base.gate.waitingCount == 2 }
+        base.gate.open()
+        _ = try await (forAlice, forBob)
+        #expect(
+            base.sent.withLock { $0.map { $0.headers["X-API-Key"] ?? "" }.sorted() } == ["alice-secret", "bob-secret"])
+    }
+
     @Test("Different credentials never share a response")
     func credentialsApart() async throws {
         let base = GatedTransport()

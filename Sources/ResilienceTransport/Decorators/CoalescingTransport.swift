@@ -5,9 +5,12 @@ import ResilienceCore
 /// its response instead of sending another, and every caller gets the response (or the error).
 ///
 /// Two requests are identical when they have the same method, URL, values of ``varyingHeaders`` (the headers
-/// that change the response, as `Vary` would name them) and values of ``credentialHeaders`` (so one user
-/// never gets another's response). The key keeps the credentials only to compare them: its description
-/// shows a fingerprint, never the values. Only ``methods`` are coalesced (GET and HEAD by default), and only
+/// that change the response, as `Vary` would name them) and the same fields for every other header, the
+/// ``credentialHeaders`` among them: a credential can travel in any header (an `X-API-Key`, a
+/// ``Credential/headerName`` of your choice), so one user never gets another's response. The key keeps
+/// those fields only to compare them: its description shows a fingerprint, never the values. Put the
+/// decorator outside any that adds a header unique to each request (a request id, a trace header), or
+/// identical requests stop sharing. Only ``methods`` are coalesced (GET and HEAD by default), and only
 /// requests that are idempotent (``HTTPRequest/idempotency``) and have no body.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
@@ -26,7 +29,8 @@ public struct CoalescingTransport: HTTPTransport {
     public let methods: Set<HTTPMethod>
     /// The headers whose values change the response (compared case-insensitively by name).
     public let varyingHeaders: [String]
-    /// The headers that carry credentials: part of the key, never shown.
+    /// The headers that carry credentials: part of the key, never shown (as is every header not in
+    /// ``varyingHeaders``).
     public let credentialHeaders: [String]
     /// The requests in flight.
     public let flights: SingleFlight<RequestKey>
@@ -38,8 +42,9 @@ public struct CoalescingTransport: HTTPTransport {
     ///   - methods: The methods whose requests are coalesced. Default: `[.get, .head]`.
     ///   - varyingHeaders: The headers whose values change the response. Default: `Accept`, `Accept-Encoding`,
     ///     `Accept-Language` and `Range`.
-    ///   - credentialHeaders: The headers that carry credentials. Default: `Authorization`,
-    ///     `Proxy-Authorization` and `Cookie`.
+    ///   - credentialHeaders: The headers that carry credentials: part of the key, never in its description
+    ///     (as every header not in `varyingHeaders` is). Default: `Authorization`, `Proxy-Authorization` and
+    ///     `Cookie`.
     ///   - flights: The requests in flight; share one between decorators to coalesce across them. Default: a
     ///     table of this decorator's own.
     public init(
@@ -73,10 +78,22 @@ public struct CoalescingTransport: HTTPTransport {
         guard methods.contains(request.method), request.idempotency.isIdempotent, request.body == nil else {
             return nil
         }
+        let shown = Set(varyingHeaders.map { $0.lowercased() }).subtracting(credentialHeaders.map { $0.lowercased() })
+        // Every field not shown, by lower-cased name (repeated fields keep their order): whatever header a
+        // credential travels in, two users' requests differ.
+        let hidden = request.headers.fields.enumerated()
+            .map {
+                (
+                    offset: $0.offset,
+                    field: RequestKey.HiddenField(name: $0.element.name.lowercased(), value: $0.element.value)
+                )
+            }
+            .filter { !shown.contains($0.field.name) }
+            .sorted { ($0.field.name, $0.offset) < ($1.field.name, $1.offset) }
+            .map(\.field)
         return RequestKey(
             method: request.method, url: request.url.absoluteString,
-            varying: varyingHeaders.map { request.headers.combinedValue(for: $0) },
-            credentials: credentialHeaders.map { request.headers.combinedValue(for: $0) })
+            varying: varyingHeaders.map { request.headers.combinedValue(for: $0) }, hidden: hidden)
     }
 
     /// What makes two requests identical for coalescing. Its description never shows the credentials.
@@ -87,21 +104,28 @@ public struct CoalescingTransport: HTTPTransport {
         public let url: String
         /// The values of the varying headers, in ``CoalescingTransport/varyingHeaders`` order.
         public let varying: [String?]
-        private let credentials: [String?]
+        /// Every other header field (credentials included), compared but never shown.
+        private let hidden: [HiddenField]
 
-        init(method: HTTPMethod, url: String, varying: [String?], credentials: [String?]) {
+        /// A header field kept in the key only to compare it.
+        struct HiddenField: Hashable, Sendable {
+            var name: String
+            var value: String
+        }
+
+        init(method: HTTPMethod, url: String, varying: [String?], hidden: [HiddenField]) {
             self.method = method
             self.url = url
             self.varying = varying
-            self.credentials = credentials
+            self.hidden = hidden
         }
 
-        /// A short fingerprint of the credentials (FNV-1a, for telling keys apart in logs; the key compares
-        /// the credentials themselves).
+        /// A short fingerprint of the header fields the key hides, credentials among them (FNV-1a, for
+        /// telling keys apart in logs; the key compares the fields themselves).
         public var credentialFingerprint: String {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for value in credentials {
-                for byte in (value ?? "\u{0}").utf8 {
+            for field in hidden {
+                for byte in field.name.utf8 + [0] + field.value.utf8 {
                     hash ^= UInt64(byte)
                     hash = hash &* 0x100_0000_01b3
                 }
