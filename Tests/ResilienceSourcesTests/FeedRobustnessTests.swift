@@ -322,3 +322,38 @@ struct FeedEscapedMarkupTests {
         #expect(!titles[1].lowercased().contains("<script"))
     }
 }
+
+@Suite("Feed parser, hostile input")
+struct FeedHostileInputTests {
+    let parser = FeedParser()
+
+    func items(_ inner: String) throws -> [FeedItem] {
+        try parser.parse(
+            Data("<rss version=\"2.0\"><channel><title>T</title>\(inner)</channel></rss>".utf8), source: "t")
+    }
+
+    /// True when `text` holds a character no feed text should carry: NUL, another C0 control than tab, line
+    /// feed, form feed and carriage return, DEL or a C1 control.
+    static func hasControl(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            let value = scalar.value
+            return (value < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(value)) || (0x7F...0x9F).contains(value)
+        }
+    }
+
+    @Test("Numeric references in escaped HTML never put NUL or a control character in a title or summary")
+    func escapedNumericReferences() throws {
+        let references = "a&#x0;b&#1;c&#x1B;d&#xD800;e&#x110000;f&#99999999999;g&#150;h&#x7F;i&#x41;&#9;j"
+        let parsed = try items(
+            """
+            <item><guid>1</guid><title><![CDATA[\(references)]]></title>
+            <description><![CDATA[<p>\(references)</p>]]></description></item>
+            <item><guid>2</guid><title>x&amp;#x0;y&amp;#x1b;z</title></item>
+            """)
+        let expected = "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{2013}h\u{FFFD}iA j"
+        #expect(parsed[0].title == expected)
+        #expect(parsed[0].summary == expected)
+        #expect(!Self.hasControl(parsed[0].summaryHTML))
+        #expect(parsed[1].title == "x\u{FFFD}y\u{FFFD}z")
+    }
+}

@@ -113,7 +113,8 @@ enum HTMLEntities {
     }
 
     /// `text` with named (HTML and XML) and numeric character references decoded; unknown ones kept as
-    /// written, as browsers do.
+    /// written, as browsers do. A numeric reference never yields a control character
+    /// (``numericReplacement(_:)``).
     static func decode(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
         return decode(utf8: Array(text.utf8))
@@ -149,14 +150,17 @@ enum HTMLEntities {
         guard index < bytes.count, bytes[index] == UInt8(ascii: ";"), index > start + 1 else { return nil }
         let name = String(decoding: bytes[(start + 1)..<index], as: UTF8.self)
         let end = index + 1
-        if name.hasPrefix("#x") || name.hasPrefix("#X") {
-            guard let code = UInt32(name.dropFirst(2), radix: 16) else { return nil }
-            return (String(Unicode.Scalar(code).map(Character.init) ?? "\u{FFFD}"), end)
-        }
         if name.hasPrefix("#") {
-            guard let code = UInt32(name.dropFirst()) else { return nil }
-            let scalar = code == 0 ? nil : Unicode.Scalar(code)
-            return (String(scalar.map(Character.init) ?? "\u{FFFD}"), end)
+            let hex = name.hasPrefix("#x") || name.hasPrefix("#X")
+            let digits = name.utf8.dropFirst(hex ? 2 : 1)
+            guard !digits.isEmpty else { return nil }
+            var code: UInt32 = 0
+            for byte in digits {
+                guard let digit = digitValue(byte, hex: hex) else { return nil }
+                // Saturates past U+10FFFF: any larger value is as far out of range.
+                code = min(code * (hex ? 16 : 10) + digit, 0x11_0000)
+            }
+            return (String(Character(numericReplacement(code))), end)
         }
         switch name {
         case "amp": return ("&", end)
@@ -167,6 +171,26 @@ enum HTMLEntities {
         default: return table[name].map { ($0, end) }
         }
     }
+
+    /// The character a numeric reference in HTML stands for, as HTML5 reads it, except that no control
+    /// character comes out: NUL, surrogates, values past U+10FFFF and control characters (other than tab,
+    /// line feed, form feed and carriage return) become U+FFFD, and 0x80–0x9F are read as the Windows-1252
+    /// characters pages mean by them (`&#150;` is an en dash).
+    static func numericReplacement(_ code: UInt32) -> Unicode.Scalar {
+        if (0x80...0x9F).contains(code), let scalar = windows1252C1[Int(code - 0x80)] { return scalar }
+        let isControl = (code < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(code)) || (0x7F...0x9F).contains(code)
+        guard !isControl, let scalar = Unicode.Scalar(code) else { return "\u{FFFD}" }
+        return scalar
+    }
+
+    /// What Windows-1252 puts at 0x80–0x9F (`nil` where it defines nothing): HTML5's table for numeric
+    /// references in that range.
+    static let windows1252C1: [Unicode.Scalar?] = [
+        "\u{20AC}", nil, "\u{201A}", "\u{0192}", "\u{201E}", "\u{2026}", "\u{2020}", "\u{2021}", "\u{02C6}",
+        "\u{2030}", "\u{0160}", "\u{2039}", "\u{0152}", nil, "\u{017D}", nil, nil, "\u{2018}", "\u{2019}",
+        "\u{201C}", "\u{201D}", "\u{2022}", "\u{2013}", "\u{2014}", "\u{02DC}", "\u{2122}", "\u{0161}",
+        "\u{203A}", "\u{0153}", nil, "\u{017E}", "\u{0178}",
+    ]
 
     static func isASCIILetter(_ byte: UInt8) -> Bool { (65...90).contains(byte) || (97...122).contains(byte) }
 
