@@ -356,4 +356,18 @@ struct FeedHostileInputTests {
         #expect(!Self.hasControl(parsed[0].summaryHTML))
         #expect(parsed[1].title == "x\u{FFFD}y\u{FFFD}z")
     }
+
+    @Test("A body that is not UTF-8 is read as Windows-1252 even with the bytes Windows-1252 leaves undefined")
+    func windows1252Fallback() throws {
+        var body = Data("<rss version=\"2.0\"><channel><item><guid>1</guid><title>a".utf8)
+        body += Data([0x81, 0x62, 0x93, 0x63, 0x94, 0x8D, 0x8F, 0x90, 0x9D, 0xE9])
+        body += Data("</title></item></channel></rss>".utf8)
+        for contentType in [nil, "application/rss+xml; charset=utf-8"] {
+            let document = try parser.parseDocument(body, source: "t", contentType: contentType)
+            #expect(
+                document.items.map(\.title) == ["a\u{FFFD}b\u{201C}c\u{201D}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{E9}"])
+            #expect(document.encoding == "windows-1252")
+            #expect(document.warnings.contains { $0.code == .invalidEncoding })
+        }
+    }
 }

@@ -79,9 +79,7 @@ enum FeedCharset {
                 // A whole `Data` is shared as it is (copy on write); only a slice (after a BOM) is copied.
                 return Decoded(data: data.startIndex == 0 ? data : Data(data), encodingName: "UTF-8")
             }
-            guard let text = String(data: data, encoding: .windowsCP1252) else {
-                throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
-            }
+            let text = windows1252(data)
             let warning = FeedWarning(
                 .invalidEncoding,
                 detail:
@@ -96,6 +94,23 @@ enum FeedCharset {
             throw FeedError(.unsupportedEncoding, detail: "the body is not valid \(name)")
         }
         return Decoded(data: withoutDeclaredEncoding(text), encodingName: name)
+    }
+
+    /// `data` read as Windows-1252, as WHATWG defines it, with the five bytes it leaves undefined (0x81, 0x8D,
+    /// 0x8F, 0x90, 0x9D) read as U+FFFD: never fails, unlike the platform's converter, which refuses them.
+    static func windows1252(_ data: Data) -> String {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(data.count + data.count / 4)
+        for byte in data {
+            if byte < 0x80 {
+                utf8.append(byte)
+                continue
+            }
+            let scalar: Unicode.Scalar =
+                byte < 0xA0 ? HTMLEntities.windows1252C1[Int(byte - 0x80)] ?? "\u{FFFD}" : Unicode.Scalar(byte)
+            if let encoded = UTF8.encode(scalar) { utf8.append(contentsOf: encoded) }
+        }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private static func isWide(_ encoding: String.Encoding) -> Bool {
