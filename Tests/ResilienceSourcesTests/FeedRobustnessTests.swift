@@ -370,4 +370,20 @@ struct FeedHostileInputTests {
             #expect(document.warnings.contains { $0.code == .invalidEncoding })
         }
     }
+
+    @Test("Items with no guid, id, link or title still get distinct, stable ids (RSS allows description-only items)")
+    func idsWithoutIdentifiers() throws {
+        let feed = """
+            <item><description>First &lt;b&gt;opening&lt;/b&gt;</description></item>
+            <item><description>Second opening</description></item>
+            <item><description>Second opening</description><enclosure url="https://e.example/a.mp3"/></item>
+            <item><description>Second opening</description><pubDate>Sat, 13 Dec 2003 18:30:02 GMT</pubDate></item>
+            <item><description>First &lt;b&gt;opening&lt;/b&gt;</description></item>
+            """
+        let ids = try items(feed).map(\.id)
+        #expect(ids.allSatisfy { !$0.isEmpty })
+        #expect(Set(ids.prefix(4)).count == 4)
+        #expect(ids[4] == ids[0])
+        #expect(try items(feed).map(\.id) == ids)
+    }
 }

@@ -9,7 +9,8 @@ public struct FeedItem: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The item's web page: RSS `link`, else a permalink `guid`; Atom `link rel="alternate"`; resolved
     /// against `xml:base` and the document's URL.
     public var link: URL?
-    /// The stable id: RSS `guid`, Atom `id`, RDF `rdf:about`, else the link, else the title.
+    /// The stable id: RSS `guid`, Atom `id`, RDF `rdf:about`, else the link, else the title, else
+    /// `digest:` and a hash of the summary, dates and enclosure URLs (never empty).
     public var id: String
     /// When it was published (see `Docs/Feeds.md` for the precedence of date elements), if known.
     public var published: Date?

@@ -58,15 +58,37 @@ struct FeedItemBuilder {
         }
         let atomID = draft.fields[.atomID].map { text($0, warnings: &warnings) } ?? ""
         let linkText = link.map { String($0.absoluteString.prefix(fieldLimit)) } ?? ""
-        let id =
-            [atomID, guid, draft.about.trimmedFeedWhitespace, linkText, title]
-            .first { !$0.isEmpty }.map { String($0.prefix(fieldLimit)) } ?? ""
         let published = date(Self.publishedOrder, draft, warnings: &warnings)
         let updated = date(Self.updatedOrder, draft, warnings: &warnings)
+        let id =
+            [atomID, guid, draft.about.trimmedFeedWhitespace, linkText, title]
+            .first { !$0.isEmpty }.map { String($0.prefix(fieldLimit)) }
+            ?? Self.contentID(
+                summary: summary, dates: [published, updated], enclosures: draft.enclosures.map(\.url.absoluteString))
         return FeedItem(
             title: title, link: link, id: id, published: published ?? updated, updated: updated, summary: summary,
             summaryHTML: summaryHTML, enclosures: draft.enclosures, related: draft.related, warnings: warnings,
             source: source)
+    }
+
+    /// The id of an item that has no id, link or title (RSS allows an item with only a description):
+    /// `digest:` and a 64-bit FNV-1a hash of its summary, dates and enclosure URLs, so that the same item
+    /// keeps its id from one fetch to the next and different items differ.
+    static func contentID(summary: String, dates: [Date?], enclosures: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            hash ^= 0xff
+            hash = hash &* 0x100_0000_01b3
+        }
+        mix(summary)
+        for date in dates { mix(date.map { "\($0.timeIntervalSince1970)" } ?? "") }
+        for url in enclosures { mix(url) }
+        let hex = String(hash, radix: 16)
+        return "digest:" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     func feedTitle() -> String {
