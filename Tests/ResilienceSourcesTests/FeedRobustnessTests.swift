@@ -386,4 +386,20 @@ struct FeedHostileInputTests {
         #expect(ids[4] == ids[0])
         #expect(try items(feed).map(\.id) == ids)
     }
+
+    @Test("Tens of thousands of enclosures in one item are de-duplicated in linear time")
+    func manyEnclosures() throws {
+        let count = 30_000
+        let enclosures = (0..<count).map { "<enclosure url=\"https://e.example/\($0)\"/>" }.joined()
+        let media = (0..<count).map { "<media:content url=\"https://e.example/\($0 % 2 == 0 ? $0 : -1)\"/>" }.joined()
+        let started = ContinuousClock.now
+        let parsed = try items(
+            "<item xmlns:media=\"http://search.yahoo.com/mrss/\"><title>t</title>\(enclosures)\(media)</item>")
+        let elapsed = ContinuousClock.now - started
+        // The media contents repeat the even enclosures and one new URL, many times over.
+        #expect(parsed[0].enclosures.count == count + 1)
+        #expect(parsed[0].enclosures.first?.url.absoluteString == "https://e.example/0")
+        #expect(parsed[0].enclosures.last?.url.absoluteString == "https://e.example/-1")
+        #expect(elapsed < .seconds(10), "parsing took \(elapsed)")
+    }
 }

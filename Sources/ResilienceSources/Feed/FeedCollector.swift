@@ -54,6 +54,8 @@ struct FeedCollector {
         var about = ""
         var alternate: (url: URL, isHTML: Bool)?
         var enclosures: [FeedEnclosure] = []
+        /// The URLs in ``enclosures``: the duplicate check stays linear in an item with many of them.
+        var enclosureURLs: Set<URL> = []
         var related: [URL] = []
         var warnings: [FeedWarning] = []
     }
@@ -355,6 +357,7 @@ struct FeedCollector {
         case "enclosure":
             draft?.enclosures.append(
                 FeedEnclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
+            draft?.enclosureURLs.insert(url)
         case "related":
             draft?.related.append(url)
         default:
@@ -364,7 +367,7 @@ struct FeedCollector {
 
     private mutating func enclosure(_ url: String?, type: String?, length: String?, base: URL?) {
         guard let url, let resolved = resolveLink(url, base: base) else { return }
-        guard draft?.enclosures.contains(where: { $0.url == resolved }) == false else { return }
+        guard draft?.enclosureURLs.insert(resolved).inserted == true else { return }
         draft?.enclosures.append(FeedEnclosure(url: resolved, type: type, length: length.flatMap { Int($0) }))
     }
 
