@@ -402,4 +402,19 @@ struct FeedHostileInputTests {
         #expect(parsed[0].enclosures.last?.url.absoluteString == "https://e.example/-1")
         #expect(elapsed < .seconds(10), "parsing took \(elapsed)")
     }
+
+    @Test("Thousands of distinct unknown entities per item cost linear time; each is warned about once")
+    func manyUnknownEntities() throws {
+        let unknown = (0..<2_000).map { "&u\($0);" }.joined()
+        let feed = String(repeating: "<item><guid>g</guid><title>\(unknown)&u0;</title></item>", count: 200)
+        let started = ContinuousClock.now
+        let parsed = try items(feed)
+        let elapsed = ContinuousClock.now - started
+        #expect(parsed.count == 200)
+        let warnings = parsed[0].warnings.filter { $0.code == .unknownEntity }
+        #expect(Set(warnings).count == warnings.count)
+        #expect(warnings.first == FeedWarning(.unknownEntity, detail: "&u0;"))
+        #expect(warnings.count > 1_000)
+        #expect(elapsed < .seconds(10), "parsing took \(elapsed)")
+    }
 }

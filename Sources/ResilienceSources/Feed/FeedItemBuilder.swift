@@ -180,10 +180,13 @@ struct FeedItemBuilder {
     }
 
     private func record(_ unknown: [String], in warnings: inout [FeedWarning]) {
+        guard !unknown.isEmpty else { return }
+        // A set, not a search of the array per name: a field can hold thousands of distinct unknown names.
+        var seen = Set(warnings)
         for name in unknown {
             let detail = name.first == "#" ? "&\(name); is not an XML character" : "&\(name);"
             let warning = FeedWarning(.unknownEntity, detail: detail)
-            if !warnings.contains(warning) { warnings.append(warning) }
+            if seen.insert(warning).inserted { warnings.append(warning) }
         }
     }
 }
