@@ -417,4 +417,32 @@ struct FeedHostileInputTests {
         #expect(warnings.count > 1_000)
         #expect(elapsed < .seconds(10), "parsing took \(elapsed)")
     }
+
+    @Test("Limits configured as Int.max or below zero never crash a parse")
+    func extremeLimits() throws {
+        let feed = Data(
+            """
+            <rss version="2.0"><channel><item><guid>1</guid><title>a &amp; <b>b</b></title>
+            <description>&lt;p&gt;x&lt;/p&gt;</description></item></channel></rss>
+            """.utf8)
+        let unlimited = FeedParser.Configuration(
+            maximumBytes: .max, minimumBytes: .max, maximumItems: .max, maximumDepth: .max, maximumFieldLength: .max,
+            maximumSummaryLength: .max)
+        #expect { try FeedParser(configuration: unlimited).parse(feed, source: "t") } throws: {
+            ($0 as? FeedError)?.code == .empty
+        }
+        var open = unlimited
+        open.minimumBytes = 0
+        let parsed = try FeedParser(configuration: open).parse(feed, source: "t")
+        #expect(parsed.map(\.title) == ["a & b"])
+        #expect(parsed.map(\.summary) == ["x"])
+        let negative = FeedParser.Configuration(
+            maximumBytes: 1 << 20, minimumBytes: -1, maximumFieldLength: -1, maximumSummaryLength: -1)
+        let cut = try FeedParser(configuration: negative).parse(feed, source: "t")
+        #expect(cut.map(\.title) == [""])
+        #expect(cut.map(\.summary) == [""])
+        #expect { try FeedParser(configuration: .init(maximumBytes: -1)).parse(feed, source: "t") } throws: {
+            ($0 as? FeedError)?.code == .tooLarge
+        }
+    }
 }

@@ -22,7 +22,8 @@ import ResilienceCore
 ///
 /// What is read from where is documented in `Docs/Feeds.md`.
 public struct FeedParser: Sendable {
-    /// Limits.
+    /// Limits. A negative size or length counts as zero; `Int.max` (or any value too large to compute with)
+    /// as no limit.
     public struct Configuration: Hashable, Sendable {
         /// The largest body accepted, in bytes.
         public var maximumBytes: Int = 5 * 1024 * 1024
@@ -59,6 +60,18 @@ public struct FeedParser: Sendable {
 
         /// 5 MB, 5,000 items, depth 64.
         public static let standard = Configuration()
+
+        /// The limits as a parse applies them: a negative size or length counts as zero, and one too large
+        /// to compute with (`Int.max` for "no limit") as the largest that can be, so no limit can make a parse
+        /// crash.
+        var effective: Configuration {
+            var limits = self
+            limits.maximumBytes = min(max(0, maximumBytes), Int.max / 4)
+            limits.minimumBytes = max(0, minimumBytes)
+            limits.maximumFieldLength = min(max(0, maximumFieldLength), Int.max / 16)
+            limits.maximumSummaryLength = min(max(0, maximumSummaryLength), Int.max / 16)
+            return limits
+        }
     }
 
     /// The limits.
@@ -86,7 +99,8 @@ public struct FeedParser: Sendable {
     public func parseDocument(
         _ data: Data, source: SourceID, contentType: String? = nil, documentURL: URL? = nil
     ) throws -> FeedDocument {
-        try checkSize(data)
+        let configuration = configuration.effective
+        try Self.checkSize(data, configuration)
         let decoded = try FeedCharset.decode(data, contentType: contentType)
         if decoded.data.count > configuration.maximumBytes * 2 {
             throw FeedError(.tooLarge, detail: "\(decoded.data.count) bytes as UTF-8")
@@ -171,11 +185,11 @@ public struct FeedParser: Sendable {
         }
     }
 
-    private func checkSize(_ data: Data) throws {
+    private static func checkSize(_ data: Data, _ configuration: Configuration) throws {
         if data.count > configuration.maximumBytes {
             throw FeedError(.tooLarge, detail: "\(data.count) bytes, limit \(configuration.maximumBytes)")
         }
-        let meaningful = data.lazy.filter { !(Self.insignificant.contains($0)) }.prefix(configuration.minimumBytes)
+        let meaningful = data.lazy.filter { !(insignificant.contains($0)) }.prefix(configuration.minimumBytes)
             .count
         if meaningful < configuration.minimumBytes {
             throw FeedError(.empty, detail: data.isEmpty ? "empty body" : "\(data.count) bytes is too short for a feed")
