@@ -159,4 +159,37 @@ struct CoalescingTransportTests {
         #expect(transport.flights.inFlightCount == 0)
         #expect(base.sent.withLock { $0.count } == 1)
     }
+
+    @Test("A caller that joined waits no longer than its own deadline; the request goes on for the others")
+    func joinerDeadline() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let clock = ManualClock()
+        let request = HTTPRequest(url: url)
+        let key = try #require(transport.key(for: request))
+        let patient = ResilienceContext.test(clock: clock, timeout: .seconds(30))
+        let sink = RecordingTelemetrySink()
+        let hurried = ResilienceContext.test(clock: clock, telemetry: sink, timeout: .seconds(1))
+        let first = Task { try await transport.send(request, context: patient) }
+        await Self.settle("the first request upstream") { base.gate.waitingCount == 1 }
+        let finished = LockedState(initialState: false)
+        let joiner = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await transport.send(request, context: hurried)
+        }
+        await Self.settle("the joiner waits") { transport.flights.callerCount(for: key) == 2 }
+        // Each caller's deadline timer sleeps on the clock.
+        await Self.settle("both deadlines armed") { clock.sleeperCount == 2 }
+        clock.advance(by: .seconds(1))
+        await Self.settle("the joiner gave up at its deadline") { finished.withLock { $0 } }
+        #expect(transport.flights.callerCount(for: key) == 1)
+        #expect(base.gate.cancellations == 0)
+        base.gate.open()
+        let error = await #expect(throws: TransportError.self) { try await joiner.value }
+        #expect(error?.classification.category == .timeout)
+        #expect(sink.count(.timedOut) == 1)
+        #expect(try await first.value.body == Data("/jobs for anonymous".utf8))
+        #expect(base.sent.withLock { $0.count } == 1)
+        #expect(transport.flights.inFlightCount == 0)
+    }
 }

@@ -14,8 +14,10 @@ import ResilienceCore
 /// requests that are idempotent (``HTTPRequest/idempotency``) and have no body.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
-/// gone. The request runs with the context of the caller that sent it first. A caller that got another's
-/// response emits ``ResilienceEventKind/requestCoalesced``.
+/// gone. The request runs with the context of the caller that sent it first; a caller that joined it stops
+/// waiting at its own context's deadline (``TransportError/timedOut(after:url:)``, after emitting `timedOut`),
+/// as its own request would have. A caller that got another's response emits
+/// ``ResilienceEventKind/requestCoalesced``.
 ///
 /// Put it outside ``ResilientTransport``, so identical callers share the retries as well:
 ///
@@ -60,11 +62,30 @@ public struct CoalescingTransport: HTTPTransport {
         self.flights = flights
     }
 
-    /// Sends `request`, or waits for the identical request already in flight.
+    /// Sends `request`, or waits for the identical request already in flight, at most until the context's
+    /// deadline.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         guard let key = key(for: request) else { return try await base.send(request, context: context) }
         let base = base
-        let (response, shared) = try await flights.run(key) { try await base.send(request, context: context) }
+        let flights = flights
+        let wait: @Sendable () async throws -> (output: HTTPResponse, shared: Bool) = {
+            try await flights.run(key) { try await base.send(request, context: context) }
+        }
+        let (response, shared): (HTTPResponse, Bool)
+        if let deadline = context.deadline {
+            // The request runs with the context of the caller that sent it, so nothing else holds a caller
+            // that joined to its own deadline: it stops waiting then, and the request goes on for the others.
+            let limit = context.clock.now().duration(to: deadline)
+            do {
+                (response, shared) = try await withDeadline(until: deadline, clock: context.clock, operation: wait)
+            } catch let timeUp as DeadlineExceededError {
+                if let error = timeUp.operationError, !(error is CancellationError) { throw error }
+                context.emit(.timedOut) { $0.duration = limit }
+                throw TransportError.timedOut(after: limit, url: request.url)
+            }
+        } else {
+            (response, shared) = try await wait()
+        }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
         return response
     }
