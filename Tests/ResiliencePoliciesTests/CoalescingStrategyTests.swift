@@ -93,4 +93,38 @@ struct CoalescingStrategyTests {
         gate.open()
         #expect(try await first.value == 1)
     }
+
+    @Test("A caller that joined waits no longer than its own deadline; the run goes on for the others")
+    func joinerDeadline() async throws {
+        let clock = ManualClock()
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline { stage }
+        let gate = CallGate()
+        let runs = LockedState(initialState: 0)
+        let operation: @Sendable (ResilienceContext) async throws -> String = { _ in
+            runs.withLock { $0 += 1 }
+            try await gate.pass()
+            return "jobs"
+        }
+        let patient = ResilienceContext.test(clock: clock, timeout: .seconds(30))
+        let hurried = ResilienceContext.test(clock: clock, timeout: .seconds(1))
+        let first = Task { try await pipeline.execute(patient, operation) }
+        await Self.settle("the run started") { gate.waitingCount == 1 }
+        let finished = LockedState(initialState: false)
+        let joiner = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await pipeline.execute(hurried, operation)
+        }
+        await Self.settle("the joiner waits") { stage.flights.callerCount(for: "test call") == 2 }
+        await Self.settle("both deadlines armed") { clock.sleeperCount == 2 }
+        clock.advance(by: .seconds(1))
+        await Self.settle("the joiner gave up at its deadline") { finished.withLock { $0 } }
+        #expect(stage.flights.callerCount(for: "test call") == 1)
+        gate.open()
+        await #expect(throws: DeadlineExceededError.self) { try await joiner.value }
+        #expect(try await first.value == "jobs")
+        #expect(runs.withLock { $0 } == 1)
+        #expect(gate.cancellations == 0)
+        #expect(stage.flights.inFlightCount == 0)
+    }
 }

@@ -11,7 +11,9 @@ import ResilienceCore
 ///   waiting. The run is cancelled only when every caller has gone. The caller whose call started the run
 ///   lends it its `next` (which lives on that caller's stack), so that caller returns only once the run has
 ///   ended, even when it was cancelled earlier.
-/// - The run uses the context of the caller that started it (its deadline, its telemetry).
+/// - The run uses the context of the caller that started it (its deadline, its telemetry). A caller stops
+///   waiting at its own context's deadline with ``DeadlineExceededError`` (a caller that joined at once; the
+///   one that started the run once the run has ended, as above), and the others keep waiting.
 /// - A caller that joined a run emits ``ResilienceEventKind/requestCoalesced``.
 ///
 /// Put it outside the retry stage, so that callers share the retries too:
@@ -62,7 +64,9 @@ public struct CoalescingStrategy: ResilienceStrategy {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard let key = keyOf(context) else { return try await next(context) }
-        let (output, shared) = try await flights.runBorrowing(key) { try await next(context) }
+        let (output, shared) = try await flights.runBorrowing(key, until: context.deadline, clock: context.clock) {
+            try await next(context)
+        }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing" } }
         return output
     }
