@@ -445,4 +445,18 @@ struct FeedHostileInputTests {
             ($0 as? FeedError)?.code == .tooLarge
         }
     }
+
+    @Test("A UTF-8 body whose declaration says UTF-16 (as .NET writes into a string) is read as UTF-8")
+    func singleByteBodyDeclaringUTF16() throws {
+        for label in ["utf-16", "UTF-16LE", "utf-32"] {
+            let body = Data(
+                """
+                <?xml version="1.0" encoding="\(label)"?><rss version="2.0"><channel><item><guid>1</guid>
+                <title>Grüße</title></item></channel></rss>
+                """.utf8)
+            let document = try parser.parseDocument(body, source: "t")
+            #expect(document.items.map(\.title) == ["Grüße"], "\(label)")
+            #expect(document.encoding == "UTF-8", "\(label)")
+        }
+    }
 }

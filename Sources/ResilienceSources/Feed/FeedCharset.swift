@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Precedence (RFC 7303 §3, XML 1.0 Appendix F): a byte-order mark; else the `charset` parameter of the
 /// HTTP `Content-Type`; else the byte pattern of a BOM-less UTF-16/UTF-32 document; else the `encoding` of
-/// the XML declaration; else UTF-8. Any encoding the platform converts is accepted (the IANA names and
+/// the XML declaration (unless it names UTF-16 or UTF-32, which a declaration written in single bytes cannot
+/// be); else UTF-8. Any encoding the platform converts is accepted (the IANA names and
 /// aliases in ``encodingsByName``); a body that is not valid in a merely *assumed* UTF-8 is read as
 /// Windows-1252, with a warning, as feed readers do.
 enum FeedCharset {
@@ -36,6 +37,12 @@ enum FeedCharset {
             return try convert(data, label: label, source: "XML declaration")
         }
         if let label = declaredEncoding(data) {
+            // The declaration was just read one byte per character: a UTF-16 or UTF-32 it names (as .NET
+            // writes into a string that is then sent as UTF-8) cannot be the body's encoding.
+            let key = label.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            if let encoding = encodingsByName[key], isWide(encoding) {
+                return try convert(data, name: "UTF-8", encoding: .utf8, assumed: true)
+            }
             return try convert(data, label: label, source: "XML declaration")
         }
         return try convert(data, name: "UTF-8", encoding: .utf8, assumed: true)
