@@ -459,4 +459,18 @@ struct FeedHostileInputTests {
             #expect(document.encoding == "UTF-8", "\(label)")
         }
     }
+
+    @Test("A numeric reference with leading zeros reads; one with too many digits is an unknown entity, not text")
+    func longNumericReferences() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>
+            <entry><id>1</id><title>a&#00000000000065;b&#x00000000000042;c</title></entry>
+            <entry><id>2</id><title>x&#99999999999999999999;y</title></entry></feed>
+            """
+        let document = try parser.parseDocument(Data(atom.utf8), source: "t")
+        #expect(document.items.map(\.title) == ["aAbBc", "xy"])
+        #expect(document.items[0].warnings.isEmpty)
+        #expect(document.items[1].warnings.map(\.code) == [.unknownEntity])
+        #expect(!document.warnings.contains { $0.code == .bareAmpersand })
+    }
 }

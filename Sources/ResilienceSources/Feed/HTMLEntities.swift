@@ -52,13 +52,15 @@ enum HTMLEntities {
             let digitsStart = index
             var value: UInt32 = 0
             var overflow = false
-            while index < count, index - digitsStart < 10 {
+            // Every digit is read (leading zeros are allowed, `&#00000000065;` is `A`); a value past U+10FFFF
+            // stops growing, so no length overflows it.
+            while index < count {
                 let byte = bytes[index]
                 guard let digit = digitValue(byte, hex: hex) else { break }
-                let (product, o1) = value.multipliedReportingOverflow(by: hex ? 16 : 10)
-                let (sum, o2) = product.addingReportingOverflow(digit)
-                overflow = overflow || o1 || o2
-                value = sum
+                if !overflow {
+                    value = value * (hex ? 16 : 10) + digit
+                    overflow = value > 0x10_FFFF
+                }
                 index += 1
             }
             guard index > digitsStart, index < count, bytes[index] == UInt8(ascii: ";") else { return .bare }
