@@ -212,6 +212,80 @@ struct TelemetryServiceTests {
         #expect(flushes.value == 3)
         #expect(clock.now.offset == .seconds(20))
     }
+
+    @Test("a last flush that hangs at shutdown is cancelled after finalFlushTimeout (10 s by default) and logged")
+    func lastFlushTimesOut() async throws {
+        let clock = ManualClock()
+        let started = LockedBox(0)
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        // The exporter's destination never answers: the flush waits an hour (manual time) unless cancelled.
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            started.mutate { $0 += 1 }
+            try? await clock.sleep(for: .seconds(3_600))
+        }
+        let returned = LockedBox(false)
+        await testGracefulShutdown { trigger in
+            let running = Task {
+                await service.run()
+                returned.mutate { $0 = true }
+            }
+            await clock.waitForSleepers()
+            trigger.triggerGracefulShutdown()
+            // The last flush's wait and the time limit's timer.
+            #expect(await eventually { started.value == 1 && clock.sleeperCount == 2 })
+            clock.advance(by: .seconds(10))
+            #expect(await eventually { returned.value }, "the shutdown waits for the last flush no longer")
+            // Lets a service without a limit end, so the test fails instead of hanging.
+            clock.advance(by: .seconds(3_600))
+            await running.value
+        }
+        #expect(started.value == 1)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .warning)
+        #expect(last.message.contains("timed out"), "\(last.message)")
+    }
+
+    @Test("a last flush cut short by cancellation (a second signal, the group's hard stop) is logged as cancelled")
+    func lastFlushCancelled() async throws {
+        let clock = ManualClock()
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            try? await clock.sleep(for: .seconds(3_600))
+        }
+        await testGracefulShutdown { trigger in
+            let running = Task { await service.run() }
+            await clock.waitForSleepers()
+            trigger.triggerGracefulShutdown()
+            // The last flush's wait and the time limit's timer; neither has passed when it is cancelled.
+            await clock.waitForSleepers(count: 2)
+            running.cancel()
+            await running.value
+        }
+        #expect(clock.now.offset == .zero)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .warning)
+        #expect(last.message.contains("cancelled"), "\(last.message)")
+        #expect(!last.message.contains("timed out"), "\(last.message)")
+    }
+
+    @Test("a last flush that ends in time is logged as done")
+    func lastFlushLogged() async throws {
+        let clock = ManualClock()
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {}
+        await testGracefulShutdown { trigger in
+            let running = Task { await service.run() }
+            await clock.waitForSleepers()
+            trigger.triggerGracefulShutdown()
+            await running.value
+        }
+        let last = try #require(lines.value.last)
+        #expect(last.level == .info)
+        #expect(last.message.contains("flushed"), "\(last.message)")
+    }
 }
 
 /// The order of services in a group decides whether the sync engine's last pass is seen (the README's order).
