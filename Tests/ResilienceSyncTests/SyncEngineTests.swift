@@ -222,6 +222,46 @@ struct SyncEngineTests {
         #expect(report.remaining == 0)
     }
 
+    @Test("A pass asked for while another is under way returns at once and reports what is still pending")
+    func passDuringPassReportsPending() async throws {
+        let gate = CallGate()
+        let harness = SyncHarness([.held(gate, status: 201)])
+        try harness.enqueue(["a", "b", "c"])
+        let first = Task { await harness.engine.performSync() }
+        while gate.waitingCount == 0 { await Task.yield() }
+        let skipped = await harness.engine.performSync()
+        #expect(skipped.requestsSent == 0)
+        #expect(skipped.finalState == .syncing)
+        #expect(skipped.remaining == 3, "a is in flight, b and c wait: none has left the store")
+        gate.open()
+        let report = await first.value
+        #expect(report.synced == 3)
+        #expect(report.remaining == 0)
+    }
+
+    @Test("A run() loop whose pass finds another under way waits for a wake-up, not spinning beside it")
+    func runBesidePassDoesNotSpin() async throws {
+        let gate = CallGate()
+        let store = CountingStore()
+        let engine = SyncEngine(
+            store: store, transport: ScriptedSyncTransport([.held(gate, status: 201)]),
+            requestBuilder: EventsRequestBuilder(), pipeline: syncPipeline(SeedRateLimitBreakerDouble()),
+            clock: .manual(ManualClock()))
+        for id in ["a", "b"] {
+            _ = try store.enqueue(MutationDraft(entityType: "event", entityID: id, operation: .create))
+        }
+        let first = Task { await engine.performSync() }
+        while gate.waitingCount == 0 { await Task.yield() }
+        let before = store.counts
+        let runner = Task { await engine.run() }
+        defer { runner.cancel() }
+        // Its first pass does not start (a and b are pending): a spinning loop counts them without end.
+        for _ in 0..<20_000 where store.counts - before < 50 { await Task.yield() }
+        #expect(store.counts - before == 1, "one skipped pass, then a wait")
+        gate.open()
+        #expect(await first.value.synced == 2)
+    }
+
     @Test("A pass started while clearPendingMutations marks entities failed sends none of the mutations it clears")
     func passDuringClear() async throws {
         let harness = SyncHarness()
@@ -232,6 +272,7 @@ struct SyncEngineTests {
         while gate.waitingCount == 0 { await Task.yield() }
         let report = await harness.engine.performSync()
         #expect(report.requestsSent == 0, "a and b are being cleared and marked failed")
+        #expect(report.remaining == 2, "not cleared yet: the report says what is still pending")
         gate.open()
         #expect(try await clear.value == 2)
         #expect(harness.transport.requests.isEmpty)
@@ -654,5 +695,18 @@ struct SyncEngineCountFailureTests {
         for _ in 0..<20_000 where (try? store.inner.pendingCount()) != 0 { await Task.yield() }
         #expect(try store.inner.pendingCount() == 0)
         #expect(transport.applied.count == 2)
+    }
+}
+
+/// A store that counts how often its pending mutations are counted.
+final class CountingStore: ForwardingMutationStore, @unchecked Sendable {
+    private let countCalls = Mutex(0)
+
+    /// How many times ``pendingCount()`` was called.
+    var counts: Int { countCalls.withLock { $0 } }
+
+    override func pendingCount() throws -> Int {
+        countCalls.withLock { $0 += 1 }
+        return try inner.pendingCount()
     }
 }

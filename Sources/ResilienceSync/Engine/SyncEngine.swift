@@ -266,14 +266,21 @@ public actor SyncEngine {
     /// delay: repeated failures are spaced out by the pipeline's own policies.
     public func run() async {
         while !Task.isCancelled {
-            let report = await performSync()
+            let skipped = reportIfBusy()
+            let report: SyncReport
+            if let skipped {
+                report = skipped
+            } else {
+                report = await sendPending()
+            }
             if Task.isCancelled { break }
-            await wakeSignal.wait(orAfter: delay(after: report), on: clock)
+            await wakeSignal.wait(orAfter: delay(after: report, passRan: skipped == nil), on: clock)
         }
     }
 
-    /// How long to wait before the next pass (`nil`: until a wake-up).
-    private func delay(after report: SyncReport) -> Duration? {
+    /// How long to wait before the next pass (`nil`: until a wake-up). `passRan` is `false` for a pass that did
+    /// not start because another pass or a clear was under way.
+    private func delay(after report: SyncReport, passRan: Bool) -> Duration? {
         if let next = report.nextAttempt { return max(clock.now().duration(to: next), .milliseconds(1)) }
         switch report.finalState {
         case .rateLimited(let until, _):
@@ -285,7 +292,9 @@ public actor SyncEngine {
             // request: probe again after the poll interval (or when the pipeline admits requests again).
             return isNetworkAvailable ? configuration.pollInterval : nil
         case .idle, .syncing:
-            return report.remaining > 0 ? .zero : nil
+            // What is pending after a pass that did not start is the running pass's (or the clear's, which wakes
+            // run() when done): passing again at once would only spin beside it.
+            return passRan && report.remaining > 0 ? .zero : nil
         }
     }
 
@@ -294,14 +303,30 @@ public actor SyncEngine {
     /// One pass over the queue: sends pending mutations in order until the queue is drained, a stage of the
     /// pipeline refuses to send (the breaker opened, a local limit), the network is gone, or the task is
     /// cancelled. Returns what it did.
+    ///
+    /// When another pass or a clear (``clearPendingMutations(markEntitiesFailed:)``) is under way, it returns at
+    /// once without sending: the report's ``SyncReport/finalState`` is the engine's state and its
+    /// ``SyncReport/remaining`` the store's pending count.
     @discardableResult
     public func performSync() async -> SyncReport {
+        if let skipped = reportIfBusy() { return skipped }
+        return await sendPending()
+    }
+
+    /// The report of a pass that does not start because a pass is under way, or a clear is (the clear wakes
+    /// run() when it is done); `nil` when a pass may start. Nothing is sent, so it reports the engine's state and
+    /// what the store counts as pending (0 if the count fails, as for a pass that ran).
+    private func reportIfBusy() -> SyncReport? {
+        guard isSyncing || clearsInProgress > 0 else { return nil }
+        var report = SyncReport()
+        report.finalState = state
+        report.remaining = (try? store.pendingCount()) ?? 0
+        return report
+    }
+
+    /// ``performSync()`` once no other pass or clear is under way.
+    private func sendPending() async -> SyncReport {
         var pass = SyncPass()
-        // A pass is under way, or a clear is (the clear wakes run() when it is done).
-        guard !isSyncing, clearsInProgress == 0 else {
-            pass.report.finalState = state
-            return pass.report
-        }
         guard isNetworkAvailable else {
             transition(to: .offline)
             return finish(pass, ending: .offline)

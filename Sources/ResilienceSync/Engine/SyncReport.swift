@@ -16,7 +16,8 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     public var inProgressConflicts = 0
     /// Requests sent (a batch counts once).
     public var requestsSent = 0
-    /// Mutations still pending after the pass.
+    /// Mutations still pending after the pass, as the store counts them (0 when the count failed). For a pass
+    /// that did not start because another pass or a clear was under way, those pending when it returned.
     public var remaining = 0
     /// The state the pass ended in.
     public var finalState: SyncState = .idle
