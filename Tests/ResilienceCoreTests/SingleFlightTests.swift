@@ -180,31 +180,4 @@ struct SingleFlightTests {
         #expect(flights.inFlightCount == 0)
     }
 
-    @Test("A deadline passed on arrival throws at once and starts nothing; one that passes while waiting frees the key")
-    func deadlines() async throws {
-        let flights = SingleFlight<String>()
-        let clock = ManualClock()
-        let resilienceClock = ResilienceClock.manual(clock)
-        let runs = LockedState(initialState: 0)
-        await #expect(throws: DeadlineExceededError.self) {
-            try await flights.runBorrowing("k", until: resilienceClock.now(), clock: resilienceClock) {
-                runs.withLock { $0 += 1 }
-            }
-        }
-        #expect(runs.withLock { $0 } == 0)
-        let gate = CallGate()
-        let alone = Task {
-            try await flights.runBorrowing(
-                "k", until: resilienceClock.now().advanced(by: .seconds(1)), clock: resilienceClock
-            ) {
-                try await gate.pass()
-            }
-        }
-        await Self.settle("the run waits") { gate.waitingCount == 1 && clock.sleeperCount == 1 }
-        clock.advance(by: .seconds(1))
-        // The only caller left: the run is cancelled, and the starter returns once it has ended.
-        await #expect(throws: DeadlineExceededError.self) { try await alone.value }
-        #expect(gate.cancellations == 1)
-        #expect(flights.inFlightCount == 0)
-    }
 }

@@ -127,4 +127,29 @@ struct CoalescingStrategyTests {
         #expect(gate.cancellations == 0)
         #expect(stage.flights.inFlightCount == 0)
     }
+
+    @Test("A deadline passed on arrival throws at once and starts nothing; one that passes while waiting frees the key")
+    func deadlines() async throws {
+        let clock = ManualClock()
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline { stage }
+        let runs = LockedState(initialState: 0)
+        let late = ResilienceContext.test(clock: clock, timeout: .zero)
+        await #expect(throws: DeadlineExceededError.self) {
+            try await pipeline.execute(late) { _ in runs.withLock { $0 += 1 } }
+        }
+        #expect(runs.withLock { $0 } == 0)
+        let gate = CallGate()
+        let alone = Task {
+            try await pipeline.execute(ResilienceContext.test(clock: clock, timeout: .seconds(1))) { _ in
+                try await gate.pass()
+            }
+        }
+        await Self.settle("the run waits") { gate.waitingCount == 1 && clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(1))
+        // The only caller left: the run is cancelled, and the caller returns once it has ended.
+        await #expect(throws: DeadlineExceededError.self) { try await alone.value }
+        #expect(gate.cancellations == 1)
+        #expect(stage.flights.inFlightCount == 0)
+    }
 }

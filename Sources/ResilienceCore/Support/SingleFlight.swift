@@ -79,35 +79,12 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     public func runBorrowing<Output: Sendable>(
         _ key: Key, _ operation: () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
-        try await runBorrowing(key, until: nil, clock: .continuous, operation)
-    }
-
-    /// As ``runBorrowing(_:_:)``, with a deadline for this caller's wait: once `clock` reads `deadline`, the
-    /// caller stops waiting with ``DeadlineExceededError`` (the caller that started the run still returns
-    /// only once the run has ended), the others keep waiting, and the run is cancelled only when every caller
-    /// has gone. A deadline that has passed on entry throws at once and neither starts nor joins a run.
-    ///
-    /// - Parameters:
-    ///   - key: What identifies the call: runs with equal keys (and the same output type) are shared.
-    ///   - deadline: When this caller stops waiting, or `nil` for no limit.
-    ///   - clock: The clock `deadline` is measured and slept on.
-    ///   - operation: The work; runs in a task of its own while this call waits, at most once for all the
-    ///     callers that joined.
-    /// - Returns: The operation's output, and whether this caller joined a run another caller started.
-    /// - Throws: The operation's error, `CancellationError` when this caller was cancelled, or
-    ///   ``DeadlineExceededError`` when its deadline passed first.
-    public func runBorrowing<Output: Sendable>(
-        _ key: Key, until deadline: ResilienceInstant?, clock: ResilienceClock, _ operation: () async throws -> Output
-    ) async throws -> (output: Output, shared: Bool) {
-        if let deadline, clock.now() >= deadline { throw DeadlineExceededError(deadline: deadline) }
-        return try await withoutActuallyEscaping(operation) { escapable in
+        try await withoutActuallyEscaping(operation) { escapable in
             let borrowed = BorrowedOperation(escapable)
             let result: Result<Output, any Error>
             let role: FlightRole
             do {
-                let (output, joinedAs) = try await join(key, until: deadline.map { ($0, clock) }) {
-                    try await borrowed.operation()
-                }
+                let (output, joinedAs) = try await join(key) { try await borrowed.operation() }
                 result = .success(output)
                 role = joinedAs
             } catch let failure as FlightFailure {
@@ -120,11 +97,9 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// Waits for the run for `key` (starting it if there is none), until `deadline` if one is given, and says
-    /// how this caller took part.
+    /// Waits for the run for `key` (starting it if there is none) and says how this caller took part.
     private func join<Output: Sendable>(
-        _ key: Key, until deadline: (ResilienceInstant, ResilienceClock)? = nil,
-        _ operation: @escaping @Sendable () async throws -> Output
+        _ key: Key, _ operation: @escaping @Sendable () async throws -> Output
     ) async throws(FlightFailure) -> (Output, FlightRole) {
         let flightKey = FlightKey(key: key, output: ObjectIdentifier(Output.self))
         let waiter = table.withLock { table in
@@ -165,22 +140,13 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
                         }
                         if abandoned { task.cancel() }
                     }
-                    if let (deadline, clock) = deadline, admission.isWaiting {
-                        // Armed once this caller waits, so a deadline that passes at any moment finds it.
-                        box.timer = startTask { [self] in
-                            do { try await clock.sleep(until: deadline) } catch { return }
-                            leave(waiter, key: flightKey, because: DeadlineExceededError(deadline: deadline))
-                        }
-                    }
                 }
             } onCancel: {
                 leave(waiter, key: flightKey)
             }
-            box.timer?.cancel()
             // The table is keyed by the output type, so every value in this flight is an `Output`.
             return (value as! Output, box.role)
         } catch {
-            box.timer?.cancel()
             throw FlightFailure(error: error, role: box.role)
         }
     }
@@ -206,9 +172,8 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
         for continuation in waiters.values { continuation.resume(with: result) }
     }
 
-    /// Ends `waiter`'s wait with `error` (`CancellationError` unless given); cancels the run when it was the
-    /// last caller waiting.
-    private func leave(_ waiter: UInt64, key: FlightKey, because error: any Error = CancellationError()) {
+    /// Ends `waiter`'s wait with `CancellationError`; cancels the run when it was the last caller waiting.
+    private func leave(_ waiter: UInt64, key: FlightKey) {
         let (continuation, orphaned) = table.withLock {
             table -> (CheckedContinuation<any Sendable, any Error>?, Task<Void, Never>?) in
             guard let flight = table.flights[key], let continuation = flight.waiters.removeValue(forKey: waiter) else {
@@ -219,7 +184,7 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
             flight.abandoned = true
             return (continuation, flight.task)
         }
-        continuation?.resume(throwing: error)
+        continuation?.resume(throwing: CancellationError())
         orphaned?.cancel()
     }
 }
@@ -249,12 +214,6 @@ extension SingleFlight {
         case cancelled
         case joined
         case started(Flight)
-
-        /// Whether the caller now waits for a run.
-        var isWaiting: Bool {
-            if case .cancelled = self { return false }
-            return true
-        }
     }
 
     /// How one caller took part in a run.
@@ -272,11 +231,9 @@ extension SingleFlight {
         }
     }
 
-    /// The role a caller took and the timer of its deadline, set inside the continuation's body before it
-    /// suspends.
+    /// The role a caller took, set inside the continuation's body before it suspends.
     private final class RoleBox: @unchecked Sendable {
         var role = FlightRole.none
-        var timer: Task<Void, Never>?
     }
 
     /// A caller's failure and the role it took.

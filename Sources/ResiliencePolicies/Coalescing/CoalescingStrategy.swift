@@ -64,8 +64,16 @@ public struct CoalescingStrategy: ResilienceStrategy {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard let key = keyOf(context) else { return try await next(context) }
-        let (output, shared) = try await flights.runBorrowing(key, until: context.deadline, clock: context.clock) {
-            try await next(context)
+        let output: Output
+        let shared: Bool
+        if let deadline = context.deadline {
+            // The run uses the first caller's context, so nothing inside it holds a caller that joined to its
+            // own deadline: each caller's wait is raced against it (a wait cut short leaves the run).
+            (output, shared) = try await raceAgainstDeadline(until: deadline, clock: context.clock) {
+                try await flights.runBorrowing(key) { try await next(context) }
+            }
+        } else {
+            (output, shared) = try await flights.runBorrowing(key) { try await next(context) }
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing" } }
         return output
