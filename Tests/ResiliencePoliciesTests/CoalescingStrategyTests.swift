@@ -152,4 +152,34 @@ struct CoalescingStrategyTests {
         #expect(gate.cancellations == 1)
         #expect(stage.flights.inFlightCount == 0)
     }
+
+    @Test("Key \"a b\" with operation \"c\" and key \"a\" with operation \"b c\" never share a run")
+    func keyAndOperationStayApart() async throws {
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline { stage }
+        let gate = CallGate()
+        let runs = LockedState(initialState: 0)
+        let first = ResilienceContext.test(key: "a b", operation: "c")
+        let second = ResilienceContext.test(key: "a", operation: "b c")
+        #expect(CoalescingStrategy.idempotentCallKey(first) != CoalescingStrategy.idempotentCallKey(second))
+        // A space that a combining mark follows is one character with it, and still ends no key.
+        let marked = ResilienceContext.test(key: "a \u{301}", operation: "z")
+        let plain = ResilienceContext.test(key: "a", operation: "\u{301} z")
+        #expect(CoalescingStrategy.idempotentCallKey(marked) != CoalescingStrategy.idempotentCallKey(plain))
+        #expect(CoalescingStrategy.idempotentCallKey(.test(key: "a\\", operation: "b")) == "a\\\\ b")
+        let calls = [first, second].map { context in
+            Task {
+                try await pipeline.execute(context) { context in
+                    runs.withLock { $0 += 1 }
+                    try await gate.pass()
+                    return context.key + "|" + context.operation
+                }
+            }
+        }
+        await Self.settle("both calls run") { runs.withLock { $0 } == 2 }
+        gate.open()
+        #expect(try await calls[0].value == "a b|c")
+        #expect(try await calls[1].value == "a|b c")
+        #expect(stage.flights.inFlightCount == 0)
+    }
 }

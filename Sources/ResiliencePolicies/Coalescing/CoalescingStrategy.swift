@@ -50,12 +50,22 @@ public struct CoalescingStrategy: ResilienceStrategy {
 
     /// `"key operation"` for an idempotent call; `nil` (no coalescing) for any other.
     ///
+    /// Every backslash and space in the context's key is escaped with a backslash (`"a\ b c"` for key `"a b"`
+    /// and operation `"c"`), so the first unescaped space always ends the key: two calls get the same key
+    /// only when both their keys and their operations are equal.
+    ///
     /// - Parameter context: The call's context.
     /// - Returns: The key the call is coalesced under, or `nil`.
     @Sendable
     public static func idempotentCallKey(_ context: ResilienceContext) -> String? {
         guard context.idempotency.isIdempotent else { return nil }
-        return context.key + " " + context.operation
+        // Scalar by scalar: a space that a combining mark follows is still escaped.
+        var key = String.UnicodeScalarView()
+        for scalar in context.key.unicodeScalars {
+            if scalar == "\\" || scalar == " " { key.append("\\") }
+            key.append(scalar)
+        }
+        return String(key) + " " + context.operation
     }
 
     /// Runs `next` once for all the concurrent calls with this call's key.
