@@ -97,6 +97,17 @@ struct JSONAPISourceTests {
         #expect(try await source(maximumPages: 10).fetch(SourceQuery(limit: 2), context: context).map(\.id) == [1, 2])
     }
 
+    @Test("Page numbers starting at Int.max end after that page instead of overflowing")
+    func pageNumbersEndAtIntMax() async throws {
+        let transport = ScriptedHTTPTransport()
+        transport.script("https://api.example.com/jobs?page=\(Int.max)", [.json(#"[{"id":1,"title":"last"}]"#)])
+        let source = JSONAPISource<Job>(
+            id: "paged", transport: transport, pagination: .pageNumbers(startingAt: .max, maximumPages: 5)
+        ) { _, page in HTTPRequest(url: URL(string: "https://api.example.com/jobs?page=\(page.number)")!) }
+        #expect(try await source.fetch(SourceQuery(), context: context).map(\.id) == [1])
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("Cursor pagination follows the envelope's cursor and stops on a repeat")
     func cursors() async throws {
         let transport = ScriptedHTTPTransport()

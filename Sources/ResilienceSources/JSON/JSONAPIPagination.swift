@@ -12,7 +12,7 @@ public struct JSONAPIPagination: Hashable, Sendable, CustomStringConvertible {
 
         /// One request, no pages.
         public static let single = Style(rawValue: "single")
-        /// `?page=1`, `?page=2` … until an empty page or `hasMore == false`.
+        /// `?page=1`, `?page=2` … until an empty page, `hasMore == false` or page number `Int.max`.
         public static let pageNumbers = Style(rawValue: "page-numbers")
         /// Follow `nextCursor` until there is none (or it repeats).
         public static let cursor = Style(rawValue: "cursor")
@@ -22,7 +22,8 @@ public struct JSONAPIPagination: Hashable, Sendable, CustomStringConvertible {
     public var style: Style
     /// The most requests one fetch makes (≥ 1). Items beyond it are not fetched.
     public var maximumPages: Int
-    /// The first page's number for ``Style/pageNumbers``.
+    /// The first page's number for ``Style/pageNumbers``. Numbers count up from it and end at `Int.max`: the
+    /// page with that number is the last one fetched.
     public var firstPageNumber: Int
 
     /// Creates a pagination.
@@ -40,7 +41,7 @@ public struct JSONAPIPagination: Hashable, Sendable, CustomStringConvertible {
     /// One request.
     public static let single = JSONAPIPagination(style: .single, maximumPages: 1)
 
-    /// Page numbers from `firstPage`, at most `maximumPages` requests.
+    /// Page numbers from `firstPage` up to at most `Int.max`, at most `maximumPages` requests.
     public static func pageNumbers(startingAt firstPage: Int = 1, maximumPages: Int = 10) -> JSONAPIPagination {
         JSONAPIPagination(style: .pageNumbers, maximumPages: maximumPages, firstPageNumber: firstPage)
     }

@@ -150,7 +150,8 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
             }
             switch pagination.style {
             case .pageNumbers:
-                if content.items.isEmpty || content.hasMore == false { return items }
+                // No page follows `Int.max`: the fetch ends there, as at `maximumPages`.
+                if content.items.isEmpty || content.hasMore == false || page.number == .max { return items }
                 page.number += 1
             case .cursor:
                 guard content.hasMore != false, let next = content.nextCursor, !next.isEmpty,
