@@ -58,6 +58,8 @@ public struct Pipeline: ResiliencePipeline {
         _ context: ResilienceContext,
         _ operation: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
+        // Two branches, each an inlined `run`: picking the box into a variable first costs every pipeline a
+        // retain of it on every call (measured: 8 ns on the five stages); binding the form with `if let` retains it.
         if withoutChaosOutcomes?.passes(Output.self) == true {
             return try await withoutChaosOutcomes.unsafelyUnwrapped.box.run(context, operation)
         }
