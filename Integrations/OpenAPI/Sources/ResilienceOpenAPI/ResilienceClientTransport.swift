@@ -19,7 +19,8 @@ import ResilienceTransport
 public struct ResilienceClientTransport: ClientTransport {
     /// The transport requests go through.
     public var transport: any HTTPTransport
-    /// The largest request body it buffers (default 16 MiB); `HTTPTransport` sends bodies as `Data`.
+    /// The largest request body it buffers (default 16 MiB); `HTTPTransport` sends bodies as `Data`. A larger
+    /// body fails the call before anything is sent, with ``requestBodyTooLarge(limit:url:)``'s error.
     public var maximumRequestBody: Int
     /// The classifier for the context it builds when no middleware provides one.
     public var classifier: any ErrorClassifier
@@ -54,7 +55,7 @@ public struct ResilienceClientTransport: ClientTransport {
         var headers = ResilienceCore.HTTPHeaders()
         for field in request.headerFields { headers.add(name: field.name.rawName, value: field.value) }
         let data: Data? =
-            if let body { Data(try await ArraySlice<UInt8>(collecting: body, upTo: maximumRequestBody)) } else { nil }
+            if let body { try await Self.collect(body, limit: maximumRequestBody, url: url) } else { nil }
         let context =
             AttemptContext.current
             ?? ResilienceContext(key: operationID, operation: operationID, classifier: classifier)
@@ -70,5 +71,33 @@ public struct ResilienceClientTransport: ClientTransport {
         }
         let head = HTTPTypes.HTTPResponse(status: .init(code: response.status), headerFields: fields)
         return (head, response.body.isEmpty ? nil : HTTPBody(response.body))
+    }
+
+    /// The error of a request body larger than `limit` bytes: the caller's request (`clientError`,
+    /// `FailureCode.invalidFormat`), not transient and never sent, so no retry repeats it.
+    /// - Parameters:
+    ///   - limit: The bound the body exceeded (``maximumRequestBody``).
+    ///   - url: The request's URL.
+    public static func requestBodyTooLarge(limit: Int, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .clientError, code: .invalidFormat, isTransient: false, logLevel: .error,
+                message: "the request body is larger than \(limit) bytes (maximumRequestBody), so it was not sent",
+                requestWasNotSent: true),
+            url: url)
+    }
+
+    /// The whole of `body`, or ``requestBodyTooLarge(limit:url:)``'s error once it proves larger than `limit`
+    /// (by its declared length, or while reading it).
+    static func collect(_ body: HTTPBody, limit: Int, url: URL) async throws -> Data {
+        if case .known(let length) = body.length, length > Int64(limit) {
+            throw requestBodyTooLarge(limit: limit, url: url)
+        }
+        var bytes = Data()
+        for try await chunk in body {
+            guard chunk.count <= limit - bytes.count else { throw requestBodyTooLarge(limit: limit, url: url) }
+            bytes.append(contentsOf: chunk)
+        }
+        return bytes
     }
 }
