@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import ResilienceCore
+import ResilienceTransport
 
 /// A swift-openapi-runtime `ClientMiddleware` that runs every operation of a generated client through a
 /// resilience pipeline keyed by its `operationId` (or host), so the client gets retries, budgets, circuit
@@ -20,7 +21,9 @@ import ResilienceCore
 ///   timeout's) nor a hedge starts another attempt (one a custom retry policy starts anyway ends at once with
 ///   the first attempt's failure, without sending).
 /// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
-///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``.
+///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``; one that
+///   breaks before that bound or its end fails the attempt as a transport failure (its own classified error, or
+///   a transient `FailureCode.truncatedResponse` ``TransportError``), never a silently shorter body.
 /// - Idempotency follows the method (GET, PUT, DELETE … may be repeated; POST and PATCH only with an
 ///   `Idempotency-Key` header or when the failure proves nothing was sent), through the pipeline's retry guard.
 ///
@@ -82,7 +85,9 @@ public struct ResilienceMiddleware: ClientMiddleware {
                     if configuration.failureStatuses(response.status.code) {
                         let rejected = RejectedResponse(
                             response: response,
-                            body: await Self.retained(responseBody, limit: configuration.maximumRetainedFailureBody),
+                            body: try await Self.retained(
+                                responseBody, limit: configuration.maximumRetainedFailureBody,
+                                status: response.status.code, url: url, context: attemptContext),
                             url: url, classifier: configuration.statusClassifier)
                         lastRejected.withLock { $0 = rejected }
                         throw rejected
@@ -141,8 +146,13 @@ public struct ResilienceMiddleware: ClientMiddleware {
         }
     }
 
-    /// Up to `limit` bytes of a failure body; the rest is dropped unread.
-    static func retained(_ body: HTTPBody?, limit: Int) async -> [UInt8] {
+    /// Up to `limit` bytes of a failure body; the rest is dropped unread. A body that breaks before `limit`
+    /// bytes (or its end) fails the attempt rather than passing for a shorter body: with its own error when
+    /// `context` classifies it (a reset, a timeout, a cancellation), else with a transient
+    /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived.
+    static func retained(
+        _ body: HTTPBody?, limit: Int, status: Int, url: URL?, context: ResilienceContext
+    ) async throws -> [UInt8] {
         guard let body else { return [] }
         var bytes: [UInt8] = []
         do {
@@ -151,7 +161,12 @@ public struct ResilienceMiddleware: ClientMiddleware {
                 if bytes.count >= limit { break }
             }
         } catch {
-            return bytes
+            if CancellationDetection.isCancellation(error) || context.classify(error).code != .unknown { throw error }
+            throw TransportError(
+                FailureClassification(
+                    category: .transient, code: .truncatedResponse,
+                    message: "the body of the HTTP \(status) response broke after \(bytes.count) bytes: \(error)"),
+                url: url)
         }
         return bytes
     }

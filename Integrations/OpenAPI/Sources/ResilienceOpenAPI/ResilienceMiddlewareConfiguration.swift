@@ -22,7 +22,8 @@ public struct ResilienceMiddlewareConfiguration: Sendable {
     /// found while buffering) is sent once, streamed, without retries.
     public var maximumReplayableRequestBody: Int = 1024 * 1024
     /// How much of a failure response's body is kept (default 64 KiB), for the server's message and for the
-    /// response returned when the pipeline gives up.
+    /// response returned when the pipeline gives up. A failure body that breaks before this many bytes (or its
+    /// end) fails the attempt as a transport failure instead.
     public var maximumRetainedFailureBody: Int = 64 * 1024
     /// Statuses that fail the attempt inside the pipeline (so retries, breakers and Retry-After apply):
     /// by default 408, 429 and every 5xx except 501.

@@ -8,7 +8,7 @@ import ResilienceTesting
 import ResilienceTransport
 import Testing
 
-/// Request bodies over the adapter's bound, without a network or real sleeps.
+/// Request bodies over the adapter's bound and failure bodies that break, without a network or real sleeps.
 @Suite("Body bounds of ResilienceClientTransport and ResilienceMiddleware")
 struct BodyBoundsTests {
     /// Answers 201 to every request and records the size of each body it was given.
@@ -103,5 +103,90 @@ struct BodyBoundsTests {
         try expectTooLarge(error)
         #expect(calls.value == 1)
         #expect(recorder.sent.value.isEmpty)
+    }
+
+    struct StreamBroke: Error {}
+
+    /// A 503 whose body yields `"partial"` and then throws `error`.
+    static func brokenFailure(_ error: any Error = StreamBroke()) -> (HTTPTypes.HTTPResponse, HTTPBody?) {
+        let body = HTTPBody(
+            AsyncThrowingStream<HTTPBody.ByteChunk, any Error> { continuation in
+                continuation.yield(ArraySlice("partial".utf8))
+                continuation.finish(throwing: error)
+            }, length: .unknown, iterationBehavior: .single)
+        return (HTTPTypes.HTTPResponse(status: .serviceUnavailable), body)
+    }
+
+    static let get = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
+
+    @Test("A final failure response whose body breaks is a classified transport error, not a shorter body")
+    func brokenFailureBodyThrown() async throws {
+        let middleware = ResilienceMiddleware { _ in Pipeline {} }
+        let calls = LockedBox(0)
+        let result = await Result {
+            try await middleware.intercept(Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs") {
+                _, _, _ in
+                calls.mutate { $0 += 1 }
+                return Self.brokenFailure()
+            }
+        }
+        #expect(calls.value == 1)
+        let broke = try #require(result.error as? TransportError, "\(result)")
+        #expect(broke.code == .truncatedResponse)
+        #expect(broke.classification.isTransient)
+        #expect(broke.classification.message?.contains("HTTP 503 response broke after 7 bytes") == true)
+    }
+
+    @Test("A failure body broken by an error the classifier knows fails the attempt with that error")
+    func brokenFailureBodyKeepsClassifiedError() async throws {
+        let middleware = ResilienceMiddleware { _ in Pipeline {} }
+        let result = await Result {
+            try await middleware.intercept(Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs") {
+                _, _, _ in Self.brokenFailure(URLError(.networkConnectionLost))
+            }
+        }
+        let lost = try #require(result.error as? URLError, "\(result)")
+        #expect(lost.code == .networkConnectionLost)
+        #expect(TransportErrorClassifier.standard.classify(lost)?.code == .connectionReset)
+    }
+
+    @Test("A failure body that breaks is a transport failure the pipeline retries when safe")
+    func brokenFailureBodyRetried() async throws {
+        let pipeline = Self.retrying()
+        let middleware = ResilienceMiddleware { _ in pipeline }
+        let calls = LockedBox(0)
+        let (response, body) = try await middleware.intercept(
+            Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs"
+        ) { _, _, _ in
+            let call = calls.mutate { calls in
+                calls += 1
+                return calls
+            }
+            return call == 1 ? Self.brokenFailure() : (HTTPTypes.HTTPResponse(status: .ok), HTTPBody("done"))
+        }
+        #expect(calls.value == 2)
+        #expect(response.status == .ok)
+        #expect(try await String(collecting: try #require(body), upTo: 100) == "done")
+    }
+
+    @Test("A failure body longer than the retained bound is cut there, as documented, not treated as broken")
+    func longFailureBodyCut() async throws {
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.maximumRetainedFailureBody = 4
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in Pipeline {} }
+        let (response, body) = try await middleware.intercept(
+            Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs"
+        ) { _, _, _ in
+            (HTTPTypes.HTTPResponse(status: .serviceUnavailable), HTTPBody("unavailable"))
+        }
+        #expect(response.status == .serviceUnavailable)
+        #expect(try await String(collecting: try #require(body), upTo: 100) == "unav")
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The outcome of `body`.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
