@@ -2,7 +2,7 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-@Suite("Shared rate limiter")
+@Suite("Shared rate limiter", .timeLimit(.minutes(1)))
 struct SharedRateLimiterTests {
     let clock = ManualClock()
     var resilienceClock: ResilienceClock { ResilienceClock(clock, origin: clock.now) }

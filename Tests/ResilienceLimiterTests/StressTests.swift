@@ -2,7 +2,7 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-@Suite("Limiter stress")
+@Suite("Limiter stress", .timeLimit(.minutes(1)))
 struct LimiterStressTests {
     @Test func manyTasksOnOneBucketAdmitExactlyTheBurst() async {
         let bucket = TokenBucketLimiter(.rate(0, burst: 1000))

@@ -2,7 +2,7 @@ import ResiliencePolicies
 import ResilienceTesting
 import Testing
 
-@Suite("TokenBucketLimiter")
+@Suite("TokenBucketLimiter", .timeLimit(.minutes(1)))
 struct TokenBucketLimiterTests {
     @Test func burstThenRefill() {
         let limiter = TokenBucketLimiter(.rate(2, burst: 3))
