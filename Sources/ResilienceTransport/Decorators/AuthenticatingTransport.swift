@@ -9,9 +9,12 @@
 /// the new credential. A failed refresh fails all of them as `authentication` coded `AUTH_001`, unless it
 /// failed transiently (the token endpoint could not be reached: offline, a timeout, its 503), which says
 /// nothing about the session: then they fail as that failure (a ``TransportError``), which the pipeline may
-/// retry. At most ``AuthenticationConfiguration/maximumRefreshes`` refreshes happen per
-/// ``AuthenticationConfiguration/refreshWindow`` on the context's clock. A refresh before sending that the
-/// limit refuses while the credential is still valid is put off: the request is sent with that credential.
+/// retry. A credential that the server accepted before it expired is renewed when it comes due, however short
+/// its life, and that renewal is never limited; every other refresh (after a rejection, replacing a credential
+/// that never served, retrying a failed renewal) counts against the limit of
+/// ``AuthenticationConfiguration/maximumRefreshes`` per ``AuthenticationConfiguration/refreshWindow`` on the
+/// context's clock. A refresh before sending that the limit refuses while the credential is still valid is put
+/// off: the request is sent with that credential.
 /// Beyond the limit, a request whose credential has expired, or that the server refused, fails with
 /// `AUTH_004` (``AuthenticationFailure/refreshLimitReached(limit:window:afterRejectionStatus:)``), which says
 /// whether it was stopped before sending (marked not sent) or after the server refused its credential (sent,
@@ -59,15 +62,19 @@ public struct AuthenticatingTransport: HTTPTransport {
             snapshot = try await refresher.refreshed(after: snapshot.generation, context: context)
         }
         let response = try await base.send(Self.attach(snapshot.credential, to: request), context: context)
+        guard configuration.rejectionStatuses.contains(response.status) else {
+            refresher.served(snapshot, context: context)
+            return response
+        }
         // A rejection whose headers say the quota is spent is a rate limit (the status table's reading), not a
         // refused credential: returned as it is, so nothing is refreshed or sent again before the server's time.
-        guard configuration.rejectionStatuses.contains(response.status),
-            !HTTPStatusTable.quotaIsSpent(response.headers)
-        else { return response }
+        guard !HTTPStatusTable.quotaIsSpent(response.headers) else { return response }
         try Task.checkCancellation()
         let renewed = try await refresher.refreshed(
             after: snapshot.generation, rejectionStatus: response.status, context: context)
-        return try await base.send(Self.attach(renewed.credential, to: request), context: context)
+        let replayed = try await base.send(Self.attach(renewed.credential, to: request), context: context)
+        if !configuration.rejectionStatuses.contains(replayed.status) { refresher.served(renewed, context: context) }
+        return replayed
     }
 
     static func attach(_ credential: Credential?, to request: HTTPRequest) -> HTTPRequest {

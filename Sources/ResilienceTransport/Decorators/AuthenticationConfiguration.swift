@@ -6,7 +6,13 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     /// 20 s is not "about to expire" from the start (the provider's first credential, whose age is unknown,
     /// gets the whole window).
     public var proactiveRefreshSkew: Duration = .seconds(30)
-    /// At most this many refreshes within ``refreshWindow`` (default 5) …
+    /// At most this many counted refreshes within ``refreshWindow`` (default 5) …
+    ///
+    /// The renewal of a credential that served (the server answered a request sent with it, without refusing
+    /// it, before it expired) is never counted nor refused: each credential earns one, when it comes due. Every
+    /// other refresh counts: after a rejection, replacing a credential that never served (it arrived expired, or
+    /// was refused), or a second attempt after a renewal failed. So a healthy short-lived token is renewed at
+    /// its own pace, and only refreshes that do not pay off are limited.
     public var maximumRefreshes: Int = 5
     /// … per this window on the injected clock (default 30 s). Beyond it a credential that is due for a
     /// refresh but still valid is sent as it is (the refresh is put off), and a request whose credential has
@@ -19,6 +25,6 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
-    /// 30 s skew, 5 refreshes per 30 s, 401 only.
+    /// 30 s skew, 5 counted refreshes per 30 s, 401 only.
     public static let standard = AuthenticationConfiguration()
 }

@@ -22,9 +22,21 @@
 /// failed them all. The provider's first credential (``CredentialProvider/currentCredential()``) may have been
 /// stored long before, so its age is unknown: it gets the whole skew.
 ///
-/// The limit protects the token endpoint, not the requests: a proactive refresh it refuses while the credential
-/// is still valid is put off (the request is sent with that credential, and a later request asks again), and
-/// only a credential that has expired, or that the server refused, fails with `AUTH_004`.
+/// The limit stops refresh storms, not renewals. A credential has *served* once the server answered a request sent
+/// with it with a status that is not a rejection, while it had not expired yet (read when the answer arrived).
+/// The one refresh before sending that replaces a credential that served (it came due or expired after doing its
+/// work) is a renewal: it is never refused and does not count. Every other refresh counts, at most
+/// ``AuthenticationConfiguration/maximumRefreshes`` per ``AuthenticationConfiguration/refreshWindow``: one after
+/// a rejection (a server that refuses every fresh credential), one replacing a credential that never served (it
+/// arrived expired, or expired before any answer accepted it: a provider handing out dead credentials), and a
+/// second attempt for the same credential after its renewal failed (a token endpoint that is down). Each
+/// credential earns at most one renewal, which comes no sooner than its proactive window, so renewals follow the
+/// credential's own lifetime (a 5 s token is renewed about every 2.5 s, whatever the request rate), and
+/// credentials that do no work are limited as before.
+///
+/// A proactive refresh the limit refuses while the credential is still valid is put off (the request is sent
+/// with that credential, and a later request asks again), and only a credential that has expired, or that the
+/// server refused, fails with `AUTH_004`.
 final class CredentialRefresher: Sendable {
     struct Snapshot {
         var credential: Credential?
@@ -32,6 +44,11 @@ final class CredentialRefresher: Sendable {
         /// When a refresh handed this credential over, on the context's clock; `nil` for the provider's first
         /// credential, whose age is unknown.
         var obtainedAt: ResilienceInstant?
+        /// Which credential this is: moves on only when a refresh hands over a new one (a failed refresh moves
+        /// the generation on, not this).
+        var credentialNumber: Int
+        /// Whether this credential had already served a request when the snapshot was taken.
+        var hasServed: Bool
 
         /// Whether to refresh before sending at `now`: the credential expires within `skew`, or within half its
         /// lifetime as known when it was obtained, whichever is shorter. A credential with no expiry never is;
@@ -51,15 +68,28 @@ final class CredentialRefresher: Sendable {
         var credential: Credential?
         var generation = 0
         var obtainedAt: ResilienceInstant?
+        var credentialNumber = 0
+        /// The credential (by number) that served a request, when the current one has.
+        var servedCredential: Int?
+        /// The credential (by number) whose one renewal has been started.
+        var renewedCredential: Int?
         var loaded = false
         var inFlight: Task<Snapshot, any Error>?
+        /// When the refreshes that count against the limit started (renewals are not among them).
         var refreshTimes: [ResilienceInstant] = []
         /// The generation the last refresh started from, when that refresh failed.
         var failedFrom: Int?
         /// What the requests waiting on that failed refresh got.
         var failure: (any Error)?
 
-        var snapshot: Snapshot { Snapshot(credential: credential, generation: generation, obtainedAt: obtainedAt) }
+        var snapshot: Snapshot {
+            Snapshot(
+                credential: credential, generation: generation, obtainedAt: obtainedAt,
+                credentialNumber: credentialNumber, hasServed: servedCredential == credentialNumber)
+        }
+
+        /// Whether a refresh before sending, now, renews a credential that served: the one refresh it earned.
+        var isRenewal: Bool { servedCredential == credentialNumber && renewedCredential != credentialNumber }
     }
 
     private enum Plan {
@@ -102,9 +132,10 @@ final class CredentialRefresher: Sendable {
     /// the one shared refresh, waited for within the caller's deadline and until the caller is cancelled.
     ///
     /// `rejectionStatus` is the status the server refused the request with, or `nil` for a refresh before
-    /// sending. When the limit refuses the refresh before sending and the current credential has not expired
-    /// yet, that credential is returned (the refresh waits for a later request); otherwise the refusal is
-    /// `AUTH_004`, which says whether the request was stopped before sending or after its rejection.
+    /// sending. A refresh before sending that renews a credential that served is not limited; any other counts.
+    /// When the limit refuses the refresh before sending and the current credential has not expired yet, that
+    /// credential is returned (the refresh waits for a later request); otherwise the refusal is `AUTH_004`,
+    /// which says whether the request was stopped before sending or after its rejection.
     func refreshed(
         after generation: Int, rejectionStatus: Int? = nil, context: ResilienceContext
     ) async throws -> Snapshot {
@@ -117,18 +148,23 @@ final class CredentialRefresher: Sendable {
                 return .use(state.snapshot)
             }
             if let inFlight = state.inFlight { return .join(inFlight) }
-            state.refreshTimes.removeAll { $0.duration(to: now) >= window }
-            guard state.refreshTimes.count < limit else {
-                // Before sending, the limit only defers the refresh of a credential that has not expired yet:
-                // it protects the token endpoint, and the request is sent with that credential.
-                if rejectionStatus == nil, let credential = state.credential,
-                    !credential.expires(within: .zero, of: now)
-                {
-                    return .use(state.snapshot)
+            if rejectionStatus == nil && state.isRenewal {
+                // The credential did its work and came due: renewed, whatever the limit says.
+                state.renewedCredential = state.credentialNumber
+            } else {
+                state.refreshTimes.removeAll { $0.duration(to: now) >= window }
+                guard state.refreshTimes.count < limit else {
+                    // Before sending, the limit only defers the refresh of a credential that has not expired
+                    // yet: it protects the token endpoint, and the request is sent with that credential.
+                    if rejectionStatus == nil, let credential = state.credential,
+                        !credential.expires(within: .zero, of: now)
+                    {
+                        return .use(state.snapshot)
+                    }
+                    return .limitReached
                 }
-                return .limitReached
+                state.refreshTimes.append(now)
             }
-            state.refreshTimes.append(now)
             let rejected = state.credential
             let task = Task { try await self.refresh(replacing: rejected, from: generation, context: context) }
             state.inFlight = task
@@ -164,6 +200,7 @@ final class CredentialRefresher: Sendable {
             case .success(let credential):
                 state.credential = credential
                 state.obtainedAt = obtainedAt
+                state.credentialNumber += 1
                 state.loaded = true
                 state.failedFrom = nil
                 state.failure = nil
@@ -180,6 +217,21 @@ final class CredentialRefresher: Sendable {
         }
         context.emit(.credentialRefreshed) { $0.detail = "succeeded" }
         return snapshot
+    }
+
+    /// Records that the server answered a request sent with `snapshot`'s credential without refusing it: when
+    /// that credential is still the current one and had not expired by `context`'s clock (the answer's
+    /// arrival), it has served and earns one renewal. Costs nothing once the credential has served, or for a
+    /// credential without an expiry (it is never refreshed before sending).
+    func served(_ snapshot: Snapshot, context: ResilienceContext) {
+        guard !snapshot.hasServed, let credential = snapshot.credential, credential.expiresAt != nil,
+            !credential.expires(within: .zero, of: context.clock.now())
+        else { return }
+        state.withLock { state in
+            if state.credentialNumber == snapshot.credentialNumber {
+                state.servedCredential = snapshot.credentialNumber
+            }
+        }
     }
 
     /// What the requests waiting on a refresh that threw `error` get. A failure that the request's classifier
