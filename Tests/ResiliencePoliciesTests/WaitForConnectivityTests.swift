@@ -109,6 +109,38 @@ struct WaitForConnectivityTests {
         await #expect(throws: CancellationError.self) { try await call.value }
     }
 
+    @Test("A monitor that stops while a call waits: the call runs (nobody can say the network is back), no timeout")
+    func monitorStopsWhileWaiting() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        let pipeline = Pipeline {
+            TotalDeadlineStrategy(.seconds(30))
+            WaitForConnectivityStrategy(monitor: monitor)
+        }
+        let runs = LockedBox(0)
+        let call = Task {
+            try await pipeline.execute(makeContext(clock, sink: sink)) { _ in
+                runs.mutate { $0 += 1 }
+                return "jobs"
+            }
+        }
+        while monitor.listenerCount == 0 { await Task.yield() }
+        clock.advance(by: .seconds(2))
+        monitor.stop()
+        // Not "deadline exceeded" 28 s before the deadline: the wait ended because the monitor stopped.
+        #expect(try await call.value == "jobs")
+        #expect(runs.value == 1)
+        let wait = try #require(sink.first(.connectivityWait))
+        #expect(wait.detail == "monitor-stopped" && wait.duration == .seconds(2))
+        // A later call on the stopped monitor (its last path: offline) runs at once; a network-unreachable
+        // failure is rethrown for the retry stage, as no wait can end it.
+        #expect(try await pipeline.execute(makeContext(clock)) { _ in 2 } == 2)
+        await #expect(throws: Offline.self) {
+            try await pipeline.execute(makeContext(clock)) { _ -> Int in throw Offline() }
+        }
+    }
+
     @Test("The background policy waits out Low Data Mode; the standard one runs on it")
     func constrained() async throws {
         let constrained = NetworkPath(status: .satisfied, isConstrained: true)

@@ -20,8 +20,12 @@ import ResilienceCore
 /// - Every wait ends by the context's deadline or ``ConnectivityWaitPolicy/maximumWait``, whichever comes
 ///   first; then the call fails with the failure it had (or ``ResilienceError`` with code
 ///   `deadlineExceeded` if it never ran). Cancellation ends a wait at once.
-/// - Each wait is emitted as a `connectivityWait` event (its duration, and the path it waited for or
-///   `gave-up`).
+/// - A monitor that stops (``ConnectivityMonitorError/stopped``: shut down, or its source of path information
+///   failed) can no longer say when the network is back, so the stage stops holding calls: a call waiting to
+///   run runs at once, and one that failed network-unreachable fails with that failure, for the retry stage
+///   to judge. A stopped monitor is never reported as the time running out.
+/// - Each wait is emitted as a `connectivityWait` event (its duration, and the path it waited for, `gave-up`
+///   or `monitor-stopped`).
 ///
 /// ```swift
 /// let monitor = try NetlinkConnectivityMonitor()            // or PathMonitorConnectivity() on Apple platforms
@@ -73,7 +77,8 @@ public struct WaitForConnectivityStrategy: ResilienceStrategy {
     }
 
     /// Waits for an accepted path within the deadline; throws `failure` (or `deadlineExceeded`) when the time
-    /// runs out first.
+    /// runs out first. When the monitor stops, returns (the call runs) before a first run, and throws `failure`
+    /// after one.
     private func waitForPath(_ context: ResilienceContext, failure: (any Error)?) async throws {
         let clock = context.clock
         let start = clock.now()
@@ -90,6 +95,14 @@ public struct WaitForConnectivityStrategy: ResilienceStrategy {
                 $0.duration = start.duration(to: now)
                 $0.detail = path.status.rawValue
             }
+        } catch is ConnectivityMonitorError {
+            if Task.isCancelled { throw CancellationError() }
+            let now = clock.now()
+            context.emit(.connectivityWait, at: now) {
+                $0.duration = start.duration(to: now)
+                $0.detail = "monitor-stopped"
+            }
+            if let failure { throw failure }
         } catch {
             if Task.isCancelled { throw CancellationError() }
             let now = clock.now()
