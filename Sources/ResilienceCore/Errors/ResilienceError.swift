@@ -17,7 +17,9 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
 
         /// One attempt exceeded its timeout.
         public static let attemptTimedOut = Code(rawValue: "attempt-timed-out")
-        /// The total deadline passed.
+        /// The total deadline passed. Classified as a timeout, unless the call was failing, or held, for lack of a
+        /// network path (an `underlying` classified ``FailureCategory/networkUnreachable``): then as that
+        /// failure (its category, code and whether it was sent), since no server was slow.
         public static let deadlineExceeded = Code(rawValue: "deadline-exceeded")
         /// A circuit breaker is open; `retryAfter` is the time left.
         public static let circuitOpen = Code(rawValue: "circuit-open")
@@ -81,7 +83,15 @@ public struct ResilienceError: ClassifiedError, Hashable, CustomStringConvertibl
             case .attemptTimedOut:
                 FailureClassification(category: .timeout, code: .attemptTimedOut)
             case .deadlineExceeded:
-                FailureClassification(category: .timeout, code: .deadlineExceeded, isTransient: false)
+                if let underlying, underlying.category == .networkUnreachable {
+                    // The time ran out while the device had no network: the person is told that, not that a
+                    // server took too long.
+                    FailureClassification(
+                        category: .networkUnreachable, code: underlying.code, isTransient: false,
+                        requestWasNotSent: underlying.requestWasNotSent)
+                } else {
+                    FailureClassification(category: .timeout, code: .deadlineExceeded, isTransient: false)
+                }
             case .rateLimited:
                 throttled(.rateLimitedLocally)
             case .bulkheadFull:

@@ -18,8 +18,10 @@ import ResilienceCore
 ///   failure while the path looks fine is rethrown: that is the server's or the route's problem, for the
 ///   retry stage and the breaker to judge.
 /// - Every wait ends by the context's deadline or ``ConnectivityWaitPolicy/maximumWait``, whichever comes
-///   first; then the call fails with the failure it had (or ``ResilienceError`` with code
-///   `deadlineExceeded` if it never ran). Cancellation ends a wait at once.
+///   first; then the call fails with the failure it had (or, if it never ran, ``ResilienceError`` with code
+///   `deadlineExceeded` whose underlying failure is the missing path: classified
+///   ``FailureCategory/networkUnreachable`` `NET_001`, not sent, so the person is told they are offline and not
+///   that a server was slow). Cancellation ends a wait at once.
 /// - A monitor that stops (``ConnectivityMonitorError/stopped``: shut down, or its source of path information
 ///   failed) can no longer say when the network is back, so the stage stops holding calls: a call waiting to
 ///   run runs at once, and one that failed network-unreachable fails with that failure, for the retry stage
@@ -110,7 +112,13 @@ public struct WaitForConnectivityStrategy: ResilienceStrategy {
                 $0.duration = start.duration(to: now)
                 $0.detail = "gave-up"
             }
-            throw failure ?? ResilienceError(.deadlineExceeded, key: context.key)
+            throw failure
+                ?? ResilienceError(
+                    .deadlineExceeded, key: context.key,
+                    underlying: FailureClassification(
+                        category: .networkUnreachable, code: .noConnection, isTransient: false,
+                        message: "no usable network path (\(monitor.currentPath)) for \(start.duration(to: now))",
+                        requestWasNotSent: true))
         }
     }
 
