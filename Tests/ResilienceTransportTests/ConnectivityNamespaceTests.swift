@@ -88,6 +88,70 @@ struct ConnectivityNamespaceTests {
         #expect(seen[2]?.hasPrefix("path: satisfied") == true, "after up: \(seen[2] ?? "nothing")")
     }
 
+    /// Whether this process may make a network namespace of its own without root (`unshare -rn`), and
+    /// `prlimit` is there to take file descriptors away from another process.
+    static let userNamespacesAvailable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rn", "ip", "link", "add", "rk0", "type", "veth", "peer", "name", "rk1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// In a namespace of its own: two veth pairs, `veth0` up with an address; the probe ($1) writing to $2; then
+    /// an address change while the probe cannot open a file descriptor (so `getifaddrs` fails), the limit
+    /// lifted, and `veth2` brought up: the probe's one change to print.
+    static let fileDescriptorPressureScript = #"""
+        set -e
+        ip link add veth0 type veth peer name veth1
+        ip addr add 10.200.0.1/24 dev veth0
+        ip link set veth1 up
+        ip link set veth0 up
+        ip link add veth2 type veth peer name veth3
+        ip addr add 10.201.0.1/24 dev veth2
+        ip link set veth3 up
+        "$1" --changes 1 > "$2" &
+        pid=$!
+        i=0; while [ ! -s "$2" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+        free=0; while [ -e /proc/$pid/fd/$free ]; do free=$((free+1)); done
+        prlimit --pid $pid --nofile=$free:
+        ip addr add 10.200.0.2/24 dev veth0
+        sleep 1
+        prlimit --pid $pid --nofile=1024:
+        ip link set veth2 up
+        wait $pid
+        """#
+
+    @Test(
+        "A re-read that fails (out of file descriptors) keeps the path: never reported as unsatisfied",
+        .enabled(if: userNamespacesAvailable, "needs unshare -rn (user and network namespaces) and prlimit"))
+    func failedReadKeepsThePath() async throws {
+        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("rk-netlink-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rn", "sh", "-c", Self.fileDescriptorPressureScript, "sh", probe.path, output.path]
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        for _ in 0..<900 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!process.isRunning, "the script did not finish within 90 s")
+        let script = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+        let lines = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        #expect(lines.first == "path: satisfied [veth0]", "\(lines) \(script)")
+        // veth0 stayed up with its addresses: the failed read must not have been reported as offline.
+        #expect(!lines.contains("path: unsatisfied"), "\(lines) \(script)")
+        #expect(lines.count == 2 && lines[1].hasPrefix("path: satisfied") && lines[1].contains("veth2"), "\(lines)")
+        #expect(process.terminationStatus == 0, "\(script)")
+    }
+
     /// The lines a pipe delivers, as they arrive.
     static func lines(of handle: FileHandle) -> AsyncStream<String> {
         AsyncStream { continuation in

@@ -9,6 +9,11 @@ import ResilienceCore
 /// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
 /// monitor's release, ends it. The path reflects the network namespace the process runs in.
 ///
+/// A re-read that fails (`getifaddrs` cannot open its socket when the process is out of file descriptors, or
+/// out of memory) says nothing about the network: the path stays what it was, and the read is tried again
+/// every second until it succeeds. It is never reported as `unsatisfied`, which would hold every waiting call
+/// and tell the person they are offline.
+///
 /// ```swift
 /// let monitor = try NetlinkConnectivityMonitor()
 /// for await path in monitor.paths() { print(path) }   // satisfied [eth0], unsatisfied, …
@@ -20,7 +25,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
 
     /// Opens the netlink socket, reads the current path and starts following changes.
     ///
-    /// - Throws: ``NetlinkMonitorError`` when the socket cannot be opened (a sandbox without netlink).
+    /// - Throws: ``NetlinkMonitorError`` when the socket cannot be opened (a sandbox without netlink), or the
+    ///   interfaces cannot be read (step `getifaddrs`).
     public init() throws(NetlinkMonitorError) {
         let socket = Glibc.socket(
             Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
@@ -42,7 +48,12 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             close(socket)
             throw NetlinkMonitorError(step: "pipe", errno: code)
         }
-        let broadcaster = ConnectivityBroadcaster(initial: NetworkPath(interfaces: Self.interfaces()))
+        guard let initial = Self.interfaces() else {
+            let code = errno
+            for descriptor in [socket, pipe[0], pipe[1]] { close(descriptor) }
+            throw NetlinkMonitorError(step: "getifaddrs", errno: code)
+        }
+        let broadcaster = ConnectivityBroadcaster(initial: NetworkPath(interfaces: initial))
         self.broadcaster = broadcaster
         wakeWriter = pipe[1]
         let wakeReader = pipe[0]
@@ -72,7 +83,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         close(wakeWriter)
     }
 
-    /// The thread's loop: wait for a notification (or the stop), then re-read the interfaces.
+    /// The thread's loop: wait for a notification (or the stop), then re-read the interfaces; a read that fails
+    /// leaves the path as it is and is tried again after a second.
     private static func follow(socket: Int32, wake: Int32, broadcaster: ConnectivityBroadcaster) {
         defer {
             close(socket)
@@ -83,14 +95,21 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         var descriptors = [
             pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
         ]
+        var rereadPending = false
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), rereadPending ? 1_000 : -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return
             }
             if descriptors[1].revents != 0 { return }
-            guard descriptors[0].revents != 0 else { continue }
+            guard descriptors[0].revents != 0 else {
+                if ready == 0, rereadPending, let interfaces = interfaces() {
+                    rereadPending = false
+                    broadcaster.update(NetworkPath(interfaces: interfaces))
+                }
+                continue
+            }
             // Drain everything queued: one re-read covers any number of notifications.
             while true {
                 let received = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
@@ -100,14 +119,20 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                 if received < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS { return }
                 break
             }
-            broadcaster.update(NetworkPath(interfaces: interfaces()))
+            guard let interfaces = interfaces() else {
+                rereadPending = true
+                continue
+            }
+            rereadPending = false
+            broadcaster.update(NetworkPath(interfaces: interfaces))
         }
     }
 
-    /// Every interface and its addresses, from `getifaddrs`.
-    static func interfaces() -> [InterfaceState] {
+    /// Every interface and its addresses, from `getifaddrs`; `nil` when they cannot be read (`errno` says why).
+    static func interfaces() -> [InterfaceState]? {
         var head: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&head) == 0, let first = head else { return [] }
+        guard getifaddrs(&head) == 0 else { return nil }
+        guard let first = head else { return [] }
         defer { freeifaddrs(head) }
         var states: [String: InterfaceState] = [:]
         var order: [String] = []
@@ -145,7 +170,7 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
 
 /// Why a ``NetlinkConnectivityMonitor`` could not start.
 public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The call that failed (`socket`, `bind`, `pipe`).
+    /// The call that failed (`socket`, `bind`, `pipe`, `getifaddrs`).
     public var step: String
     /// The `errno` it set.
     public var errno: Int32
