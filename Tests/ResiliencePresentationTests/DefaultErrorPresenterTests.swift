@@ -178,6 +178,28 @@ struct DefaultErrorPresenterTests {
         #expect(error.showsRetry == false)
     }
 
+    @Test("A hostile failure message (1 MB, terminal escapes, line breaks, bidi overrides) stays short and on one line")
+    func hostileMessageInDetails() throws {
+        let hostile =
+            "\u{1B}]0;owned\u{7}\u{1B}[2Jtoken=SECRET123 \u{202E}txt.exe\r\nFAKE: line"
+            + String(repeating: "A", count: 1_048_576)
+        let failure = FailureClassification(category: .serverError, code: .serverUnavailable, message: hostile)
+        for language in PresentationStrings.bundledLanguages {
+            let error = DefaultErrorPresenter(strings: .bundled(language: language)).present(
+                failure, context: PresentationContext())
+            let details = try #require(error.technicalDetails)
+            #expect(details.count <= 1_100, "\(details.count) characters")
+            #expect(details.hasSuffix("…"))
+            #expect(
+                !details.unicodeScalars.contains {
+                    [.control, .format].contains($0.properties.generalCategory)
+                })
+            #expect(details.hasPrefix("NET_014 server-error: "), "\(details.prefix(80))")
+            #expect(details.contains("FAKE: line") && !details.contains("SECRET123"))
+            #expect(error.message.count < 300 && !error.message.contains("AAAA"))
+        }
+    }
+
     @Test("Raw error text never reaches title or message; details are redacted")
     func noRawDumps() {
         let raw = "Error Domain=NSURLErrorDomain Code=-1001 \"timed out\" URL=https://x.io/?api_key=SECRET123"

@@ -18,8 +18,10 @@ import ResilienceCore
 /// 4. Otherwise, by category (and code for authentication, storage and TLS: a certificate or handshake
 ///    failure, `NET_005`, gets its own message and no retry action, because retrying cannot fix it).
 ///
-/// Raw error text never reaches `title` or `message`; codes, statuses and the (redacted) failure message go
-/// to `technicalDetails`.
+/// Raw error text never reaches `title` or `message`; codes, statuses and the failure message go to
+/// `technicalDetails`, redacted, on one line (control characters read as spaces, invisible format characters
+/// such as bidirectional overrides are dropped) and cut at 1,000 characters with "…": the message may be a
+/// server's or an error's own text, of any length.
 public struct DefaultErrorPresenter: ErrorPresenter {
     /// The message table.
     public var strings: PresentationStrings
@@ -171,9 +173,35 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         var text = "\(failure.code) \(failure.category)"
         if let status = failure.httpStatus { text += " HTTP \(status)" }
         if let retryAfter = failure.retryAfter { text += " retry-after \(retryAfter.components.seconds)s" }
-        if let message = failure.message { text += ": " + redactor.redact(message) }
+        if let message = failure.message { text += ": " + Self.oneLine(redactor.redact(message)) }
         let failed = context.sources.compactMap { source in source.failure.map { "\(source.id)=\($0.code)" } }
         if !failed.isEmpty { text += "; sources: " + failed.joined(separator: ", ") }
         return text
+    }
+
+    /// The longest failure message `technicalDetails` carries, in characters.
+    static let maximumDetailsMessageLength = 1_000
+
+    /// `text` on one line and at most `maximumDetailsMessageLength` characters (then ending in "…"): control
+    /// characters (line breaks, terminal escapes) become spaces, format characters (bidirectional overrides,
+    /// zero-width ones) are dropped. Redact before, so a secret is never cut in two and missed.
+    static func oneLine(_ text: String) -> String {
+        var shown = Substring(text)
+        var cut = false
+        if let end = text.index(text.startIndex, offsetBy: maximumDetailsMessageLength, limitedBy: text.endIndex),
+            end < text.endIndex
+        {
+            shown = text[..<end]
+            cut = true
+        }
+        var scalars = String.UnicodeScalarView()
+        for scalar in shown.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control: scalars.append(" ")
+            case .format: continue
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars) + (cut ? "…" : "")
     }
 }
