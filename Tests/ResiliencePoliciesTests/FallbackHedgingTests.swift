@@ -117,6 +117,29 @@ struct RacingCancellationTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("A hedge timer that fired just before the caller cancelled launches no attempt")
+    func hedgeTimerAfterCancellation() async {
+        let clock = ManualClock()
+        // Cancels the caller while it launches the second hedge, when the other timer has already fired.
+        let sink = CancellingTelemetrySink(cancelAtEvent: .hedgeLaunched, count: 2)
+        let operation = ScriptedOperation<Int>([
+            .failure(TestFailure.serverError), .delayed(.seconds(100), .success(2)),
+        ])
+        let stage = HedgingStrategy(delay: .seconds(10), maxHedges: 3)
+        var context = makeContext(clock)
+        context.telemetry = sink
+        let hedged = context
+        let task = Task { try await stage.execute(hedged, next: operation.callAsFunction) }
+        sink.cancels(task)
+        // The first attempt failed at once: the second runs, beside the first's timer and its own.
+        await clock.waitForSleepers(count: 3)
+        clock.advance(by: .seconds(10))
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(operation.callCount == 3)
+        #expect(sink.recorder.events(.hedgeLaunched).count == 2)
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test("Enforced total deadline stops a retry loop whose operation ignores deadlines")
     func enforcedTotalDeadline() async {
         let clock = ManualClock()
@@ -132,5 +155,26 @@ struct RacingCancellationTests {
         let error = await #expect(throws: ResilienceError.self) { try await task.value }
         #expect(error?.code == .deadlineExceeded)
         #expect(operation.callCount == 1)
+    }
+}
+
+/// Records events and cancels a task when the `count`th event of a kind arrives (synchronously, inside the
+/// stage that emits it).
+final class CancellingTelemetrySink: TelemetrySink {
+    let recorder = RecordingTelemetrySink()
+    private let kind: ResilienceEventKind
+    private let count: Int
+    private let task = LockedBox<Task<Int, any Error>?>(nil)
+
+    init(cancelAtEvent kind: ResilienceEventKind, count: Int) {
+        self.kind = kind
+        self.count = count
+    }
+
+    func cancels(_ task: Task<Int, any Error>) { self.task.mutate { $0 = task } }
+
+    func receive(_ event: ResilienceEvent) {
+        recorder.receive(event)
+        if event.kind == kind && recorder.events(kind).count == count { task.value?.cancel() }
     }
 }

@@ -5,7 +5,8 @@
 ///   The operation must tolerate concurrent calls.
 /// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain.
 /// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
-/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown.
+/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown, and no
+///   attempt is launched once the caller has cancelled.
 public struct HedgingStrategy: ResilienceStrategy {
     /// How long to wait for an attempt before launching the next.
     public var delay: Duration
@@ -66,7 +67,8 @@ public struct HedgingStrategy: ResilienceStrategy {
                             throw error
                         }
                     case .timerFired:
-                        if running > 0 && launched <= maxHedges { launch() }
+                        // A timer that fired just before the caller cancelled launches nothing.
+                        if running > 0 && launched <= maxHedges && !Task.isCancelled { launch() }
                     }
                 }
                 if Task.isCancelled { throw CancellationError() }
