@@ -97,6 +97,34 @@ struct FallbackHedgingTests {
         }
         #expect(failing.callCount == 2)
     }
+
+    @Test("A hedge launched after a failure resets the delay: the next one waits the delay from it")
+    func hedgeDelayAfterFailure() async throws {
+        let clock = ManualClock()
+        let launches = LockedBox<[Duration]>([])
+        let operation = ScriptedOperation<Int>([
+            .delayed(.seconds(5), .failure(TestFailure.serverError)), .delayed(.seconds(100), .success(2)),
+        ])
+        let stage = HedgingStrategy(delay: .seconds(10), maxHedges: 2)
+        let context = makeContext(clock)
+        let task = Task {
+            try await stage.execute(context) { attemptContext in
+                launches.mutate { $0.append(clock.now.offset) }
+                return try await operation(attemptContext)
+            }
+        }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(5))  // the first attempt fails: the second is launched at once
+        await clock.waitForSleepers(count: 3)
+        clock.advance(by: .seconds(5))  // the first launch's timer, which no longer counts
+        for _ in 0..<100 { await Task.yield() }
+        clock.advance(by: .seconds(5))  // ten seconds after the second launch
+        while operation.callCount < 3 { await Task.yield() }
+        #expect(launches.value == [.zero, .seconds(5), .seconds(15)])
+        task.cancel()
+        _ = try? await task.value
+        #expect(clock.sleeperCount == 0)
+    }
 }
 
 @Suite("Cancellation through racing stages")

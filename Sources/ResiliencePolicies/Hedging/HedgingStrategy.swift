@@ -3,7 +3,8 @@
 ///
 /// - Hedges only operations that are safe to repeat (``Idempotency/isSafeToRepeat``); others run once.
 ///   The operation must tolerate concurrent calls.
-/// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain.
+/// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain; the
+///   next hedge then waits ``delay`` from that launch (every hedge waits ``delay`` from the latest launch).
 /// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
 /// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown, and no
 ///   attempt is launched once the caller has cancelled.
@@ -37,6 +38,10 @@ public struct HedgingStrategy: ResilienceStrategy {
             return try await withThrowingTaskGroup(of: RaceOutcome<Output>.self) { group in
                 var launched = 0
                 var running = 0
+                // The timer of the latest launch is the only one that counts: a launch after a failure makes the
+                // previous launch's timer stale, and stale timers (same delay, started earlier) fire first.
+                var timerPending = false
+                var staleTimers = 0
                 func launch() {
                     var hedged = context
                     hedged.attempt += launched
@@ -45,7 +50,9 @@ public struct HedgingStrategy: ResilienceStrategy {
                     launched += 1
                     running += 1
                     group.addRacer { try await operation.run(attemptContext) }
-                    if launched <= maxHedges {
+                    if timerPending { staleTimers += 1 }
+                    timerPending = launched <= maxHedges
+                    if timerPending {
                         group.addTimer { try await clock.sleep(for: delay) }
                     }
                 }
@@ -67,6 +74,11 @@ public struct HedgingStrategy: ResilienceStrategy {
                             throw error
                         }
                     case .timerFired:
+                        if staleTimers > 0 {
+                            staleTimers -= 1
+                            continue
+                        }
+                        timerPending = false
                         // A timer that fired just before the caller cancelled launches nothing.
                         if running > 0 && launched <= maxHedges && !Task.isCancelled { launch() }
                     }
