@@ -125,6 +125,25 @@ struct FallbackHedgingTests {
         _ = try? await task.value
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test("No hedge is launched once the deadline has passed: a transient failure at the deadline is rethrown")
+    func noHedgePastDeadline() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let operation = ScriptedOperation<Int>([.untilDeadline(TestFailure.timeout), .success(2)])
+        var context = makeContext(clock, sink: sink)
+        context.deadline = ResilienceInstant(offset: .seconds(5))
+        let hedged = context
+        let task = Task {
+            try await HedgingStrategy(delay: .seconds(10)).execute(hedged, next: operation.callAsFunction)
+        }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(5))
+        await #expect(throws: TestFailure.timeout) { try await task.value }
+        #expect(operation.callCount == 1)
+        #expect(sink.events(.hedgeLaunched).isEmpty)
+        #expect(clock.sleeperCount == 0)
+    }
 }
 
 @Suite("Cancellation through racing stages")

@@ -6,8 +6,8 @@
 /// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain; the
 ///   next hedge then waits ``delay`` from that launch (every hedge waits ``delay`` from the latest launch).
 /// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
-/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown, and no
-///   attempt is launched once the caller has cancelled.
+/// - No attempt is launched once the caller has cancelled or the context's deadline has passed.
+/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown.
 public struct HedgingStrategy: ResilienceStrategy {
     /// How long to wait for an attempt before launching the next.
     public var delay: Duration
@@ -56,6 +56,13 @@ public struct HedgingStrategy: ResilienceStrategy {
                         group.addTimer { try await clock.sleep(for: delay) }
                     }
                 }
+                // Another attempt may start while hedges remain, the caller has not cancelled and the context's
+                // deadline has not passed.
+                func mayLaunch() -> Bool {
+                    guard launched <= maxHedges, !Task.isCancelled else { return false }
+                    guard let deadline = context.deadline else { return true }
+                    return clock.now() < deadline
+                }
                 launch()
                 var lastError: (any Error)?
                 while let event = try await group.nextRaceEvent() {
@@ -67,7 +74,7 @@ public struct HedgingStrategy: ResilienceStrategy {
                         lastError = error
                         if Task.isCancelled { break }
                         let transient = context.classify(error).isTransient
-                        if transient && launched <= maxHedges {
+                        if transient && mayLaunch() {
                             launch()
                         } else if running == 0 {
                             group.cancelAll()
@@ -80,7 +87,7 @@ public struct HedgingStrategy: ResilienceStrategy {
                         }
                         timerPending = false
                         // A timer that fired just before the caller cancelled launches nothing.
-                        if running > 0 && launched <= maxHedges && !Task.isCancelled { launch() }
+                        if running > 0 && mayLaunch() { launch() }
                     }
                 }
                 if Task.isCancelled { throw CancellationError() }
