@@ -150,6 +150,22 @@ struct AggregatorTests {
         #expect(sink.events(.fetchCompleted).first?.detail == "all-or-nothing not met")
     }
 
+    @Test("A source the fetch cancelled is reported cancelled, whatever error it threw on its way out")
+    func cancelledSourceWrappingItsCancellation() async throws {
+        let sink = RecordingTelemetrySink()
+        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: nil, completion: .allOrNothing), sink: sink)
+        aggregator.register(CancellationWrappingSource(id: "w1", clock: resilienceClock))
+        aggregator.register(CancellationWrappingSource(id: "w2", clock: resilienceClock))
+        aggregator.register(ScriptedSource<String>(id: "broken", steps: [.failure(TestFailure.serverError)]))
+        let error = try await #require(throws: AggregationError.self) { try await aggregator.fetch() }
+        #expect(error.report.sources.map(\.status) == [.cancelled, .cancelled, .failed])
+        #expect(error.report.report(for: "w1")?.classification?.category == .cancelled)
+        // The one real failure is the summary, not the errors the cancelled sources threw.
+        #expect(error.classification.category == .serverError)
+        #expect(sink.events(.sourceFailed).map(\.key) == ["broken"])
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test("Bounded concurrency: exactly the limit runs at once on a manual clock")
     func boundedConcurrency() async throws {
         let tracker = LockedBox<(current: Int, maximum: Int)>((0, 0))

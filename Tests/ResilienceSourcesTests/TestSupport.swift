@@ -65,3 +65,21 @@ final class ConcurrencyProbeSource: Source {
         return [id.rawValue]
     }
 }
+
+/// A source that waits on the clock and, when cancelled, throws an error of its own (a network-unreachable
+/// failure) instead of the cancellation, as a source wrapping every error of its client would.
+struct CancellationWrappingSource: Source {
+    let id: SourceID
+    var kind: SourceKind { "wrapping" }
+    var displayName: String { id.rawValue }
+    let clock: ResilienceClock
+
+    func fetch(_ query: SourceQuery, context: ResilienceContext) async throws -> [String] {
+        do {
+            try await clock.sleep(for: .seconds(60))
+        } catch {
+            throw TestFailure(category: .networkUnreachable)
+        }
+        return [id.rawValue]
+    }
+}

@@ -178,12 +178,14 @@ struct AggregationRun<Item: Sendable>: Sendable {
             return Outcome(report: report, items: fetched.items)
         case .failure(let error):
             var classification = context.classify(error)
+            if cancelledByFetch {
+                // The fetch cancelled this source, whatever it threw on its way out (a source may wrap the
+                // cancellation in an error of its own): it did not fail, and its error names no failure.
+                report.classification = classification.category == .cancelled ? classification : .cancelled
+                report.status = .cancelled
+                return Outcome(report: report, items: [])
+            }
             if classification.category == .cancelled {
-                if cancelledByFetch {
-                    report.classification = classification
-                    report.status = .cancelled
-                    return Outcome(report: report, items: [])
-                }
                 // A cancellation the fetch did not ask for (URLSession's answer to a cancelled authentication
                 // challenge, say) is the source failing: served from cache or named, like any failure.
                 classification = FailureClassification(

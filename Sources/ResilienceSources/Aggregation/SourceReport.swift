@@ -23,7 +23,9 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
         public static let servedFromCache = Status(rawValue: "served-from-cache")
         /// A fallback alternative of the source delivered (``SourceReport/servedBy`` names it).
         public static let servedByFallback = Status(rawValue: "served-by-fallback")
-        /// The source was cancelled (or never started) because the fetch could no longer meet its policy.
+        /// The source was cancelled (or never started) because the fetch could no longer meet its policy or its
+        /// caller cancelled it, whatever error the source threw when cancelled; its classification is a
+        /// cancellation.
         public static let cancelled = Status(rawValue: "cancelled")
 
         /// True when the source contributed items (live, fallback or cache).
