@@ -128,17 +128,22 @@ struct AggregationRun<Item: Sendable>: Sendable {
         let context = context(key: registration.id.rawValue, deadline: nil)
         let pipeline = registration.pipeline(defaultTimeout: aggregator.configuration.sourceTimeout)
         let query = query
-        var attempts = 0
-        var lastFailure: FailureClassification?
+        // Behind a lock: a pipeline that hedges runs attempts concurrently.
+        let attempts = LockedState(initialState: AttemptLog())
         let result: Result<SourceFetchResult<Item>, any Error>
         do {
             result = .success(
                 try await pipeline.execute(context) { attemptContext in
-                    attempts += 1
+                    attempts.withLock { $0.count += 1 }
                     do {
                         return try await registration.fetch(query, attemptContext)
                     } catch {
-                        lastFailure = attemptContext.classify(error)
+                        // An attempt whose task was cancelled (a hedge that lost, an attempt its timeout stopped,
+                        // the fetch ending) was stopped; it did not fail.
+                        if !Task.isCancelled {
+                            let failure = attemptContext.classify(error)
+                            attempts.withLock { $0.lastFailure = failure }
+                        }
                         throw error
                     }
                 })
@@ -146,11 +151,18 @@ struct AggregationRun<Item: Sendable>: Sendable {
             result = .failure(error)
         }
         let duration = started.duration(to: clock.now())
+        let log = attempts.withLock { $0 }
         var outcome = outcome(
-            registration, result: result, attempts: attempts, duration: duration, context: context,
+            registration, result: result, attempts: log.count, duration: duration, context: context,
             cancelledByFetch: Task.isCancelled)
-        if outcome.report.classification == nil { outcome.report.classification = lastFailure }
+        if outcome.report.classification == nil { outcome.report.classification = log.lastFailure }
         return outcome
+    }
+
+    /// How many times a source's pipeline called it, and the last failure of an attempt that was not stopped.
+    private struct AttemptLog: Sendable {
+        var count = 0
+        var lastFailure: FailureClassification?
     }
 
     /// `cancelledByFetch`: whether this source's task was cancelled (the fetch was, or gave up on its policy).

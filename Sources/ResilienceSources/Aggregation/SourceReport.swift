@@ -47,7 +47,8 @@ public struct SourceReport: Hashable, Sendable, CustomStringConvertible {
     /// Time from start to end of this source's part, on the aggregator's clock.
     public var duration: Duration
     /// The last failure, if any: for failed and skipped sources the failure, for cache-served ones why the
-    /// cache was needed, for sources that succeeded after retries the last failed attempt's.
+    /// cache was needed, for sources that succeeded after retries the last failed attempt's (an attempt that
+    /// was cancelled, such as a hedge that lost, did not fail).
     public var classification: FailureClassification?
     /// The fallback alternative that served, if any.
     public var servedBy: String?
