@@ -84,6 +84,24 @@ struct FallbackHedgingTests {
         #expect(operation.callCount == 1)
     }
 
+    @Test("Hedging does not hedge a request made safe to retry by an idempotency key: never two at once")
+    func hedgingKeyedRequest() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let operation = ScriptedOperation<Int>([.delayed(.seconds(5), .success(1)), .success(2)])
+        let stage = HedgingStrategy(delay: .seconds(1))
+        let context = makeContext(clock, sink: sink, idempotency: .keyed("order-42"))
+        let task = Task { try await stage.execute(context, next: operation.callAsFunction) }
+        await clock.waitForSleepers(count: 1)
+        for _ in 0..<100 { await Task.yield() }  // a hedge timer, if any, is asleep too
+        clock.advance(by: .seconds(1))
+        for _ in 0..<100 { await Task.yield() }
+        clock.advance(by: .seconds(4))
+        #expect(try await task.value == 1)
+        #expect(operation.callCount == 1)
+        #expect(sink.events(.hedgeLaunched).isEmpty)
+    }
+
     @Test("Hedging: a transient failure launches the hedge at once; all failing rethrows the last failure")
     func hedgingFailures() async throws {
         let clock = ManualClock()

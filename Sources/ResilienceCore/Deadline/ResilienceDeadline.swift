@@ -185,8 +185,8 @@ package enum RaceEvent<Output: Sendable>: Sendable {
 /// Lets a non-escaping operation run in a child task of a task group that cannot outlive it.
 ///
 /// Sound because the group is awaited before `withoutActuallyEscaping` returns, and the operation is
-/// called from one child at a time (deadlines) or, for hedging, only when the context says it is safe to
-/// repeat (callers of hedging promise the operation tolerates concurrent calls).
+/// called from one child at a time (deadlines) or, for hedging, only when the context says it is
+/// idempotent (callers of hedging promise the operation tolerates concurrent calls).
 package struct UncheckedOperation<Output>: @unchecked Sendable {
     package let run: (ResilienceContext) async throws -> Output
 

@@ -1,8 +1,10 @@
 /// The hedging stage: if the first attempt has not finished after ``delay``, launches another in parallel;
 /// the first success wins and the others are cancelled.
 ///
-/// - Hedges only operations that are safe to repeat (``Idempotency/isSafeToRepeat``); others run once.
-///   The operation must tolerate concurrent calls.
+/// - Hedges only idempotent operations (``Idempotency/isIdempotent``); others run once. A non-idempotent
+///   request with an idempotency key is safe to send again after a failure, not to send twice at once: a
+///   server answers a concurrent duplicate of a key with 409, or may apply both. The operation must
+///   tolerate concurrent calls.
 /// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain; the
 ///   next hedge then waits ``delay`` from that launch (every hedge waits ``delay`` from the latest launch).
 /// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
@@ -29,7 +31,7 @@ public struct HedgingStrategy: ResilienceStrategy {
         _ context: ResilienceContext,
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
-        guard maxHedges > 0, context.idempotency.isSafeToRepeat else { return try await next(context) }
+        guard maxHedges > 0, context.idempotency.isIdempotent else { return try await next(context) }
         let clock = context.clock
         let delay = DurationArithmetic.clamp(self.delay)
         let maxHedges = self.maxHedges
