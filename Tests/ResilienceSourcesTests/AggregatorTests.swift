@@ -238,6 +238,21 @@ struct AggregatorTests {
         #expect(clock.now.offset == .zero)
     }
 
+    @Test("A fetch whose caller has already cancelled calls no source and emits nothing")
+    func cancelledBeforeStart() async throws {
+        let sink = RecordingTelemetrySink()
+        var aggregator = aggregator(sink: sink)
+        let sources = (0..<3).map { ScriptedSource(id: SourceID("s\($0)"), items: ["x"]) }
+        for source in sources { aggregator.register(source) }
+        let fetch = Task { [aggregator] in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await aggregator.fetch()
+        }
+        await #expect(throws: CancellationError.self) { try await fetch.value }
+        #expect(sources.map(\.callCount) == [0, 0, 0])
+        #expect(sink.events.isEmpty)
+    }
+
     @Test("A source whose breaker is open is skipped, not called, and reported as such")
     func breakerOpenSkip() async throws {
         var aggregator = aggregator()

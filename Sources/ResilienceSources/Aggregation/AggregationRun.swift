@@ -16,6 +16,8 @@ struct AggregationRun<Item: Sendable>: Sendable {
         let total = registrations.count
         let policy = aggregator.configuration.completion
         let required = policy.requiredSources(of: total)
+        // A fetch its caller has already cancelled calls no source.
+        try Task.checkCancellation()
         let start = aggregator.clock.now()
         try await waitForNetwork()
         var outcomes = [Outcome?](repeating: nil, count: total)

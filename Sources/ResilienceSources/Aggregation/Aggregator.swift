@@ -11,7 +11,7 @@ import ResilienceCore
 ///   breaker is open, served from cache (stale results marked with their age), served by a fallback.
 /// - Applies a ``CompletionPolicy``; when it can no longer be met, cancels the rest and throws
 ///   ``AggregationError``. Cancelling the calling task cancels every source promptly and throws
-///   `CancellationError`.
+///   `CancellationError`; a fetch whose task is already cancelled calls no source.
 /// - Merges in registration order and de-duplicates with an optional key.
 /// - Emits `source-failed`, `partial-results` and `fetch-completed` events.
 ///
