@@ -59,6 +59,17 @@ struct ServerQuotaTests {
                 == ServerQuota(remaining: 0, resetAfter: .seconds(15)))
     }
 
+    @Test("Leading zeros are not digits of the value: 00000000000015 is 15, not garbage")
+    func leadingZeros() {
+        #expect(
+            quota([("X-RateLimit-Remaining", "0000000000000"), ("X-RateLimit-Reset", "00000000000015")])
+                == ServerQuota(remaining: 0, resetAfter: .seconds(15)))
+        #expect(
+            quota([("RateLimit-Remaining", "0003"), ("RateLimit-Reset", "007"), ("RateLimit-Limit", "00000000000010")])
+                == ServerQuota(remaining: 3, resetAfter: .seconds(7), limit: 10))
+        #expect(quota([("X-RateLimit-Remaining", "0" + String(repeating: "9", count: 13))]) == nil)
+    }
+
     @Test("X-RateLimit-Reset as a Unix time is measured against the response's Date, else now")
     func unixTimeReset() {
         let fields = [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1700000042")]

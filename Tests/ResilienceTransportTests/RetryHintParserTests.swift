@@ -38,6 +38,21 @@ struct RetryHintParserTests {
             RetryHintParser(maximumDelay: .seconds(10)).retryAfter("30", responseDate: nil, now: now) == .seconds(10))
     }
 
+    @Test("Leading zeros do not make delta-seconds huge: 00000000000030 is 30 s, not the maximum delay")
+    func leadingZeros() {
+        #expect(parser.retryAfter("0030", responseDate: nil, now: now) == .seconds(30))
+        #expect(parser.retryAfter("00000000000030", responseDate: nil, now: now) == .seconds(30))
+        #expect(parser.retryAfter(String(repeating: "0", count: 40) + "7", responseDate: nil, now: now) == .seconds(7))
+        #expect(parser.retryAfter(String(repeating: "0", count: 40), responseDate: nil, now: now) == .zero)
+        #expect(parser.retryDelay(from: ["RateLimit-Reset": "00000000000020"], now: now) == .seconds(20))
+        #expect(parser.retryDelay(from: ["X-RateLimit-Reset": "00000000000020"], now: now) == .seconds(20))
+        let later = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(parser.retryDelay(from: ["X-RateLimit-Reset": "0001700000060"], now: later) == .seconds(60))
+        // Thirteen significant digits are still huge.
+        #expect(
+            parser.retryAfter("0" + String(repeating: "9", count: 13), responseDate: nil, now: now) == .seconds(3_600))
+    }
+
     @Test("An HTTP-date is measured against the response's Date header, not the skewed device clock")
     func dateRelativeToResponseDate() {
         let serverNow = HTTPDate.parse("Wed, 21 Oct 2015 07:28:00 GMT")

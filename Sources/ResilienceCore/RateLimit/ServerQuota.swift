@@ -71,14 +71,16 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// A non-negative integer of at most 12 digits (the first of comma-merged duplicates), else nil.
+    /// A non-negative integer of at most 12 digits after any leading zeros (the first of comma-merged
+    /// duplicates), else nil.
     static func integer(_ text: some StringProtocol) -> Int? {
         let whole = String(text)
         let first = whole.firstIndex(of: ",").map { String(whole[..<$0]) } ?? whole
         let trimmed = first.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 12, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
-        else { return nil }
-        return Int(trimmed)
+        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        let significant = trimmed.drop { $0 == "0" }
+        guard significant.utf8.count <= 12 else { return nil }
+        return Int(significant) ?? 0
     }
 
     private static func reset(_ value: Int, allowsUnixTime: Bool, responseDate: Date?, now: Date) -> Duration {

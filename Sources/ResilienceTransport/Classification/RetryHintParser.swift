@@ -80,11 +80,13 @@ public struct RetryHintParser: Sendable, Hashable {
     /// work a hostile field can cause.
     static let maximumMergedPieces = 32
 
-    /// `1*DIGIT` only: no sign, no fraction, no spaces inside; clamped to ``maximumDelay``.
+    /// `1*DIGIT` only: no sign, no fraction, no spaces inside; clamped to ``maximumDelay``. Leading zeros do
+    /// not make a value larger (`00000000000030` is 30 s): only the digits after them are measured.
     func deltaSeconds(_ text: String) -> Duration? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-        guard text.utf8.count <= 12, let seconds = Int64(text) else { return maximumDelay }
-        return min(.seconds(seconds), maximumDelay)
+        let significant = text.drop { $0 == "0" }
+        guard significant.utf8.count <= 12 else { return maximumDelay }
+        return min(.seconds(Int64(significant) ?? 0), maximumDelay)
     }
 
     private func firstDeltaSeconds(in value: String) -> Duration? {
