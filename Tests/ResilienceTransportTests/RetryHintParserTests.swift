@@ -65,6 +65,21 @@ struct RetryHintParserTests {
         #expect(parser.retryAfter("Fri, 06 Nov 2094 08:49:37 GMT", responseDate: nil, now: now) == .seconds(3_600))
     }
 
+    @Test("A maximum delay with a fraction of a second bounds an HTTP-date or Unix time as it bounds delta-seconds")
+    func fractionalMaximumBoundsDates() {
+        let tenSecondsAhead = "Sun, 06 Nov 1994 08:49:47 GMT"
+        for maximum in [Duration.milliseconds(1_500), .milliseconds(200), .seconds(10), .seconds(3_600)] {
+            let bounded = RetryHintParser(maximumDelay: maximum)
+            let expected = min(maximum, .seconds(10))
+            #expect(bounded.retryAfter("10", responseDate: nil, now: now) == expected)
+            #expect(bounded.retryAfter(tenSecondsAhead, responseDate: nil, now: now) == expected, "\(maximum)")
+            let later = Date(timeIntervalSince1970: 1_700_000_000)
+            #expect(bounded.retryDelay(from: ["X-RateLimit-Reset": "1700000010"], now: later) == expected)
+        }
+        // Against a wall clock part-way through a second, a date is rounded up to whole seconds.
+        #expect(parser.retryAfter("Sun, 06 Nov 1994 08:49:38 GMT", responseDate: nil, now: now + 0.25) == .seconds(1))
+    }
+
     @Test("Merged duplicate headers use the first valid value")
     func mergedDuplicates() {
         #expect(parser.retryAfter("120, 120", responseDate: nil, now: now) == .seconds(120))

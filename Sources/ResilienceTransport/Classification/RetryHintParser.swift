@@ -96,11 +96,15 @@ public struct RetryHintParser: Sendable, Hashable {
         return nil
     }
 
+    /// The whole seconds until `date` (rounded up: never before it), clamped to ``maximumDelay`` as a
+    /// duration, so a maximum with a fraction of a second (`1.5 s`, `200 ms`) bounds a date as it bounds
+    /// delta-seconds.
     private func delay(until date: Date, responseDate: Date?, now: Date) -> Duration {
         let seconds = date.timeIntervalSince(responseDate ?? now)
         guard seconds > 0 else { return .zero }
-        let clamped = min(seconds, Double(maximumDelay.components.seconds))
-        return .seconds(clamped.rounded(.up))
+        let maximum = Double(maximumDelay.components.seconds) + Double(maximumDelay.components.attoseconds) * 1e-18
+        guard seconds.rounded(.up) < maximum else { return maximumDelay }
+        return .seconds(seconds.rounded(.up))
     }
 
     /// The delay a `RateLimit` field asks for: the reset of its most restrictive policy when that quota is
