@@ -119,6 +119,61 @@ struct ServerQuotaLimiterTests {
         #expect(limiter.tryAcquire(now: at(4)).permit != nil)
     }
 
+    @Test("Calls in flight come off what a response says is left: the server may not have counted them yet")
+    func callsInFlightAreNotAdmittedTwice() {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 5, resetAfter: .seconds(10)), now: at(0))
+        let permits = (0..<5).compactMap { _ in limiter.tryAcquire(now: at(0)).permit }
+        #expect(permits.count == 5)
+        // The first answer: the server counted that call (4 left), but four more are on their way to it.
+        limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(9)), now: at(1))
+        #expect(limiter.remaining(now: at(1)) == 0)
+        #expect(limiter.tryAcquire(now: at(1)) == .delayed(retryAfter: .seconds(9)))
+        for permit in permits { limiter.release(permit, outcome: .accepted, now: at(1)) }
+        // With nothing in flight, what the server says is left is what is left.
+        limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(8)), now: at(2))
+        #expect(limiter.remaining(now: at(2)) == 4)
+    }
+
+    @Test("Through the stage: a quota reported while other calls are in flight holds the next call")
+    func stageCountsCallsInFlight() async throws {
+        let clock = ManualClock()
+        let limiter = ServerQuotaLimiter()
+        let stage = ServerQuotaStrategy(limiter: limiter)
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        limiter.observe(ServerQuota(remaining: 2, resetAfter: .seconds(10)), now: at(0))
+        // Two calls are admitted and sent; the server has not answered the second one yet.
+        let (answer, answered) = AsyncStream<Void>.makeStream()
+        let inFlight = Task {
+            try await stage.execute(context) { _ in
+                for await _ in answer { break }
+            }
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "RateLimit", value: #""default";r=1;t=10"#)
+        let reported = headers
+        await eventually { limiter.remaining(now: at(0)) == 1 }
+        try await stage.execute(context) { inner in inner.reportQuota(from: reported) }
+        // "1 left" did not count the call still in flight: a third call waits for the reset.
+        let third = Task { try await stage.execute(context) { _ in 3 } }
+        // Sent at once (the failure) or asleep until the reset, whichever comes first.
+        let (settled, signal) = AsyncStream<Void>.makeStream()
+        Task {
+            await clock.waitForSleepers(count: 1)
+            signal.yield()
+        }
+        Task {
+            _ = await third.result
+            signal.yield()
+        }
+        for await _ in settled { break }
+        #expect(clock.nextDeadline?.offset == .seconds(10))
+        answered.yield()
+        try await inFlight.value
+        clock.advance(by: .seconds(10))
+        #expect(try await third.value == 3)
+    }
+
     @Test func describesItself() {
         #expect(ServerQuotaStrategy(limiter: ServerQuotaLimiter()).stageDescription.name == "server-quota")
         #expect(ServerQuotaLimiter().policyDescription.hasPrefix("server-quota("))

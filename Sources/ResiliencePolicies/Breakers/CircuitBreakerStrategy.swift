@@ -126,7 +126,8 @@ extension CircuitBreakerStrategy: SteppedStage {
 /// - ``RateLimitBreaker``: a success only resets the 429 counter and the multiplier;
 /// - ``TokenBucketLimiter``: tokens are not returned, and an accepted release only resets the exhaustion
 ///   backoff;
-/// - ``ServerQuotaLimiter``: a release does nothing (the quota counts calls when they are admitted).
+/// - ``ServerQuotaLimiter``: a release only counts the call out of flight (the quota counts calls when they
+///   are admitted).
 ///
 /// All four are final classes, so the exact type decides: comparing metadata costs a few instructions, where
 /// a cast to a protocol looks the conformance up at run time (about 2,600 instructions, twice per pipeline

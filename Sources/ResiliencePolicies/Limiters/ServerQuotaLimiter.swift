@@ -8,6 +8,11 @@
 /// are admitted (optionally spread evenly over the window); once the window has reset, calls pass freely
 /// until the next response advertises a quota. Create one per key.
 ///
+/// What a response says is left does not count the calls still in flight beside it (admitted, not yet
+/// released): the server may receive them after it answered. They come off the calls left, so five calls
+/// sent at once against "5 left" and a first answer of "4 left" admit no sixth call until more answers (or
+/// the reset) say there is room.
+///
 /// ``waitForPermit(context:)`` waits without polling: while spreading, a caller books the next evenly spread
 /// slot (first come, first served) and sleeps once until it; a caller waiting for the window to reset sleeps
 /// once until the reset, when every such caller passes. Only a new quota advertised while callers sleep makes
@@ -69,7 +74,7 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
 
     /// Admits a call, or says how long until the advertised window resets.
     public func tryAcquire(now: ResilienceInstant) -> RateLimitDecision {
-        machine.withLock { $0.acquire(now: now) }
+        machine.withLock { $0.admit(now: now) }
     }
 
     /// Waits for the next slot in turn, sleeping once on `context.clock` until it is due (see the type's
@@ -96,17 +101,21 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
                     machine.withLock { $0.giveBack(quota: quota) }
                     throw error
                 }
-                if machine.withLock({ $0.quota == quota }) { return RateLimitPermit(admittedAt: due) }
+                if machine.withLock({ $0.takeSlot(bookedAgainst: quota) }) { return RateLimitPermit(admittedAt: due) }
             case .reset(let due):
                 try await context.clock.sleep(until: due)
             }
         }
     }
 
-    /// Nothing to return: the server's quota, not the limiter, counts calls.
-    public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {}
+    /// Counts the call out of flight. Nothing is given back to the window: the server's quota counts calls,
+    /// and a call that ended was sent (or may have been).
+    public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {
+        machine.withLock { $0.release() }
+    }
 
-    /// Records the quota a response advertised.
+    /// Records the quota a response advertised; the calls in flight beside the one it answered come off the
+    /// calls left (see the type's documentation).
     public func observe(_ quota: ServerQuota, now: ResilienceInstant) {
         machine.withLock { $0.observe(quota, now: now) }
     }
@@ -140,6 +149,8 @@ struct ServerQuotaMachine: Sendable {
     private var spentUntil: ResilienceInstant?
     /// How many quotas have been observed: identifies the one a booking was made against.
     private(set) var quota: UInt64 = 0
+    /// Calls admitted and not yet released.
+    private(set) var inFlight = 0
 
     /// A waiting caller's turn.
     enum Booking: Equatable {
@@ -157,8 +168,10 @@ struct ServerQuotaMachine: Sendable {
         self.configuration = configuration
     }
 
-    /// Replaces the known quota with `quota`, advertised at `now`. A quota without a reset time says nothing
-    /// about when calls may resume, so it is ignored. While a spent quota is in force, only a later reset
+    /// Replaces the known quota with `quota`, advertised at `now`, less the calls in flight beside the one it
+    /// answered (the server may receive them after it counted; a quota reported by a caller that holds no
+    /// permit is taken as one that does). A quota without a reset time says nothing about when calls may
+    /// resume, so it is ignored. While a spent quota is in force, only a later reset
     /// replaces it: a response that names an earlier one (it left the server before the one that spent the
     /// quota, or speaks for a laxer policy) never lets a call through before the time already known, and the
     /// same quota reported twice (by the transport and by `ResilientTransport`) changes nothing.
@@ -167,7 +180,7 @@ struct ServerQuotaMachine: Sendable {
         let reset = now.advanced(by: resetAfter)
         if let spentUntil, now < spentUntil, quota.remaining > 0 || reset <= spentUntil { return }
         if quota.remaining == 0 { spentUntil = reset }
-        remaining = quota.remaining
+        remaining = max(0, quota.remaining - max(0, inFlight - 1))
         resetAt = reset
         nextAdmission = nil
         self.quota &+= 1
@@ -177,7 +190,7 @@ struct ServerQuotaMachine: Sendable {
     /// spread slot (counting it against the window) or answers the reset time; refuses, booking nothing, when
     /// that turn is after `deadline` or beyond the maximum wait.
     mutating func book(now: ResilienceInstant, deadline: ResilienceInstant?) -> Booking {
-        switch acquire(now: now) {
+        switch admit(now: now) {
         case .admitted(let permit):
             return .admitted(permit)
         case .rejected(let code, let retryAfter):
@@ -190,6 +203,25 @@ struct ServerQuotaMachine: Sendable {
             remaining -= 1
             return .slot(due: due, quota: quota)
         }
+    }
+
+    /// Admits the call of a spread slot that came due, if the quota it was booked against still holds.
+    mutating func takeSlot(bookedAgainst booked: UInt64) -> Bool {
+        guard booked == quota else { return false }
+        inFlight += 1
+        return true
+    }
+
+    /// Counts an admitted call out of flight.
+    mutating func release() {
+        inFlight = max(0, inFlight - 1)
+    }
+
+    /// `acquire(now:)`, counting an admitted call in flight.
+    mutating func admit(now: ResilienceInstant) -> RateLimitDecision {
+        let decision = acquire(now: now)
+        if case .admitted = decision { inFlight += 1 }
+        return decision
     }
 
     /// Returns a spread slot whose caller stopped waiting, if the quota it was booked against still holds.
