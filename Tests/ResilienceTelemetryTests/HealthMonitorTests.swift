@@ -128,6 +128,79 @@ struct HealthMonitorTests {
         #expect(alert?.message == "Error rate 67% over the last 2 min (limit 50%)")
     }
 
+    @Test("10,000 failing attempts in 2 minutes are critical, although the 1,000-record ring holds the last 12 s")
+    func criticalErrorRateUnderLoad() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<125 {
+            for _ in 0..<80 { fixture.fail("a") }
+            fixture.advance(seconds: 1)
+        }
+        #expect(fixture.recorder.metrics().recordsEvicted == 9000)
+        let report = monitor(fixture).evaluate()
+        let alert = report.alert("error-rate-critical")
+        #expect(alert?.severity == .critical)
+        #expect(alert?.keys == ["a"])
+        #expect(alert?.value == 1)
+        #expect(alert?.message == "Error rate 100% over the last 2 min (limit 50%)")
+        #expect(report.status == .critical)
+    }
+
+    @Test("A sustained 33% error rate at 60 attempts a second is a warning after 5 minutes, not before")
+    func warningErrorRateUnderLoad() {
+        let fixture = TelemetryFixture()
+        func second() {
+            for _ in 0..<20 {
+                fixture.fail("a")
+                fixture.succeed("a")
+                fixture.succeed("b")
+            }
+            fixture.advance(seconds: 1)
+        }
+        for _ in 0..<140 { second() }
+        #expect(monitor(fixture).evaluate().alert("error-rate-warning") == nil, "2 min 20 s is not 5 min")
+        for _ in 0..<161 { second() }
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("error-rate-warning")?.keys == ["a"], "a fails half its attempts, b none")
+        #expect(report.alert("error-rate-critical") == nil)
+    }
+
+    @Test("A burst of failures under load is not a sustained error rate")
+    func burstUnderLoad() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<120 {
+            for _ in 0..<50 { fixture.succeed("a") }
+            fixture.advance(seconds: 1)
+        }
+        for _ in 0..<30 {
+            for _ in 0..<50 { fixture.fail("a") }
+            fixture.advance(seconds: 1)
+        }
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("error-rate-critical") == nil)
+        #expect(report.alert("error-rate-warning") == nil)
+    }
+
+    @Test("Failed retries and partial fetches count for 15 minutes, however many attempts follow them")
+    func ratioRulesUnderLoad() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<4 {
+            fixture.fail("a", attempt: 2)
+            fixture.emit(.fetchCompleted, key: "all", count: 1, total: 3)
+        }
+        fixture.advance(seconds: 60)
+        // 2,000 first attempts that succeed: the ring now holds none of the retries or fetches above.
+        for _ in 0..<2000 { fixture.succeed("b") }
+        fixture.advance(seconds: 1)
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("retry-success-low")?.value == 0)
+        #expect(report.alert("partial-failures-high")?.value == 1)
+        #expect(report.alert("retry-success-low")?.message == "Only 0% of 4 retries succeeded (minimum 50%)")
+        fixture.advance(seconds: 900)
+        let later = monitor(fixture).evaluate()
+        #expect(later.alert("retry-success-low") == nil, "older than 15 minutes")
+        #expect(later.alert("partial-failures-high") == nil)
+    }
+
     @Test("Error rate above 20% for 5 minutes is a warning, not critical")
     func warningErrorRate() {
         let fixture = TelemetryFixture()

@@ -93,6 +93,88 @@ struct TelemetryRecorderTests {
         #expect(bytes >= 1000 * TelemetryRecorder.recordStride)
     }
 
+    @Test("Recent counts reach back the whole rate window at any rate, in whole 15-second buckets")
+    func recentCounts() {
+        let fixture = TelemetryFixture()
+        // 20 minutes of 10 finished attempts a second (one failed, one a succeeded retry): 12,000 events.
+        for _ in 0..<1200 {
+            fixture.fail("a")
+            for _ in 0..<8 { fixture.succeed("a") }
+            fixture.succeed("b", attempt: 2)
+            fixture.advance(seconds: 1)
+        }
+        let now = fixture.clock.now()
+        var counts = fixture.recorder.recentCounts()
+        #expect(counts.resolution == .seconds(15))
+        #expect(counts.span == .seconds(900))
+        // The bucket in progress ([1200 s, 1215 s), empty so far) and the 59 before it: the last 885 seconds.
+        let window = counts.counts(over: .seconds(900), endingAt: now)
+        #expect(window.attempts == 8850)
+        #expect(window.failures == 885)
+        #expect(window.attemptsByKey == ["a": 7965, "b": 885])
+        #expect(window.failuresByKey == ["a": 885])
+        #expect(window.retryAttempts == 885)
+        #expect(window.retrySuccesses == 885)
+        #expect(window.errorRate(of: "a") == 885.0 / 7965.0)
+        // Ten minutes ago: buckets [555 s, 615 s).
+        #expect(counts.counts(over: .seconds(60), endingAt: now.advanced(by: .seconds(-600))).attempts == 600)
+        // Beyond the span: nothing is kept.
+        #expect(counts.counts(over: .seconds(60), endingAt: ResilienceInstant(offset: .seconds(100))).attempts == 0)
+        #expect(counts.counts(over: .zero, endingAt: now).attempts == 0)
+        // A late event inside the span counts; one older than the span is dropped.
+        for seconds: Int64 in [400, 0] {
+            fixture.recorder.receive(
+                ResilienceEvent(
+                    kind: .attemptFailed, key: "c", attempt: 1, time: ResilienceInstant(offset: .seconds(seconds))))
+        }
+        counts = fixture.recorder.recentCounts()
+        #expect(counts.counts(over: .seconds(900), endingAt: now).failuresByKey["c"] == 1)
+        fixture.recorder.removeAllRecords()
+        #expect(fixture.recorder.recentCounts().counts(over: .seconds(900), endingAt: now) == RatioCounts())
+    }
+
+    @Test("A key that goes quiet keeps its counts while they are inside the span and loses them after")
+    func recentCountsOfAQuietKey() {
+        let fixture = TelemetryFixture()
+        for _ in 0..<60 {
+            fixture.fail("a")
+            fixture.advance(seconds: 1)
+        }
+        fixture.advance(seconds: 600)
+        for _ in 0..<10 {
+            fixture.succeed("a")
+            fixture.advance(seconds: 1)
+        }
+        var window = fixture.recorder.recentCounts().counts(over: .seconds(900), endingAt: fixture.clock.now())
+        #expect(window.attempts == 70)
+        #expect(window.failures == 60)
+        fixture.advance(seconds: 330)
+        fixture.succeed("a")
+        window = fixture.recorder.recentCounts().counts(over: .seconds(900), endingAt: fixture.clock.now())
+        #expect(window.attempts == 11, "the failures of the first minute are more than 15 minutes old")
+        #expect(window.failures == 0)
+    }
+
+    @Test("The rate window sets the buckets' span and width")
+    func rateWindow() {
+        var configuration = TelemetryRecorder.Configuration()
+        configuration.rateWindow = .seconds(3600)
+        let fixture = TelemetryFixture(configuration: configuration)
+        for _ in 0..<100 {
+            fixture.emit(.fetchCompleted, key: "all", count: 2, total: 3)
+            fixture.emit(.partialResults, key: "all")
+            fixture.emit(.partialResults, key: "all")
+            fixture.advance(seconds: 30)
+        }
+        let counts = fixture.recorder.recentCounts()
+        #expect(counts.resolution == .seconds(60))
+        #expect(counts.span == .seconds(3600))
+        let window = counts.counts(over: .seconds(3600), endingAt: fixture.clock.now())
+        #expect(window.fetches == 100)
+        #expect(window.partialFetches == 200, "the larger of partial completions and partial-results events")
+        #expect(window.partialFailureRate == 1)
+    }
+
     @Test("Concurrent emitters lose nothing")
     func concurrentEmitters() async {
         let fixture = TelemetryFixture()

@@ -1,6 +1,7 @@
 import ResilienceCore
 
-/// What a ``HealthRule`` looks at: a snapshot of recorded events, the breakers' current states and the time.
+/// What a ``HealthRule`` looks at: a snapshot of recorded events, the recorder's recent counts, the breakers'
+/// current states and the time.
 public struct HealthInput: Sendable {
     /// Recorded events, oldest first.
     public var events: [ResilienceEvent]
@@ -9,6 +10,10 @@ public struct HealthInput: Sendable {
     /// For each key failing since its last success, its first failure since then, from the recorder's cumulative
     /// state (``SourceMetrics/failingSince``): exact even when ``events`` no longer reach back that far.
     public var failingSince: [String: ResilienceInstant]
+    /// The recorder's counts of finished attempts, failures, retries and fetches over its
+    /// ``TelemetryRecorder/Configuration/rateWindow``, whatever the ring still holds; `nil` when the input was
+    /// built from events alone. Read them through ``ratioCounts(over:endingBefore:)``.
+    public var recentCounts: RecentCounts?
     /// The evaluation time.
     public var now: ResilienceInstant
 
@@ -18,14 +23,16 @@ public struct HealthInput: Sendable {
     ///   - events: Recorded events, oldest first.
     ///   - breakerStates: Each key's breaker state after its last reported transition. Default: `[:]`.
     ///   - failingSince: For each failing key, its first failure since its last success. Default: `[:]`.
+    ///   - recentCounts: The recorder's recent counts; `nil` to count ``events``. Default: `nil`.
     ///   - now: The evaluation time.
     public init(
         events: [ResilienceEvent], breakerStates: [String: BreakerState] = [:],
-        failingSince: [String: ResilienceInstant] = [:], now: ResilienceInstant
+        failingSince: [String: ResilienceInstant] = [:], recentCounts: RecentCounts? = nil, now: ResilienceInstant
     ) {
         self.events = events
         self.breakerStates = breakerStates
         self.failingSince = failingSince
+        self.recentCounts = recentCounts
         self.now = now
     }
 
@@ -40,6 +47,19 @@ public struct HealthInput: Sendable {
         case (let cumulative?, let recorded?): min(cumulative, recorded)
         case (let cumulative, let recorded): cumulative ?? recorded
         }
+    }
+
+    /// Finished attempts, failures, retries and fetches over the `window` ending `offset` before now: from
+    /// ``recentCounts`` when present (in whole buckets of its ``RecentCounts/resolution``, reaching back at most
+    /// its ``RecentCounts/span``), else from ``events``.
+    ///
+    /// - Parameters:
+    ///   - window: How long a window.
+    ///   - offset: How long before now it ends. Default: `.zero`.
+    public func ratioCounts(over window: Duration, endingBefore offset: Duration = .zero) -> RatioCounts {
+        let end = now.advanced(by: .zero - offset)
+        if let recentCounts { return recentCounts.counts(over: window, endingAt: end) }
+        return RatioCounts(TelemetryStatistics(events: events, now: end, window: window))
     }
 
     /// Statistics over the `window` ending now.

@@ -33,7 +33,7 @@ public struct HealthMonitor: Sendable {
         }
         let input = HealthInput(
             events: recorder.snapshot(), breakerStates: breakerStates, failingSince: failingSince,
-            now: recorder.clock.now())
+            recentCounts: recorder.recentCounts(), now: recorder.clock.now())
         return Self.evaluate(rules, input: input)
     }
 

@@ -91,21 +91,22 @@ public struct HealthRule: Sendable {
     }
 
     /// Fires when the error rate stays above `threshold` for `duration`: over the whole trailing window and
-    /// in each of its halves (so a short burst does not count as sustained).
+    /// in each of its halves (so a short burst does not count as sustained). Counts come from
+    /// ``HealthInput/ratioCounts(over:endingBefore:)``, so the rule holds at any event rate.
     public static func errorRate(
         above threshold: Double, for duration: Duration, severity: HealthSeverity, minimumAttempts: Int
     ) -> HealthRule {
         let id = "error-rate-\(severity)"
         return HealthRule(id: id, severity: severity) { input in
-            let whole = input.statistics(over: duration)
+            let whole = input.ratioCounts(over: duration)
             let half = duration / 2
-            let early = input.statistics(over: half, endingBefore: half)
-            let late = input.statistics(over: half)
+            let early = input.ratioCounts(over: half, endingBefore: half)
+            let late = input.ratioCounts(over: half)
             guard let rate = whole.errorRate, let earlyRate = early.errorRate, let lateRate = late.errorRate,
-                attemptCount(whole) >= minimumAttempts, rate > threshold, earlyRate > threshold,
+                whole.attempts >= minimumAttempts, rate > threshold, earlyRate > threshold,
                 lateRate > threshold
             else { return nil }
-            let failing = whole.sources.filter { ($0.value.errorRate ?? 0) > threshold }.map(\.key)
+            let failing = whole.attemptsByKey.keys.filter { (whole.errorRate(of: $0) ?? 0) > threshold }.sorted()
             return HealthAlert(
                 rule: id, severity: severity,
                 message:
@@ -130,14 +131,15 @@ public struct HealthRule: Sendable {
         }
     }
 
-    /// Warning: fewer than `threshold` of at least `minimumRetries` retries succeeded within `window`.
+    /// Warning: fewer than `threshold` of at least `minimumRetries` retries succeeded within `window` (counted
+    /// by ``HealthInput/ratioCounts(over:endingBefore:)``).
     public static func retrySuccessRate(
         below threshold: Double, over window: Duration, minimumRetries: Int
     )
         -> HealthRule
     {
         HealthRule(id: "retry-success-low", severity: .warning) { input in
-            let stats = input.statistics(over: window)
+            let stats = input.ratioCounts(over: window)
             guard stats.retryAttempts >= minimumRetries, let rate = stats.retrySuccessRate, rate < threshold
             else { return nil }
             return HealthAlert(
@@ -148,14 +150,15 @@ public struct HealthRule: Sendable {
         }
     }
 
-    /// Warning: more than `threshold` of at least `minimumFetches` fetches were partial within `window`.
+    /// Warning: more than `threshold` of at least `minimumFetches` fetches were partial within `window` (counted
+    /// by ``HealthInput/ratioCounts(over:endingBefore:)``).
     public static func partialFailureRate(
         above threshold: Double, over window: Duration, minimumFetches: Int
     )
         -> HealthRule
     {
         HealthRule(id: "partial-failures-high", severity: .warning) { input in
-            let stats = input.statistics(over: window)
+            let stats = input.ratioCounts(over: window)
             guard stats.fetches >= minimumFetches, let rate = stats.partialFailureRate, rate > threshold
             else { return nil }
             return HealthAlert(
@@ -222,10 +225,6 @@ extension ResilienceInstant {
     fileprivate static func - (lhs: ResilienceInstant, rhs: Duration) -> ResilienceInstant {
         lhs.advanced(by: .zero - rhs)
     }
-}
-
-private func attemptCount(_ statistics: TelemetryStatistics) -> Int {
-    statistics.sources.values.reduce(0) { $0 + $1.attempts }
 }
 
 /// A window long enough to cover every recorded event (a year).

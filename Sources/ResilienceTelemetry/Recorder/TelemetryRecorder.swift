@@ -8,7 +8,9 @@ import ResilienceCore
 /// ``Configuration/capacity`` records (1,000 by default) from the last ``Configuration/window`` (one hour by
 /// default, on the injected clock). Strings are interned and details truncated, so 1,000 records take about
 /// 72 KB plus their short details (see ``memoryFootprint()``). Details, keys and operations are redacted
-/// before they are stored; failure messages are not stored at all.
+/// before they are stored; failure messages are not stored at all. Beside the ring, the recorder counts finished
+/// attempts, failures, retries and fetches in fixed time buckets over ``Configuration/rateWindow``
+/// (``recentCounts()``), which the ratio health rules read at any event rate.
 ///
 /// ```swift
 /// let recorder = TelemetryRecorder(clock: clock)
@@ -30,6 +32,12 @@ public final class TelemetryRecorder: TelemetrySink {
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
         public var redactor: Redactor = .standard
+        /// How far back the recorder counts finished attempts and failures (per key), retries and fetches for
+        /// the ratio health rules, in 60 buckets (``RecentCounts``): 15 minutes by default (15-second buckets),
+        /// the longest window of ``HealthThresholds/standard``. These counts cover the whole span at any event
+        /// rate, however little of it the ring's ``capacity`` records hold; set it to your longest ratio window
+        /// (taken between one second and one hour).
+        public var rateWindow: Duration = .seconds(900)
 
         /// Creates a configuration.
         public init() {}
@@ -52,12 +60,16 @@ public final class TelemetryRecorder: TelemetrySink {
         var breakerState: UInt8 = StoredRecord.noState
         /// The first failure since the last succeeded attempt (nanoseconds), or `noneDuration`.
         var failingSince = StoredRecord.noneDuration
+        /// Finished attempts and failures over the last `rateWindow` (`RecentCounts.KeyField`).
+        var recent = CountBuckets(fields: RecentCounts.KeyField.count)
     }
 
     private struct State: Sendable {
         var ring: RecordRing
         var tables: NameTables
         var counters: [KeyCounters] = []
+        /// Retries and fetches over the last `rateWindow` (`RecentCounts.GlobalField`).
+        var recent = CountBuckets(fields: RecentCounts.GlobalField.count)
         var eventsReceived: UInt64 = 0
         var evicted: UInt64 = 0
     }
@@ -67,6 +79,8 @@ public final class TelemetryRecorder: TelemetrySink {
     /// The clock that decides which records are inside the window.
     public let clock: ResilienceClock
     private let state: LockedState<State>
+    /// The width of the rate buckets, in nanoseconds.
+    private let bucketWidth: Int64
 
     /// Creates a recorder. `clock` should be the clock your pipelines use (the default is the documented
     /// `ContinuousClock`-backed one).
@@ -78,6 +92,7 @@ public final class TelemetryRecorder: TelemetrySink {
     public init(configuration: Configuration = .standard, clock: ResilienceClock = .continuous) {
         self.configuration = configuration
         self.clock = clock
+        bucketWidth = RecentCounts.widthNanoseconds(spanning: configuration.rateWindow)
         state = LockedState(
             initialState: State(
                 ring: RecordRing(capacity: configuration.capacity),
@@ -95,6 +110,7 @@ public final class TelemetryRecorder: TelemetrySink {
         let redactor = configuration.redactor
         let windowNanoseconds = StoredRecord.nanoseconds(configuration.window)
         let time = StoredRecord.nanoseconds(event.time.offset)
+        let bucketWidth = bucketWidth
         state.withLock { state in
             var record = StoredRecord(
                 timeNanoseconds: time,
@@ -122,6 +138,35 @@ public final class TelemetryRecorder: TelemetrySink {
             _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
             if state.ring.append(record) { state.evicted &+= 1 }
             Self.count(record, event: event, retryCategory: retryCategory, into: &state.counters)
+            Self.countRecent(
+                event, key: Int(record.key), bucket: CountBuckets.index(time, width: bucketWidth), into: &state)
+        }
+    }
+
+    /// Adds `event` to the rate buckets (finished attempts per key; retries and fetches overall): a few integer
+    /// operations.
+    @inline(__always)
+    private static func countRecent(_ event: ResilienceEvent, key: Int, bucket: Int64, into state: inout State) {
+        switch event.kind {
+        case .attemptSucceeded, .attemptFailed:
+            let failed = event.kind == .attemptFailed
+            state.counters[key].recent.increment(
+                RecentCounts.KeyField.attempts, and: RecentCounts.KeyField.failures, if: failed, at: bucket)
+            if event.attempt >= 2 {
+                state.recent.increment(
+                    RecentCounts.GlobalField.retryAttempts, and: RecentCounts.GlobalField.retrySuccesses,
+                    if: !failed, at: bucket)
+            }
+        case .fetchCompleted:
+            var partial = false
+            if let count = event.count, let total = event.total { partial = count > 0 && count < total }
+            state.recent.increment(
+                RecentCounts.GlobalField.fetches, and: RecentCounts.GlobalField.partialCompletions, if: partial,
+                at: bucket)
+        case .partialResults:
+            state.recent.increment(RecentCounts.GlobalField.partialResults, at: bucket)
+        default:
+            break
         }
     }
 
@@ -207,12 +252,29 @@ public final class TelemetryRecorder: TelemetrySink {
         }
     }
 
+    /// The counts the ratio health rules read: finished attempts and failures per key, retries and fetches, over
+    /// the last ``Configuration/rateWindow`` at any event rate (records evicted from the ring still count).
+    public func recentCounts() -> RecentCounts {
+        state.withLock { state in
+            var keys: [(name: String, buckets: CountBuckets)] = []
+            keys.reserveCapacity(state.counters.count)
+            for (key, counters) in state.counters.enumerated() {
+                keys.append((state.tables.keys.name(UInt16(key)), counters.recent))
+            }
+            return RecentCounts(widthNanoseconds: bucketWidth, keys: keys, global: state.recent)
+        }
+    }
+
     /// How many records are held (including any that expired since the last append or snapshot).
     public var count: Int { state.withLock { $0.ring.count } }
 
-    /// Forgets every record (cumulative metrics are kept).
+    /// Forgets every record and the ``recentCounts()`` (cumulative metrics are kept).
     public func removeAllRecords() {
-        state.withLock { $0.ring.removeAll() }
+        state.withLock { state in
+            state.ring.removeAll()
+            state.recent.removeAll()
+            for key in state.counters.indices { state.counters[key].recent.removeAll() }
+        }
     }
 
     /// The memory the recorder's records use, computed from the actual contents: the ring's inline storage
