@@ -19,6 +19,7 @@ import ResilienceCore
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
 ///
+/// Durations are recorded in nanoseconds; a negative one (a clock that stepped back) counts as zero.
 /// `outcome` is `success`, `failure` or `cancelled`; `category` is the failure's category (`timeout`,
 /// `server-error` …) or `none` for a success; `state` is `closed`, `half_open`, `open` or `isolated`. The prefix
 /// `resilience` is ``Configuration/prefix``.
@@ -136,7 +137,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
             let (category, outcome) = labels(failure)
             handle(Counter.self, MetricSchema.attempts, [key, category, outcome]).increment()
             if event.kind != .attemptCancelled, let duration = event.duration {
-                handle(Timer.self, MetricSchema.attemptDuration, [key]).record(duration: duration)
+                handle(Timer.self, MetricSchema.attemptDuration, [key]).record(duration: Self.timed(duration))
             }
         case .retryScheduled:
             handle(Counter.self, MetricSchema.retries, [key, categoryLabel(event.classification?.category)])
@@ -174,7 +175,13 @@ public final class MetricsTelemetrySink: TelemetrySink {
         let key = keyLabel(key)
         let (category, outcome) = labels(failure)
         handle(Counter.self, MetricSchema.operations, [key, category, outcome]).increment()
-        handle(Timer.self, MetricSchema.operationDuration, [key, outcome]).record(duration: duration)
+        handle(Timer.self, MetricSchema.operationDuration, [key, outcome]).record(duration: Self.timed(duration))
+    }
+
+    /// What a timer records for `duration`: a negative one (a clock that stepped back, an emitter's bad value)
+    /// as zero, as the core `LatencyHistogram` does, so a histogram's sum never goes down.
+    static func timed(_ duration: Duration) -> Duration {
+        duration < .zero ? .zero : duration
     }
 
     private func labels(_ failure: FailureClassification?) -> (category: String, outcome: String) {

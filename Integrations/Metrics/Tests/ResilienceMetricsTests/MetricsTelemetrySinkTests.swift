@@ -125,6 +125,21 @@ struct MetricsTelemetrySinkTests {
         #expect(try gauge("isolated").values == [0, 0, 0])
     }
 
+    @Test("a negative duration (a clock that stepped back) is timed as zero, never as negative or as 292 years")
+    func negativeDurations() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(factory: metrics)
+        sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(-5)))
+        sink.receive(Self.event(.attemptFailed, duration: .seconds(Int64.min), classification: .unknown))
+        sink.receive(Self.event(.attemptSucceeded, duration: .milliseconds(7)))
+        sink.recordOperation(key: "lever", duration: .seconds(-1), failure: nil)
+        let latency = try metrics.expectTimer("resilience_attempt_duration_seconds", [("key", "lever")])
+        #expect(latency.values == [0, 0, 7_000_000])
+        let operation = try metrics.expectTimer(
+            "resilience_operation_duration_seconds", [("key", "lever"), ("outcome", "success")])
+        #expect(operation.values == [0])
+    }
+
     @Test("keys past the cap are counted as other, and the number of series stays bounded")
     func cardinalityCap() throws {
         let metrics = TestMetrics()
