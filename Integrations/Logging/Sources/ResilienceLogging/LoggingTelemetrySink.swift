@@ -7,9 +7,11 @@ import ResilienceTelemetry
 /// - **Your logger.** The sink never creates a logger of its own: it logs through the one you give it, with
 ///   its label, handler, level and metadata (add a request id to it and every event carries it).
 /// - **Levels** come from the failure's classification (``FailureClassification/logLevel``); breaker
-///   transitions and blocked plaintext requests log at `notice`; `attempt-started` at `trace` and
-///   `attempt-succeeded` at `debug` (a busy server logs nothing per request at its usual `info`); every
-///   other kind at `info`. ``Configuration/levels`` overrides any kind.
+///   transitions and blocked plaintext requests log at `notice`; `attempt-started` at `trace`,
+///   `attempt-succeeded` at `debug` and `attempt-cancelled` at the level of a cancellation
+///   (``FailureClassification/cancelled``: `debug`), so a busy server logs nothing per request at its usual
+///   `info`, nor per request its clients abandon; every other kind at `info`. ``Configuration/levels``
+///   overrides any kind.
 /// - **Metadata** uses OpenTelemetry's semantic-convention names: `error.type` (the stable code, `NET_002`),
 ///   `http.response.status_code`, `http.request.resend_count` (from the second attempt on), `server.address`
 ///   and `url.full` (when the event names a URL), `error.message`, and `resilience.*` for the rest (see
@@ -74,6 +76,7 @@ public struct LoggingTelemetrySink: TelemetrySink {
         if let level = configuration.levels[event.kind] { return level }
         if let failure = event.classification { return Logger.Level(failure.logLevel) }
         switch event.kind {
+        case .attemptCancelled: return Logger.Level(FailureClassification.cancelled.logLevel)
         case .breakerTransition, .insecureTransportBlocked: return .notice
         default: return .info
         }

@@ -76,6 +76,21 @@ struct LoggingTelemetrySinkTests {
         #expect(verboseSink.level(of: Self.event(.breakerTransition)) == .notice)
     }
 
+    @Test("a cancelled attempt logs at the cancellation's level (debug), like a failure classified as cancelled")
+    func cancelledAttempt() {
+        let (logger, handler) = Self.logger(level: .info)
+        let sink = LoggingTelemetrySink(logger: logger)
+        sink.receive(Self.event(.attemptCancelled))
+        sink.receive(Self.event(.attemptFailed, classification: .cancelled))
+        #expect(handler.entries.isEmpty, "a client going away logs nothing per request at info")
+        #expect(sink.level(of: Self.event(.attemptCancelled)) == .debug)
+        let (verbose, all) = Self.logger(level: .debug)
+        LoggingTelemetrySink(logger: verbose).receive(Self.event(.attemptCancelled))
+        #expect(all.entries.map(\.level) == [.debug])
+        let overridden = LoggingTelemetrySink(logger: logger, configuration: .init(levels: [.attemptCancelled: .info]))
+        #expect(overridden.level(of: Self.event(.attemptCancelled)) == .info)
+    }
+
     @Test("configured levels override the default rule")
     func overrides() {
         let (logger, handler) = Self.logger(level: .info)
