@@ -11,7 +11,9 @@ import Tracing
 ///   (the operation's span when a ``TracingStrategy`` runs outside it), with OpenTelemetry's HTTP client
 ///   attributes: `http.request.method`, `url.full` (redacted), `server.address`, `server.port`,
 ///   `http.response.status_code`, and `http.request.resend_count` (the context's attempt − 1) from the second
-///   attempt on;
+///   attempt on. A method outside ``knownMethods`` (methods are an open set: a proxy forwards whatever its
+///   clients send) names the span `HTTP`, with `http.request.method` `_OTHER` and the method in
+///   `http.request.method_original`, as OpenTelemetry's conventions say, so span names stay a bounded set;
 /// - the span's context injected into the request's headers through the instrument (W3C `traceparent` and
 ///   `tracestate` with an OpenTelemetry tracer), replacing any a previous attempt left, so each attempt carries
 ///   its own span's id;
@@ -40,6 +42,12 @@ public struct TracingTransport: HTTPTransport {
     /// Removes secrets from `url.full` and from a recorded error's description.
     public var redactor: Redactor
 
+    /// The methods that name a span and its `http.request.method` themselves: RFC 9110's and `PATCH`, the ones
+    /// OpenTelemetry's HTTP conventions know. Any other is `HTTP` / `_OTHER`.
+    public static let knownMethods: Set<String> = [
+        "CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE",
+    ]
+
     /// W3C Trace Context's headers (`traceparent`, `tracestate`) and W3C Baggage's (`baggage`).
     public static let w3cHeaders: Set<String> = ["traceparent", "tracestate", "baggage"]
 
@@ -64,12 +72,13 @@ public struct TracingTransport: HTTPTransport {
     /// Sends `request` through ``base`` inside a client span, with the span's context in its headers.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let spanTracer = tracer ?? InstrumentationSystem.tracer
-        let method = request.method.rawValue
+        let known = Self.knownMethods.contains(request.method.rawValue)
         let span = spanTracer.startSpan(
-            method, context: InstrumentationContext.current ?? .topLevel, ofKind: .client,
+            known ? request.method.rawValue : "HTTP", context: InstrumentationContext.current ?? .topLevel,
+            ofKind: .client,
             at: DefaultTracerClock.now, function: #function, file: #fileID, line: #line)
         defer { span.end() }
-        describe(request, attempt: context.attempt, on: span)
+        describe(request, knownMethod: known, attempt: context.attempt, on: span)
 
         var outgoing = request
         for name in propagationHeaders { outgoing.headers.remove(name) }
@@ -105,9 +114,15 @@ public struct TracingTransport: HTTPTransport {
         }
     }
 
-    private func describe(_ request: HTTPRequest, attempt: Int, on span: any Span) {
+    private func describe(_ request: HTTPRequest, knownMethod: Bool, attempt: Int, on span: any Span) {
         guard span.isRecording else { return }
-        span.attributes.set(SemanticAttribute.Name.requestMethod, value: .string(request.method.rawValue))
+        if knownMethod {
+            span.attributes.set(SemanticAttribute.Name.requestMethod, value: .string(request.method.rawValue))
+        } else {
+            span.attributes.set(SemanticAttribute.Name.requestMethod, value: .string("_OTHER"))
+            span.attributes.set(
+                "http.request.method_original", value: .string(redactor.redact(request.method.rawValue)))
+        }
         span.attributes.set(SemanticAttribute.Name.url, value: .string(redactor.redact(request.url.absoluteString)))
         if let host = request.url.host {
             span.attributes.set(SemanticAttribute.Name.serverAddress, value: .string(host))

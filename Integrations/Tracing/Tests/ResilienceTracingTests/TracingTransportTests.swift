@@ -86,6 +86,27 @@ struct TracingTransportTests {
         #expect(span.parentSpanID == nil)
     }
 
+    @Test("a method OpenTelemetry does not know names no span of its own: HTTP, with _OTHER and the original")
+    func unknownMethods() async throws {
+        let tracer = W3CTestTracer()
+        let base = ScriptedHTTPTransport(sequence: [.status(200), .status(200), .status(200)])
+        let transport = TracingTransport(wrapping: base, tracer: tracer)
+        let context = ResilienceContext(key: "lever", clock: .manual(ManualClock()))
+        // A proxy forwarding whatever methods its clients send: one span name per method would be unbounded.
+        for method: HTTPMethod in ["frob-1", "FROB-2", "patch"] {
+            _ = try await transport.send(HTTPRequest(method: method, url: Self.url), context: context)
+        }
+        let spans = tracer.memory.finishedSpans
+        #expect(spans.map(\.operationName) == ["HTTP", "HTTP", "PATCH"])
+        #expect(
+            spans.map { $0.attributes.get("http.request.method") } == [
+                .string("_OTHER"), .string("_OTHER"), .string("PATCH"),
+            ])
+        #expect(spans.first?.attributes.get("http.request.method_original") == .string("FROB-1"))
+        #expect(spans.last?.attributes.get("http.request.method_original") == nil)
+        #expect(base.requests.map(\.method.rawValue) == ["FROB-1", "FROB-2", "PATCH"], "the request is sent as is")
+    }
+
     @Test("a thrown error is recorded on the client span without the secrets in its description")
     func recordedErrorRedacted() async throws {
         let tracer = W3CTestTracer()
