@@ -135,6 +135,25 @@ struct ServerQuotaLimiterTests {
         #expect(limiter.remaining(now: at(2)) == 4)
     }
 
+    @Test("Calls are counted in flight from the first advertised quota: before it, admission and release keep no count")
+    func callsAreCountedFromTheFirstQuota() {
+        let limiter = ServerQuotaLimiter()
+        let uncounted = (0..<3).compactMap { _ in limiter.tryAcquire(now: at(0)).permit }
+        #expect(uncounted.map(\.token) == [0, 0, 0])
+        limiter.observe(ServerQuota(remaining: 5, resetAfter: .seconds(10)), now: at(1))
+        #expect(limiter.remaining(now: at(1)) == 5)
+        let counted = (0..<2).compactMap { _ in limiter.tryAcquire(now: at(1)).permit }
+        #expect(counted.map(\.token) == [1, 1])
+        // Releasing the calls admitted before the quota counts nothing out: both counted calls are still in
+        // flight, and the one beside the answered call comes off what is left.
+        for permit in uncounted { limiter.release(permit, outcome: .accepted, now: at(2)) }
+        limiter.observe(ServerQuota(remaining: 3, resetAfter: .seconds(8)), now: at(2))
+        #expect(limiter.remaining(now: at(2)) == 2)
+        for permit in counted { limiter.release(permit, outcome: .accepted, now: at(2)) }
+        limiter.observe(ServerQuota(remaining: 3, resetAfter: .seconds(8)), now: at(2))
+        #expect(limiter.remaining(now: at(2)) == 3)
+    }
+
     @Test("Through the stage: a quota reported while other calls are in flight holds the next call")
     func stageCountsCallsInFlight() async throws {
         let clock = ManualClock()

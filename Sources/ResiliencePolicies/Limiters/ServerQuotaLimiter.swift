@@ -11,7 +11,8 @@
 /// What a response says is left does not count the calls still in flight beside it (admitted, not yet
 /// released): the server may receive them after it answered. They come off the calls left, so five calls
 /// sent at once against "5 left" and a first answer of "4 left" admit no sixth call until more answers (or
-/// the reset) say there is room.
+/// the reset) say there is room. Calls are counted in flight from the first response that advertises a
+/// quota, so a limiter whose server never advertises one keeps no count (its release takes no lock).
 ///
 /// ``waitForPermit(context:)`` waits without polling: while spreading, a caller books the next evenly spread
 /// slot (first come, first served) and sleeps once until it; a caller waiting for the window to reset sleeps
@@ -101,7 +102,9 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
                     machine.withLock { $0.giveBack(quota: quota) }
                     throw error
                 }
-                if machine.withLock({ $0.takeSlot(bookedAgainst: quota) }) { return RateLimitPermit(admittedAt: due) }
+                if machine.withLock({ $0.takeSlot(bookedAgainst: quota) }) {
+                    return RateLimitPermit(token: ServerQuotaMachine.countedInFlight, admittedAt: due)
+                }
             case .reset(let due):
                 try await context.clock.sleep(until: due)
             }
@@ -109,8 +112,10 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
     }
 
     /// Counts the call out of flight. Nothing is given back to the window: the server's quota counts calls,
-    /// and a call that ended was sent (or may have been).
+    /// and a call that ended was sent (or may have been). A permit admitted before any response advertised a
+    /// quota was never counted, and its release costs nothing.
     public func release(_ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant) {
+        guard permit.token == ServerQuotaMachine.countedInFlight else { return }
         machine.withLock { $0.release() }
     }
 
@@ -149,8 +154,13 @@ struct ServerQuotaMachine: Sendable {
     private var spentUntil: ResilienceInstant?
     /// How many quotas have been observed: identifies the one a booking was made against.
     private(set) var quota: UInt64 = 0
-    /// Calls admitted and not yet released.
+    /// Calls admitted and not yet released, counted from the first quota a response advertised: a server
+    /// that never advertises one costs its calls no count.
     private(set) var inFlight = 0
+    /// Whether a response has advertised a quota, so admitted calls are counted in flight.
+    private var countsCallsInFlight = false
+    /// The token of a permit counted in flight, which its release counts out again.
+    static let countedInFlight: UInt64 = 1
 
     /// A waiting caller's turn.
     enum Booking: Equatable {
@@ -176,6 +186,7 @@ struct ServerQuotaMachine: Sendable {
     /// quota, or speaks for a laxer policy) never lets a call through before the time already known, and the
     /// same quota reported twice (by the transport and by `ResilientTransport`) changes nothing.
     mutating func observe(_ quota: ServerQuota, now: ResilienceInstant) {
+        countsCallsInFlight = true
         guard let resetAfter = quota.resetAfter else { return }
         let reset = now.advanced(by: resetAfter)
         if let spentUntil, now < spentUntil, quota.remaining > 0 || reset <= spentUntil { return }
@@ -217,11 +228,14 @@ struct ServerQuotaMachine: Sendable {
         inFlight = max(0, inFlight - 1)
     }
 
-    /// `acquire(now:)`, counting an admitted call in flight.
+    /// `acquire(now:)`, counting an admitted call in flight once a response has advertised a quota (its
+    /// permit then carries ``countedInFlight``).
     mutating func admit(now: ResilienceInstant) -> RateLimitDecision {
         let decision = acquire(now: now)
-        if case .admitted = decision { inFlight += 1 }
-        return decision
+        guard countsCallsInFlight, case .admitted(var permit) = decision else { return decision }
+        inFlight += 1
+        permit.token = Self.countedInFlight
+        return .admitted(permit)
     }
 
     /// Returns a spread slot whose caller stopped waiting, if the quota it was booked against still holds.
