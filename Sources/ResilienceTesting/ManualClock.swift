@@ -40,7 +40,10 @@ public final class ManualClock: Clock, Sendable {
         var now: Instant
         var nextID: UInt64 = 0
         var sleepers: [UInt64: Sleeper] = [:]
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterID: UInt64 = 0
+        var sleeperWaiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Waiters whose task was cancelled before they were queued.
+        var cancelledWaiters: Set<UInt64> = []
     }
 
     private let state: LockedState<State>
@@ -129,15 +132,32 @@ public final class ManualClock: Clock, Sendable {
         return true
     }
 
-    /// Suspends until at least `count` tasks are asleep on this clock.
+    /// Suspends until at least `count` tasks are asleep on this clock, or until the waiting task is cancelled
+    /// (a test's time limit), whichever comes first.
     public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.values.filter({ $0.continuation != nil }).count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
-                return false
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.cancelledWaiters.remove(id) != nil { return true }
+                    if state.sleepers.values.filter({ $0.continuation != nil }).count >= count { return true }
+                    state.sleeperWaiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.sleeperWaiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledWaiters.insert(id)
+                    return nil
+                }
+                return state.sleeperWaiters.remove(at: index).continuation
+            }
+            continuation?.resume()
         }
     }
 
