@@ -62,3 +62,51 @@ struct RedirectPolicyTests {
         #expect(failure.classification.category == .invalidResponse)
     }
 }
+
+@Suite("Redirect policy: the next hop's request")
+struct RedirectNextRequestTests {
+    let origin = URL(string: "https://api.example.com/jobs")!
+    let target = URL(string: "https://api.example.com/jobs/42")!
+
+    func post() -> HTTPRequest {
+        HTTPRequest(
+            method: .post, url: origin,
+            headers: [
+                "Content-Type": "application/json", "Content-Encoding": "gzip", "Content-Language": "en",
+                "Content-Location": "/drafts/1", "Content-Length": "4", "Digest": "sha-256=abc",
+                "Content-Digest": "sha-256=:abc=:", "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT",
+                "Accept": "application/json", "Idempotency-Key": "k-1",
+            ],
+            body: Data("gzip".utf8))
+    }
+
+    @Test("A POST turned into a GET (303, 301, 302) loses its body and every field describing it (RFC 9110 §15.4)")
+    func contentFieldsDropped() {
+        for status in [301, 302, 303] {
+            let next = RedirectPolicy.nextRequest(
+                after: post(), status: status, target: target, stripCredentials: false, credentialHeaders: [])
+            #expect(next.method == .get)
+            #expect(next.body == nil)
+            for name in [
+                "Content-Type", "Content-Encoding", "Content-Language", "Content-Location", "Content-Length", "Digest",
+                "Content-Digest", "Last-Modified",
+            ] {
+                #expect(!next.headers.contains(name), "\(status) kept \(name)")
+            }
+            #expect(next.headers["Accept"] == "application/json")
+            #expect(next.headers["Idempotency-Key"] == "k-1")
+        }
+    }
+
+    @Test("A 307 and a 308 keep the method, the body and the fields describing it")
+    func contentFieldsKept() {
+        for status in [307, 308] {
+            let next = RedirectPolicy.nextRequest(
+                after: post(), status: status, target: target, stripCredentials: false, credentialHeaders: [])
+            #expect(next.method == .post)
+            #expect(next.body == Data("gzip".utf8))
+            #expect(next.headers["Content-Encoding"] == "gzip")
+            #expect(next.headers["Content-Type"] == "application/json")
+        }
+    }
+}

@@ -74,7 +74,8 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The request for the next hop, for transports that follow redirects themselves: 303 (and 301/302 after a
-    /// POST) become a GET without a body, as RFC 9110 §15.4 allows; 307 and 308 keep the method and body.
+    /// POST) become a GET without a body and without the fields that describe it (``contentFields``), as RFC 9110
+    /// §15.4 allows; 307 and 308 keep the method, the body and those fields.
     /// - Parameters:
     ///   - request: The request that was answered with a redirect.
     ///   - status: The redirect's status code.
@@ -91,7 +92,7 @@ public struct RedirectPolicy: Sendable {
         if becomesGet {
             next.method = .get
             next.body = nil
-            for name in ["content-length", "content-type", "transfer-encoding"] { next.headers.remove(name) }
+            for name in Self.contentFields { next.headers.remove(name) }
         }
         if stripCredentials {
             for field in request.headers where credentialHeaders.contains(field.name.lowercased()) {
@@ -101,4 +102,12 @@ public struct RedirectPolicy: Sendable {
         next.headers.remove("host")
         return next
     }
+
+    /// The fields that describe a request's content, dropped with the body when a redirect turns the request into a
+    /// GET: RFC 9110 §15.4's `Content-Encoding`, `Content-Language`, `Content-Location`, `Content-Type`,
+    /// `Content-Length`, `Digest` and `Last-Modified`, with `Content-Digest` (RFC 9530) and `Transfer-Encoding`.
+    static let contentFields = [
+        "content-encoding", "content-language", "content-location", "content-type", "content-length", "digest",
+        "content-digest", "last-modified", "transfer-encoding",
+    ]
 }
