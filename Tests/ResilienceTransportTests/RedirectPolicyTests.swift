@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceTesting
 import Testing
 
 @testable import ResilienceTransport
@@ -108,5 +109,43 @@ struct RedirectNextRequestTests {
             #expect(next.headers["Content-Encoding"] == "gzip")
             #expect(next.headers["Content-Type"] == "application/json")
         }
+    }
+
+    @Test("Credential header names are matched whatever their case, in the request and in the configured set")
+    func credentialNamesCaseInsensitive() {
+        let request = HTTPRequest(
+            url: origin, headers: ["x-session-token": "secret", "AUTHORIZATION": "Bearer a", "Accept": "*/*"])
+        let next = RedirectPolicy.nextRequest(
+            after: request, status: 302, target: URL(string: "https://cdn.example.net/x")!, stripCredentials: true,
+            credentialHeaders: ["X-Session-Token", "Authorization"])
+        #expect(!next.headers.contains("X-Session-Token"))
+        #expect(!next.headers.contains("Authorization"))
+        #expect(next.headers["Accept"] == "*/*")
+    }
+}
+
+@Suite("URLSessionTransport redirects over FaultServer")
+struct URLSessionRedirectTests {
+    @Test("A credential header configured with capitals is not sent to another origin after a redirect")
+    func configuredCredentialWithCapitals() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        server.script("/from", .redirect(to: other.url("/landing").absoluteString))
+        other.script("/landing", .ok("there"))
+        var configuration = URLSessionTransportConfiguration()
+        configuration.credentialHeaders.insert("X-Session-Token")
+        let transport = URLSessionTransport(configuration: configuration)
+        let response = try await transport.send(
+            HTTPRequest(url: server.url("/from"), headers: ["X-Session-Token": "secret", "X-Trace": "t-1"]),
+            context: realContext())
+        #expect(response.status == 200)
+        let landed = other.requests(to: "/landing").first
+        #expect(landed != nil)
+        #expect(landed?.headers["X-Session-Token"] == nil)
+        #expect(landed?.headers["X-Trace"] == "t-1")
     }
 }

@@ -81,7 +81,7 @@ public struct RedirectPolicy: Sendable {
     ///   - status: The redirect's status code.
     ///   - target: The resolved `Location`.
     ///   - stripCredentials: Whether to drop the credential headers (from ``Verdict/follow(stripCredentials:)``).
-    ///   - credentialHeaders: The lower-cased names of the headers that carry credentials.
+    ///   - credentialHeaders: The names of the headers that carry credentials, matched without regard to case.
     public static func nextRequest(
         after request: HTTPRequest, status: Int, target: URL, stripCredentials: Bool, credentialHeaders: Set<String>
     ) -> HTTPRequest {
@@ -95,12 +95,19 @@ public struct RedirectPolicy: Sendable {
             for name in Self.contentFields { next.headers.remove(name) }
         }
         if stripCredentials {
-            for field in request.headers where credentialHeaders.contains(field.name.lowercased()) {
+            for field in request.headers where isCredentialHeader(field.name, in: credentialHeaders) {
                 next.headers.remove(field.name)
             }
         }
         next.headers.remove("host")
         return next
+    }
+
+    /// Whether `name` is one of `credentialHeaders`, compared without regard to case (a configured
+    /// `X-Session-Token` matches a sent `x-session-token`, and the other way round).
+    static func isCredentialHeader(_ name: String, in credentialHeaders: Set<String>) -> Bool {
+        let name = name.lowercased()
+        return credentialHeaders.contains { $0.lowercased() == name }
     }
 
     /// The fields that describe a request's content, dropped with the body when a redirect turns the request into a

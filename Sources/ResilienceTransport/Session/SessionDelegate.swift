@@ -100,7 +100,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             var next = request
             if stripCredentials {
                 for name in request.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-                where configuration.credentialHeaders.contains(name.lowercased()) {
+                where RedirectPolicy.isCredentialHeader(name, in: configuration.credentialHeaders) {
                     next.setValue(nil, forHTTPHeaderField: name)
                 }
             }

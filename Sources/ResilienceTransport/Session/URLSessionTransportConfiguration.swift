@@ -11,7 +11,7 @@ public struct URLSessionTransportConfiguration: Sendable, Hashable {
     /// injected clock, because FoundationNetworking treats `timeoutInterval` as an idle timeout and
     /// misfires below one second.
     public var idleTimeout: Duration = .seconds(120)
-    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port).
+    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case.
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
     /// Whether an `https` request may be redirected to plain `http` (never, by default).
     public var allowsRedirectDowngrade: Bool = false

@@ -17,7 +17,7 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     public var connectTimeout: Duration = .seconds(10)
     /// How long an idle pooled connection is kept (default 60 s).
     public var idleConnectionTimeout: Duration = .seconds(60)
-    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), lower-case.
+    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case.
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
     /// Whether an `https` request may be redirected to plain `http` (never, by default).
     public var allowsRedirectDowngrade: Bool = false
