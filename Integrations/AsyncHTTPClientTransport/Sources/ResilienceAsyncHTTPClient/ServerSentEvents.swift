@@ -33,9 +33,9 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// for try await event in ServerSentEvents(response.body) { print(event.type, event.data) }
 /// ```
 ///
-/// Lines may end with CR, LF or CRLF (also across chunk boundaries); comments (`:`) and unknown fields are
-/// skipped; an event without data is not dispatched; an unfinished event at the end of the stream is dropped.
-/// The body's byte cap bounds the memory a line can take.
+/// Lines may end with CR, LF or CRLF (also across chunk boundaries); one leading byte order mark is ignored;
+/// comments (`:`) and unknown fields are skipped; an event without data is not dispatched; an unfinished event at
+/// the end of the stream is dropped. The body's byte cap bounds the memory a line can take.
 public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
     /// A parsed event.
     public typealias Element = ServerSentEvent
@@ -59,6 +59,8 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
         var pending: [UInt8] = []
         var position = 0
         var skipsLineFeed = false
+        /// Whether the stream's first bytes have yet to be checked for a byte order mark.
+        var atStart = true
         var lines = LineState()
         var finished = false
 
@@ -80,6 +82,15 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
 
         /// The next complete line in the buffer (without its terminator), or nil when none is complete.
         private mutating func nextLine() -> String? {
+            if atStart {
+                // One leading U+FEFF is ignored (WHATWG HTML, "Parsing an event stream"), even split across chunks.
+                let available = Swift.min(pending.count - position, Self.byteOrderMark.count)
+                if pending[position..<(position + available)].elementsEqual(Self.byteOrderMark.prefix(available)) {
+                    guard available == Self.byteOrderMark.count else { return nil }
+                    position += available
+                }
+                atStart = false
+            }
             if skipsLineFeed, position < pending.count {
                 if pending[position] == UInt8(ascii: "\n") { position += 1 }
                 skipsLineFeed = false
@@ -90,6 +101,9 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
             position = end + 1
             return line
         }
+
+        /// U+FEFF in UTF-8.
+        private static var byteOrderMark: [UInt8] { [0xEF, 0xBB, 0xBF] }
     }
 
     /// The fields of the event being read.
