@@ -8,7 +8,9 @@ public struct ServerSentEvent: Sendable, Hashable {
     public var data: String
     /// The last event id seen on the stream so far (`id:` field), if any.
     public var lastEventID: String?
-    /// The reconnection time the server asked for (`retry:` field, in milliseconds), if this event carried one.
+    /// The reconnection time the server last asked for on the stream so far (`retry:` field, in milliseconds; a
+    /// value too large for `Int64` is `Int64.max` milliseconds), if any. Like ``lastEventID`` it holds for the events
+    /// after it, including a `retry:` sent in a block without data, which dispatches no event of its own.
     public var retry: Duration?
 
     /// Creates an event.
@@ -16,7 +18,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     ///   - type: The event type.
     ///   - data: The event's data.
     ///   - lastEventID: The last event id seen on the stream.
-    ///   - retry: The reconnection time the server asked for.
+    ///   - retry: The reconnection time the server last asked for on the stream.
     public init(type: String = "message", data: String, lastEventID: String? = nil, retry: Duration? = nil) {
         self.type = type
         self.data = data
@@ -34,8 +36,9 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// ```
 ///
 /// Lines may end with CR, LF or CRLF (also across chunk boundaries); one leading byte order mark is ignored;
-/// comments (`:`) and unknown fields are skipped; an event without data is not dispatched; an unfinished event at
-/// the end of the stream is dropped. The body's byte cap bounds the memory a line can take.
+/// comments (`:`) and unknown fields are skipped; an event without data is not dispatched (its `id:` and `retry:`
+/// still hold for the events after it); an unfinished event at the end of the stream is dropped. The body's byte
+/// cap bounds the memory a line can take.
 public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
     /// A parsed event.
     public typealias Element = ServerSentEvent
@@ -136,8 +139,9 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                 hasData = true
             case "id" where !value.contains("\0"): lastEventID = String(value)
             case "retry":
-                if !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let milliseconds = Int64(value) {
-                    retry = .milliseconds(milliseconds)
+                // Only ASCII digits count; a number past Int64 asks for the longest time, not for none.
+                if !value.isEmpty, value.allSatisfy(\.isASCIIDigit) {
+                    retry = .milliseconds(Int64(value) ?? .max)
                 }
             default: break
             }
@@ -149,7 +153,6 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                 type = ""
                 data = ""
                 hasData = false
-                retry = nil
             }
             guard hasData else { return nil }
             return ServerSentEvent(

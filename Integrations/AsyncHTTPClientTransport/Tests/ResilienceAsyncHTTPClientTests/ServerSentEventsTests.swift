@@ -40,4 +40,31 @@ struct ServerSentEventsTests {
         let twice = try await events(Chunks([Data(bom + bom + Array("data: x\n\ndata: y\n\n".utf8))]))
         #expect(twice == [ServerSentEvent(data: "y")])
     }
+
+    @Test("A retry field takes effect without an event of its own and holds for the events after it, like the id")
+    func reconnectionTime() async throws {
+        // Servers commonly send `retry:` alone; the block has no data, so no event, but the time still counts.
+        let alone = try await events(Chunks(["retry: 5000\n\n", "data: a\n\n", "data: b\n\n"]))
+        #expect(
+            alone == [
+                ServerSentEvent(data: "a", retry: .milliseconds(5000)),
+                ServerSentEvent(data: "b", retry: .milliseconds(5000)),
+            ])
+        let replaced = try await events(Chunks(["retry: 100\ndata: a\n\nretry: 200\n\ndata: b\n\n"]))
+        #expect(
+            replaced == [
+                ServerSentEvent(data: "a", retry: .milliseconds(100)),
+                ServerSentEvent(data: "b", retry: .milliseconds(200)),
+            ])
+    }
+
+    @Test("A retry value that is not only ASCII digits is ignored; one too large for Int64 is the longest time")
+    func reconnectionTimeValues() async throws {
+        for garbage in ["-1", "1.5", "5s", "  5", "", "\u{0661}", "0x10"] {
+            let parsed = try await events(Chunks(["retry: 300\n\nretry:\(garbage)\ndata: a\n\n"]))
+            #expect(parsed == [ServerSentEvent(data: "a", retry: .milliseconds(300))], "retry:\(garbage)")
+        }
+        let huge = try await events(Chunks(["retry: 99999999999999999999999999\ndata: a\n\n"]))
+        #expect(huge == [ServerSentEvent(data: "a", retry: .milliseconds(Int64.max))])
+    }
 }
