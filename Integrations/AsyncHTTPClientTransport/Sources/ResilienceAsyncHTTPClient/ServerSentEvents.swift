@@ -61,11 +61,15 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
         var base: Base.AsyncIterator
         var pending: [UInt8] = []
         var position = 0
+        /// Where the search for a line terminator resumes: no byte from `position` up to here ends a line.
+        var searched = 0
         var skipsLineFeed = false
         /// Whether the stream's first bytes have yet to be checked for a byte order mark.
         var atStart = true
         var lines = LineState()
         var finished = false
+        /// The bytes searched for a line terminator so far (each byte once, however the line is chunked).
+        var examinedBytes = 0
 
         /// The next event, or nil at the end of the stream.
         public mutating func next() async throws -> ServerSentEvent? {
@@ -78,6 +82,7 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                     return nil
                 }
                 pending.removeFirst(position)
+                searched = Swift.max(0, searched - position)
                 position = 0
                 pending.append(contentsOf: chunk)
             }
@@ -98,10 +103,19 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                 if pending[position] == UInt8(ascii: "\n") { position += 1 }
                 skipsLineFeed = false
             }
-            guard let end = pending[position...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) else { return nil }
+            // A line still open after this chunk is searched from where the last search stopped, not from its start:
+            // a long line in small chunks would otherwise cost its length squared.
+            let start = Swift.max(searched, position)
+            guard let end = pending[start...].firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) else {
+                examinedBytes += pending.count - start
+                searched = pending.count
+                return nil
+            }
+            examinedBytes += end + 1 - start
             let line = String(decoding: pending[position..<end], as: UTF8.self)
             skipsLineFeed = pending[end] == 0x0D
             position = end + 1
+            searched = position
             return line
         }
 

@@ -1,6 +1,7 @@
 import Foundation
-import ResilienceAsyncHTTPClient
 import Testing
+
+@testable import ResilienceAsyncHTTPClient
 
 /// A body that yields the given chunks, then ends.
 private struct Chunks: AsyncSequence, Sendable {
@@ -66,5 +67,20 @@ struct ServerSentEventsTests {
         }
         let huge = try await events(Chunks(["retry: 99999999999999999999999999\ndata: a\n\n"]))
         #expect(huge == [ServerSentEvent(data: "a", retry: .milliseconds(Int64.max))])
+    }
+
+    @Test("A long line arriving in small chunks is searched once, not again from its start with every chunk")
+    func longLineSearchedOnce() async throws {
+        let size = 1 << 20
+        var chunks = [Data("data: ".utf8)]
+        for _ in 0..<(size / 1024) { chunks.append(Data(repeating: UInt8(ascii: "x"), count: 1024)) }
+        chunks.append(Data("\n\n".utf8))
+        var iterator = ServerSentEvents(Chunks(chunks)).makeAsyncIterator()
+        let event = try await iterator.next()
+        #expect(event?.data.utf8.count == size)
+        #expect(try await iterator.next() == nil)
+        // Every byte is searched at most once; searching the whole line again per chunk would be about 512 MB.
+        let total = chunks.reduce(0) { $0 + $1.count }
+        #expect(iterator.examinedBytes <= total, "examined \(iterator.examinedBytes) bytes of \(total)")
     }
 }
