@@ -51,6 +51,18 @@ struct RedirectPolicyTests {
                 == .refuse(.tooManyRedirects(limit: 1, url: URL(string: "https://api.example.com/third")!)))
     }
 
+    @Test("A loop is the same method sent to the same URL again: a POST's 303 back to its URL is followed as a GET")
+    func loopsCountTheMethod() {
+        var rules = RedirectPolicy(originalURL: origin, method: .post, maximumRedirects: 10, allowsDowngrade: false)
+        #expect(RedirectPolicy.nextMethod(after: .post, status: 303) == .get)
+        #expect(rules.evaluate(from: origin, to: origin, method: .get) == .follow(stripCredentials: false))
+        #expect(rules.evaluate(from: origin, to: origin, method: .get) == .refuse(.redirectLoop(url: origin)))
+        #expect(RedirectPolicy.nextMethod(after: .post, status: 307) == .post)
+        #expect(RedirectPolicy.nextMethod(after: .put, status: 302) == .put)
+        #expect(RedirectPolicy.nextMethod(after: .head, status: 303) == .head)
+        #expect(RedirectPolicy.nextMethod(after: .delete, status: 303) == .get)
+    }
+
     @Test("A target without a host is refused as the server's invalid response, not sent as the caller's bad request")
     func hostlessTarget() {
         var rules = policy()
@@ -147,5 +159,17 @@ struct URLSessionRedirectTests {
         #expect(landed != nil)
         #expect(landed?.headers["X-Session-Token"] == nil)
         #expect(landed?.headers["X-Trace"] == "t-1")
+    }
+
+    @Test("A POST answered with a 303 to its own URL is followed as a GET there (post/redirect/get), not a loop")
+    func postRedirectGetToSameURL() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/form", .redirect(to: "/form", status: 303), .ok("done"))
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: .post, url: server.url("/form"), body: Data("a=1".utf8)), context: realContext())
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "done")
+        #expect(server.requests(to: "/form").map(\.method) == ["POST", "GET"])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The redirect rules of one request, as a value: hop limit, loop detection, only `http`/`https` targets with a
-/// host, no https→http downgrade, and credential stripping once the chain has left the original origin (scheme, host
-/// and port). Every transport that follows redirects (URLSession's delegate, the AsyncHTTPClient transport in
-/// `Integrations/`) decides each hop with it, so they refuse and strip alike.
+/// The redirect rules of one request, as a value: hop limit, loop detection (a loop is the same method sent to the
+/// same URL again, so a POST answered with a 303 to its own URL is followed as a GET there: post/redirect/get), only
+/// `http`/`https` targets with a host, no https→http downgrade, and credential stripping once the chain has left the
+/// original origin (scheme, host and port). Every transport that follows redirects (URLSession's delegate, the
+/// AsyncHTTPClient transport in `Integrations/`) decides each hop with it, so they refuse and strip alike.
 public struct RedirectPolicy: Sendable {
     /// What to do with one hop.
     public enum Verdict: Equatable, Sendable {
@@ -28,20 +29,26 @@ public struct RedirectPolicy: Sendable {
     /// Creates the rules for one request.
     /// - Parameters:
     ///   - originalURL: The request's URL.
+    ///   - method: The request's method. Default: `.get`.
     ///   - maximumRedirects: The most hops to follow.
     ///   - allowsDowngrade: Whether a hop from https to http may be followed.
-    public init(originalURL: URL, maximumRedirects: Int, allowsDowngrade: Bool) {
+    public init(originalURL: URL, method: HTTPMethod = .get, maximumRedirects: Int, allowsDowngrade: Bool) {
         self.originalURL = originalURL
         self.maximumRedirects = maximumRedirects
         self.allowsDowngrade = allowsDowngrade
-        self.visited = [originalURL.absoluteString]
+        self.visited = [Self.visit(method, originalURL)]
     }
 
-    /// Decides the hop from `source` to `target`.
-    public mutating func evaluate(from source: URL, to target: URL) -> Verdict {
+    /// Decides the hop from `source` to `target`, which will be requested with `method` (the method
+    /// ``nextMethod(after:status:)`` gives). Sending the same method to a URL already requested is a loop.
+    /// - Parameters:
+    ///   - source: The URL that answered with the redirect.
+    ///   - target: The resolved `Location`.
+    ///   - method: The method the hop will be sent with. Default: `.get`.
+    public mutating func evaluate(from source: URL, to target: URL, method: HTTPMethod = .get) -> Verdict {
         redirects += 1
         if redirects > maximumRedirects { return .refuse(.tooManyRedirects(limit: maximumRedirects, url: target)) }
-        if !visited.insert(target.absoluteString).inserted { return .refuse(.redirectLoop(url: target)) }
+        if !visited.insert(Self.visit(method, target)).inserted { return .refuse(.redirectLoop(url: target)) }
         let targetScheme = target.scheme?.lowercased()
         guard targetScheme == "http" || targetScheme == "https" else {
             return .refuse(
@@ -87,10 +94,8 @@ public struct RedirectPolicy: Sendable {
     ) -> HTTPRequest {
         var next = request
         next.url = target
-        let becomesGet =
-            status == 303 ? request.method != .head : (status == 301 || status == 302) && request.method == .post
-        if becomesGet {
-            next.method = .get
+        next.method = nextMethod(after: request.method, status: status)
+        if status == 303 ? request.method != .head : next.method != request.method {
             next.body = nil
             for name in Self.contentFields { next.headers.remove(name) }
         }
@@ -102,6 +107,19 @@ public struct RedirectPolicy: Sendable {
         next.headers.remove("host")
         return next
     }
+
+    /// The method a redirect's next hop is sent with: 303 turns any method but `HEAD` into `GET`, and 301 and 302
+    /// turn a `POST` into a `GET` (RFC 9110 §15.4); every other hop keeps the method.
+    /// - Parameters:
+    ///   - method: The method of the request that was answered with a redirect.
+    ///   - status: The redirect's status code.
+    public static func nextMethod(after method: HTTPMethod, status: Int) -> HTTPMethod {
+        let becomesGet = status == 303 ? method != .head : (status == 301 || status == 302) && method == .post
+        return becomesGet ? .get : method
+    }
+
+    /// A request already sent in this chain: its method and URL.
+    private static func visit(_ method: HTTPMethod, _ url: URL) -> String { "\(method.rawValue) \(url.absoluteString)" }
 
     /// Whether `name` is one of `credentialHeaders`, compared without regard to case (a configured
     /// `X-Session-Token` matches a sent `x-session-token`, and the other way round).

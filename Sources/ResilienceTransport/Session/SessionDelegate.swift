@@ -23,12 +23,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.configuration = configuration
     }
 
-    func register(_ taskIdentifier: Int, url: URL, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    func register(
+        _ taskIdentifier: Int, url: URL, method: HTTPMethod, continuation: CheckedContinuation<HTTPResponse, any Error>
+    ) {
         exchanges.withLock {
             $0[taskIdentifier] = Exchange(
                 continuation: continuation, originalURL: url,
                 redirects: RedirectPolicy(
-                    originalURL: url, maximumRedirects: configuration.maximumRedirects,
+                    originalURL: url, method: method, maximumRedirects: configuration.maximumRedirects,
                     allowsDowngrade: configuration.allowsRedirectDowngrade))
         }
     }
@@ -89,7 +91,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let verdict = exchanges.withLock { exchanges -> RedirectPolicy.Verdict in
             guard var exchange = exchanges[task.taskIdentifier] else { return .refuse(.redirectLoop(url: target)) }
             defer { exchanges[task.taskIdentifier] = exchange }
-            return exchange.redirects.evaluate(from: response.url ?? exchange.originalURL, to: target)
+            return exchange.redirects.evaluate(
+                from: response.url ?? exchange.originalURL, to: target,
+                method: HTTPMethod(rawValue: request.httpMethod ?? "GET"))
         }
         switch verdict {
         case .refuse(let failure):

@@ -77,9 +77,10 @@ public final class URLSessionTransport: HTTPTransport {
         let identifier = task.taskIdentifier
         let delegate = delegate
         let url = urlRequest.url!
+        let method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(identifier, url: url, continuation: continuation)
+                delegate.register(identifier, url: url, method: method, continuation: continuation)
                 if Task.isCancelled {
                     delegate.abandon(identifier, with: CancellationError())
                     task.cancel()

@@ -147,7 +147,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
     ) async throws -> (HTTPClientResponse, HTTPRequest) {
         var rules = RedirectPolicy(
-            originalURL: request.url, maximumRedirects: configuration.maximumRedirects,
+            originalURL: request.url, method: request.method, maximumRedirects: configuration.maximumRedirects,
             allowsDowngrade: configuration.allowsRedirectDowngrade)
         var current = request
         var streamedBody = upload
@@ -157,12 +157,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 return (response, current)
             }
             await Self.discard(response.body)
-            switch rules.evaluate(from: current.url, to: target) {
+            let status = Int(response.status.code)
+            let method = RedirectPolicy.nextMethod(after: current.method, status: status)
+            switch rules.evaluate(from: current.url, to: target, method: method) {
             case .refuse(let failure):
                 throw failure
             case .follow(let stripCredentials):
                 current = RedirectPolicy.nextRequest(
-                    after: current, status: Int(response.status.code), target: target,
+                    after: current, status: status, target: target,
                     stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
                 streamedBody = nil
             }

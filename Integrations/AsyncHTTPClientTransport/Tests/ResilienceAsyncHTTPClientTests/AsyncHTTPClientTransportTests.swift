@@ -113,6 +113,24 @@ struct AsyncHTTPClientTransportTests {
         #expect(results.map(\.body) == [Data(), body])
     }
 
+    @Test("A POST answered with a 303 to its own URL is followed as a GET there (post/redirect/get), not a loop")
+    func postRedirectGetToSameURL() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/form", .redirect(to: "/form", status: 303), .ok("done"), .redirect(to: "/form", status: 303))
+        let response = try await withTransport { transport in
+            try await send(server.url("/form"), with: transport, method: .post, body: Data("a=1".utf8))
+        }
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "done")
+        #expect(server.requests(to: "/form").map(\.method) == ["POST", "GET"])
+        // A GET sent back to its own URL is a loop.
+        let failure = await #expect(throws: TransportError.self) {
+            try await withTransport { transport in try await send(server.url("/form"), with: transport) }
+        }
+        #expect(failure?.code == .tooManyRedirects)
+    }
+
     @Test("An https→http redirect is refused as insecure (decided before any request to the target)")
     func downgradeRefused() {
         let source = URL(string: "https://api.example.com/a")!
