@@ -153,19 +153,43 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
 
     /// A failed connection attempt (DNS, then every address tried): nothing was sent.
     static func classification(of error: NIOConnectionError) -> FailureClassification {
-        let target = "\(error.host):\(error.port)"
-        guard let first = error.connectionErrors.first?.error else {
-            return make(.networkUnreachable, .hostNotFound, "could not resolve \(error.host)", notSent: true)
+        classification(ofConnectionFailures: error.connectionErrors.map(\.error), host: error.host, port: error.port)
+    }
+
+    /// The failures of the connection attempts to `host`, one per address tried, in order (none: the name did not
+    /// resolve): nothing was sent.
+    ///
+    /// The attempt that got furthest speaks for the host: a refusal (the host answered), then a timeout, then any
+    /// other failure, and an unreachable network only when every address was unreachable. Happy eyeballs tries IPv6
+    /// first, and a machine without an IPv6 route fails there at once (`ENETUNREACH`) before IPv4 is refused; that
+    /// is a refused connection, not an offline network.
+    static func classification(
+        ofConnectionFailures failures: [any Error], host: String, port: Int
+    ) -> FailureClassification {
+        let attempts = failures.map { failure -> FailureClassification in
+            switch failure {
+            case let failure as IOError: Self.classification(errno: failure.errnoCode)
+            case let failure as ChannelError: Self.classification(of: failure)
+            default: make(.transient, .connectionRefused, "could not connect (\(failure))")
+            }
         }
-        var classification: FailureClassification
-        switch first {
-        case let failure as IOError: classification = Self.classification(errno: failure.errnoCode)
-        case let failure as ChannelError: classification = Self.classification(of: failure)
-        default: classification = make(.transient, .connectionRefused, "could not connect (\(first))")
+        guard var classification = attempts.min(by: { progress(of: $0) < progress(of: $1) }) else {
+            return make(.networkUnreachable, .hostNotFound, "could not resolve \(host)", notSent: true)
         }
         classification.requestWasNotSent = true
-        classification.message = "\(classification.message ?? "could not connect") to \(target)"
+        classification.message = "\(classification.message ?? "could not connect") to \(host):\(port)"
         return classification
+    }
+
+    /// How far a connection attempt got, lowest first: refused (the host answered), timed out, any other failure,
+    /// then an unreachable network.
+    private static func progress(of attempt: FailureClassification) -> Int {
+        switch attempt.code {
+        case .connectionRefused: 0
+        case .timedOut: 1
+        case .noConnection: 3
+        default: 2
+        }
     }
 
     /// A socket error by its `errno`; the message names the failure the code names.

@@ -4,9 +4,10 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOHTTPCompression
 import NIOSSL
-import ResilienceAsyncHTTPClient
 import ResilienceTransport
 import Testing
+
+@testable import ResilienceAsyncHTTPClient
 
 #if canImport(Glibc)
 import Glibc
@@ -77,6 +78,27 @@ struct ErrorClassifierTests {
         #expect(
             classifier.classify(NIOHTTPDecompression.DecompressionError.inflationError(-3))?.code == .invalidResponse)
         #expect(classifier.classify(CancellationError()) == nil, "not an AsyncHTTPClient error")
+    }
+
+    @Test("A host whose IPv6 address is unreachable and IPv4 address refuses is refused, not an unreachable network")
+    func connectionFailuresAcrossAddresses() {
+        let unreachable = IOError(errnoCode: ENETUNREACH, reason: "connect")
+        let refused = IOError(errnoCode: ECONNREFUSED, reason: "connect")
+        let timedOut = ChannelError.connectTimeout(.seconds(1))
+        let classify = AsyncHTTPClientErrorClassifier.classification(ofConnectionFailures:host:port:)
+        // Happy eyeballs tries IPv6 first; a host without an IPv6 route fails there at once, then IPv4 answers.
+        let mixed = classify([unreachable, refused], "api.example.com", 443)
+        #expect(mixed.code == .connectionRefused, "\(mixed)")
+        #expect(mixed.category == .transient)
+        #expect(mixed.requestWasNotSent)
+        #expect(mixed.message == "connection refused (ECONNREFUSED) to api.example.com:443")
+        #expect(classify([unreachable, timedOut], "api.example.com", 443).code == .timedOut)
+        #expect(classify([refused, timedOut], "api.example.com", 443).code == .connectionRefused)
+        // Only when every address is unreachable is the network.
+        let offline = classify([unreachable, IOError(errnoCode: EHOSTUNREACH, reason: "connect")], "a.example", 80)
+        #expect(offline.code == .noConnection)
+        #expect(offline.category == .networkUnreachable)
+        #expect(classify([], "nowhere.example", 80).code == .hostNotFound)
     }
 
     @Test("Messages say what the code says: a refused connection says refused, a reset says reset")
