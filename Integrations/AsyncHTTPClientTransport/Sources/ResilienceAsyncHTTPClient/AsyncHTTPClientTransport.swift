@@ -156,7 +156,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             guard streamedBody == nil, let target = Self.redirectTarget(of: response, from: current.url) else {
                 return (response, current)
             }
-            await Self.discard(response.body)
+            // The redirect's body is not read: dropping it hands a connection whose response has ended back to the
+            // pool and cancels one still sending, so a body that stalls after the head cannot hold the hop.
             let status = Int(response.status.code)
             let method = RedirectPolicy.nextMethod(after: current.method, status: status)
             switch rules.evaluate(from: current.url, to: target, method: method) {
@@ -228,20 +229,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             TransportExchange.responseHasBody(status: Int(response.status.code), method: request.method)
         else { return nil }
         return response.headers.first(name: "content-length").flatMap { Int($0) }
-    }
-
-    /// Reads a redirect's (small) body so the connection can be reused; a large one is abandoned, which
-    /// closes that connection.
-    private static func discard(_ body: HTTPClientResponse.Body) async {
-        var left = 64 * 1024
-        do {
-            for try await chunk in body {
-                left -= chunk.readableBytes
-                if left < 0 { return }
-            }
-        } catch {
-            return
-        }
     }
 
     /// The absolute target of a 301, 302, 303, 307 or 308 with a `Location`, or nil.
