@@ -43,6 +43,21 @@ struct DecoratorTests {
         #expect(existing.idempotency.key == "mine")
     }
 
+    @Test("A blank key is no key: the request gets a fresh one instead of being marked safe to repeat with none")
+    func blankKeysReplaced() {
+        let transport = IdempotencyKeyTransport(wrapping: sharedTransport, makeKey: { "fixed" })
+        let url = URL(string: "https://example.com/x")!
+        for headers: HTTPHeaders in [["Idempotency-Key": ""], ["idempotency-key": "  "]] {
+            let keyed = transport.keyed(HTTPRequest(method: .post, url: url, headers: headers))
+            #expect(keyed.idempotency == .keyed("fixed"), "\(headers)")
+            #expect(keyed.headers["Idempotency-Key"] == "fixed")
+            #expect(keyed.headers.fields.count == 1)
+        }
+        let blankKey = transport.keyed(HTTPRequest(method: .post, url: url, idempotency: .keyed("")))
+        #expect(blankKey.idempotency == .keyed("fixed"))
+        #expect(blankKey.headers["Idempotency-Key"] == "fixed")
+    }
+
     @Test("A bare POST is not retried after a failure that may have reached the server")
     func bareNonIdempotentNotRetried() async throws {
         let server = try FaultServer()

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Put it *outside* the retrying stage (``ResilientTransport`` wraps the pipeline, so wrap that): the key is
 /// set once per logical request and every retry sends the same key. A request that already carries a key keeps
-/// it.
+/// it; a blank one (empty or only spaces) is no key and is replaced, since a server ignores it and a retry would
+/// apply the request twice.
 public struct IdempotencyKeyTransport: HTTPTransport {
     /// The wrapped transport.
     public let base: any HTTPTransport
@@ -37,11 +38,16 @@ public struct IdempotencyKeyTransport: HTTPTransport {
         try await base.send(keyed(request), context: context)
     }
 
-    /// `request` with its key: the existing header, the existing ``Idempotency/key``, or a new one.
+    /// `request` with its key: the existing header, the existing ``Idempotency/key``, or a new one (a blank header
+    /// or key counts as none).
     public func keyed(_ request: HTTPRequest) -> HTTPRequest {
         guard methods.contains(request.method) else { return request }
         var request = request
-        let key = request.headers[headerName] ?? request.idempotency.key ?? makeKey()
+        func usable(_ key: String?) -> String? {
+            guard let key, !key.allSatisfy({ $0 == " " || $0 == "\t" }) else { return nil }
+            return key
+        }
+        let key = usable(request.headers[headerName]) ?? usable(request.idempotency.key) ?? makeKey()
         request.headers[headerName] = key
         request.idempotency = .keyed(key)
         return request
