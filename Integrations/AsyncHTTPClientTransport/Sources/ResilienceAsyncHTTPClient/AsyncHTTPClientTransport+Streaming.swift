@@ -24,7 +24,8 @@ public struct StreamingHTTPResponse: Sendable {
 /// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` (after decompression), a classified
 /// `TransportError` when the connection fails mid-body (a TLS connection cut without `close_notify` or a body
 /// shorter than its `Content-Length` is a transient truncation), and `CancellationError` when the reading task is
-/// cancelled. Leaving the loop early cancels the request. Iterate it once.
+/// cancelled. An error is thrown once: the request is cancelled then and the stream ends (`next()` returns nil).
+/// Leaving the loop early cancels the request. Iterate it once.
 public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
@@ -41,23 +42,35 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
 
     /// Reads the chunks and counts them against the cap.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPClientResponse.Body.AsyncIterator
+        /// The body's chunks; nil once the stream has ended or failed (releasing it cancels the request).
+        var base: HTTPClientResponse.Body.AsyncIterator?
         let limit: Int
         let declaredLength: Int?
         let url: URL
         var received = 0
 
-        /// The next chunk, or nil at the end of the body.
+        /// The next chunk, or nil at the end of the body (and after an error was thrown).
         public mutating func next() async throws -> Data? {
+            guard base != nil else { return nil }
+            do {
+                return try await read()
+            } catch {
+                base = nil
+                throw error
+            }
+        }
+
+        private mutating func read() async throws -> Data? {
             let chunk: ByteBuffer?
             do {
-                chunk = try await base.next()
+                chunk = try await base?.next()
             } catch {
                 throw AsyncHTTPClientTransport.translate(
                     error, url: url,
                     progress: AsyncHTTPClientTransport.Progress(received: received, declared: declaredLength))
             }
             guard let chunk else {
+                base = nil
                 if let declaredLength, received < declaredLength {
                     throw TransportError.truncated(received: received, expected: declaredLength, url: url)
                 }

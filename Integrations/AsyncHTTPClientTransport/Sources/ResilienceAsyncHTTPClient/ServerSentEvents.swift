@@ -28,7 +28,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 }
 
 /// The events of a `text/event-stream` body, parsed as its chunks arrive: each event is yielded as soon as
-/// its terminating blank line has been read.
+/// its terminating blank line has been read. An error from the body is thrown once; the events end there.
 ///
 /// ```swift
 /// let response = try await transport.stream(HTTPRequest(url: url, headers: ["Accept": "text/event-stream"]), context: context)
@@ -77,7 +77,16 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                 while let line = nextLine() {
                     if let event = lines.consume(line) { return event }
                 }
-                guard !finished, let chunk = try await base.next() else {
+                guard !finished else { return nil }
+                let chunk: Data?
+                do {
+                    chunk = try await base.next()
+                } catch {
+                    // An error ends the events: asking again must not read on past it (beyond a byte cap, say).
+                    finished = true
+                    throw error
+                }
+                guard let chunk else {
                     finished = true
                     return nil
                 }

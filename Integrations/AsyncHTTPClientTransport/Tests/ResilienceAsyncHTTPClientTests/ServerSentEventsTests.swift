@@ -3,6 +3,23 @@ import Testing
 
 @testable import ResilienceAsyncHTTPClient
 
+/// A body that throws once after its first chunk, then would go on yielding.
+private struct FailingOnce: AsyncSequence, Sendable {
+    typealias Element = Data
+    struct Broken: Error {}
+
+    func makeAsyncIterator() -> Iterator { Iterator() }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var calls = 0
+        mutating func next() async throws -> Data? {
+            calls += 1
+            if calls == 2 { throw Broken() }
+            return Data("data: \(calls)\n\n".utf8)
+        }
+    }
+}
+
 /// A body that yields the given chunks, then ends.
 private struct Chunks: AsyncSequence, Sendable {
     typealias Element = Data
@@ -82,5 +99,13 @@ struct ServerSentEventsTests {
         // Every byte is searched at most once; searching the whole line again per chunk would be about 512 MB.
         let total = chunks.reduce(0) { $0 + $1.count }
         #expect(iterator.examinedBytes <= total, "examined \(iterator.examinedBytes) bytes of \(total)")
+    }
+
+    @Test("After the body throws, the events end: asking again reads no more of the body")
+    func endsAfterFailure() async throws {
+        var iterator = ServerSentEvents(FailingOnce()).makeAsyncIterator()
+        #expect(try await iterator.next() == ServerSentEvent(data: "1"))
+        await #expect(throws: FailingOnce.Broken.self) { _ = try await iterator.next() }
+        #expect(try await iterator.next() == nil)
     }
 }

@@ -243,6 +243,38 @@ struct TLSAndHTTP2Tests {
         #expect(chunksBeforeCap <= 1000)
     }
 
+    @Test("After the cap error the body stream ends: asking again yields no bytes past the cap")
+    func streamedBodyCapIsFinal() async throws {
+        let server = try await TLSTestServer(
+            .http2,
+            script: [
+                "/events": [
+                    .events(Array(repeating: String(repeating: "z", count: 400), count: 10), gap: .milliseconds(1))
+                ]
+            ])
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 1000
+        let (bytes, errors) = try await withTLSTransport(configuration) { transport in
+            let response = try await transport.stream(HTTPRequest(url: server.url("/events")), context: realContext())
+            var iterator = response.body.makeAsyncIterator()
+            var bytes = 0
+            var errors: [FailureCode] = []
+            // A consumer that logs a failure and asks again, as a loop skipping bad events does.
+            for _ in 0..<20 {
+                do {
+                    guard let chunk = try await iterator.next() else { break }
+                    bytes += chunk.count
+                } catch {
+                    errors.append(classify(error)?.code ?? .unknown)
+                }
+            }
+            return (bytes, errors)
+        }
+        await server.stop()
+        #expect(errors == [.responseTooLarge])
+        #expect(bytes <= 1000, "\(bytes) bytes read past a 1000-byte cap")
+    }
+
     @Test("A request body streamed chunk by chunk arrives whole")
     func streamedUpload() async throws {
         let server = try await TLSTestServer(.http2, script: ["/upload": [.echoLength]])
