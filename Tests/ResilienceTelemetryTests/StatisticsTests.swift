@@ -116,6 +116,28 @@ struct LatencyHistogramTests {
         #expect(histogram.count(atOrBelowMicroseconds: 0) == 1)
     }
 
+    @Test("Histograms that stored different spans of buckets merge, compare and report as the same counts")
+    func storedSpansMergeAndCompare() {
+        var short = LatencyHistogram()
+        for value: UInt64 in [3, 20, 900] { short.record(microseconds: value) }
+        var long = LatencyHistogram()
+        for value: UInt64 in [40_000_000, 5] { long.record(microseconds: value) }
+        var shortThenLong = short
+        shortThenLong.merge(long)
+        var longThenShort = long
+        longThenShort.merge(short)
+        var recorded = LatencyHistogram()
+        for value: UInt64 in [40_000_000, 900, 20, 5, 3] { recorded.record(microseconds: value) }
+        #expect(shortThenLong == longThenShort)
+        #expect(shortThenLong == recorded)
+        #expect(Set([shortThenLong, longThenShort, recorded]).count == 1)
+        #expect(short.counts.count == LatencyHistogram.bucketCount)
+        #expect(short.counts.reduce(0, +) == 3)
+        #expect(recorded.counts.reduce(0, +) == 5)
+        #expect(recorded.value(atPercentile: 100) == .microseconds(40_000_000))
+        #expect(recorded.count(atOrBelowMicroseconds: 1_000) == 4)
+    }
+
     @Test("An empty histogram has no percentiles")
     func empty() {
         #expect(LatencyHistogram().value(atPercentile: 50) == nil)

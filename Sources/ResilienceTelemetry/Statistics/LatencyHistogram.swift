@@ -3,14 +3,18 @@
 /// Values are recorded in microseconds. Values below 16 µs get exact buckets; above that, every power of two
 /// is split into 8 linear sub-buckets, so any reported percentile is within 12.5 % of the true value. The
 /// range ends at 2^40 µs (about 12.7 days); larger values are clamped into the last bucket. Memory is one
-/// array of ``bucketCount`` counters, allocated once, whatever is recorded.
+/// array of counters up to the highest bucket recorded into: at most ``bucketCount`` (2.5 KB), 170 (1.4 KB)
+/// for latencies under 10 s. It grows only when a value lands above every bucket recorded into before.
 public struct LatencyHistogram: Sendable, Hashable {
     /// How many buckets every histogram has.
     public static let bucketCount = 16 + 8 * (maximumExponent - 3)
     static let maximumExponent = 40
 
-    /// The per-bucket counts.
-    public private(set) var counts: [UInt64]
+    /// The per-bucket counts, ``bucketCount`` of them.
+    public var counts: [UInt64] { storage + repeatElement(0, count: Self.bucketCount - storage.count) }
+    /// The counts up to the highest bucket recorded into, which is never zero: the buckets above it are empty
+    /// and take no memory, and two histograms with the same counts store the same array.
+    private var storage: [UInt64] = []
     /// How many values were recorded.
     public private(set) var totalCount: UInt64 = 0
     /// The sum of recorded values, in microseconds.
@@ -19,9 +23,7 @@ public struct LatencyHistogram: Sendable, Hashable {
     public private(set) var maximumMicroseconds: UInt64 = 0
 
     /// Creates an empty histogram.
-    public init() {
-        counts = Array(repeating: 0, count: Self.bucketCount)
-    }
+    public init() {}
 
     /// Records one latency; negative durations count as zero.
     public mutating func record(_ duration: Duration) {
@@ -30,7 +32,9 @@ public struct LatencyHistogram: Sendable, Hashable {
 
     /// Records one value in microseconds.
     public mutating func record(microseconds value: UInt64) {
-        counts[Self.bucketIndex(for: value)] &+= 1
+        let index = Self.bucketIndex(for: value)
+        if index >= storage.count { grow(toHold: index) }
+        storage[index] &+= 1
         totalCount &+= 1
         sumMicroseconds &+= value
         maximumMicroseconds = max(maximumMicroseconds, value)
@@ -38,7 +42,8 @@ public struct LatencyHistogram: Sendable, Hashable {
 
     /// Adds every count of `other`.
     public mutating func merge(_ other: LatencyHistogram) {
-        for index in counts.indices { counts[index] &+= other.counts[index] }
+        if other.storage.count > storage.count { grow(toHold: other.storage.count - 1) }
+        for index in other.storage.indices { storage[index] &+= other.storage[index] }
         totalCount &+= other.totalCount
         sumMicroseconds &+= other.sumMicroseconds
         maximumMicroseconds = max(maximumMicroseconds, other.maximumMicroseconds)
@@ -51,7 +56,7 @@ public struct LatencyHistogram: Sendable, Hashable {
         let clamped = min(max(percentile, 0), 100)
         let rank = max(1, UInt64((clamped / 100 * Double(totalCount)).rounded(.up)))
         var seen: UInt64 = 0
-        for (index, count) in counts.enumerated() where count > 0 {
+        for (index, count) in storage.enumerated() where count > 0 {
             seen += count
             if seen >= rank {
                 return .microseconds(Int64(min(Self.upperBound(ofBucket: index), maximumMicroseconds)))
@@ -64,7 +69,7 @@ public struct LatencyHistogram: Sendable, Hashable {
     /// within the limit (so within the histogram's 12.5 % resolution).
     public func count(atOrBelowMicroseconds limit: UInt64) -> UInt64 {
         var total: UInt64 = 0
-        for (index, count) in counts.enumerated() where count > 0 && Self.upperBound(ofBucket: index) <= limit {
+        for (index, count) in storage.enumerated() where count > 0 && Self.upperBound(ofBucket: index) <= limit {
             total += count
         }
         return total
@@ -73,6 +78,13 @@ public struct LatencyHistogram: Sendable, Hashable {
     /// The mean, or `nil` when empty.
     public var mean: Duration? {
         totalCount == 0 ? nil : .microseconds(Int64(sumMicroseconds / totalCount))
+    }
+
+    /// Extends the stored counts, with exactly the room needed, to bucket `index`.
+    private mutating func grow(toHold index: Int) {
+        var grown = [UInt64](repeating: 0, count: index + 1)
+        for position in storage.indices { grown[position] = storage[position] }
+        storage = grown
     }
 
     /// The bucket holding `value` microseconds.
