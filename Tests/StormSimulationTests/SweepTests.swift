@@ -143,6 +143,25 @@ import Testing
         #expect(SweepRender.markdown(report, provenance: "Produced by x.").contains("| g | s | 0/1 | `outage` |"))
     }
 
+    @Test("--capacity is the server's capacity exactly, also where it is not a whole number of 100 ms workers")
+    func theCapacityAskedForIsTheCapacityServed() {
+        func server(capacity: Double?, offered: Double? = nil) -> SimulatedServer.Configuration {
+            var parameters = ScenarioParameters()
+            parameters.capacity = capacity
+            parameters.offered = offered
+            return Scenarios.server(.full, parameters, faults: [])
+        }
+        for capacity in [1.0, 2.84, 13.29, 42, 105, 778.1] {
+            let configuration = server(capacity: capacity)
+            #expect(abs(configuration.capacity - capacity) < 1e-6 * capacity, "\(capacity)")
+            #expect(configuration.workers == max(1, Int((capacity / 10).rounded())))
+        }
+        // A whole number of workers keeps the scenario's service time as it is: the grid's results do not move.
+        #expect(server(capacity: 300).serviceTime == .exponential(mean: .milliseconds(100)))
+        #expect(server(capacity: nil, offered: 280).workers == 84)
+        #expect(abs(server(capacity: nil, offered: 3.66).capacity - 10.98) < 1e-6)
+    }
+
     @Test func aSpentQuotaIsAdvertisedAndCountedWhenIgnored() {
         var parameters = ScenarioParameters()
         parameters.ratePerClient = 2

@@ -51,7 +51,7 @@ extension StormReport {
             ReportTable(
                 title: "Healthy server, busy keys",
                 notes: [
-                    "server: \(run.server.workers) workers × exponential 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, no fault",
+                    "server: \(run.server.workers) workers × exponential \(Scenarios.meanServiceMilliseconds(run.server)) ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, no fault",
                     "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s, \(FixedFormat.number(run.rate(.serverFacing)))/s per client (\(run.clients(.serverFacing)) clients) for \(FixedFormat.number(run.duration.seconds, decimals: 0)) s; every row the same traffic",
                     "p99 = latency of the successful requests; failed = requests that did not succeed (the server fails none); median [min – max] over \(seeds.count) seeds",
                 ],

@@ -9,8 +9,9 @@ public struct ScenarioParameters: Sendable, Hashable {
     public var ratePerClient: Double?
     /// Requests per second all clients offer together (`--offered`).
     public var offered: Double?
-    /// Requests per second the server can serve (`--capacity`): its workers at the scenario's mean service
-    /// time; `nil`: the scenario's own headroom over the offered load (3× in most scenarios).
+    /// Requests per second the server can serve (`--capacity`), exactly: its workers at the scenario's mean
+    /// service time, stretched when the capacity is not a whole number of workers; `nil`: the scenario's own
+    /// headroom over the offered load (3× in most scenarios).
     public var capacity: Double?
     /// Seconds of full outage (`--outage`).
     public var outage: Int?

@@ -5,20 +5,34 @@ import ResilienceTesting
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 enum Scenarios {
     /// 30 workers × exponential 100 ms = 300 requests/s for the scenario's 100 offered requests/s (scaled down in
-    /// quick mode); network |N(10 ms, 2 ms)| each way. `--capacity` sets the workers from the mean service time;
-    /// without it, an `--offered` load scales the workers with it, so the scenario keeps its headroom
-    /// (`workers` for `defaultOffered` requests/s) instead of overloading a server sized for its default traffic.
+    /// quick mode); network |N(10 ms, 2 ms)| each way. `--capacity` sets the capacity; without it, an `--offered`
+    /// load scales it with the traffic, so the scenario keeps its headroom (`workers` for `defaultOffered`
+    /// requests/s) instead of overloading a server sized for its default traffic. The capacity is exact: the
+    /// workers are the capacity × the mean service time, rounded (at least one), and when that is not a whole
+    /// number the service time is stretched so those workers serve exactly the capacity asked for (13.3
+    /// requests/s: one worker of 75 ms; 105: 11 workers of 105 ms).
     static func server(
         _ mode: RunMode, _ parameters: ScenarioParameters, faults: [SimulatedFault],
         serviceTime: LatencyDistribution = .exponential(mean: .milliseconds(100)), meanServiceSeconds: Double = 0.1,
         workers: Int = 30, defaultOffered: Double = 100
     ) -> SimulatedServer.Configuration {
-        let count =
-            parameters.capacity.map { Int(($0 * meanServiceSeconds).rounded()) }
-            ?? Int((Double(workers) * (parameters.offered.map { $0 / defaultOffered } ?? mode.scale)).rounded())
+        let capacity =
+            parameters.capacity
+            ?? Double(workers) / meanServiceSeconds * (parameters.offered.map { $0 / defaultOffered } ?? mode.scale)
+        let busyWorkers = capacity * meanServiceSeconds
+        let count = max(1, Int(busyWorkers.rounded()))
+        // Whole numbers of workers (the grid's and the defaults') keep their service time bit for bit.
+        let stretch = Double(count) / busyWorkers
         return SimulatedServer.Configuration(
-            workers: max(1, count), queueLimit: 100_000, serviceTime: serviceTime,
+            workers: count, queueLimit: 100_000,
+            serviceTime: abs(stretch - 1) < 1e-9 ? serviceTime : serviceTime.stretched(by: stretch),
             networkDelay: .absoluteNormal(mean: .milliseconds(10), standardDeviation: .milliseconds(2)), faults: faults)
+    }
+
+    /// A server's mean service time in whole milliseconds, for the reports (`100` unless the capacity asked
+    /// for stretched it).
+    static func meanServiceMilliseconds(_ server: SimulatedServer.Configuration) -> String {
+        FixedFormat.number(server.serviceTime.mean.seconds * 1000, decimals: 0)
     }
 
     /// Requests per second all clients offer: `--offered`, else 100 (scaled down in quick mode).
@@ -196,4 +210,20 @@ enum Scenarios {
             StandardRetryPolicy.background, nil
         ),
     ]
+}
+
+extension LatencyDistribution {
+    /// The same distribution with every duration multiplied by `factor` (its mean too).
+    func stretched(by factor: Double) -> LatencyDistribution {
+        switch self {
+        case .constant(let value): .constant(value * factor)
+        case .uniform(let low, let high): .uniform(low * factor, high * factor)
+        case .exponential(let mean): .exponential(mean: mean * factor)
+        case .absoluteNormal(let mean, let deviation):
+            .absoluteNormal(mean: mean * factor, standardDeviation: deviation * factor)
+        case .logNormal(let median, let sigma): .logNormal(median: median * factor, sigma: sigma)
+        case .mixture(let base, let tail, let probability):
+            .mixture(base: base.stretched(by: factor), tail: tail.stretched(by: factor), probability: probability)
+        }
+    }
 }

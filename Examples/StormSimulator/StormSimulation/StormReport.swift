@@ -209,7 +209,7 @@ extension StormReport {
             ReportTable(
                 title: "Full outage",
                 notes: [
-                    "server: \(run.server.workers) workers × exponential 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, network |N(10 ms, 2 ms)| each way",
+                    "server: \(run.server.workers) workers × exponential \(Scenarios.meanServiceMilliseconds(run.server)) ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s, network |N(10 ms, 2 ms)| each way",
                     "fault: every request answered 503 at once from \(window.fault.lowerBound) s to \(window.fault.upperBound) s; recovery measured until \(window.end) s",
                     "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s (Poisson); "
                         + perClient.joined(separator: ", ")
@@ -412,7 +412,7 @@ extension StormReport {
             ReportTable(
                 title: "Metastable case (Bronson et al.)",
                 notes: [
-                    "server: \(run.server.workers) workers × 100 ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s; it stops serving from 10 s to \(stallEnd) s (requests queue) and finishes work clients gave up on",
+                    "server: \(run.server.workers) workers × \(Scenarios.meanServiceMilliseconds(run.server)) ms = \(FixedFormat.number(run.server.capacity, decimals: 0)) requests/s; it stops serving from 10 s to \(stallEnd) s (requests queue) and finishes work clients gave up on",
                     "the calibration row reproduces the published loop; the no-retry row is the baseline, and the no-retry row with a 10 s deadline is what `.interactive`'s deadline alone allows (every row's traffic: \(FixedFormat.number(run.rate(.serverFacing)))/s per server-facing client, \(FixedFormat.number(run.rate(.appFacing)))/s per app-facing client)",
                     "clients: \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s for \(end) s; recovery = seconds after \(stallEnd) s from which every second's requests succeed ≥ 95 %",
                 ],

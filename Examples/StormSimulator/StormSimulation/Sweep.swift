@@ -15,7 +15,7 @@ public struct SweepPoint: Sendable, Hashable {
 }
 
 /// Clients of one rate each against a server with some headroom: offered = rate × clients, capacity =
-/// headroom × offered (rounded to whole workers of 100 ms, at least one).
+/// headroom × offered (exactly: whole workers of about 100 ms, the service time stretched to the capacity).
 struct SweepTraffic: Hashable {
     var rate: Double
     var clients: Int
