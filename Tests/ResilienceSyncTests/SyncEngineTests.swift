@@ -430,6 +430,39 @@ struct SyncEngineTests {
         await following.value
     }
 
+    @Test(
+        "A connectivity monitor that stops while offline no longer holds the queue: the pipeline's failures decide",
+        .timeLimit(.minutes(1)))
+    func stoppedMonitorReleasesTheEngine() async throws {
+        let harness = SyncHarness([.fail(TestNetworkError.unreachable)])
+        try harness.enqueue(["a", "b"])
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        let engine = harness.engine
+        let following = Task { await engine.follow(monitor) }
+        var states = engine.stateUpdates().makeAsyncIterator()
+        while await states.next() != .offline {}
+        monitor.stop()
+        await following.value
+        #expect(engine.state != .offline, "a stopped monitor cannot say the network is back: its offline is not kept")
+        // The network is treated as available: a pass runs, and an unreachable failure (NET_001) ends it offline
+        // for the engine to probe again after the poll interval.
+        let probe = await engine.performSync()
+        #expect(probe.requestsSent == 1)
+        #expect(probe.finalState == .offline)
+        let drained = await engine.performSync()
+        #expect(drained.synced == 2 && drained.finalState == .idle)
+
+        // A monitor already stopped when the engine starts following it, its last path offline.
+        let late = SyncHarness()
+        try late.enqueue(["c"])
+        let stopped = ScriptedConnectivityMonitor(.unsatisfied)
+        stopped.stop()
+        await late.engine.setNetworkAvailable(stopped.currentPath.isSatisfied)
+        await late.engine.follow(stopped)
+        #expect(late.engine.state != .offline)
+        #expect(await late.engine.performSync().synced == 1)
+    }
+
     @Test("A storage failure ends the pass in the error state and loses nothing")
     func storageFailure() async throws {
         let harness = SyncHarness()

@@ -203,14 +203,23 @@ public actor SyncEngine {
     /// beside ``run()``, or use ``run(following:)``; ``setNetworkAvailable(_:)`` stays for apps that bring
     /// their own signal.
     ///
+    /// A monitor that stops (shut down, or its source of path information failed; also one already stopped
+    /// when this is called) can no longer say when the network is back, so its last path is not kept: the
+    /// network is treated as available and ``run()`` woken, and the pipeline's own failures decide from then
+    /// on (a pass that finds the network unreachable ends ``SyncState/offline`` and is tried again after
+    /// ``Configuration/pollInterval``).
+    ///
     /// - Parameter monitor: Where the network path comes from.
     public func follow(_ monitor: any ConnectivityMonitor) async {
         for await path in monitor.paths() { setNetworkAvailable(path.isSatisfied) }
+        // The sequence ends when the task is cancelled or when the monitor stops: only the latter releases.
+        if !Task.isCancelled, !isNetworkAvailable { setNetworkAvailable(true) }
     }
 
     /// ``run()`` while following `monitor` (``follow(_:)``): the engine pauses while the device is offline
     /// and drains the queue as soon as the path is back. The current path is read before the first pass, so
-    /// an engine started offline sends nothing. Returns when the task is cancelled.
+    /// an engine started offline sends nothing. When the monitor stops, the engine no longer waits for it
+    /// (see ``follow(_:)``). Returns when the task is cancelled.
     ///
     /// - Parameter monitor: Where the network path comes from.
     public func run(following monitor: any ConnectivityMonitor) async {
