@@ -71,6 +71,12 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         public init() {}
     }
 
+    /// The longest key the store holds, in UTF-8 bytes (2048). A key is the primary key of its table, and
+    /// PostgreSQL's B-tree index takes entries of at most about 2700 bytes; a longer key, or a key or probe
+    /// holder containing a NUL character (which PostgreSQL's text cannot hold), is refused with
+    /// ``CoordinationStoreError/invalidRequest(_:)`` before the database is asked.
+    public static let maximumKeyLength = 2048
+
     private let client: PostgresClient
     private let ownsClient: Bool
     private let logger: Logger
@@ -366,7 +372,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
 
     /// One `INSERT … ON CONFLICT DO UPDATE … RETURNING`: the GCRA reservation on the server's clock.
     public func leaseTokens(_ request: TokenLeaseRequest) async throws(CoordinationStoreError) -> TokenLease {
-        if let problem = request.problem { throw .invalidRequest(problem) }
+        if let problem = request.problem ?? Self.problem(key: request.key) { throw .invalidRequest(problem) }
         try await ready()
         let interval = max(1, Self.microseconds(request.quota.emissionInterval))
         let tolerance = interval * Int64(request.quota.burst - 1)
@@ -402,6 +408,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// was read, else one `SELECT`.
     public func breakerRecord(key: String) async throws(CoordinationStoreError) -> BreakerRecord? {
         if key.isEmpty { throw .invalidRequest("key must not be empty") }
+        if let problem = Self.problem(key: key) { throw .invalidRequest(problem) }
         if let cached = cache.lookup(key) { return cached }
         try await ready()
         let generation = cache.beginRead()
@@ -436,7 +443,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     ) async throws(CoordinationStoreError)
         -> BreakerUpdateResult
     {
-        if let problem = update.problem { throw .invalidRequest(problem) }
+        if let problem = update.problem ?? Self.problem(key: update.key) { throw .invalidRequest(problem) }
         try await ready()
         let openFor = update.state == .open ? Self.microseconds(update.openFor) : 0
         let expected = Int64(clamping: update.expectedVersion)
@@ -478,6 +485,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     {
         if key.isEmpty || holder.isEmpty { throw .invalidRequest("key and holder must not be empty") }
         if ttl <= .zero { throw .invalidRequest("ttl must be positive (got \(ttl))") }
+        if let problem = Self.problem(key: key, holder: holder) { throw .invalidRequest(problem) }
         try await ready()
         let lease = Self.microseconds(ttl)
         let table = schema.breakerTable
@@ -512,6 +520,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// One `UPDATE` clearing the holder's lease.
     public func releaseProbe(key: String, holder: String) async throws(CoordinationStoreError) {
         if key.isEmpty || holder.isEmpty { throw .invalidRequest("key and holder must not be empty") }
+        if let problem = Self.problem(key: key, holder: holder) { throw .invalidRequest(problem) }
         try await ready()
         _ = try await fetch(
             """
@@ -563,6 +572,17 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     public var lastError: PostgresStoreError? { watchers.withLock { $0.lastError } }
 
     // MARK: Plumbing
+
+    /// Why PostgreSQL cannot hold `key` (or `holder`): a NUL character, or a key longer than
+    /// ``maximumKeyLength``; `nil` when it can.
+    private static func problem(key: String, holder: String? = nil) -> String? {
+        if key.utf8.contains(0) { return "key must not contain a NUL character" }
+        if key.utf8.count > maximumKeyLength {
+            return "key must be at most \(maximumKeyLength) bytes in UTF-8 (got \(key.utf8.count))"
+        }
+        if let holder, holder.utf8.contains(0) { return "holder must not contain a NUL character" }
+        return nil
+    }
 
     private static func microseconds(_ duration: Duration) -> Int64 {
         let parts = duration.components

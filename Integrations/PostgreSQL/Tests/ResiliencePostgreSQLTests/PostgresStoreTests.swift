@@ -84,6 +84,81 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Keys are bound as parameters, so quotes and any printable text are plain data; a key or holder the
+    /// server cannot hold (a NUL character; a key longer than the primary key's index entry allows) is refused
+    /// as an invalid request before the database is asked, not reported as the store being unavailable (which
+    /// would make the shared policies follow their failure mode on every call for that key, for ever).
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func hostileKeysArePlainDataOrInvalidRequests() async throws {
+        try await TestDatabase.withStore(prefix: freshPrefix("keys")) { store in
+            try await store.migrate()
+            let quota = SharedRateQuota(permits: 10, per: .seconds(1))
+            // Printable but not compressible, so the index holds it as it is.
+            func noise(_ length: Int) -> String {
+                String((0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 33...126))) })
+            }
+            let longest = noise(PostgresCoordinationStore.maximumKeyLength)
+            for key in ["it's \"quoted\"; DROP TABLE x; --", "e\u{301}\u{202E}\u{FEFF}", longest] {
+                #expect(try await store.leaseTokens(TokenLeaseRequest(key: key, count: 1, quota: quota)).granted == 1)
+                let update = BreakerRecordUpdate(
+                    key: key, expectedVersion: 0, state: .open, openFor: .zero, timeToLive: .seconds(60))
+                guard case .applied(let record) = try await store.updateBreaker(update) else {
+                    Issue.record("the first write of \(key.prefix(20)) should apply")
+                    continue
+                }
+                #expect(try await store.breakerRecord(key: key)?.version == record.version)
+                #expect(try await store.acquireProbe(key: key, holder: "h'1", ttl: .seconds(5)).granted)
+                try await store.releaseProbe(key: key, holder: "h'1")
+            }
+            let rows = try await store.rowCount()
+            let refused = [
+                ("a NUL", "nul\u{0}key"), ("10 KB", noise(10_000)),
+                ("one byte too long", noise(PostgresCoordinationStore.maximumKeyLength - 1) + "é"),
+            ]
+            for (what, key) in refused {
+                let calls: [(String, () async throws -> Void)] = [
+                    (
+                        "leaseTokens",
+                        { _ = try await store.leaseTokens(TokenLeaseRequest(key: key, count: 1, quota: quota)) }
+                    ),
+                    ("breakerRecord", { _ = try await store.breakerRecord(key: key) }),
+                    (
+                        "updateBreaker",
+                        {
+                            _ = try await store.updateBreaker(
+                                BreakerRecordUpdate(
+                                    key: key, expectedVersion: 0, state: .closed, timeToLive: .seconds(9)))
+                        }
+                    ),
+                    ("acquireProbe", { _ = try await store.acquireProbe(key: key, holder: "h", ttl: .seconds(1)) }),
+                    ("releaseProbe", { try await store.releaseProbe(key: key, holder: "h") }),
+                ]
+                for (name, call) in calls {
+                    #expect(await Self.invalidRequest(call), "\(name) with a key of \(what)")
+                }
+            }
+            #expect(
+                await Self.invalidRequest {
+                    _ = try await store.acquireProbe(key: "k", holder: "h\u{0}", ttl: .seconds(1))
+                })
+            #expect(await Self.invalidRequest { try await store.releaseProbe(key: "k", holder: "h\u{0}") })
+            #expect(try await store.rowCount() == rows, "nothing stored for a refused request")
+            #expect(store.lastError == nil, "\(String(describing: store.lastError))")
+        }
+    }
+
+    /// Whether `call` throws ``CoordinationStoreError/invalidRequest(_:)``.
+    static func invalidRequest(_ call: () async throws -> Void) async -> Bool {
+        do {
+            try await call()
+            return false
+        } catch {
+            if case .invalidRequest = error as? CoordinationStoreError { return true }
+            Issue.record("threw \(error)")
+            return false
+        }
+    }
+
     @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
     func replicasShareOneLimitThroughTheDatabase() async throws {
         try await TestDatabase.withStore { store in
