@@ -81,8 +81,10 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The request for the next hop, for transports that follow redirects themselves: 303 (and 301/302 after a
-    /// POST) become a GET without a body and without the fields that describe it (``contentFields``), as RFC 9110
-    /// §15.4 allows; 307 and 308 keep the method, the body and those fields.
+    /// POST) become a GET without a body and without the fields that describe it (`Content-Type`,
+    /// `Content-Length`, `Content-Encoding`, `Content-Language`, `Content-Location`, `Content-Digest`, `Digest`,
+    /// `Last-Modified`, `Transfer-Encoding`), as RFC 9110 §15.4 allows; 307 and 308 keep the method, the body and
+    /// those fields.
     /// - Parameters:
     ///   - request: The request that was answered with a redirect.
     ///   - status: The redirect's status code.
