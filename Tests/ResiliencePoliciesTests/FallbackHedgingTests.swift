@@ -116,6 +116,25 @@ struct FallbackHedgingTests {
         #expect(failing.callCount == 2)
     }
 
+    @Test("When every attempt fails, the failure that is not transient is rethrown, not a later hedge's timeout")
+    func definitiveFailureWins() async throws {
+        let clock = ManualClock()
+        // The first attempt is slow and then times out; the hedge gets a 404 at once.
+        let operation = ScriptedOperation<Int>([
+            .delayed(.seconds(30), .failure(TestFailure.timeout)), .failure(TestFailure.notFound),
+        ])
+        let context = makeContext(clock)
+        let task = Task {
+            try await HedgingStrategy(delay: .seconds(1)).execute(context, next: operation.callAsFunction)
+        }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(1))  // the hedge is launched and fails with the 404
+        while operation.callCount < 2 { await Task.yield() }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(29))  // the first attempt times out last
+        await #expect(throws: TestFailure.notFound) { try await task.value }
+    }
+
     @Test("A hedge launched after a failure resets the delay: the next one waits the delay from it")
     func hedgeDelayAfterFailure() async throws {
         let clock = ManualClock()

@@ -9,7 +9,9 @@
 ///   next hedge then waits ``delay`` from that launch (every hedge waits ``delay`` from the latest launch).
 /// - Emits `hedgeLaunched` with the delay; hedged attempts get the next attempt numbers.
 /// - No attempt is launched once the caller has cancelled or the context's deadline has passed.
-/// - When every attempt fails, the last failure is rethrown; cancellation of the caller is rethrown.
+/// - When every attempt fails, the first failure that is not transient is rethrown (a 404 is what every copy of
+///   the request gets, and the retry stage outside must see it, not a hedge's later timeout); when every failure
+///   is transient, the last. Cancellation of the caller is rethrown.
 public struct HedgingStrategy: ResilienceStrategy {
     /// How long to wait for an attempt before launching the next.
     public var delay: Duration
@@ -67,6 +69,8 @@ public struct HedgingStrategy: ResilienceStrategy {
                 }
                 launch()
                 var lastError: (any Error)?
+                // The first failure that is not transient: the answer every copy of the request gets.
+                var definitiveError: (any Error)?
                 while let event = try await group.nextRaceEvent() {
                     switch event {
                     case .won(let value):
@@ -76,11 +80,12 @@ public struct HedgingStrategy: ResilienceStrategy {
                         lastError = error
                         if Task.isCancelled { break }
                         let transient = context.classify(error).isTransient
+                        if !transient && definitiveError == nil { definitiveError = error }
                         if transient && mayLaunch() {
                             launch()
                         } else if running == 0 {
                             group.cancelAll()
-                            throw error
+                            throw definitiveError ?? error
                         }
                     case .timerFired:
                         if staleTimers > 0 {
@@ -93,7 +98,7 @@ public struct HedgingStrategy: ResilienceStrategy {
                     }
                 }
                 if Task.isCancelled { throw CancellationError() }
-                throw lastError ?? CancellationError()
+                throw definitiveError ?? lastError ?? CancellationError()
             }
         }
     }
