@@ -71,6 +71,58 @@ struct FallbackHedgingTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("Hedges add at most maxExtraLoad of the calls plus what is saved up, however far apart the calls come")
+    func hedgingAllowance() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        // Every attempt fails at once with a transient failure, so every call asks for a hedge at once.
+        let operation = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let stage = HedgingStrategy(delay: .seconds(1))
+        let calls = 200
+        var hedgesAtHalf = 0
+        for index in 0..<calls {
+            // A busy client, then one that calls once a minute: calls fund the hedges, not seconds.
+            if index == calls / 2 { hedgesAtHalf = sink.events(.hedgeLaunched).count }
+            if index >= calls / 2 { clock.advance(by: .seconds(60)) }
+            await #expect(throws: TestFailure.serverError) {
+                try await stage.execute(makeContext(clock, sink: sink), next: operation.callAsFunction)
+            }
+        }
+        let hedges = operation.callCount - calls
+        #expect(hedges == sink.events(.hedgeLaunched).count)
+        #expect(hedges <= calls / 10 + 10)  // 10 % of the calls plus the 10 saved up
+        #expect(hedges >= calls / 10 + 9)
+        #expect(sink.events(.hedgeWithheld).count == calls - hedges)
+        // In the quiet half, one call in ten still hedges.
+        #expect(hedges - hedgesAtHalf == calls / 2 / 10)
+    }
+
+    @Test("maxExtraLoad 0 never hedges; .infinity hedges every call")
+    func hedgingAllowanceExtremes() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let slow = ScriptedOperation<Int>([.delayed(.seconds(5), .success(1))], clock: .manual(clock))
+        let never = HedgingStrategy(delay: .seconds(1), maxExtraLoad: 0)
+        let context = makeContext(clock, sink: sink)
+        let task = Task { try await never.execute(context, next: slow.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(1))
+        for _ in 0..<10_000 where sink.events(.hedgeWithheld).isEmpty { await Task.yield() }
+        #expect(sink.events(.hedgeWithheld).map(\.duration) == [.seconds(1)])
+        clock.advance(by: .seconds(4))
+        #expect(try await task.value == 1)
+        #expect(slow.callCount == 1)
+
+        let failing = ScriptedOperation<Int>([.failure(TestFailure.serverError)])
+        let unbounded = HedgingStrategy(delay: .seconds(1), maxExtraLoad: .infinity)
+        for _ in 0..<50 {
+            await #expect(throws: TestFailure.serverError) {
+                try await unbounded.execute(makeContext(clock), next: failing.callAsFunction)
+            }
+        }
+        #expect(failing.callCount == 100)
+    }
+
     @Test("Hedging does not hedge non-idempotent operations")
     func hedgingIdempotency() async throws {
         let clock = ManualClock()

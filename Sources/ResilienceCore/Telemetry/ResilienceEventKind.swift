@@ -38,6 +38,9 @@ public struct ResilienceEventKind: OpenVocabulary {
     public static let fallbackUsed: Self = "fallback-used"
     /// A hedged attempt was launched; `duration` is the hedging delay.
     public static let hedgeLaunched: Self = "hedge-launched"
+    /// A hedge was due but the hedging stage's extra-load allowance was spent, so it was not launched; `duration`
+    /// is the hedging delay.
+    public static let hedgeWithheld: Self = "hedge-withheld"
     /// An attempt or the whole operation timed out; `duration` is the limit.
     public static let timedOut: Self = "timed-out"
     /// Credentials were refreshed; `detail` is `"succeeded"` or `"failed"`.

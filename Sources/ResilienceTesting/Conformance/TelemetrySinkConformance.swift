@@ -49,7 +49,7 @@ public struct TelemetrySinkConformance: ConformanceKit {
     /// Every event kind this library emits.
     public static let allKinds: [ResilienceEventKind] = [
         .attemptStarted, .attemptSucceeded, .attemptFailed, .retryScheduled, .breakerTransition, .breakerRejected,
-        .rateLimited, .budgetExhausted, .fallbackUsed, .hedgeLaunched, .timedOut, .credentialRefreshed,
+        .rateLimited, .budgetExhausted, .fallbackUsed, .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed,
         .insecureTransportBlocked, .sourceFailed, .partialResults, .fetchCompleted, .syncStateChanged,
         .connectivityWait, .requestCoalesced, .chaosInjected,
     ]

@@ -27,11 +27,12 @@ public final class SpanEventSink: TelemetrySink, @unchecked Sendable {
 
     /// The kinds a span records by default: everything that changes the course of an operation (retries,
     /// failed attempts, breaker rejections and transitions, rate limiting, an exhausted budget, fallbacks,
-    /// hedges, timeouts, credential refreshes, blocked plaintext requests), not per-attempt starts and
-    /// successes, which belong to the transport's own spans.
+    /// hedges launched and withheld, timeouts, credential refreshes, blocked plaintext requests), not per-attempt
+    /// starts and successes, which belong to the transport's own spans.
     public static let defaultKinds: Set<ResilienceEventKind> = [
         .attemptFailed, .retryScheduled, .breakerTransition, .breakerRejected, .rateLimited, .budgetExhausted,
-        .fallbackUsed, .hedgeLaunched, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
+        .fallbackUsed, .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked,
+        .sourceFailed,
     ]
 
     /// Creates a sink for `span`.
