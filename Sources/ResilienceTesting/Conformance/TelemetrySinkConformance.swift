@@ -48,10 +48,10 @@ public struct TelemetrySinkConformance: ConformanceKit {
 
     /// Every event kind this library emits.
     public static let allKinds: [ResilienceEventKind] = [
-        .attemptStarted, .attemptSucceeded, .attemptFailed, .retryScheduled, .breakerTransition, .breakerRejected,
-        .rateLimited, .budgetExhausted, .fallbackUsed, .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed,
-        .insecureTransportBlocked, .sourceFailed, .partialResults, .fetchCompleted, .syncStateChanged,
-        .connectivityWait, .requestCoalesced, .chaosInjected,
+        .attemptStarted, .attemptSucceeded, .attemptFailed, .attemptCancelled, .retryScheduled, .breakerTransition,
+        .pipelineCreated, .breakerRejected, .rateLimited, .limitChanged, .budgetExhausted, .fallbackUsed,
+        .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
+        .partialResults, .fetchCompleted, .syncStateChanged, .connectivityWait, .requestCoalesced, .chaosInjected,
     ]
 
     static let secret = "s3cr3t-conformance-token"
