@@ -5,7 +5,7 @@ import ResilienceCore
 import ResilienceTransport
 
 /// A response whose body is read as it arrives: the head (status, headers) and a ``ResponseBodyStream`` that
-/// enforces the transport's byte cap chunk by chunk.
+/// reads it chunk by chunk.
 public struct StreamingHTTPResponse: Sendable {
     /// The status code.
     public let status: Int
@@ -20,31 +20,33 @@ public struct StreamingHTTPResponse: Sendable {
 /// The body of a ``StreamingHTTPResponse``: chunks of bytes as they arrive, with backpressure (the next chunk
 /// is read from the socket only when asked for).
 ///
-/// It throws `TransportError.responseTooLarge` (`NET_011`) as soon as the bytes read cross
-/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` (after decompression), a classified
-/// `TransportError` when the connection fails mid-body (a TLS connection cut without `close_notify` or a body
-/// shorter than its `Content-Length` is a transient truncation), and `CancellationError` when the reading task is
-/// cancelled. An error is thrown once: the request is cancelled then and the stream ends (`next()` returns nil).
-/// Leaving the loop early cancels the request. Iterate it once.
+/// It is not bounded in total: a chunk is handed over as it arrives and not kept, so a long download or a
+/// server-sent event stream runs for as long as its reader reads (``ServerSentEvents`` bounds each event by
+/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize``). It throws a classified `TransportError` when
+/// the connection fails mid-body (a TLS connection cut without `close_notify` or a body shorter than its
+/// `Content-Length` is a transient truncation), and `CancellationError` when the reading task is cancelled. An
+/// error is thrown once: the request is cancelled then and the stream ends (`next()` returns nil). Leaving the
+/// loop early cancels the request. Iterate it once.
 public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
 
     let body: HTTPClientResponse.Body
-    let limit: Int
+    /// The most bytes a reader of the stream should buffer as one unit (an event): the transport's
+    /// `maximumResponseSize`. The stream itself does not count its bytes against it.
+    let unitLimit: Int
     let declaredLength: Int?
     let url: URL
 
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: body.makeAsyncIterator(), limit: limit, declaredLength: declaredLength, url: url)
+        Iterator(base: body.makeAsyncIterator(), declaredLength: declaredLength, url: url)
     }
 
-    /// Reads the chunks and counts them against the cap.
+    /// Reads the chunks.
     public struct Iterator: AsyncIteratorProtocol {
         /// The body's chunks; nil once the stream has ended or failed (releasing it cancels the request).
         var base: HTTPClientResponse.Body.AsyncIterator?
-        let limit: Int
         let declaredLength: Int?
         let url: URL
         var received = 0
@@ -76,9 +78,6 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
                 }
                 return nil
             }
-            guard received + chunk.readableBytes <= limit else {
-                throw TransportError.responseTooLarge(limit: limit, url: url)
-            }
             received += chunk.readableBytes
             return Data(chunk.readableBytesView)
         }
@@ -91,8 +90,9 @@ extension AsyncHTTPClientTransport {
     ///
     /// The attempt deadline (`context.deadline`, else ``AsyncHTTPClientTransportConfiguration/defaultAttemptTimeout``)
     /// covers the response head, raced on `context.clock`; the body is read for as long as the caller reads it
-    /// (cancel the reading task to stop). The byte cap is enforced while reading. Redirects are followed as
-    /// ``send(_:context:)`` follows them.
+    /// (cancel the reading task to stop). The body is not bounded in total, whatever its `Content-Length`:
+    /// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` bounds what a reader buffers (a
+    /// ``ServerSentEvents`` event). Redirects are followed as ``send(_:context:)`` follows them.
     /// - Parameters:
     ///   - request: The request; its `body`, if any, is sent whole.
     ///   - context: The attempt's context: deadline, clock and telemetry.
@@ -107,7 +107,7 @@ extension AsyncHTTPClientTransport {
     /// as soon as the response head arrives, with the response body to read as it streams.
     ///
     /// A streamed body cannot be sent twice, so a redirect response is returned, not followed; retry such a
-    /// request only when the sequence can be made again. The deadline, cap and errors are those of
+    /// request only when the sequence can be made again. The deadline and errors are those of
     /// ``stream(_:context:)``; an error the sequence throws fails the request with that error.
     /// - Parameters:
     ///   - request: The method, URL and headers (its `body` is ignored).
@@ -145,15 +145,15 @@ extension AsyncHTTPClientTransport {
             throw TransportError.timedOut(after: limit, url: request.url)
         }
         let response = head.response
-        let cap = configuration.maximumResponseSize
         let declared = AsyncHTTPClientTransport.declaredBodyLength(of: response, to: head.request)
-        if let declared, declared > cap { throw TransportError.responseTooLarge(limit: cap, url: head.url) }
         var headers = ResilienceCore.HTTPHeaders()
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         context.reportQuota(from: headers, responseDate: headers["Date"].flatMap(HTTPDate.parse))
         return StreamingHTTPResponse(
             status: Int(response.status.code), headers: headers, url: head.url,
-            body: ResponseBodyStream(body: response.body, limit: cap, declaredLength: declared, url: head.url))
+            body: ResponseBodyStream(
+                body: response.body, unitLimit: configuration.maximumResponseSize, declaredLength: declared,
+                url: head.url))
     }
 }
 

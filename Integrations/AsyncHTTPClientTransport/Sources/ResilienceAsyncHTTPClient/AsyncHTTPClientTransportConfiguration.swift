@@ -3,10 +3,18 @@
 ///
 /// The defaults match `URLSessionTransportConfiguration.standard`, so swapping transports keeps behaviour.
 public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
-    /// The largest body accepted, counted after decompression while streaming (default 10 MB). A larger body
-    /// fails with `TransportError.responseTooLarge` (`NET_011`) as soon as it crosses the limit; a plain body
-    /// whose `Content-Length` is already larger is refused on the response head, before any byte is read (not a
-    /// response to `HEAD`, a 1xx, 204 or 304, which has no body whatever its `Content-Length` says).
+    /// The most body bytes held in memory for one unit the caller receives, counted after decompression
+    /// (default 10 MB); a unit over it fails with `TransportError.responseTooLarge` (`NET_011`) as soon as it
+    /// crosses the limit.
+    ///
+    /// For ``AsyncHTTPClientTransport/send(_:context:)`` the unit is the whole body, which is buffered: a
+    /// plain body whose `Content-Length` is already larger is refused on the response head, before any byte
+    /// is read (not a response to `HEAD`, a 1xx, 204 or 304, which has no body whatever its `Content-Length`
+    /// says). A streamed body (``AsyncHTTPClientTransport/stream(_:context:)``) is not bounded in total, since
+    /// its reader keeps only what it has not consumed yet: its chunks are at most one socket read (inflated in
+    /// 16 KB pieces), and ``ServerSentEvents`` bounds each event, data and unfinished line together, by this
+    /// limit. A compressed body is the exception: AsyncHTTPClient's inflater counts the whole response, so a
+    /// streamed `gzip` or `deflate` body still ends at this limit (see ``decompressesResponses``).
     public var maximumResponseSize: Int = 10 * 1024 * 1024
     /// How many redirects one request may follow (default 10). The transport follows them itself.
     public var maximumRedirects: Int = 10
@@ -28,7 +36,8 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     /// as `NET_007` so a breaker can see it).
     public var retriesConnectionEstablishment: Bool = false
     /// Whether `gzip`/`deflate` bodies are inflated (default true). Inflation is bounded: the decompressor
-    /// stops at ``maximumResponseSize``.
+    /// stops at ``maximumResponseSize`` bytes for the whole response, a streamed one included. For a long-lived
+    /// compressed stream, turn it off (and inflate the chunks yourself) or raise the limit.
     public var decompressesResponses: Bool = true
 
     /// The defaults.

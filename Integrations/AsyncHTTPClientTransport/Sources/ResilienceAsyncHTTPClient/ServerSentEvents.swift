@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceTransport
 
 /// One event of a `text/event-stream` body (the WHATWG HTML "server-sent events" format).
 public struct ServerSentEvent: Sendable, Hashable {
@@ -37,28 +38,62 @@ public struct ServerSentEvent: Sendable, Hashable {
 ///
 /// Lines may end with CR, LF or CRLF (also across chunk boundaries); one leading byte order mark is ignored;
 /// comments (`:`) and unknown fields are skipped; an event without data is not dispatched (its `id:` and `retry:`
-/// still hold for the events after it); an unfinished event at the end of the stream is dropped. The body's byte
-/// cap bounds the memory a line can take.
+/// still hold for the events after it); an unfinished event at the end of the stream is dropped.
+///
+/// Memory is bounded per event, not per stream: a stream runs for as long as its server sends events, but the
+/// event being read (its data so far and the line not yet ended, which a hostile server may never end) may not
+/// outgrow `maximumEventSize`. One that does fails with `TransportError.responseTooLarge` (`NET_011`, not
+/// transient), and the events end there, having read at most one chunk past the limit. Parsing a
+/// ``ResponseBodyStream``, the limit is its transport's
+/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` and the error carries the response's URL.
 public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == Data {
     /// A parsed event.
     public typealias Element = ServerSentEvent
 
-    private let base: Base
+    /// The limit when `base` is not a ``ResponseBodyStream`` and none is given: 10 MB, the transports' default
+    /// `maximumResponseSize`.
+    public static var defaultMaximumEventSize: Int { 10 * 1024 * 1024 }
 
-    /// Parses the chunks of `base`.
+    private let base: Base
+    private let maximumEventSize: Int
+    private let url: URL?
+
+    /// Parses the chunks of `base`, bounding each event by the byte cap of the transport that produced a
+    /// ``ResponseBodyStream``, else by ``defaultMaximumEventSize``.
     /// - Parameter base: The body, chunk by chunk (a ``ResponseBodyStream``).
     public init(_ base: Base) {
+        if let body = base as? ResponseBodyStream {
+            self.init(base, maximumEventSize: body.unitLimit, url: body.url)
+        } else {
+            self.init(base, maximumEventSize: Self.defaultMaximumEventSize, url: nil)
+        }
+    }
+
+    /// Parses the chunks of `base`, bounding each event by `maximumEventSize` bytes.
+    /// - Parameters:
+    ///   - base: The body, chunk by chunk.
+    ///   - maximumEventSize: The most bytes one event may hold: its data so far and its unfinished line.
+    public init(_ base: Base, maximumEventSize: Int) {
+        self.init(base, maximumEventSize: maximumEventSize, url: (base as? ResponseBodyStream)?.url)
+    }
+
+    private init(_ base: Base, maximumEventSize: Int, url: URL?) {
         self.base = base
+        self.maximumEventSize = Swift.max(0, maximumEventSize)
+        self.url = url
     }
 
     /// An iterator over the events.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator())
+        Iterator(base: base.makeAsyncIterator(), maximumEventSize: maximumEventSize, url: url)
     }
 
     /// Reads chunks until an event is complete.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
+        /// The body; nil once it has ended or failed (releasing a ``ResponseBodyStream`` cancels its request).
+        var base: Base.AsyncIterator?
+        let maximumEventSize: Int
+        let url: URL?
         var pending: [UInt8] = []
         var position = 0
         /// Where the search for a line terminator resumes: no byte from `position` up to here ends a line.
@@ -67,27 +102,36 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
         /// Whether the stream's first bytes have yet to be checked for a byte order mark.
         var atStart = true
         var lines = LineState()
-        var finished = false
         /// The bytes searched for a line terminator so far (each byte once, however the line is chunked).
         var examinedBytes = 0
+
+        init(base: Base.AsyncIterator, maximumEventSize: Int, url: URL?) {
+            self.base = base
+            self.maximumEventSize = maximumEventSize
+            self.url = url
+        }
 
         /// The next event, or nil at the end of the stream.
         public mutating func next() async throws -> ServerSentEvent? {
             while true {
                 while let line = nextLine() {
-                    if let event = lines.consume(line) { return event }
+                    let event = lines.consume(line)
+                    guard (event?.data ?? lines.data).utf8.count <= maximumEventSize else { throw tooLarge() }
+                    if let event { return event }
                 }
-                guard !finished else { return nil }
+                guard base != nil else { return nil }
+                // Every complete line is consumed: what is left is the event's data and the line not yet ended.
+                guard pending.count - position + lines.data.utf8.count <= maximumEventSize else { throw tooLarge() }
                 let chunk: Data?
                 do {
-                    chunk = try await base.next()
+                    chunk = try await base?.next()
                 } catch {
-                    // An error ends the events: asking again must not read on past it (beyond a byte cap, say).
-                    finished = true
+                    // An error ends the events: asking again must not read on past it.
+                    finish()
                     throw error
                 }
                 guard let chunk else {
-                    finished = true
+                    finish()
                     return nil
                 }
                 pending.removeFirst(position)
@@ -95,6 +139,25 @@ public struct ServerSentEvents<Base: AsyncSequence & Sendable>: AsyncSequence, S
                 position = 0
                 pending.append(contentsOf: chunk)
             }
+        }
+
+        /// Ends the events and returns the error for an event over `maximumEventSize`.
+        private mutating func tooLarge() -> TransportError {
+            finish()
+            lines = LineState()
+            return TransportError(
+                FailureClassification(
+                    category: .invalidResponse, code: .responseTooLarge, isTransient: false,
+                    message: "a server-sent event exceeded the \(maximumEventSize)-byte limit"),
+                url: url)
+        }
+
+        /// Ends the events: releases the body and what was buffered.
+        private mutating func finish() {
+            base = nil
+            pending = []
+            position = 0
+            searched = 0
         }
 
         /// The next complete line in the buffer (without its terminator), or nil when none is complete.

@@ -1,4 +1,6 @@
 import Foundation
+import ResilienceCore
+import ResilienceTransport
 import Testing
 
 @testable import ResilienceAsyncHTTPClient
@@ -33,6 +35,31 @@ private struct Chunks: AsyncSequence, Sendable {
     struct Iterator: AsyncIteratorProtocol {
         var chunks: ArraySlice<Data>
         mutating func next() async throws -> Data? { chunks.popFirst() }
+    }
+}
+
+/// A body that sends `total` bytes of `x` in 64 KB chunks, with no line terminator, counting what was read.
+private struct EndlessLine: AsyncSequence, Sendable {
+    typealias Element = Data
+    let total: Int
+    let read: LockedState<Int>
+
+    func makeAsyncIterator() -> Iterator { Iterator(total: total, read: read) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let total: Int
+        let read: LockedState<Int>
+        let chunk = Data(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+
+        mutating func next() async throws -> Data? {
+            let chunk = chunk
+            let total = total
+            return read.withLock { read -> Data? in
+                guard read < total else { return nil }
+                read += chunk.count
+                return chunk
+            }
+        }
     }
 }
 
@@ -99,6 +126,42 @@ struct ServerSentEventsTests {
         // Every byte is searched at most once; searching the whole line again per chunk would be about 512 MB.
         let total = chunks.reduce(0) { $0 + $1.count }
         #expect(iterator.examinedBytes <= total, "examined \(iterator.examinedBytes) bytes of \(total)")
+    }
+
+    @Test("A 100 MB line without a terminator fails with a typed error once it outgrows the cap, reading no further")
+    func endlessLine() async throws {
+        let read = LockedState(initialState: 0)
+        var iterator = ServerSentEvents(EndlessLine(total: 100 * 1024 * 1024, read: read)).makeAsyncIterator()
+        let error = await #expect(throws: TransportError.self) { _ = try await iterator.next() }
+        #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
+        let bytesRead: Int = read.withLock { $0 }
+        let bound: Int = 10 * 1024 * 1024 + 64 * 1024
+        #expect(bytesRead <= bound, "read \(bytesRead) bytes")
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test("Small events adding up to more than the cap all arrive: the cap bounds one event, not the stream")
+    func manySmallEvents() async throws {
+        let event = Data(("data: " + String(repeating: "y", count: 1000) + "\n\n").utf8)
+        let chunks = Chunks(Array(repeating: event, count: 11 * 1024))
+        var count = 0
+        for try await _ in ServerSentEvents(chunks) { count += 1 }
+        #expect(count == 11 * 1024)
+    }
+
+    @Test("An event whose data outgrows the limit fails, whether it comes in one chunk or line by line")
+    func eventOverLimit() async throws {
+        let whole = Chunks(["data: small\n\n", "data: " + String(repeating: "z", count: 1500) + "\n\ndata: after\n\n"])
+        let lineByLine = Chunks(
+            ["data: small\n\n"] + Array(repeating: "data: " + String(repeating: "z", count: 99) + "\n", count: 20))
+        for chunks in [whole, lineByLine] {
+            var iterator = ServerSentEvents(chunks, maximumEventSize: 1000).makeAsyncIterator()
+            #expect(try await iterator.next() == ServerSentEvent(data: "small"))
+            let error = await #expect(throws: TransportError.self) { _ = try await iterator.next() }
+            #expect(error?.code == .responseTooLarge)
+            #expect(error?.classification.message == "a server-sent event exceeded the 1000-byte limit")
+            #expect(try await iterator.next() == nil)
+        }
     }
 
     @Test("After the body throws, the events end: asking again reads no more of the body")
