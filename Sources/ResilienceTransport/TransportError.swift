@@ -51,6 +51,19 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
             FailureClassification(category: .timeout, code: .timedOut, message: detail), url: url)
     }
 
+    /// A streamed body went `limit` without a byte after its head arrived: the server or the path stalled, so
+    /// the stream was ended. A transient ``FailureCategory/timeout`` with code ``FailureCode/timedOut``
+    /// (`NET_002`), like the attempt's deadline: reconnecting may well succeed.
+    /// - Parameters:
+    ///   - limit: The idle timeout that passed without a byte.
+    ///   - url: The stream's URL.
+    public static func idleTimedOut(after limit: Duration, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .timeout, code: .timedOut, message: "no byte of the streamed body within \(limit)"),
+            url: url)
+    }
+
     /// The body grew past `limit` bytes (after decompression).
     public static func responseTooLarge(limit: Int, url: URL?) -> TransportError {
         TransportError(

@@ -145,6 +145,11 @@ struct TransportClassificationTests {
         #expect(!sent.value)
         let late = TransportError.timedOut(after: .seconds(2), url: nil)
         #expect(late.classification.message == "no complete response within the attempt deadline (2.0 seconds)")
+        let idle = TransportError.idleTimedOut(after: .seconds(60), url: nil)
+        #expect(idle.classification.category == .timeout)
+        #expect(idle.code == .timedOut)
+        #expect(idle.classification.isTransient)
+        #expect(idle.classification.message == "no byte of the streamed body within 60.0 seconds")
     }
 
     @Test("Header fields: every token name and any value without control characters but tab pass; others are refused")

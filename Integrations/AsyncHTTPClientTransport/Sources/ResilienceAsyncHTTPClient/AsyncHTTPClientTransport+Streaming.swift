@@ -5,7 +5,7 @@ import ResilienceCore
 import ResilienceTransport
 
 /// A response whose body is read as it arrives: the head (status, headers) and a ``ResponseBodyStream`` that
-/// reads it chunk by chunk.
+/// reads it chunk by chunk, each within the transport's idle timeout.
 public struct StreamingHTTPResponse: Sendable {
     /// The status code.
     public let status: Int
@@ -22,11 +22,13 @@ public struct StreamingHTTPResponse: Sendable {
 ///
 /// It is not bounded in total: a chunk is handed over as it arrives and not kept, so a long download or a
 /// server-sent event stream runs for as long as its reader reads (``ServerSentEvents`` bounds each event by
-/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize``). It throws a classified `TransportError` when
-/// the connection fails mid-body (a TLS connection cut without `close_notify` or a body shorter than its
-/// `Content-Length` is a transient truncation), and `CancellationError` when the reading task is cancelled. An
-/// error is thrown once: the request is cancelled then and the stream ends (`next()` returns nil). Leaving the
-/// loop early cancels the request. Iterate it once.
+/// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize``). It throws
+/// `TransportError.idleTimedOut(after:url:)` (`NET_002`, transient) when no byte arrives for
+/// ``AsyncHTTPClientTransportConfiguration/streamIdleTimeout`` on the context's clock, a classified
+/// `TransportError` when the connection fails mid-body (a TLS connection cut without `close_notify` or a body
+/// shorter than its `Content-Length` is a transient truncation), and `CancellationError` when the reading task
+/// is cancelled. An error is thrown once: the request is cancelled then and the stream ends (`next()` returns
+/// nil). Leaving the loop early cancels the request. Iterate it once.
 public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
@@ -37,35 +39,54 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     let unitLimit: Int
     let declaredLength: Int?
     let url: URL
+    /// How long a chunk may take to arrive, or nil for no limit.
+    let idleTimeout: Duration?
+    /// The clock the idle timeout runs on (the context's).
+    let clock: ResilienceClock
 
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: body.makeAsyncIterator(), declaredLength: declaredLength, url: url)
+        Iterator(
+            base: ChunkSource(body.makeAsyncIterator()), declaredLength: declaredLength, url: url,
+            idleTimeout: idleTimeout, clock: clock)
     }
 
-    /// Reads the chunks.
+    /// Reads the chunks, each within the idle timeout.
     public struct Iterator: AsyncIteratorProtocol {
         /// The body's chunks; nil once the stream has ended or failed (releasing it cancels the request).
-        var base: HTTPClientResponse.Body.AsyncIterator?
+        var base: ChunkSource?
         let declaredLength: Int?
         let url: URL
+        let idleTimeout: Duration?
+        let clock: ResilienceClock
         var received = 0
 
         /// The next chunk, or nil at the end of the body (and after an error was thrown).
         public mutating func next() async throws -> Data? {
-            guard base != nil else { return nil }
+            guard let base else { return nil }
             do {
-                return try await read()
+                return try await read(from: base)
             } catch {
-                base = nil
+                self.base = nil
                 throw error
             }
         }
 
-        private mutating func read() async throws -> Data? {
+        private mutating func read(from source: ChunkSource) async throws -> Data? {
             let chunk: ByteBuffer?
             do {
-                chunk = try await base?.next()
+                if let idleTimeout {
+                    chunk = try await withDeadline(after: idleTimeout, clock: clock) {
+                        let chunk = try await source.next()
+                        // A body cancelled by the race ends as if complete (nil): that end is the time running out.
+                        try Task.checkCancellation()
+                        return chunk
+                    }
+                } else {
+                    chunk = try await source.next()
+                }
+            } catch is DeadlineExceededError {
+                throw TransportError.idleTimedOut(after: idleTimeout ?? .zero, url: url)
             } catch {
                 throw AsyncHTTPClientTransport.translate(
                     error, url: url,
@@ -82,6 +103,21 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
             return Data(chunk.readableBytesView)
         }
     }
+
+    /// AsyncHTTPClient's body iterator, read inside the idle timeout's race (`withDeadline(after:clock:operation:)`
+    /// runs the read in a child task). Unchecked: one read at a time, and the race awaits its child before it
+    /// returns, so no two tasks ever touch the iterator at once.
+    final class ChunkSource: @unchecked Sendable {
+        private var iterator: HTTPClientResponse.Body.AsyncIterator
+
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
+            self.iterator = iterator
+        }
+
+        func next() async throws -> ByteBuffer? {
+            try await iterator.next()
+        }
+    }
 }
 
 extension AsyncHTTPClientTransport {
@@ -90,9 +126,11 @@ extension AsyncHTTPClientTransport {
     ///
     /// The attempt deadline (`context.deadline`, else ``AsyncHTTPClientTransportConfiguration/defaultAttemptTimeout``)
     /// covers the response head, raced on `context.clock`; the body is read for as long as the caller reads it
-    /// (cancel the reading task to stop). The body is not bounded in total, whatever its `Content-Length`:
-    /// ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` bounds what a reader buffers (a
-    /// ``ServerSentEvents`` event). Redirects are followed as ``send(_:context:)`` follows them.
+    /// (cancel the reading task to stop), each chunk within
+    /// ``AsyncHTTPClientTransportConfiguration/streamIdleTimeout`` on the same clock. The body is not bounded in
+    /// total, whatever its `Content-Length`: ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` bounds
+    /// what a reader buffers (a ``ServerSentEvents`` event). Redirects are followed as ``send(_:context:)``
+    /// follows them.
     /// - Parameters:
     ///   - request: The request; its `body`, if any, is sent whole.
     ///   - context: The attempt's context: deadline, clock and telemetry.
@@ -107,7 +145,7 @@ extension AsyncHTTPClientTransport {
     /// as soon as the response head arrives, with the response body to read as it streams.
     ///
     /// A streamed body cannot be sent twice, so a redirect response is returned, not followed; retry such a
-    /// request only when the sequence can be made again. The deadline and errors are those of
+    /// request only when the sequence can be made again. The deadline, idle timeout and errors are those of
     /// ``stream(_:context:)``; an error the sequence throws fails the request with that error.
     /// - Parameters:
     ///   - request: The method, URL and headers (its `body` is ignored).
@@ -153,7 +191,7 @@ extension AsyncHTTPClientTransport {
             status: Int(response.status.code), headers: headers, url: head.url,
             body: ResponseBodyStream(
                 body: response.body, unitLimit: configuration.maximumResponseSize, declaredLength: declared,
-                url: head.url))
+                url: head.url, idleTimeout: configuration.streamIdleTimeout, clock: clock))
     }
 }
 

@@ -16,6 +16,13 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     /// limit. A compressed body is the exception: AsyncHTTPClient's inflater counts the whole response, so a
     /// streamed `gzip` or `deflate` body still ends at this limit (see ``decompressesResponses``).
     public var maximumResponseSize: Int = 10 * 1024 * 1024
+    /// How long a streamed body may go without a byte once its head has arrived (default 60 s; nil: no limit),
+    /// raced on the context's clock for every chunk: a stream that stalls ends with the transient
+    /// `TransportError.idleTimedOut(after:url:)` (`NET_002`) instead of hanging its reader. Any byte resets it,
+    /// a server-sent event comment too, so a stream whose server sends keep-alives (commonly every 15 to 30 s)
+    /// stays open however long it runs. 60 s is URLSession's default idle timeout (`timeoutIntervalForRequest`):
+    /// twice the longest usual keep-alive interval. A buffered body needs none: the attempt deadline covers it.
+    public var streamIdleTimeout: Duration? = .seconds(60)
     /// How many redirects one request may follow (default 10). The transport follows them itself.
     public var maximumRedirects: Int = 10
     /// The attempt deadline used when the context has none (default 30 s).

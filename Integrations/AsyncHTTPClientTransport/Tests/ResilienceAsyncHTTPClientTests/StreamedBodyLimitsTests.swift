@@ -1,14 +1,16 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import ResilienceTesting
 import ResilienceTransport
 import Testing
 
 @testable import ResilienceAsyncHTTPClient
 
-/// What bounds a streamed body: the byte cap per event a consumer buffers, not per stream. Over the loopback
-/// FaultServer with real sockets.
-@Suite("Streamed body limits over FaultServer")
+/// What bounds a streamed body: the byte cap per event a consumer buffers (not per stream), and the idle
+/// timeout between chunks. Over the loopback FaultServer with real sockets; the idle timeout runs on a
+/// `ManualClock`, with a real-time bound only so that a missing timeout fails instead of hanging.
+@Suite("Streamed body limits")
 struct StreamedBodyLimitsTests {
     @Test("A server-sent event stream longer than the byte cap is read to its end: the cap bounds an event")
     func longEventStream() async throws {
@@ -50,5 +52,87 @@ struct StreamedBodyLimitsTests {
         }
         #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
         #expect(received <= 1024 * 1024)
+    }
+
+    @Test("A stream that stalls after its first event ends with a transient timeout once it has been idle")
+    func stalledStream() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script(
+            "/events", .slowDrip(body: Data("data: 1\n\ndata: 2\n\n".utf8), chunkSize: 9, interval: .seconds(3600)))
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let context = ResilienceContext(
+            key: "test", deadline: clock.now().advanced(by: .seconds(10)), clock: clock,
+            classifier: TransportErrorClassifier.standard)
+        let outcome = try await withTransport { transport in
+            let response = try await transport.stream(HTTPRequest(url: server.url("/events")), context: context)
+            let (firstEvent, signal) = AsyncStream<Void>.makeStream()
+            let reader = Task { () -> (events: [ServerSentEvent], error: (any Error)?) in
+                var events: [ServerSentEvent] = []
+                let error = await failure {
+                    for try await event in ServerSentEvents(response.body) {
+                        events.append(event)
+                        signal.yield()
+                    }
+                }
+                return (events, error)
+            }
+            // Bounded in real time, so a stream without an idle timeout fails here instead of hanging the suite.
+            return try await withDeadline(after: .seconds(10), clock: .continuous) {
+                await withTaskCancellationHandler {
+                    for await _ in firstEvent { break }
+                    await manual.waitForSleepers(count: 1)
+                    manual.advance(by: .seconds(60))
+                    return await reader.value
+                } onCancel: {
+                    reader.cancel()
+                }
+            }
+        }
+        #expect(outcome.events == [ServerSentEvent(data: "1")])
+        let classification = classify(outcome.error)
+        #expect(classification?.category == .timeout, "\(String(describing: outcome.error))")
+        #expect(classification?.code == .timedOut)
+        #expect(classification?.isTransient == true)
+    }
+
+    @Test("The idle timeout restarts with every chunk: keep-alives hold a quiet stream open, silence ends it")
+    func idleTimeoutPerChunk() async throws {
+        let manual = ManualClock()
+        let (chunks, feed) = AsyncStream<ByteBuffer>.makeStream()
+        let url = URL(string: "https://example.com/events")!
+        let body = ResponseBodyStream(
+            body: .stream(chunks), unitLimit: 1 << 20, declaredLength: nil, url: url, idleTimeout: .seconds(60),
+            clock: .manual(manual))
+        let (arrivals, arrived) = AsyncStream<Void>.makeStream()
+        let reader = Task { () -> (chunks: Int, error: (any Error)?) in
+            var count = 0
+            let error = await failure {
+                for try await _ in body {
+                    count += 1
+                    arrived.yield()
+                }
+            }
+            return (count, error)
+        }
+        var signals = arrivals.makeAsyncIterator()
+        for _ in 0..<3 {
+            await manual.waitForSleepers(count: 1)
+            manual.advance(by: .seconds(59))
+            feed.yield(ByteBuffer(string: ": keep-alive\n"))
+            await signals.next()
+        }
+        await manual.waitForSleepers(count: 1)
+        manual.advance(by: .seconds(60))
+        let outcome = await reader.value
+        #expect(outcome.chunks == 3, "a chunk 59 s after the last one arrives")
+        let error = outcome.error as? TransportError
+        #expect(
+            error == TransportError.idleTimedOut(after: .seconds(60), url: url), "\(String(describing: outcome.error))")
+        #expect(error?.classification.category == .timeout)
+        #expect(error?.classification.isTransient == true)
+        #expect(manual.now.offset == .seconds(3 * 59 + 60))
+        feed.finish()
     }
 }
