@@ -33,6 +33,29 @@ struct StreamedBodyLimitsTests {
         #expect(received == count, "\(received) of \(count) events (\(body.count) bytes)")
     }
 
+    @Test("A hostile 100 MB line without a newline, over the wire, ends in a typed error at the cap")
+    func endlessLineOverTheWire() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/events", .hugeBody(size: 100 * 1024 * 1024))
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 1024 * 1024
+        let (events, error, elapsed) = try await withTransport(configuration) { transport in
+            let started = ContinuousClock.now
+            var events = 0
+            let error = await failure {
+                let response = try await transport.stream(
+                    HTTPRequest(url: server.url("/events")), context: realContext())
+                for try await _ in ServerSentEvents(response.body) { events += 1 }
+            }
+            return (events, error, ContinuousClock.now - started)
+        }
+        #expect(events == 0)
+        #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
+        #expect((error as? TransportError)?.url == server.url("/events"))
+        #expect(elapsed < .seconds(5), "it stops at the cap, not after reading 100 MB")
+    }
+
     @Test(
         "The documented exception: a compressed stream still ends at the cap, AsyncHTTPClient's inflater counts it whole"
     )
