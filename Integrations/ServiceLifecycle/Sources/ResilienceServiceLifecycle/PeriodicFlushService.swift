@@ -6,10 +6,13 @@ import ServiceLifecycle
 /// once more on graceful shutdown, as a swift-service-lifecycle `Service`.
 ///
 /// On graceful shutdown the wait is cut short and the last flush runs, so the final interval's data is not
-/// lost. The last flush is bounded by ``finalFlushTimeout``: when it runs out the flush is cancelled, so an
-/// exporter whose destination stopped answering cannot hold up the service group's shutdown (which, without a
-/// `maximumGracefulShutdownDuration`, would otherwise wait for ever). On cancellation it stops at once, without
-/// a last flush.
+/// lost. The shutdown is bounded by ``finalFlushTimeout``, counted from the moment it begins: when it runs out the
+/// flush under way is cancelled, so an exporter whose destination stopped answering cannot hold up the service
+/// group's shutdown (which, without a `maximumGracefulShutdownDuration`, would otherwise wait for ever). That
+/// holds for a periodic flush still running when the shutdown begins too: it may finish within the bound (then
+/// the last flush runs in what is left of it) or is cancelled when the bound runs out (then no last flush is
+/// started against the destination that stopped answering). On cancellation it stops at once, without a last
+/// flush.
 ///
 /// ```swift
 /// let exporter = PeriodicFlushService(every: .seconds(60), logger: logger) {
@@ -20,9 +23,10 @@ import ServiceLifecycle
 public struct PeriodicFlushService: Service {
     /// The time between flushes.
     public let interval: Duration
-    /// The longest the last flush, on graceful shutdown, may take; then it is cancelled (default 10 s, the same
-    /// as ``SyncEngineService/Configuration/drainTimeout``, so the two last steps of a group's shutdown have
-    /// the same bound).
+    /// The longest the graceful shutdown may take, from the moment it begins: a periodic flush still running
+    /// then and the last flush together; then the flush under way is cancelled (default 10 s, the same as
+    /// ``SyncEngineService/Configuration/drainTimeout``, so the two last steps of a group's shutdown have the same
+    /// bound).
     public let finalFlushTimeout: Duration
     private let clock: ResilienceClock
     private let logger: Logger?
@@ -33,9 +37,10 @@ public struct PeriodicFlushService: Service {
     /// - Parameters:
     ///   - interval: The time between flushes (at least 1 ms).
     ///   - clock: The clock the interval and the last flush's time limit are measured on.
-    ///   - finalFlushTimeout: The longest the last flush may take (default 10 s); then the flush's task is
-    ///     cancelled. The flush should honour cancellation: one that ignores it still holds up the return. Zero
-    ///     or less skips the last flush.
+    ///   - finalFlushTimeout: The longest the graceful shutdown may take from the moment it begins (default 10 s):
+    ///     a periodic flush still running then and the last flush share it; then the flush's task is cancelled.
+    ///     The flush should honour cancellation: one that ignores it still holds up the return. Zero or less
+    ///     skips the last flush (and cancels a periodic flush under way at once).
     ///   - logger: Receives one line when the last flush ends (flushed, timed out, or cancelled), if given.
     ///   - flush: Exports what accumulated since the last call.
     public init(
@@ -49,28 +54,94 @@ public struct PeriodicFlushService: Service {
         self.flush = flush
     }
 
-    /// Flushes every ``interval`` until graceful shutdown (then flushes once more, for at most
+    /// Flushes every ``interval`` until graceful shutdown (then flushes once more, the shutdown taking at most
     /// ``finalFlushTimeout``) or cancellation.
     public func run() async {
         let clock = clock
         let interval = interval
+        // The instant the shutdown's time runs out, set when it begins during a periodic flush.
+        var shutdownDeadline: ResilienceInstant?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
             } catch {
                 break
             }
-            await flush()
+            switch await periodicFlush() {
+            case .flushed: continue
+            case .shutdownBegan(let deadline): shutdownDeadline = deadline
+            case .timedOut:
+                logger?.warning(
+                    "periodic flush on shutdown timed out; the last interval may not be exported",
+                    metadata: ["resilience.flush.timeout": "\(finalFlushTimeout)"])
+                return
+            }
         }
         guard !Task.isCancelled else { return }
-        await finalFlush()
+        await finalFlush(until: shutdownDeadline ?? Self.end(of: finalFlushTimeout, from: clock.now()))
     }
 
-    /// Runs the last flush bounded by ``finalFlushTimeout`` and logs how it ended.
-    private func finalFlush() async {
+    /// How a periodic flush ended.
+    private enum PeriodicFlushEnd {
+        /// Before any graceful shutdown.
+        case flushed
+        /// After a graceful shutdown began during it, in time; the shutdown's time runs out at the instant given.
+        case shutdownBegan(ResilienceInstant)
+        /// Cancelled when the shutdown that began during it ran out of time.
+        case timedOut
+    }
+
+    /// Runs one periodic flush. When graceful shutdown begins during it, the flush gets until
+    /// ``finalFlushTimeout`` after that moment, then is cancelled.
+    private func periodicFlush() async -> PeriodicFlushEnd {
+        let flush = flush
+        let clock = clock
+        let timeout = finalFlushTimeout
+        return await withTaskGroup(of: PeriodicFlushEnd?.self) { group in
+            group.addTask {
+                await flush()
+                return nil
+            }
+            // Watches for the shutdown: nil when none began during the flush; else whether the flush ended in time.
+            group.addTask {
+                do {
+                    try await gracefulShutdown()
+                } catch {
+                    return nil  // the flush ended first, or the service was cancelled
+                }
+                let deadline = Self.end(of: timeout, from: clock.now())
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    return .shutdownBegan(deadline)  // the flush ended in time
+                }
+                return .timedOut
+            }
+            // The flush's end (nil) cancels the watcher, which then says whether the shutdown had begun.
+            var end = PeriodicFlushEnd.flushed
+            while let next = await group.next() {
+                if let next {
+                    end = next
+                    if case .timedOut = next { group.cancelAll() }
+                } else {
+                    group.cancelAll()
+                }
+            }
+            return end
+        }
+    }
+
+    /// The instant `limit` after `start`: a negative limit counts as zero, one beyond 30 years as that, so no
+    /// setting overflows the clock.
+    static func end(of limit: Duration, from start: ResilienceInstant) -> ResilienceInstant {
+        start.advanced(by: min(max(limit, .zero), .seconds(30 * 365 * 86_400)))
+    }
+
+    /// Runs the last flush, bounded by the shutdown's `deadline`, and logs how it ended.
+    private func finalFlush(until deadline: ResilienceInstant) async {
         let flush = flush
         do {
-            try await withDeadline(after: finalFlushTimeout, clock: clock) {
+            try await withDeadline(until: deadline, clock: clock) {
                 await flush()
                 // A flush the timer cancelled returns like one that finished: the check turns that into the time
                 // running out.

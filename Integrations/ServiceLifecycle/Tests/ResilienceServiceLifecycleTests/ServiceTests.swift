@@ -246,6 +246,75 @@ struct TelemetryServiceTests {
         #expect(last.message.contains("timed out"), "\(last.message)")
     }
 
+    @Test("graceful shutdown during a periodic flush that hangs: that flush is cancelled after finalFlushTimeout")
+    func hangingFlushAtShutdown() async throws {
+        let clock = ManualClock()
+        let started = LockedBox(0)
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        // The exporter's destination stops answering during the first periodic flush: it waits an hour (manual
+        // time) unless cancelled.
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            started.mutate { $0 += 1 }
+            try? await clock.sleep(for: .seconds(3_600))
+        }
+        let returned = LockedBox(false)
+        await testGracefulShutdown { trigger in
+            let running = Task {
+                await service.run()
+                returned.mutate { $0 = true }
+            }
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(60))
+            #expect(await eventually { started.value == 1 && clock.sleeperCount == 1 })
+            // SIGTERM while that flush hangs: the shutdown may wait for it no longer than finalFlushTimeout.
+            trigger.triggerGracefulShutdown()
+            #expect(await eventually { clock.sleeperCount == 2 }, "the shutdown's time limit is running")
+            clock.advance(by: .seconds(10))
+            #expect(await eventually { returned.value }, "the shutdown waits for the hanging flush no longer")
+            // Lets a service without a limit end, so the test fails instead of hanging.
+            for _ in 0..<4 where !returned.value {
+                clock.advance(by: .seconds(3_600))
+                _ = await eventually { returned.value }
+            }
+            await running.value
+        }
+        #expect(clock.now.offset == .seconds(70))
+        #expect(started.value == 1, "no second flush to the destination that stopped answering")
+        let last = try #require(lines.value.last)
+        #expect(last.level == .warning)
+        #expect(last.message.contains("timed out"), "\(last.message)")
+    }
+
+    @Test("graceful shutdown during a periodic flush that then ends: the last flush runs within the same bound")
+    func flushInProgressAtShutdown() async throws {
+        let clock = ManualClock()
+        let started = LockedBox(0)
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        // Each flush takes 4 s (manual time).
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            started.mutate { $0 += 1 }
+            try? await clock.sleep(for: .seconds(4))
+        }
+        await testGracefulShutdown { trigger in
+            let running = Task { await service.run() }
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(60))
+            #expect(await eventually { started.value == 1 && clock.sleeperCount == 1 })
+            trigger.triggerGracefulShutdown()
+            #expect(await eventually { clock.sleeperCount == 2 })
+            clock.advance(by: .seconds(4))  // the periodic flush ends, 4 s into the shutdown's 10
+            #expect(await eventually { started.value == 2 && clock.sleeperCount == 2 })
+            clock.advance(by: .seconds(4))  // the last flush ends too, at 8 s
+            await running.value
+        }
+        #expect(started.value == 2)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .info)
+        #expect(last.message.contains("flushed"), "\(last.message)")
+    }
+
     @Test("a last flush cut short by cancellation (a second signal, the group's hard stop) is logged as cancelled")
     func lastFlushCancelled() async throws {
         let clock = ManualClock()
