@@ -8,6 +8,8 @@ let package = Package(
     dependencies: [
         .package(name: "ResilienceKit", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(name: "ResilienceMetrics", path: "../Integrations/Metrics"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +29,17 @@ let package = Package(
                 .product(name: "ResilienceTelemetry", package: "ResilienceKit"),
             ],
             path: "Benchmarks/TelemetryCost",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "MetricsSinkCost",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceCore", package: "ResilienceKit"),
+                .product(name: "ResilienceMetrics", package: "ResilienceMetrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            path: "Benchmarks/MetricsSinkCost",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(

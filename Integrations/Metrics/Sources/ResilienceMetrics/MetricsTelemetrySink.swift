@@ -31,6 +31,11 @@ import ResilienceCore
 /// the sink caches are too. Keys are redacted before they become labels.
 ///
 /// `receive` looks up a cached handle under a small lock and increments it; the backend's handle does the rest.
+/// An event whose key, kind, category and outcome were seen before allocates nothing: the key's label (redacted,
+/// capped) is cached per key, and a handle is found by its label values without building an array. That cache
+/// holds at most ``Configuration/maximumKeys`` × 2 + 64 keys of at most 256 UTF-8 bytes each; a key past either
+/// bound is redacted again on each event (it still builds no array), so a stream of distinct keys cannot grow
+/// the sink's memory.
 ///
 /// ```swift
 /// let metrics = MetricsTelemetrySink()              // MetricsSystem.factory, bootstrapped by the app
@@ -87,12 +92,20 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
     /// Attempts in flight per key label.
     private let inFlight = LockedState(initialState: [String: Int]())
+    /// The label of each key seen, so a key is redacted and checked against the cap once (bounded by
+    /// `keyLabelCacheLimit` and `longestCachedKey`).
+    private let keyLabels = LockedState(initialState: [String: String]())
+    /// The most keys whose label is cached: `maximumKeys` × 2 + 64.
+    let keyLabelCacheLimit: Int
+
+    /// The longest key (in UTF-8 bytes) whose label is cached.
+    static let longestCachedKey = 256
 
     /// A cached handle's identity: its type (counter, timer, gauge), its name's suffix and its label values.
     private struct HandleKey: Hashable {
         var type: ObjectIdentifier
         var name: String
-        var labels: [String]
+        var labels: SeriesLabels
     }
 
     /// Creates a sink.
@@ -106,6 +119,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
         keys = LabelBudget(limit: configuration.maximumKeys, overflow: configuration.overflowLabel)
         categories = LabelBudget(limit: configuration.maximumCategories, overflow: configuration.overflowLabel)
         kinds = LabelBudget(limit: configuration.maximumKinds, overflow: configuration.overflowLabel)
+        keyLabelCacheLimit = max(0, configuration.maximumKeys) * 2 + 64
     }
 
     /// The full name of a metric: `prefix_suffix`.
@@ -114,7 +128,20 @@ public final class MetricsTelemetrySink: TelemetrySink {
     }
 
     /// The label `key` is counted under: itself (redacted) while under the cap, else the overflow label.
-    public func keyLabel(_ key: String) -> String { keys.label(for: configuration.redactor.redact(key)) }
+    public func keyLabel(_ key: String) -> String {
+        if let cached = keyLabels.withLock({ $0[key] }) { return cached }
+        let label = keys.label(for: configuration.redactor.redact(key))
+        // A key's label never changes (the cap only admits), so caching it keeps the answer; the bounds keep a
+        // stream of distinct keys from growing the cache.
+        guard key.utf8.count <= Self.longestCachedKey else { return label }
+        keyLabels.withLock { labels in
+            if labels.count < keyLabelCacheLimit { labels[key] = label }
+        }
+        return label
+    }
+
+    /// How many keys have their label cached (at most `keyLabelCacheLimit`).
+    var cachedKeyLabelCount: Int { keyLabels.withLock { $0.count } }
 
     /// How many distinct keys have a label of their own.
     public var distinctKeyCount: Int { keys.distinctCount }
@@ -122,7 +149,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// Updates the metrics for `event`.
     public func receive(_ event: ResilienceEvent) {
         let key = keyLabel(event.key)
-        handle(Counter.self, MetricSchema.events, [key, kinds.label(for: event.kind.rawValue)]).increment()
+        handle(Counter.self, MetricSchema.events, key, kinds.label(for: event.kind.rawValue)).increment()
         switch event.kind {
         case .attemptStarted:
             updateInFlight(key: key, by: 1)
@@ -135,20 +162,20 @@ public final class MetricsTelemetrySink: TelemetrySink {
                 default: event.classification ?? .unknown
                 }
             let (category, outcome) = labels(failure)
-            handle(Counter.self, MetricSchema.attempts, [key, category, outcome]).increment()
+            handle(Counter.self, MetricSchema.attempts, key, category, outcome).increment()
             if event.kind != .attemptCancelled, let duration = event.duration {
-                handle(Timer.self, MetricSchema.attemptDuration, [key]).record(duration: Self.timed(duration))
+                handle(Timer.self, MetricSchema.attemptDuration, key).record(duration: Self.timed(duration))
             }
         case .retryScheduled:
-            handle(Counter.self, MetricSchema.retries, [key, categoryLabel(event.classification?.category)])
+            handle(Counter.self, MetricSchema.retries, key, categoryLabel(event.classification?.category))
                 .increment()
         case let kind where MetricSchema.rejectionKinds.contains(kind):
             guard MetricSchema.isRejection(event) else { break }
-            handle(Counter.self, MetricSchema.rejections, [key, kinds.label(for: kind.rawValue)]).increment()
+            handle(Counter.self, MetricSchema.rejections, key, kinds.label(for: kind.rawValue)).increment()
         case .breakerTransition, .pipelineCreated:
             guard let current = event.transition?.to else { break }
-            for state in BreakerState.allCases {
-                handle(Gauge.self, MetricSchema.breakerState, [key, MetricSchema.breakerStateLabel(state)])
+            for state in Self.breakerStates {
+                handle(Gauge.self, MetricSchema.breakerState, key, MetricSchema.breakerStateLabel(state))
                     .record(state == current ? 1 : 0)
             }
         default:
@@ -156,13 +183,16 @@ public final class MetricsTelemetrySink: TelemetrySink {
         }
     }
 
+    /// Every breaker state, made once (`allCases` builds a new array on each use).
+    private static let breakerStates = BreakerState.allCases
+
     private func updateInFlight(key: String, by change: Int) {
         let value = inFlight.withLock { counts in
             let value = max(0, counts[key, default: 0] + change)
             counts[key] = value
             return value
         }
-        handle(Gauge.self, MetricSchema.attemptsInFlight, [key]).record(value)
+        handle(Gauge.self, MetricSchema.attemptsInFlight, key).record(value)
     }
 
     /// Records one finished operation (used by ``MetricsStrategy``).
@@ -174,8 +204,8 @@ public final class MetricsTelemetrySink: TelemetrySink {
     public func recordOperation(key: String, duration: Duration, failure: FailureClassification?) {
         let key = keyLabel(key)
         let (category, outcome) = labels(failure)
-        handle(Counter.self, MetricSchema.operations, [key, category, outcome]).increment()
-        handle(Timer.self, MetricSchema.operationDuration, [key, outcome]).record(duration: Self.timed(duration))
+        handle(Counter.self, MetricSchema.operations, key, category, outcome).increment()
+        handle(Timer.self, MetricSchema.operationDuration, key, outcome).record(duration: Self.timed(duration))
     }
 
     /// What a timer records for `duration`: a negative one (a clock that stepped back, an emitter's bad value)
@@ -194,20 +224,33 @@ public final class MetricsTelemetrySink: TelemetrySink {
         return categories.label(for: category.rawValue)
     }
 
-    /// The handle of type `Handle` for `family` and its label `values`, created through the factory on first use
-    /// and cached for every later event with the same labels (the label budgets keep the cache bounded).
+    /// The handle of type `Handle` for `family` and its label values (one per label of the family), created
+    /// through the factory on first use and cached for every later event with the same labels (the label budgets
+    /// keep the cache bounded). Finding a cached handle allocates nothing.
     private func handle<Handle: MetricHandle>(
-        _ type: Handle.Type, _ family: MetricFamily, _ values: [String]
+        _ type: Handle.Type, _ family: MetricFamily, _ first: String, _ second: String = "", _ third: String = ""
     ) -> Handle {
-        let handleKey = HandleKey(type: ObjectIdentifier(type), name: family.suffix, labels: values)
+        let labels = SeriesLabels(first: first, second: second, third: third)
+        let handleKey = HandleKey(type: ObjectIdentifier(type), name: family.suffix, labels: labels)
         return handles.withLock { handles in
             if let cached = handles[handleKey] as? Handle { return cached }
             let created = Handle(
-                label: name(family.suffix), dimensions: Array(zip(family.labels, values)), factory: factory)
+                label: name(family.suffix), dimensions: Array(zip(family.labels, labels.values)), factory: factory)
             handles[handleKey] = created
             return created
         }
     }
+}
+
+/// A series' label values, at most three (every family's), held inline so that looking a handle up builds no
+/// array; a family with fewer labels leaves the rest empty.
+private struct SeriesLabels: Hashable {
+    var first: String
+    var second: String
+    var third: String
+
+    /// The values in order, for the factory (only when a handle is created; `zip` drops the unused ones).
+    var values: [String] { [first, second, third] }
 }
 
 /// A swift-metrics handle (counter, timer, gauge) that ``MetricsTelemetrySink`` creates once per name and labels.
