@@ -1,3 +1,4 @@
+import Foundation
 import OpenAPIRuntime
 import ResilienceCore
 import ResilienceTransport
@@ -5,17 +6,20 @@ import ResilienceTransport
 /// A request body that can be sent once per attempt: none, a body that iterates many times, bytes buffered
 /// under a bound, or (too large to buffer) a single-pass body for the first attempt only.
 ///
-/// A single-pass body is never refused: one of known length over the bound is passed on untouched, and one
-/// of unknown length is read into the buffer until it proves larger than the bound, then sent as the bytes
-/// read so far followed by the rest of the same stream.
+/// A single-pass body is never refused for its size: one of known length over the bound is passed on untouched,
+/// and one of unknown length is read into the buffer until it proves larger than the bound, then sent as the
+/// bytes read so far followed by the rest of the same stream. One buffered whole that is not whole is refused
+/// before any attempt: its reading cut short by the call's cancellation (`CancellationError`), or its stream
+/// ending before its declared length (``ResilienceClientTransport/requestBodyEndedEarly(read:declared:url:)``).
 enum ReplayableBody: Sendable {
     case none
     case reusable(HTTPBody)
     case buffered(ArraySlice<UInt8>)
     case once(HTTPBody)
 
-    /// Classifies `body`, buffering a single-pass body of at most `limit` bytes.
-    static func make(_ body: HTTPBody?, limit: Int) async throws -> ReplayableBody {
+    /// Classifies `body`, buffering a single-pass body of at most `limit` bytes; `url` names the request in the
+    /// error of a body that ends before its declared length.
+    static func make(_ body: HTTPBody?, limit: Int, url: URL?) async throws -> ReplayableBody {
         guard let body else { return .none }
         if body.iterationBehavior == .multiple { return .reusable(body) }
         if case .known(let length) = body.length, length > Int64(limit) { return .once(body) }
@@ -28,6 +32,7 @@ enum ReplayableBody: Sendable {
                 return .once(HTTPBody(rest, length: body.length, iterationBehavior: .single))
             }
         }
+        try ResilienceClientTransport.checkComplete(body, read: bytes.count, url: url)
         return .buffered(bytes[...])
     }
 

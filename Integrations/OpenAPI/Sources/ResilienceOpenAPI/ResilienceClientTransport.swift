@@ -20,7 +20,10 @@ public struct ResilienceClientTransport: ClientTransport {
     /// The transport requests go through.
     public var transport: any HTTPTransport
     /// The largest request body it buffers (default 16 MiB); `HTTPTransport` sends bodies as `Data`. A larger
-    /// body fails the call before anything is sent, with ``requestBodyTooLarge(limit:url:)``'s error.
+    /// body fails the call before anything is sent, with ``requestBodyTooLarge(limit:url:)``'s error. A body
+    /// that ends before its declared length fails the same way, with ``requestBodyEndedEarly(read:declared:url:)``'s
+    /// error, and one whose reading the call's cancellation cut short throws `CancellationError`: the transport
+    /// is never handed part of a body as the whole.
     public var maximumRequestBody: Int
     /// The classifier for the context it builds when no middleware provides one.
     public var classifier: any ErrorClassifier
@@ -87,8 +90,24 @@ public struct ResilienceClientTransport: ClientTransport {
             url: url)
     }
 
+    /// The error of a request body whose stream ended after `read` bytes of the `declared` length it was given
+    /// with: a broken body (`clientError`, `FailureCode.invalidFormat`), not transient and never sent, so neither
+    /// half of it nor a retry reaches the server.
+    /// - Parameters:
+    ///   - read: The bytes the stream yielded before it ended.
+    ///   - declared: The body's declared length.
+    ///   - url: The request's URL.
+    public static func requestBodyEndedEarly(read: Int, declared: Int64, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .clientError, code: .invalidFormat, isTransient: false, logLevel: .error,
+                message: "the request body ended after \(read) of its declared \(declared) bytes, so it was not sent",
+                requestWasNotSent: true),
+            url: url)
+    }
+
     /// The whole of `body`, or ``requestBodyTooLarge(limit:url:)``'s error once it proves larger than `limit`
-    /// (by its declared length, or while reading it).
+    /// (by its declared length, or while reading it); see `checkComplete(_:read:url:)` for a body cut short.
     static func collect(_ body: HTTPBody, limit: Int, url: URL) async throws -> Data {
         if case .known(let length) = body.length, length > Int64(limit) {
             throw requestBodyTooLarge(limit: limit, url: url)
@@ -98,6 +117,17 @@ public struct ResilienceClientTransport: ClientTransport {
             guard chunk.count <= limit - bytes.count else { throw requestBodyTooLarge(limit: limit, url: url) }
             bytes.append(contentsOf: chunk)
         }
+        try checkComplete(body, read: bytes.count, url: url)
         return bytes
+    }
+
+    /// Throws when a body read to its end (`read` bytes) may not be whole: `CancellationError` when the task is
+    /// cancelled (a stream ends early when its reader is cancelled, as `AsyncStream` does), and
+    /// ``requestBodyEndedEarly(read:declared:url:)``'s error when it yielded fewer bytes than it declared.
+    static func checkComplete(_ body: HTTPBody, read: Int, url: URL?) throws {
+        try Task.checkCancellation()
+        if case .known(let length) = body.length, Int64(read) < length {
+            throw requestBodyEndedEarly(read: read, declared: length, url: url)
+        }
     }
 }

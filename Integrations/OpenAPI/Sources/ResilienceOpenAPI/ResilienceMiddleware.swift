@@ -19,7 +19,10 @@ import ResilienceTransport
 ///   body larger than the bound (of known or unknown length) is sent once, streamed, with retries off: a
 ///   failure of that call is final, and the call runs as not idempotent, so neither a stage's own failure (a
 ///   timeout's) nor a hedge starts another attempt (one a custom retry policy starts anyway ends at once with
-///   the first attempt's failure, without sending).
+///   the first attempt's failure, without sending). A body is never buffered part for whole: one that ends before
+///   its declared length fails before any attempt with
+///   ``ResilienceClientTransport/requestBodyEndedEarly(read:declared:url:)``'s error, and one whose reading the
+///   call's cancellation cut short throws `CancellationError`.
 /// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
 ///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``; one that
 ///   breaks before that bound or its end fails the attempt as a transport failure (its own classified error, or
@@ -58,7 +61,8 @@ public struct ResilienceMiddleware: ClientMiddleware {
         next: @Sendable (HTTPTypes.HTTPRequest, HTTPBody?, URL) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         let key = configuration.key(operationID: operationID, baseURL: baseURL)
-        let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody)
+        let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
+        let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody, url: url)
         // A body that can be sent only once makes the call unrepeatable whatever its method or key: no retry of
         // a stage's own failure (a timeout's) and no hedge starts another attempt.
         let context = ResilienceContext(
@@ -66,7 +70,6 @@ public struct ResilienceMiddleware: ClientMiddleware {
             idempotency: replay.isSinglePass ? .nonIdempotent : Self.idempotency(of: request),
             telemetry: configuration.telemetry, clock: configuration.clock, classifier: configuration.classifier)
         let configuration = configuration
-        let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
         // The last attempt's failure response, for a stage that ends the call on it with its own error.
         let lastRejected = LockedState<RejectedResponse?>(initialState: nil)
         // The failure of the attempt that used a single-pass body up: a retry policy that ignores idempotency

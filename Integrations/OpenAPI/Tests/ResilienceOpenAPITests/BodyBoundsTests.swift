@@ -105,6 +105,65 @@ struct BodyBoundsTests {
         #expect(recorder.sent.value.isEmpty)
     }
 
+    /// A single-pass body declaring 1,000 bytes that yields 100 and then waits for ever (a slow upload), or ends
+    /// there when `endsShort`.
+    static func shortStream(endsShort: Bool) -> HTTPBody {
+        let (stream, continuation) = AsyncStream<HTTPBody.ByteChunk>.makeStream()
+        continuation.yield(ArraySlice(repeating: 2, count: 100))
+        if endsShort { continuation.finish() }
+        return HTTPBody(stream, length: .known(1_000), iterationBehavior: .single)
+    }
+
+    func expectEndedEarly(_ error: (any Error)?) throws {
+        let short = try #require(error as? TransportError, "\(String(describing: error))")
+        #expect(short.code == .invalidFormat)
+        #expect(short.classification.isTransient == false)
+        #expect(short.classification.requestWasNotSent)
+        #expect(short.classification.message?.contains("100 of its declared 1000 bytes") == true)
+    }
+
+    @Test("Cancelled while it reads a streamed request body, the adapter hands the transport no half body")
+    func cancelledWhileReadingRequestBody() async throws {
+        let recorder = RecordingTransport()
+        let transport = ResilienceClientTransport(recorder)
+        let sending = Task {
+            try await transport.send(
+                Self.post, body: Self.shortStream(endsShort: false), baseURL: Self.baseURL, operationID: "createJob")
+        }
+        for _ in 0..<100 { await Task.yield() }
+        sending.cancel()
+        let result = await sending.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(recorder.sent.value.isEmpty)
+    }
+
+    @Test("A request body that ends before its declared length is a typed client error, not sent, not retried")
+    func requestBodyEndsEarly() async throws {
+        let recorder = RecordingTransport()
+        let transport = ResilienceClientTransport(recorder)
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await transport.send(
+                Self.post, body: Self.shortStream(endsShort: true), baseURL: Self.baseURL, operationID: "createJob")
+        }
+        try expectEndedEarly(error)
+        // Buffered by the middleware for its retries: refused there, before any attempt.
+        let middleware = ResilienceMiddleware { _ in Self.retrying() }
+        var request = Self.post
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "k-1"
+        let calls = LockedBox(0)
+        let buffered = await #expect(throws: (any Error).self) {
+            _ = try await middleware.intercept(
+                request, body: Self.shortStream(endsShort: true), baseURL: Self.baseURL, operationID: "createJob"
+            ) { request, body, baseURL in
+                calls.mutate { $0 += 1 }
+                return try await transport.send(request, body: body, baseURL: baseURL, operationID: "createJob")
+            }
+        }
+        try expectEndedEarly(buffered)
+        #expect(calls.value == 0)
+        #expect(recorder.sent.value.isEmpty)
+    }
+
     struct StreamBroke: Error {}
 
     /// A 503 whose body yields `"partial"` and then throws `error`.
