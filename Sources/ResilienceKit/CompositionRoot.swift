@@ -10,7 +10,9 @@ import Foundation
 /// - Failures are classified by ``CompositionRootConfiguration/classifiers`` composed through
 ///   ``CompositeErrorClassifier`` (``TransportErrorClassifier/standard`` by default).
 /// - ``transport`` is the injected (or URLSession) transport, optionally wrapped by a per-host
-///   ``ResilientTransport``, wrapped by ``SecureTransport`` so blocked plaintext requests never leave.
+///   ``ResilientTransport``, wrapped by ``SecureTransport`` so blocked plaintext requests never leave, nor
+///   plaintext redirect hops to hosts the policy does not allow (the policy is in effect while the transports
+///   under it follow redirects).
 /// - Events go to ``recorder`` (and to the extra sink given at creation); ``health()`` evaluates the rules.
 ///
 /// ```swift
@@ -259,7 +261,8 @@ public struct CompositionRootConfiguration: Sendable {
     public var classifiers: [any ErrorClassifier] = [TransportErrorClassifier.standard]
     /// Turns a failure and a multi-source report into one honest message.
     public var presenter: any ErrorPresenter = DefaultErrorPresenter()
-    /// What happens to plaintext `http://` requests (loopback allowed, everything else upgraded by default).
+    /// What happens to plaintext `http://` requests and redirect hops (loopback allowed, everything else upgraded
+    /// by default).
     public var secureTransport: SecureTransportPolicy = .standard
     /// The limits of the URLSession transport the root builds when none is injected.
     public var session: URLSessionTransportConfiguration = .standard

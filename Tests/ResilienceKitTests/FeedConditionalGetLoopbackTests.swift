@@ -37,4 +37,27 @@ struct FeedConditionalGetLoopbackTests {
         #expect(requests.count == 2)
         #expect(requests.last?.headers["If-None-Match"] == "\"v1\"")
     }
+
+    @Test("The root's transport holds a redirect hop to its plaintext policy: no plaintext to a host it does not allow")
+    func redirectHopObeysThePlaintextPolicy() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        server.script("/initech.rss", .redirect(to: "http://localhost:\(other.port)/initech.rss"))
+        other.script("/initech.rss", .ok(Self.rss))
+        var configuration = CompositionRootConfiguration.interactive
+        configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        let root = CompositionRoot<String>(configuration, random: SharedRandomSource(seed: 1))
+        let error = await #expect(throws: (any Error).self) {
+            try await root.transport.send(
+                HTTPRequest(url: server.url("/initech.rss")),
+                context: ResilienceContext(key: "initech", telemetry: root.telemetry))
+        }
+        #expect(error.map { root.classifier.classification(of: $0).code } == .insecureTransportBlocked)
+        #expect(other.requestCount == 0)
+        #expect(root.statistics().insecureTransportBlocks == 1)
+    }
 }

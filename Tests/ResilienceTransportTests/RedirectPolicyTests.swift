@@ -20,13 +20,12 @@ struct RedirectPolicyTests {
         let same = URL(string: "https://api.example.com:443/v2/jobs")!
         let cdn = URL(string: "https://cdn.example.net/jobs")!
         let back = URL(string: "https://api.example.com/final")!
-        #expect(rules.evaluate(from: origin, to: same) == .follow(stripCredentials: false))
-        #expect(rules.evaluate(from: same, to: cdn) == .follow(stripCredentials: true))
-        #expect(rules.evaluate(from: cdn, to: back) == .follow(stripCredentials: true))
+        #expect(rules.evaluate(from: origin, to: same) == .follow(to: same, stripCredentials: false))
+        #expect(rules.evaluate(from: same, to: cdn) == .follow(to: cdn, stripCredentials: true))
+        #expect(rules.evaluate(from: cdn, to: back) == .follow(to: back, stripCredentials: true))
         var portChange = policy()
-        #expect(
-            portChange.evaluate(from: origin, to: URL(string: "https://api.example.com:8443/x")!)
-                == .follow(stripCredentials: true))
+        let otherPort = URL(string: "https://api.example.com:8443/x")!
+        #expect(portChange.evaluate(from: origin, to: otherPort) == .follow(to: otherPort, stripCredentials: true))
     }
 
     @Test("https→http is refused unless allowed; loops and long chains are refused")
@@ -39,13 +38,13 @@ struct RedirectPolicyTests {
         }
         #expect(downgrade.classification.category == .insecureTransport)
         var lenient = policy(downgrade: true)
-        #expect(lenient.evaluate(from: origin, to: plaintext) == .follow(stripCredentials: true))
+        #expect(lenient.evaluate(from: origin, to: plaintext) == .follow(to: plaintext, stripCredentials: true))
         var looping = policy()
         let other = URL(string: "https://api.example.com/other")!
-        #expect(looping.evaluate(from: origin, to: other) == .follow(stripCredentials: false))
+        #expect(looping.evaluate(from: origin, to: other) == .follow(to: other, stripCredentials: false))
         #expect(looping.evaluate(from: other, to: origin) == .refuse(.redirectLoop(url: origin)))
         var short = policy(limit: 1)
-        #expect(short.evaluate(from: origin, to: other) == .follow(stripCredentials: false))
+        #expect(short.evaluate(from: origin, to: other) == .follow(to: other, stripCredentials: false))
         #expect(
             short.evaluate(from: other, to: URL(string: "https://api.example.com/third")!)
                 == .refuse(.tooManyRedirects(limit: 1, url: URL(string: "https://api.example.com/third")!)))
@@ -55,12 +54,75 @@ struct RedirectPolicyTests {
     func loopsCountTheMethod() {
         var rules = RedirectPolicy(originalURL: origin, method: .post, maximumRedirects: 10, allowsDowngrade: false)
         #expect(RedirectPolicy.nextMethod(after: .post, status: 303) == .get)
-        #expect(rules.evaluate(from: origin, to: origin, method: .get) == .follow(stripCredentials: false))
+        #expect(rules.evaluate(from: origin, to: origin, method: .get) == .follow(to: origin, stripCredentials: false))
         #expect(rules.evaluate(from: origin, to: origin, method: .get) == .refuse(.redirectLoop(url: origin)))
         #expect(RedirectPolicy.nextMethod(after: .post, status: 307) == .post)
         #expect(RedirectPolicy.nextMethod(after: .put, status: 302) == .put)
         #expect(RedirectPolicy.nextMethod(after: .head, status: 303) == .head)
         #expect(RedirectPolicy.nextMethod(after: .delete, status: 303) == .get)
+    }
+
+    @Test("A plaintext hop is held to the secure-transport policies like a first request: upgraded, or refused")
+    func plaintextHopsFollowTheSecureTransportPolicy() throws {
+        let cdn = URL(string: "http://cdn.example.net:80/jobs?page=2")!
+        let upgradedCDN = URL(string: "https://cdn.example.net/jobs?page=2")!
+        var upgrading = RedirectPolicy(
+            originalURL: origin, maximumRedirects: 10, allowsDowngrade: true, secureTransport: [.upgrade])
+        #expect(upgrading.evaluate(from: origin, to: cdn) == .follow(to: upgradedCDN, stripCredentials: true))
+        // Upgraded back to the original URL: the same method to the same URL is a loop.
+        #expect(
+            upgrading.evaluate(from: upgradedCDN, to: URL(string: "http://api.example.com/jobs")!)
+                == .refuse(.redirectLoop(url: origin)))
+        // An upgraded hop to the original origin keeps the credentials, as a same-origin https hop does.
+        var sameOrigin = RedirectPolicy(
+            originalURL: origin, maximumRedirects: 10, allowsDowngrade: false, secureTransport: [.upgrade])
+        #expect(
+            sameOrigin.evaluate(from: origin, to: URL(string: "http://api.example.com/v2")!)
+                == .follow(to: URL(string: "https://api.example.com/v2")!, stripCredentials: false))
+
+        let local = URL(string: "http://127.0.0.1:8080/feed")!
+        var blocking = RedirectPolicy(
+            originalURL: local, maximumRedirects: 10, allowsDowngrade: false,
+            secureTransport: [SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])])
+        guard
+            case .refuse(let blocked) = blocking.evaluate(
+                from: local, to: URL(string: "//evil.example/x", relativeTo: local)!.absoluteURL)
+        else {
+            Issue.record("a scheme-relative plaintext hop to a blocked host was followed")
+            return
+        }
+        #expect(blocked.code == .insecureTransportBlocked)
+        #expect(blocked.classification.message?.contains("evil.example") == true)
+        #expect(
+            blocking.evaluate(from: local, to: URL(string: "http://127.0.0.1:8080/next")!)
+                == .follow(to: URL(string: "http://127.0.0.1:8080/next")!, stripCredentials: false))
+
+        // A host allowed in plaintext is still not reached by an https→http hop unless downgrades are allowed.
+        let loopback = URL(string: "http://localhost/jobs")!
+        var standard = RedirectPolicy(
+            originalURL: origin, maximumRedirects: 10, allowsDowngrade: false, secureTransport: [.standard])
+        guard case .refuse(let downgrade) = standard.evaluate(from: origin, to: loopback) else {
+            Issue.record("an https→http hop to an allowed host was followed without allowsDowngrade")
+            return
+        }
+        #expect(downgrade.classification.message?.contains("from https to http") == true)
+    }
+
+    @Test("Nested policies apply outermost first; the default is the policies of the secure transports in effect")
+    func policiesInEffect() {
+        let target = URL(string: "http://cdn.example.net/x")!
+        var allowThenBlock = RedirectPolicy(
+            originalURL: origin, maximumRedirects: 10, allowsDowngrade: true,
+            secureTransport: [SecureTransportPolicy(action: .allow), .block])
+        #expect(allowThenBlock.evaluate(from: origin, to: target).isRefusal)
+        var upgradeThenBlock = RedirectPolicy(
+            originalURL: origin, maximumRedirects: 10, allowsDowngrade: true, secureTransport: [.upgrade, .block])
+        #expect(
+            upgradeThenBlock.evaluate(from: origin, to: target)
+                == .follow(to: URL(string: "https://cdn.example.net/x")!, stripCredentials: true))
+        #expect(policy().secureTransport.isEmpty)
+        let inEffect = SecureTransportPolicy.$active.withValue([.block]) { policy().secureTransport }
+        #expect(inEffect == [.block])
     }
 
     @Test("A target without a host is refused as the server's invalid response, not sent as the caller's bad request")
@@ -171,5 +233,13 @@ struct URLSessionRedirectTests {
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "done")
         #expect(server.requests(to: "/form").map(\.method) == ["POST", "GET"])
+    }
+}
+
+extension RedirectPolicy.Verdict {
+    /// Whether the hop is refused.
+    fileprivate var isRefusal: Bool {
+        if case .refuse = self { return true }
+        return false
     }
 }

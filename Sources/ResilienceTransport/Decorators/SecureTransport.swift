@@ -1,10 +1,20 @@
 import Foundation
 
-/// Enforces a ``SecureTransportPolicy``: upgrades `http://` to `https://` or blocks it, and never downgrades.
+/// Enforces a ``SecureTransportPolicy``: upgrades `http://` to `https://` or blocks it, and never downgrades,
+/// on the request and on every redirect hop the wrapped transport follows.
 ///
 /// A blocked request throws ``TransportError/insecureTransport(url:reason:)`` (`insecureTransport`,
 /// `NET_010`, with a message naming the host) and emits ``ResilienceEventKind/insecureTransportBlocked``
 /// with the URL without its query (which may hold secrets).
+///
+/// Redirects are followed inside the wrapped transport, so the policy travels with the call: while the wrapped
+/// transport sends, ``SecureTransportPolicy/inEffect`` holds it, and ``RedirectPolicy`` (which
+/// ``URLSessionTransport`` and the AsyncHTTPClient transport decide every hop with) applies the same rule to each
+/// hop's target: a plaintext hop to a host the policy does not allow is upgraded to `https` (``SecureTransportPolicy/Action/upgrade``)
+/// or refused before it is sent (``SecureTransportPolicy/Action/block``). A refusal from the wrapped transport
+/// with the same code (a hop refused by the policy, an https→http redirect) is reported with the same event.
+/// Nested secure transports apply their policies in order, outermost first, to the request and to every hop;
+/// only the outermost emits the event.
 public struct SecureTransport: HTTPTransport {
     /// The wrapped transport.
     public let base: any HTTPTransport
@@ -15,36 +25,49 @@ public struct SecureTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - base: The wrapped transport.
-    ///   - policy: What happens to plaintext (`http://`) requests. Default: `.standard` (upgrade to HTTPS,
-    ///     except for `localhost`, `127.0.0.1` and `::1`).
+    ///   - policy: What happens to plaintext (`http://`) requests and redirect hops. Default: `.standard`
+    ///     (upgrade to HTTPS, except for `localhost`, `127.0.0.1` and `::1`).
     public init(wrapping base: any HTTPTransport, policy: SecureTransportPolicy = .standard) {
         self.base = base
         self.policy = policy
     }
 
-    /// Applies the policy, then sends.
+    /// Applies the policy, then sends with the policy in effect for every redirect hop the wrapped transport
+    /// follows (``SecureTransportPolicy/inEffect``).
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        try await base.send(try secured(request, context: context), context: context)
+        let enclosing = SecureTransportPolicy.active
+        do {
+            var request = request
+            request.url = try policy.secured(request.url)
+            return try await SecureTransportPolicy.$active.withValue(enclosing + [policy]) {
+                try await base.send(request, context: context)
+            }
+        } catch let failure as TransportError where failure.code == .insecureTransportBlocked {
+            if enclosing.isEmpty { Self.report(failure, context: context) }
+            throw failure
+        }
     }
 
-    /// `request` after the policy: unchanged, upgraded, or refused.
+    /// `request` after the policy: unchanged, upgraded, or refused (emitting
+    /// ``ResilienceEventKind/insecureTransportBlocked``).
+    /// - Parameters:
+    ///   - request: The request about to be sent.
+    ///   - context: Where the event goes.
     public func secured(_ request: HTTPRequest, context: ResilienceContext) throws -> HTTPRequest {
-        guard request.url.scheme?.lowercased() == "http" else { return request }
-        let host = request.url.host?.lowercased() ?? ""
-        if policy.allowedInsecureHosts.contains(host) || policy.action == .allow { return request }
-        if policy.action == .upgrade, var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
-            components.scheme = "https"
-            if components.port == 80 { components.port = nil }
-            if let upgraded = components.url {
-                var request = request
-                request.url = upgraded
-                return request
-            }
+        do {
+            var request = request
+            request.url = try policy.secured(request.url)
+            return request
+        } catch {
+            Self.report(error, context: context)
+            throw error
         }
-        let redacted = Self.redacted(request.url)
+    }
+
+    /// Emits ``ResilienceEventKind/insecureTransportBlocked`` for `failure`, its URL without query or userinfo.
+    static func report(_ failure: TransportError, context: ResilienceContext) {
+        let redacted = failure.url.map(Self.redacted) ?? "(url)"
         context.emit(.insecureTransportBlocked) { $0.detail = redacted }
-        throw TransportError.insecureTransport(
-            url: request.url, reason: "blocked plaintext HTTP to \(host); use https:// or allow the host in the policy")
     }
 
     static func redacted(_ url: URL) -> String {

@@ -2,14 +2,17 @@ import Foundation
 
 /// The redirect rules of one request, as a value: hop limit, loop detection (a loop is the same method sent to the
 /// same URL again, so a POST answered with a 303 to its own URL is followed as a GET there: post/redirect/get), only
-/// `http`/`https` targets with a host, no https→http downgrade, and credential stripping once the chain has left the
-/// original origin (scheme, host and port). Every transport that follows redirects (URLSession's delegate, the
-/// AsyncHTTPClient transport in `Integrations/`) decides each hop with it, so they refuse and strip alike.
+/// `http`/`https` targets with a host, the plaintext rule of every ``SecureTransportPolicy`` in effect (a plaintext
+/// hop is upgraded or refused exactly as a first request would be), no https→http downgrade, and credential
+/// stripping once the chain has left the original origin (scheme, host and port). Every transport that follows
+/// redirects (URLSession's delegate, the AsyncHTTPClient transport in `Integrations/`) decides each hop with it, so
+/// they refuse, upgrade and strip alike.
 public struct RedirectPolicy: Sendable {
     /// What to do with one hop.
     public enum Verdict: Equatable, Sendable {
-        /// Follow it; drop credential headers when `stripCredentials` (the chain has left the first origin).
-        case follow(stripCredentials: Bool)
+        /// Request `target` (the `Location`, or its `https` form when a ``SecureTransportPolicy`` upgraded it); drop
+        /// credential headers when `stripCredentials` (the chain has left the first origin).
+        case follow(to: URL, stripCredentials: Bool)
         /// Stop with this error.
         case refuse(TransportError)
     }
@@ -20,6 +23,8 @@ public struct RedirectPolicy: Sendable {
     public let maximumRedirects: Int
     /// Whether an https→http hop is allowed.
     public let allowsDowngrade: Bool
+    /// The plaintext policies every hop's target is held to, outermost first (``SecureTransportPolicy/secured(_:)``).
+    public let secureTransport: [SecureTransportPolicy]
     /// The hops evaluated so far.
     public private(set) var redirects = 0
     private var visited: Set<String>
@@ -31,24 +36,34 @@ public struct RedirectPolicy: Sendable {
     ///   - originalURL: The request's URL.
     ///   - method: The request's method. Default: `.get`.
     ///   - maximumRedirects: The most hops to follow.
-    ///   - allowsDowngrade: Whether a hop from https to http may be followed.
-    public init(originalURL: URL, method: HTTPMethod = .get, maximumRedirects: Int, allowsDowngrade: Bool) {
+    ///   - allowsDowngrade: Whether a hop from https to http may be followed (when the plaintext policies let
+    ///     it through as plaintext).
+    ///   - secureTransport: The plaintext policies every hop is held to, outermost first. Default: those of the
+    ///     ``SecureTransport``s the current task is sending through (``SecureTransportPolicy/inEffect``), so a
+    ///     transport that creates its rules while it sends needs nothing else.
+    public init(
+        originalURL: URL, method: HTTPMethod = .get, maximumRedirects: Int, allowsDowngrade: Bool,
+        secureTransport: [SecureTransportPolicy] = SecureTransportPolicy.inEffect
+    ) {
         self.originalURL = originalURL
         self.maximumRedirects = maximumRedirects
         self.allowsDowngrade = allowsDowngrade
+        self.secureTransport = secureTransport
         self.visited = [Self.visit(method, originalURL)]
     }
 
     /// Decides the hop from `source` to `target`, which will be requested with `method` (the method
-    /// ``nextMethod(after:status:)`` gives). Sending the same method to a URL already requested is a loop.
+    /// ``nextMethod(after:status:)`` gives). The target is first held to ``secureTransport`` (a plaintext target
+    /// may come back upgraded to `https`); the other rules judge the URL that will be requested. Sending the same
+    /// method to a URL already requested is a loop.
     /// - Parameters:
     ///   - source: The URL that answered with the redirect.
     ///   - target: The resolved `Location`.
     ///   - method: The method the hop will be sent with. Default: `.get`.
+    /// - Returns: ``Verdict/follow(to:stripCredentials:)`` with the URL to request, or ``Verdict/refuse(_:)``.
     public mutating func evaluate(from source: URL, to target: URL, method: HTTPMethod = .get) -> Verdict {
         redirects += 1
         if redirects > maximumRedirects { return .refuse(.tooManyRedirects(limit: maximumRedirects, url: target)) }
-        if !visited.insert(Self.visit(method, target)).inserted { return .refuse(.redirectLoop(url: target)) }
         let targetScheme = target.scheme?.lowercased()
         guard targetScheme == "http" || targetScheme == "https" else {
             return .refuse(
@@ -66,11 +81,18 @@ public struct RedirectPolicy: Sendable {
                         message: "refused a redirect to a URL without a host"),
                     url: target))
         }
-        if source.scheme?.lowercased() == "https", targetScheme == "http", !allowsDowngrade {
-            return .refuse(.insecureTransport(url: target, reason: "refused a redirect from https to http"))
+        let next: URL
+        do {
+            next = try SecureTransportPolicy.secured(target, by: secureTransport)
+        } catch {
+            return .refuse(error)
         }
-        if !Self.sameOrigin(originalURL, target) { leftOrigin = true }
-        return .follow(stripCredentials: leftOrigin)
+        if !visited.insert(Self.visit(method, next)).inserted { return .refuse(.redirectLoop(url: next)) }
+        if source.scheme?.lowercased() == "https", next.scheme?.lowercased() == "http", !allowsDowngrade {
+            return .refuse(.insecureTransport(url: next, reason: "refused a redirect from https to http"))
+        }
+        if !Self.sameOrigin(originalURL, next) { leftOrigin = true }
+        return .follow(to: next, stripCredentials: leftOrigin)
     }
 
     /// Same scheme, host and (effective) port.
@@ -88,8 +110,8 @@ public struct RedirectPolicy: Sendable {
     /// - Parameters:
     ///   - request: The request that was answered with a redirect.
     ///   - status: The redirect's status code.
-    ///   - target: The resolved `Location`.
-    ///   - stripCredentials: Whether to drop the credential headers (from ``Verdict/follow(stripCredentials:)``).
+    ///   - target: The URL to request (from ``Verdict/follow(to:stripCredentials:)``).
+    ///   - stripCredentials: Whether to drop the credential headers (from ``Verdict/follow(to:stripCredentials:)``).
     ///   - credentialHeaders: The names of the headers that carry credentials, matched without regard to case.
     public static func nextRequest(
         after request: HTTPRequest, status: Int, target: URL, stripCredentials: Bool, credentialHeaders: Set<String>

@@ -23,15 +23,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.configuration = configuration
     }
 
+    /// Starts tracking a task: its continuation, and the redirect rules its hops are decided by (held to
+    /// `secureTransport`, the plaintext policies in effect where the request was sent).
     func register(
-        _ taskIdentifier: Int, url: URL, method: HTTPMethod, continuation: CheckedContinuation<HTTPResponse, any Error>
+        _ taskIdentifier: Int, url: URL, method: HTTPMethod, secureTransport: [SecureTransportPolicy],
+        continuation: CheckedContinuation<HTTPResponse, any Error>
     ) {
         exchanges.withLock {
             $0[taskIdentifier] = Exchange(
                 continuation: continuation, originalURL: url,
                 redirects: RedirectPolicy(
                     originalURL: url, method: method, maximumRedirects: configuration.maximumRedirects,
-                    allowsDowngrade: configuration.allowsRedirectDowngrade))
+                    allowsDowngrade: configuration.allowsRedirectDowngrade, secureTransport: secureTransport))
         }
     }
 
@@ -100,8 +103,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             exchanges.withLock { $0[task.taskIdentifier]?.failure = failure }
             completionHandler(nil)
             Self.cancelLater(task)
-        case .follow(let stripCredentials):
+        case .follow(let url, let stripCredentials):
             var next = request
+            next.url = url
             if stripCredentials {
                 for name in request.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
                 where RedirectPolicy.isCredentialHeader(name, in: configuration.credentialHeaders) {

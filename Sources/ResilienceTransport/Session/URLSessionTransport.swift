@@ -15,7 +15,8 @@ import FoundationNetworking
 ///   (`InlineDelegateQueue`), so no chunk waits in a backlog past the cap (peak growth ≈ cap + 17 MB,
 ///   measured in `Docs/Transport.md`);
 /// - redirects that leave the origin lose `Authorization`, `Cookie` and other credentials; loops, too many
-///   hops and https→http downgrades fail with a classified error;
+///   hops and https→http downgrades fail with a classified error; under a ``SecureTransport`` every hop is held to
+///   its ``SecureTransportPolicy`` like the first request (upgraded to `https` or refused), by ``RedirectPolicy``;
 /// - platform errors are classified by ResilienceKit's own table (``URLErrorClassifier``), including Linux's
 ///   `URLError.unknown` cases;
 /// - cancelling the calling task cancels the request at once;
@@ -64,15 +65,19 @@ public final class URLSessionTransport: HTTPTransport {
 
     deinit { session.invalidateAndCancel() }
 
-    /// Sends `request`, racing it against the attempt deadline on `context.clock`.
+    /// Sends `request`, racing it against the attempt deadline on `context.clock`; redirect hops are held to the
+    /// plaintext policies in effect (``SecureTransportPolicy/inEffect``).
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let urlRequest = makeURLRequest(request)
+        let secureTransport = SecureTransportPolicy.inEffect
         return try await TransportExchange.run(
             request, context: context, defaultTimeout: configuration.defaultAttemptTimeout
-        ) { _ in try await self.perform(urlRequest) }
+        ) { _ in try await self.perform(urlRequest, secureTransport: secureTransport) }
     }
 
-    private func perform(_ urlRequest: URLRequest) async throws -> HTTPResponse {
+    private func perform(
+        _ urlRequest: URLRequest, secureTransport: [SecureTransportPolicy]
+    ) async throws -> HTTPResponse {
         let task = session.dataTask(with: urlRequest)
         let identifier = task.taskIdentifier
         let delegate = delegate
@@ -80,7 +85,8 @@ public final class URLSessionTransport: HTTPTransport {
         let method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(identifier, url: url, method: method, continuation: continuation)
+                delegate.register(
+                    identifier, url: url, method: method, secureTransport: secureTransport, continuation: continuation)
                 if Task.isCancelled {
                     delegate.abandon(identifier, with: CancellationError())
                     task.cancel()

@@ -13,7 +13,8 @@ public struct URLSessionTransportConfiguration: Sendable, Hashable {
     public var idleTimeout: Duration = .seconds(120)
     /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case.
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
-    /// Whether an `https` request may be redirected to plain `http` (never, by default).
+    /// Whether an `https` request may be redirected to plain `http` (never, by default). Under a ``SecureTransport``
+    /// such a hop is first held to its ``SecureTransportPolicy`` (upgraded back to `https`, or refused).
     public var allowsRedirectDowngrade: Bool = false
     /// How many connections URLSession opens per host.
     public var maximumConnectionsPerHost: Int = 8

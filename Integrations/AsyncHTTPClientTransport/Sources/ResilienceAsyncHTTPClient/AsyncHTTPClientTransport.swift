@@ -18,9 +18,10 @@ import ResilienceTransport
 ///   is enforced on the context's injected clock for the whole exchange, body included;
 /// - the body is streamed with backpressure and capped as it is read (after bounded decompression): at the
 ///   cap the transport stops reading, the request is cancelled and `responseTooLarge` (`NET_011`) is thrown;
-/// - it follows redirects itself: loops, too many hops and https→http fail with a classified error, and
+/// - it follows redirects itself: loops, too many hops and https→http fail with a classified error,
 ///   `Authorization`, `Cookie` and the other ``AsyncHTTPClientTransportConfiguration/credentialHeaders`` never
-///   cross to another origin;
+///   cross to another origin, and under a `SecureTransport` every hop is held to its `SecureTransportPolicy` like
+///   the first request (a plaintext hop to a host it does not allow is upgraded to `https` or refused);
 /// - every AsyncHTTPClient and SwiftNIO error is classified (``AsyncHTTPClientErrorClassifier``);
 /// - it never resends a request by itself: a reset keep-alive connection fails the attempt, and the retry
 ///   stage decides.
@@ -142,7 +143,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends `request` (with `upload` as its body when given) and returns the head of the final response and the
     /// request it answers, following redirects under ``RedirectPolicy`` unless the body is a stream, which cannot
-    /// be sent twice.
+    /// be sent twice. Each hop is held to the plaintext policies in effect where it is called
+    /// (`SecureTransportPolicy.inEffect`, the policies of the `SecureTransport`s the call is sent through).
     func head(
         of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
     ) async throws -> (HTTPClientResponse, HTTPRequest) {
@@ -163,9 +165,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             switch rules.evaluate(from: current.url, to: target, method: method) {
             case .refuse(let failure):
                 throw failure
-            case .follow(let stripCredentials):
+            case .follow(let next, let stripCredentials):
                 current = RedirectPolicy.nextRequest(
-                    after: current, status: status, target: target,
+                    after: current, status: status, target: next,
                     stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
                 streamedBody = nil
             }

@@ -143,9 +143,8 @@ struct AsyncHTTPClientTransportTests {
         #expect(failure.code == .insecureTransportBlocked)
         #expect(failure.classification.requestWasNotSent)
         var allowing = RedirectPolicy(originalURL: source, maximumRedirects: 5, allowsDowngrade: true)
-        #expect(
-            allowing.evaluate(from: source, to: URL(string: "http://api.example.com/b")!)
-                == .follow(stripCredentials: true))
+        let plaintext = URL(string: "http://api.example.com/b")!
+        #expect(allowing.evaluate(from: source, to: plaintext) == .follow(to: plaintext, stripCredentials: true))
     }
 
     @Test("A POST on a reused keep-alive connection that the server resets is never re-sent, with or without body")
