@@ -28,6 +28,22 @@ struct RedirectPolicyTests {
         #expect(portChange.evaluate(from: origin, to: otherPort) == .follow(to: otherPort, stripCredentials: true))
     }
 
+    @Test("A target's user:password@ is dropped once the chain leaves the origin, and kept within it")
+    func urlCredentials() {
+        var rules = RedirectPolicy(
+            originalURL: URL(string: "https://alice:secret@api.example.com/jobs")!, maximumRedirects: 10,
+            allowsDowngrade: false)
+        let same = URL(string: "https://alice:secret@api.example.com/v2")!
+        #expect(rules.evaluate(from: origin, to: same) == .follow(to: same, stripCredentials: false))
+        #expect(
+            rules.evaluate(from: same, to: URL(string: "https://alice:secret@api.example.com:8443/x?q=1")!)
+                == .follow(to: URL(string: "https://api.example.com:8443/x?q=1")!, stripCredentials: true))
+        // Back at the origin, credentials stay stripped for the rest of the chain, in the URL as in the headers.
+        #expect(
+            rules.evaluate(from: same, to: URL(string: "https://mallory:pw@api.example.com/back")!)
+                == .follow(to: URL(string: "https://api.example.com/back")!, stripCredentials: true))
+    }
+
     @Test("https→http is refused unless allowed; loops and long chains are refused")
     func refusals() {
         var rules = policy()
@@ -221,6 +237,38 @@ struct URLSessionRedirectTests {
         #expect(landed != nil)
         #expect(landed?.headers["X-Session-Token"] == nil)
         #expect(landed?.headers["X-Trace"] == "t-1")
+    }
+
+    @Test("Credentials in the URL (user:password@) never cross to another origin, however the Location is written")
+    func urlCredentialsStayInTheirOrigin() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        // A scheme-relative Location resolves against the request's URL, whose user:password came along with it.
+        server.script("/scheme-relative", .redirect(to: "//127.0.0.1:\(other.port)/landing"))
+        server.script("/with-userinfo", .redirect(to: "http://mallory:pw@127.0.0.1:\(other.port)/landing"))
+        server.script("/same-origin", .redirect(to: "/here"))
+        server.script("/here", .ok("here"))
+        other.script("/landing", .ok("there"))
+        let transport = URLSessionTransport()
+        let withCredentials = "http://alice:secret@127.0.0.1:\(server.port)"
+        for path in ["/scheme-relative", "/with-userinfo"] {
+            let response = try await transport.send(
+                HTTPRequest(url: URL(string: withCredentials + path)!), context: realContext())
+            #expect(response.status == 200)
+            #expect(
+                response.url?.user == nil && response.url?.password == nil,
+                "\(path): \(String(describing: response.url))")
+        }
+        #expect(other.requests(to: "/landing").count == 2)
+        #expect(other.requests(to: "/landing").allSatisfy { $0.headers["Authorization"] == nil })
+        // Within the origin they stay, as the credential headers do.
+        _ = try await transport.send(
+            HTTPRequest(url: URL(string: withCredentials + "/same-origin")!), context: realContext())
+        #expect(server.requests(to: "/here").first?.headers["Authorization"] == "Basic YWxpY2U6c2VjcmV0")
     }
 
     @Test("A POST answered with a 303 to its own URL is followed as a GET there (post/redirect/get), not a loop")

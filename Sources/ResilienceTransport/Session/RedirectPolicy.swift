@@ -4,14 +4,17 @@ import Foundation
 /// same URL again, so a POST answered with a 303 to its own URL is followed as a GET there: post/redirect/get), only
 /// `http`/`https` targets with a host, the plaintext rule of every ``SecureTransportPolicy`` in effect (a plaintext
 /// hop is upgraded or refused exactly as a first request would be), no https→http downgrade, and credential
-/// stripping once the chain has left the original origin (scheme, host and port). Every transport that follows
+/// stripping once the chain has left the original origin (scheme, host and port): the credential headers, and the
+/// `user:password@` of the target's URL (which URLSession would send as Basic credentials; a scheme-relative
+/// `Location` such as `//cdn.example.net/x` can carry the request's own along). Every transport that follows
 /// redirects (URLSession's delegate, the AsyncHTTPClient transport in `Integrations/`) decides each hop with it, so
 /// they refuse, upgrade and strip alike.
 public struct RedirectPolicy: Sendable {
     /// What to do with one hop.
     public enum Verdict: Equatable, Sendable {
-        /// Request `target` (the `Location`, or its `https` form when a ``SecureTransportPolicy`` upgraded it); drop
-        /// credential headers when `stripCredentials` (the chain has left the first origin).
+        /// Request `target` (the `Location`, or its `https` form when a ``SecureTransportPolicy`` upgraded it, without
+        /// `user:password@` once the chain has left the first origin); drop credential headers when
+        /// `stripCredentials` (the chain has left the first origin).
         case follow(to: URL, stripCredentials: Bool)
         /// Stop with this error.
         case refuse(TransportError)
@@ -81,17 +84,29 @@ public struct RedirectPolicy: Sendable {
                         message: "refused a redirect to a URL without a host"),
                     url: target))
         }
-        let next: URL
+        var next: URL
         do {
             next = try SecureTransportPolicy.secured(target, by: secureTransport)
         } catch {
             return .refuse(error)
         }
+        let leavesOrigin = leftOrigin || !Self.sameOrigin(originalURL, next)
+        if leavesOrigin, next.user != nil || next.password != nil {
+            guard let bare = Self.withoutUserInfo(next) else {
+                return .refuse(
+                    TransportError(
+                        FailureClassification(
+                            category: .invalidResponse, code: .invalidResponse, isTransient: false,
+                            message: "refused a redirect whose credentials could not be removed from its URL"),
+                        url: nil))
+            }
+            next = bare
+        }
         if !visited.insert(Self.visit(method, next)).inserted { return .refuse(.redirectLoop(url: next)) }
         if source.scheme?.lowercased() == "https", next.scheme?.lowercased() == "http", !allowsDowngrade {
             return .refuse(.insecureTransport(url: next, reason: "refused a redirect from https to http"))
         }
-        if !Self.sameOrigin(originalURL, next) { leftOrigin = true }
+        leftOrigin = leavesOrigin
         return .follow(to: next, stripCredentials: leftOrigin)
     }
 
@@ -140,6 +155,14 @@ public struct RedirectPolicy: Sendable {
     public static func nextMethod(after method: HTTPMethod, status: Int) -> HTTPMethod {
         let becomesGet = status == 303 ? method != .head : (status == 301 || status == 302) && method == .post
         return becomesGet ? .get : method
+    }
+
+    /// `url` without its `user:password@`, or nil when it cannot be rebuilt.
+    private static func withoutUserInfo(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        components.user = nil
+        components.password = nil
+        return components.url
     }
 
     /// A request already sent in this chain: its method and URL.

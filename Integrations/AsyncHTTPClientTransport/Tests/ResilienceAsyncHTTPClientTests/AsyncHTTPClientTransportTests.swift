@@ -96,6 +96,31 @@ struct AsyncHTTPClientTransportTests {
         #expect(returned.headers["Cookie"] == nil)
     }
 
+    @Test("Credentials in the URL (user:password@) never cross to another origin, however the Location is written")
+    func urlCredentialsStayInTheirOrigin() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        // A scheme-relative Location resolves against the request's URL, whose user:password came along with it.
+        server.script("/scheme-relative", .redirect(to: "//127.0.0.1:\(other.port)/landing"))
+        server.script("/with-userinfo", .redirect(to: "http://mallory:pw@127.0.0.1:\(other.port)/landing"))
+        other.script("/landing", .ok("there"))
+        let withCredentials = "http://alice:secret@127.0.0.1:\(server.port)"
+        try await withTransport { transport in
+            for path in ["/scheme-relative", "/with-userinfo"] {
+                let response = try await send(URL(string: withCredentials + path)!, with: transport)
+                #expect(response.status == 200)
+                #expect(response.url?.user == nil, "\(path): \(String(describing: response.url))")
+                #expect(response.url?.password == nil, "\(path): \(String(describing: response.url))")
+            }
+        }
+        #expect(other.requests(to: "/landing").count == 2)
+        #expect(other.requests(to: "/landing").allSatisfy { $0.headers["Authorization"] == nil })
+    }
+
     @Test("A 303 after a POST becomes a GET without the body; a 307 keeps both")
     func redirectMethods() async throws {
         let server = try FaultServer()
