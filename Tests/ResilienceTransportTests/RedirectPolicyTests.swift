@@ -271,6 +271,26 @@ struct URLSessionRedirectTests {
         #expect(server.requests(to: "/here").first?.headers["Authorization"] == "Basic YWxpY2U6c2VjcmV0")
     }
 
+    #if canImport(FoundationNetworking)
+    @Test("A Location (or any header) larger than libcurl accepts is the server's invalid response, not unknown")
+    func hugeLocation() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let huge = String(repeating: "a", count: 200_000)
+        server.script("/moved", .redirect(to: "/landing?" + huge))
+        server.script("/landing", .ok("here"))
+        server.script("/header", .ok("x", headers: ["X-Huge": huge]))
+        for path in ["/moved", "/header"] {
+            let error = await #expect(throws: (any Error).self) {
+                try await URLSessionTransport().send(HTTPRequest(url: server.url(path)), context: realContext())
+            }
+            #expect(classify(error)?.category == .invalidResponse, "\(path): \(String(describing: error))")
+            #expect(classify(error)?.code == .invalidResponse, "\(path): \(String(describing: error))")
+        }
+        #expect(server.requestCount(for: "/landing") == 0)
+    }
+    #endif
+
     @Test("A POST answered with a 303 to its own URL is followed as a GET there (post/redirect/get), not a loop")
     func postRedirectGetToSameURL() async throws {
         let server = try FaultServer()

@@ -111,6 +111,13 @@ struct TransportClassificationTests {
         #expect(linux(-1, "transfer closed with 991 bytes remaining to read").code == .truncatedResponse)
         #expect(linux(-1, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection").code == .certificateInvalid)
         #expect(linux(-1, "something new").category == .unknown)
+        // A response header over libcurl's limit (100 KB): "Out of memory" before libcurl 8.6, a value "grew larger
+        // than allowed" since; the server's invalid response, as AsyncHTTPClient's header overflow is.
+        for text in ["Out of memory", "A value or data field grew larger than allowed"] {
+            #expect(linux(-1, text).category == .invalidResponse, "\(text)")
+            #expect(linux(-1, text).code == .invalidResponse, "\(text)")
+            #expect(!linux(-1, text).isTransient, "\(text)")
+        }
         // HTTP/2 (libcurl's framing-layer errors, a GOAWAY mid-request among them): transient.
         #expect(linux(-1, "Error in the HTTP2 framing layer").code == .connectionReset)
         #expect(linux(-1, "Error in the HTTP2 framing layer").isTransient)

@@ -101,7 +101,10 @@ public struct URLErrorClassifier: ErrorClassifier {
     /// `CURLE_HTTP2_STREAM` "Stream error in the HTTP/2 framing layer" or "HTTP/2 stream N was not closed
     /// cleanly") have no `URLError` code of their own on Linux either: FoundationNetworking maps every curl code
     /// outside its small table to -1. They are transient like a reset connection; a stream the server refused
-    /// ("HTTP/2 stream N was refused") was never processed, so it is marked not sent.
+    /// ("HTTP/2 stream N was refused") was never processed, so it is marked not sent. A response header longer
+    /// than libcurl accepts (100 KB: a huge `Location`, say) is `CURLE_OUT_OF_MEMORY` ("Out of memory") before
+    /// libcurl 8.6 and `CURLE_TOO_LARGE` since: the server's invalid response, as AsyncHTTPClient's header
+    /// overflow is.
     private static func classifyUnknown(_ text: String, message: String?) -> FailureClassification {
         if text.contains("http/2 stream"), text.contains("refused") {
             return FailureClassification(
@@ -125,6 +128,11 @@ public struct URLErrorClassifier: ErrorClassifier {
         }
         if text.contains("empty reply") {
             return FailureClassification(category: .transient, code: .emptyReply, message: message)
+        }
+        if text.contains("out of memory") || text.contains("grew larger than allowed") {
+            return FailureClassification(
+                category: .invalidResponse, code: .invalidResponse, isTransient: false,
+                message: "a response header was larger than libcurl accepts (\(message ?? "no message"))")
         }
         return FailureClassification(
             category: .unknown, code: .unknown, isTransient: false, logLevel: .error, message: message)
