@@ -291,6 +291,43 @@ struct URLSessionRedirectTests {
     }
     #endif
 
+    @Test(
+        "A POST's 307 and 308 resend the method and the body; its 301, 302 and 303 become a GET without the content fields"
+    )
+    func postRedirectedKeepsOrDropsTheBodyAsTheRedirectPolicySays() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let body = Data(#"{"title":"x"}"#.utf8)
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/json", "Content-Language": "en", "Digest": "sha-256=abc", "Accept": "*/*",
+        ]
+        let transport = URLSessionTransport()
+        for status in [301, 302, 303, 307, 308] {
+            server.script("/r\(status)", .redirect(to: "/t\(status)", status: status))
+            server.script("/t\(status)", .ok())
+            let request = HTTPRequest(method: .post, url: server.url("/r\(status)"), headers: headers, body: body)
+            _ = try await transport.send(request, context: realContext())
+            let expected = RedirectPolicy.nextRequest(
+                after: request, status: status, target: server.url("/t\(status)"), stripCredentials: false,
+                credentialHeaders: [])
+            #expect(server.requests(to: "/t\(status)").count == 1, "\(status)")
+            let landed = try #require(server.requests(to: "/t\(status)").first)
+            #expect(landed.method == expected.method.rawValue, "\(status)")
+            #expect(landed.body == (expected.body ?? Data()), "\(status): the body was \(landed.body.count) bytes")
+            for name in ["Content-Type", "Content-Language", "Digest", "Accept"] {
+                #expect(landed.headers[name] == expected.headers[name], "\(status): \(name)")
+            }
+        }
+        // The rules carry over to the hops the transport sends itself: a 307 back to the POST's own URL is a loop.
+        server.script("/again", .redirect(to: "/again", status: 307))
+        let loop = await #expect(throws: TransportError.self) {
+            try await transport.send(
+                HTTPRequest(method: .post, url: server.url("/again"), body: body), context: realContext())
+        }
+        #expect(loop?.code == .tooManyRedirects)
+        #expect(server.requests(to: "/again").count == 1)
+    }
+
     @Test("A POST answered with a 303 to its own URL is followed as a GET there (post/redirect/get), not a loop")
     func postRedirectGetToSameURL() async throws {
         let server = try FaultServer()

@@ -7,13 +7,25 @@ import FoundationNetworking
 /// URLSession's delegate for ``URLSessionTransport``: streams each body under the size cap, polices
 /// redirects, and completes each task's continuation exactly once.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// How a task ended: with the response, or with a redirect hop for the transport to send itself (its request
+    /// and the chain's rules so far).
+    enum Outcome: Sendable {
+        case response(HTTPResponse)
+        case redirect(HTTPRequest, RedirectPolicy)
+    }
+
     struct Exchange {
-        var continuation: CheckedContinuation<HTTPResponse, any Error>
+        var continuation: CheckedContinuation<Outcome, any Error>
         var originalURL: URL
+        /// The request of the current hop: the one sent, then each redirect's (``RedirectPolicy/nextRequest``).
+        var current: HTTPRequest
         var response: HTTPURLResponse?
         var body = Data()
         var redirects: RedirectPolicy
         var failure: TransportError?
+        /// A hop whose request keeps a body: the transport sends it in a task of its own, since FoundationNetworking
+        /// would send it without the body.
+        var hop: HTTPRequest?
     }
 
     let configuration: URLSessionTransportConfiguration
@@ -23,18 +35,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.configuration = configuration
     }
 
-    /// Starts tracking a task: its continuation, and the redirect rules its hops are decided by (held to
-    /// `secureTransport`, the plaintext policies in effect where the request was sent).
+    /// Starts tracking a task sending `request`: its continuation, and the rules of the redirect chain so far,
+    /// which decide its hops.
     func register(
-        _ taskIdentifier: Int, url: URL, method: HTTPMethod, secureTransport: [SecureTransportPolicy],
-        continuation: CheckedContinuation<HTTPResponse, any Error>
+        _ taskIdentifier: Int, request: HTTPRequest, redirects: RedirectPolicy,
+        continuation: CheckedContinuation<Outcome, any Error>
     ) {
         exchanges.withLock {
             $0[taskIdentifier] = Exchange(
-                continuation: continuation, originalURL: url,
-                redirects: RedirectPolicy(
-                    originalURL: url, method: method, maximumRedirects: configuration.maximumRedirects,
-                    allowsDowngrade: configuration.allowsRedirectDowngrade, secureTransport: secureTransport))
+                continuation: continuation, originalURL: request.url, current: request, redirects: redirects)
         }
     }
 
@@ -82,6 +91,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if overLimit { Self.cancelLater(dataTask) }
     }
 
+    /// Decides the hop with the exchange's ``RedirectPolicy`` and sends the request ``RedirectPolicy/nextRequest``
+    /// builds (method, body, content fields and credentials as the AsyncHTTPClient transport sends them), not the
+    /// one FoundationNetworking proposes: that one keeps a 303's content fields and sends a 307 or 308 without
+    /// its body. A hop that keeps a body ends the task instead, for the transport to send it in a new one.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -91,34 +104,45 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         let configuration = configuration
-        let verdict = exchanges.withLock { exchanges -> RedirectPolicy.Verdict in
-            guard var exchange = exchanges[task.taskIdentifier] else { return .refuse(.redirectLoop(url: target)) }
+        let status = response.statusCode
+        let decision = exchanges.withLock { exchanges -> Result<HTTPRequest?, TransportError> in
+            guard var exchange = exchanges[task.taskIdentifier] else { return .failure(.redirectLoop(url: target)) }
             defer { exchanges[task.taskIdentifier] = exchange }
-            return exchange.redirects.evaluate(
-                from: response.url ?? exchange.originalURL, to: target,
-                method: HTTPMethod(rawValue: request.httpMethod ?? "GET"))
+            let method = RedirectPolicy.nextMethod(after: exchange.current.method, status: status)
+            switch exchange.redirects.evaluate(
+                from: response.url ?? exchange.current.url, to: target, method: method)
+            {
+            case .refuse(let failure):
+                exchange.failure = failure
+                return .failure(failure)
+            case .follow(let url, let stripCredentials):
+                let next = RedirectPolicy.nextRequest(
+                    after: exchange.current, status: status, target: url, stripCredentials: stripCredentials,
+                    credentialHeaders: configuration.credentialHeaders)
+                if let body = next.body, !body.isEmpty {
+                    exchange.hop = next
+                    return .success(nil)
+                }
+                exchange.current = next
+                return .success(next)
+            }
         }
-        switch verdict {
-        case .refuse(let failure):
-            exchanges.withLock { $0[task.taskIdentifier]?.failure = failure }
+        switch decision {
+        case .success(let next?):
+            completionHandler(URLSessionTransport.urlRequest(for: next, configuration: configuration))
+        case .success(nil), .failure:
             completionHandler(nil)
             Self.cancelLater(task)
-        case .follow(let url, let stripCredentials):
-            var next = request
-            next.url = url
-            if stripCredentials {
-                for name in request.allHTTPHeaderFields?.keys.map({ $0 }) ?? []
-                where RedirectPolicy.isCredentialHeader(name, in: configuration.credentialHeaders) {
-                    next.setValue(nil, forHTTPHeaderField: name)
-                }
-            }
-            completionHandler(next)
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let url = exchange.response?.url ?? exchange.originalURL
+        if let hop = exchange.hop {
+            exchange.continuation.resume(returning: .redirect(hop, exchange.redirects))
+            return
+        }
         if let failure = exchange.failure {
             exchange.continuation.resume(throwing: failure)
             return
@@ -140,7 +164,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             headers.add(name: "\(name)", value: "\(value)")
         }
         exchange.continuation.resume(
-            returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body, url: http.url))
+            returning: .response(
+                HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body, url: http.url)))
     }
 
     /// Cancels `task` from another thread: callbacks run on FoundationNetworking's own queue (see

@@ -16,7 +16,8 @@ import FoundationNetworking
 ///   measured in `Docs/Transport.md`);
 /// - redirects that leave the origin lose `Authorization`, `Cookie` and other credentials; loops, too many
 ///   hops and https→http downgrades fail with a classified error; under a ``SecureTransport`` every hop is held to
-///   its ``SecureTransportPolicy`` like the first request (upgraded to `https` or refused), by ``RedirectPolicy``;
+///   its ``SecureTransportPolicy`` like the first request (upgraded to `https` or refused), by ``RedirectPolicy``,
+///   which also builds each hop's request (a 307 or 308 resends the body, which FoundationNetworking would drop);
 /// - platform errors are classified by ResilienceKit's own table (``URLErrorClassifier``), including Linux's
 ///   `URLError.unknown` cases;
 /// - cancelling the calling task cancels the request at once;
@@ -68,25 +69,43 @@ public final class URLSessionTransport: HTTPTransport {
     /// Sends `request`, racing it against the attempt deadline on `context.clock`; redirect hops are held to the
     /// plaintext policies in effect (``SecureTransportPolicy/inEffect``).
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        let urlRequest = makeURLRequest(request)
         let secureTransport = SecureTransportPolicy.inEffect
         return try await TransportExchange.run(
             request, context: context, defaultTimeout: configuration.defaultAttemptTimeout
-        ) { _ in try await self.perform(urlRequest, secureTransport: secureTransport) }
+        ) { _ in try await self.perform(request, secureTransport: secureTransport) }
     }
 
+    /// Sends `request` and follows its redirects: URLSession follows each hop the delegate lets through, and the
+    /// transport sends itself a hop whose request keeps a body (a 307 or 308), which FoundationNetworking would
+    /// send without it.
     private func perform(
-        _ urlRequest: URLRequest, secureTransport: [SecureTransportPolicy]
+        _ request: HTTPRequest, secureTransport: [SecureTransportPolicy]
     ) async throws -> HTTPResponse {
-        let task = session.dataTask(with: urlRequest)
+        var redirects = RedirectPolicy(
+            originalURL: request.url, method: request.method, maximumRedirects: configuration.maximumRedirects,
+            allowsDowngrade: configuration.allowsRedirectDowngrade, secureTransport: secureTransport)
+        var current = request
+        while true {
+            switch try await performTask(current, redirects: redirects) {
+            case .response(let response):
+                return response
+            case .redirect(let next, let rules):
+                current = next
+                redirects = rules
+            }
+        }
+    }
+
+    /// Sends `request` in one URLSession task, its hops decided by `redirects`.
+    private func performTask(
+        _ request: HTTPRequest, redirects: RedirectPolicy
+    ) async throws -> SessionDelegate.Outcome {
+        let task = session.dataTask(with: Self.urlRequest(for: request, configuration: configuration))
         let identifier = task.taskIdentifier
         let delegate = delegate
-        let url = urlRequest.url!
-        let method = HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET")
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(
-                    identifier, url: url, method: method, secureTransport: secureTransport, continuation: continuation)
+                delegate.register(identifier, request: request, redirects: redirects, continuation: continuation)
                 if Task.isCancelled {
                     delegate.abandon(identifier, with: CancellationError())
                     task.cancel()
@@ -103,7 +122,10 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    private func makeURLRequest(_ request: HTTPRequest) -> URLRequest {
+    /// The `URLRequest` that sends `request` (a redirect hop's too, built by ``RedirectPolicy``).
+    static func urlRequest(
+        for request: HTTPRequest, configuration: URLSessionTransportConfiguration
+    ) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = Self.seconds(configuration.idleTimeout)
