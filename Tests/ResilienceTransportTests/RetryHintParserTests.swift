@@ -24,6 +24,34 @@ struct RetryHintParserTests {
         }
     }
 
+    @Test("An RFC 850 two-digit year is the latest with those digits not more than 50 years after now")
+    func rfc850TwoDigitYear() throws {
+        func year(_ text: String, now: String) throws -> String? {
+            let now = try #require(HTTPDate.parse(now))
+            return HTTPDate.parse(text, now: now).map { String(HTTPDate.format($0).suffix(17).prefix(4)) }
+        }
+        let now2026 = "Mon, 30 Nov 2026 12:00:00 GMT"
+        #expect(try year("Sunday, 06-Nov-94 08:49:37 GMT", now: now2026) == "1994")
+        #expect(try year("Friday, 01-Jan-76 00:00:00 GMT", now: now2026) == "2076")
+        #expect(try year("Friday, 30-Nov-76 11:59:59 GMT", now: now2026) == "2076")
+        #expect(try year("Friday, 30-Nov-76 12:00:01 GMT", now: now2026) == "1976")
+        #expect(try year("Friday, 01-Jan-77 00:00:00 GMT", now: now2026) == "1977")
+        #expect(try year("Friday, 01-Jan-26 00:00:00 GMT", now: now2026) == "2026")
+        #expect(try year("Friday, 01-Jan-81 00:00:00 GMT", now: "Mon, 01 Jan 2080 00:00:00 GMT") == "2081")
+        #expect(try year("Friday, 01-Jan-00 00:00:00 GMT", now: "Tue, 01 Jan 2099 00:00:00 GMT") == "2100")
+
+        // Every reader of a date takes the century from its own time: a cache's response time, a
+        // retry hint's now (in 2080, `Expires` and `Retry-After` in `81` are a year away, not 99 years ago).
+        let responseTime = try #require(HTTPDate.parse("Mon, 01 Jan 2080 00:00:00 GMT"))
+        let response = HTTPResponse(
+            status: 200,
+            headers: ["Date": "Mon, 01 Jan 2080 00:00:00 GMT", "Expires": "Wednesday, 01-Jan-81 00:00:00 GMT"])
+        #expect(HTTPCachePolicy().freshnessLifetime(of: response, responseTime: responseTime) == 366 * 86_400)
+        #expect(
+            parser.retryDelay(from: ["Retry-After": "Monday, 01-Jan-80 00:00:30 GMT"], now: responseTime)
+                == .seconds(30))
+    }
+
     @Test("delta-seconds: digits only; negative, fractional and garbage ignored; huge clamped")
     func deltaSeconds() {
         #expect(parser.retryAfter("120", responseDate: nil, now: now) == .seconds(120))

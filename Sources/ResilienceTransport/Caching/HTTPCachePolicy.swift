@@ -182,12 +182,12 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     public func freshnessLifetime(of response: HTTPResponse, responseTime: Date) -> Double {
         guard let directives = try? CacheControl(headers: response.headers) ?? CacheControl() else { return 0 }
         if let maxAge = directives.maxAge { return Double(maxAge) }
-        let date = response.headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        let date = response.headers["Date"].flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
         if let expiresText = response.headers["Expires"] {
-            guard let expires = HTTPDate.parse(expiresText) else { return 0 }
+            guard let expires = HTTPDate.parse(expiresText, now: responseTime) else { return 0 }
             return max(0, expires.timeIntervalSince(date))
         }
-        if let lastModified = response.headers["Last-Modified"].flatMap(HTTPDate.parse),
+        if let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0, now: responseTime) }),
             Self.heuristicallyCacheableStatuses.contains(response.status) || directives.isPublic
         {
             let heuristic = max(0, date.timeIntervalSince(lastModified)) * heuristicFraction
@@ -208,7 +208,9 @@ public struct HTTPCachePolicy: Hashable, Sendable {
             }
         }
         let apparentAge =
-            response.headers["Date"].flatMap(HTTPDate.parse).map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
+            response.headers["Date"].flatMap { HTTPDate.parse($0, now: responseTime) }.map {
+                max(0, responseTime.timeIntervalSince($0))
+            } ?? 0
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         return max(apparentAge, ageValue + responseDelay)
     }

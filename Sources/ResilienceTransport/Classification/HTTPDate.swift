@@ -6,8 +6,15 @@ import Foundation
 public enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
-    /// The date, or nil when `text` is not a valid HTTP-date.
-    public static func parse(_ text: String) -> Date? {
+    /// The date, or nil when `text` is not a valid HTTP-date; a two-digit RFC 850 year is read against the
+    /// current wall-clock time (``parse(_:now:)``).
+    public static func parse(_ text: String) -> Date? { parse(text, now: Date()) }
+
+    /// The date, or nil when `text` is not a valid HTTP-date. `now` places the two-digit year of the RFC 850
+    /// form (RFC 9110 §5.6.7): it is the latest year with those last two digits that is not more than 50 years
+    /// after `now`, so a year that would appear more than 50 years in the future is the most recent past one
+    /// (in 2026, `76` is 2076 and `77` is 1977).
+    public static func parse(_ text: String, now: Date) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.utf8.count <= 64 else { return nil }
         if let comma = trimmed.firstIndex(of: ",") {
@@ -23,9 +30,13 @@ public enum HTTPDate {
                 let dayMonthYear = parts[0].split(separator: "-")
                 guard dayMonthYear.count == 3, dayMonthYear[2].count == 2, let shortYear = Int(dayMonthYear[2])
                 else { return nil }
-                // RFC 9110: a two-digit year more than 50 years in the future means the previous century.
-                let year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
-                return make(day: dayMonthYear[0], month: dayMonthYear[1], year: Substring(String(year)), time: parts[1])
+                let limit = fiftyYears(after: now)
+                let year = limit.year - ((limit.year - shortYear) % 100 + 100) % 100
+                func date(_ year: Int) -> Date? {
+                    make(day: dayMonthYear[0], month: dayMonthYear[1], year: Substring(String(year)), time: parts[1])
+                }
+                guard let candidate = date(year) else { return nil }
+                return candidate > limit.date ? date(year - 100) : candidate
             }
             return nil
         }
@@ -57,6 +68,15 @@ public enum HTTPDate {
     ]
     private static let shortDayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+    /// The instant 50 calendar years after `now` (same month, day and time of day) and its year.
+    private static func fiftyYears(after now: Date) -> (date: Date, year: Int) {
+        let seconds = Int(now.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let (year, month, day) = civil(fromDays: days)
+        let later = daysFromCivil(year: year + 50, month: month, day: day)
+        return (Date(timeIntervalSince1970: TimeInterval(later * 86_400 + seconds - days * 86_400)), year + 50)
+    }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
     private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {

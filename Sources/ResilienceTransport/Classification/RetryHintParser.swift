@@ -21,7 +21,7 @@ public struct RetryHintParser: Sendable, Hashable {
     /// The delay the headers ask for, or nil without a usable hint. `now` (wall clock) is used only for an
     /// HTTP-date or Unix time when the response has no valid `Date` header.
     public func retryDelay(from headers: HTTPHeaders, now: Date) -> Duration? {
-        let responseDate = headers["Date"].flatMap(HTTPDate.parse)
+        let responseDate = headers["Date"].flatMap { HTTPDate.parse($0, now: now) }
         if let value = headers.combinedValue(for: "Retry-After"),
             let delay = retryAfter(value, responseDate: responseDate, now: now)
         {
@@ -59,7 +59,9 @@ public struct RetryHintParser: Sendable, Hashable {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         if let seconds = deltaSeconds(trimmed) { return seconds }
-        if let date = HTTPDate.parse(trimmed) { return delay(until: date, responseDate: responseDate, now: now) }
+        if let date = HTTPDate.parse(trimmed, now: now) {
+            return delay(until: date, responseDate: responseDate, now: now)
+        }
         // Merged duplicates: "120, 120" or "<date>, <date>" (an HTTP-date has a comma of its own).
         let pieces = trimmed.split(
             separator: ",", maxSplits: Self.maximumMergedPieces
@@ -67,10 +69,12 @@ public struct RetryHintParser: Sendable, Hashable {
         .prefix(Self.maximumMergedPieces).map { $0.trimmingCharacters(in: .whitespaces) }
         for (index, piece) in pieces.enumerated() {
             if let seconds = deltaSeconds(piece) { return seconds }
-            if index + 1 < pieces.count, let date = HTTPDate.parse(piece + ", " + pieces[index + 1]) {
+            if index + 1 < pieces.count, let date = HTTPDate.parse(piece + ", " + pieces[index + 1], now: now) {
                 return delay(until: date, responseDate: responseDate, now: now)
             }
-            if let date = HTTPDate.parse(piece) { return delay(until: date, responseDate: responseDate, now: now) }
+            if let date = HTTPDate.parse(piece, now: now) {
+                return delay(until: date, responseDate: responseDate, now: now)
+            }
         }
         return nil
     }
