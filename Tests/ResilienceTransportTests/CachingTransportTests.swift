@@ -249,6 +249,28 @@ struct HTTPCacheStoreTests {
         #expect(try store.entries(forKey: "a").count == 1)
     }
 
+    @Test("SQLite: a file another connection keeps locked fails the open after the busy timeout, and is kept")
+    func fileLockedByAnotherConnection() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        do { try SQLiteHTTPCacheStore(path: path).store(Self.entry("a", bodyBytes: 10)) }
+        // Another program holds the file in exclusive locking mode: even readers wait for it.
+        var holder: OpaquePointer?
+        #expect(sqlite3_open(path, &holder) == SQLITE_OK)
+        let lock = "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE http_cache SET last_use = last_use;"
+        #expect(sqlite3_exec(holder, lock, nil, nil, nil) == SQLITE_OK)
+        let start = ContinuousClock.now
+        #expect(throws: HTTPCacheStoreError.self) { _ = try SQLiteHTTPCacheStore(path: path) }
+        // The busy timeout is 2 s; each attempt used to wait that long again, for 400 attempts (13 minutes).
+        #expect(ContinuousClock.now - start < .seconds(30))
+        sqlite3_close(holder)
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(reopened.quarantinedPath == nil)
+        #expect(try reopened.entries(forKey: "a").count == 1)
+    }
+
     @Test("SQLite: a cache file removed while open is started over at its path by the next write")
     func removedFile() throws {
         let path = Self.temporaryPath()

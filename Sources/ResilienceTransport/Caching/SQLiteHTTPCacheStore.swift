@@ -137,17 +137,21 @@ extension SQLiteHTTPCacheStore {
             }
         }
 
-        /// Opens, trying again every 5 ms for up to the busy timeout while another connection holds the file:
-        /// two connections switching a new file to WAL at once can deadlock on its locks, and SQLite then
-        /// answers one of them busy at once, without waiting in the busy handler.
+        /// Opens, trying again every 5 ms for up to the busy timeout in all while another connection holds the
+        /// file: two connections switching a new file to WAL at once can deadlock on its locks, and SQLite then
+        /// answers one of them busy at once, without waiting in the busy handler. Each attempt's own busy
+        /// handler waits only for what is left of that time, so a file another connection keeps locked fails
+        /// the open after the busy timeout, not after one busy timeout per attempt.
         private static func openWaitingForOthers(path: String) throws(OpenFailure) -> Connection {
-            var waited: Int32 = 0
+            let deadline = ContinuousClock.now + .milliseconds(busyTimeoutMilliseconds)
             while true {
+                let left = ContinuousClock.now.duration(to: deadline)
+                let leftMilliseconds = Int32(
+                    clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)
                 do throws(OpenFailure) {
-                    return try open(path: path)
-                } catch let failure where failure.isBusy && waited < busyTimeoutMilliseconds {
+                    return try open(path: path, waitingAtMost: max(1, leftMilliseconds))
+                } catch let failure where failure.isBusy && leftMilliseconds > 5 {
                     Thread.sleep(forTimeInterval: 0.005)
-                    waited += 5
                 }
             }
         }
@@ -158,7 +162,9 @@ extension SQLiteHTTPCacheStore {
             var isBusy: Bool
         }
 
-        private static func open(path: String) throws(OpenFailure) -> Connection {
+        /// Opens and checks the file, its busy handler waiting at most `milliseconds` for another connection
+        /// meanwhile and ``busyTimeoutMilliseconds`` for each statement afterwards.
+        private static func open(path: String, waitingAtMost milliseconds: Int32) throws(OpenFailure) -> Connection {
             var db: OpaquePointer?
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             let code = sqlite3_open_v2(path, &db, flags, nil)
@@ -169,7 +175,7 @@ extension SQLiteHTTPCacheStore {
                     error: HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)"),
                     isBusy: Self.isBusy(code))
             }
-            sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
+            sqlite3_busy_timeout(db, min(milliseconds, Self.busyTimeoutMilliseconds))
             var connection = Connection(handle: db, path: path)
             var unhealthy = false
             do throws(HTTPCacheStoreError) {
@@ -199,6 +205,7 @@ extension SQLiteHTTPCacheStore {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) holds another schema: \(columns ?? "")")
                 }
                 try connection.synchronizeByteCount()
+                sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             } catch {
                 let busy = !unhealthy && Self.isBusy(sqlite3_errcode(db))
                 connection.close()
