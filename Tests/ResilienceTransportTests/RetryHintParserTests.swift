@@ -15,10 +15,15 @@ struct RetryHintParserTests {
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(HTTPDate.parse("Wed, 21 Oct 2015 07:28:00 GMT") == Date(timeIntervalSince1970: 1_445_412_480))
         #expect(HTTPDate.parse("Thu, 29 Feb 2024 00:00:00 GMT") == Date(timeIntervalSince1970: 1_709_164_800))
+        #expect(HTTPDate.parse("Tue, 29 Feb 2000 00:00:00 GMT") == Date(timeIntervalSince1970: 951_782_400))
+        #expect(HTTPDate.parse("Wed, 31 Dec 2025 23:59:59 GMT") == Date(timeIntervalSince1970: 1_767_225_599))
         for garbage in [
             "", "tomorrow", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 32 Nov 1994 08:49:37 GMT",
             "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT",
             String(repeating: "Sun, ", count: 100),
+            // Days the month does not have.
+            "Mon, 31 Feb 2025 00:00:00 GMT", "Thu, 31 Apr 2025 00:00:00 GMT", "Wed, 29 Feb 2023 00:00:00 GMT",
+            "Sat, 29 Feb 1900 00:00:00 GMT", "Thursday, 31-Jun-94 08:49:37 GMT", "Sat Feb 30 08:49:37 2024",
         ] {
             #expect(HTTPDate.parse(garbage) == nil, "\(garbage)")
         }

@@ -35,8 +35,8 @@ public enum HTTPDate {
                 func date(_ year: Int) -> Date? {
                     make(day: dayMonthYear[0], month: dayMonthYear[1], year: Substring(String(year)), time: parts[1])
                 }
-                guard let candidate = date(year) else { return nil }
-                return candidate > limit.date ? date(year - 100) : candidate
+                guard let candidate = date(year), candidate <= limit.date else { return date(year - 100) }
+                return candidate
             }
             return nil
         }
@@ -103,7 +103,7 @@ public enum HTTPDate {
     private static func make(day: Substring, month: Substring, year: Substring, time: Substring) -> Date? {
         guard let day = number(day, digits: 1...2), (1...31).contains(day),
             let monthIndex = months.firstIndex(of: month.lowercased()), month.count == 3,
-            let year = number(year, digits: 4...4)
+            let year = number(year, digits: 4...4), day <= daysIn(month: monthIndex + 1, year: year)
         else { return nil }
         let clock = time.split(separator: ":")
         guard clock.count == 3, let hour = number(clock[0], digits: 2...2),
@@ -113,6 +113,16 @@ public enum HTTPDate {
         let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// How many days `month` (1–12) of `year` has: a date past them (`31 Feb`) is not a date, rather than a
+    /// day of the next month.
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
