@@ -95,6 +95,38 @@ struct CachingTransportTests {
         #expect(network.requests.count == 2)
     }
 
+    @Test("A HEAD's 200 updates the stored GET response when its validators agree, and removes it when they do not")
+    func headResponseUpdatesOrInvalidates() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=10, stale-if-error=600", "ETag": "\"a\"", "X-Tag": "1"]),
+                // Same ETag and length: the stored response takes the HEAD's fields and freshness.
+                .status(
+                    200,
+                    headers: ["Cache-Control": "max-age=100", "ETag": "\"a\"", "Content-Length": "2", "X-Tag": "2"]),
+                // Another ETag: the stored body is outdated and goes, so an error is not answered with it.
+                .status(200, headers: ["Cache-Control": "max-age=10", "ETag": "\"b\""]),
+                .failure(URLError(.notConnectedToInternet)),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let head = try await cache.send(HTTPRequest(method: .head, url: URL(string: Self.url)!), context: context)
+        #expect(head.status == 200 && head.headers["X-Tag"] == "2")
+        clock.advance(by: 50)
+        let updated = try await get(cache)
+        #expect(String(decoding: updated.body, as: UTF8.self) == "v1")
+        #expect(updated.headers["X-Tag"] == "2")
+        #expect(network.requests.count == 2)
+        clock.advance(by: 100)
+        _ = try await cache.send(HTTPRequest(method: .head, url: URL(string: Self.url)!), context: context)
+        #expect(network.requests.count == 3)
+        await #expect(throws: URLError.self) { try await get(cache) }
+    }
+
     @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
     func invalidationAndRequestDirectives() async throws {
         let network = ScriptedHTTPTransport()

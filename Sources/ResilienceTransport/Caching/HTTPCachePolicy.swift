@@ -284,6 +284,26 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         return updated
     }
 
+    /// `entry` updated by a `200` answering a `HEAD` for it (RFC 9111 §4.3.5), as ``freshened(_:with:requestTime:responseTime:)``
+    /// updates it with a `304`; nil when the `HEAD` response shows the stored one is no longer the current
+    /// representation: an `ETag` or `Last-Modified` it carries differs from the stored one's (or the stored one
+    /// has none), or its `Content-Length` differs from the stored body's length.
+    func updated(
+        _ entry: HTTPCacheEntry, byHeadResponse head: HTTPResponse, requestTime: Date, responseTime: Date
+    ) -> HTTPCacheEntry? {
+        for name in ["ETag", "Last-Modified"] {
+            guard let received = head.headers[name] else { continue }
+            guard let stored = entry.response.headers[name], stored == received else { return nil }
+        }
+        if let length = head.headers["Content-Length"] {
+            let stored = entry.response.headers["Content-Length"] ?? String(entry.response.body.count)
+            guard length.trimmingCharacters(in: .whitespaces) == stored.trimmingCharacters(in: .whitespaces) else {
+                return nil
+            }
+        }
+        return freshened(entry, with: head, requestTime: requestTime, responseTime: responseTime)
+    }
+
     /// `stored` with every field `newer` carries replacing the stored fields of that name (RFC 9111 §3.2),
     /// except framing fields and the connection-specific ones a cache does not store. Linear in the fields of
     /// both (a 304 may carry thousands).
