@@ -187,4 +187,38 @@ struct HTTPCachePolicyTests {
         #expect(policy.invalidatedKeys(by: post, response: HTTPResponse(status: 500)).isEmpty)
         #expect(policy.invalidatedKeys(by: HTTPRequest(url: Self.url), response: HTTPResponse(status: 200)).isEmpty)
     }
+
+    @Test("The key is the URI as RFC 9110 compares it: scheme and host in any case, default port or none, same key")
+    func keyNormalisation() {
+        func key(_ text: String) -> String { HTTPCachePolicy.key(for: URL(string: text)!) }
+        let expected = "https://api.example/jobs?page=2"
+        for spelling in [
+            "https://api.example/jobs?page=2", "HTTPS://API.Example/jobs?page=2", "https://api.example:443/jobs?page=2",
+            "https://api.example/jobs?page=2#top",
+        ] {
+            #expect(key(spelling) == expected, "\(spelling)")
+        }
+        #expect(key("http://api.example:80/") == "http://api.example/")
+        #expect(key("http://api.example") == "http://api.example/")
+        // Path and query keep their case, and other ports stay distinct.
+        #expect(key("https://api.example/Jobs") != key("https://api.example/jobs"))
+        #expect(key("https://api.example/jobs?Page=2") != key("https://api.example/jobs?page=2"))
+        #expect(key("https://api.example:8443/jobs") == "https://api.example:8443/jobs")
+        #expect(key("http://api.example:443/jobs") == "http://api.example:443/jobs")
+
+        // A Location naming the target's origin another way still invalidates what the GET stored.
+        let post = HTTPRequest(method: .post, url: URL(string: "https://api.example/jobs")!)
+        let keys = policy.invalidatedKeys(
+            by: post,
+            response: HTTPResponse(
+                status: 201,
+                headers: [
+                    "Location": "https://api.example:443/jobs/7", "Content-Location": "HTTPS://API.EXAMPLE/jobs/8",
+                ]
+            ))
+        #expect(keys == ["https://api.example/jobs", "https://api.example/jobs/7", "https://api.example/jobs/8"])
+        let otherPort = policy.invalidatedKeys(
+            by: post, response: HTTPResponse(status: 201, headers: ["Location": "https://api.example:8443/jobs/7"]))
+        #expect(otherPort == ["https://api.example/jobs"])
+    }
 }

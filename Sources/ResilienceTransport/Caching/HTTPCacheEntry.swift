@@ -3,10 +3,10 @@ import ResilienceCore
 
 /// One stored response and what the cache computed about it when it arrived.
 ///
-/// Entries are keyed by ``key`` (the request's URL without fragment) and, within a key, by ``variantKey``
+/// Entries are keyed by ``key`` (the request's normalised URL without fragment) and, within a key, by ``variantKey``
 /// (the values of the request headers the response's `Vary` names), so a URL may keep several variants.
 public struct HTTPCacheEntry: Hashable, Sendable {
-    /// The primary cache key: the request URL without its fragment.
+    /// The primary cache key: the request URL as ``HTTPCachePolicy/key(for:)`` normalises it.
     public var key: String
     /// The secondary key: the selecting request headers' values, as ``HTTPCachePolicy/variantKey(for:varyingOn:)``
     /// writes them.

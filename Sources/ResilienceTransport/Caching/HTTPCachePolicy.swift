@@ -61,11 +61,63 @@ public struct HTTPCachePolicy: Hashable, Sendable {
 
     // MARK: Keys
 
-    /// The primary cache key for `url`: its absolute string without the fragment.
+    /// The primary cache key for `url`: its absolute string without the fragment, normalised as RFC 9110
+    /// §4.2.3 compares URIs: the scheme and host in lowercase, without the scheme's default port (80 for
+    /// `http`, 443 for `https`), and an empty path as `/`. `HTTPS://API.example:443/a` and
+    /// `https://api.example/a` are one key; path and query keep their case.
     public static func key(for url: URL) -> String {
-        let text = url.absoluteString
-        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
-        return String(text[..<hash])
+        var text = url.absoluteString
+        if let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { text = String(text[..<hash]) }
+        guard let parts = authority(of: text) else { return text }
+        let scheme = text[..<parts.schemeEnd]
+        let authority = text[parts.authorityStart..<parts.authorityEnd]
+        let isUppercase: (UInt8) -> Bool = { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        let pathIsEmpty = parts.authorityEnd == text.endIndex || text[parts.authorityEnd] == "?"
+        // Most keys are already in normal form: they are returned as they are, without building a string.
+        guard
+            scheme.utf8.contains(where: isUppercase) || authority.utf8.contains(where: isUppercase)
+                || authority.utf8.contains(UInt8(ascii: ":")) || pathIsEmpty
+        else { return text }
+        let lowercaseScheme = scheme.lowercased()
+        var userInfo = Substring("")
+        var hostAndPort = authority
+        if let at = authority.lastIndex(of: "@") {
+            userInfo = authority[...at]
+            hostAndPort = authority[authority.index(after: at)...]
+        }
+        var host = hostAndPort
+        var port: Substring?
+        if let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]") {
+            host = hostAndPort[..<colon]
+            port = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        let defaultPort: Substring? =
+            switch lowercaseScheme {
+            case "http": "80"
+            case "https": "443"
+            default: nil
+            }
+        var normalised = lowercaseScheme + "://" + userInfo + host.lowercased()
+        if let port, !port.isEmpty, port != defaultPort { normalised += ":" + port }
+        if pathIsEmpty, defaultPort != nil { normalised += "/" }
+        return normalised + text[parts.authorityEnd...]
+    }
+
+    /// Where the scheme ends and the authority (between `://` and the path or query) begins and ends in an
+    /// absolute URI, or nil when it has no authority.
+    private static func authority(
+        of text: String
+    ) -> (schemeEnd: String.Index, authorityStart: String.Index, authorityEnd: String.Index)? {
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
+        let start = text.index(colon, offsetBy: 3)
+        let end = text[start...].firstIndex { $0 == "/" || $0 == "?" } ?? text.endIndex
+        return (colon, start, end)
+    }
+
+    /// The origin part (scheme and authority) of a key ``key(for:)`` made, or the key itself without one.
+    private static func origin(ofKey key: String) -> Substring {
+        guard let parts = authority(of: key) else { return key[...] }
+        return key[..<parts.authorityEnd]
     }
 
     /// The secondary key of `request` for a response with `responseHeaders`: the values of the request
@@ -365,14 +417,16 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// the same-origin URIs in `Location` and `Content-Location`. Empty for safe methods and error statuses.
     public func invalidatedKeys(by request: HTTPRequest, response: HTTPResponse) -> [String] {
         guard !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return [] }
-        var keys = [Self.key(for: request.url)]
+        let target = Self.key(for: request.url)
+        var keys = [target]
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name],
-                let url = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                url.scheme?.lowercased() == request.url.scheme?.lowercased(),
-                url.host?.lowercased() == request.url.host?.lowercased(), url.port == request.url.port
+                let url = URL(string: value, relativeTo: request.url)?.absoluteURL
             else { continue }
-            keys.append(Self.key(for: url))
+            let key = Self.key(for: url)
+            // Same origin: the same scheme, host and port, compared in the keys' normal form.
+            guard Self.origin(ofKey: key) == Self.origin(ofKey: target), !keys.contains(key) else { continue }
+            keys.append(key)
         }
         return keys
     }
