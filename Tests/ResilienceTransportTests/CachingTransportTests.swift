@@ -95,6 +95,30 @@ struct CachingTransportTests {
         #expect(network.requests.count == 2)
     }
 
+    @Test("A 304 naming another validator than the stored response's updates nothing: the whole is fetched")
+    func notModifiedForAnotherRepresentation() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=10", "ETag": "\"a\""]),
+                .status(304, headers: ["Cache-Control": "max-age=100", "ETag": "\"b\""]),
+                Self.ok("v2", ["Cache-Control": "max-age=100", "ETag": "\"b\""]),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let answer = try await get(cache)
+        #expect(String(decoding: answer.body, as: UTF8.self) == "v2" && answer.headers["ETag"] == "\"b\"")
+        #expect(network.requests.count == 3)
+        #expect(network.requests.last?.headers["If-None-Match"] == nil)
+        clock.advance(by: 50)
+        let stored = try await get(cache)
+        #expect(String(decoding: stored.body, as: UTF8.self) == "v2")
+        #expect(network.requests.count == 3)
+    }
+
     @Test("A HEAD's 200 updates the stored GET response when its validators agree, and removes it when they do not")
     func headResponseUpdatesOrInvalidates() async throws {
         let network = ScriptedHTTPTransport()

@@ -4,7 +4,8 @@ import ResilienceCore
 /// A private HTTP cache (RFC 9111) around any ``HTTPTransport``.
 ///
 /// Answers `GET` (and `HEAD`) from a fresh stored response, revalidates a stale one with `If-None-Match` /
-/// `If-Modified-Since` (a `304` freshens the stored headers and is answered with the stored response; a
+/// `If-Modified-Since` (a `304` freshens the stored headers and is answered with the stored response, unless
+/// its `ETag` or `Last-Modified` names another representation: then the request is sent again unconditionally; a
 /// `HEAD`'s `200` freshens them too when its `ETag`, `Last-Modified` and `Content-Length` agree, else removes it),
 /// honours `Vary`, `no-store`, `no-cache`, `must-revalidate`, `max-age`, `Expires`, `Age`, heuristic
 /// freshness and the request's `max-age`, `max-stale`, `min-fresh`, `no-cache`, `no-store` and
@@ -141,6 +142,11 @@ public struct CachingTransport: HTTPTransport {
         }
         let responseTime = wallClock()
         if response.status == 304, outgoing != request, let candidate {
+            guard policy.notModified(response, identifies: candidate) else {
+                // Another representation is current: the caller asked for the whole, so it is fetched.
+                return try await forward(
+                    request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+            }
             let updated = policy.freshened(
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
             // The freshened response is stored only if it still may be: the 304 may add `no-store`, `Vary: *`

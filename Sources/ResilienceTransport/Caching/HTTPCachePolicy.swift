@@ -336,6 +336,17 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         return updated
     }
 
+    /// Whether a `304` answering the validation of `entry` may update it (RFC 9111 §4.3.4): its `ETag`, or
+    /// without one its `Last-Modified`, names the stored response's. A `304` naming another representation
+    /// updates nothing (a stored body labelled with another validator would be validated as that one for
+    /// ever); one without validators updates the response it validated.
+    func notModified(_ notModified: HTTPResponse, identifies entry: HTTPCacheEntry) -> Bool {
+        let name = notModified.headers.contains("ETag") ? "ETag" : "Last-Modified"
+        guard let received = notModified.headers[name] else { return true }
+        return entry.response.headers[name]?.trimmingCharacters(in: .whitespaces)
+            == received.trimmingCharacters(in: .whitespaces)
+    }
+
     /// `entry` updated by a `200` answering a `HEAD` for it (RFC 9111 §4.3.5), as ``freshened(_:with:requestTime:responseTime:)``
     /// updates it with a `304`; nil when the `HEAD` response shows the stored one is no longer the current
     /// representation: an `ETag` or `Last-Modified` it carries differs from the stored one's (or the stored one
