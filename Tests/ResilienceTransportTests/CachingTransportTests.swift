@@ -274,6 +274,38 @@ struct HTTPCacheStoreTests {
         #expect(store.byteCount <= 5_600)
     }
 
+    /// Stores 40 variants under one key (as `Vary: Cookie` with a cookie that changes on every request would),
+    /// reading the key after each, and checks the store keeps the 16 most recent and nothing of other keys goes.
+    func exerciseVariantBound(_ store: some HTTPCacheStore) throws {
+        try store.store(Self.entry("other", bodyBytes: 10))
+        for index in 0..<40 {
+            try store.store(Self.entry("a", bodyBytes: 10, variant: "cookie=\(index)\n"))
+            _ = try store.entries(forKey: "a")
+        }
+        let variants = try store.entries(forKey: "a").map(\.variantKey)
+        #expect(Set(variants) == Set((24..<40).map { "cookie=\($0)\n" }))
+        #expect(try store.entries(forKey: "other").count == 1)
+    }
+
+    static let variantBoundBytes =
+        Self.entry("other", bodyBytes: 10).byteCount + 16
+        * Self.entry("a", bodyBytes: 10, variant: "cookie=10\n").byteCount
+
+    @Test("A key keeps at most 16 variants, the most recently stored, in memory and in SQLite")
+    func variantsPerKeyBound() throws {
+        let memory = InMemoryHTTPCacheStore()
+        try exerciseVariantBound(memory)
+        #expect(memory.byteCount == Self.variantBoundBytes)
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let sqlite = try SQLiteHTTPCacheStore(path: path)
+        try exerciseVariantBound(sqlite)
+        #expect(sqlite.byteCount == Self.variantBoundBytes)
+        #expect(try Self.fileByteCount(path) == sqlite.byteCount)
+    }
+
     @Test("SQLite: the same budget and eviction, and entries survive reopening")
     func sqlite() throws {
         let path = Self.temporaryPath()

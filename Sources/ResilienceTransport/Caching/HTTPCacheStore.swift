@@ -4,7 +4,7 @@ import ResilienceCore
 /// Where a ``CachingTransport`` keeps its responses.
 ///
 /// Implementations are synchronous, bounded by a byte budget (least recently used entries go first) and safe
-/// to share across tasks. A store that cannot read an entry back intact (a body whose length no longer
+/// to share across tasks; the built-in ones also bound the variants kept under one key. A store that cannot read an entry back intact (a body whose length no longer
 /// matches, an undecodable row) drops it and answers as if it were absent. The cache treats any thrown
 /// ``HTTPCacheStoreError`` as a miss and sends the request on.
 public protocol HTTPCacheStore: Sendable {

@@ -21,13 +21,20 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
     /// The most bytes kept, as ``HTTPCacheEntry/byteCount`` counts them (bodies, header fields, keys and a fixed
     /// ``HTTPCacheEntry/bookkeepingByteCount`` per entry).
     public let byteBudget: Int
+    /// The most variants kept under one key; storing another removes the key's least recently used variant
+    /// first, so a response that varies on a value that keeps changing (`Vary: Cookie`) cannot fill the
+    /// budget with variants nobody selects again.
+    public let maximumVariantsPerKey: Int
     private let state = LockedState(initialState: State())
 
     /// Creates an empty store.
     ///
-    /// - Parameter byteBudget: The most bytes kept; entries larger than it are not stored. Default: 16 MiB.
-    public init(byteBudget: Int = 16 << 20) {
+    /// - Parameters:
+    ///   - byteBudget: The most bytes kept; entries larger than it are not stored. Default: 16 MiB.
+    ///   - maximumVariantsPerKey: The most variants kept under one key (at least 1). Default: 16.
+    public init(byteBudget: Int = 16 << 20, maximumVariantsPerKey: Int = 16) {
         self.byteBudget = max(0, byteBudget)
+        self.maximumVariantsPerKey = max(1, maximumVariantsPerKey)
     }
 
     /// The bytes currently stored.
@@ -47,15 +54,25 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
         }
     }
 
-    /// Stores `entry`, replacing its variant, then evicts the least recently used entries to the budget.
+    /// Stores `entry`, replacing its variant (or, with ``maximumVariantsPerKey`` variants under its key
+    /// already, the key's least recently used one), then evicts the least recently used entries to the budget.
     public func store(_ entry: HTTPCacheEntry) {
         let size = entry.byteCount
         let budget = byteBudget
+        let maximumVariants = maximumVariantsPerKey
         state.withLock { state in
             var variants = state.entries[entry.key] ?? []
             if let index = variants.firstIndex(where: { $0.entry.variantKey == entry.variantKey }) {
                 state.byteCount -= variants[index].byteCount
                 variants.remove(at: index)
+            }
+            while variants.count >= maximumVariants {
+                // The first of the least recently used: the earliest stored of those read together.
+                guard let oldest = variants.indices.min(by: { variants[$0].lastUse < variants[$1].lastUse }) else {
+                    break
+                }
+                state.byteCount -= variants[oldest].byteCount
+                variants.remove(at: oldest)
             }
             state.entries[entry.key] = variants.isEmpty ? nil : variants
             guard size <= budget else { return }

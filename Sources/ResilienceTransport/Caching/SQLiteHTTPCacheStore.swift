@@ -29,6 +29,10 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// The most bytes kept, as ``HTTPCacheEntry/byteCount`` counts them (bodies, header fields, keys and a fixed
     /// ``HTTPCacheEntry/bookkeepingByteCount`` per entry).
     public let byteBudget: Int
+    /// The most variants kept under one key; storing another removes the key's least recently used variant
+    /// first, so a response that varies on a value that keeps changing (`Vary: Cookie`) cannot fill the
+    /// budget with variants nobody selects again, each read of the key loading all of them.
+    public let maximumVariantsPerKey: Int
     private let state: LockedState<Connection>
 
     /// Opens (creating if needed) the cache database at `path`.
@@ -36,11 +40,15 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     /// - Parameters:
     ///   - path: The database file.
     ///   - byteBudget: The most bytes kept; entries larger than it are not stored. Default: 64 MiB.
+    ///   - maximumVariantsPerKey: The most variants kept under one key (at least 1). Default: 16.
     /// - Throws: ``HTTPCacheStoreError`` with reason `unavailable` when no database can be opened there, even
     ///   after quarantining a corrupt file.
-    public init(path: String, byteBudget: Int = 64 << 20) throws(HTTPCacheStoreError) {
+    public init(
+        path: String, byteBudget: Int = 64 << 20, maximumVariantsPerKey: Int = 16
+    ) throws(HTTPCacheStoreError) {
         self.path = path
         self.byteBudget = max(0, byteBudget)
+        self.maximumVariantsPerKey = max(1, maximumVariantsPerKey)
         state = LockedState(initialState: try Connection.openQuarantiningCorruption(path: path))
     }
 
@@ -61,11 +69,13 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
         try withConnection { (connection) throws(HTTPCacheStoreError) in try connection.entries(forKey: key) }
     }
 
-    /// Stores `entry`, replacing its variant, then evicts the least recently used entries to the budget.
+    /// Stores `entry`, replacing its variant (or, with ``maximumVariantsPerKey`` variants under its key
+    /// already, the key's least recently used one), then evicts the least recently used entries to the budget.
     public func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError) {
         let budget = byteBudget
+        let maximumVariants = maximumVariantsPerKey
         try withConnection(writing: true) { (connection) throws(HTTPCacheStoreError) in
-            try connection.store(entry, budget: budget)
+            try connection.store(entry, budget: budget, maximumVariants: maximumVariants)
         }
     }
 
@@ -360,15 +370,44 @@ extension SQLiteHTTPCacheStore {
             return entries
         }
 
-        /// Replaces the entry's variant and evicts to `budget`, in one write transaction.
-        mutating func store(_ entry: HTTPCacheEntry, budget: Int) throws(HTTPCacheStoreError) {
+        /// Replaces the entry's variant, keeps its key to `maximumVariants` and evicts to `budget`, in one write
+        /// transaction.
+        mutating func store(_ entry: HTTPCacheEntry, budget: Int, maximumVariants: Int) throws(HTTPCacheStoreError) {
             try inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
-                try connection.replace(entry, budget: budget)
+                try connection.replace(entry, budget: budget, maximumVariants: maximumVariants)
             }
         }
 
-        private mutating func replace(_ entry: HTTPCacheEntry, budget: Int) throws(HTTPCacheStoreError) {
+        private mutating func replace(
+            _ entry: HTTPCacheEntry, budget: Int, maximumVariants: Int
+        ) throws(HTTPCacheStoreError) {
             try remove(key: entry.key, variant: entry.variantKey)
+            // The key's least recently used variants go (the earliest stored of those read together), by rowid.
+            let count = try prepare("SELECT COUNT(*) FROM http_cache WHERE key = ?")
+            bind(count, 1, entry.key)
+            let counted = sqlite3_step(count)
+            var variants = counted == SQLITE_ROW ? Int(sqlite3_column_int64(count, 0)) : 0
+            sqlite3_reset(count)
+            guard counted == SQLITE_ROW else { throw failure(counted) }
+            while variants >= maximumVariants {
+                let oldest = try prepare(
+                    "SELECT rowid, size FROM http_cache WHERE key = ? ORDER BY last_use, rowid LIMIT 1")
+                bind(oldest, 1, entry.key)
+                let code = sqlite3_step(oldest)
+                guard code == SQLITE_ROW else {
+                    sqlite3_reset(oldest)
+                    break
+                }
+                let rowid = sqlite3_column_int64(oldest, 0)
+                let size = Int(sqlite3_column_int64(oldest, 1))
+                sqlite3_reset(oldest)
+                let delete = try prepare("DELETE FROM http_cache WHERE rowid = ?")
+                sqlite3_bind_int64(delete, 1, rowid)
+                defer { sqlite3_reset(delete) }
+                try run(delete)
+                byteCount -= size
+                variants -= 1
+            }
             let size = entry.byteCount
             guard size <= budget else { return }
             let insert = try prepare(
