@@ -44,6 +44,10 @@ struct RetryHintParserTests {
         #expect(try year("Friday, 01-Jan-26 00:00:00 GMT", now: now2026) == "2026")
         #expect(try year("Friday, 01-Jan-81 00:00:00 GMT", now: "Mon, 01 Jan 2080 00:00:00 GMT") == "2081")
         #expect(try year("Friday, 01-Jan-00 00:00:00 GMT", now: "Tue, 01 Jan 2099 00:00:00 GMT") == "2100")
+        // A clock that reads nonsense does not trap: the date is then simply not one a 4-digit year can write.
+        for nonsense in [Double.infinity, -.infinity, .nan, 1e300, -1e300] {
+            _ = HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: Date(timeIntervalSince1970: nonsense))
+        }
 
         // Every reader of a date takes the century from its own time: a cache's response time, a
         // retry hint's now (in 2080, `Expires` and `Retry-After` in `81` are a year away, not 99 years ago).

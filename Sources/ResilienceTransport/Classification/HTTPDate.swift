@@ -70,8 +70,11 @@ public enum HTTPDate {
     private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
     /// The instant 50 calendar years after `now` (same month, day and time of day) and its year.
+    /// A `now` that is not finite or lies beyond the years 4 digits can write is read as the nearest such
+    /// instant, never trapping.
     private static func fiftyYears(after now: Date) -> (date: Date, year: Int) {
-        let seconds = Int(now.timeIntervalSince1970.rounded(.down))
+        let since1970 = now.timeIntervalSince1970
+        let seconds = since1970.isNaN ? 0 : Int(min(max(since1970, -1e12), 1e12).rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let (year, month, day) = civil(fromDays: days)
         let later = daysFromCivil(year: year + 50, month: month, day: day)
