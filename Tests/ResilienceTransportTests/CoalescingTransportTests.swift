@@ -178,8 +178,8 @@ struct CoalescingTransportTests {
             return try await transport.send(request, context: hurried)
         }
         await Self.settle("the joiner waits") { transport.flights.callerCount(for: key) == 2 }
-        // Each caller's deadline timer sleeps on the clock.
-        await Self.settle("both deadlines armed") { clock.sleeperCount == 2 }
+        // The joiner's deadline timer sleeps on the clock (the sender waits for its own request).
+        await Self.settle("the joiner's deadline armed") { clock.sleeperCount == 1 }
         clock.advance(by: .seconds(1))
         await Self.settle("the joiner gave up at its deadline") { finished.withLock { $0 } }
         #expect(transport.flights.callerCount(for: key) == 1)
@@ -190,6 +190,47 @@ struct CoalescingTransportTests {
         #expect(sink.count(.timedOut) == 1)
         #expect(try await first.value.body == Data("/jobs for anonymous".utf8))
         #expect(base.sent.withLock { $0.count } == 1)
+        #expect(transport.flights.inFlightCount == 0)
+    }
+
+    /// A transport that honours the deadline as URLSessionTransport does: once its exchange has been cancelled
+    /// and has ended (here: when the test opens the gate), it reports the timeout to the context and throws it.
+    final class DeadlineHonouringTransport: HTTPTransport {
+        let gate = CallGate()
+
+        func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+            try? await gate.pass()
+            context.emit(.timedOut) { $0.duration = .seconds(1) }
+            throw TransportError.timedOut(after: .seconds(1), url: request.url)
+        }
+    }
+
+    @Test("The caller whose request it is hears of its timeout once, from the request, while others wait for it")
+    func senderTimeoutReportedOnce() async throws {
+        let base = DeadlineHonouringTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let clock = ManualClock()
+        let request = HTTPRequest(url: url)
+        let key = try #require(transport.key(for: request))
+        let senderSink = RecordingTelemetrySink()
+        let joinerSink = RecordingTelemetrySink()
+        let sender = ResilienceContext.test(clock: clock, telemetry: senderSink, timeout: .seconds(1))
+        let joiner = ResilienceContext.test(clock: clock, telemetry: joinerSink, timeout: .seconds(30))
+        let first = Task { try await transport.send(request, context: sender) }
+        await Self.settle("the request upstream") { base.gate.waitingCount == 1 }
+        let second = Task { try await transport.send(request, context: joiner) }
+        await Self.settle("the joiner waits") { transport.flights.callerCount(for: key) == 2 }
+        await Self.settle("the joiner's deadline armed") { clock.sleeperCount >= 1 }
+        clock.advance(by: .seconds(1))
+        // Let any timer that fired at the sender's deadline run its course before the request reports.
+        for _ in 0..<1_000 { await Task.yield() }
+        base.gate.open()
+        for caller in [first, second] {
+            let error = await #expect(throws: TransportError.self) { try await caller.value }
+            #expect(error?.classification.category == .timeout)
+        }
+        #expect(senderSink.count(.timedOut) == 1)
+        #expect(joinerSink.count(.timedOut) == 0)
         #expect(transport.flights.inFlightCount == 0)
     }
 }

@@ -97,57 +97,112 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Runs `operation` for `key`, or joins the run already in flight for `key`; a caller that joins stops
+    /// waiting at `deadline` on `clock`, while the caller that starts the run waits for it (its operation is
+    /// the one bounded by that caller's own deadline, and reports its own timeout).
+    ///
+    /// As ``run(_:_:)`` otherwise. A joiner's wait is raced against `deadline` with Core's one timer race
+    /// (``raceAgainstDeadline(until:clock:_:)``); a wait cut short leaves the run, which goes on for the others.
+    ///
+    /// - Throws: The operation's error; `CancellationError` when this caller was cancelled;
+    ///   ``DeadlineExceededError`` when this caller joined and `deadline` passed first (carrying what the run
+    ///   threw when it ended at or after the deadline).
+    package func run<Output: Sendable>(
+        _ key: Key, joinerDeadline deadline: ResilienceInstant, clock: ResilienceClock,
+        _ operation: @escaping @Sendable () async throws -> Output
+    ) async throws -> (output: Output, shared: Bool) {
+        let ticket = try admit(FlightKey(key: key, output: ObjectIdentifier(Output.self)), operation)
+        guard case .joined = ticket.role else {
+            // The run executes this caller's operation, with its deadline: its outcome is this caller's.
+            return (try await wait(ticket) as! Output, false)
+        }
+        do {
+            let value = try await raceAgainstDeadline(until: deadline, clock: clock) { try await wait(ticket) }
+            return (value as! Output, true)
+        } catch {
+            // A race that never started the wait (its deadline had passed) leaves it here.
+            leave(ticket)
+            throw error
+        }
+    }
+
     /// Waits for the run for `key` (starting it if there is none) and says how this caller took part.
     private func join<Output: Sendable>(
         _ key: Key, _ operation: @escaping @Sendable () async throws -> Output
     ) async throws(FlightFailure) -> (Output, FlightRole) {
-        let flightKey = FlightKey(key: key, output: ObjectIdentifier(Output.self))
-        let waiter = table.withLock { table in
-            table.nextWaiter &+= 1
-            return table.nextWaiter
-        }
-        let box = RoleBox()
+        let ticket: Ticket
         do {
-            let value = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<any Sendable, any Error>) in
-                    let admission = table.withLock { table -> Admission in
-                        if Task.isCancelled { return .cancelled }
-                        if let flight = table.flights[flightKey] {
-                            flight.waiters[waiter] = continuation
-                            return .joined
-                        }
-                        let flight = Flight()
-                        flight.waiters[waiter] = continuation
-                        table.flights[flightKey] = flight
-                        return .started(flight)
-                    }
-                    switch admission {
-                    case .cancelled:
-                        continuation.resume(throwing: CancellationError())
-                    case .joined:
-                        box.role = .joined
-                    case .started(let flight):
-                        let task = startTask { [self] in
-                            let result: Result<any Sendable, any Error>
-                            do { result = .success(try await operation()) } catch { result = .failure(error) }
-                            finish(flight, key: flightKey, with: result)
-                        }
-                        box.role = .started(task)
-                        let abandoned = table.withLock { _ in
-                            flight.task = task
-                            return flight.abandoned
-                        }
-                        if abandoned { task.cancel() }
+            ticket = try admit(FlightKey(key: key, output: ObjectIdentifier(Output.self)), operation)
+        } catch {
+            throw FlightFailure(error: error, role: .none)
+        }
+        do {
+            // The table is keyed by the output type, so every value in this flight is an `Output`.
+            return (try await wait(ticket) as! Output, ticket.role)
+        } catch {
+            throw FlightFailure(error: error, role: ticket.role)
+        }
+    }
+
+    /// Takes `key`'s run in flight, or starts it, and places this caller among its waiters (before it waits,
+    /// so that its role is known first).
+    ///
+    /// - Throws: `CancellationError` when the task is already cancelled (nothing joined, nothing started).
+    private func admit<Output: Sendable>(
+        _ flightKey: FlightKey, _ operation: @escaping @Sendable () async throws -> Output
+    ) throws(CancellationError) -> Ticket {
+        let admission = table.withLock { table -> (waiter: UInt64, flight: Flight, started: Bool)? in
+            if Task.isCancelled { return nil }
+            table.nextWaiter &+= 1
+            let waiter = table.nextWaiter
+            if let flight = table.flights[flightKey] {
+                flight.waiters[waiter] = .admitted
+                return (waiter, flight, false)
+            }
+            let flight = Flight()
+            flight.waiters[waiter] = .admitted
+            table.flights[flightKey] = flight
+            return (waiter, flight, true)
+        }
+        guard let admission else { throw CancellationError() }
+        let flight = admission.flight
+        guard admission.started else {
+            return Ticket(waiter: admission.waiter, key: flightKey, flight: flight, role: .joined)
+        }
+        let task = startTask { [self] in
+            let result: Result<any Sendable, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            finish(flight, key: flightKey, with: result)
+        }
+        let abandoned = table.withLock { _ in
+            flight.task = task
+            return flight.abandoned
+        }
+        if abandoned { task.cancel() }
+        return Ticket(waiter: admission.waiter, key: flightKey, flight: flight, role: .started(task))
+    }
+
+    /// Waits for the result of the run `ticket` was admitted to; a cancelled wait leaves the run.
+    private func wait(_ ticket: Ticket) async throws -> any Sendable {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
+                let ready = table.withLock { _ -> Result<any Sendable, any Error>? in
+                    switch ticket.flight.waiters[ticket.waiter] {
+                    case .admitted?:
+                        ticket.flight.waiters[ticket.waiter] = .waiting(continuation)
+                        return nil
+                    case .finished(let result)?:
+                        ticket.flight.waiters[ticket.waiter] = nil
+                        return result
+                    case .waiting?, nil:
+                        // Left already (cancelled, or its deadline passed).
+                        return .failure(CancellationError())
                     }
                 }
-            } onCancel: {
-                leave(waiter, key: flightKey)
+                if let ready { continuation.resume(with: ready) }
             }
-            // The table is keyed by the output type, so every value in this flight is an `Output`.
-            return (value as! Output, box.role)
-        } catch {
-            throw FlightFailure(error: error, role: box.role)
+        } onCancel: {
+            leave(ticket)
         }
     }
 
@@ -161,26 +216,42 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
         return Task(operation: body)
     }
 
-    /// Hands `result` to every caller still waiting for `flight`, and clears its entry.
+    /// Hands `result` to every caller still waiting for `flight` (keeps it for those admitted that do not wait
+    /// yet), and clears its entry.
     private func finish(_ flight: Flight, key: FlightKey, with result: Result<any Sendable, any Error>) {
-        let waiters = table.withLock { table in
+        let waiting = table.withLock { table in
             if table.flights[key] === flight { table.flights[key] = nil }
-            let waiters = flight.waiters
-            flight.waiters = [:]
-            return waiters
+            var waiting: [CheckedContinuation<any Sendable, any Error>] = []
+            for (waiter, place) in flight.waiters {
+                switch place {
+                case .waiting(let continuation):
+                    waiting.append(continuation)
+                    flight.waiters[waiter] = nil
+                case .admitted:
+                    flight.waiters[waiter] = .finished(result)
+                case .finished:
+                    break
+                }
+            }
+            return waiting
         }
-        for continuation in waiters.values { continuation.resume(with: result) }
+        for continuation in waiting { continuation.resume(with: result) }
     }
 
-    /// Ends `waiter`'s wait with `CancellationError`; cancels the run when it was the last caller waiting.
-    private func leave(_ waiter: UInt64, key: FlightKey) {
+    /// Ends `ticket`'s wait with `CancellationError`; cancels the run when it was the last caller waiting.
+    private func leave(_ ticket: Ticket) {
         let (continuation, orphaned) = table.withLock {
             table -> (CheckedContinuation<any Sendable, any Error>?, Task<Void, Never>?) in
-            guard let flight = table.flights[key], let continuation = flight.waiters.removeValue(forKey: waiter) else {
-                return (nil, nil)
+            let flight = ticket.flight
+            guard let place = flight.waiters.removeValue(forKey: ticket.waiter) else { return (nil, nil) }
+            var continuation: CheckedContinuation<any Sendable, any Error>?
+            switch place {
+            case .finished: return (nil, nil)
+            case .waiting(let waiting): continuation = waiting
+            case .admitted: continuation = nil
             }
-            guard flight.waiters.isEmpty else { return (continuation, nil) }
-            table.flights[key] = nil
+            guard flight.waiters.isEmpty, table.flights[ticket.key] === flight else { return (continuation, nil) }
+            table.flights[ticket.key] = nil
             flight.abandoned = true
             return (continuation, flight.task)
         }
@@ -191,7 +262,7 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
 
 extension SingleFlight {
     /// A key and the output type its callers expect.
-    private struct FlightKey: Hashable {
+    private struct FlightKey: Hashable, Sendable {
         var key: Key
         var output: ObjectIdentifier
     }
@@ -204,16 +275,27 @@ extension SingleFlight {
 
     /// One run of an operation and the callers waiting for it. Changed only under the table's lock.
     private final class Flight: @unchecked Sendable {
-        var waiters: [UInt64: CheckedContinuation<any Sendable, any Error>] = [:]
+        var waiters: [UInt64: WaiterPlace] = [:]
         var task: Task<Void, Never>?
         var abandoned = false
     }
 
-    /// What a caller found when it asked for a key.
-    private enum Admission {
-        case cancelled
-        case joined
-        case started(Flight)
+    /// Where one caller of a run stands.
+    private enum WaiterPlace {
+        /// Admitted, not waiting yet.
+        case admitted
+        /// Suspended until the run ends.
+        case waiting(CheckedContinuation<any Sendable, any Error>)
+        /// The run ended before it waited: what it will get.
+        case finished(Result<any Sendable, any Error>)
+    }
+
+    /// A caller admitted to a run: its number among the waiters, the run and its role.
+    private struct Ticket: Sendable {
+        var waiter: UInt64
+        var key: FlightKey
+        var flight: Flight
+        var role: FlightRole
     }
 
     /// How one caller took part in a run.
@@ -229,11 +311,6 @@ extension SingleFlight {
             if case .joined = self { return true }
             return false
         }
-    }
-
-    /// The role a caller took, set inside the continuation's body before it suspends.
-    private final class RoleBox: @unchecked Sendable {
-        var role = FlightRole.none
     }
 
     /// A caller's failure and the role it took.

@@ -14,7 +14,8 @@ import ResilienceCore
 /// requests that are idempotent (``HTTPRequest/idempotency``) and have no body.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
-/// gone. The request runs with the context of the caller that sent it first; a caller that joined it stops
+/// gone. The request runs with the context of the caller that sent it first, which waits for it: the wrapped
+/// transport bounds it by that caller's deadline and reports its timeout, once. A caller that joined it stops
 /// waiting at its own context's deadline (``TransportError/timedOut(after:url:)``, after emitting `timedOut`),
 /// as its own request would have. A caller that got another's response emits
 /// ``ResilienceEventKind/requestCoalesced``.
@@ -67,24 +68,23 @@ public struct CoalescingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         guard let key = key(for: request) else { return try await base.send(request, context: context) }
         let base = base
-        let flights = flights
-        let wait: @Sendable () async throws -> (output: HTTPResponse, shared: Bool) = {
-            try await flights.run(key) { try await base.send(request, context: context) }
-        }
+        let send: @Sendable () async throws -> HTTPResponse = { try await base.send(request, context: context) }
         let (response, shared): (HTTPResponse, Bool)
         if let deadline = context.deadline {
-            // The request runs with the context of the caller that sent it, so nothing else holds a caller
-            // that joined to its own deadline: it stops waiting then, and the request goes on for the others.
+            // The request runs with the context of the caller that sent it, bounded by its deadline, and reports
+            // its own timeout: that caller waits for it. Nothing else holds a caller that joined to its own
+            // deadline: it stops waiting then, and the request goes on for the others.
             let limit = context.clock.now().duration(to: deadline)
             do {
-                (response, shared) = try await withDeadline(until: deadline, clock: context.clock, operation: wait)
+                guard limit > .zero else { throw DeadlineExceededError(deadline: deadline) }
+                (response, shared) = try await flights.run(key, joinerDeadline: deadline, clock: context.clock, send)
             } catch let timeUp as DeadlineExceededError {
                 if let error = timeUp.operationError, !(error is CancellationError) { throw error }
-                context.emit(.timedOut) { $0.duration = limit }
-                throw TransportError.timedOut(after: limit, url: request.url)
+                context.emit(.timedOut) { $0.duration = max(limit, .zero) }
+                throw TransportError.timedOut(after: max(limit, .zero), url: request.url)
             }
         } else {
-            (response, shared) = try await wait()
+            (response, shared) = try await flights.run(key, send)
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
         return response
