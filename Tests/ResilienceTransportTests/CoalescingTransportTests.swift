@@ -79,6 +79,20 @@ struct CoalescingTransportTests {
         #expect(everything.key(for: HTTPRequest(method: .post, url: url, idempotency: .idempotent)) != nil)
     }
 
+    @Test("Credentials in the URL (user information, a token parameter) keep users apart and never show")
+    func credentialsInTheURL() throws {
+        let transport = CoalescingTransport(wrapping: GatedTransport())
+        let alice = HTTPRequest(url: URL(string: "https://alice:alice-secret@api.example.com/jobs?access_token=tok-a")!)
+        let bob = HTTPRequest(url: URL(string: "https://bob:bob-secret@api.example.com/jobs?access_token=tok-b")!)
+        let aliceKey = try #require(transport.key(for: alice))
+        #expect(transport.key(for: bob) != aliceKey)
+        for secret in ["alice-secret", "tok-a"] {
+            #expect(!aliceKey.description.contains(secret))
+        }
+        #expect(aliceKey.description.hasPrefix("GET https://"))
+        #expect(aliceKey.description.contains("api.example.com/jobs"))
+    }
+
     @Test("A request marked non-idempotent is never coalesced, whatever its method and the methods allowed")
     func nonIdempotentApart() async throws {
         let everything = CoalescingTransport(wrapping: GatedTransport(), methods: [.get, .post])

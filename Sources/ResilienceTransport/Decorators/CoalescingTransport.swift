@@ -117,7 +117,8 @@ public struct CoalescingTransport: HTTPTransport {
             varying: varyingHeaders.map { request.headers.combinedValue(for: $0) }, hidden: hidden)
     }
 
-    /// What makes two requests identical for coalescing. Its description never shows the credentials.
+    /// What makes two requests identical for coalescing. Its description never shows the credentials: not the
+    /// hidden header fields, nor those in the URL.
     public struct RequestKey: Hashable, Sendable, CustomStringConvertible {
         /// The method.
         public let method: HTTPMethod
@@ -156,9 +157,10 @@ public struct CoalescingTransport: HTTPTransport {
             return String(hash >> 32, radix: 16)
         }
 
-        /// `GET https://… [credentials 1a2b3c4d]`.
+        /// `GET https://… [credentials 1a2b3c4d]`, the URL redacted (``Redactor/standard``: user information and
+        /// secret-looking query parameters, such as `access_token`, are replaced; the key compares them whole).
         public var description: String {
-            "\(method) \(url) [credentials \(credentialFingerprint)]"
+            "\(method) \(Redactor.standard.redact(url)) [credentials \(credentialFingerprint)]"
         }
     }
 }
