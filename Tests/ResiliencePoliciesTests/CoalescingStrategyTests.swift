@@ -182,4 +182,37 @@ struct CoalescingStrategyTests {
         #expect(try await calls[1].value == "a|b c")
         #expect(stage.flights.inFlightCount == 0)
     }
+
+    @Test("Calls of different priorities never share a run: a critical call is not held behind a sheddable one")
+    func prioritiesApart() async throws {
+        let clock = ManualClock()
+        let stage = CoalescingStrategy()
+        // Four slots, three of them taken: a sheddable call (75 % of four) must wait, a critical one starts.
+        let bulkhead = ConcurrencyLimiter(.limit(4, queued: 8))
+        let held = (0..<3).compactMap { _ -> RateLimitPermit? in
+            if case .admitted(let permit) = bulkhead.tryAcquire(now: ResilienceInstant(offset: .zero)) { return permit }
+            return nil
+        }
+        let pipeline = Pipeline {
+            stage
+            RateLimiterStrategy(limiter: bulkhead, waits: true)
+        }
+        var prefetch = ResilienceContext.test(key: "feed", operation: "fetch", clock: clock)
+        prefetch.priority = .sheddable
+        var payment = ResilienceContext.test(key: "feed", operation: "fetch", clock: clock)
+        payment.priority = .critical
+        let sheddable = Task { try await pipeline.execute(prefetch) { context in "\(context.priority)" } }
+        await Self.settle("the sheddable call waits for a slot") { bulkhead.occupancy.queued == 1 }
+        let done = LockedState(initialState: false)
+        let critical = Task {
+            defer { done.withLock { $0 = true } }
+            return try await pipeline.execute(payment) { context in "\(context.priority)" }
+        }
+        await Self.settle("the critical call ran at once") { done.withLock { $0 } }
+        for permit in held { bulkhead.release(permit, outcome: .accepted, now: ResilienceInstant(offset: .zero)) }
+        #expect(try await critical.value == "critical")
+        #expect(try await sheddable.value == "sheddable")
+        #expect(stage.flights.inFlightCount == 0)
+        #expect(bulkhead.occupancy == (0, 0))
+    }
 }

@@ -247,4 +247,37 @@ struct CoalescingTransportTests {
         #expect(joinerSink.count(.timedOut) == 0)
         #expect(transport.flights.inFlightCount == 0)
     }
+
+    /// A transport standing in for a priority-aware pipeline: a sheddable request is shed once the gate opens.
+    final class SheddingTransport: HTTPTransport {
+        let gate = CallGate()
+        let sent = LockedState(initialState: [RequestPriority]())
+
+        func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+            sent.withLock { $0.append(context.priority) }
+            try await gate.pass()
+            if context.priority < .default { throw ResilienceError(.bulkheadFull, key: context.key) }
+            return HTTPResponse(status: 200, body: Data("\(context.priority)".utf8))
+        }
+    }
+
+    @Test("Requests of different priorities never share: a critical caller never gets a sheddable one's shedding")
+    func prioritiesApart() async throws {
+        let base = SheddingTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let request = HTTPRequest(url: url)
+        var prefetch = ResilienceContext.test()
+        prefetch.priority = .sheddable
+        var payment = ResilienceContext.test()
+        payment.priority = .critical
+        let sheddable = Task { try await transport.send(request, context: prefetch) }
+        await Self.settle("the sheddable request upstream") { base.gate.waitingCount == 1 }
+        let critical = Task { try await transport.send(request, context: payment) }
+        await Self.settle("the critical request upstream") { base.gate.waitingCount == 2 }
+        base.gate.open()
+        #expect(try await critical.value.body == Data("critical".utf8))
+        await #expect(throws: ResilienceError.self) { try await sheddable.value }
+        #expect(base.sent.withLock { $0 } == [.sheddable, .critical])
+        #expect(transport.flights.inFlightCount == 0)
+    }
 }

@@ -6,8 +6,9 @@
 /// waiting; the operation itself is cancelled only when every caller has gone. The key's entry leaves the
 /// table as soon as the operation ends or its last caller leaves, so a later call starts a fresh run.
 ///
-/// Calls that return different output types never share a run, even under the same key. Coalesce only what
-/// may be shared: idempotent reads, keyed by everything that can change the answer (for HTTP: the method,
+/// Calls that return different output types, or that run at different ``RequestPriority`` levels (a run is
+/// admitted, shed and retried at its first caller's priority), never share a run, even under the same key.
+/// Coalesce only what may be shared: idempotent reads, keyed by everything that can change the answer (for HTTP: the method,
 /// the URL, the headers that vary the response and the credentials).
 ///
 /// ```swift
@@ -38,7 +39,7 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     /// How many callers wait for the run in flight for `key` (zero when none is).
     ///
     /// - Parameter key: The key.
-    /// - Returns: The callers waiting, over every output type.
+    /// - Returns: The callers waiting, over every output type and priority.
     public func callerCount(for key: Key) -> Int {
         table.withLock { table in
             table.flights.reduce(0) { $0 + ($1.key.key == key ? $1.value.waiters.count : 0) }
@@ -49,14 +50,15 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - key: What identifies the call: runs with equal keys (and the same output type) are shared.
+    ///   - priority: The caller's priority: only callers of the same priority share a run. Default: `.default`.
     ///   - operation: The work; runs in a task of its own, at most once for all the callers that joined.
     /// - Returns: The operation's output, and whether this caller joined a run another caller started.
     /// - Throws: The operation's error, or `CancellationError` when this caller was cancelled.
     public func run<Output: Sendable>(
-        _ key: Key, _ operation: @escaping @Sendable () async throws -> Output
+        _ key: Key, priority: RequestPriority = .default, _ operation: @escaping @Sendable () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
         do {
-            let (output, role) = try await join(key, operation)
+            let (output, role) = try await join(FlightKey(key, priority, Output.self), operation)
             return (output, role.isShared)
         } catch {
             throw error.error
@@ -72,19 +74,22 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - key: What identifies the call: runs with equal keys (and the same output type) are shared.
+    ///   - priority: The caller's priority: only callers of the same priority share a run. Default: `.default`.
     ///   - operation: The work; runs in a task of its own while this call waits, at most once for all the
     ///     callers that joined.
     /// - Returns: The operation's output, and whether this caller joined a run another caller started.
     /// - Throws: The operation's error, or `CancellationError` when this caller was cancelled.
     public func runBorrowing<Output: Sendable>(
-        _ key: Key, _ operation: () async throws -> Output
+        _ key: Key, priority: RequestPriority = .default, _ operation: () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
         try await withoutActuallyEscaping(operation) { escapable in
             let borrowed = BorrowedOperation(escapable)
             let result: Result<Output, any Error>
             let role: FlightRole
             do {
-                let (output, joinedAs) = try await join(key) { try await borrowed.operation() }
+                let (output, joinedAs) = try await join(FlightKey(key, priority, Output.self)) {
+                    try await borrowed.operation()
+                }
                 result = .success(output)
                 role = joinedAs
             } catch let failure as FlightFailure {
@@ -108,10 +113,10 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     ///   ``DeadlineExceededError`` when this caller joined and `deadline` passed first (carrying what the run
     ///   threw when it ended at or after the deadline).
     package func run<Output: Sendable>(
-        _ key: Key, joinerDeadline deadline: ResilienceInstant, clock: ResilienceClock,
+        _ key: Key, priority: RequestPriority, joinerDeadline deadline: ResilienceInstant, clock: ResilienceClock,
         _ operation: @escaping @Sendable () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
-        let ticket = try admit(FlightKey(key: key, output: ObjectIdentifier(Output.self)), operation)
+        let ticket = try admit(FlightKey(key, priority, Output.self), operation)
         guard case .joined = ticket.role else {
             // The run executes this caller's operation, with its deadline: its outcome is this caller's.
             return (try await wait(ticket) as! Output, false)
@@ -128,11 +133,11 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
 
     /// Waits for the run for `key` (starting it if there is none) and says how this caller took part.
     private func join<Output: Sendable>(
-        _ key: Key, _ operation: @escaping @Sendable () async throws -> Output
+        _ flightKey: FlightKey, _ operation: @escaping @Sendable () async throws -> Output
     ) async throws(FlightFailure) -> (Output, FlightRole) {
         let ticket: Ticket
         do {
-            ticket = try admit(FlightKey(key: key, output: ObjectIdentifier(Output.self)), operation)
+            ticket = try admit(flightKey, operation)
         } catch {
             throw FlightFailure(error: error, role: .none)
         }
@@ -261,10 +266,17 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
 }
 
 extension SingleFlight {
-    /// A key and the output type its callers expect.
+    /// A key, the priority of its callers and the output type they expect.
     private struct FlightKey: Hashable, Sendable {
         var key: Key
+        var priority: RequestPriority
         var output: ObjectIdentifier
+
+        init<Output>(_ key: Key, _ priority: RequestPriority, _ output: Output.Type) {
+            self.key = key
+            self.priority = priority
+            self.output = ObjectIdentifier(output)
+        }
     }
 
     /// The runs in flight and the last waiter number handed out.

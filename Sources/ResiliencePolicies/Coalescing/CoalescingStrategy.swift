@@ -6,7 +6,8 @@ import ResilienceCore
 /// - The key comes from ``keyOf``, which reads the context: by default ``ResilienceContext/key`` and
 ///   ``ResilienceContext/operation``, for idempotent calls only (a call whose key is `nil` runs on its own).
 ///   Derive a key that holds everything that can change the answer (the query, the credentials' identity):
-///   two calls with equal keys get the same result.
+///   two calls with equal keys get the same result. Calls of different ``ResilienceContext/priority`` never
+///   share a run, whatever their key: the run is admitted, shed and retried at its first caller's priority.
 /// - A caller that is cancelled stops waiting at once and throws `CancellationError`; the others keep
 ///   waiting. The run is cancelled only when every caller has gone. The caller whose call started the run
 ///   lends it its `next` (which lives on that caller's stack), so that caller returns only once the run has
@@ -80,10 +81,12 @@ public struct CoalescingStrategy: ResilienceStrategy {
             // The run uses the first caller's context, so nothing inside it holds a caller that joined to its
             // own deadline: each caller's wait is raced against it (a wait cut short leaves the run).
             (output, shared) = try await raceAgainstDeadline(until: deadline, clock: context.clock) {
-                try await flights.runBorrowing(key) { try await next(context) }
+                try await flights.runBorrowing(key, priority: context.priority) { try await next(context) }
             }
         } else {
-            (output, shared) = try await flights.runBorrowing(key) { try await next(context) }
+            (output, shared) = try await flights.runBorrowing(key, priority: context.priority) {
+                try await next(context)
+            }
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing" } }
         return output

@@ -11,7 +11,8 @@ import ResilienceCore
 /// those fields only to compare them: its description shows a fingerprint, never the values. Put the
 /// decorator outside any that adds a header unique to each request (a request id, a trace header), or
 /// identical requests stop sharing. Only ``methods`` are coalesced (GET and HEAD by default), and only
-/// requests that are idempotent (``HTTPRequest/idempotency``) and have no body.
+/// requests that are idempotent (``HTTPRequest/idempotency``) and have no body. Requests sent with different
+/// ``ResilienceContext/priority`` never share: the request is admitted, shed and retried at its sender's.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
 /// gone. The request runs with the context of the caller that sent it first, which waits for it: the wrapped
@@ -77,14 +78,15 @@ public struct CoalescingTransport: HTTPTransport {
             let limit = context.clock.now().duration(to: deadline)
             do {
                 guard limit > .zero else { throw DeadlineExceededError(deadline: deadline) }
-                (response, shared) = try await flights.run(key, joinerDeadline: deadline, clock: context.clock, send)
+                (response, shared) = try await flights.run(
+                    key, priority: context.priority, joinerDeadline: deadline, clock: context.clock, send)
             } catch let timeUp as DeadlineExceededError {
                 if let error = timeUp.operationError, !(error is CancellationError) { throw error }
                 context.emit(.timedOut) { $0.duration = max(limit, .zero) }
                 throw TransportError.timedOut(after: max(limit, .zero), url: request.url)
             }
         } else {
-            (response, shared) = try await flights.run(key, send)
+            (response, shared) = try await flights.run(key, priority: context.priority, send)
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
         return response
