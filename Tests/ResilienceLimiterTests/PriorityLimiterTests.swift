@@ -50,6 +50,41 @@ struct PriorityLimiterTests {
         #expect(bulkhead.occupancy == (0, 0))
     }
 
+    @Test func aFullQueueRefusesItsNewestLowestPriorityWaiterRatherThanAHigherArrival() async throws {
+        let clock = ManualClock()
+        let bulkhead = ConcurrencyLimiter(.limit(1, queued: 2))
+        let stage = RateLimiterStrategy(limiter: bulkhead)
+        let held = bulkhead.tryAcquire(now: at(0)).permit!
+        let order = OrderRecorder()
+        let older = Task {
+            try await stage.execute(Self.context(.sheddable, clock: clock)) { _ in order.append("older sheddable") }
+        }
+        await eventually { bulkhead.occupancy.queued == 1 }
+        let newerEnded = LockedState(initialState: false)
+        let newer = Task {
+            defer { newerEnded.withLock { $0 = true } }
+            try await stage.execute(Self.context(.sheddable, clock: clock)) { _ in order.append("newer sheddable") }
+        }
+        await eventually { bulkhead.occupancy.queued == 2 }
+        // The queue is full of sheddable waiters: a critical caller takes the newest one's place, which is
+        // refused as a full queue refuses; a caller of the lowest class queued is still refused at once.
+        let critical = Task {
+            try await stage.execute(Self.context(.critical, clock: clock)) { _ in order.append("critical") }
+        }
+        await eventually { newerEnded.withLock { $0 } }
+        newer.cancel()
+        await #expect(throws: ResilienceError(.bulkheadFull, key: "api")) { try await newer.value }
+        try #require(bulkhead.occupancy.queued == 2)
+        await #expect(throws: ResilienceError(.bulkheadFull, key: "api")) {
+            try await stage.execute(Self.context(.sheddable, clock: clock)) { _ in order.append("late sheddable") }
+        }
+        bulkhead.release(held, outcome: .accepted, now: at(0))
+        try await critical.value
+        try await older.value
+        #expect(order.values == ["critical", "older sheddable"])
+        #expect(bulkhead.occupancy == (0, 0))
+    }
+
     @Test func anAdaptiveLimiterBehindTheRateLimiterStageShedsByPriority() async throws {
         var configuration = AdaptiveConcurrencyLimiter.Configuration()
         configuration.initialLimit = 4

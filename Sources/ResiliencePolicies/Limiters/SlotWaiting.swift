@@ -76,6 +76,18 @@ struct PriorityWaiters {
 
     /// Whether nobody of `priorityClass` waits.
     func isEmpty(_ priorityClass: Int) -> Bool { queues[priorityClass].isEmpty }
+
+    /// Takes out the newest waiter of the lowest class below `priorityClass` that has one: the waiter a full
+    /// queue refuses to make room for a caller of a higher class. `nil` when nobody of a lower class waits.
+    mutating func popNewest(below priorityClass: Int) -> Waiter? {
+        for lower in 0..<min(max(priorityClass, 0), Self.classes) where !queues[lower].isEmpty {
+            let before = queues[lower].count
+            let newest = queues[lower].popLast()
+            count += queues[lower].count - before
+            return newest?.element
+        }
+        return nil
+    }
 }
 
 /// The state of a concurrency limit with priority classes, kept under its limiter's lock: the calls in flight,
@@ -143,8 +155,11 @@ extension SlotAdmission {
 ///
 /// A freed slot goes straight to the oldest waiter of the highest class that may start, the only task woken
 /// (one wake-up per admission), and a caller that arrives while anybody of its class or a higher one waits
-/// queues behind them even if a slot is momentarily free. A waiter that gives up (its deadline passes or its
-/// task is cancelled) leaves its queue in O(1) wherever it stands, without consuming a slot; a waiter
+/// queues behind them even if a slot is momentarily free. A full queue makes room for a caller by refusing the
+/// newest waiter of the lowest class below the caller's (as if that waiter had found the queue full), and
+/// refuses the caller only when nobody of a lower class waits: the sheddable calls are refused first here too.
+/// A waiter that gives up (its deadline passes or its task is cancelled) leaves its queue in O(1) wherever it
+/// stands, without consuming a slot; a waiter
 /// cancelled just after being handed a slot gives it back, so slots never leak. The deadline is Core's one timer
 /// race (``raceAgainstDeadline(until:clock:_:)``), started only for a caller that finds no free slot: when it
 /// passes, the wait is cancelled and leaves its queue.
@@ -195,23 +210,31 @@ enum SlotWaiting {
         full: @escaping @Sendable () -> ResilienceError
     ) async throws -> RateLimitPermit {
         let place = state.withLock { $0.waiters.claim(priorityClass) }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
-                let arrival = context.clock.now()
-                let outcome = state.withLock { state in
-                    queue(place, continuation, arrival: arrival, deadline: context.deadline, &state)
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<RateLimitPermit, any Error>) in
+                    let arrival = context.clock.now()
+                    let (outcome, displaced) = state.withLock { state in
+                        queue(place, continuation, arrival: arrival, deadline: context.deadline, &state)
+                    }
+                    displaced?.resume(throwing: Displaced())
+                    switch outcome {
+                    case .none: break
+                    case .some(.success(let permit)): continuation.resume(returning: permit)
+                    case .some(.failure(let refusal)): continuation.resume(throwing: refusal.error ?? full())
+                    }
                 }
-                switch outcome {
-                case .none: break
-                case .some(.success(let permit)): continuation.resume(returning: permit)
-                case .some(.failure(let refusal)): continuation.resume(throwing: refusal.error ?? full())
-                }
+            } onCancel: {
+                expire(state, place)
             }
-        } onCancel: {
-            expire(state, place)
+        } catch is Displaced {
+            throw full()
         }
     }
+
+    /// A queued waiter refused by a full queue to make room for a caller of a higher class.
+    private struct Displaced: Error {}
 
     /// Resumes the waiters handed a slot (after the lock is released). Inlined, so that a release with
     /// nobody waiting (`nil`) checks one pointer and pays nothing for the handovers' type metadata.
@@ -233,15 +256,17 @@ enum SlotWaiting {
         var error: (any Error)?
     }
 
-    /// Under the lock: admits the arriving waiter if it may start, queues it (returning `nil`), or refuses
-    /// it; anything but queueing frees its place.
+    /// Under the lock: admits the arriving waiter if it may start, queues it (an outcome of `nil`), or refuses
+    /// it; anything but queueing frees its place. A waiter queued in a full queue comes with the waiter of a
+    /// lower class it displaced, to be refused once the lock is released.
     private static func queue<State: SlotAdmission>(
         _ place: PriorityWaiters.Place, _ continuation: CheckedContinuation<RateLimitPermit, any Error>,
         arrival: ResilienceInstant, deadline: ResilienceInstant?, _ state: inout State
-    ) -> Result<RateLimitPermit, Refusal>? {
+    ) -> (Result<RateLimitPermit, Refusal>?, displaced: CheckedContinuation<RateLimitPermit, any Error>?) {
         guard case .arriving(let early) = state.waiters[place] else {
-            return .failure(Refusal(error: CancellationError()))
+            return (.failure(Refusal(error: CancellationError())), nil)
         }
+        var displaced: CheckedContinuation<RateLimitPermit, any Error>?
         let outcome: Result<RateLimitPermit, Refusal>
         if Task.isCancelled {
             outcome = .failure(Refusal(error: CancellationError()))
@@ -252,15 +277,28 @@ enum SlotWaiting {
         } else if let deadline, arrival >= deadline {
             // `arrival` was read outside the lock; a deadline that passes after it is caught by the race.
             outcome = .failure(Refusal(error: nil))
-        } else if state.waiters.count >= state.maximumQueued {
+        } else if state.waiters.count >= state.maximumQueued,
+            !makeRoom(below: place.priorityClass, displacing: &displaced, &state.waiters)
+        {
             outcome = .failure(Refusal(error: nil))
         } else {
             state.waiters[place] = .queued(continuation)
             state.waiters.enqueue(place)
-            return nil
+            return (nil, displaced)
         }
         state.waiters.remove(place)
-        return outcome
+        return (outcome, nil)
+    }
+
+    /// Takes the newest waiter of the lowest class below `priorityClass` out of a full queue; returns whether
+    /// one was (its continuation in `displaced`).
+    private static func makeRoom(
+        below priorityClass: Int, displacing displaced: inout CheckedContinuation<RateLimitPermit, any Error>?,
+        _ waiters: inout PriorityWaiters
+    ) -> Bool {
+        guard case .queued(let continuation)? = waiters.popNewest(below: priorityClass) else { return false }
+        displaced = continuation
+        return true
     }
 
     /// Ends the wait at `place` with `CancellationError`: a queued waiter leaves its queue (O(1)) and is

@@ -89,6 +89,14 @@ struct WaiterQueue<Element> {
         return (handle, element)
     }
 
+    /// Removes the newest queued waiter and returns it with its handle.
+    mutating func popLast() -> (handle: Handle, element: Element)? {
+        guard tail >= 0 else { return nil }
+        let handle = Handle(index: tail, generation: nodes[tail].generation)
+        guard let element = remove(handle) else { return nil }
+        return (handle, element)
+    }
+
     /// Takes a waiter out (queued or only claimed) and frees its node; `nil` when it had already left.
     @discardableResult
     mutating func remove(_ handle: Handle) -> Element? {
