@@ -192,8 +192,8 @@ struct CoalescingTransportTests {
             return try await transport.send(request, context: hurried)
         }
         await Self.settle("the joiner waits") { transport.flights.callerCount(for: key) == 2 }
-        // The joiner's deadline timer sleeps on the clock (the sender waits for its own request).
-        await Self.settle("the joiner's deadline armed") { clock.sleeperCount == 1 }
+        // Each caller's deadline timer sleeps on the clock.
+        await Self.settle("both deadlines armed") { clock.sleeperCount == 2 }
         clock.advance(by: .seconds(1))
         await Self.settle("the joiner gave up at its deadline") { finished.withLock { $0 } }
         #expect(transport.flights.callerCount(for: key) == 1)
@@ -278,6 +278,30 @@ struct CoalescingTransportTests {
         #expect(try await critical.value.body == Data("critical".utf8))
         await #expect(throws: ResilienceError.self) { try await sheddable.value }
         #expect(base.sent.withLock { $0 } == [.sheddable, .critical])
+        #expect(transport.flights.inFlightCount == 0)
+    }
+
+    @Test("A sender whose wrapped transport ignores the deadline still stops at it, and hears of it once")
+    func senderDeadlineOverATransportThatIgnoresIt() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext.test(clock: clock, telemetry: sink, timeout: .seconds(1))
+        let ended = LockedState(initialState: false)
+        let caller = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await transport.send(HTTPRequest(url: url), context: context)
+        }
+        await Self.settle("the request upstream") { base.gate.waitingCount == 1 }
+        await Self.settle("the sender's deadline armed") { clock.sleeperCount == 1 }
+        clock.advance(by: .seconds(1))
+        await Self.settle("the sender gave up at its deadline") { ended.withLock { $0 } }
+        base.gate.open()
+        let error = await #expect(throws: TransportError.self) { try await caller.value }
+        #expect(error?.classification.category == .timeout)
+        #expect(sink.count(.timedOut) == 1)
+        await Self.settle("the abandoned request was cancelled") { base.gate.cancellations == 1 }
         #expect(transport.flights.inFlightCount == 0)
     }
 }

@@ -8,8 +8,8 @@
 ///
 /// Calls that return different output types, or that run at different ``RequestPriority`` levels (a run is
 /// admitted, shed and retried at its first caller's priority), never share a run, even under the same key.
-/// Coalesce only what may be shared: idempotent reads, keyed by everything that can change the answer (for HTTP: the method,
-/// the URL, the headers that vary the response and the credentials).
+/// Coalesce only what may be shared: idempotent reads, keyed by everything that can change the answer (for
+/// HTTP: the method, the URL, the headers that vary the response and the credentials).
 ///
 /// ```swift
 /// let flights = SingleFlight<String>()
@@ -99,35 +99,6 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
             // The run borrows `operation`: it must end before this call returns.
             if case .started(let task) = role { await task.value }
             return (try result.get(), role.isShared)
-        }
-    }
-
-    /// Runs `operation` for `key`, or joins the run already in flight for `key`; a caller that joins stops
-    /// waiting at `deadline` on `clock`, while the caller that starts the run waits for it (its operation is
-    /// the one bounded by that caller's own deadline, and reports its own timeout).
-    ///
-    /// As ``run(_:_:)`` otherwise. A joiner's wait is raced against `deadline` with Core's one timer race
-    /// (``raceAgainstDeadline(until:clock:_:)``); a wait cut short leaves the run, which goes on for the others.
-    ///
-    /// - Throws: The operation's error; `CancellationError` when this caller was cancelled;
-    ///   ``DeadlineExceededError`` when this caller joined and `deadline` passed first (carrying what the run
-    ///   threw when it ended at or after the deadline).
-    package func run<Output: Sendable>(
-        _ key: Key, priority: RequestPriority, joinerDeadline deadline: ResilienceInstant, clock: ResilienceClock,
-        _ operation: @escaping @Sendable () async throws -> Output
-    ) async throws -> (output: Output, shared: Bool) {
-        let ticket = try admit(FlightKey(key, priority, Output.self), operation)
-        guard case .joined = ticket.role else {
-            // The run executes this caller's operation, with its deadline: its outcome is this caller's.
-            return (try await wait(ticket) as! Output, false)
-        }
-        do {
-            let value = try await raceAgainstDeadline(until: deadline, clock: clock) { try await wait(ticket) }
-            return (value as! Output, true)
-        } catch {
-            // A race that never started the wait (its deadline had passed) leaves it here.
-            leave(ticket)
-            throw error
         }
     }
 

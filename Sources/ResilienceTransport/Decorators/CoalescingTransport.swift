@@ -15,11 +15,11 @@ import ResilienceCore
 /// ``ResilienceContext/priority`` never share: the request is admitted, shed and retried at its sender's.
 ///
 /// A caller that is cancelled stops waiting at once; the request is cancelled only when every caller has
-/// gone. The request runs with the context of the caller that sent it first, which waits for it: the wrapped
-/// transport bounds it by that caller's deadline and reports its timeout, once. A caller that joined it stops
-/// waiting at its own context's deadline (``TransportError/timedOut(after:url:)``, after emitting `timedOut`),
-/// as its own request would have. A caller that got another's response emits
-/// ``ResilienceEventKind/requestCoalesced``.
+/// gone. The request runs with the context of the caller that sent it first; every caller stops waiting at its
+/// own context's deadline (``TransportError/timedOut(after:url:)``, after emitting `timedOut`), as its own
+/// request would have. The sender hears of its deadline once: when the request (still running for callers
+/// that joined it) also reports its timeout to the sender's telemetry, the later of the two reports is
+/// dropped. A caller that got another's response emits ``ResilienceEventKind/requestCoalesced``.
 ///
 /// Put it outside ``ResilientTransport``, so identical callers share the retries as well:
 ///
@@ -69,24 +69,32 @@ public struct CoalescingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         guard let key = key(for: request) else { return try await base.send(request, context: context) }
         let base = base
-        let send: @Sendable () async throws -> HTTPResponse = { try await base.send(request, context: context) }
-        let (response, shared): (HTTPResponse, Bool)
-        if let deadline = context.deadline {
-            // The request runs with the context of the caller that sent it, bounded by its deadline, and reports
-            // its own timeout: that caller waits for it. Nothing else holds a caller that joined to its own
-            // deadline: it stops waiting then, and the request goes on for the others.
-            let limit = context.clock.now().duration(to: deadline)
-            do {
-                guard limit > .zero else { throw DeadlineExceededError(deadline: deadline) }
-                (response, shared) = try await flights.run(
-                    key, priority: context.priority, joinerDeadline: deadline, clock: context.clock, send)
-            } catch let timeUp as DeadlineExceededError {
-                if let error = timeUp.operationError, !(error is CancellationError) { throw error }
-                context.emit(.timedOut) { $0.duration = max(limit, .zero) }
-                throw TransportError.timedOut(after: max(limit, .zero), url: request.url)
+        let flights = flights
+        guard let deadline = context.deadline else {
+            let (response, shared) = try await flights.run(key, priority: context.priority) {
+                try await base.send(request, context: context)
             }
-        } else {
-            (response, shared) = try await flights.run(key, priority: context.priority, send)
+            if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
+            return response
+        }
+        // The request runs with the context of the caller that sent it, so nothing else holds a caller that
+        // joined to its own deadline: each caller's wait is raced against it, and a caller stops waiting then
+        // (the request goes on for the others). The sender's deadline is also the request's, which reports its
+        // own timeout to the sender's telemetry: `report` lets one of the two report it, whichever comes first.
+        let report = DeadlineReport(deadline: deadline)
+        var sent = context
+        if let telemetry = context.telemetry { sent.telemetry = ReportingOnceSink(base: telemetry, report: report) }
+        let limit = context.clock.now().duration(to: deadline)
+        let response: HTTPResponse
+        let shared: Bool
+        do {
+            (response, shared) = try await withDeadline(until: deadline, clock: context.clock) { [sent] in
+                try await flights.run(key, priority: context.priority) { try await base.send(request, context: sent) }
+            }
+        } catch let timeUp as DeadlineExceededError {
+            if let error = timeUp.operationError, !(error is CancellationError) { throw error }
+            if report.claim() { context.emit(.timedOut) { $0.duration = limit } }
+            throw TransportError.timedOut(after: limit, url: request.url)
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
         return response
@@ -164,5 +172,38 @@ public struct CoalescingTransport: HTTPTransport {
         public var description: String {
             "\(method) \(Redactor.standard.redact(url)) [credentials \(credentialFingerprint)]"
         }
+    }
+}
+
+/// Whether the timeout at one caller's deadline has been reported: the decorator and the request it sent both
+/// report it to that caller's telemetry, and only the first may.
+private final class DeadlineReport: Sendable {
+    let deadline: ResilienceInstant
+    private let reported = LockedState(initialState: false)
+
+    init(deadline: ResilienceInstant) {
+        self.deadline = deadline
+    }
+
+    /// Claims the report; `false` when it was already made.
+    func claim() -> Bool {
+        reported.withLock { reported in
+            defer { reported = true }
+            return !reported
+        }
+    }
+}
+
+/// The sender's telemetry as the request it sent sees it: a `timedOut` event at or after the sender's deadline
+/// passes only if the decorator has not reported that deadline already; every other event passes unchanged.
+private struct ReportingOnceSink: TelemetrySink {
+    let base: any TelemetrySink
+    let report: DeadlineReport
+
+    var isEnabled: Bool { base.isEnabled }
+
+    func receive(_ event: ResilienceEvent) {
+        if event.kind == .timedOut, event.time >= report.deadline, !report.claim() { return }
+        base.receive(event)
     }
 }
