@@ -31,6 +31,19 @@ struct AdaptiveConcurrencyLimiterTests {
         #expect(limiter.occupancy.running == 25)
     }
 
+    @Test func criticalCallsNeverTakeTheCallsInFlightPastTheMaximum() {
+        // At the maximum the room kept for critical calls is what is left under it: none.
+        let atMaximum = Self.limiter(initial: 8, minimum: 1, maximum: 8)
+        var admitted = 0
+        while atMaximum.tryAcquire(now: at(0), priority: .critical).permit != nil { admitted += 1 }
+        #expect(admitted == 8)
+        // Below it, critical calls fill up to 125 % of the limit, or to the maximum when that is less.
+        let near = Self.limiter(initial: 8, minimum: 1, maximum: 9)
+        admitted = 0
+        while near.tryAcquire(now: at(0), priority: .critical).permit != nil { admitted += 1 }
+        #expect(admitted == 9)
+    }
+
     @Test func priorityClassesFollowTheRawValue() {
         let limiter = Self.limiter(initial: 4)
         for _ in 0..<3 { _ = limiter.tryAcquire(now: at(0), priority: .sheddable) }

@@ -11,10 +11,10 @@
 ///
 /// Priorities under overload: a call of ``RequestPriority/default`` priority may start while fewer than
 /// `limit` calls run, a ``RequestPriority/sheddable`` one while fewer than `limit × sheddableShare`, a
-/// ``RequestPriority/critical`` one while fewer than `limit × criticalShare`; so when the backend has no
-/// more room the sheddable calls go first and the critical ones last. Waiters (when
-/// ``Configuration/maximumQueued`` allows) queue per class, first come first served, and a freed slot goes
-/// to the oldest waiter of the highest class that may start.
+/// ``RequestPriority/critical`` one while fewer than `limit × criticalShare` (and than
+/// ``Configuration/maximumLimit``); so when the backend has no more room the sheddable calls go first and the
+/// critical ones last. Waiters (when ``Configuration/maximumQueued`` allows) queue per class, first come
+/// first served, and a freed slot goes to the oldest waiter of the highest class that may start.
 ///
 /// ``tryAcquire(now:priority:)`` answers at once; a refusal is ``RateLimitDecision/rejected(_:retryAfter:)``
 /// with ``ResilienceError/Code/bulkheadFull`` and a hint (the recent round trip spread over the limit's calls).
@@ -133,14 +133,16 @@ extension AdaptiveConcurrencyLimiter {
         /// The limit never goes below this (≥ 1): a backend that slows down for a reason other than load
         /// still gets some calls, which is how the limiter sees it recover.
         public var minimumLimit = 4
-        /// The limit never goes above this: the most calls the caller can afford to have in flight.
+        /// The limit never goes above this: the most calls the caller can afford to have in flight (critical
+        /// calls included).
         public var maximumLimit = 1_000
         /// Callers that may wait for a slot (0: a call that finds no slot is rejected at once, as a load
         /// shedder does; the rejection carries a retry hint).
         public var maximumQueued = 0
         /// The share of the limit sheddable calls may fill (0 < share ≤ 1): they are refused first.
         public var sheddableShare = 0.75
-        /// The share of the limit critical calls may fill (≥ 1): the room above the limit kept for them.
+        /// The share of the limit critical calls may fill (≥ 1): the room above the limit kept for them, up to
+        /// ``maximumLimit`` (the calls in flight never exceed it, whatever their priority).
         public var criticalShare = 1.25
 
         /// Creates the standard configuration; adjust the `var`s as needed.

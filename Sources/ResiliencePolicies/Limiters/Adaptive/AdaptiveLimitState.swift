@@ -66,8 +66,13 @@ struct AdaptiveLimitState: SlotAdmission {
         return seconds > 0.001 ? .nanoseconds(Int64(seconds * 1e9)) : .milliseconds(1)
     }
 
+    /// Critical calls may go past the limit by its critical share, never past the maximum: the most calls the
+    /// caller can afford in flight.
     private mutating func updateThresholds() {
         func share(_ fraction: Double) -> Int { max(1, Int((Double(wholeLimit) * fraction).rounded(.down))) }
-        thresholds = (share(configuration.sheddableShare), wholeLimit, share(configuration.criticalShare))
+        thresholds = (
+            share(configuration.sheddableShare), wholeLimit,
+            min(share(configuration.criticalShare), configuration.maximumLimit)
+        )
     }
 }
