@@ -113,4 +113,28 @@ struct ToxiproxyFaultTests {
         #expect(classify(error)?.code == .truncatedResponse)
         #expect(try await send(server, "/whole").get().body == body)
     }
+
+    @Test("A HEAD request gets the head alone from every fault that sends a body; the connection stays usable")
+    func headGetsTheHeadAlone() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/sliced", .slicer(averageSize: 1_000, delay: .milliseconds(10), body: body))
+        server.script("/huge", .hugeBody(size: 70_000))
+        server.script("/chunked", .chunkedBody(size: 70_000))
+        server.script("/bomb", .gzipBomb(decompressedSize: 1_000_000))
+        server.script("/next", .ok("next"))
+        let client = RawHTTPClient(port: server.port)
+        for path in ["/sliced", "/huge", "/chunked", "/bomb"] {
+            // A HEAD and a GET pipelined on one connection: what follows the HEAD's head is the GET's answer.
+            let reply = await client.exchange(
+                "HEAD \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /next HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            #expect(reply.statusCode == 200)
+            let afterHead = reply.body
+            #expect(
+                afterHead.starts(with: Data("HTTP/1.1 200".utf8)),
+                "\(path): the HEAD's body came first")
+            #expect(afterHead.suffix(4) == Data("next".utf8))
+        }
+    }
 }

@@ -65,6 +65,8 @@ extension FaultServer {
             return false
         case .slowDrip(let status, let body, let chunkSize, let interval):
             guard writeHead(descriptor, status: status, headers: [:], contentLength: body.count) else { return false }
+            // A response to HEAD has no body (RFC 9110 §9.3.2): its bytes would be read as the next response.
+            if request.isHead { return true }
             var offset = 0
             while offset < body.count {
                 let end = min(offset + chunkSize, body.count)
@@ -97,13 +99,14 @@ extension FaultServer {
             }
             return writeResponse(
                 descriptor, status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
-                body: bytes)
+                body: bytes, method: request.method)
         case .hugeBody(let size):
             guard
                 writeHead(
                     descriptor, status: 200, headers: ["Content-Type": "application/octet-stream"],
                     contentLength: size)
             else { return false }
+            if request.isHead { return true }
             let chunk = Data(repeating: 0x61, count: 64 * 1024)
             var sent = 0
             while sent < size {
@@ -114,7 +117,7 @@ extension FaultServer {
             }
             return true
         case .chunkedBody(let size, let gzip):
-            return streamChunked(size: size, gzip: gzip, on: descriptor)
+            return streamChunked(size: size, gzip: gzip, headOnly: request.isHead, on: descriptor)
         case .mutationSink(let status, let body, let afterFirstApply):
             return sink(request, status: status, body: body, afterFirstApply: afterFirstApply, on: descriptor)
         case .requireHeader(let name, let values, let then, let otherwise):
@@ -129,7 +132,9 @@ extension FaultServer {
         let mutating: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
         guard mutating.contains(request.method.uppercased()) else {
             let count = state.withLock { $0.appliedEffects.count + $0.unkeyedEffects }
-            return writeResponse(descriptor, status: 200, headers: [:], body: Data(#"{"applied":\#(count)}"#.utf8))
+            return writeResponse(
+                descriptor, status: 200, headers: [:], body: Data(#"{"applied":\#(count)}"#.utf8),
+                method: request.method)
         }
         enum Outcome {
             case replay(FaultServerState.StoredReply)
@@ -158,11 +163,13 @@ extension FaultServer {
         }
     }
 
-    /// Streams a chunked body of `size` bytes (or a gzip bomb inflating to `size`) without buffering it.
-    private func streamChunked(size: Int, gzip: Bool, on descriptor: Int32) -> Bool {
+    /// Streams a chunked body of `size` bytes (or a gzip bomb inflating to `size`) without buffering it; the
+    /// head alone when `headOnly` (a response to HEAD).
+    private func streamChunked(size: Int, gzip: Bool, headOnly: Bool, on descriptor: Int32) -> Bool {
         var head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n"
         if gzip { head += "Content-Encoding: gzip\r\n" }
         guard SocketIO.write(descriptor, Data((head + "\r\n").utf8)) else { return false }
+        if headOnly { return true }
         let payload: Data
         if gzip {
             payload = state.withLock { state in
@@ -252,4 +259,9 @@ extension FaultServer {
         default: "Status"
         }
     }
+}
+
+extension RecordedRequest {
+    /// Whether the request is a HEAD, whose response has a head and no body.
+    fileprivate var isHead: Bool { method.uppercased() == "HEAD" }
 }
