@@ -44,6 +44,31 @@ struct AdaptiveConcurrencyLimiterTests {
         #expect(admitted == 9)
     }
 
+    @Test func vegasDoesNotTakeAnInstantAnswerForTheRoundTripWithoutQueueing() {
+        let limiter = Self.limiter(initial: 20, minimum: 1, maximum: 40, algorithm: .vegas())
+        /// Fills the limit at `start` and completes every call `roundTrip` later.
+        func round(at start: Double, roundTrip: Double) {
+            var permits: [RateLimitPermit] = []
+            while let permit = limiter.tryAcquire(now: at(start)).permit { permits.append(permit) }
+            for permit in permits { limiter.release(permit, outcome: .accepted, now: at(start + roundTrip)) }
+        }
+        for step in 0..<5 { round(at: Double(step), roundTrip: 0.1) }
+        let learned = limiter.occupancy.limit
+        #expect(learned == 40)
+        // One call answered at the instant it was admitted (a manual clock that did not move, an answer from
+        // memory): no time is no round trip, and the same backend's 100 ms afterwards is no queue.
+        let instant = limiter.tryAcquire(now: at(10)).permit!
+        limiter.release(instant, outcome: .accepted, now: at(10))
+        for step in 0..<5 {
+            round(at: 20 + Double(step), roundTrip: 0.1)
+            #expect(limiter.occupancy.limit == learned)
+        }
+        // A drop answered in no time still counts.
+        let dropped = limiter.tryAcquire(now: at(30)).permit!
+        limiter.release(dropped, outcome: .rejectedByBackend, now: at(30))
+        #expect(limiter.occupancy.limit < learned)
+    }
+
     @Test func priorityClassesFollowTheRawValue() {
         let limiter = Self.limiter(initial: 4)
         for _ in 0..<3 { _ = limiter.tryAcquire(now: at(0), priority: .sheddable) }

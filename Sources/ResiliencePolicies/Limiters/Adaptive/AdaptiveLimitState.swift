@@ -45,7 +45,7 @@ struct AdaptiveLimitState: SlotAdmission {
     ) -> (from: Int, to: Int)? {
         inFlight = max(0, inFlight - 1)
         guard outcome != .abandoned else { return nil }
-        let roundTrip = max(DurationArithmetic.seconds(permit.admittedAt.duration(to: now)), 1e-9)
+        let roundTrip = max(DurationArithmetic.seconds(permit.admittedAt.duration(to: now)), VegasLimit.noTime)
         recentRoundTrip = recentRoundTrip == 0 ? roundTrip : recentRoundTrip * 0.9 + roundTrip * 0.1
         let sample = AdaptiveLimitSample(
             roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,

@@ -4,13 +4,14 @@ import Foundation
 /// concurrency-limits' `VegasLimit` applies it to concurrency: the queue at the backend is estimated from the
 /// smallest round trip seen (the round trip without queueing) and kept between two bounds.
 ///
-/// For every sample: a round trip below the smallest seen becomes the new smallest (and nothing else
-/// happens); every `probeMultiplier × limit` samples the smallest is forgotten and re-learned, so a backend
-/// that became slower for good is not read as queueing forever. A dropped call takes `log10(limit)` off the
-/// limit. Otherwise, unless the caller uses less than half the limit, the queue is
-/// `ceil(limit × (1 − smallest ÷ latest))`: at most `log10(limit)` adds ``betaFactor`` `× log10(limit)`;
-/// below ``alphaFactor`` `× log10(limit)` adds `log10(limit)`; above `betaFactor × log10(limit)` takes
-/// `log10(limit)` off; in between the limit holds. The limit then moves ``smoothing`` of the way there.
+/// For every sample: a call answered in no time teaches only its drop; a round trip below the smallest seen
+/// becomes the new smallest (and nothing else happens); every `probeMultiplier × limit` samples the smallest
+/// is forgotten and re-learned, so a backend that became slower for good is not read as queueing forever. A
+/// dropped call takes `log10(limit)` off the limit. Otherwise, unless the caller uses less than half the limit,
+/// the queue is `ceil(limit × (1 − smallest ÷ latest))`: at most `log10(limit)` adds ``betaFactor``
+/// `× log10(limit)`; below ``alphaFactor`` `× log10(limit)` adds `log10(limit)`; above
+/// `betaFactor × log10(limit)` takes `log10(limit)` off; in between the limit holds. The limit then moves
+/// ``smoothing`` of the way there.
 ///
 /// Defaults are Netflix's: alpha 3, beta 6, smoothing 1, probe every 30 × limit samples.
 public struct VegasLimit: Hashable, Sendable {
@@ -52,6 +53,13 @@ public struct VegasLimit: Hashable, Sendable {
     /// The limit after `sample`, from `limit`; `memory` keeps the smallest round trip and the probe count.
     func nextLimit(_ limit: Double, _ sample: AdaptiveLimitSample, _ memory: inout AdaptiveLimitMemory) -> Double {
         let latest = sample.roundTrip
+        let step = log10(max(limit, 1))
+        // A call answered in no time (a clock that did not move; the limiter floors it at 1 ns) is not the
+        // round trip without queueing, which every later call would then read as a full queue; it teaches only
+        // its drop.
+        guard latest > Self.noTime else {
+            return sample.dropped ? limit * (1 - smoothing) + (limit - step) * smoothing : limit
+        }
         memory.samplesSinceProbe += 1
         if Double(memory.samplesSinceProbe) >= Double(probeMultiplier) * limit {
             memory.samplesSinceProbe = 0
@@ -62,7 +70,6 @@ public struct VegasLimit: Hashable, Sendable {
             memory.smallestRoundTrip = latest
             return limit
         }
-        let step = log10(max(limit, 1))
         let target: Double
         if sample.dropped {
             target = limit - step
@@ -82,6 +89,9 @@ public struct VegasLimit: Hashable, Sendable {
         }
         return limit * (1 - smoothing) + target * smoothing
     }
+
+    /// The round trip, in seconds, of a call answered in no time (the limiter's floor for a round trip).
+    static let noTime = 1e-9
 
     /// `vegas(alpha: 3, beta: 6)`.
     var summary: String {
