@@ -304,4 +304,56 @@ struct CoalescingTransportTests {
         await Self.settle("the abandoned request was cancelled") { base.gate.cancellations == 1 }
         #expect(transport.flights.inFlightCount == 0)
     }
+
+    /// A clock whose reading the test sets and whose sleeps end only when cancelled: a deadline can pass on it
+    /// while the timer racing that deadline has not fired yet.
+    final class UnfiredClock: Clock, Sendable {
+        typealias Instant = ManualClock.Instant
+        let reading = LockedState(initialState: Duration.zero)
+        var now: Instant { Instant(offset: reading.withLock { $0 }) }
+        var minimumResolution: Duration { .nanoseconds(1) }
+
+        let timers = CallGate()
+
+        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+            // A gate never opened: only cancellation ends the wait.
+            try await timers.pass()
+        }
+    }
+
+    /// A transport whose request times out, without reporting it, when the test opens the gate.
+    final class SilentTimeoutTransport: HTTPTransport {
+        let gate = CallGate()
+
+        func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+            try? await gate.pass()
+            throw TransportError.timedOut(after: .seconds(1), url: request.url)
+        }
+    }
+
+    @Test("A joiner whose deadline has passed when the request's timeout reaches it hears of its timeout once")
+    func joinerTimeoutFromTheRequestReported() async throws {
+        let base = SilentTimeoutTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let request = HTTPRequest(url: url)
+        let key = try #require(transport.key(for: request))
+        let first = Task { try await transport.send(request, context: .test()) }
+        await Self.settle("the request upstream") { base.gate.waitingCount == 1 }
+        let clock = UnfiredClock()
+        let sink = RecordingTelemetrySink()
+        let joinerClock = ResilienceClock(clock, origin: ManualClock.Instant(offset: .zero))
+        var joiner = ResilienceContext.test(telemetry: sink)
+        joiner.clock = joinerClock
+        joiner.deadline = joinerClock.now().advanced(by: .seconds(1))
+        let second = Task { try await transport.send(request, context: joiner) }
+        await Self.settle("the joiner waits") { transport.flights.callerCount(for: key) == 2 }
+        // The joiner's deadline passes, and the request times out before its timer has fired.
+        clock.reading.withLock { $0 = .seconds(1) }
+        base.gate.open()
+        for caller in [first, second] {
+            let error = await #expect(throws: TransportError.self) { try await caller.value }
+            #expect(error?.classification.category == .timeout)
+        }
+        #expect(sink.count(.timedOut) == 1)
+    }
 }

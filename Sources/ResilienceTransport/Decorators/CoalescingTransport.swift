@@ -92,12 +92,27 @@ public struct CoalescingTransport: HTTPTransport {
                 try await flights.run(key, priority: context.priority) { try await base.send(request, context: sent) }
             }
         } catch let timeUp as DeadlineExceededError {
-            if let error = timeUp.operationError, !(error is CancellationError) { throw error }
+            if let error = timeUp.operationError, !(error is CancellationError) {
+                // The request failed once this caller's deadline had passed: a timeout is this caller's too,
+                // reported once (the request may have reported it to the sender already).
+                if Self.isTimeout(error, context), report.claim() {
+                    context.emit(.timedOut) { $0.duration = limit }
+                }
+                throw error
+            }
             if report.claim() { context.emit(.timedOut) { $0.duration = limit } }
             throw TransportError.timedOut(after: limit, url: request.url)
         }
         if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
         return response
+    }
+
+    /// Whether `error` is a timeout: as the context's classifier says, or, for what it does not recognise (a
+    /// ``TransportError``), as ``TransportErrorClassifier/standard`` says.
+    private static func isTimeout(_ error: any Error, _ context: ResilienceContext) -> Bool {
+        let classification = context.classify(error)
+        guard classification.category == .unknown else { return classification.category == .timeout }
+        return TransportErrorClassifier.standard.classify(error)?.category == .timeout
     }
 
     /// The key `request` is coalesced under, or `nil` when it is not coalesced (its method is not in
