@@ -68,9 +68,9 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     /// Runs `operation` for `key`, or joins the run already in flight for `key`, when `operation` may not
     /// outlive this call (a pipeline stage's `next`).
     ///
-    /// As ``run(_:_:)``, except that the caller whose call started the run returns only once the operation
-    /// has ended, even when it was cancelled earlier (it then throws `CancellationError` and the others get
-    /// the result). Callers that joined leave at once when cancelled.
+    /// As ``run(_:priority:_:)``, except that the caller whose call started the run returns only once the
+    /// operation has ended, even when it was cancelled earlier (it then throws `CancellationError` and the others
+    /// get the result). Callers that joined leave at once when cancelled.
     ///
     /// - Parameters:
     ///   - key: What identifies the call: runs with equal keys (and the same output type) are shared.
