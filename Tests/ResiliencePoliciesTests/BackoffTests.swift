@@ -92,4 +92,16 @@ struct BackoffTests {
             #expect(x >= .zero)
         }
     }
+
+    @Test("A proportional jitter's description shows the fraction it applies, for any fraction")
+    func jitterDescriptionClamps() {
+        let cases: [(Double, String)] = [
+            (.nan, "proportional(±0%)"), (.infinity, "proportional(±0%)"), (-.infinity, "proportional(±0%)"),
+            (1e300, "proportional(±100%)"), (5, "proportional(±100%)"), (-1, "proportional(±0%)"),
+            (0.2, "proportional(±20%)"),
+        ]
+        for (fraction, text) in cases {
+            #expect(Jitter.proportional(fraction).description == text, "fraction \(fraction)")
+        }
+    }
 }

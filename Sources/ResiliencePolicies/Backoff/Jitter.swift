@@ -29,7 +29,8 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
 
     /// The kind.
     public var mode: Mode
-    /// The fraction for ``Mode/proportional`` (0.2 = ±20 %), clamped to `0...1`.
+    /// The fraction for ``Mode/proportional`` (0.2 = ±20 %), clamped to `0...1`; a value that is not finite
+    /// (`.nan`, `±.infinity`) applies no jitter.
     public var fraction: Double
     /// The largest addition for ``Mode/additive``.
     public var maximum: Duration
@@ -39,7 +40,8 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - mode: How each delay is randomised: ``Mode/none``, ``Mode/proportional``, ``Mode/full``, ``Mode/equal`` or
     ///     ``Mode/additive``.
-    ///   - fraction: The fraction for ``Mode/proportional`` (0.2 = ±20 %), clamped to `0...1`. Default: `0`.
+    ///   - fraction: The fraction for ``Mode/proportional`` (0.2 = ±20 %), clamped to `0...1`; one that is not
+    ///     finite applies no jitter. Default: `0`.
     ///   - maximum: The largest addition for ``Mode/additive``. Default: `.zero`.
     public init(mode: Mode, fraction: Double = 0, maximum: Duration = .zero) {
         self.mode = mode
@@ -69,7 +71,7 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
         let seconds = DurationArithmetic.seconds(delay)
         switch mode {
         case .proportional:
-            let spread = fraction.isFinite ? min(max(fraction, 0), 1) : 0
+            let spread = spread
             guard spread > 0 else { return delay }
             let factor = 1 + spread * Double.random(in: -1...1, using: &random)
             return DurationArithmetic.duration(seconds: seconds * factor)
@@ -95,7 +97,6 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
         let seconds = DurationArithmetic.seconds(delay)
         switch mode {
         case .proportional:
-            let spread = fraction.isFinite ? min(max(fraction, 0), 1) : 0
             return DurationArithmetic.duration(seconds: seconds * (1 + spread))
         case .additive:
             return DurationArithmetic.duration(seconds: seconds + max(DurationArithmetic.seconds(maximum), 0))
@@ -104,10 +105,14 @@ public struct Jitter: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `proportional(±20%)`, `additive(0…0.5 seconds)`, `full`.
+    /// The fraction ``Mode/proportional`` applies: ``fraction`` clamped to `0...1`, and `0` when it is not finite.
+    private var spread: Double { fraction.isFinite ? min(max(fraction, 0), 1) : 0 }
+
+    /// `proportional(±20%)`, `additive(0…0.5 seconds)`, `full`. A proportional jitter shows the fraction it
+    /// applies (clamped), so a `fraction` of `.nan` reads `proportional(±0%)`.
     public var description: String {
         switch mode {
-        case .proportional: "proportional(±\(Int((fraction * 100).rounded()))%)"
+        case .proportional: "proportional(±\(Int((spread * 100).rounded()))%)"
         case .additive: "additive(0…\(maximum))"
         default: mode.rawValue
         }
