@@ -429,6 +429,19 @@ struct HostileSettingsTests {
         let jitter = Jitter.proportional(.nan).apply(to: .seconds(1), using: &random)
         #expect(jitter == .seconds(1))
     }
+
+    @Test("A budget's description shows the ratio it applies, for any ratio")
+    func descriptionClampsRatio() {
+        let cases: [(Double, String)] = [
+            (.nan, "ratio: 0%"), (.infinity, "ratio: 0%"), (-.infinity, "ratio: 0%"), (1e300, "ratio: 100000%"),
+            (-1, "ratio: 0%"), (0.1, "ratio: 10%"),
+        ]
+        for (ratio, text) in cases {
+            let description = RetryBudgetConfiguration(ratio: ratio).description
+            #expect(description.hasPrefix(text + ","), "ratio \(ratio): \(description)")
+            #expect(RetryBudget(RetryBudgetConfiguration(ratio: ratio)).description.contains(text))
+        }
+    }
 }
 
 /// A policy whose jitter always draws `drawn` of an `unjittered` backoff, for the refused retry's wait.

@@ -179,7 +179,8 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
         }
     }
 
-    /// Retries allowed per unit of ``funding`` in the window (0.1 = 10 %).
+    /// Retries allowed per unit of ``funding`` in the window (0.1 = 10 %), clamped to `0...1000`; a ratio that is
+    /// not finite allows none.
     public var ratio: Double = 0.1
     /// The floor. With ``Funding/requests``: retries per second always allowed, so a quiet key can still retry
     /// (Finagle: 10/s; here 1/s by default). With ``Funding/failedFirstAttempts``: `minimumPerSecond` × ``window``
@@ -205,7 +206,8 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
     /// Creates a configuration.
     ///
     /// - Parameters:
-    ///   - ratio: Retries allowed per unit of `funding` in the window (0.1 = 10 %). Default: `0.1`.
+    ///   - ratio: Retries allowed per unit of `funding` in the window (0.1 = 10 %), clamped to `0...1000`; one that
+    ///     is not finite allows none. Default: `0.1`.
     ///   - minimumPerSecond: The floor: retries per second always allowed (``Funding/requests``), or, times the
     ///     window, the retries a quiet scope may hold in reserve (``Funding/failedFirstAttempts``). Default: `1`.
     ///   - window: The sliding window over which requests, failures and retries are counted. Default:
@@ -263,10 +265,15 @@ public struct RetryBudgetConfiguration: Sendable, Hashable, CustomStringConverti
         ratio: 0.1, minimumPerSecond: 0.05, window: .seconds(20), buckets: 20, funding: .failedFirstAttempts,
         evidenceWait: .seconds(2))
 
+    /// The ratio the budget applies: ``ratio`` clamped to `0...1000`, and `0` when it is not finite.
+    var appliedRatio: Double { ratio.isFinite ? min(max(ratio, 0), 1_000) : 0 }
+
     /// `ratio: 10%, minimum: 1/s, window: 10 seconds`, then `funding: failed first attempts` when it is not
-    /// ``Funding/requests`` and `evidence wait: 2.0 seconds` when there is one.
+    /// ``Funding/requests`` and `evidence wait: 2.0 seconds` when there is one. The ratio shown is the one applied
+    /// (clamped).
     public var description: String {
-        var settings = "ratio: \(Int((ratio * 100).rounded()))%, minimum: \(minimumPerSecond)/s, window: \(window)"
+        let percent = Int((appliedRatio * 100).rounded())
+        var settings = "ratio: \(percent)%, minimum: \(minimumPerSecond)/s, window: \(window)"
         if funding != .requests { settings += ", funding: \(funding)" }
         if evidenceWait > .zero { settings += ", evidence wait: \(evidenceWait)" }
         return settings
@@ -305,7 +312,7 @@ struct RetryBudgetState: Sendable {
         let bucketCount = min(max(configuration.buckets, 1), 1000)
         let window = max(DurationArithmetic.clamp(configuration.window), .milliseconds(1))
         let windowNanoseconds = max(Int64(DurationArithmetic.seconds(window) * 1e9), Int64(bucketCount))
-        ratio = configuration.ratio.isFinite ? min(max(configuration.ratio, 0), 1_000) : 0
+        ratio = configuration.appliedRatio
         let reserve = configuration.reservedForPriority
         reserved = reserve.isFinite ? min(max(reserve, 0), 1) : 0
         let perSecond = configuration.minimumPerSecond.isFinite ? max(configuration.minimumPerSecond, 0) : 0
