@@ -148,4 +148,17 @@ struct ConsecutiveFailureBreakerTests {
         #expect(breaker.admit(now: at(0)).permit != nil)
         #expect(breaker.metrics(now: at(0)).totalOpens == 0)
     }
+
+    @Test("The description shows the open duration's jitter as applied, for any jitter")
+    func descriptionClampsJitter() {
+        let cases: [(Double, String)] = [
+            (.nan, "±0%"), (.infinity, "±0%"), (-.infinity, "±0%"), (1e300, "±100%"), (-0.5, "±0%"), (0.3, "±30%"),
+        ]
+        for (jitter, text) in cases {
+            var configuration = ConsecutiveFailureBreaker.Configuration.standard
+            configuration.openDuration.jitter = jitter
+            let description = ConsecutiveFailureBreaker(configuration).policyDescription
+            #expect(description.hasSuffix("open: 60.0 seconds \(text))"), "jitter \(jitter): \(description)")
+        }
+    }
 }

@@ -13,7 +13,8 @@ public struct BreakerBackoff: Hashable, Sendable {
     public var maximumMultiplier: Double
     /// The longest open duration, after jitter.
     public var maximum: Duration
-    /// Relative jitter in `0...1` (0.3 = ±30 %), drawn from the breaker's injected generator.
+    /// Relative jitter in `0...1` (0.3 = ±30 %), drawn from the breaker's injected generator; clamped to `0...1`,
+    /// and one that is not finite applies none.
     public var jitter: Double
 
     /// Creates a schedule.
@@ -23,7 +24,8 @@ public struct BreakerBackoff: Hashable, Sendable {
     ///   - growthFactor: The factor the multiplier grows by on each trip in a row (1 keeps it constant). Default: `1`.
     ///   - maximumMultiplier: The largest multiplier. Default: `1`.
     ///   - maximum: The longest open duration, after jitter; `nil` uses `base`. Default: `nil`.
-    ///   - jitter: Relative jitter in `0...1` (0.3 = ±30 %), drawn from the breaker's injected generator. Default: `0`.
+    ///   - jitter: Relative jitter in `0...1` (0.3 = ±30 %), drawn from the breaker's injected generator; clamped to
+    ///     `0...1`, and one that is not finite applies none. Default: `0`.
     public init(
         base: Duration, growthFactor: Double = 1, maximumMultiplier: Double = 1, maximum: Duration? = nil,
         jitter: Double = 0
@@ -53,9 +55,12 @@ public struct BreakerBackoff: Hashable, Sendable {
         return min(value, cap)
     }
 
+    /// The jitter applied: ``jitter`` clamped to `0...1`, and `0` when it is not finite.
+    var appliedJitter: Double { jitter.isFinite ? min(max(jitter, 0), 1) : 0 }
+
     /// The open duration for trip `tripIndex`, given a uniform random `unit` in `0..<1`.
     public func duration(tripIndex: Int, unit: Double) -> Duration {
-        let spread = jitter.isFinite ? min(max(jitter, 0), 1) : 0
+        let spread = appliedJitter
         let scale = multiplier(tripIndex: tripIndex) * (1 + spread * (2 * unit - 1))
         let seconds = DurationArithmetic.seconds(base) * scale
         let limit = DurationArithmetic.seconds(maximum)

@@ -26,7 +26,7 @@ public final class ConsecutiveFailureBreaker: StateMachineBreaker, @unchecked Se
     public override var policyDescription: String {
         let open = configuration.openDuration
         return "consecutive-failures(threshold: \(configuration.failureThreshold), "
-            + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int(open.jitter * 100))%)"
+            + "successes: \(configuration.successesToClose), open: \(open.base) ±\(Int((open.appliedJitter * 100).rounded()))%)"
     }
 }
 
