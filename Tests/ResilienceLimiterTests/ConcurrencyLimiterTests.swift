@@ -121,4 +121,21 @@ struct ConcurrencyLimiterTests {
         limiter.release(held, outcome: .accepted, now: at(5))
         #expect(limiter.occupancy == (0, 0))
     }
+
+    @Test("A concurrency limit of Int.max is clamped to 1,000,000 slots, and the limiter admits")
+    func hugeLimitIsClamped() {
+        for share in [0.75, 1] {
+            var configuration = ConcurrencyLimiter.Configuration.limit(Int.max, queued: Int.max)
+            configuration.sheddableShare = share
+            let limiter = ConcurrencyLimiter(configuration)
+            #expect(
+                limiter.policyDescription.hasPrefix("bulkhead(concurrent: 1000000,"), "\(limiter.policyDescription)")
+            let permit = limiter.tryAcquire(now: at(0), priority: .sheddable).permit
+            #expect(permit != nil)
+            if let permit { limiter.release(permit, outcome: .accepted, now: at(0)) }
+        }
+        #expect(
+            ConcurrencyLimiter(.limit(Int.min, queued: Int.min)).policyDescription
+                == "bulkhead(concurrent: 1, queue: 0)")
+    }
 }

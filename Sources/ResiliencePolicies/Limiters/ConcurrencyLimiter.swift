@@ -46,7 +46,7 @@ public final class ConcurrencyLimiter: RateLimiter {
     ///   sheddable calls may fill.
     public init(_ configuration: Configuration = .standard) {
         self.configuration = configuration
-        limit = max(1, configuration.maximumConcurrent)
+        limit = min(max(1, configuration.maximumConcurrent), 1_000_000)
         queueLimit = max(0, configuration.maximumQueued)
         let share = configuration.sheddableShare.isFinite ? min(max(configuration.sheddableShare, 0.01), 1) : 1
         sheddableLimit = max(1, Int((Double(limit) * share).rounded(.down)))
@@ -114,7 +114,8 @@ public final class ConcurrencyLimiter: RateLimiter {
 extension ConcurrencyLimiter {
     /// Settings of a ``ConcurrencyLimiter`` (a bulkhead).
     public struct Configuration: Hashable, Sendable {
-        /// Calls that may run at once.
+        /// Calls that may run at once, clamped to `1...1_000_000` (as ``AdaptiveConcurrencyLimiter`` clamps its
+        /// maximum limit).
         public var maximumConcurrent = 10
         /// Callers that may wait for a slot, first come first served; more are rejected at once.
         public var maximumQueued = 20
