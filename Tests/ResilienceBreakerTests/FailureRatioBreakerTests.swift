@@ -505,4 +505,12 @@ struct FailureRatioBreakerTests {
         #expect(rejection?.state == .open)
         #expect(rejection.map { abs(seconds($0.retryAfter) - 29) < 0.01 } == true)
     }
+
+    @Test("A count window of Int.max calls is clamped to 1,000,000 calls instead of allocating Int.max")
+    func hugeCountWindowIsClamped() {
+        let breaker = FailureRatioBreaker(countBased(Int.max, minimum: 2, ratio: 0.5))
+        call(breaker, .failure(Failures.server), at: at(0))
+        #expect(call(breaker, .failure(Failures.server), at: at(0))?.to == .open)
+        #expect(FailureRatioBreaker(countBased(Int.min, minimum: 1, ratio: 0.5)).windowCounts(now: at(0)).calls == 0)
+    }
 }

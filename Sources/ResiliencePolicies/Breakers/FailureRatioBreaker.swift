@@ -73,11 +73,15 @@ public final class FailureRatioBreaker: StateMachineBreaker, @unchecked Sendable
 extension FailureRatioBreaker {
     /// The window a ``FailureRatioBreaker`` measures over.
     public enum Window: Hashable, Sendable {
-        /// The last `calls` recorded calls (resilience4j's COUNT_BASED).
+        /// The last `calls` recorded calls (resilience4j's COUNT_BASED), clamped to `1...1_000_000` (a byte per
+        /// call is kept).
         case count(Int)
         /// The calls of the last `duration`, kept in `buckets` slices (resilience4j's TIME_BASED, Polly's
-        /// sampling duration).
+        /// sampling duration); `buckets` is clamped to `1...1000`.
         case time(Duration, buckets: Int = 10)
+
+        /// The most calls a ``count(_:)`` window keeps.
+        static let maximumCalls = 1_000_000
 
         /// The length of a silence that ``Configuration/opensWhenUnanswered`` judges when
         /// ``Configuration/unansweredWindow`` does not name one: a time window's duration, or 10 s for a count

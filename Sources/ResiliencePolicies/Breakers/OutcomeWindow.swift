@@ -32,7 +32,7 @@ struct OutcomeWindow: Sendable {
         switch window {
         case .count(let calls):
             sliceWidth = nil
-            flags = Array(repeating: 0, count: max(1, calls))
+            flags = Array(repeating: 0, count: min(max(1, calls), FailureRatioBreaker.Window.maximumCalls))
             buckets = []
         case .time(let duration, let slices):
             let count = max(1, min(slices, 1000))
