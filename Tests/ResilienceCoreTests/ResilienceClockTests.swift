@@ -51,4 +51,22 @@ struct ResilienceClockTests {
             previous = reading
         }
     }
+
+    @Test("A sleep on a system clock until an instant it cannot represent waits until cancelled, not a trap")
+    func sleepBeyondTheSystemClock() async {
+        for clock in [ResilienceClock.continuous, ResilienceClock(SuspendingClock())] {
+            for offset in [Duration.seconds(Int64.max), .seconds(Int64.max) * 4] {
+                let (started, starting) = AsyncStream<Void>.makeStream()
+                let sleeper = Task {
+                    starting.yield()
+                    try await clock.sleep(until: ResilienceInstant(offset: offset))
+                }
+                for await _ in started { break }
+                // Time for the sleeper to reach the clock (no real sleeping: yields only).
+                for _ in 0..<1_000 { await Task.yield() }
+                sleeper.cancel()
+                await #expect(throws: CancellationError.self) { try await sleeper.value }
+            }
+        }
+    }
 }

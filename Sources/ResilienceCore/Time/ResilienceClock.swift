@@ -48,14 +48,16 @@ public struct ResilienceClock: Sendable {
                 reading: SystemClockReading.continuous(origin: start),
                 readNow: { ResilienceInstant(offset: start.duration(to: ContinuousClock.now)) },
                 sleepUntil: { deadline in
-                    try await continuous.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    try await continuous.sleep(
+                        until: start.advanced(by: Self.systemSleepOffset(deadline)), tolerance: nil)
                 })
         } else if let suspending = clock as? SuspendingClock, let start = origin as? SuspendingClock.Instant {
             source = ClockSource(
                 reading: SystemClockReading.suspending(origin: start),
                 readNow: { ResilienceInstant(offset: start.duration(to: SuspendingClock.now)) },
                 sleepUntil: { deadline in
-                    try await suspending.sleep(until: start.advanced(by: deadline.offset), tolerance: nil)
+                    try await suspending.sleep(
+                        until: start.advanced(by: Self.systemSleepOffset(deadline)), tolerance: nil)
                 })
         } else {
             source = ClockSource(
@@ -75,7 +77,9 @@ public struct ResilienceClock: Sendable {
         return source.readNow()
     }
 
-    /// Suspends until `deadline`; throws `CancellationError` if the task is cancelled first.
+    /// Suspends until `deadline`; throws `CancellationError` if the task is cancelled first. On `ContinuousClock`
+    /// and `SuspendingClock` a deadline more than 10⁹ s (about 31.7 years) from the origin is clamped to that
+    /// distance, since those clocks cannot represent an instant 2⁶³ s away.
     @inlinable
     public func sleep(until deadline: ResilienceInstant) async throws {
         try await source.sleepUntil(deadline)
@@ -89,6 +93,19 @@ public struct ResilienceClock: Sendable {
 
     /// A clock backed by `ContinuousClock`, created when first used.
     public static let continuous = ResilienceClock(ContinuousClock())
+
+    /// The farthest a sleep on a system clock reaches from its origin, either way: 10⁹ s (about 31.7 years, as
+    /// ``ResilienceDeadline`` clamps its limit). The system clocks cannot represent an instant 2⁶³ s away, and
+    /// sleeping until one traps; a deadline beyond this bound is slept towards for 10⁹ s instead.
+    static let longestSystemSleep = Duration.seconds(1_000_000_000)
+
+    /// `deadline`'s offset clamped to ±`longestSystemSleep`, for the system clocks.
+    static func systemSleepOffset(_ deadline: ResilienceInstant) -> Duration {
+        let offset = deadline.offset
+        if offset > longestSystemSleep { return longestSystemSleep }
+        if offset < .zero - longestSystemSleep { return .zero - longestSystemSleep }
+        return offset
+    }
 }
 
 /// The storage of a ``ResilienceClock``: the wrapped clock's two operations, behind one reference, and the
