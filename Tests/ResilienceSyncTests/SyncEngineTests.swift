@@ -743,3 +743,16 @@ final class CountingStore: ForwardingMutationStore, @unchecked Sendable {
         return try inner.pendingCount()
     }
 }
+
+@Suite("SyncEngine with hostile settings")
+struct SyncEngineHostileSettingsTests {
+    @Test(
+        "A page size of 0 or less reads pages of 1: clearing still marks every entity failed",
+        arguments: [0, -1, Int.min])
+    func nonPositivePageSize(pageSize: Int) async throws {
+        let harness = SyncHarness(pageSize: pageSize)
+        try harness.enqueue(["a", "b", "c"])
+        #expect(try await harness.engine.clearPendingMutations(markEntitiesFailed: true) == 3)
+        #expect(harness.delegate.failedEntities.value == ["a", "b", "c"])
+    }
+}

@@ -255,7 +255,7 @@ public actor SyncEngine {
         if markEntitiesFailed, let delegate {
             var cursor: Int64 = 0
             while true {
-                let page = try store.pending(after: cursor, limit: configuration.pageSize)
+                let page = try store.pending(after: cursor, limit: configuration.appliedPageSize)
                 guard let last = page.last else { break }
                 cursor = last.id
                 for mutation in page { await delegate.markEntityFailed(mutation, reason: "cleared by the user") }
@@ -356,7 +356,7 @@ public actor SyncEngine {
         pages: while pass.stop == nil {
             let page: [Mutation]
             do {
-                page = try store.pending(after: cursor, limit: max(1, configuration.pageSize))
+                page = try store.pending(after: cursor, limit: configuration.appliedPageSize)
             } catch {
                 pass.stop = .storage("\(error)")
                 break

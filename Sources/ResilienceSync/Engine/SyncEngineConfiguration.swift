@@ -7,7 +7,7 @@ extension SyncEngine {
         /// Failed attempts (network errors, timeouts, other API errors; never 429s) after which a mutation's
         /// entity is marked failed and the mutation moves to the failed list.
         public var maxRetries = 5
-        /// How many pending mutations a pass reads at a time.
+        /// How many pending mutations a pass reads at a time; at least 1 (0 or less reads pages of 1).
         public var pageSize = 100
         /// The most creates sent in one batch request (when the request builder supports batches).
         public var maximumBatchSize = 50
@@ -33,6 +33,9 @@ extension SyncEngine {
 
         /// Creates a configuration with the defaults.
         public init() {}
+
+        /// ``pageSize``, at least 1.
+        var appliedPageSize: Int { max(1, pageSize) }
 
         /// Five attempts, pages of 100, batches of 50, only confirmed duplicates synced on a 409.
         public static var standard: Configuration { Configuration() }

@@ -176,7 +176,7 @@ struct SyncHarness {
         store: InMemoryMutationStore = InMemoryMutationStore(),
         breaker: any SyncBreaker = SeedRateLimitBreakerDouble(),
         failureBreaker: (any BreakerPolicy)? = nil,
-        pollInterval: Duration = .seconds(30),
+        pollInterval: Duration = .seconds(30), pageSize: Int = 100,
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000) }
     ) {
         self.store = store
@@ -187,6 +187,7 @@ struct SyncHarness {
         configuration.currentDate = currentDate
         configuration.conflicts = conflicts
         configuration.pollInterval = pollInterval
+        configuration.pageSize = pageSize
         engine = SyncEngine(
             store: store, transport: transport, requestBuilder: builder,
             pipeline: syncPipeline(breaker, failureBreaker: failureBreaker),
