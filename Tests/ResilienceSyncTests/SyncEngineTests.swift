@@ -744,7 +744,7 @@ final class CountingStore: ForwardingMutationStore, @unchecked Sendable {
     }
 }
 
-@Suite("SyncEngine with hostile settings")
+@Suite("SyncEngine with hostile settings", .serialized)
 struct SyncEngineHostileSettingsTests {
     @Test(
         "A page size of 0 or less reads pages of 1: clearing still marks every entity failed",
@@ -754,5 +754,27 @@ struct SyncEngineHostileSettingsTests {
         try harness.enqueue(["a", "b", "c"])
         #expect(try await harness.engine.clearPendingMutations(markEntitiesFailed: true) == 3)
         #expect(harness.delegate.failedEntities.value == ["a", "b", "c"])
+    }
+
+    /// One engine at a time: before the clamp the engine's loop never suspended, and two of them took every
+    /// thread of the cooperative pool.
+    @Test("A poll interval of zero or less waits 1 ms between failing passes instead of spinning")
+    func nonPositivePollInterval() async throws {
+        for pollInterval in [Duration.zero, .seconds(-5)] {
+            let clock = ManualClock()
+            let store = FlakyCountStore(failingCounts: Int.max)
+            var configuration = SyncEngine.Configuration()
+            configuration.pollInterval = pollInterval
+            let engine = SyncEngine(
+                store: store, transport: ScriptedSyncTransport([], fallback: .status(200)),
+                requestBuilder: EventsRequestBuilder(), pipeline: syncPipeline(SeedRateLimitBreakerDouble()),
+                configuration: configuration, clock: .manual(clock))
+            let runner = Task { await engine.run() }
+            for _ in 0..<20_000 where clock.sleeperCount == 0 { await Task.yield() }
+            #expect(clock.sleeperCount == 1, "the engine waits on its clock after a failing pass (\(pollInterval))")
+            #expect(clock.nextDeadline == .init(offset: .milliseconds(1)))
+            runner.cancel()
+            await runner.value
+        }
     }
 }

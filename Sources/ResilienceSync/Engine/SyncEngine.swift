@@ -295,11 +295,11 @@ public actor SyncEngine {
         case .rateLimited(let until, _):
             return max(clock.now().duration(to: until), .milliseconds(1))
         case .error:
-            return configuration.pollInterval
+            return configuration.appliedPollInterval
         case .offline:
             // Told offline by the integrator: wait for `setNetworkAvailable(true)`. Found offline by a failed
             // request: probe again after the poll interval (or when the pipeline admits requests again).
-            return isNetworkAvailable ? configuration.pollInterval : nil
+            return isNetworkAvailable ? configuration.appliedPollInterval : nil
         case .idle, .syncing:
             // What is pending after a pass that did not start is the running pass's (or the clear's, which wakes
             // run() when done): passing again at once would only spin beside it.
@@ -638,7 +638,7 @@ public actor SyncEngine {
                 answersBatch: answersBatch)
         }
         if let rejection = error as? ResilienceError, Self.localRejections.contains(rejection.code) {
-            let until = clock.now().advanced(by: rejection.retryAfter ?? configuration.pollInterval)
+            let until = clock.now().advanced(by: rejection.retryAfter ?? configuration.appliedPollInterval)
             return .rejected(until: until, isRateLimit: isRateLimit(rejection), reason: "\(rejection)")
         }
         let classification = classifier.classification(of: error)

@@ -16,7 +16,8 @@ extension SyncEngine {
         /// How long ``SyncEngine/run()`` waits after a pass that left work it could not send (failed
         /// attempts, a network found unreachable, a storage error) before it passes again, unless an enqueue,
         /// ``SyncEngine/requestSync()``, a network change or a reset wakes it sooner. Also the wait after a
-        /// pipeline rejection that names no time. Default 30 s.
+        /// pipeline rejection that names no time. Default 30 s; at least 1 ms (zero or less waits 1 ms, so failing
+        /// passes never follow each other without a pause).
         ///
         /// The interval is fixed: the engine keeps no backoff of its own. A spacing that grows with repeated
         /// failures is a policy of the pipeline, for example a circuit breaker stage that counts network errors
@@ -36,6 +37,9 @@ extension SyncEngine {
 
         /// ``pageSize``, at least 1.
         var appliedPageSize: Int { max(1, pageSize) }
+
+        /// ``pollInterval``, at least 1 ms.
+        var appliedPollInterval: Duration { max(pollInterval, .milliseconds(1)) }
 
         /// Five attempts, pages of 100, batches of 50, only confirmed duplicates synced on a 409.
         public static var standard: Configuration { Configuration() }
