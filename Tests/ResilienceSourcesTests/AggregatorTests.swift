@@ -489,4 +489,18 @@ struct AggregatorTests {
         #expect(report.classification?.category == .circuitOpen)
         #expect(result.items == ["cached"])
     }
+
+    @Test("A maximumConcurrentSources set to 0 or less after init is clamped to 1, as init clamps it: sources run")
+    func nonPositiveConcurrencyIsClamped() async throws {
+        for limit in [0, -3, Int.min] {
+            var configuration = AggregatorConfiguration(sourceTimeout: nil)
+            configuration.maximumConcurrentSources = limit
+            #expect(configuration.maximumConcurrentSources == 1)
+            var aggregator = aggregator(configuration)
+            aggregator.register(ScriptedSource(id: "a", items: ["a1"]))
+            aggregator.register(ScriptedSource(id: "b", items: ["b1"]))
+            let result = try await aggregator.fetch()
+            #expect(result.items == ["a1", "b1"], "limit \(limit)")
+        }
+    }
 }

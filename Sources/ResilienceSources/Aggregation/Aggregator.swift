@@ -149,8 +149,10 @@ public struct Aggregator<Item: Sendable>: Sendable {
 
 /// How an ``Aggregator`` fans out and when it is done.
 public struct AggregatorConfiguration: Hashable, Sendable {
-    /// The most sources fetched at the same time.
-    public var maximumConcurrentSources: Int = 6
+    /// The most sources fetched at the same time; at least 1 (0 or less is clamped to 1, here and in `init`).
+    public var maximumConcurrentSources: Int = 6 {
+        didSet { maximumConcurrentSources = max(1, maximumConcurrentSources) }
+    }
     /// Each source's deadline (from its start), unless its registration overrides it; `nil` for none.
     public var sourceTimeout: Duration? = .seconds(15)
     /// When the fetch counts as a success.
@@ -163,7 +165,7 @@ public struct AggregatorConfiguration: Hashable, Sendable {
     /// Creates a configuration.
     ///
     /// - Parameters:
-    ///   - maximumConcurrentSources: The most sources fetched at the same time. Default: `6`.
+    ///   - maximumConcurrentSources: The most sources fetched at the same time; at least 1. Default: `6`.
     ///   - sourceTimeout: Each source's deadline (from its start), unless its registration overrides it; `nil` for
     ///     none. Default: `.seconds(15)`.
     ///   - completion: When the fetch counts as a success. Default: `.bestEffort`.
