@@ -75,6 +75,18 @@ struct FallbackAndCacheTests {
         #expect(backup.callCount == 0)
     }
 
+    @Test("A capacity set to 0 or less after init is clamped to 1, as init clamps it: the cache keeps an entry")
+    func nonPositiveCapacityIsClamped() {
+        for capacity in [0, -1, Int.min] {
+            var configuration = SourceCacheConfiguration()
+            configuration.capacity = capacity
+            #expect(configuration.capacity == 1)
+            let cache = SourceCache<Int>(configuration: configuration, clock: .manual(clock))
+            cache.store([1], for: "a", query: SourceQuery())
+            #expect(cache.entry(for: "a", query: SourceQuery())?.items == [1], "capacity \(capacity)")
+        }
+    }
+
     @Test("The cache is age-aware and bounded")
     func cacheBounds() {
         let cache = SourceCache<Int>(
