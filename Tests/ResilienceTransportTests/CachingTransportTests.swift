@@ -232,6 +232,30 @@ struct CachingTransportTests {
         #expect(String(decoding: refreshed.body, as: UTF8.self) == "v2")
         #expect(network.requests.count == 2)
     }
+
+    @Test(
+        "A heuristic fraction that is NaN or negative gives no heuristic freshness; an infinite one gives the maximum",
+        arguments: [(Double.nan, 0.0), (-1, 0), (.infinity, 7 * 86_400), (-.infinity, 0)])
+    func hostileHeuristicFraction(fraction: Double, lifetime: Double) async throws {
+        let policy = HTTPCachePolicy(heuristicFraction: fraction)
+        let clock = TestWallClock()
+        for modifiedAgo in [0.0, 1_000] {
+            let modified = HTTPDate.format(clock.date.addingTimeInterval(-modifiedAgo))
+            let response = HTTPResponse(status: 200, headers: ["Last-Modified": modified], body: Data("v1".utf8))
+            let expected = modifiedAgo == 0 ? 0 : lifetime
+            #expect(policy.freshnessLifetime(of: response, responseTime: clock.date) == expected)
+            let network = ScriptedHTTPTransport()
+            let headers: HTTPHeaders = ["Last-Modified": modified, "Cache-Control": "stale-if-error=600"]
+            network.script(Self.url, [Self.ok("v1", headers), .failure(URLError(.notConnectedToInternet))])
+            let cache = CachingTransport(wrapping: network, policy: policy, wallClock: clock.read)
+            _ = try await get(cache)
+            // Fresh: answered from storage; stale: the network fails and the stale response answers.
+            let second = try await get(cache)
+            #expect(String(decoding: second.body, as: UTF8.self) == "v1")
+            #expect(
+                network.requests.count == (expected > 0 ? 1 : 2), "fraction \(fraction), modified \(modifiedAgo) s ago")
+        }
+    }
 }
 
 @Suite("HTTP cache stores")

@@ -18,7 +18,8 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     }
 
     /// The share of the time since `Last-Modified` a response without explicit freshness stays fresh.
-    /// Default: 0.1 (RFC 9111 §4.2.2).
+    /// Default: 0.1 (RFC 9111 §4.2.2). Negative and NaN give no heuristic freshness; the result never exceeds
+    /// ``maximumHeuristicLifetime``.
     public var heuristicFraction: Double
     /// The longest heuristic freshness lifetime. Default: one week.
     public var maximumHeuristicLifetime: Duration
@@ -43,7 +44,8 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - heuristicFraction: The share of the `Last-Modified` age used as heuristic freshness. Default: 0.1.
+    ///   - heuristicFraction: The share of the `Last-Modified` age used as heuristic freshness; negative and NaN give
+    ///     none. Default: 0.1.
     ///   - maximumHeuristicLifetime: The longest heuristic freshness lifetime. Default: one week.
     ///   - maximumStoredBodyBytes: The largest body stored. Default: 8 MiB.
     ///   - maximumStoredHeaderBytes: The largest header section stored. Default: 64 KiB.
@@ -242,9 +244,12 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         if let lastModified = response.headers["Last-Modified"].flatMap({ HTTPDate.parse($0, now: responseTime) }),
             Self.heuristicallyCacheableStatuses.contains(response.status) || directives.isPublic
         {
-            let heuristic = max(0, date.timeIntervalSince(lastModified)) * heuristicFraction
+            let elapsed = max(0, date.timeIntervalSince(lastModified))
+            let fraction = heuristicFraction.isNaN ? 0 : max(0, heuristicFraction)
+            // Neither factor zero, so no 0 × ∞ (NaN): at most the limit.
+            guard elapsed > 0, fraction > 0 else { return 0 }
             let limit = Double(maximumHeuristicLifetime.components.seconds)
-            return min(heuristic, limit)
+            return min(elapsed * fraction, limit)
         }
         return 0
     }
