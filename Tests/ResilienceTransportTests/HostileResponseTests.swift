@@ -183,4 +183,19 @@ struct HostileResponseTests {
         #expect(refreshesPerRound == Array(repeating: 1, count: rounds))
         #expect(server.requests(to: "/me").count == 20 * rounds)
     }
+
+    @Test(
+        "An idle timeout beyond 10⁹ s or under 1 s is clamped: requests neither trap nor time out at once",
+        arguments: [Duration.seconds(Int64.max), .seconds(1e12), .zero, .seconds(-5), .milliseconds(1)])
+    func hostileIdleTimeout(idleTimeout: Duration) async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/x", .json(#"{"a":1}"#))
+        var configuration = URLSessionTransportConfiguration()
+        configuration.idleTimeout = idleTimeout
+        let transport = URLSessionTransport(configuration: configuration)
+        let response = try await transport.send(
+            HTTPRequest(url: server.url("/x")), context: ResilienceContext(key: "k"))
+        #expect(response.status == 200)
+    }
 }

@@ -51,7 +51,7 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
-        sessionConfiguration.timeoutIntervalForRequest = Self.seconds(configuration.idleTimeout)
+        sessionConfiguration.timeoutIntervalForRequest = Self.idleTimeoutInterval(configuration.idleTimeout)
         configureSession(sessionConfiguration)
         let delegate = SessionDelegate(configuration: configuration)
         self.delegate = delegate
@@ -128,7 +128,7 @@ public final class URLSessionTransport: HTTPTransport {
     ) -> URLRequest {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = Self.seconds(configuration.idleTimeout)
+        urlRequest.timeoutInterval = Self.idleTimeoutInterval(configuration.idleTimeout)
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
@@ -137,8 +137,12 @@ public final class URLSessionTransport: HTTPTransport {
         return urlRequest
     }
 
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    /// `idleTimeout` in seconds, clamped to `1...1_000_000_000`: FoundationNetworking keeps whole seconds
+    /// (under one is zero, and every request then times out at once) and traps converting a value near
+    /// `Int.max / 1000` to milliseconds.
+    static func idleTimeoutInterval(_ idleTimeout: Duration) -> TimeInterval {
+        let parts = idleTimeout.components
+        let seconds = TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+        return min(max(seconds, 1), 1_000_000_000)
     }
 }

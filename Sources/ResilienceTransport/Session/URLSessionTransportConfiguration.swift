@@ -9,7 +9,8 @@ public struct URLSessionTransportConfiguration: Sendable, Hashable {
     public var defaultAttemptTimeout: Duration = .seconds(30)
     /// URLSession's own idle timeout. Kept long on purpose: the transport enforces the real deadline with the
     /// injected clock, because FoundationNetworking treats `timeoutInterval` as an idle timeout and
-    /// misfires below one second.
+    /// misfires below one second. Clamped to 1 s...10⁹ s (under 1 s FoundationNetworking times every request out
+    /// at once; near `Int64.max` seconds it traps).
     public var idleTimeout: Duration = .seconds(120)
     /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case.
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
