@@ -248,6 +248,24 @@ struct HealthMonitorTests {
         #expect(monitor(fixture).evaluate().alerts.isEmpty)
     }
 
+    @Test("A threshold no whole percentage holds (±1e300, ±infinity) is written as it is, never a crash")
+    func hostileThresholds() {
+        let fixture = TelemetryFixture()
+        fixture.fail("a", attempt: 2)
+        fixture.fail("a", attempt: 3)
+        fixture.fail("a", attempt: 2)
+        fixture.succeed("a", attempt: 2)
+        for _ in 0..<10 { fixture.emit(.fetchCompleted, key: "all", count: 4, total: 6) }
+        for minimum in [1e300, Double.infinity] {
+            var thresholds = HealthThresholds()
+            thresholds.minimumRetrySuccessRate = minimum
+            thresholds.maximumPartialFailureRate = -minimum
+            let report = HealthMonitor(recorder: fixture.recorder, rules: HealthRule.standard(thresholds)).evaluate()
+            #expect(report.alert("retry-success-low")?.message.hasSuffix("(minimum \(minimum * 100)%)") == true)
+            #expect(report.alert("partial-failures-high")?.message.hasSuffix("(limit \(-minimum * 100)%)") == true)
+        }
+    }
+
     @Test("Partial failures above 30% of fetches are a warning")
     func partials() {
         let fixture = TelemetryFixture()

@@ -212,7 +212,13 @@ public struct HealthRule: Sendable {
         }
     }
 
-    static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded()))%" }
+    /// `value` as a whole percentage (`0.25` → `25%`); a configured threshold no `Int` holds (±1e300, ±infinity,
+    /// NaN) is written as the `Double` it is, instead of trapping in the conversion.
+    static func percent(_ value: Double) -> String {
+        let scaled = (value * 100).rounded()
+        guard scaled.magnitude < 1e15 else { return "\(scaled)%" }
+        return "\(Int(scaled))%"
+    }
 
     static func describe(_ duration: Duration) -> String {
         let seconds = duration.components.seconds
