@@ -183,6 +183,17 @@ enum Scenarios {
             inner: Pipeline.standard(clock: clock, random: random))
     }
 
+    /// The hedging row's stage without its extra-load bound (`maxExtraLoad: .infinity`): what hedges cost a
+    /// server that slows down until every call outlasts the delay, where each call is sent twice.
+    static let unboundedHedged = Strategy(
+        "calibration: HedgingStrategy(100 ms) without its load bound", role: .calibration,
+        color: StrategyCatalog.Color.calibration
+    ) { clock, random in
+        NestedPipeline(
+            outer: Pipeline { HedgingStrategy(delay: hedgeDelay, maxExtraLoad: .infinity) },
+            inner: Pipeline.standard(clock: clock, random: random))
+    }
+
     /// The AWS study's backoffs (base 5 ms, cap 2 s; the study's first retry waits 2 × base, so the library's
     /// base is 10 ms) and the shipped default's.
     static let contention: [(name: String, color: String, policy: StandardRetryPolicy, anchor: Double?)] = [

@@ -559,8 +559,10 @@ extension StormReport {
 
     mutating func addHedging() {
         let run = Scenarios.tail(mode, parameters)
-        let strategies = selected([StrategyCatalog.standard, Scenarios.hedged])
-        guard strategies.count == 2 else { return }
+        let strategies = selected([StrategyCatalog.standard, Scenarios.hedged, Scenarios.unboundedHedged])
+        guard let plainIndex = strategies.firstIndex(where: { $0.name == StrategyCatalog.standard.name }),
+            let hedgedIndex = strategies.firstIndex(where: { $0.name == Scenarios.hedged.name })
+        else { return }
         let results = measure(run, strategies)
         let seconds = 0..<Int(run.duration.seconds)
         var rows: [[String]] = []
@@ -573,30 +575,26 @@ extension StormReport {
                 Self.cell(p999, Self.milliseconds), Self.cell(load, Self.ratio),
             ])
         }
-        var extras: [String] = []
         // The hedged row against the same pipeline without hedging, seed by seed.
-        for (plainIndex, hedgedIndex) in [(0, 1)] {
-            let (plain, hedged) = (results[plainIndex], results[hedgedIndex])
-            let reduction = zip(plain, hedged).map { plain, hedged in
-                1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity)
-                    / (plain.latency(at: 0.999)?.seconds ?? .infinity)
-            }
-            let extra = zip(plain, hedged).map { $1.loadRatio(seconds) / max($0.loadRatio(seconds), 1e-9) - 1 }
-            extras.append(Self.percent(SeedSummary(extra).median))
-            goals.append(
-                Goal(
-                    name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
-                    strategy: strategies[hedgedIndex].name, target: "≥ 50 % and ≤ 5 %",
-                    summary: SeedSummary(
-                        values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
-                    format: { Self.percent($0) + " shorter" }))
+        let (plain, hedged) = (results[plainIndex], results[hedgedIndex])
+        let reduction = zip(plain, hedged).map { plain, hedged in
+            1 - (hedged.latency(at: 0.999)?.seconds ?? .infinity) / (plain.latency(at: 0.999)?.seconds ?? .infinity)
         }
+        let extra = zip(plain, hedged).map { $1.loadRatio(seconds) / max($0.loadRatio(seconds), 1e-9) - 1 }
+        goals.append(
+            Goal(
+                name: "Hedging (real HedgingStrategy): p99.9 −50 % for ≤ 5 % extra load",
+                strategy: strategies[hedgedIndex].name, target: "≥ 50 % and ≤ 5 %",
+                summary: SeedSummary(
+                    values: reduction, passed: zip(reduction, extra).map { $0 >= 0.5 && $1 <= 0.05 }),
+                format: { Self.percent($0) + " shorter" }))
         tables.append(
             ReportTable(
                 title: "Tail latency and hedging",
                 notes: [
                     "server: 60 workers, service exponential 20 ms except 1 % of requests 1–2 s longer; \(FixedFormat.number(run.offeredPerSecond, decimals: 0)) requests/s; server-facing clients (4 requests/s each)",
-                    "the hedged row is compared with the row above it, seed by seed; extra load (median): \(extras.joined(separator: " and "))",
+                    "the hedged row is compared with Pipeline.standard, seed by seed; extra load (median): \(Self.percent(SeedSummary(extra).median))",
+                    "the calibration row hedges without the stage's load bound (maxExtraLoad: .infinity); on a server with little headroom (--capacity 110) every call outlasts the delay and it sends each twice",
                     "Pipeline.standard's token bucket (10 burst, 10/s) runs at 40 % of its rate here, so neither requests nor hedges wait for it: the p99.9 is the server's tail",
                 ],
                 header: ["strategy", "role", "p50", "p99.9", "load"], rows: rows))
