@@ -205,6 +205,21 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pendingCount() == 2)
     }
 
+    @Test(
+        "A busy timeout or page cap no Int32 holds (or a negative timeout) opens a working store, never a crash",
+        arguments: [Duration.seconds(Int64.max), .seconds(Int64.min), .zero, .milliseconds(-1)])
+    func hostileBusyTimeout(_ busyTimeout: Duration) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.busyTimeout = busyTimeout
+        configuration.maximumPageCount = Int.max
+        let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"), configuration: configuration)
+        defer { store.close() }
+        _ = try store.enqueue(Self.draft("a"))
+        #expect(try store.pendingCount() == 1)
+    }
+
     @Test("A corrupted file is quarantined and reported; no fresh store unless allowed")
     func corruptionReported() throws {
         let directory = TemporaryDirectory()

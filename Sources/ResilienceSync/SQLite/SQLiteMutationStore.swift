@@ -130,9 +130,7 @@ public final class SQLiteMutationStore: MutationStore {
     {
         let connection = try SQLiteConnection(path: path)
         do {
-            let milliseconds =
-                configuration.busyTimeout.components.seconds * 1000
-                + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = busyTimeoutMilliseconds(configuration.busyTimeout)
             sqlite3_busy_timeout(connection.handle, Int32(clamping: milliseconds))
             let mode = try enableWAL(connection, waitingUpTo: milliseconds)
             guard mode?.lowercased() == "wal" else {
@@ -155,6 +153,16 @@ public final class SQLiteMutationStore: MutationStore {
             connection.close()
             throw error
         }
+    }
+
+    /// `timeout` in whole milliseconds, clamped to `0...Int32.max` (what `sqlite3_busy_timeout` takes, about
+    /// 24.8 days): a negative timeout waits no time, and one near `.seconds(Int64.max)` does not overflow.
+    private static func busyTimeoutMilliseconds(_ timeout: Duration) -> Int64 {
+        let (seconds, attoseconds) = timeout.components
+        let limit = Int64(Int32.max)
+        guard seconds >= 0 else { return 0 }
+        guard seconds < limit / 1000 else { return limit }
+        return min(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000), limit)
     }
 
     /// Switches the connection to WAL and returns the journal mode it is in. Two connections switching a new file

@@ -4,7 +4,8 @@ import ResilienceCore
 extension SQLiteMutationStore {
     /// How an ``SQLiteMutationStore`` opens and guards its database.
     public struct Configuration: Sendable {
-        /// How long a statement waits for another connection's lock before throwing `DB_006` (busy).
+        /// How long a statement waits for another connection's lock before throwing `DB_006` (busy), in whole
+        /// milliseconds clamped to `0...Int32.max` (about 24.8 days, SQLite's limit); zero or less waits not at all.
         public var busyTimeout: Duration = .seconds(5)
         /// Whether enqueuing a delete drops the entity's pending updates (they would be overwritten anyway).
         public var coalescesUpdatesBeforeDelete = false
