@@ -30,6 +30,22 @@ struct StatisticsTests {
         #expect(stats.errorRate == 5.0 / 13.0)
     }
 
+    @Test(
+        "A window no minute count holds (.seconds(Int64.max), from HealthThresholds) keeps the last 1440 minutes",
+        arguments: [Duration.seconds(Int64.max), .seconds(Int64.max - 30), .seconds(Int64.min)])
+    func hostileWindow(_ window: Duration) {
+        let fixture = TelemetryFixture()
+        fixture.fail("a", classification: .timeout)
+        fixture.advance(seconds: 60)
+        let stats = fixture.recorder.statistics(window: window)
+        if window > .zero {
+            #expect(stats.sources["a"]?.failures == 1)
+            #expect(stats.sources["a"]?.failuresByMinute.count == 1440)
+        } else {
+            #expect(stats.sources["a"] == nil)
+        }
+    }
+
     @Test("Breaker opens and time spent open, including a breaker still open")
     func breakerTime() {
         let fixture = TelemetryFixture()

@@ -129,8 +129,9 @@ public struct TelemetryStatistics: Sendable, Hashable {
     }
 
     private static func minuteCount(_ window: Duration) -> Int {
-        let seconds = max(window.components.seconds, 1)
-        return Int(min((seconds + 59) / 60, 1440))
+        // At most a day of minutes: a window near `.seconds(Int64.max)` must not overflow rounding up.
+        let seconds = min(max(window.components.seconds, 1), 1440 * 60)
+        return Int((seconds + 59) / 60)
     }
 
     private mutating func countFailure(_ classification: FailureClassification?) {
