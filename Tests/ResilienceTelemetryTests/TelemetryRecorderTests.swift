@@ -23,6 +23,18 @@ struct TelemetryRecorderTests {
         #expect(metrics.sources["greenhouse"]?.eventCounts[.attemptStarted] == 25)
     }
 
+    @Test("A capacity of Int.max or a detail limit of Int.min records events (clamped), never a crash")
+    func hostileLimits() {
+        var configuration = TelemetryRecorder.Configuration()
+        configuration.capacity = Int.max
+        configuration.maximumDetailLength = Int.min
+        let fixture = TelemetryFixture(configuration: configuration)
+        fixture.emit(.attemptStarted, detail: "a detail longer than nothing")
+        let events = fixture.recorder.snapshot()
+        #expect(events.count == 1)
+        #expect(events.first?.detail == "…")
+    }
+
     @Test("Records older than the window are dropped on the injected clock")
     func windowExpiry() {
         let fixture = TelemetryFixture()

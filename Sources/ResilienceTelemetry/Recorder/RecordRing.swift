@@ -4,9 +4,11 @@ struct RecordRing: Sendable {
     private var head = 0
     private(set) var count = 0
     let capacity: Int
+    /// The largest ring allocated (72 MB of records), whatever capacity is asked for.
+    static let maximumCapacity = 1_000_000
 
     init(capacity: Int) {
-        self.capacity = max(capacity, 1)
+        self.capacity = min(max(capacity, 1), Self.maximumCapacity)
         storage = Array(repeating: RecordRing.placeholder, count: self.capacity)
     }
 

@@ -20,11 +20,12 @@ import ResilienceCore
 public final class TelemetryRecorder: TelemetrySink {
     /// How much the recorder keeps.
     public struct Configuration: Sendable, Hashable {
-        /// The most records held (oldest are overwritten).
+        /// The most records held (oldest are overwritten), clamped to 1...1,000,000 (the ring is allocated up
+        /// front, 72 bytes a record).
         public var capacity: Int = 1000
         /// How long records are kept.
         public var window: Duration = .seconds(3600)
-        /// The most UTF-8 bytes of an event's detail that are kept.
+        /// The most UTF-8 bytes of an event's detail that are kept (zero or less keeps only the `…`).
         public var maximumDetailLength: Int = 48
         /// The most distinct keys tracked, and separately the most distinct operations and the most distinct
         /// failure codes (each has a table of its own); later ones count as `"other"`. (Kinds and categories:
@@ -288,7 +289,7 @@ public final class TelemetryRecorder: TelemetrySink {
     public static var recordStride: Int { MemoryLayout<StoredRecord>.stride }
 
     private func truncate(_ text: String) -> String {
-        let limit = configuration.maximumDetailLength
+        let limit = max(0, configuration.maximumDetailLength)
         guard text.utf8.count > limit else { return text }
         var result = ""
         var used = 0
