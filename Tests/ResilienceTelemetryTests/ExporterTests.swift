@@ -23,6 +23,23 @@ struct ExporterTests {
         return fixture
     }
 
+    @Test("Latency buckets of 1e300 or set to ±infinity and NaN render valid text, never a crash")
+    func prometheusHostileBuckets() throws {
+        let metrics = populated().recorder.metrics()
+        var exporter = PrometheusExporter(latencyBuckets: [0.1, 1e300])
+        var samples = try PrometheusValidator.validate(exporter.render(metrics))
+        let huge = samples.first {
+            $0.name == "resilience_attempt_duration_seconds_bucket" && $0.labels["key"] == "greenhouse"
+                && $0.labels["le"] == "1e+300"
+        }
+        #expect(huge?.value == 3)
+        exporter.latencyBuckets = [.infinity, -.infinity, .nan, -1, 0.1]
+        #expect(exporter.latencyBuckets == [0.1])
+        samples = try PrometheusValidator.validate(exporter.render(metrics))
+        #expect(
+            samples.contains { $0.name == "resilience_attempt_duration_seconds_bucket" && $0.labels["le"] == "0.1" })
+    }
+
     @Test("Prometheus text is valid exposition format and carries the recorded numbers")
     func prometheusValid() throws {
         let text = PrometheusExporter().render(populated().recorder.metrics())

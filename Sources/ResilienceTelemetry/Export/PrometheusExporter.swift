@@ -21,8 +21,11 @@ public struct PrometheusExporter: Sendable {
 
     /// The metric name prefix.
     public var namespace: String
-    /// The histogram's upper bounds in seconds, ascending (`+Inf` is added).
-    public var latencyBuckets: [Double]
+    /// The histogram's upper bounds in seconds, ascending (`+Inf` is added). Bounds that are not finite or are
+    /// negative are dropped and the rest sorted, whether passed to the initializer or set here.
+    public var latencyBuckets: [Double] {
+        didSet { latencyBuckets = Self.usableBounds(latencyBuckets) }
+    }
     /// The redactor applied to label values.
     public var redactor: Redactor
 
@@ -38,7 +41,7 @@ public struct PrometheusExporter: Sendable {
         redactor: Redactor = .standard
     ) {
         self.namespace = namespace
-        self.latencyBuckets = latencyBuckets.filter { $0.isFinite && $0 >= 0 }.sorted()
+        self.latencyBuckets = Self.usableBounds(latencyBuckets)
         self.redactor = redactor
     }
 
@@ -109,7 +112,9 @@ public struct PrometheusExporter: Sendable {
     private func histogram(_ out: inout String, key: String, _ latency: LatencyHistogram) {
         let family = MetricSchema.attemptDuration
         for bound in latencyBuckets {
-            let limit = UInt64(max(0, (bound * 1_000_000).rounded(.down)))
+            // Bounds past UInt64.max microseconds (1e300) take every recorded latency.
+            let microseconds = (bound * 1_000_000).rounded(.down)
+            let limit = microseconds < 0x1p64 ? UInt64(max(0, microseconds)) : .max
             let count = latency.count(atOrBelowMicroseconds: limit)
             sample(&out, family, [key], "\(count)", suffix: "_bucket", le: Self.number(bound))
         }
@@ -150,6 +155,11 @@ public struct PrometheusExporter: Sendable {
             out += "{" + rendered.joined(separator: ",") + "}"
         }
         out += " \(value)\n"
+    }
+
+    /// `bounds` without the ones that are not finite or are negative, ascending.
+    private static func usableBounds(_ bounds: [Double]) -> [Double] {
+        bounds.filter { $0.isFinite && $0 >= 0 }.sorted()
     }
 
     /// A float as Prometheus expects it (`0.005`, `1`, `2.5`).
