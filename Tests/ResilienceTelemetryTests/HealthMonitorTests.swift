@@ -321,4 +321,18 @@ struct HealthMonitorStreamTests {
         let second = await iterator.next()
         #expect(second?.alerts.isEmpty == true)
     }
+
+    @Test("A report interval of zero or less waits 1 ms between reports instead of spinning")
+    func nonPositiveInterval() async {
+        for interval in [Duration.zero, .seconds(-5), .seconds(Int64.min)] {
+            let fixture = TelemetryFixture()
+            let stream = HealthMonitor(recorder: fixture.recorder).reports(every: interval)
+            let consumer = Task { for await _ in stream {} }
+            for _ in 0..<20_000 where fixture.manual.sleeperCount == 0 { await Task.yield() }
+            #expect(fixture.manual.sleeperCount == 1, "the monitor waits on its clock (\(interval))")
+            #expect(fixture.manual.nextDeadline == .init(offset: .milliseconds(1)))
+            consumer.cancel()
+            await consumer.value
+        }
+    }
 }

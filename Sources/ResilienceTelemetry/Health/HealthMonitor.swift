@@ -38,8 +38,10 @@ public struct HealthMonitor: Sendable {
     }
 
     /// Evaluates the rules every `interval` on the recorder's clock and yields each report, until the stream
-    /// is dropped or its consumer is cancelled.
+    /// is dropped or its consumer is cancelled. An interval under 1 ms (zero or negative included) is taken as
+    /// 1 ms, so the monitor always waits on its clock between reports.
     public func reports(every interval: Duration) -> AsyncStream<HealthReport> {
+        let interval = max(interval, .milliseconds(1))
         let (stream, continuation) = AsyncStream.makeStream(of: HealthReport.self, bufferingPolicy: .bufferingNewest(1))
         let monitor = self
         let task = Task {
