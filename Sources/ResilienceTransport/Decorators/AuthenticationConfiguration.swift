@@ -16,7 +16,9 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     public var maximumRefreshes: Int = 5
     /// … per this window on the injected clock (default 30 s). Beyond it a credential that is due for a
     /// refresh but still valid is sent as it is (the refresh is put off), and a request whose credential has
-    /// expired, or was refused by the server, fails with `AUTH_004` (refresh limit reached).
+    /// expired, or was refused by the server, fails with `AUTH_004` (refresh limit reached). A window of zero or
+    /// less holds no refresh, so it lifts the limit: each request still gets at most one refresh after a
+    /// rejection.
     public var refreshWindow: Duration = .seconds(30)
     /// The statuses that mean "credential rejected" (default 401), unless the response's headers say the quota
     /// is spent (then it is a rate limit, returned without a refresh).
