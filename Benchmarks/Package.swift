@@ -12,9 +12,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ResilienceCore", package: "ResilienceKit"),
+            ],
+            path: "Benchmarks/BenchmarkSupport"
+        ),
         .executableTarget(
             name: "PipelineOverhead",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ResilienceKit", package: "ResilienceKit"),
             ],
@@ -24,6 +33,7 @@ let package = Package(
         .executableTarget(
             name: "TelemetryCost",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ResilienceKit", package: "ResilienceKit"),
                 .product(name: "ResilienceTelemetry", package: "ResilienceKit"),
@@ -34,6 +44,7 @@ let package = Package(
         .executableTarget(
             name: "MetricsSinkCost",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "ResilienceCore", package: "ResilienceKit"),
                 .product(name: "ResilienceMetrics", package: "ResilienceMetrics"),

@@ -1,12 +1,10 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import ResilienceKit
 
 /// The operation every benchmark wraps: an async call that cannot be inlined away.
 @inline(never) func bare() async -> Int { 1 }
-
-/// The clock every benchmark uses: the production default, `ContinuousClock`.
-let benchClock = ResilienceClock(ContinuousClock())
 
 /// A context without a telemetry sink (the default for most benchmarks).
 let quietContext = ResilienceContext(key: "boards.greenhouse.io", operation: "fetch", clock: benchClock)
@@ -31,17 +29,6 @@ final class CountingSink: TelemetrySink, @unchecked Sendable {
         defer { lock.unlock() }
         return count
     }
-}
-
-/// Per-operation numbers: 1,000 operations per measured iteration, reported per operation with `--scale`.
-var perOperation: Benchmark.Configuration {
-    Benchmark.Configuration(
-        metrics: [.wallClock, .mallocCountTotal, .throughput],
-        warmupIterations: 10,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(1),
-        maxIterations: 2_000
-    )
 }
 
 /// Contention runs: 1,000,000 operations per measured iteration, split across the tasks.

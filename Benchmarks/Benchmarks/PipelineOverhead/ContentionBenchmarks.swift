@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ResilienceKit
 
 /// 2, 8 and 64 tasks sharing one breaker stage, one token-bucket stage, and the actor reference breaker.

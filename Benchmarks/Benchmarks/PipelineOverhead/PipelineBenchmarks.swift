@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ResilienceKit
 
 /// The five-stage pipeline of issue 2 §6 (the same five strategies as Polly v8's published benchmark).

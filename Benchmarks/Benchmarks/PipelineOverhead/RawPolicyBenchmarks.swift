@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ResilienceKit
 
 /// The synchronous state machines alone: one `admit` + `record` (breakers) or `tryAcquire` + `release`

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ResilienceKit
 
 /// Each strategy alone around the bare call (its own `execute(_:next:)`), then in a `Pipeline` after a total

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import ResilienceKit
 import ResilienceTelemetry
 

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import ResilienceKit
 import ResilienceTelemetry
@@ -7,20 +8,6 @@ let benchmarks: @Sendable () -> Void = {
     registerEmitBenchmarks()
     registerRecorderMemoryBenchmarks()
     registerPipelineWithRecorderBenchmarks()
-}
-
-/// The clock every benchmark uses: the production default, `ContinuousClock`.
-let benchClock = ResilienceClock(ContinuousClock())
-
-/// 1,000 operations per measured iteration; the tool's "μs" column reads as ns per operation.
-var perOperation: Benchmark.Configuration {
-    Benchmark.Configuration(
-        metrics: [.wallClock, .mallocCountTotal, .throughput],
-        warmupIterations: 10,
-        scalingFactor: .kilo,
-        maxDuration: .seconds(1),
-        maxIterations: 2_000
-    )
 }
 
 func context(_ sink: (any TelemetrySink)?) -> ResilienceContext {
