@@ -239,6 +239,59 @@ struct URLSessionRedirectTests {
         #expect(landed?.headers["X-Trace"] == "t-1")
     }
 
+    @Test(
+        "Credential headers set on the session (httpAdditionalHeaders) are stripped when a redirect leaves the origin")
+    func sessionCredentialHeadersStayInTheirOrigin() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        server.script("/from", .redirect(to: "/here"))
+        server.script("/here", .redirect(to: other.url("/landing").absoluteString))
+        server.script("/post", .redirect(to: other.url("/posted").absoluteString, status: 307))
+        server.script("/own", .redirect(to: other.url("/own").absoluteString))
+        other.script("/landing", .ok("there"))
+        other.script("/posted", .ok("posted"))
+        other.script("/own", .ok("own"))
+        var configuration = URLSessionTransportConfiguration()
+        configuration.credentialHeaders.insert("X-Session-Token")
+        let transport = URLSessionTransport(configuration: configuration) { session in
+            session.httpAdditionalHeaders = [
+                "Authorization": "Bearer secret", "cookie": "session=1", "Proxy-Authorization": "Basic cHJveHk=",
+                "x-session-token": "token", "X-Trace": "t-1",
+            ]
+        }
+        let credentials = ["Authorization", "Cookie", "Proxy-Authorization", "X-Session-Token"]
+        // A GET through a same-origin hop, then across origins (a hop FoundationNetworking sends itself).
+        let response = try await transport.send(HTTPRequest(url: server.url("/from")), context: realContext())
+        #expect(String(decoding: response.body, as: UTF8.self) == "there")
+        let first = try #require(server.requests(to: "/from").first)
+        let sameOrigin = try #require(server.requests(to: "/here").first)
+        #expect(first.headers["Authorization"] == "Bearer secret")
+        #expect(sameOrigin.headers["Authorization"] == "Bearer secret", "a same-origin hop lost the credential")
+        #expect(sameOrigin.headers["Cookie"] == "session=1")
+        let landed = try #require(other.requests(to: "/landing").first)
+        for name in credentials {
+            #expect(!landed.headers.contains(name), "\(name) crossed to another origin: \(landed.headers)")
+        }
+        #expect(landed.headers["X-Trace"] == "t-1")
+        // A POST's 307 across origins (a hop the transport sends in a task of its own).
+        _ = try await transport.send(
+            HTTPRequest(method: .post, url: server.url("/post"), body: Data("x".utf8)), context: realContext())
+        let posted = try #require(other.requests(to: "/posted").first)
+        #expect(posted.method == "POST")
+        for name in credentials {
+            #expect(!posted.headers.contains(name), "\(name) crossed to another origin: \(posted.headers)")
+        }
+        // The request's own field wins over the session's, and is stripped across origins as well.
+        _ = try await transport.send(
+            HTTPRequest(url: server.url("/own"), headers: ["authorization": "Bearer mine"]), context: realContext())
+        #expect(server.requests(to: "/own").first?.headers.values(for: "Authorization") == ["Bearer mine"])
+        #expect(other.requests(to: "/own").first.map { $0.headers.contains("Authorization") } == false)
+    }
+
     @Test("Credentials in the URL (user:password@) never cross to another origin, however the Location is written")
     func urlCredentialsStayInTheirOrigin() async throws {
         let server = try FaultServer()

@@ -33,15 +33,26 @@ public final class URLSessionTransport: HTTPTransport {
     public let configuration: URLSessionTransportConfiguration
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// The credential fields `configureSession` set in the session's additional headers, sent with each request
+    /// (``withSessionCredentials(_:)``) so that ``RedirectPolicy`` strips them across origins.
+    private let sessionCredentials: HTTPHeaders
 
     /// Creates the transport and its session. `configureSession` may adjust the ephemeral session
     /// configuration (cookies, proxies, extra headers) before the session is created.
+    ///
+    /// A credential field set in the session's `httpAdditionalHeaders` (one of
+    /// ``URLSessionTransportConfiguration/credentialHeaders``, such as `Authorization`, `Cookie` or
+    /// `Proxy-Authorization`, named in any case) is taken out of the session and sent as a field of each request
+    /// that has no field of that name, so a redirect that leaves the origin drops it as it drops the request's own:
+    /// URLSession (FoundationNetworking on every request, redirect hops included) would add the session's fields to
+    /// the hop to the other origin. The other additional headers stay with the session.
     ///
     /// - Parameters:
     ///   - configuration: Response size, redirect and connection limits, timeouts and which headers are
     ///     credentials. Default: `.standard`.
     ///   - configureSession: Adjusts the ephemeral session configuration (cookies, proxies, extra headers) before the
-    ///     session is created. Default: no change.
+    ///     session is created; its credential fields in `httpAdditionalHeaders` are sent with each request instead,
+    ///     within the request's origin only. Default: no change.
     public init(
         configuration: URLSessionTransportConfiguration = .standard,
         configureSession: (URLSessionConfiguration) -> Void = { _ in }
@@ -53,6 +64,10 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
         sessionConfiguration.timeoutIntervalForRequest = Self.idleTimeoutInterval(configuration.idleTimeout)
         configureSession(sessionConfiguration)
+        let separated = Self.separateCredentials(
+            of: sessionConfiguration.httpAdditionalHeaders, credentialHeaders: configuration.credentialHeaders)
+        sessionConfiguration.httpAdditionalHeaders = separated.session
+        sessionCredentials = separated.credentials
         let delegate = SessionDelegate(configuration: configuration)
         self.delegate = delegate
         #if canImport(FoundationNetworking)
@@ -70,6 +85,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// plaintext policies in effect (``SecureTransportPolicy/inEffect``).
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
         let secureTransport = SecureTransportPolicy.inEffect
+        let request = withSessionCredentials(request)
         return try await TransportExchange.run(
             request, context: context, defaultTimeout: configuration.defaultAttemptTimeout
         ) { _ in try await self.perform(request, secureTransport: secureTransport) }
@@ -120,6 +136,38 @@ public final class URLSessionTransport: HTTPTransport {
             // this very task (which needs that lock): the two threads would wait for each other for ever.
             DispatchQueue.global().async { task.cancel() }
         }
+    }
+
+    /// `request` with each of the session's credential fields it has no field of the same name for (its own field
+    /// wins, as it would over the session's additional header).
+    private func withSessionCredentials(_ request: HTTPRequest) -> HTTPRequest {
+        var request = request
+        for field in sessionCredentials where !request.headers.contains(field.name) {
+            request.headers.add(name: field.name, value: field.value)
+        }
+        return request
+    }
+
+    /// Splits a session's additional headers into the credential fields (named in `credentialHeaders`, in any
+    /// case), which the transport sends with each request so that redirects strip them across origins, and the
+    /// rest, which stay with the session.
+    /// - Parameters:
+    ///   - headers: The session configuration's `httpAdditionalHeaders`.
+    ///   - credentialHeaders: The names of the headers that carry credentials.
+    /// - Returns: The headers left to the session (nil when none were given) and the credential fields.
+    static func separateCredentials(
+        of headers: [AnyHashable: Any]?, credentialHeaders: Set<String>
+    ) -> (session: [AnyHashable: Any]?, credentials: HTTPHeaders) {
+        guard let headers else { return (nil, HTTPHeaders()) }
+        var remaining = headers
+        var credentials = HTTPHeaders()
+        for (key, value) in headers {
+            guard let name = key.base as? String, RedirectPolicy.isCredentialHeader(name, in: credentialHeaders)
+            else { continue }
+            remaining.removeValue(forKey: key)
+            credentials.add(name: name, value: value as? String ?? "\(value)")
+        }
+        return (remaining, credentials)
     }
 
     /// The `URLRequest` that sends `request` (a redirect hop's too, built by ``RedirectPolicy``).

@@ -12,7 +12,9 @@ public struct URLSessionTransportConfiguration: Sendable, Hashable {
     /// misfires below one second. Clamped to 1 s...10⁹ s (under 1 s FoundationNetworking times every request out
     /// at once; near `Int64.max` seconds it traps).
     public var idleTimeout: Duration = .seconds(120)
-    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case.
+    /// Header fields removed when a redirect leaves the request's origin (scheme, host, port), named in any case:
+    /// the request's own, and those set in the session's `httpAdditionalHeaders` (which
+    /// ``URLSessionTransport/init(configuration:configureSession:)`` sends with each request instead).
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
     /// Whether an `https` request may be redirected to plain `http` (never, by default). Under a ``SecureTransport``
     /// such a hop is first held to its ``SecureTransportPolicy`` (upgraded back to `https`, or refused).
