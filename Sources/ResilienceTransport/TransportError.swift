@@ -91,7 +91,9 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
             url: url)
     }
 
-    /// A plaintext request (or an https→http redirect) was blocked.
+    /// A plaintext request (or an https→http redirect) was blocked: marked not sent
+    /// (``FailureClassification/requestWasNotSent``), as a blocked request is; a redirect hop refused by
+    /// ``RedirectPolicy`` follows a request that was sent, and its error is not marked.
     public static func insecureTransport(url: URL?, reason: String) -> TransportError {
         TransportError(
             FailureClassification(

@@ -141,6 +141,36 @@ struct RedirectPolicyTests {
         #expect(inEffect == [.block])
     }
 
+    @Test("A refused hop is not marked not sent: the request it follows reached the server, which answered it")
+    func refusalsFollowASentRequest() {
+        let local = URL(string: "http://127.0.0.1:8080/jobs")!
+        let blockingPolicy = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        var downgrade = policy()
+        var blocked = RedirectPolicy(
+            originalURL: local, maximumRedirects: 10, allowsDowngrade: false, secureTransport: [blockingPolicy])
+        var looping = policy()
+        var short = policy(limit: 0)
+        var hostless = policy()
+        var unsupported = policy()
+        let verdicts = [
+            ("https→http", downgrade.evaluate(from: origin, to: URL(string: "http://api.example.com/jobs")!)),
+            ("plaintext blocked", blocked.evaluate(from: local, to: URL(string: "http://localhost:8080/jobs")!)),
+            ("loop", looping.evaluate(from: origin, to: origin)),
+            ("too many", short.evaluate(from: origin, to: URL(string: "https://api.example.com/next")!)),
+            ("no host", hostless.evaluate(from: origin, to: URL(string: "https:///jobs")!)),
+            ("scheme", unsupported.evaluate(from: origin, to: URL(string: "ftp://api.example.com/jobs")!)),
+        ]
+        for (what, verdict) in verdicts {
+            guard case .refuse(let failure) = verdict else {
+                Issue.record("\(what): the hop was followed")
+                continue
+            }
+            #expect(!failure.classification.requestWasNotSent, "\(what): \(failure)")
+        }
+        guard case .refuse(let plaintext) = verdicts[1].1 else { return }
+        #expect(plaintext.code == .insecureTransportBlocked)
+    }
+
     @Test("A target without a host is refused as the server's invalid response, not sent as the caller's bad request")
     func hostlessTarget() {
         var rules = policy()

@@ -36,6 +36,9 @@ struct SecureRedirectTests {
         }
         #expect(classify(error)?.code == .insecureTransportBlocked, "\(String(describing: error))")
         #expect(classify(error)?.message?.contains("localhost") == true)
+        // The first request reached the server, which answered with the redirect: the failure came after it.
+        #expect(classify(error)?.requestWasNotSent == false, "\(String(describing: error))")
+        #expect(server.requestCount(for: "/from") == 1)
         #expect(other.requestCount == 0, "the hop reached the host in plaintext")
         let blocked = try #require(sink.events.first { $0.kind == .insecureTransportBlocked })
         #expect(blocked.detail == Self.otherHost(other, "/landing"))

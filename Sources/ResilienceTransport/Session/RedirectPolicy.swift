@@ -59,12 +59,28 @@ public struct RedirectPolicy: Sendable {
     /// ``nextMethod(after:status:)`` gives). The target is first held to ``secureTransport`` (a plaintext target
     /// may come back upgraded to `https`); the other rules judge the URL that will be requested. Sending the same
     /// method to a URL already requested is a loop.
+    ///
+    /// A refusal comes after the server answered the request with the redirect, so its error is never marked
+    /// ``FailureClassification/requestWasNotSent``, whichever rule refused (a plaintext hop the
+    /// ``SecureTransportPolicy`` blocks, `NET_010`, included): a retry stage sends the request again only when it
+    /// is safe to repeat.
     /// - Parameters:
     ///   - source: The URL that answered with the redirect.
     ///   - target: The resolved `Location`.
     ///   - method: The method the hop will be sent with. Default: `.get`.
     /// - Returns: ``Verdict/follow(to:stripCredentials:)`` with the URL to request, or ``Verdict/refuse(_:)``.
     public mutating func evaluate(from source: URL, to target: URL, method: HTTPMethod = .get) -> Verdict {
+        switch judge(from: source, to: target, method: method) {
+        case .refuse(var failure):
+            failure.classification.requestWasNotSent = false
+            return .refuse(failure)
+        case let verdict:
+            return verdict
+        }
+    }
+
+    /// The rules of ``evaluate(from:to:method:)``, before its refusals are marked as coming after a sent request.
+    private mutating func judge(from source: URL, to target: URL, method: HTTPMethod) -> Verdict {
         redirects += 1
         if redirects > maximumRedirects { return .refuse(.tooManyRedirects(limit: maximumRedirects, url: target)) }
         let targetScheme = target.scheme?.lowercased()
