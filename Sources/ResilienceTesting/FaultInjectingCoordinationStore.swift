@@ -64,9 +64,9 @@ public final class FaultInjectingCoordinationStore: CoordinationStore {
     /// How many calls arrived (healthy or not).
     public var calls: Int { state.withLock { $0.calls } }
 
-    /// How many calls have arrived and not yet returned or thrown: a test that drives the clock by hand waits
-    /// for this to reach zero before it moves the clock, so that no call's deadline passes while the call is
-    /// only waiting for a thread.
+    /// How many calls have arrived and not yet returned or thrown. A call whose task has not yet run (on a busy
+    /// machine, for as long as the system keeps its thread waiting) has not arrived: a test that moves a manual
+    /// clock while a healthy call may be on its way should wait on the caller's side too.
     public var callsInFlight: Int { state.withLock { $0.callsInFlight } }
 
     /// How many calls the wrapper failed or stalled.

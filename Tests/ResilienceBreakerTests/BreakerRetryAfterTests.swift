@@ -1,6 +1,7 @@
-import ResiliencePolicies
 import ResilienceTesting
 import Testing
+
+@testable import ResiliencePolicies
 
 /// A 429 carrying the server's `Retry-After`.
 func rateLimited(retryAfter seconds: Double) -> FailureClassification {
@@ -198,7 +199,7 @@ struct BreakerRetryAfterTests {
             await Task.yield()
             stored = try await store.breakerRecord(key: "jobs")
         }
-        #expect(await settles { store.callsInFlight == 0 })
+        #expect(await settles { breaker.storeCallsAwaited == 0 })
         for _ in 0..<5_000 { await Task.yield() }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .milliseconds(250))

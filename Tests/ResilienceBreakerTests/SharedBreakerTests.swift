@@ -1,6 +1,7 @@
-import ResiliencePolicies
 import ResilienceTesting
 import Testing
+
+@testable import ResiliencePolicies
 
 @Suite("Shared breaker")
 struct SharedBreakerTests {
@@ -218,10 +219,12 @@ struct SharedBreakerTests {
         #expect(store.heldCalls == 4)
         #expect(breaker.isDegraded)
         #expect(fail(breaker, times: 3)?.to == .open)
-        // Released, the held calls end; the next retry publishes the trip. Every step waits for the store's
-        // calls to return first: a healthy call's deadline must not pass while it only waits for a thread.
+        // Released, the held calls end; the next retry publishes the trip. Every step waits until no caller
+        // waits for the store (counted from before a call's deadline is set until its caller has the answer): a
+        // healthy call's deadline must not pass while its task only waits for a thread, which a busy machine
+        // can keep from running for longer than any number of yields.
         store.fault = nil
-        await step(100) { store.callsInFlight == 0 }
+        await step(100) { breaker.storeCallsAwaited == 0 }
         #expect(!breaker.isDegraded)
         #expect(try await store.breakerRecord(key: "api")?.state == .open)
         #expect(sink.events(.coordinationStoreRecovered).count == 1)

@@ -1,6 +1,7 @@
-import ResiliencePolicies
 import ResilienceTesting
 import Testing
+
+@testable import ResiliencePolicies
 
 @Suite("Shared rate limiter", .timeLimit(.minutes(1)))
 struct SharedRateLimiterTests {
@@ -136,10 +137,11 @@ struct SharedRateLimiterTests {
         let local = await drive([limiter], for: .seconds(5))
         #expect(local.count >= 45 && local.count <= 55)
         #expect(store.heldCalls == 4)
-        // Released, the held calls end; the next retry reaches the store again. Every step waits for the store's
-        // calls to return first: a healthy call's deadline must not pass while it only waits for a thread.
+        // Released, the held calls end; the next retry reaches the store again. Every step waits until no caller
+        // waits for the store (counted from before a call's deadline is set until its caller has the answer): a
+        // healthy call's deadline must not pass while its task only waits for a thread.
         store.fault = nil
-        let shared = await drive([limiter], for: .seconds(2)) { store.callsInFlight == 0 }
+        let shared = await drive([limiter], for: .seconds(2)) { limiter.storeCallsAwaited == 0 }
         #expect(!limiter.isDegraded)
         #expect(shared.count >= 30)
         #expect(sink.events(.coordinationStoreRecovered).count == 1)
@@ -161,7 +163,7 @@ struct SharedRateLimiterTests {
         // asleep on a clock nobody advances any more. Bounded, so a waiter that never gets a permit fails the
         // test instead of hanging the run (the wait does not end when the test's time limit cancels the test).
         for _ in 0..<400 where done.value == nil {
-            await eventually { store.calls > 0 && store.callsInFlight == 0 }
+            await eventually { store.calls > 0 && limiter.storeCallsAwaited == 0 }
             for _ in 0..<300 { await Task.yield() }
             if done.value == nil { clock.advance(by: .milliseconds(5)) }
         }

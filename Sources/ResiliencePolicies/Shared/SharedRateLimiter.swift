@@ -92,6 +92,10 @@ public final class SharedRateLimiter: RateLimiter {
         machine.withLock { $0.usableSlots(now: now) }
     }
 
+    /// The store calls this policy's tasks are waiting for (`StoreCaller.callsAwaited`): what a test that moves
+    /// a manual clock waits to reach zero.
+    var storeCallsAwaited: Int { storeCaller.callsAwaited }
+
     /// True while the store is failing and the limiter follows its failure mode.
     public var isDegraded: Bool { machine.withLock { $0.outage != nil } }
 

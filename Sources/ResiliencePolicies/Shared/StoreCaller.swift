@@ -24,6 +24,8 @@ final class StoreCaller: Sendable {
         var running: Set<UInt64> = []
         /// Running calls whose caller stopped waiting (deadline or cancellation).
         var abandoned: Set<UInt64> = []
+        /// Calls whose caller is waiting: from before the deadline is set until the caller has its result.
+        var awaited = 0
     }
 
     private let clock: ResilienceClock
@@ -49,6 +51,7 @@ final class StoreCaller: Sendable {
             guard calls.abandoned.count < Self.abandonedLimit else { return nil }
             calls.started &+= 1
             calls.running.insert(calls.started)
+            calls.awaited += 1
             return calls.started
         }
         guard let number else {
@@ -57,6 +60,7 @@ final class StoreCaller: Sendable {
                     "\(Self.abandonedLimit) earlier calls ignored their deadline and are still running"))
         }
         let calls = calls
+        defer { calls.withLock { $0.awaited -= 1 } }
         do {
             let (value, _) = try await withDeadline(after: deadline, clock: clock) {
                 try await runs.run(number) { () async throws -> Value in
@@ -80,6 +84,11 @@ final class StoreCaller: Sendable {
             return .failure(.unavailable("cancelled"))
         }
     }
+
+    /// The calls whose callers are waiting now, counted from before each call's deadline is set until its caller
+    /// has the result: a test that moves a manual clock by hand waits for none, so that no call's deadline passes
+    /// while its task (or its caller's) only waits for a thread.
+    var callsAwaited: Int { calls.withLock { $0.awaited } }
 
     /// Counts a call whose caller stopped waiting, unless it has already ended.
     private func abandon(_ number: UInt64) {
