@@ -106,6 +106,30 @@ struct DecoratorTests {
         #expect(blocked.detail == "http://jobs.example.com/feed")
     }
 
+    @Test("A request made other than by send runs under the policy: secured, with the policy in effect, reported")
+    func enforcingOtherRequests() async throws {
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext(key: "feeds", telemetry: sink)
+        let secure = SecureTransport(wrapping: ScriptedHTTPTransport(), policy: .upgrade)
+        let (url, inEffect) = try await secure.enforcing(
+            HTTPRequest(url: URL(string: "http://jobs.example.com/events")!), context: context
+        ) { request in
+            (request.url, SecureTransportPolicy.inEffect)
+        }
+        #expect(url.absoluteString == "https://jobs.example.com/events")
+        #expect(inEffect == [.upgrade])
+        #expect(SecureTransportPolicy.inEffect.isEmpty)
+        let ran = LockedBox(false)
+        let error = await #expect(throws: (any Error).self) {
+            try await SecureTransport(wrapping: ScriptedHTTPTransport(), policy: .block).enforcing(
+                HTTPRequest(url: URL(string: "http://jobs.example.com/events")!), context: context
+            ) { _ in ran.mutate { $0 = true } }
+        }
+        #expect(classify(error)?.code == .insecureTransportBlocked)
+        #expect(ran.value == false, "a refused request is not made")
+        #expect(sink.events.filter { $0.kind == .insecureTransportBlocked }.count == 1)
+    }
+
     @Test("Loopback is allowed in the standard policy, so FaultServer stays reachable")
     func standardPolicyAllowsLoopback() async throws {
         let server = try FaultServer()

@@ -35,12 +35,34 @@ public struct SecureTransport: HTTPTransport {
     /// Applies the policy, then sends with the policy in effect for every redirect hop the wrapped transport
     /// follows (``SecureTransportPolicy/inEffect``).
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        try await enforcing(request, context: context) { request in
+            try await base.send(request, context: context)
+        }
+    }
+
+    /// Runs `operation`, a request made some other way than ``HTTPTransport/send(_:context:)`` (a streamed
+    /// response, say), under the policy exactly as ``send(_:context:)`` runs the wrapped transport: `operation` gets
+    /// `request` after the policy (upgraded to `https`, or refused before `operation` runs) and runs with the policy
+    /// in effect (``SecureTransportPolicy/inEffect``), so every redirect hop it follows through ``RedirectPolicy`` is
+    /// held to it. A refusal with the `insecureTransport` code, the request's or a hop's, emits
+    /// ``ResilienceEventKind/insecureTransportBlocked`` unless an enclosing ``SecureTransport`` does.
+    ///
+    /// The policy in effect is a task-local value: a transport that hands the request to a detached task or
+    /// another thread reads ``SecureTransportPolicy/inEffect`` before it does and passes the policies on.
+    /// - Parameters:
+    ///   - request: The request about to be made.
+    ///   - context: Where the event goes.
+    ///   - operation: Makes the request it is given.
+    /// - Returns: What `operation` returns.
+    public func enforcing<Result>(
+        _ request: HTTPRequest, context: ResilienceContext, _ operation: (HTTPRequest) async throws -> Result
+    ) async throws -> Result {
         let enclosing = SecureTransportPolicy.active
         do {
             var request = request
             request.url = try policy.secured(request.url)
             return try await SecureTransportPolicy.$active.withValue(enclosing + [policy]) {
-                try await base.send(request, context: context)
+                try await operation(request)
             }
         } catch let failure as TransportError where failure.code == .insecureTransportBlocked {
             if enclosing.isEmpty { Self.report(failure, context: context) }

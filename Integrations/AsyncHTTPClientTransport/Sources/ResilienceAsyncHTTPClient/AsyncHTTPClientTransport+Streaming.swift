@@ -130,7 +130,10 @@ extension AsyncHTTPClientTransport {
     /// ``AsyncHTTPClientTransportConfiguration/streamIdleTimeout`` on the same clock. The body is not bounded in
     /// total, whatever its `Content-Length`: ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` bounds
     /// what a reader buffers (a ``ServerSentEvents`` event). Redirects are followed as ``send(_:context:)``
-    /// follows them.
+    /// follows them. A `SecureTransport` does not wrap this method: the request
+    /// and its redirect hops are held to ``AsyncHTTPClientTransportConfiguration/plaintextPolicy`` (a plaintext
+    /// URL to a host it does not allow is upgraded to `https` or refused with `insecureTransport`, `NET_010`,
+    /// before anything is sent).
     /// - Parameters:
     ///   - request: The request; its `body`, if any, is sent whole.
     ///   - context: The attempt's context: deadline, clock and telemetry.
@@ -146,7 +149,8 @@ extension AsyncHTTPClientTransport {
     ///
     /// A streamed body cannot be sent twice, so a redirect response is returned, not followed; retry such a
     /// request only when the sequence can be made again. The deadline, idle timeout and errors are those of
-    /// ``stream(_:context:)``; an error the sequence throws fails the request with that error.
+    /// ``stream(_:context:)``, and so is the plaintext policy; an error the sequence throws fails the request with
+    /// that error.
     /// - Parameters:
     ///   - request: The method, URL and headers (its `body` is ignored).
     ///   - body: The bytes to send, chunk by chunk.
@@ -164,6 +168,15 @@ extension AsyncHTTPClientTransport {
     private func stream(
         _ request: HTTPRequest, upload: HTTPClientRequest.Body?, context: ResilienceContext
     ) async throws -> StreamingHTTPResponse {
+        try await securing(request, context: context) { request, policies in
+            try await stream(request, upload: upload, context: context, secureTransport: policies)
+        }
+    }
+
+    private func stream(
+        _ request: HTTPRequest, upload: HTTPClientRequest.Body?, context: ResilienceContext,
+        secureTransport: [SecureTransportPolicy]
+    ) async throws -> StreamingHTTPResponse {
         try TransportExchange.validateHeaderFields(of: request)
         try Task.checkCancellation()
         let clock = context.clock
@@ -175,7 +188,8 @@ extension AsyncHTTPClientTransport {
         let head: HeadAndRequest
         do {
             head = try await withDeadline(until: deadline, clock: clock) {
-                let (response, final) = try await self.head(of: request, upload: upload, deadline: backstop)
+                let (response, final) = try await self.head(
+                    of: request, upload: upload, deadline: backstop, secureTransport: secureTransport)
                 return HeadAndRequest(response: response, request: final)
             }
         } catch is DeadlineExceededError {

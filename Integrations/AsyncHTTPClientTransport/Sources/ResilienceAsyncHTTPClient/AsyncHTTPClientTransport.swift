@@ -22,6 +22,8 @@ import ResilienceTransport
 ///   `Authorization`, `Cookie` and the other ``AsyncHTTPClientTransportConfiguration/credentialHeaders`` never
 ///   cross to another origin, and under a `SecureTransport` every hop is held to its `SecureTransportPolicy` like
 ///   the first request (a plaintext hop to a host it does not allow is upgraded to `https` or refused);
+/// - a `SecureTransport` wraps ``send(_:context:)`` only: ``AsyncHTTPClientTransportConfiguration/plaintextPolicy``
+///   holds every request of the transport, ``stream(_:context:)`` included, and its redirect hops to a policy;
 /// - every AsyncHTTPClient and SwiftNIO error is classified (``AsyncHTTPClientErrorClassifier``);
 /// - it never resends a request by itself: a reset keep-alive connection fails the attempt, and the retry
 ///   stage decides.
@@ -123,34 +125,57 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends `request`, racing the whole exchange (redirects and body included) against the attempt deadline
-    /// on `context.clock`.
+    /// on `context.clock`. The request and every redirect hop are held to
+    /// ``AsyncHTTPClientTransportConfiguration/plaintextPolicy`` when it is set, and to the policies of the
+    /// `SecureTransport`s the call is sent through.
     public func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
-        try await TransportExchange.run(request, context: context, defaultTimeout: configuration.defaultAttemptTimeout)
-        {
-            limit in try await self.exchange(request, within: limit)
+        try await securing(request, context: context) { request, policies in
+            try await TransportExchange.run(
+                request, context: context, defaultTimeout: configuration.defaultAttemptTimeout
+            ) { limit in
+                try await self.exchange(request, within: limit, secureTransport: policies)
+            }
+        }
+    }
+
+    /// Runs `operation` with `request` after ``AsyncHTTPClientTransportConfiguration/plaintextPolicy`` (through
+    /// `SecureTransport.enforcing(_:context:_:)`, the one place a policy is applied to a request) and the plaintext
+    /// policies its redirect hops are held to, read here, where the task-local `SecureTransportPolicy.inEffect` is
+    /// visible, and passed on explicitly.
+    func securing<Result>(
+        _ request: HTTPRequest, context: ResilienceContext,
+        _ operation: (HTTPRequest, [SecureTransportPolicy]) async throws -> Result
+    ) async throws -> Result {
+        guard let policy = configuration.plaintextPolicy else {
+            return try await operation(request, SecureTransportPolicy.inEffect)
+        }
+        return try await SecureTransport(wrapping: self, policy: policy).enforcing(request, context: context) {
+            try await operation($0, SecureTransportPolicy.inEffect)
         }
     }
 
     // MARK: The exchange
 
     /// Sends `request`, following redirects under ``RedirectPolicy``, and reads the final body under the cap.
-    private func exchange(_ request: HTTPRequest, within limit: Duration) async throws -> HTTPResponse {
+    private func exchange(
+        _ request: HTTPRequest, within limit: Duration, secureTransport: [SecureTransportPolicy]
+    ) async throws -> HTTPResponse {
         // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
         let (response, final) = try await head(
-            of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit))
+            of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit), secureTransport: secureTransport)
         return try await collect(response, to: final)
     }
 
     /// Sends `request` (with `upload` as its body when given) and returns the head of the final response and the
     /// request it answers, following redirects under ``RedirectPolicy`` unless the body is a stream, which cannot
-    /// be sent twice. Each hop is held to the plaintext policies in effect where it is called
-    /// (`SecureTransportPolicy.inEffect`, the policies of the `SecureTransport`s the call is sent through).
+    /// be sent twice. Each hop is held to `secureTransport`, the plaintext policies outermost first.
     func head(
-        of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline
+        of request: HTTPRequest, upload: HTTPClientRequest.Body?, deadline: NIODeadline,
+        secureTransport: [SecureTransportPolicy]
     ) async throws -> (HTTPClientResponse, HTTPRequest) {
         var rules = RedirectPolicy(
             originalURL: request.url, method: request.method, maximumRedirects: configuration.maximumRedirects,
-            allowsDowngrade: configuration.allowsRedirectDowngrade)
+            allowsDowngrade: configuration.allowsRedirectDowngrade, secureTransport: secureTransport)
         var current = request
         var streamedBody = upload
         while true {

@@ -1,3 +1,5 @@
+import ResilienceTransport
+
 /// Settings of an ``AsyncHTTPClientTransport``: its limits, its redirect rules and the connection pool of the
 /// `HTTPClient` it creates.
 ///
@@ -36,6 +38,16 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     public var credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization", "x-api-key"]
     /// Whether an `https` request may be redirected to plain `http` (never, by default).
     public var allowsRedirectDowngrade: Bool = false
+    /// The plaintext policy the transport enforces itself on every request, streamed ones included, and on every
+    /// redirect hop (default nil: only the policies of the `SecureTransport`s a request is sent through).
+    ///
+    /// A `SecureTransport` wraps ``AsyncHTTPClientTransport/send(_:context:)`` alone, so a request made with
+    /// ``AsyncHTTPClientTransport/stream(_:context:)`` is held to a plaintext policy only through this setting: an
+    /// `http://` URL to a host the policy does not allow is upgraded to `https` or refused with
+    /// `insecureTransport` (`NET_010`) before anything is sent, as `SecureTransport` does it
+    /// (`SecureTransport.enforcing(_:context:_:)`), and so is every redirect hop. Under a `SecureTransport` both
+    /// apply, its policy first.
+    public var plaintextPolicy: SecureTransportPolicy?
     /// How many HTTP/1.1 connections the pool opens per host (default 8, a soft limit).
     public var maximumConnectionsPerHost: Int = 8
     /// Whether the pool keeps retrying a failed connection until ``connectTimeout`` (off by default: the
