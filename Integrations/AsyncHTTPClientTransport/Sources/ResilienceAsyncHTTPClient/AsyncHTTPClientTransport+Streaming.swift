@@ -129,8 +129,10 @@ extension AsyncHTTPClientTransport {
     /// (cancel the reading task to stop), each chunk within
     /// ``AsyncHTTPClientTransportConfiguration/streamIdleTimeout`` on the same clock. The body is not bounded in
     /// total, whatever its `Content-Length`: ``AsyncHTTPClientTransportConfiguration/maximumResponseSize`` bounds
-    /// what a reader buffers (a ``ServerSentEvents`` event). Redirects are followed as ``send(_:context:)``
-    /// follows them. A `SecureTransport` does not wrap this method: the request
+    /// what a reader buffers (a ``ServerSentEvents`` event). The request asks for the body unencoded
+    /// (`Accept-Encoding: identity`) unless it names encodings itself, since AsyncHTTPClient's inflater counts a
+    /// whole response against that limit: a body that arrives compressed all the same ends at it. Redirects are
+    /// followed as ``send(_:context:)`` follows them. A `SecureTransport` does not wrap this method: the request
     /// and its redirect hops are held to ``AsyncHTTPClientTransportConfiguration/plaintextPolicy`` (a plaintext
     /// URL to a host it does not allow is upgraded to `https` or refused with `insecureTransport`, `NET_010`,
     /// before anything is sent).
@@ -178,6 +180,13 @@ extension AsyncHTTPClientTransport {
         secureTransport: [SecureTransportPolicy]
     ) async throws -> StreamingHTTPResponse {
         try TransportExchange.validateHeaderFields(of: request)
+        var unencoded = request
+        if !request.headers.contains("Accept-Encoding") {
+            // AsyncHTTPClient's inflater counts a whole response against one limit, so a compressed stream could
+            // not be bounded per event: ask for the body as it is (the inflater then adds no "deflate, gzip").
+            unencoded.headers.add(name: "Accept-Encoding", value: "identity")
+        }
+        let request = unencoded
         try Task.checkCancellation()
         let clock = context.clock
         let now = clock.now()

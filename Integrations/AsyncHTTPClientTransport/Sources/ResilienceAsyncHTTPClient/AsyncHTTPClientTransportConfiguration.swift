@@ -15,8 +15,9 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     /// says). A streamed body (``AsyncHTTPClientTransport/stream(_:context:)``) is not bounded in total, since
     /// its reader keeps only what it has not consumed yet: its chunks are at most one socket read (inflated in
     /// 16 KB pieces), and ``ServerSentEvents`` bounds each event, data and unfinished line together, by this
-    /// limit. A compressed body is the exception: AsyncHTTPClient's inflater counts the whole response, so a
-    /// streamed `gzip` or `deflate` body still ends at this limit (see ``decompressesResponses``).
+    /// limit. AsyncHTTPClient's inflater counts a whole response against this limit, so a stream asks for its body
+    /// unencoded (`Accept-Encoding: identity`, unless the request names encodings): a streamed body that arrives
+    /// `gzip` or `deflate` encoded all the same still ends at this limit (see ``decompressesResponses``).
     public var maximumResponseSize: Int = 10 * 1024 * 1024
     /// How long a streamed body may go without a byte once its head has arrived (default 60 s; nil: no limit),
     /// raced on the context's clock for every chunk: a stream that stalls ends with the transient
@@ -55,8 +56,9 @@ public struct AsyncHTTPClientTransportConfiguration: Sendable, Hashable {
     /// as `NET_007` so a breaker can see it).
     public var retriesConnectionEstablishment: Bool = false
     /// Whether `gzip`/`deflate` bodies are inflated (default true). Inflation is bounded: the decompressor
-    /// stops at ``maximumResponseSize`` bytes for the whole response, a streamed one included. For a long-lived
-    /// compressed stream, turn it off (and inflate the chunks yourself) or raise the limit.
+    /// stops at ``maximumResponseSize`` bytes for the whole response, a streamed one included, which is why
+    /// ``AsyncHTTPClientTransport/stream(_:context:)`` asks for the body unencoded unless the request names
+    /// encodings. For a long-lived stream you ask to be compressed, turn it off (and inflate the chunks yourself).
     public var decompressesResponses: Bool = true
 
     /// The defaults.

@@ -56,8 +56,88 @@ struct StreamedBodyLimitsTests {
         #expect(elapsed < .seconds(5), "it stops at the cap, not after reading 100 MB")
     }
 
+    @Test("An event stream longer than the cap from a server that compresses when asked to is read to its end")
+    func longStreamFromACompressingServer() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        let event = "data: " + String(repeating: "x", count: 100) + "\n\n"
+        let count = (11 * 1024 * 1024) / event.utf8.count + 1
+        let body = Data(String(repeating: event, count: count).utf8)
+        let headers: ResilienceCore.HTTPHeaders = ["Content-Type": "text/event-stream"]
+        var compressed = headers
+        compressed.add(name: "Content-Encoding", value: "gzip")
+        // Like a real server, it compresses when the request accepts gzip (AsyncHTTPClient asks for
+        // "deflate, gzip" when its decompression is on), and sends the body as it is otherwise.
+        server.script(
+            "/events",
+            .requireHeader(
+                "Accept-Encoding", oneOf: ["deflate, gzip", "gzip, deflate", "gzip"],
+                then: .respond(status: 200, headers: compressed, body: gzipStored(body)),
+                otherwise: .respond(status: 200, headers: headers, body: body)))
+        let (received, error) = try await withTransport { transport in
+            var received = 0
+            let error = await failure {
+                let response = try await transport.stream(
+                    HTTPRequest(url: server.url("/events")), context: realContext(timeout: .seconds(30)))
+                for try await _ in ServerSentEvents(response.body) { received += 1 }
+            }
+            return (received, error)
+        }
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(received == count, "\(received) of \(count) events (\(body.count) bytes)")
+        #expect(server.requests(to: "/events").first?.headers["Accept-Encoding"] == "identity")
+    }
+
+    @Test("A caller's own Accept-Encoding on a stream is sent as it is")
+    func callersAcceptEncoding() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/events", .respond(status: 200, headers: ["Content-Type": "text/event-stream"]))
+        try await withTransport { transport in
+            let response = try await transport.stream(
+                HTTPRequest(url: server.url("/events"), headers: ["Accept-Encoding": "br"]), context: realContext())
+            for try await _ in response.body {}
+        }
+        #expect(server.requests(to: "/events").first?.headers["Accept-Encoding"] == "br")
+    }
+
+    @Test("A gzip bomb sent as one event, though the stream asked for no encoding, ends in a typed error at the cap")
+    func gzipBombEvent() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/events", .gzipBomb(decompressedSize: 100 * 1024 * 1024))
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 1024 * 1024
+        let (events, error) = try await withTransport(configuration) { transport in
+            var events = 0
+            let error = await failure {
+                let response = try await transport.stream(
+                    HTTPRequest(url: server.url("/events")), context: realContext())
+                for try await _ in ServerSentEvents(response.body) { events += 1 }
+            }
+            return (events, error)
+        }
+        #expect(events == 0)
+        #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
+    }
+
+    @Test("A gzip bomb as a buffered body is inflated no further than the cap: a typed error")
+    func gzipBombBuffered() async throws {
+        let server = try FaultServer()
+        defer { server.stop() }
+        server.script("/bomb", .gzipBomb(decompressedSize: 100 * 1024 * 1024))
+        var configuration = AsyncHTTPClientTransportConfiguration()
+        configuration.maximumResponseSize = 1024 * 1024
+        let error = await #expect(throws: (any Error).self) {
+            try await withTransport(configuration) { transport in
+                try await transport.send(HTTPRequest(url: server.url("/bomb")), context: realContext())
+            }
+        }
+        #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
+    }
+
     @Test(
-        "The documented exception: a compressed stream still ends at the cap, AsyncHTTPClient's inflater counts it whole"
+        "A server that compresses a stream it was asked not to: the stream ends at the cap, the inflater counts it whole"
     )
     func compressedStreamEndsAtCap() async throws {
         let server = try FaultServer()
@@ -158,4 +238,33 @@ struct StreamedBodyLimitsTests {
         #expect(manual.now.offset == .seconds(3 * 59 + 60))
         feed.finish()
     }
+}
+
+/// `data` as a gzip member of stored (uncompressed) deflate blocks: a `Content-Encoding: gzip` body whose inflated
+/// size is exactly `data.count`, without a compressor.
+func gzipStored(_ data: Data) -> Data {
+    var output = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff])
+    let bytes = [UInt8](data)
+    var offset = 0
+    repeat {
+        let length = min(65_535, bytes.count - offset)
+        let final: UInt8 = offset + length == bytes.count ? 1 : 0
+        output.append(final)
+        output.append(contentsOf: [UInt8(length & 0xff), UInt8(length >> 8)])
+        output.append(contentsOf: [UInt8(~length & 0xff), UInt8((~length >> 8) & 0xff)])
+        output.append(contentsOf: bytes[offset..<offset + length])
+        offset += length
+    } while offset < bytes.count
+    let table = (0..<256).map { index -> UInt32 in
+        var entry = UInt32(index)
+        for _ in 0..<8 { entry = entry & 1 == 1 ? (entry >> 1) ^ 0xedb8_8320 : entry >> 1 }
+        return entry
+    }
+    var crc: UInt32 = 0xffff_ffff
+    for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8) }
+    crc ^= 0xffff_ffff
+    for value in [crc, UInt32(truncatingIfNeeded: bytes.count)] {
+        output.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+    }
+    return output
 }
