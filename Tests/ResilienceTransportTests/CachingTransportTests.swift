@@ -151,6 +151,53 @@ struct CachingTransportTests {
         await #expect(throws: URLError.self) { try await get(cache) }
     }
 
+    @Test("A HEAD's 200 that updates the stored GET response is answered with its fields; the GET keeps its body")
+    func headResponseAnsweredWithStoredFields() async throws {
+        let clock = TestWallClock()
+        let headDate = HTTPDate.format(clock.date.addingTimeInterval(3))
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=2", "Content-Type": "text/plain", "X-Tag": "1"]),
+                // No validators on either side, and none of the stored fields but a new Date.
+                .status(200, headers: ["Date": headDate]),
+            ])
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 3)
+        let head = try await cache.send(HTTPRequest(method: .head, url: URL(string: Self.url)!), context: context)
+        #expect(network.requests.last?.method == .head)
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.headers["X-Tag"] == "1" && head.headers["Content-Type"] == "text/plain")
+        #expect(head.headers["Date"] == headDate)
+        // The stored GET response stays, with its body, freshened by the HEAD's Date.
+        let stored = try await get(cache)
+        #expect(String(decoding: stored.body, as: UTF8.self) == "v1" && stored.headers["X-Tag"] == "1")
+        #expect(network.requests.count == 2)
+    }
+
+    @Test("A HEAD's 200 for a stored 404 does not update it: the HEAD is answered as sent, and the 404 goes")
+    func headResponseForAnotherStoredStatus() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                .status(404, headers: ["Cache-Control": "max-age=10"], body: "missing"),
+                .status(200, headers: ["Cache-Control": "max-age=100", "X-Tag": "2"]),
+                Self.ok("v2", ["Cache-Control": "max-age=100"]),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        clock.advance(by: 20)
+        let head = try await cache.send(HTTPRequest(method: .head, url: URL(string: Self.url)!), context: context)
+        #expect(head.status == 200 && head.headers["X-Tag"] == "2")
+        let found = try await get(cache)
+        #expect(found.status == 200 && String(decoding: found.body, as: UTF8.self) == "v2")
+        #expect(network.requests.count == 3)
+    }
+
     @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
     func invalidationAndRequestDirectives() async throws {
         let network = ScriptedHTTPTransport()

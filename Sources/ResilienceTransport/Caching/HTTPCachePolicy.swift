@@ -354,11 +354,13 @@ public struct HTTPCachePolicy: Hashable, Sendable {
 
     /// `entry` updated by a `200` answering a `HEAD` for it (RFC 9111 §4.3.5), as ``freshened(_:with:requestTime:responseTime:)``
     /// updates it with a `304`; nil when the `HEAD` response shows the stored one is no longer the current
-    /// representation: an `ETag` or `Last-Modified` it carries differs from the stored one's (or the stored one
-    /// has none), or its `Content-Length` differs from the stored body's length.
+    /// representation: the stored status is not the `HEAD`'s (a stored `404`), an `ETag` or `Last-Modified` it
+    /// carries differs from the stored one's (or the stored one has none), or its `Content-Length` differs from
+    /// the stored body's length.
     func updated(
         _ entry: HTTPCacheEntry, byHeadResponse head: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> HTTPCacheEntry? {
+        guard entry.response.status == head.status else { return nil }
         for name in ["ETag", "Last-Modified"] {
             guard let received = head.headers[name] else { continue }
             guard let stored = entry.response.headers[name], stored == received else { return nil }
