@@ -198,6 +198,33 @@ struct CachingTransportTests {
         #expect(network.requests.count == 3)
     }
 
+    @Test("A HEAD answered 410 (any final status but 200, 206 and 304, short of a momentary failure) removes it")
+    func headResponseOfAnotherStatusInvalidates() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=100, stale-if-error=600"]),
+                // A momentary failure says nothing about the representation: the stored response stays.
+                .status(503),
+                .status(410, headers: ["Cache-Control": "max-age=1000"]),
+                .failure(URLError(.notConnectedToInternet)),
+            ])
+        let clock = TestWallClock()
+        let cache = CachingTransport(wrapping: network, wallClock: clock.read)
+        _ = try await get(cache)
+        let head = HTTPRequest(method: .head, url: URL(string: Self.url)!, headers: ["Cache-Control": "no-cache"])
+        _ = try await cache.send(head, context: context)
+        let kept = try await get(cache)
+        #expect(String(decoding: kept.body, as: UTF8.self) == "v1")
+        #expect(network.requests.count == 2)
+        let gone = try await cache.send(head, context: context)
+        #expect(gone.status == 410)
+        // The origin said the resource is gone: neither a fresh answer nor stale-if-error serves the old 200.
+        await #expect(throws: URLError.self) { try await get(cache) }
+        #expect(network.requests.count == 4)
+    }
+
     @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
     func invalidationAndRequestDirectives() async throws {
         let network = ScriptedHTTPTransport()

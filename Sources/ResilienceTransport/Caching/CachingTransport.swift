@@ -7,7 +7,7 @@ import ResilienceCore
 /// `If-Modified-Since` (a `304` freshens the stored headers and is answered with the stored response, unless
 /// its `ETag` or `Last-Modified` names another representation: then the request is sent again unconditionally; a
 /// `HEAD`'s `200` freshens them too, and is answered with them, when its `ETag`, `Last-Modified` and
-/// `Content-Length` agree, else removes it),
+/// `Content-Length` agree, else removes it, as a `HEAD`'s `404`, `410` or redirect does),
 /// honours `Vary`, `no-store`, `no-cache`, `must-revalidate`, `max-age`, `Expires`, `Age`, heuristic
 /// freshness and the request's `max-age`, `max-stale`, `min-fresh`, `no-cache`, `no-store` and
 /// `only-if-cached`, serves within `stale-while-revalidate` while revalidating in the background, and lets
@@ -162,21 +162,26 @@ public struct CachingTransport: HTTPTransport {
         {
             return stale
         }
-        if request.method == .head, response.status == 200, let candidate, candidate.response.status != 206 {
+        if request.method == .head, let candidate, candidate.response.status != 206 {
             // RFC 9111 §4.3.5: a HEAD's 200 updates the stored GET response it could have been answered from
             // when its validators and length agree, and the HEAD is answered with that response's fields, as a
-            // 304 is; otherwise it shows that response is outdated: it goes, so that no stale answer
-            // (`stale-if-error`, `max-stale`) serves a representation known to be gone.
-            var storing = request
-            storing.method = .get
-            if let updated = policy.updated(
-                candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
-                policy.isStorable(updated.response, for: storing)
-            {
-                try? store.store(updated)
-                return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 200)
+            // 304 is; otherwise, or when another status shows a GET would no longer get it (a 404, a 410, a
+            // redirect), that response is outdated: it goes, so that no fresh or stale answer (`stale-if-error`,
+            // `max-stale`) serves a representation known to be gone.
+            if response.status == 200 {
+                var storing = request
+                storing.method = .get
+                if let updated = policy.updated(
+                    candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
+                    policy.isStorable(updated.response, for: storing)
+                {
+                    try? store.store(updated)
+                    return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 200)
+                }
+                try? store.removeEntries(forKey: candidate.key)
+            } else if policy.headAnswer(status: response.status, outdates: candidate) {
+                try? store.removeEntries(forKey: candidate.key)
             }
-            try? store.removeEntries(forKey: candidate.key)
         }
         if request.method == .get,
             let entry = policy.entry(

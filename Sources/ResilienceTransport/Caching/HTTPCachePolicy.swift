@@ -374,6 +374,17 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         return freshened(entry, with: head, requestTime: requestTime, responseTime: responseTime)
     }
 
+    /// True when a `HEAD` answered with `status` (not `200`) shows that a `GET` would no longer get `entry`, the
+    /// stored response the `HEAD` could have been answered from (a `HEAD` is answered as a `GET` would be,
+    /// without content: RFC 9110 §9.3.2), so that `entry` is outdated: a status other than the stored one's,
+    /// from 201 to 499, except `206` and `304` (neither says anything against it), `408` and `429` (failures of
+    /// the moment, as every `5xx` is, after which the stored response still answers within `stale-if-error`).
+    /// Only a `200` updates a stored response (RFC 9111 §4.3.5): a `410`'s fields are never merged into a
+    /// stored `200`.
+    func headAnswer(status: Int, outdates entry: HTTPCacheEntry) -> Bool {
+        status != entry.response.status && (201..<500).contains(status) && ![206, 304, 408, 429].contains(status)
+    }
+
     /// `stored` with every field `newer` carries replacing the stored fields of that name (RFC 9111 §3.2),
     /// except framing fields and the connection-specific ones a cache does not store. Linear in the fields of
     /// both (a 304 may carry thousands).
