@@ -225,6 +225,31 @@ struct CachingTransportTests {
         #expect(network.requests.count == 4)
     }
 
+    @Test("A 304 that changes Vary keys the stored response by its new Vary: it is selected again, not a second copy")
+    func notModifiedChangingVary() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(
+            Self.url,
+            [
+                Self.ok("v1", ["Cache-Control": "max-age=10", "ETag": "\"a\"", "Vary": "Accept-Language"]),
+                .status(304, headers: ["Cache-Control": "max-age=100", "ETag": "\"a\"", "Vary": "Accept-Encoding"]),
+            ])
+        let clock = TestWallClock()
+        let store = InMemoryHTTPCacheStore()
+        let cache = CachingTransport(wrapping: network, store: store, wallClock: clock.read)
+        let headers: HTTPHeaders = ["Accept-Language": "en", "Accept-Encoding": "gzip"]
+        _ = try await get(cache, headers: headers)
+        clock.advance(by: 20)
+        let validated = try await get(cache, headers: headers)
+        #expect(String(decoding: validated.body, as: UTF8.self) == "v1")
+        let entries = store.entries(forKey: Self.url)
+        #expect(entries.map(\.variantKey) == ["accept-encoding=gzip\n"])
+        let reused = try await get(cache, headers: headers)
+        #expect(String(decoding: reused.body, as: UTF8.self) == "v1")
+        #expect(network.requests.count == 2)
+        #expect(store.count == 1)
+    }
+
     @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
     func invalidationAndRequestDirectives() async throws {
         let network = ScriptedHTTPTransport()
@@ -389,19 +414,59 @@ struct HTTPCacheStoreTests {
         Self.entry("other", bodyBytes: 10).byteCount + 16
         * Self.entry("a", bodyBytes: 10, variant: "cookie=10\n").byteCount
 
-    @Test("A key keeps at most 16 variants, the most recently stored, in memory and in SQLite")
-    func variantsPerKeyBound() throws {
+    /// Runs `exercise` on a new in-memory store and a new SQLite store, checks the SQLite file holds the bytes
+    /// its store counts, and returns both stores' byte counts.
+    func exerciseBothStores(
+        _ exercise: (any HTTPCacheStore) throws -> Void
+    ) throws -> (memory: Int, sqlite: Int) {
         let memory = InMemoryHTTPCacheStore()
-        try exerciseVariantBound(memory)
-        #expect(memory.byteCount == Self.variantBoundBytes)
+        try exercise(memory)
         let path = Self.temporaryPath()
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let sqlite = try SQLiteHTTPCacheStore(path: path)
-        try exerciseVariantBound(sqlite)
-        #expect(sqlite.byteCount == Self.variantBoundBytes)
+        try exercise(sqlite)
         #expect(try Self.fileByteCount(path) == sqlite.byteCount)
+        return (memory.byteCount, sqlite.byteCount)
+    }
+
+    @Test("A key keeps at most 16 variants, the most recently stored, in memory and in SQLite")
+    func variantsPerKeyBound() throws {
+        let bytes = try exerciseBothStores { try exerciseVariantBound($0) }
+        #expect(bytes.memory == Self.variantBoundBytes && bytes.sqlite == Self.variantBoundBytes)
+    }
+
+    /// Stores two variants of one key and another key, removes one variant (and one never stored), and checks
+    /// the rest stays and the byte count follows.
+    func exerciseVariantRemoval(_ store: some HTTPCacheStore) throws {
+        try store.store(Self.entry("a", bodyBytes: 10))
+        try store.store(Self.entry("a", bodyBytes: 10, variant: "accept=x\n"))
+        try store.store(Self.entry("b", bodyBytes: 10, variant: "accept=x\n"))
+        try store.removeEntry(forKey: "a", variantKey: "accept=x\n")
+        try store.removeEntry(forKey: "a", variantKey: "accept=y\n")
+        #expect(try store.entries(forKey: "a").map(\.variantKey) == [""])
+        #expect(try store.entries(forKey: "b").map(\.variantKey) == ["accept=x\n"])
+    }
+
+    @Test("Removing one variant keeps the key's others, in memory and in SQLite; a store without it removes them all")
+    func variantRemoval() throws {
+        let bytes = try exerciseBothStores { try exerciseVariantRemoval($0) }
+        let kept = 2 * Self.entry("a", bodyBytes: 10).byteCount + "accept=x\n".utf8.count
+        #expect(bytes.memory == kept && bytes.sqlite == kept)
+        let minimal = MinimalStore()
+        minimal.store(Self.entry("a", bodyBytes: 10))
+        minimal.store(Self.entry("a", bodyBytes: 10, variant: "accept=x\n"))
+        try minimal.removeEntry(forKey: "a", variantKey: "accept=x\n")
+        #expect(minimal.entries(forKey: "a").isEmpty)
+    }
+
+    /// A store with only the three calls every store has.
+    struct MinimalStore: HTTPCacheStore {
+        let backing = InMemoryHTTPCacheStore()
+        func entries(forKey key: String) -> [HTTPCacheEntry] { backing.entries(forKey: key) }
+        func store(_ entry: HTTPCacheEntry) { backing.store(entry) }
+        func removeEntries(forKey key: String) { backing.removeEntries(forKey: key) }
     }
 
     @Test("SQLite: the same budget and eviction, and entries survive reopening")

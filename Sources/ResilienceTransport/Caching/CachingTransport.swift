@@ -152,9 +152,7 @@ public struct CachingTransport: HTTPTransport {
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
             // The freshened response is stored only if it still may be: the 304 may add `no-store`, `Vary: *`
             // or fields past the header limit. A HEAD's 304 freshens the stored GET response.
-            var storing = request
-            storing.method = .get
-            if policy.isStorable(updated.response, for: storing) { try? store.store(updated) }
+            if let stored = policy.storable(updated, selectedBy: request) { replace(candidate, with: stored) }
             return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 304)
         }
         if [500, 502, 503, 504].contains(response.status),
@@ -169,14 +167,12 @@ public struct CachingTransport: HTTPTransport {
             // redirect), that response is outdated: it goes, so that no fresh or stale answer (`stale-if-error`,
             // `max-stale`) serves a representation known to be gone.
             if response.status == 200 {
-                var storing = request
-                storing.method = .get
                 if let updated = policy.updated(
                     candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
-                    policy.isStorable(updated.response, for: storing)
+                    let stored = policy.storable(updated, selectedBy: request)
                 {
-                    try? store.store(updated)
-                    return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 200)
+                    replace(candidate, with: stored)
+                    return answer(from: stored, to: request, now: responseTime, detail: nil, forwardStatus: 200)
                 }
                 try? store.removeEntries(forKey: candidate.key)
             } else if policy.headAnswer(status: response.status, outdates: candidate) {
@@ -191,6 +187,16 @@ public struct CachingTransport: HTTPTransport {
             try? store.store(entry)
         }
         return response
+    }
+
+    /// Stores `updated` in place of `candidate`, the stored response it updates, under the secondary key its
+    /// `Vary` now gives (a `304` may change `Vary`), so no copy stays under the old key, which no request would
+    /// select again.
+    private func replace(_ candidate: HTTPCacheEntry, with updated: HTTPCacheEntry) {
+        if updated.variantKey != candidate.variantKey {
+            try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+        }
+        try? store.store(updated)
     }
 
     /// True when the store holds the whole representation `partial` is a part of (same variant, same strong

@@ -327,6 +327,8 @@ public struct HTTPCachePolicy: Hashable, Sendable {
     /// `entry` freshened by a `304 Not Modified` (RFC 9111 §4.3.4): the 304's header fields replace the
     /// stored ones of the same name (except framing fields), and the times are the validation's. A 304 without
     /// `Date` is dated when it arrived (RFC 9110 §6.6.1), so the stored `Date` never outlives the validation.
+    /// The entry keeps its ``HTTPCacheEntry/variantKey``: when the 304 changes `Vary`, key it again with
+    /// ``variantKey(for:varyingOn:)`` for the request it was selected for, or no request selects it.
     public func freshened(
         _ entry: HTTPCacheEntry, with notModified: HTTPResponse, requestTime: Date, responseTime: Date
     ) -> HTTPCacheEntry {
@@ -372,6 +374,21 @@ public struct HTTPCachePolicy: Hashable, Sendable {
             }
         }
         return freshened(entry, with: head, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// `updated`, a stored response whose header fields a `304` or a `HEAD`'s `200` replaced (RFC 9111 §3.2,
+    /// §4.3.4, §4.3.5), keyed for `request`, the request it was selected for: its secondary key follows the
+    /// `Vary` it now carries, so that request selects it again. Nil when it may no longer be stored (the update
+    /// added `no-store` or `Vary: *`, or took its header section past ``maximumStoredHeaderBytes``).
+    func storable(_ updated: HTTPCacheEntry, selectedBy request: HTTPRequest) -> HTTPCacheEntry? {
+        var storing = request
+        storing.method = .get
+        guard isStorable(updated.response, for: storing),
+            let variantKey = variantKey(for: storing, varyingOn: updated.response.headers)
+        else { return nil }
+        var keyed = updated
+        keyed.variantKey = variantKey
+        return keyed
     }
 
     /// True when a `HEAD` answered with `status` (not `200`) shows that a `GET` would no longer get `entry`, the

@@ -14,6 +14,18 @@ public protocol HTTPCacheStore: Sendable {
     func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError)
     /// Removes every variant under `key`.
     func removeEntries(forKey key: String) throws(HTTPCacheStoreError)
+    /// Removes the variant of `key` stored for `variantKey`, keeping the key's other variants; nothing when
+    /// there is none. The cache calls it when an update moves a stored response to another secondary key (a
+    /// `304` that changes `Vary`).
+    func removeEntry(forKey key: String, variantKey: String) throws(HTTPCacheStoreError)
+}
+
+extension HTTPCacheStore {
+    /// Removes every variant under `key`, for a store that cannot remove one variant alone: a cache that
+    /// forgets more than it was asked to only fetches again.
+    public func removeEntry(forKey key: String, variantKey: String) throws(HTTPCacheStoreError) {
+        try removeEntries(forKey: key)
+    }
 }
 
 /// Why a cache store failed.

@@ -92,6 +92,18 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
         }
     }
 
+    /// Removes the variant of `key` stored for `variantKey`, keeping the key's other variants.
+    public func removeEntry(forKey key: String, variantKey: String) {
+        state.withLock { state in
+            guard var variants = state.entries[key],
+                let index = variants.firstIndex(where: { $0.entry.variantKey == variantKey })
+            else { return }
+            state.byteCount -= variants[index].byteCount
+            variants.remove(at: index)
+            state.entries[key] = variants.isEmpty ? nil : variants
+        }
+    }
+
     private static func evictLeastRecentlyUsed(_ state: inout State) {
         var oldest: (key: String, index: Int, lastUse: UInt64)?
         for (key, variants) in state.entries {

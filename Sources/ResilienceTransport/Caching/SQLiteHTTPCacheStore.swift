@@ -88,6 +88,15 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
         }
     }
 
+    /// Removes the variant of `key` stored for `variantKey`, keeping the key's other variants.
+    public func removeEntry(forKey key: String, variantKey: String) throws(HTTPCacheStoreError) {
+        try withConnection(writing: true) { (connection) throws(HTTPCacheStoreError) in
+            try connection.inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
+                try connection.remove(key: key, variant: variantKey)
+            }
+        }
+    }
+
     deinit { state.withLock { $0.close() } }
 
     /// Runs `body` on the connection, opened again at ``path`` when it was closed, or, before a write, when its
