@@ -150,9 +150,15 @@ public struct CachingTransport: HTTPTransport {
             }
             let updated = policy.freshened(
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
-            // The freshened response is stored only if it still may be: the 304 may add `no-store`, `Vary: *`
-            // or fields past the header limit. A HEAD's 304 freshens the stored GET response.
-            if let stored = policy.storable(updated, selectedBy: request) { replace(candidate, with: stored) }
+            // The freshened response is stored only if it still may be. A 304 that forbids storing it (`no-store`,
+            // `Vary: *`) removes the stored response, which no stale answer (`stale-if-error`) may serve after the
+            // origin said so; one that takes the fields past our own header limit leaves it as it was. A HEAD's
+            // 304 freshens the stored GET response.
+            if let stored = policy.storable(updated, selectedBy: request) {
+                replace(candidate, with: stored)
+            } else if policy.forbidsStoring(updated.response) {
+                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+            }
             return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 304)
         }
         if [500, 502, 503, 504].contains(response.status),

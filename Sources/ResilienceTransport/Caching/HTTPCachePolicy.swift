@@ -391,6 +391,22 @@ public struct HTTPCachePolicy: Hashable, Sendable {
         return keyed
     }
 
+    /// True when `response`'s own fields forbid storing it, whatever this cache's limits: `no-store` (unless
+    /// `must-understand` lets an understood status be stored), `Vary: *` (no request can select it), or a
+    /// `Cache-Control` that cannot be parsed. A stored response that a `304` updates into such a response is
+    /// removed, not kept as it was.
+    func forbidsStoring(_ response: HTTPResponse) -> Bool {
+        guard let directives = try? CacheControl(headers: response.headers) ?? CacheControl() else { return true }
+        if directives.noStore {
+            guard directives.contains("must-understand"), Self.understoodStatuses.contains(response.status) else {
+                return true
+            }
+        }
+        return response.headers.values(for: "Vary").contains { value in
+            value.split(separator: ",").contains { Self.trimmed($0) == "*" }
+        }
+    }
+
     /// True when a `HEAD` answered with `status` (not `200`) shows that a `GET` would no longer get `entry`, the
     /// stored response the `HEAD` could have been answered from (a `HEAD` is answered as a `GET` would be,
     /// without content: RFC 9110 §9.3.2), so that `entry` is outdated: a status other than the stored one's,
