@@ -12,23 +12,36 @@ import Testing
 /// `ManualClock`, with a real-time bound only so that a missing timeout fails instead of hanging.
 @Suite("Streamed body limits")
 struct StreamedBodyLimitsTests {
+    /// A stream of small events more than 11 MB long, past the default 10 MB cap, and how many events it holds.
+    static let longEventStream: (body: Data, count: Int) = {
+        let event = "data: " + String(repeating: "x", count: 100) + "\n\n"
+        let count = (11 * 1024 * 1024) / event.utf8.count + 1
+        return (Data(String(repeating: event, count: count).utf8), count)
+    }()
+
+    /// Streams `request` through a transport made with `configuration` and reads it as server-sent events until it
+    /// ends or fails: how many events arrived, and the error that ended it.
+    func readEvents(
+        _ request: HTTPRequest, configuration: AsyncHTTPClientTransportConfiguration = .standard,
+        timeout: Duration = .seconds(10)
+    ) async throws -> (events: Int, error: (any Error)?) {
+        try await withTransport(configuration) { transport in
+            var events = 0
+            let error = await failure {
+                let response = try await transport.stream(request, context: realContext(timeout: timeout))
+                for try await _ in ServerSentEvents(response.body) { events += 1 }
+            }
+            return (events, error)
+        }
+    }
+
     @Test("A server-sent event stream longer than the byte cap is read to its end: the cap bounds an event")
     func longEventStream() async throws {
         let server = try FaultServer()
         defer { server.stop() }
-        let event = "data: " + String(repeating: "x", count: 100) + "\n\n"
-        let count = (11 * 1024 * 1024) / event.utf8.count + 1
-        let body = Data(String(repeating: event, count: count).utf8)
+        let (body, count) = Self.longEventStream
         server.script("/events", .respond(status: 200, headers: ["Content-Type": "text/event-stream"], body: body))
-        let (received, error) = try await withTransport { transport in
-            var received = 0
-            let error = await failure {
-                let response = try await transport.stream(
-                    HTTPRequest(url: server.url("/events")), context: realContext(timeout: .seconds(30)))
-                for try await _ in ServerSentEvents(response.body) { received += 1 }
-            }
-            return (received, error)
-        }
+        let (received, error) = try await readEvents(HTTPRequest(url: server.url("/events")), timeout: .seconds(30))
         #expect(error == nil, "\(String(describing: error))")
         #expect(received == count, "\(received) of \(count) events (\(body.count) bytes)")
     }
@@ -40,16 +53,10 @@ struct StreamedBodyLimitsTests {
         server.script("/events", .hugeBody(size: 100 * 1024 * 1024))
         var configuration = AsyncHTTPClientTransportConfiguration()
         configuration.maximumResponseSize = 1024 * 1024
-        let (events, error, elapsed) = try await withTransport(configuration) { transport in
-            let started = ContinuousClock.now
-            var events = 0
-            let error = await failure {
-                let response = try await transport.stream(
-                    HTTPRequest(url: server.url("/events")), context: realContext())
-                for try await _ in ServerSentEvents(response.body) { events += 1 }
-            }
-            return (events, error, ContinuousClock.now - started)
-        }
+        let started = ContinuousClock.now
+        let (events, error) = try await readEvents(
+            HTTPRequest(url: server.url("/events")), configuration: configuration)
+        let elapsed = ContinuousClock.now - started
         #expect(events == 0)
         #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
         #expect((error as? TransportError)?.url == server.url("/events"))
@@ -60,9 +67,7 @@ struct StreamedBodyLimitsTests {
     func longStreamFromACompressingServer() async throws {
         let server = try FaultServer()
         defer { server.stop() }
-        let event = "data: " + String(repeating: "x", count: 100) + "\n\n"
-        let count = (11 * 1024 * 1024) / event.utf8.count + 1
-        let body = Data(String(repeating: event, count: count).utf8)
+        let (body, count) = Self.longEventStream
         let headers: ResilienceCore.HTTPHeaders = ["Content-Type": "text/event-stream"]
         var compressed = headers
         compressed.add(name: "Content-Encoding", value: "gzip")
@@ -74,15 +79,7 @@ struct StreamedBodyLimitsTests {
                 "Accept-Encoding", oneOf: ["deflate, gzip", "gzip, deflate", "gzip"],
                 then: .respond(status: 200, headers: compressed, body: gzipStored(body)),
                 otherwise: .respond(status: 200, headers: headers, body: body)))
-        let (received, error) = try await withTransport { transport in
-            var received = 0
-            let error = await failure {
-                let response = try await transport.stream(
-                    HTTPRequest(url: server.url("/events")), context: realContext(timeout: .seconds(30)))
-                for try await _ in ServerSentEvents(response.body) { received += 1 }
-            }
-            return (received, error)
-        }
+        let (received, error) = try await readEvents(HTTPRequest(url: server.url("/events")), timeout: .seconds(30))
         #expect(error == nil, "\(String(describing: error))")
         #expect(received == count, "\(received) of \(count) events (\(body.count) bytes)")
         #expect(server.requests(to: "/events").first?.headers["Accept-Encoding"] == "identity")
@@ -108,15 +105,8 @@ struct StreamedBodyLimitsTests {
         server.script("/events", .gzipBomb(decompressedSize: 100 * 1024 * 1024))
         var configuration = AsyncHTTPClientTransportConfiguration()
         configuration.maximumResponseSize = 1024 * 1024
-        let (events, error) = try await withTransport(configuration) { transport in
-            var events = 0
-            let error = await failure {
-                let response = try await transport.stream(
-                    HTTPRequest(url: server.url("/events")), context: realContext())
-                for try await _ in ServerSentEvents(response.body) { events += 1 }
-            }
-            return (events, error)
-        }
+        let (events, error) = try await readEvents(
+            HTTPRequest(url: server.url("/events")), configuration: configuration)
         #expect(events == 0)
         #expect(classify(error)?.code == .responseTooLarge, "\(String(describing: error))")
     }
