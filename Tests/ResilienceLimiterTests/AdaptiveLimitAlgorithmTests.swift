@@ -33,10 +33,10 @@ struct AdaptiveLimitAlgorithmTests {
         let settings = Gradient2Limit(shortWindow: 1)
         _ = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.1, inFlight: 50), minimum: 4, &memory)
         let step = 0.3 / 50
-        // Recent 0.2 (the mean of 0.1 and 0.3) against a baseline of 0.1: gradient 1.1 × 0.1 ÷ 0.2 = 0.55, so
-        // the target is 50 × 0.55.
-        let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.3, inFlight: 50), minimum: 4, &memory)
-        #expect(abs(next - (50 * (1 - step) + 27.5 * step)) < 1e-9)
+        // Recent 0.15 (the mean of 0.1 and 0.2) against a baseline of 0.1: gradient 1.1 × 0.1 ÷ 0.15, so the
+        // target is 50 × 0.7333.
+        let next = settings.nextLimit(50, AdaptiveLimitSample(roundTrip: 0.2, inFlight: 50), minimum: 4, &memory)
+        #expect(abs(next - (50 * (1 - step) + 50 * 1.1 * 0.1 / 0.15 * step)) < 1e-9)
         // Within the tolerance (recent 0.1025 < 1.1 × 0.1) the limit grows, by the gradient 1.1 × 0.1 ÷ 0.1025
         // once the slow start is over (a queue was seen).
         var within = AdaptiveLimitMemory()
@@ -169,6 +169,93 @@ struct AdaptiveLimitAlgorithmTests {
         // and towards at most 1.1 × itself (a queue past the tolerance is the limit's to cut).
         #expect(abs(baseline(atLimit: 4) - (0.1 + 0.05 * (1 - exp(-1)))) < 1e-12)
         #expect(abs(baseline(atLimit: 5) - (0.1 + 0.01 * (1 - exp(-2.0 / 600)))) < 1e-12)
+    }
+
+    /// Feeds Gradient2 `count` calls of `roundTrip` from a caller that keeps its whole limit in flight: about
+    /// `limit` calls end per round trip, so they end `roundTrip ÷ limit` apart. The limiter's minimum is
+    /// `minimum`.
+    static func feed(
+        _ limit: inout Double, _ memory: inout AdaptiveLimitMemory, _ now: inout Double, count: Int, roundTrip: Double,
+        minimum: Double = 4
+    ) {
+        for _ in 0..<count {
+            now += roundTrip / limit
+            let sample = AdaptiveLimitSample(roundTrip: roundTrip, inFlight: Int(limit), completedAt: now)
+            limit = max(Gradient2Limit().nextLimit(limit, sample, minimum: minimum, &memory), minimum)
+        }
+    }
+
+    /// A call that spans the app's suspension (300 s on a clock that runs on, after 1,000 calls of 10 ms) is no
+    /// measure of the backend: against the same run with a 10 ms call in its place, the limit stays within 3 %
+    /// and never falls below 97 % of where it was, and the baseline does not move. Taken at face value it dragged
+    /// the recent round trip to seconds and held the gradient at its floor for hundreds of calls (the limit fell
+    /// from 79 to 30), and the baseline rose by 1.5 % (the 300 s counted towards its rise).
+    @Test func oneRoundTripSpanningASuspensionNeitherCutsTheLimitNorMovesTheBaseline() {
+        func run(suspended: Bool) -> (before: Double, lowest: Double, limit: Double, baseline: Double) {
+            var memory = AdaptiveLimitMemory(queueSeen: true)
+            var limit = 50.0
+            var now = 0.0
+            Self.feed(&limit, &memory, &now, count: 1_000, roundTrip: 0.01)
+            let before = limit
+            let roundTrip = suspended ? 300 : 0.01
+            now += suspended ? 300 : 0.01 / limit
+            let sample = AdaptiveLimitSample(roundTrip: roundTrip, inFlight: Int(limit), completedAt: now)
+            limit = max(Gradient2Limit().nextLimit(limit, sample, minimum: 4, &memory), 4)
+            var lowest = limit
+            for _ in 0..<1_000 {
+                Self.feed(&limit, &memory, &now, count: 1, roundTrip: 0.01)
+                lowest = min(lowest, limit)
+            }
+            return (before, lowest, limit, memory.longRoundTrip)
+        }
+        let normal = run(suspended: false)
+        let suspended = run(suspended: true)
+        #expect(suspended.lowest >= 0.97 * suspended.before, "\(suspended.lowest) against \(suspended.before)")
+        #expect(
+            abs(suspended.limit - normal.limit) <= 0.03 * normal.limit, "\(suspended.limit) against \(normal.limit)")
+        #expect(abs(suspended.baseline - normal.baseline) <= 1e-6 * normal.baseline, "baseline \(suspended.baseline)")
+    }
+
+    /// While the first window only learns the round trip (its plain mean), the bound is `tolerance ÷ 0.5` × that
+    /// mean: one call that spans a suspension among the first 20 leaves the baseline they set within 7 % of the
+    /// backend's 10 ms (it entered as 22 ms, a twentieth of the mean). Taken at face value it made the baseline
+    /// 15 s, which a backend of 10 ms took thousands of calls to bring down, never reading a queue meanwhile.
+    @Test func aSuspendedCallInTheFirstWindowDoesNotBecomeTheBaseline() {
+        var memory = AdaptiveLimitMemory()
+        for index in 0..<20 {
+            let sample = AdaptiveLimitSample(
+                roundTrip: index == 1 ? 300 : 0.01, inFlight: 20, completedAt: Double(index) * 0.001)
+            _ = Gradient2Limit().nextLimit(20, sample, minimum: 4, &memory)
+        }
+        #expect(memory.longRoundTrip > 0.01 && memory.longRoundTrip < 0.0107, "baseline \(memory.longRoundTrip)")
+    }
+
+    /// A real slowdown that lasts still cuts the limit: 2 × the baseline (not bounded), and 10 × (each call
+    /// enters the average at the bound, 2 × tolerance × the baseline, which holds the gradient near its floor).
+    @Test(arguments: [2.0, 10])
+    func aSustainedSlowdownStillCutsTheLimit(times: Double) {
+        var memory = AdaptiveLimitMemory(queueSeen: true)
+        var limit = 50.0
+        var now = 0.0
+        Self.feed(&limit, &memory, &now, count: 1_000, roundTrip: 0.01)
+        let before = limit
+        Self.feed(&limit, &memory, &now, count: 200, roundTrip: 0.01 * times)
+        #expect(limit < 0.8 * before, "\(limit) against \(before)")
+        // The baseline does not take the queue for the backend's round trip.
+        #expect(memory.longRoundTrip < 0.0101, "baseline \(memory.longRoundTrip)")
+    }
+
+    /// A backend that becomes ten times slower for good drives the limit to its minimum (20 here), where the
+    /// baseline follows it within seconds (time constant 2 s), bound or no bound: each bounded call raises the
+    /// bound with it. (The limit then grows again, to `tolerance` × the calls the slower backend serves.)
+    @Test func theBaselineFollowsABackendTenTimesSlowerAtTheMinimum() {
+        var memory = AdaptiveLimitMemory(queueSeen: true)
+        var limit = 50.0
+        var now = 0.0
+        Self.feed(&limit, &memory, &now, count: 1_000, roundTrip: 0.01, minimum: 20)
+        let start = now
+        while now < start + 30 { Self.feed(&limit, &memory, &now, count: 1, roundTrip: 0.1, minimum: 20) }
+        #expect(memory.longRoundTrip > 0.09, "baseline \(memory.longRoundTrip)")
     }
 
     @Test func gradient2LearnsNothingWhileTheCallerUsesLessThanHalf() {

@@ -5,7 +5,9 @@
 ///
 /// It learns from losses, not from a round trip that creeps up, so it suits backends that shed load
 /// themselves (answering `503` or timing out); against one that only slows down it keeps a long queue until
-/// the threshold is crossed. Defaults are Netflix's: a backoff of 0.9 and a threshold of 5 seconds.
+/// the threshold is crossed. It keeps no average: one very long round trip (a call that spans the app's
+/// suspension) is one drop, a cut by ``backoffRatio``. Defaults are Netflix's: a backoff of 0.9 and a threshold
+/// of 5 seconds.
 public struct AIMDLimit: Hashable, Sendable {
     /// The factor a drop multiplies the limit by (0.5 ≤ ratio < 1).
     public var backoffRatio = 0.9

@@ -28,6 +28,21 @@ struct AdaptiveLimitMemory: Hashable, Sendable {
         return shortRoundTrip
     }
 
+    /// The longest round trip a sample may enter the averages with: `ratio` × the baseline, or × the recent
+    /// round trip before there is a baseline (infinite before the first sample, which has nothing to be measured
+    /// against).
+    func roundTripBound(ratio: Double) -> Double {
+        let reference = longRoundTrip > 0 ? longRoundTrip : shortRoundTrip
+        return reference > 0 ? ratio * reference : .infinity
+    }
+
+    /// Leaves the baseline where it is at `now` and returns it: the time up to `now` does not count towards a
+    /// later rise (for a sample whose round trip is no measure of the backend).
+    mutating func holdBaseline(now: Double) -> Double {
+        longUpdatedAt = now
+        return longRoundTrip
+    }
+
     /// Moves the baseline towards `recent` at `now` and returns it: down as an exponential average over
     /// `fallWindow` samples, up with the time constant `rise` (seconds) towards at most `riseCeiling` × itself.
     /// The first call sets it to `recent`.

@@ -19,6 +19,22 @@
 /// from 40 to 400 slots (below about 30 the whole-number limit and a small caller's bursts move it a call or
 /// two higher; `Docs/AdaptiveLimits.md`).
 ///
+/// One round trip is bounded before it enters the averages: a sample longer than `tolerance ÷ 0.5` × the
+/// baseline (2.2 × with the defaults; × the recent round trip while the first window learns it) enters at that
+/// bound. From there on the gradient is at its floor, so a longer round trip tells the limit nothing it could
+/// act on, and a call that spans something other than the backend (an app suspended for minutes mid-request,
+/// its clock running on) would otherwise hold the recent round trip far above that floor for hundreds of
+/// samples and drive the limit to its minimum. A bounded sample raises the recent round trip by at most
+/// (2.2 × baseline − recent) ÷ window, 6 % of the baseline at the 20-sample window, and, above the minimum
+/// limit, does not move the baseline (nor does the time it spanned count towards the baseline's rise). It is
+/// not a drop: a round trip at the bound is already the slowest the algorithm reads. A slowdown that lasts
+/// still cuts the limit: one up to 2.2 × is not bounded, a longer one enters at the bound and holds the
+/// gradient near its floor; at the minimum limit the baseline follows bounded samples too, and the bound rises
+/// with it. The first sample has nothing to be measured against and enters as it is. Netflix's
+/// `Gradient2Limit` takes each sample as it is (only its gradient's floor of 0.5 limits one step); Envoy's
+/// adaptive concurrency filter and failsafe-go's adaptive limiter summarise each window of samples by a
+/// percentile (p50, p90), which one sample cannot move.
+///
 /// Where it departs from Netflix's code, and why (measured in `Docs/AdaptiveLimits.md`):
 /// - Netflix's long-term round trip is an exponential average over 600 samples, which at 1,000 calls per
 ///   second is 0.6 s, so under a lasting overload it soon equals the queued round trip and the limit stops
@@ -85,6 +101,9 @@ public struct Gradient2Limit: Hashable, Sendable {
     /// The baseline's time constant, in seconds, while the limit sits at the limiter's minimum.
     static let riseAtMinimum = 2.0
 
+    /// The least the gradient may be: one step's target is at least half the limit.
+    static let gradientFloor = 0.5
+
     /// The settings clamped to their ranges (non-finite values fall back to the defaults).
     var sanitized: Gradient2Limit {
         let defaults = Gradient2Limit()
@@ -102,16 +121,27 @@ public struct Gradient2Limit: Hashable, Sendable {
     func nextLimit(
         _ limit: Double, _ sample: AdaptiveLimitSample, minimum: Double, _ memory: inout AdaptiveLimitMemory
     ) -> Double {
-        let recent = memory.averageShort(sample.roundTrip, window: max(Double(shortWindow), limit))
+        // A round trip past the one that holds the gradient at its floor (tolerance ÷ floor × the baseline) tells
+        // the limit nothing more it could act on: it enters the averages at that bound.
+        let bound = memory.roundTripBound(ratio: tolerance / Self.gradientFloor)
+        let recent = memory.averageShort(min(sample.roundTrip, bound), window: max(Double(shortWindow), limit))
         guard memory.samples >= shortWindow else { return limit }
         let atMinimum = limit <= minimum
-        // Above the minimum, a recent round trip past the tolerance is a queue the limit is cutting, not a
-        // slower backend: the baseline rises towards at most `tolerance` × itself.
-        let baseline = memory.followBaseline(
-            recent, now: sample.completedAt, rise: atMinimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise,
-            fallWindow: Double(longWindow), riseCeiling: atMinimum ? .infinity : tolerance)
+        let baseline: Double
+        if sample.roundTrip > bound && !atMinimum && memory.longRoundTrip > 0 {
+            // Above the minimum a bounded sample is a queue the limit is cutting or a call that spanned something
+            // else (the app's suspension): it does not move the baseline, and the time it spanned is not counted.
+            baseline = memory.holdBaseline(now: sample.completedAt)
+        } else {
+            // Above the minimum, a recent round trip past the tolerance is a queue the limit is cutting, not a
+            // slower backend: the baseline rises towards at most `tolerance` × itself.
+            baseline = memory.followBaseline(
+                recent, now: sample.completedAt,
+                rise: atMinimum ? min(baselineRise, Self.riseAtMinimum) : baselineRise,
+                fallWindow: Double(longWindow), riseCeiling: atMinimum ? .infinity : tolerance)
+        }
         if Double(sample.inFlight) < limit / 2 { return limit }
-        let gradient = max(0.5, min(1 + growth, tolerance * baseline / recent))
+        let gradient = max(Self.gradientFloor, min(1 + growth, tolerance * baseline / recent))
         if !memory.queueSeen {
             return slowStart(limit, sample, gradient: gradient, &memory)
         }

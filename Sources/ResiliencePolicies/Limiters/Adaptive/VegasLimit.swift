@@ -13,6 +13,10 @@ import Foundation
 /// `betaFactor × log10(limit)` takes `log10(limit)` off; in between the limit holds. The limit then moves
 /// ``smoothing`` of the way there.
 ///
+/// One very long round trip (a call that spans the app's suspension) reads as a queue past beta: at most one
+/// step of `log10(limit)` down, as a drop. It never becomes the smallest round trip except as a probe's first
+/// sample, and then the next faster one replaces it.
+///
 /// Defaults are Netflix's: alpha 3, beta 6, smoothing 1, probe every 30 × limit samples.
 public struct VegasLimit: Hashable, Sendable {
     /// The queue below which the limit grows, as a multiple of `log10(limit)` (> 0).
