@@ -22,8 +22,10 @@ final class SQLiteConnection {
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let systemError = db.map { Self.systemError(of: $0) } ?? 0
             sqlite3_close_v2(db)
-            throw SQLiteConnection.error(code, message: "cannot open \(path): \(message)", opening: true)
+            throw SQLiteConnection.error(
+                code, message: "cannot open \(path): \(message)", systemError: systemError, opening: true)
         }
         sqlite3_extended_result_codes(db, 1)
         handle = db
@@ -45,9 +47,10 @@ final class SQLiteConnection {
         var errorMessage: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if code != SQLITE_OK {
+            let systemError = Self.systemError(of: handle)
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw Self.error(code, message: message)
+            throw Self.error(code, message: message, systemError: systemError)
         }
     }
 
@@ -153,14 +156,30 @@ final class SQLiteConnection {
 
     /// The typed error for `code`, with the connection's message.
     func lastError(_ code: Int32) -> MutationStoreError {
+        let systemError = handle.map { Self.systemError(of: $0) } ?? 0
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "connection closed"
-        return Self.error(code, message: message)
+        return Self.error(code, message: message, systemError: systemError)
+    }
+
+    /// The `errno` behind the last failure on `handle`, read at once after it: SQLite's record of it
+    /// (`sqlite3_system_errno`), or, when SQLite kept none (a commit whose log write failed), the thread's
+    /// `errno`, which SQLite's failed system call set and its successful ones since left alone.
+    static func systemError(of handle: OpaquePointer) -> Int32 {
+        let threadError = errno
+        let recorded = sqlite3_system_errno(handle)
+        return recorded != 0 ? recorded : threadError
     }
 
     private static let closedError = MutationStoreError(.storageConnectionFailed, message: "the store is closed")
 
-    /// Maps an SQLite result code to the typed error the contract promises.
-    static func error(_ code: Int32, message: String, opening: Bool = false) -> MutationStoreError {
+    /// Maps an SQLite result code to the typed error the contract promises. `systemError` is the `errno` SQLite
+    /// saw (`sqlite3_system_errno`): an I/O error whose cause is a full disk, a spent quota or a file size limit
+    /// (SQLite reports `SQLITE_FULL` only for a short write to the database or its log; the shared-memory index,
+    /// a sync or a truncation that fails for want of space is an `SQLITE_IOERR`) is `DB_005`, and any other I/O
+    /// error (a failing disk, a file system remounted read-only) `DB_001`, the file being unusable.
+    static func error(
+        _ code: Int32, message: String, systemError: Int32 = 0, opening: Bool = false
+    ) -> MutationStoreError {
         let primary = code & 0xFF
         let failureCode: FailureCode
         switch primary {
@@ -169,10 +188,20 @@ final class SQLiteConnection {
         case SQLITE_CONSTRAINT: failureCode = .constraintViolation
         case SQLITE_CORRUPT, SQLITE_NOTADB: failureCode = .corruptedData
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: failureCode = .storageConnectionFailed
+        case SQLITE_IOERR where Self.noSpaceErrors.contains(systemError): failureCode = .diskFull
+        case SQLITE_IOERR: failureCode = .storageConnectionFailed
         default: failureCode = opening ? .storageConnectionFailed : .unknown
         }
-        return MutationStoreError(failureCode, message: "\(message) (SQLite \(code))")
+        guard primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN, systemError != 0 else {
+            return MutationStoreError(failureCode, message: "\(message) (SQLite \(code))")
+        }
+        let reason = String(cString: strerror(systemError))
+        return MutationStoreError(failureCode, message: "\(message) (SQLite \(code), errno \(systemError): \(reason))")
     }
+
+    /// The `errno` values that mean the file system has no room for the write: no space, quota spent, file size
+    /// limit.
+    private static let noSpaceErrors: Set<Int32> = [ENOSPC, EDQUOT, EFBIG]
 }
 
 extension SQLiteConnection {
