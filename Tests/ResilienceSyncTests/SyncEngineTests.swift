@@ -778,3 +778,51 @@ struct SyncEngineHostileSettingsTests {
         }
     }
 }
+
+/// A store whose first `record(.givenUp…)` fails: the disk fills between the two writes of a give-up (the last
+/// attempt counted, the move to the failed list not), as a crash between them would leave it.
+final class FailingGiveUpStore: ForwardingMutationStore, @unchecked Sendable {
+    private let failuresLeft = Mutex(1)
+
+    override func record(_ outcome: MutationOutcome, for id: Int64) throws {
+        if case .givenUp = outcome {
+            let fails = failuresLeft.withLock { left in
+                defer { left = max(0, left - 1) }
+                return left > 0
+            }
+            if fails { throw MutationStoreError(.diskFull, message: "database or disk is full") }
+        }
+        try inner.record(outcome, for: id)
+    }
+}
+
+@Suite("SyncEngine when a give-up cannot be recorded")
+struct SyncEngineInterruptedGiveUpTests {
+    @Test("A mutation at its retry limit whose move to the failed list failed is not sent again; it is moved next pass")
+    func interruptedGiveUpIsFinishedWithoutSending() async throws {
+        let store = FailingGiveUpStore()
+        let transport = ScriptedSyncTransport([], fallback: .status(500))
+        let delegate = RecordingSyncDelegate()
+        var configuration = SyncEngine.Configuration()
+        configuration.maxRetries = 2
+        let engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+            pipeline: syncPipeline(SeedRateLimitBreakerDouble()), delegate: delegate, configuration: configuration,
+            clock: .manual(ManualClock()))
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "b", operation: .create))
+        _ = await engine.performSync()
+        let interrupted = await engine.performSync()
+        #expect(interrupted.finalState.name == "error")
+        #expect(delegate.failedEntities.value == ["a"], "the delegate was told before the store failed")
+        #expect(try store.pending(limit: 10).map(\.attempts) == [2, 1], "a's last attempt was counted")
+
+        let next = await engine.performSync()
+        #expect(transport.requests.count == 4, "a, b; a (the pass stops); then only b: a's entity is marked failed")
+        #expect(next.movedToFailed == 2)
+        #expect(try store.pendingCount() == 0)
+        #expect(try store.failed().map(\.entityID) == ["a", "b"])
+        #expect(try store.failed().map(\.attempts) == [2, 2])
+        #expect(delegate.failedEntities.value == ["a", "a", "b"], "told again: the first call may not have run")
+    }
+}

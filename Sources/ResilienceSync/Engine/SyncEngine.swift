@@ -381,6 +381,12 @@ public actor SyncEngine {
                     index += 1
                     continue
                 }
+                if mutation.attempts >= configuration.appliedMaxRetries {
+                    await finishGivingUp(mutation, pass: &pass)
+                    index += 1
+                    if pass.stop != nil { break pages }
+                    continue
+                }
                 let group = batchGroup(in: page, from: index, blocked: pass.blocked)
                 if group.count > 1, let request = try? requestBuilder.batchRequest(for: group) {
                     await sendBatch(group, request: request, pass: &pass)
@@ -455,7 +461,7 @@ public actor SyncEngine {
         for mutation in page[start...] {
             let key = EntityKey(mutation)
             guard mutation.operation == .create, !blocked.contains(key), !entities.contains(key),
-                group.count < configuration.maximumBatchSize
+                mutation.attempts < configuration.appliedMaxRetries, group.count < configuration.maximumBatchSize
             else { break }
             entities.insert(key)
             group.append(mutation)
@@ -694,7 +700,7 @@ public actor SyncEngine {
                 pass.blocked.insert(EntityKey(mutation))
                 pass.lastFailure = message
                 let description = "\(classification.code): \(message)"
-                if mutation.attempts + 1 >= configuration.maxRetries {
+                if mutation.attempts + 1 >= configuration.appliedMaxRetries {
                     let reason = "gave up after \(mutation.attempts + 1) attempts; last error \(description)"
                     try store.record(.attemptFailed(error: description), for: mutation.id)
                     await delegate?.markEntityFailed(mutation, reason: reason)
@@ -706,6 +712,22 @@ public actor SyncEngine {
                 }
                 if classification.category == .networkUnreachable { pass.stop = .offline }
             }
+        } catch {
+            pass.stop = .storage("\(error)")
+        }
+    }
+
+    /// Finishes the give-up of a mutation whose attempts already reached the limit: its last attempt was
+    /// counted, but the store failed (a full disk, a crash) before it moved to the failed list. It is not sent
+    /// again; the delegate is told once more (it may not have been) and the mutation moves to the failed list.
+    private func finishGivingUp(_ mutation: Mutation, pass: inout SyncPass) async {
+        pass.blocked.insert(EntityKey(mutation))
+        let reason = "gave up after \(mutation.attempts) attempts; last error \(mutation.lastError ?? "unknown")"
+        pass.lastFailure = mutation.lastError ?? reason
+        await delegate?.markEntityFailed(mutation, reason: reason)
+        do {
+            try store.record(.givenUp(reason: reason), for: mutation.id)
+            pass.report.movedToFailed += 1
         } catch {
             pass.stop = .storage("\(error)")
         }

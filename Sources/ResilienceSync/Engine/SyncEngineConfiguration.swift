@@ -5,7 +5,9 @@ extension SyncEngine {
     /// How a ``SyncEngine`` drains its queue.
     public struct Configuration: Sendable {
         /// Failed attempts (network errors, timeouts, other API errors; never 429s) after which a mutation's
-        /// entity is marked failed and the mutation moves to the failed list.
+        /// entity is marked failed and the mutation moves to the failed list; at least 1 (0 or less gives up after
+        /// the first failure). A pending mutation that already has this many attempts (its move to the failed list
+        /// was interrupted by a storage failure or a crash) is not sent again: the next pass moves it there.
         public var maxRetries = 5
         /// How many pending mutations a pass reads at a time; at least 1 (0 or less reads pages of 1).
         public var pageSize = 100
@@ -37,6 +39,9 @@ extension SyncEngine {
 
         /// ``pageSize``, at least 1.
         var appliedPageSize: Int { max(1, pageSize) }
+
+        /// ``maxRetries``, at least 1.
+        var appliedMaxRetries: Int { max(1, maxRetries) }
 
         /// ``pollInterval``, at least 1 ms.
         var appliedPollInterval: Duration { max(pollInterval, .milliseconds(1)) }

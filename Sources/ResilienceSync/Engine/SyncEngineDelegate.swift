@@ -6,7 +6,8 @@ import ResilienceCore
 /// the engine synchronously in a way that waits for the current pass to finish.
 public protocol SyncEngineDelegate: Sendable {
     /// The mutation exceeded its retry limit (or was cleared): mark its entity failed (`syncStatus = .failed`)
-    /// and keep it locally for the user's review.
+    /// and keep it locally for the user's review. A mutation whose move to the failed list a storage failure or a
+    /// crash interrupted is marked again on the next pass, so marking must be idempotent.
     func markEntityFailed(_ mutation: Mutation, reason: String) async
 
     /// The server already had the entity (409): delete the local duplicate.
