@@ -438,6 +438,19 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
     }
 
+    @Test(
+        "A file emptied while the store is open (truncated to zero) refuses writes with DB_004; nothing is acknowledged"
+    )
+    func truncatedFileRefusesWrites() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
+        #expect(truncate(path, 0) == 0)
+        #expect { try store.enqueue(Self.draft("b")) } throws: { Self.code(of: $0) == .corruptedData }
+        #expect { try store.record(.applied, for: 1) } throws: { Self.code(of: $0) == .corruptedData }
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a"], "reads still come from the connection")
+    }
+
     @Test("A path that cannot be opened throws DB_001")
     func connectionFailed() {
         #expect {

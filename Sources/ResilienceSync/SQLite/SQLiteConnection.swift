@@ -131,6 +131,19 @@ final class SQLiteConnection {
         return moved != 0
     }
 
+    /// The size in bytes of the file this connection opened (`fstat` of its descriptor, through the VFS), or
+    /// `nil` when it cannot be read.
+    var fileSize: Int64? {
+        guard let handle else { return nil }
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let methods = file.pointee.pMethods, let size = methods.pointee.xFileSize
+        else { return nil }
+        var bytes: sqlite3_int64 = 0
+        guard size(file, &bytes) == SQLITE_OK else { return nil }
+        return Int64(bytes)
+    }
+
     /// Writes the whole database as this connection reads it (its write-ahead log included) to a new file at
     /// `path` (`VACUUM INTO`).
     func copy(to path: String) throws {

@@ -23,7 +23,8 @@ import CSQLite
 ///
 /// A file removed or moved away while the store is open (a cleaner, a user, another process) is written back to
 /// ``path`` from the open connection before the next write and on ``close()``, so nothing committed is lost; a
-/// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`.
+/// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`. A file emptied (truncated
+/// below one page) while the store is open no longer holds what was committed: writes throw `DB_004`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -262,10 +263,26 @@ public final class SQLiteMutationStore: MutationStore {
         }
     }
 
-    /// Runs a write under the lock, after writing the file back if it was removed while open.
+    /// Throws `DB_004` when the file the connection opened was emptied (truncated below one page, the smallest
+    /// a database opened in WAL mode ever is) while the store was open. A write would still succeed, into the
+    /// log over a file that no longer holds the database, and be lost at the next open: nothing is written.
+    private func refuseIfEmptied(_ connection: SQLiteConnection) throws {
+        guard let size = connection.fileSize, size < Self.smallestPageSize else { return }
+        throw MutationStoreError(
+            .corruptedData,
+            message: "\(path) was truncated to \(size) bytes while the store was open, so what it held is gone from "
+                + "the file; nothing was written (reads still come from the connection's cache and log)")
+    }
+
+    /// SQLite's smallest page size: a database file in WAL mode holds at least its first page.
+    private static let smallestPageSize: Int64 = 512
+
+    /// Runs a write under the lock, after writing the file back if it was removed while open; refuses it when the
+    /// file was emptied.
     private func writing<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try connection.withLock { connection throws -> Result in
             try restoreIfMoved(&connection)
+            try refuseIfEmptied(connection)
             return try body(connection)
         }
     }
