@@ -451,6 +451,27 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"], "reads still come from the connection")
     }
 
+    @Test("A removed file whose copy cannot take the path yet is put there by a later call, not a closed store")
+    func interruptedWriteBackIsFinishedLater() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
+        try Self.removeDatabaseFile(at: path, withLog: true)
+        // A broken link at the path: it names no file, so the copy is made, but the copy cannot be moved there.
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".gone")
+        #expect { try store.enqueue(Self.draft("b")) } throws: { error in
+            Self.code(of: error) == .storageFileMoved && "\(error)".contains(path + ".restoring")
+        }
+        #expect { try store.pendingCount() } throws: { Self.code(of: $0) == .storageFileMoved }
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
+        _ = try store.enqueue(Self.draft("c"))
+        store.close()
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { reopened.close() }
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a", "c"])
+    }
+
     @Test("A path that cannot be opened throws DB_001")
     func connectionFailed() {
         #expect {

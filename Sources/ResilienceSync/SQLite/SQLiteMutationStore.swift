@@ -23,15 +23,17 @@ import CSQLite
 ///
 /// A file removed or moved away while the store is open (a cleaner, a user, another process) is written back to
 /// ``path`` from the open connection before the next write and on ``close()``, so nothing committed is lost; a
-/// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`. A file emptied (truncated
-/// below one page) while the store is open no longer holds what was committed: writes throw `DB_004`.
+/// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`. A copy that cannot take the
+/// path yet (something else is there) or be opened there makes every call throw `DB_007` naming it, and each call
+/// tries again first. A file emptied (truncated below one page) while the store is open no longer holds what was
+/// committed: writes throw `DB_004`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
 /// let mutation = try store.enqueue(MutationDraft(entityType: "event", entityID: "42", operation: .create))
 /// ```
 public final class SQLiteMutationStore: MutationStore {
-    private let connection: LockedState<SQLiteConnection>
+    private let database: LockedState<Database>
     private let configuration: Configuration
 
     /// The database file's path.
@@ -58,7 +60,7 @@ public final class SQLiteMutationStore: MutationStore {
         self.path = path
         self.configuration = configuration
         let (opened, recovery) = try Self.openRecoveringFromCorruption(path: path, configuration: configuration)
-        connection = LockedState(initialState: opened)
+        database = LockedState(initialState: Database(connection: opened))
         self.recovery = recovery
     }
 
@@ -216,12 +218,30 @@ public final class SQLiteMutationStore: MutationStore {
         return target
     }
 
+    /// The connection and how far a write-back of a removed file got.
+    private struct Database {
+        var connection: SQLiteConnection
+        /// Set while a write-back is interrupted: the old connection is closed, and the copy waits to take the path
+        /// (`copied`) or to be opened there (`moved`).
+        var writeBack: WriteBack?
+        var isClosed = false
+    }
+
+    private enum WriteBack {
+        case copied, moved
+    }
+
     /// Closes the connection (writing the file back first if it was removed while open); every later call throws
     /// `DB_001`.
     public func close() {
-        connection.withLock { connection in
-            try? restoreIfMoved(&connection)
-            connection.close()
+        database.withLock { database in
+            if !database.isClosed {
+                try? finishWriteBack(&database)
+                try? restoreIfMoved(&database)
+            }
+            database.connection.close()
+            database.writeBack = nil
+            database.isClosed = true
         }
     }
 
@@ -231,9 +251,12 @@ public final class SQLiteMutationStore: MutationStore {
     /// it: the connection still reads the old file, so `VACUUM INTO` copies everything committed to
     /// `<path>.restoring`, the old connection closes, and the copy takes the path and is opened as the store.
     /// Throws `DB_007` when a different file is at ``path`` now (left alone; the connection stays on the old file)
-    /// or the file cannot be written back (the error says why, and names the copy when one was made).
-    private func restoreIfMoved(_ connection: inout SQLiteConnection) throws {
-        guard connection.fileHasMoved else { return }
+    /// or the file cannot be written back (the error says why, and names the copy when one was made). When the copy
+    /// was made but cannot take the path or be opened there, every later call tries again first
+    /// (``finishWriteBack(_:)``).
+    private func restoreIfMoved(_ database: inout Database) throws {
+        let connection = database.connection
+        guard database.writeBack == nil, connection.fileHasMoved else { return }
         let manager = FileManager.default
         guard !manager.fileExists(atPath: path) else {
             throw MutationStoreError(
@@ -251,15 +274,65 @@ public final class SQLiteMutationStore: MutationStore {
                 message: "\(path) was removed while the store was open and cannot be written back: \(error.message)")
         }
         connection.close()
-        // A write-ahead log left at the path belonged to the old file (closing checkpointed it there).
-        for suffix in ["-wal", "-shm"] { try? manager.removeItem(atPath: path + suffix) }
+        database.writeBack = .copied
+        try finishWriteBack(&database)
+    }
+
+    /// Finishes an interrupted write-back: once nothing is at ``path`` (a broken link, a file someone else put
+    /// there, are left alone), the copy's stale write-ahead log is removed, the copy takes the path, and it is
+    /// opened as the store. Throws `DB_007` naming where the contents are while it cannot.
+    private func finishWriteBack(_ database: inout Database) throws {
+        guard let stage = database.writeBack else { return }
+        let manager = FileManager.default
+        let restoring = path + ".restoring"
+        if stage == .copied {
+            guard (try? manager.attributesOfItem(atPath: path)) == nil else {
+                throw MutationStoreError(
+                    .storageFileMoved,
+                    message: "\(path) was removed while the store was open; its contents are in \(restoring), which "
+                        + "cannot take the path while something else is there")
+            }
+            // A write-ahead log left at the path belonged to the old file (closing checkpointed it there).
+            for suffix in ["-wal", "-shm"] { try? manager.removeItem(atPath: path + suffix) }
+            do {
+                try manager.moveItem(atPath: restoring, toPath: path)
+            } catch {
+                throw MutationStoreError(
+                    .storageFileMoved,
+                    message: "\(path) was removed while the store was open; its contents are in \(restoring) (\(error))"
+                )
+            }
+            database.writeBack = .moved
+        }
         do {
-            try manager.moveItem(atPath: restoring, toPath: path)
-            connection = try Self.open(path: path, configuration: configuration)
+            database.connection = try Self.open(path: path, configuration: configuration)
+            database.writeBack = nil
         } catch {
             throw MutationStoreError(
                 .storageFileMoved,
-                message: "\(path) was removed while the store was open; its contents are in \(restoring) (\(error))")
+                message:
+                    "\(path) was removed while the store was open and written back, but cannot be opened (\(error))")
+        }
+    }
+
+    /// Runs a read under the lock, after finishing an interrupted write-back.
+    private func reading<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try database.withLock { database throws -> Result in
+            if !database.isClosed { try finishWriteBack(&database) }
+            return try body(database.connection)
+        }
+    }
+
+    /// Runs a write under the lock, after writing the file back if it was removed while open (or finishing a
+    /// write-back a failure interrupted); refuses it when the file was emptied.
+    private func writing<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        try database.withLock { database throws -> Result in
+            if !database.isClosed {
+                try finishWriteBack(&database)
+                try restoreIfMoved(&database)
+                try refuseIfEmptied(database.connection)
+            }
+            return try body(database.connection)
         }
     }
 
@@ -276,16 +349,6 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// SQLite's smallest page size: a database file in WAL mode holds at least its first page.
     private static let smallestPageSize: Int64 = 512
-
-    /// Runs a write under the lock, after writing the file back if it was removed while open; refuses it when the
-    /// file was emptied.
-    private func writing<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try connection.withLock { connection throws -> Result in
-            try restoreIfMoved(&connection)
-            try refuseIfEmptied(connection)
-            return try body(connection)
-        }
-    }
 
     // MARK: Writing
 
@@ -420,14 +483,14 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// How many mutations are pending.
     public func pendingCount() throws -> Int {
-        try connection.withLock { connection throws -> Int in
+        try reading { connection throws -> Int in
             Int(try connection.scalarText("SELECT count(*) FROM mutations WHERE state = 0") ?? "0") ?? 0
         }
     }
 
     private func select(_ sql: String, after id: Int64, limit: Int) throws -> [Mutation] {
         guard limit > 0 else { return [] }
-        return try connection.withLock { connection throws -> [Mutation] in
+        return try reading { connection throws -> [Mutation] in
             let statement = try connection.prepare(sql)
             connection.bind(statement, 1, id)
             connection.bind(statement, 2, Int64(limit))
@@ -454,7 +517,7 @@ public final class SQLiteMutationStore: MutationStore {
 
     /// The value stored under `key`, if any.
     public func metadata(forKey key: String) throws -> Data? {
-        try connection.withLock { connection throws -> Data? in
+        try reading { connection throws -> Data? in
             let statement = try connection.prepare("SELECT value FROM sync_metadata WHERE key = ?")
             connection.bind(statement, 1, key)
             var value: Data?
