@@ -117,11 +117,12 @@ public final class JobBoardService: Sendable {
     /// The routes, behind Hummingbird's middleware: `TracingMiddleware` outermost (a server span per request,
     /// continuing the caller's W3C trace, so everything below runs inside it), then `MetricsMiddleware`
     /// (request count, duration and errors through swift-metrics) and `LogRequestsMiddleware` (one line per
-    /// request at `requestLogLevel`).
+    /// request at `requestLogLevel`). Every route also answers `HEAD` (the `GET` answer's status and headers,
+    /// without the body), as load balancers' and uptime monitors' health checks send it.
     ///
     /// - Parameter requestLogLevel: The level of the request-log line.
     public func makeRouter(requestLogLevel: Logger.Level = .info) -> Router<BasicRequestContext> {
-        let router = Router()
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: TracingMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: LogRequestsMiddleware(requestLogLevel))

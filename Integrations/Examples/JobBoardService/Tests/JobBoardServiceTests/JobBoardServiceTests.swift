@@ -133,6 +133,31 @@ struct JobBoardServiceTests {
         }
     }
 
+    @Test("HEAD on every route answers like GET without a body (load balancers and uptime checks send HEAD)")
+    func head() async throws {
+        try await Self.withService { service in
+            try await service.makeApplication().test(.router) { client in
+                try await client.execute(uri: "/health", method: .head) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                    #expect(response.body.readableBytes == 0)
+                }
+                try await client.execute(uri: "/metrics", method: .head) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.body.readableBytes == 0)
+                }
+                try await client.execute(uri: "/", method: .head) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                    #expect(response.body.readableBytes == 0)
+                }
+                try await client.execute(uri: "/nowhere", method: .head) { response in
+                    #expect(response.status == .notFound)
+                }
+            }
+        }
+    }
+
     @Test("Requests and resilience events are logged through the app's logger, with their metadata")
     func logging() async throws {
         let handler = InMemoryLogHandler()
