@@ -26,6 +26,11 @@ public struct JobBoardServiceConfiguration: Sendable {
     /// What each source stands for, by source id, shown on the status page and in `/jobs` (the fake upstreams
     /// of `--demo` describe the failure they play).
     public var sourceDescriptions: [String: String]
+    /// How long a client connection may stay silent (no byte of a request arriving, or no next request on a
+    /// kept-alive connection) before the server closes it. A request being answered is never cut short. Without
+    /// this bound, clients that open connections and send half a request would hold a file descriptor each for
+    /// ever, until the server can accept no one and open no connection upstream.
+    public var idleTimeout: Duration
 
     /// Creates a configuration.
     ///
@@ -37,9 +42,10 @@ public struct JobBoardServiceConfiguration: Sendable {
     ///   - seed: The seed of the pipelines' jitter.
     ///   - maximumMetricKeys: The most distinct source keys with a metrics label of their own.
     ///   - sourceDescriptions: What each source stands for, by source id.
+    ///   - idleTimeout: How long a client connection may stay silent before the server closes it.
     public init(
         hostname: String = "127.0.0.1", port: Int = 8080, boardsURL: URL, plaintextFeedsURL: URL, seed: UInt64 = 42,
-        maximumMetricKeys: Int = 100, sourceDescriptions: [String: String] = [:]
+        maximumMetricKeys: Int = 100, sourceDescriptions: [String: String] = [:], idleTimeout: Duration = .seconds(60)
     ) {
         self.hostname = hostname
         self.port = port
@@ -48,6 +54,7 @@ public struct JobBoardServiceConfiguration: Sendable {
         self.seed = seed
         self.maximumMetricKeys = maximumMetricKeys
         self.sourceDescriptions = sourceDescriptions
+        self.idleTimeout = idleTimeout
     }
 }
 
@@ -149,7 +156,8 @@ public final class JobBoardService: Sendable {
         return router
     }
 
-    /// The Hummingbird application serving ``makeRouter(requestLogLevel:)`` on the configured address. It is a
+    /// The Hummingbird application serving ``makeRouter(requestLogLevel:)`` on the configured address, closing a
+    /// client connection silent for ``JobBoardServiceConfiguration/idleTimeout``. It is a
     /// `Service`: run it in a `ServiceGroup` (after the services it sends through, so that it stops first).
     ///
     /// - Parameters:
@@ -160,6 +168,7 @@ public final class JobBoardService: Sendable {
     ) -> Application<RouterResponder<BasicRequestContext>> {
         Application(
             router: makeRouter(requestLogLevel: requestLogLevel),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(
                 address: .hostname(configuration.hostname, port: configuration.port),
                 serverName: "job-board-service"),

@@ -33,7 +33,7 @@ struct JobBoardServiceTests {
     @discardableResult
     static func withService<T>(
         logger: Logger = silent, registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        _ body: (JobBoardService) async throws -> T
+        idleTimeout: Duration = .seconds(60), _ body: (JobBoardService) async throws -> T
     ) async throws -> T {
         let upstreams = try DemoUpstreams(chaos: 0, lifetime: .seconds(120), logger: silent)
         let transport = AsyncHTTPClientTransport(
@@ -41,7 +41,7 @@ struct JobBoardServiceTests {
         let service = JobBoardService(
             configuration: JobBoardServiceConfiguration(
                 port: 0, boardsURL: upstreams.boardsURL, plaintextFeedsURL: upstreams.plaintextFeedsURL,
-                sourceDescriptions: upstreams.sourceDescriptions),
+                sourceDescriptions: upstreams.sourceDescriptions, idleTimeout: idleTimeout),
             logger: logger, registry: registry, transport: transport)
         do {
             let result = try await body(service)
@@ -154,6 +154,23 @@ struct JobBoardServiceTests {
                 try await client.execute(uri: "/nowhere", method: .head) { response in
                     #expect(response.status == .notFound)
                 }
+            }
+        }
+    }
+
+    @Test("A client that sends half a request and goes silent is disconnected after the idle timeout")
+    func silentClientIsDisconnected() async throws {
+        try await Self.withService(idleTimeout: .seconds(1)) { service in
+            try await service.makeApplication().test(.live) { client in
+                // A well-behaved request on the same server is answered.
+                try await client.execute(uri: "/health", method: .get) { response in
+                    #expect(response.status == .ok)
+                }
+                let port = try #require(client.port)
+                let closed = try await Task.detached {
+                    try SilentClient.sendHalfARequestAndWaitForClose(port: port, bound: .seconds(20))
+                }.value
+                #expect(closed, "the connection was still open after 20 s")
             }
         }
     }
