@@ -21,8 +21,8 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         abstract: "The job board's composition root behind a Hummingbird 2 server.",
         discussion: """
             Routes: GET / (status page), /jobs (JSON), /metrics (Prometheus text), /health. SIGTERM or SIGINT \
-            shuts it down gracefully: the server finishes its requests, then the HTTP client and the demo \
-            upstreams stop.
+            shuts it down gracefully: the server finishes its requests (at most --shutdown-timeout, then they are \
+            cancelled), then the HTTP client and the demo upstreams stop.
             """)
 
     @Option(help: "The address to bind.")
@@ -46,12 +46,22 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
     @Option(help: "With --demo: the probability (0 to 0.9) of a reset or a 503 on the healthy boards.")
     var chaos = 0.25
 
+    @Option(
+        help: """
+            The longest a graceful shutdown (SIGTERM, SIGINT) waits for the requests in flight, in seconds (1 to \
+            3600); then they are cancelled and the process exits.
+            """)
+    var shutdownTimeout = 20
+
     @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard (0...0.9).contains(chaos) else { throw ValidationError("--chaos must be from 0 to 0.9") }
+        guard (1...3_600).contains(shutdownTimeout) else {
+            throw ValidationError("--shutdown-timeout must be from 1 to 3600 seconds")
+        }
         if demo {
             guard boardsURL == nil, plaintextFeedsURL == nil else {
                 throw ValidationError("--demo runs its own upstreams: leave out --boards-url and --plaintext-feeds-url")
@@ -111,8 +121,14 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         }
         services.append(application)
 
-        let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await group.run()
+        // A graceful shutdown waits for the requests in flight, at most --shutdown-timeout: a client that never
+        // reads its answers (or any request that never ends) would otherwise keep the process alive for ever.
+        // Then the remaining services are cancelled.
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(shutdownTimeout)
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
 
     /// `text` as an upstream base URL: absolute, `http` or `https`, with a host.

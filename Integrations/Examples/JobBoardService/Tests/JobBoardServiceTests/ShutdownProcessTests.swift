@@ -1,0 +1,124 @@
+import Foundation
+import ResilienceTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `job-board-service` executable in a process of its own, shut down with SIGTERM as production does. Real
+/// sockets on 127.0.0.1 and real time, generous bounds.
+@Suite("job-board-service process", .serialized)
+struct ShutdownProcessTests {
+    /// Starts `job-board-service --demo --port 0 arguments`, waits until it says where it serves, and returns the
+    /// process and the port.
+    static func start(_ arguments: [String]) throws -> (Process, Int, URL) {
+        let binary = try #require(
+            BuiltExecutable.url(named: "job-board-service"), "build the package with --build-tests first")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--demo", "--port", "0", "--log-level", "info"] + arguments
+        // A file, not a pipe: a pipe nobody drains would block the server's logging.
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("job-board-service-\(UUID()).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline && process.isRunning {
+            Thread.sleep(forTimeInterval: 0.1)
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let range = text.range(
+                of: #"serving the job board on http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression)
+            {
+                let port = Int(text[range].split(separator: ":").last!.dropLast())!
+                return (process, port, log)
+            }
+        }
+        process.terminate()
+        Issue.record("the server never said where it serves: \(text)")
+        throw CancellationError()
+    }
+
+    @Test("SIGTERM ends the process in bounded time even when a client never reads its answers")
+    func sigtermWithAClientThatNeverReads() async throws {
+        let (process, port, logURL) = try Self.start(["--shutdown-timeout", "2"])
+        // Thousands of pipelined requests, none of whose answers is read: the server's writes stall, so the
+        // connection never finishes its requests and a graceful shutdown alone would wait for ever.
+        let client = try PipeliningClient(port: port)
+        defer { client.close() }
+        client.send(String(repeating: "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 3_000))
+        try await Task.sleep(for: .seconds(2))
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let exited = !process.isRunning
+        if !exited { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: logURL)
+        #expect(exited, "still running 30 s after SIGTERM (--shutdown-timeout 2)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
+    }
+}
+
+/// A blocking loopback client that writes requests and never reads.
+final class PipeliningClient {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var size: Int32 = 4_096
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            closeSocket(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    /// Writes as much of `text` as the socket takes within a second, without blocking longer.
+    func send(_ text: String) {
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            sent += written
+        }
+    }
+
+    func close() { closeSocket(descriptor) }
+}
+
+#if canImport(Glibc)
+private func closeSocket(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    Glibc.send(descriptor, bytes, count, 0)
+}
+#else
+private func closeSocket(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
+private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    Darwin.send(descriptor, bytes, count, 0)
+}
+#endif
