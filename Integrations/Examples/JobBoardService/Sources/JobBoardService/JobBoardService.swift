@@ -125,7 +125,8 @@ public final class JobBoardService: Sendable {
     /// continuing the caller's W3C trace, so everything below runs inside it), then `MetricsMiddleware`
     /// (request count, duration and errors through swift-metrics) and `LogRequestsMiddleware` (one line per
     /// request at `requestLogLevel`). Every route also answers `HEAD` (the `GET` answer's status and headers,
-    /// without the body), as load balancers' and uptime monitors' health checks send it.
+    /// without the body), as load balancers' and uptime monitors' health checks send it; `POST`, `PUT`, `DELETE`
+    /// and `PATCH` get 405 Method Not Allowed with `Allow: GET, HEAD`, and `OPTIONS` 204 with the methods allowed.
     ///
     /// - Parameter requestLogLevel: The level of the request-log line.
     public func makeRouter(requestLogLevel: Logger.Level = .info) -> Router<BasicRequestContext> {
@@ -133,25 +134,46 @@ public final class JobBoardService: Sendable {
         router.add(middleware: TracingMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: LogRequestsMiddleware(requestLogLevel))
-        router.get("jobs") { _, _ -> Response in
-            try Self.json(try await self.fetchJobs())
-        }
-        router.get("metrics") { _, _ -> Response in
-            var buffer: [UInt8] = []
-            self.registry.emit(into: &buffer)
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
-        }
-        router.get("health") { _, _ -> Response in
-            let health = self.health()
-            return try Self.json(health, status: health.status == "critical" ? .serviceUnavailable : .ok)
-        }
-        router.get("/") { _, _ -> Response in
-            let page = StatusPage(jobs: try await self.fetchJobs(), health: self.health()).html
-            return Response(
-                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+        let routes: [(path: RouterPath, respond: @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
+            ("jobs", { _, _ in try Self.json(try await self.fetchJobs()) }),
+            (
+                "metrics",
+                { _, _ in
+                    var buffer: [UInt8] = []
+                    self.registry.emit(into: &buffer)
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+                }
+            ),
+            (
+                "health",
+                { _, _ in
+                    let health = self.health()
+                    return try Self.json(health, status: health.status == "critical" ? .serviceUnavailable : .ok)
+                }
+            ),
+            (
+                "/",
+                { _, _ in
+                    let page = StatusPage(jobs: try await self.fetchJobs(), health: self.health()).html
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+                }
+            ),
+        ]
+        for route in routes {
+            router.get(route.path, use: route.respond)
+            // The route exists, so another method is 405 with the methods it allows (not 404), and OPTIONS lists them.
+            for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+                router.on(route.path, method: method) { _, _ in
+                    Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
+                }
+            }
+            router.on(route.path, method: .options) { _, _ in
+                Response(status: .noContent, headers: [.allow: "GET, HEAD, OPTIONS"])
+            }
         }
         return router
     }

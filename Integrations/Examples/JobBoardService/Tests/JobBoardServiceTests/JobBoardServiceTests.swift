@@ -158,6 +158,29 @@ struct JobBoardServiceTests {
         }
     }
 
+    @Test("Another method on a route: 405 with Allow (OPTIONS: 204 with Allow), not 404 as if it did not exist")
+    func otherMethods() async throws {
+        try await Self.withService { service in
+            try await service.makeApplication().test(.router) { client in
+                for uri in ["/", "/jobs", "/metrics", "/health"] {
+                    for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+                        try await client.execute(uri: uri, method: method) { response in
+                            #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                            #expect(response.headers[.allow] == "GET, HEAD", "\(method) \(uri)")
+                        }
+                    }
+                    try await client.execute(uri: uri, method: .options) { response in
+                        #expect(response.status == .noContent, "OPTIONS \(uri)")
+                        #expect(response.headers[.allow] == "GET, HEAD, OPTIONS", "OPTIONS \(uri)")
+                    }
+                }
+                try await client.execute(uri: "/nowhere", method: .post) { response in
+                    #expect(response.status == .notFound)
+                }
+            }
+        }
+    }
+
     @Test("A client that sends half a request and goes silent is disconnected after the idle timeout")
     func silentClientIsDisconnected() async throws {
         try await Self.withService(idleTimeout: .seconds(1)) { service in
