@@ -40,7 +40,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
         now: @autoclosure () -> ResilienceInstant
     ) {
-        limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: now()))
+        limiter.release(permit, outcome: Self.returnedOutcome, now: releaseInstant(admittedAt, clock: now()))
     }
 
     /// The instant to release an accepted call's permit at: `admittedAt` (the instant it was admitted, if
@@ -120,6 +120,13 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             return .accepted
         }
     }
+
+    /// How a call that returned counts for limiters that learn: accepted, unless the caller's task was cancelled
+    /// while it ran. Then it is abandoned, as a failure is (``outcome(of:)``): the operation may have returned
+    /// early because of the cancellation, or late after ignoring it, so neither the value nor the round trip is
+    /// the backend's answer to a live caller. One flag read on the current task: no lock, no allocation.
+    @inlinable @inline(__always)
+    static var returnedOutcome: RateLimitOutcome { Task.isCancelled ? .abandoned : .accepted }
 
     @usableFromInline
     static func emitLimited(_ context: ResilienceContext, _ retryAfter: Duration?, _ detail: String) {

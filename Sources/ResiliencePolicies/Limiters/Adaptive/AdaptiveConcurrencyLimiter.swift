@@ -74,16 +74,10 @@ public final class AdaptiveConcurrencyLimiter: RateLimiter {
 
     /// Frees the call's slot, learns from how it ended (its round trip is `now` − the permit's admission) and
     /// hands freed slots to waiters; returns the old and new limit when the limit changed.
-    ///
-    /// A call released as ``RateLimitOutcome/accepted`` from a task that has been cancelled counts as
-    /// ``RateLimitOutcome/abandoned``: the operation may have returned early because of the cancellation, or late
-    /// after ignoring it, so its round trip is not the backend's answer to a live caller. (A limiter that only
-    /// counts accepts, a token bucket or an ``AdaptiveThrottle``, takes the success as it is.)
     @discardableResult
     public func complete(
         _ permit: RateLimitPermit, outcome: RateLimitOutcome, now: ResilienceInstant
     ) -> (from: Int, to: Int)? {
-        let outcome = outcome == .accepted && Task.isCancelled ? .abandoned : outcome
         let (change, handed) = state.withLock { state in
             (state.release(permit, outcome: outcome, now: now), state.handOver(now: now))
         }

@@ -94,15 +94,15 @@ extension AdaptiveConcurrencyStage: PermitStage {
         return nil
     }
 
-    /// Releases the slot as accepted, with the round trip up to now (the limiter counts it abandoned when the
-    /// caller's task was cancelled while the call ran). `admittedAt` is not needed: the permit carries its
-    /// admission instant.
+    /// Releases the slot as accepted, with the round trip up to now, or as abandoned when the caller's task was
+    /// cancelled while the call ran (``RateLimiterStrategy/returnedOutcome``). `admittedAt` is not needed: the
+    /// permit carries its admission instant.
     @inlinable @inline(__always)
     func releaseAccepted(
         _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
         now: @autoclosure () -> ResilienceInstant
     ) {
-        complete(permit, .accepted, now: now(), context)
+        complete(permit, RateLimiterStrategy.returnedOutcome, now: now(), context)
     }
 
     /// Releases the slot with how the call failed.
