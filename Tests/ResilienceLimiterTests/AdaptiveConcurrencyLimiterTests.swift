@@ -219,51 +219,6 @@ struct AdaptiveConcurrencyStageTests {
         #expect(limiter.occupancy == (9, 0, 0))
     }
 
-    /// How a call ends after its caller cancelled it.
-    enum CancelledEnding: String, CaseIterable, Sendable {
-        /// The operation returns a value (it ignored the cancellation, or returned early because of it).
-        case returns
-        /// The operation throws `CancellationError`.
-        case throwsCancellation
-        /// The operation throws another error, one that would count as a drop for a live caller.
-        case throwsServerError
-    }
-
-    /// A call whose caller's task was cancelled while it ran is abandoned, however it ends, through the adaptive
-    /// stage and through a rate-limiter stage around the same limiter: its 5 s round trip on the manual clock
-    /// teaches nothing. (An accepted call would grow AIMD's limit of 1 by one, a drop would be a sample too, and
-    /// either would make the retry hint, the recent round trip ÷ the limit, seconds long.)
-    @Test(arguments: CancelledEnding.allCases, [true, false])
-    func aCallWhoseCallerCancelledTeachesNothing(_ ending: CancelledEnding, throughAdaptiveStage: Bool) async {
-        let clock = ManualClock()
-        var configuration = AdaptiveConcurrencyLimiter.Configuration()
-        configuration.initialLimit = 1
-        configuration.minimumLimit = 1
-        configuration.algorithm = .aimd()
-        let limiter = AdaptiveConcurrencyLimiter(configuration)
-        let stage: any ResilienceStrategy =
-            throughAdaptiveStage ? AdaptiveConcurrencyStage(limiter: limiter) : RateLimiterStrategy(limiter: limiter)
-        let context = ResilienceContext(key: "api", clock: .manual(clock))
-        let call = Task {
-            try await stage.execute(context) { _ -> Int in
-                clock.advance(by: .seconds(5))
-                withUnsafeCurrentTask { $0?.cancel() }
-                switch ending {
-                case .returns: return 7
-                case .throwsCancellation: throw CancellationError()
-                case .throwsServerError: throw ScriptedError(classification: Failures.server)
-                }
-            }
-        }
-        _ = try? await call.value
-        #expect(limiter.occupancy == (1, 0, 0))
-        // Fill the limit; the refusal's hint is still the floor: no round trip was learned.
-        var decision = limiter.tryAcquire(now: at(5))
-        while decision.permit != nil { decision = limiter.tryAcquire(now: at(5)) }
-        guard case .rejected(_, let hint) = decision else { return }
-        #expect(hint == .milliseconds(1))
-    }
-
     @Test func appearsInThePipelineDescription() {
         let pipeline = Pipeline { AdaptiveConcurrencyStage(limiter: AdaptiveConcurrencyLimiter()) }
         #expect(pipeline.pipelineDescription.contains("adaptive-concurrency"))

@@ -470,7 +470,7 @@ enum ReferenceInterpreter {
         }
         do {
             let value = try await next(context)
-            limiter.release(permit, outcome: returnOutcome(), now: context.clock.now())
+            limiter.release(permit, outcome: .accepted, now: context.clock.now())
             return value
         } catch {
             let now = context.clock.now()
@@ -515,7 +515,7 @@ enum ReferenceInterpreter {
         }
         do {
             let value = try await next(context)
-            finish(returnOutcome())
+            finish(.accepted)
             return value
         } catch {
             finish(releaseOutcome(error, context))
@@ -529,10 +529,6 @@ enum ReferenceInterpreter {
             $0.detail = detail
         }
     }
-
-    /// A call that returned is accepted, unless the caller's task was cancelled while it ran: then it is
-    /// abandoned (what returned may not be the backend's answer to a live caller).
-    static func returnOutcome() -> RateLimitOutcome { Task.isCancelled ? .abandoned : .accepted }
 
     /// Overload answers are backend rejections; local rejections, unsent requests and cancellation are
     /// abandoned; anything else the backend handled is accepted.

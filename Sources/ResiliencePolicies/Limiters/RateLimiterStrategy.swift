@@ -40,7 +40,7 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
         now: @autoclosure () -> ResilienceInstant
     ) {
-        limiter.release(permit, outcome: Self.returnedOutcome, now: releaseInstant(admittedAt, clock: now()))
+        limiter.release(permit, outcome: .accepted, now: releaseInstant(admittedAt, clock: now()))
     }
 
     /// The instant to release an accepted call's permit at: `admittedAt` (the instant it was admitted, if
@@ -104,8 +104,8 @@ public struct RateLimiterStrategy: ResilienceStrategy {
     }
 
     /// How a failed call classified as `classification` counts for limiters that learn: overload answers are
-    /// backend rejections; local rejections and cancellation are abandoned (a `CancellationError`, or any error
-    /// thrown while the caller's task is cancelled); anything else the backend handled is an accept.
+    /// backend rejections; local rejections and cancellation are abandoned; anything else the backend handled is
+    /// an accept.
     @usableFromInline
     static func outcome(of classification: FailureClassification) -> RateLimitOutcome {
         if Task.isCancelled || classification.category == .cancelled || classification.requestWasNotSent {
@@ -120,13 +120,6 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             return .accepted
         }
     }
-
-    /// How a call that returned counts for limiters that learn: accepted, unless the caller's task was cancelled
-    /// while it ran. Then it is abandoned, as a failure is (``outcome(of:)``): the operation may have returned
-    /// early because of the cancellation, or late after ignoring it, so neither the value nor the round trip is
-    /// the backend's answer to a live caller. One flag read on the current task: no lock, no allocation.
-    @inlinable @inline(__always)
-    static var returnedOutcome: RateLimitOutcome { Task.isCancelled ? .abandoned : .accepted }
 
     @usableFromInline
     static func emitLimited(_ context: ResilienceContext, _ retryAfter: Duration?, _ detail: String) {

@@ -6,8 +6,8 @@
 /// was admitted, and whether the backend dropped it (``RateLimitOutcome/rejectedByBackend``: a timeout, an
 /// overload answer). The ``Configuration/algorithm`` turns samples into the limit: ``AdaptiveLimitAlgorithm/gradient2(_:)``
 /// (the default), ``AdaptiveLimitAlgorithm/vegas(_:)`` or ``AdaptiveLimitAlgorithm/aimd(_:)``, bounded by
-/// ``Configuration/minimumLimit`` and ``Configuration/maximumLimit``. Abandoned calls (their caller's task
-/// cancelled while they ran, whatever they returned or threw; failed before reaching the backend) teach it nothing.
+/// ``Configuration/minimumLimit`` and ``Configuration/maximumLimit``. Abandoned calls (cancelled, failed
+/// before reaching the backend) teach it nothing.
 ///
 /// Priorities under overload: a call of ``RequestPriority/default`` priority may start while fewer than
 /// `limit` calls run, a ``RequestPriority/sheddable`` one while fewer than `limit × sheddableShare`, a

@@ -7,9 +7,7 @@
 /// ``AdaptiveConcurrencyLimiter/waitForPermit(context:)`` (within the deadline, if the limiter's queue has
 /// room). Every rejection or wait is a `rateLimited` event; every change of the learned limit is a
 /// `limitChanged` event (`count` the new limit, `total` the old one, `duration` the round trip that moved
-/// it). The slot is released exactly once, whatever happens to the call. A call whose caller's task was
-/// cancelled while it ran teaches nothing, whether it returned or threw: its slot is released as
-/// ``RateLimitOutcome/abandoned``. Share one limiter per backend.
+/// it). The slot is released exactly once, whatever happens to the call. Share one limiter per backend.
 public struct AdaptiveConcurrencyStage: ResilienceStrategy {
     /// The limiter.
     public let limiter: AdaptiveConcurrencyLimiter
@@ -94,15 +92,14 @@ extension AdaptiveConcurrencyStage: PermitStage {
         return nil
     }
 
-    /// Releases the slot as accepted, with the round trip up to now, or as abandoned when the caller's task was
-    /// cancelled while the call ran (``RateLimiterStrategy/returnedOutcome``). `admittedAt` is not needed: the
-    /// permit carries its admission instant.
+    /// Releases the slot as accepted, with the round trip up to now (`admittedAt` is not needed: the permit
+    /// carries its admission instant).
     @inlinable @inline(__always)
     func releaseAccepted(
         _ permit: RateLimitPermit, admittedAt: ResilienceInstant?, _ context: ResilienceContext,
         now: @autoclosure () -> ResilienceInstant
     ) {
-        complete(permit, RateLimiterStrategy.returnedOutcome, now: now(), context)
+        complete(permit, .accepted, now: now(), context)
     }
 
     /// Releases the slot with how the call failed.
