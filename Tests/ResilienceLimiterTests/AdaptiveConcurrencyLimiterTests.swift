@@ -90,6 +90,35 @@ struct AdaptiveConcurrencyLimiterTests {
         #expect(hint != nil && hint! > .zero)
     }
 
+    @Test func oneCallThatSpannedMinutesBarelyMovesTheHint() {
+        let limiter = Self.limiter(initial: 10, minimum: 1, maximum: 10)
+        /// Runs one call of `roundTrip` seconds from `start`, alone (too few in flight to move the limit).
+        func call(at start: Double, roundTrip: Double) {
+            let permit = limiter.tryAcquire(now: at(start)).permit!
+            limiter.release(permit, outcome: .accepted, now: at(start + roundTrip))
+        }
+        /// The hint a call gets when the limit is full.
+        func hint(at instant: Double) -> Duration {
+            let permits = (0..<10).compactMap { _ in limiter.tryAcquire(now: at(instant)).permit }
+            defer { for permit in permits { limiter.release(permit, outcome: .abandoned, now: at(instant)) } }
+            guard case .rejected(_, let hint?) = limiter.tryAcquire(now: at(instant)) else {
+                Issue.record("a full limiter admitted, or gave no hint")
+                return .zero
+            }
+            return hint
+        }
+        for step in 0..<50 { call(at: Double(step), roundTrip: 0.1) }
+        let usual = hint(at: 60)
+        #expect(usual == .milliseconds(10))
+        #expect(limiter.occupancy.limit == 10)
+        // An app suspended for five minutes mid-call: the hint stays near the backend's, not 300 s × 0.1 ÷ 10.
+        call(at: 100, roundTrip: 300)
+        #expect(hint(at: 401) <= usual * 2)
+        // A backend 100 × slower for good is followed within a few calls.
+        for step in 0..<10 { call(at: 500 + Double(step) * 20, roundTrip: 10) }
+        #expect(hint(at: 800) >= .milliseconds(500))
+    }
+
     @Test func theLimitGrowsWhileLatencyHoldsAndStaysInItsBounds() {
         let limiter = Self.limiter(initial: 10, minimum: 2, maximum: 12)
         for step in 0..<100 {

@@ -10,8 +10,14 @@ struct AdaptiveLimitState: SlotAdmission {
     private(set) var wholeLimit: Int
     /// Calls each priority class may have in flight (sheddable, default, critical).
     private(set) var thresholds: (Int, Int, Int) = (0, 0, 0)
-    /// An average of the latest round trips, in seconds, for the retry hint.
+    /// An average of the latest round trips, in seconds, for the retry hint: an exponential average with weight
+    /// 0.1, each round trip entering at most at ``hintSampleBound`` × the average.
     private(set) var recentRoundTrip = 0.0
+    /// The most a round trip enters the hint's average at, as a multiple of the average: one call that spanned
+    /// something other than the backend (an app suspended for minutes mid-request) raises the hint to at most
+    /// 1.9 × what it was (a 300 s call would otherwise add 30 s ÷ limit), while a backend that is slower for good
+    /// is followed at up to 1.9 × per call (100 × slower within 8 calls).
+    static let hintSampleBound = 10.0
     var memory = AdaptiveLimitMemory()
     /// The waiters of each priority class (sheddable, default, critical), first come first served.
     var waiters: PriorityWaiters
@@ -46,7 +52,9 @@ struct AdaptiveLimitState: SlotAdmission {
         inFlight = max(0, inFlight - 1)
         guard outcome != .abandoned else { return nil }
         let roundTrip = max(DurationArithmetic.seconds(permit.admittedAt.duration(to: now)), VegasLimit.noTime)
-        recentRoundTrip = recentRoundTrip == 0 ? roundTrip : recentRoundTrip * 0.9 + roundTrip * 0.1
+        recentRoundTrip =
+            recentRoundTrip == 0
+            ? roundTrip : recentRoundTrip * 0.9 + min(roundTrip, recentRoundTrip * Self.hintSampleBound) * 0.1
         let sample = AdaptiveLimitSample(
             roundTrip: roundTrip, inFlight: Int(clamping: permit.token), dropped: outcome == .rejectedByBackend,
             completedAt: DurationArithmetic.seconds(now.offset))
