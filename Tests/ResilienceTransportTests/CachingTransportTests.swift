@@ -225,6 +225,40 @@ struct CachingTransportTests {
         #expect(network.requests.count == 4)
     }
 
+    @Test("A HEAD that outdates the stored response it selects removes that variant only; the URL's others stay")
+    func headResponseOutdatesOnlyItsVariant() async throws {
+        let network = ScriptedHTTPTransport()
+        let varying: HTTPHeaders = ["Cache-Control": "max-age=100", "Vary": "Accept-Language"]
+        network.script(
+            Self.url,
+            [
+                Self.ok("en", varying), Self.ok("de", varying),
+                // The English HEAD's 410 and the English HEAD's 200 with another ETag each outdate the English
+                // variant alone.
+                .status(410, headers: ["Vary": "Accept-Language"]),
+                Self.ok("en2", ["Cache-Control": "max-age=100", "Vary": "Accept-Language", "ETag": "\"a\""]),
+                .status(200, headers: ["Cache-Control": "max-age=100", "Vary": "Accept-Language", "ETag": "\"b\""]),
+                Self.ok("en3", varying),
+            ])
+        let cache = CachingTransport(wrapping: network, wallClock: TestWallClock().read)
+        let english: HTTPHeaders = ["Accept-Language": "en"]
+        let german: HTTPHeaders = ["Accept-Language": "de"]
+        _ = try await get(cache, headers: english)
+        _ = try await get(cache, headers: german)
+        var head = HTTPRequest(method: .head, url: URL(string: Self.url)!, headers: english)
+        head.headers["Cache-Control"] = "no-cache"
+        #expect(try await cache.send(head, context: context).status == 410)
+        let stillGerman = try await get(cache, headers: german)
+        #expect(String(decoding: stillGerman.body, as: UTF8.self) == "de")
+        #expect(network.requests.count == 3)
+        #expect(String(decoding: try await get(cache, headers: english).body, as: UTF8.self) == "en2")
+        #expect(network.requests.count == 4)
+        #expect(try await cache.send(head, context: context).status == 200)
+        #expect(String(decoding: try await get(cache, headers: german).body, as: UTF8.self) == "de")
+        #expect(String(decoding: try await get(cache, headers: english).body, as: UTF8.self) == "en3")
+        #expect(network.requests.count == 6)
+    }
+
     @Test("A 304 that changes Vary keys the stored response by its new Vary: it is selected again, not a second copy")
     func notModifiedChangingVary() async throws {
         let network = ScriptedHTTPTransport()

@@ -171,7 +171,8 @@ public struct CachingTransport: HTTPTransport {
             // when its validators and length agree, and the HEAD is answered with that response's fields, as a
             // 304 is; otherwise, or when another status shows a GET would no longer get it (a 404, a 410, a
             // redirect), that response is outdated: it goes, so that no fresh or stale answer (`stale-if-error`,
-            // `max-stale`) serves a representation known to be gone.
+            // `max-stale`) serves a representation known to be gone. Only the stored response the HEAD selected
+            // is concerned: the URL's other variants (another `Vary` selection) stay.
             if response.status == 200 {
                 if let updated = policy.updated(
                     candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
@@ -180,9 +181,9 @@ public struct CachingTransport: HTTPTransport {
                     replace(candidate, with: stored)
                     return answer(from: stored, to: request, now: responseTime, detail: nil, forwardStatus: 200)
                 }
-                try? store.removeEntries(forKey: candidate.key)
+                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
             } else if policy.headAnswer(status: response.status, outdates: candidate) {
-                try? store.removeEntries(forKey: candidate.key)
+                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
             }
         }
         if request.method == .get,

@@ -16,7 +16,8 @@ public protocol HTTPCacheStore: Sendable {
     func removeEntries(forKey key: String) throws(HTTPCacheStoreError)
     /// Removes the variant of `key` stored for `variantKey`, keeping the key's other variants; nothing when
     /// there is none. The cache calls it when an update moves a stored response to another secondary key (a
-    /// `304` that changes `Vary`).
+    /// `304` that changes `Vary`) and when a response outdates the one stored response it selected (a `HEAD`'s
+    /// `410`, a `304` that adds `no-store`).
     func removeEntry(forKey key: String, variantKey: String) throws(HTTPCacheStoreError)
 }
 
