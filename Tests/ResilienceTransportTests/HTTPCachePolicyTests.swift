@@ -39,6 +39,18 @@ struct HTTPCachePolicyTests {
         }
     }
 
+    @Test("Cache-Control parsing: whitespace around = makes a member that is not the directive, and it is skipped")
+    func cacheControlWhitespaceAroundEquals() throws {
+        for value in ["max-age =60, private", "max-age= 60, private", "max-age = 60, private", "max-age\t=60, private"]
+        {
+            let directives = try CacheControl(parsing: value)
+            #expect(directives.directive("max-age") == nil, "\(value)")
+            #expect(directives.isPrivate, "\(value)")
+        }
+        #expect(try CacheControl(parsing: " max-age=60 ,private ").maxAge == 60)
+        #expect(try entry(["Cache-Control": "max-age =3600"]).freshnessLifetime == 0)
+    }
+
     @Test("Freshness lifetime: max-age, then Expires − Date, then 10 % of the Last-Modified age; s-maxage ignored")
     func freshnessLifetime() throws {
         #expect(try entry(["Cache-Control": "max-age=60, s-maxage=600"]).freshnessLifetime == 60)

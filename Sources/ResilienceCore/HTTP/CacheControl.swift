@@ -2,7 +2,8 @@
 /// grammar: `#( token [ "=" ( token / quoted-string ) ] )`.
 ///
 /// Names are compared case-insensitively (kept lowercased); an argument may be sent as a token or a quoted
-/// string and is stored unquoted; a member that is not `token [= token / quoted-string]` is skipped. When a directive appears more than once, the first occurrence counts
+/// string and is stored unquoted; a member that is not `token [= token / quoted-string]` (whitespace on
+/// either side of the `=` included) is skipped. When a directive appears more than once, the first occurrence counts
 /// (RFC 9111 §4.2.1). Parsing is bounded: a field longer than ``maximumFieldLength`` bytes or with more
 /// than ``maximumDirectiveCount`` directives is rejected with ``CacheControlError``.
 public struct CacheControl: Hashable, Sendable {
@@ -68,11 +69,11 @@ public struct CacheControl: Hashable, Sendable {
                 continue
             }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
-            skipWhitespace()
+            // The grammar has no whitespace around "=": `max-age =60` and `max-age= 60` are members of
+            // another shape, skipped below, not `max-age`.
             var argument: String?
             if index < bytes.count, bytes[index] == 0x3D {
                 index += 1
-                skipWhitespace()
                 if index < bytes.count, bytes[index] == 0x22 {
                     index += 1
                     var value: [UInt8] = []
@@ -97,8 +98,8 @@ public struct CacheControl: Hashable, Sendable {
                     while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
                     argument = String(decoding: bytes[valueStart..<index], as: UTF8.self)
                 }
-                skipWhitespace()
             }
+            skipWhitespace()
             guard index == bytes.count || bytes[index] == 0x2C else {
                 skipToNextMember()
                 continue
