@@ -1,8 +1,12 @@
 /// What a cache did with a response, as the `Cache-Status` field says it (RFC 9211), read and written through
 /// the structured-field parser and serialiser.
 ///
-/// A response answered from a stored one is a hit; a stale hit (``isStale``) has a negative
-/// ``timeToLive``, and its ``detail`` says why stale was allowed (`stale-if-error`, `max-stale`,
+/// A hit (``isHit``) is a request answered from storage without asking the origin. A request that went to the
+/// origin has a ``forwardReason`` and, when the origin answered, its ``forwardStatus``: a stored response
+/// revalidated by a `304` is `fwd=stale; fwd-status=304`, not a hit, and so is a stale response served because
+/// the origin failed (`fwd=stale; fwd-status=503; detail="stale-if-error"`, without `fwd-status` when it could
+/// not be reached). ``timeToLive`` is written on answers built from a stored response; a negative one means the
+/// answer is stale (``isStale``), and ``detail`` says why stale was allowed (`stale-if-error`, `max-stale`,
 /// `stale-while-revalidate`). Sources read it to report a result's age and staleness.
 public struct HTTPCacheStatus: Hashable, Sendable {
     /// The field's name.
@@ -12,24 +16,29 @@ public struct HTTPCacheStatus: Hashable, Sendable {
 
     /// The cache's name (the list member's token).
     public var cacheName: String
-    /// True when the response was answered from storage (possibly after validation).
+    /// True when the request was answered from storage without going to the origin (RFC 9211 §2.1); false for
+    /// a response revalidated with the origin, even when its body is the stored one.
     public var isHit: Bool
-    /// Why the request went to the origin (`miss`, `stale`, `request`, `uri-miss`, `vary-miss`), if it did.
+    /// Why the request went to the origin, if it did (RFC 9211 §2.2): `uri-miss` (nothing stored for the URI),
+    /// `vary-miss` (nothing stored for the request's `Vary` selection), `stale` (the stored response had to be
+    /// validated), `request` (the request's directives refused a fresh stored response, or its `no-store` kept
+    /// the cache out), `partial` (only part of the representation was stored), `method` (an unsafe method),
+    /// `bypass` (the cache stepped aside).
     public var forwardReason: String?
     /// The status the origin answered a forwarded request with, if it was forwarded.
     public var forwardStatus: Int?
-    /// Seconds of freshness left; negative when the response was served stale.
+    /// Seconds of freshness left in the stored response that answered; negative when it was served stale.
     public var timeToLive: Int?
-    /// True when the response was stored.
+    /// True when the response was stored (or the stored response it updated was stored again).
     public var stored: Bool
-    /// A free-form detail (`stale-if-error`).
+    /// A free-form detail (`stale-if-error`, `stale-while-revalidate`, `max-stale`, `only-if-cached`).
     public var detail: String?
 
     /// Creates a status.
     ///
     /// - Parameters:
     ///   - cacheName: The cache's name.
-    ///   - isHit: Whether the response was answered from storage.
+    ///   - isHit: Whether the request was answered from storage without going to the origin.
     ///   - forwardReason: Why the request went to the origin, if it did.
     ///   - forwardStatus: The origin's status for a forwarded request.
     ///   - timeToLive: Seconds of freshness left (negative when stale).
@@ -68,8 +77,9 @@ public struct HTTPCacheStatus: Hashable, Sendable {
         detail = parameters["detail"]?.stringValue
     }
 
-    /// True for a hit served past its freshness lifetime.
-    public var isStale: Bool { isHit && (timeToLive ?? 0) < 0 }
+    /// True for a stored response served past its freshness lifetime: a stale hit, or one served because the
+    /// origin failed (`stale-if-error`).
+    public var isStale: Bool { (timeToLive ?? 0) < 0 }
 
     /// The list member this status serialises to (`ResilienceKit; hit; ttl=-30; detail="stale-if-error"`).
     public var fieldValue: String {

@@ -17,8 +17,14 @@ import ResilienceCore
 /// **A resilience fallback.** Wrap the pipeline (`CachingTransport(wrapping: ResilientTransport(…))`): when
 /// the wrapped transport throws (what its retries could not recover) or answers 500, 502, 503 or 504, and
 /// the stored response's (or request's) `stale-if-error` covers its staleness, the stored response answers
-/// instead. Every response answered from storage carries an `Age` field and a `Cache-Status` field
-/// (RFC 9211, read it with ``HTTPCacheStatus``) whose negative `ttl` says it is stale and by how much.
+/// instead.
+///
+/// **Cache-Status** (RFC 9211, read it with ``HTTPCacheStatus``). Every answer carries a member saying what
+/// the cache did: `hit` when storage answered without the origin; otherwise `fwd` (why the request went on:
+/// `uri-miss`, `vary-miss`, `stale`, `request`, `partial`, `method` for an unsafe method, `bypass` when a
+/// malformed `Cache-Control` made the cache step aside), `fwd-status` (what the origin answered, `304` for a
+/// revalidation) and `stored` when the answer was stored. An answer built from a stored
+/// response also carries `Age` and a `ttl` that is negative when it is stale, by how much.
 ///
 /// **Range requests** (RFC 9110 §14, RFC 9111 §3.3–3.4). A `GET` for one byte range is answered with
 /// `206 Partial Content` from a stored complete `200`, or from a stored part that holds those bytes. A
@@ -68,26 +74,34 @@ public struct CachingTransport: HTTPTransport {
             for key in policy.invalidatedKeys(by: request, response: response) {
                 try? store.removeEntries(forKey: key)
             }
-            return response
+            return forwarded(response, reason: "method")
         }
         guard var requestDirectives = try? CacheControl(headers: request.headers) ?? CacheControl() else {
-            return try await wrapped.send(request, context: context)
+            return forwarded(try await wrapped.send(request, context: context), reason: "bypass")
         }
         if !request.headers.contains("Cache-Control"),
             request.headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") })
         {
             requestDirectives.directives.append(CacheControl.Directive(name: "no-cache"))
         }
-        if requestDirectives.noStore { return try await wrapped.send(request, context: context) }
+        if requestDirectives.noStore {
+            return forwarded(try await wrapped.send(request, context: context), reason: "request")
+        }
 
         let key = HTTPCachePolicy.key(for: request.url)
-        let selected = ((try? store.entries(forKey: key)) ?? []).filter { $0.isSelected(by: request) }
+        let stored = (try? store.entries(forKey: key)) ?? []
+        let selected = stored.filter { $0.isSelected(by: request) }
         // A stored partial (206) response answers only a range request for bytes it holds; a request for the
         // whole representation is never answered from one.
         let candidate =
             selected.first { $0.response.status != 206 } ?? selected.first { rangeAnswer(from: $0, to: request) != nil }
+        // Why the request goes on, if it does (RFC 9211 §2.2).
+        var reason = stored.isEmpty ? "uri-miss" : selected.isEmpty ? "vary-miss" : "partial"
         if let candidate {
             let now = wallClock()
+            // A response fresh by its own rules that the request's directives refuse went on for the request.
+            let freshByItself = policy.reuse(candidate, requestDirectives: CacheControl(), now: now) == .fresh
+            reason = freshByItself ? "request" : "stale"
             switch policy.reuse(candidate, requestDirectives: requestDirectives, now: now) {
             case .fresh:
                 return answer(from: candidate, to: request, now: now, detail: nil)
@@ -102,7 +116,7 @@ public struct CachingTransport: HTTPTransport {
                         defer { _ = backgroundRevalidations.withLock { $0.remove(flight) } }
                         _ = try? await self.forward(
                             revalidation, original: request, candidate: candidate,
-                            requestDirectives: requestDirectives, context: context)
+                            requestDirectives: requestDirectives, reason: "stale", context: context)
                     }
                 }
                 return answer(from: candidate, to: request, now: now, detail: "stale-while-revalidate")
@@ -111,9 +125,9 @@ public struct CachingTransport: HTTPTransport {
             }
         }
         if requestDirectives.onlyIfCached {
-            return HTTPResponse(
-                status: 504, headers: [HTTPCacheStatus.fieldName: cacheStatus(hit: false, forward: "miss").fieldValue],
-                url: request.url)
+            // Not forwarded, and no stored response answers: the status says only why the cache answered 504.
+            let status = HTTPCacheStatus(cacheName: Self.cacheName, isHit: false, detail: "only-if-cached")
+            return HTTPResponse(status: 504, headers: [HTTPCacheStatus.fieldName: status.fieldValue], url: request.url)
         }
         if candidate == nil, request.method == .get, !request.headers.contains("Range"),
             let partial = selected.first(where: { $0.response.status == 206 }),
@@ -125,12 +139,15 @@ public struct CachingTransport: HTTPTransport {
         let outgoing =
             candidate.map { policy.validationRequest(for: request, entry: $0) } ?? request
         return try await forward(
-            outgoing, original: request, candidate: candidate, requestDirectives: requestDirectives, context: context)
+            outgoing, original: request, candidate: candidate, requestDirectives: requestDirectives, reason: reason,
+            context: context)
     }
 
+    /// Sends `outgoing` (`request`, or its validation for `candidate`) and answers `request`. `reason` is why it
+    /// went on, the `fwd` of the `Cache-Status` the answer carries.
     private func forward(
         _ outgoing: HTTPRequest, original request: HTTPRequest, candidate: HTTPCacheEntry?,
-        requestDirectives: CacheControl, context: ResilienceContext
+        requestDirectives: CacheControl, reason: String, context: ResilienceContext
     ) async throws -> HTTPResponse {
         let requestTime = wallClock()
         let response: HTTPResponse
@@ -138,7 +155,11 @@ public struct CachingTransport: HTTPTransport {
             response = try await wrapped.send(outgoing, context: context)
         } catch {
             if error is CancellationError || Task.isCancelled { throw error }
-            if let stale = staleAnswer(candidate, to: request, requestDirectives: requestDirectives) { return stale }
+            if let stale = staleAnswer(
+                candidate, to: request, requestDirectives: requestDirectives, reason: reason, forwardStatus: nil)
+            {
+                return stale
+            }
             throw error
         }
         let responseTime = wallClock()
@@ -146,7 +167,8 @@ public struct CachingTransport: HTTPTransport {
             guard policy.notModified(response, identifies: candidate) else {
                 // Another representation is current: the caller asked for the whole, so it is fetched.
                 return try await forward(
-                    request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+                    request, original: request, candidate: nil, requestDirectives: requestDirectives, reason: reason,
+                    context: context)
             }
             let updated = policy.freshened(
                 candidate, with: response, requestTime: requestTime, responseTime: responseTime)
@@ -154,15 +176,19 @@ public struct CachingTransport: HTTPTransport {
             // `Vary: *`) removes the stored response, which no stale answer (`stale-if-error`) may serve after the
             // origin said so; one that takes the fields past our own header limit leaves it as it was. A HEAD's
             // 304 freshens the stored GET response.
+            var isStored = false
             if let stored = policy.storable(updated, selectedBy: request) {
-                replace(candidate, with: stored)
+                isStored = replace(candidate, with: stored)
             } else if policy.forbidsStoring(updated.response) {
                 try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
             }
-            return answer(from: updated, to: request, now: responseTime, detail: nil, forwardStatus: 304)
+            return answer(
+                from: updated, to: request, now: responseTime, detail: nil, forward: (reason, 304), stored: isStored)
         }
         if [500, 502, 503, 504].contains(response.status),
-            let stale = staleAnswer(candidate, to: request, requestDirectives: requestDirectives)
+            let stale = staleAnswer(
+                candidate, to: request, requestDirectives: requestDirectives, reason: reason,
+                forwardStatus: response.status)
         {
             return stale
         }
@@ -178,8 +204,10 @@ public struct CachingTransport: HTTPTransport {
                     candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
                     let stored = policy.storable(updated, selectedBy: request)
                 {
-                    replace(candidate, with: stored)
-                    return answer(from: stored, to: request, now: responseTime, detail: nil, forwardStatus: 200)
+                    let isStored = replace(candidate, with: stored)
+                    return answer(
+                        from: stored, to: request, now: responseTime, detail: nil, forward: (reason, 200),
+                        stored: isStored)
                 }
                 try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
             } else if policy.headAnswer(status: response.status, outdates: candidate) {
@@ -191,19 +219,19 @@ public struct CachingTransport: HTTPTransport {
                 for: response, to: request, requestTime: requestTime, responseTime: responseTime),
             entry.response.status != 206 || !holdsCompleteResponse(like: entry)
         {
-            try? store.store(entry)
+            return forwarded(response, reason: reason, stored: (try? store.store(entry)) != nil)
         }
-        return response
+        return forwarded(response, reason: reason)
     }
 
     /// Stores `updated` in place of `candidate`, the stored response it updates, under the secondary key its
     /// `Vary` now gives (a `304` may change `Vary`), so no copy stays under the old key, which no request would
-    /// select again.
-    private func replace(_ candidate: HTTPCacheEntry, with updated: HTTPCacheEntry) {
+    /// select again. True when the store took it.
+    private func replace(_ candidate: HTTPCacheEntry, with updated: HTTPCacheEntry) -> Bool {
         if updated.variantKey != candidate.variantKey {
             try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
         }
-        try? store.store(updated)
+        return (try? store.store(updated)) != nil
     }
 
     /// True when the store holds the whole representation `partial` is a part of (same variant, same strong
@@ -251,24 +279,27 @@ public struct CachingTransport: HTTPTransport {
         if response.status == 416 {
             // The representation no longer has the bytes the part lacks: it changed, so fetch the whole.
             return try await forward(
-                request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+                request, original: request, candidate: nil, requestDirectives: requestDirectives, reason: "partial",
+                context: context)
         }
         guard response.status == 206 else {
             if let entry = policy.entry(
                 for: response, to: request, requestTime: requestTime, responseTime: responseTime)
             {
-                try? store.store(entry)
+                return forwarded(response, reason: "partial", stored: (try? store.store(entry)) != nil)
             }
-            return response
+            return forwarded(response, reason: "partial")
         }
         guard let combined = policy.combined(partial.response, with: response) else {
             return try await forward(
-                request, original: request, candidate: nil, requestDirectives: requestDirectives, context: context)
+                request, original: request, candidate: nil, requestDirectives: requestDirectives, reason: "partial",
+                context: context)
         }
+        var isStored = false
         if let entry = policy.entry(for: combined, to: request, requestTime: requestTime, responseTime: responseTime) {
-            try? store.store(entry)
+            isStored = (try? store.store(entry)) != nil
         }
-        return combined
+        return forwarded(combined, reason: "partial", status: 206, stored: isStored)
     }
 
     /// The part of `entry` that answers `request`'s single byte range, or nil when the request asks for no
@@ -307,17 +338,24 @@ public struct CachingTransport: HTTPTransport {
         )
     }
 
+    /// The stored response answering `request` after the origin failed (`forwardStatus` nil when it threw),
+    /// when `stale-if-error` allows; nil otherwise.
     private func staleAnswer(
-        _ candidate: HTTPCacheEntry?, to request: HTTPRequest, requestDirectives: CacheControl
+        _ candidate: HTTPCacheEntry?, to request: HTTPRequest, requestDirectives: CacheControl, reason: String,
+        forwardStatus: Int?
     ) -> HTTPResponse? {
         let now = wallClock()
         guard let candidate, policy.allowsStaleIfError(candidate, requestDirectives: requestDirectives, now: now)
         else { return nil }
-        return answer(from: candidate, to: request, now: now, detail: "stale-if-error")
+        return answer(
+            from: candidate, to: request, now: now, detail: "stale-if-error", forward: (reason, forwardStatus))
     }
 
+    /// `entry` answering `request` (its range, no body for a `HEAD`) with `Age` and a `Cache-Status` member:
+    /// a `hit` when `forward` is nil, else what the request went forward for and the status it got (RFC 9211).
     private func answer(
-        from entry: HTTPCacheEntry, to request: HTTPRequest, now: Date, detail: String?, forwardStatus: Int? = nil
+        from entry: HTTPCacheEntry, to request: HTTPRequest, now: Date, detail: String?,
+        forward: (reason: String, status: Int?)? = nil, stored: Bool = false
     ) -> HTTPResponse {
         var response = entry.response
         if let part = rangeAnswer(from: entry, to: request) {
@@ -332,9 +370,9 @@ public struct CachingTransport: HTTPTransport {
         response.headers["Age"] = String(Int(min(age, Double(CacheControl.maximumDeltaSeconds))))
         let timeToLive = entry.freshnessLifetime - age
         let status = HTTPCacheStatus(
-            cacheName: Self.cacheName, isHit: true, forwardReason: forwardStatus == nil ? nil : "stale",
-            forwardStatus: forwardStatus,
-            timeToLive: Int(timeToLive.rounded(.down).clamped(to: -2_147_483_648...2_147_483_648)),
+            cacheName: Self.cacheName, isHit: forward == nil, forwardReason: forward?.reason,
+            forwardStatus: forward?.status,
+            timeToLive: Int(timeToLive.rounded(.down).clamped(to: -2_147_483_648...2_147_483_648)), stored: stored,
             detail: detail)
         response.headers.add(name: HTTPCacheStatus.fieldName, value: status.fieldValue)
         if request.method == .head { response.body = Data() }
@@ -342,8 +380,17 @@ public struct CachingTransport: HTTPTransport {
         return response
     }
 
-    private func cacheStatus(hit: Bool, forward: String) -> HTTPCacheStatus {
-        HTTPCacheStatus(cacheName: Self.cacheName, isHit: hit, forwardReason: forward)
+    /// `response`, which the origin sent (`status` its status, when it differs from the answer's), with a
+    /// `Cache-Status` member saying why the request went forward and whether the answer was stored.
+    private func forwarded(
+        _ response: HTTPResponse, reason: String, status: Int? = nil, stored: Bool = false
+    ) -> HTTPResponse {
+        var response = response
+        let cacheStatus = HTTPCacheStatus(
+            cacheName: Self.cacheName, isHit: false, forwardReason: reason, forwardStatus: status ?? response.status,
+            stored: stored)
+        response.headers.add(name: HTTPCacheStatus.fieldName, value: cacheStatus.fieldValue)
+        return response
     }
 }
 
