@@ -165,4 +165,4 @@ print(
     simulated time           \(clock.now().offset.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))
     real time                \((ContinuousClock.now - realStart).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 2))))
     """)
-store.close()
+try store.close()

@@ -41,14 +41,14 @@ struct SQLiteFileSizeLimitTests {
         let path = directory.path("queue.sqlite")
         let store = try SQLiteMutationStore(path: path)
         _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
-        store.close()
+        try store.close()
 
         let outcome = try await Self.runChild(limitBlocks: 0, store: path, log: directory.path("log"), count: 1)
         #expect(outcome.status == 3, "the store must not open: \(outcome.standardError)")
         #expect(outcome.standardError.contains("DB_005"), "\(outcome.standardError)")
 
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         #expect(reopened.recovery == nil)
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
     }
@@ -66,7 +66,7 @@ struct SQLiteFileSizeLimitTests {
 
         let logged = (try String(contentsOfFile: logPath, encoding: .utf8)).split(separator: "\n").map(String.init)
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         #expect(reopened.recovery == nil)
         #expect(!logged.isEmpty)
         #expect(try reopened.pending(limit: 1_000).map(\.idempotencyKey) == logged)

@@ -26,7 +26,7 @@ struct SQLiteMutationStoreTests {
 
         /// Closes the store (again, if the test closed it) and removes the directory.
         func tearDown() {
-            store.close()
+            try? store.close()
             directory.remove()
         }
     }
@@ -47,11 +47,11 @@ struct SQLiteMutationStoreTests {
             let c = try store.enqueue(Self.draft("c"))
             try store.record(.givenUp(reason: "gave up"), for: c.id)
             try store.setMetadata(Data([1, 2, 3]), forKey: "k")
-            store.close()
+            try store.close()
             #expect(throws: MutationStoreError.self) { try store.pendingCount() }
         }
         let reopened = try SQLiteMutationStore(path: path, configuration: configuration)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         #expect(reopened.recovery == nil)
         let pending = try reopened.pending(limit: 10)
         #expect(pending.map(\.entityID) == ["a", "b"])
@@ -93,7 +93,7 @@ struct SQLiteMutationStoreTests {
             try raw.execute("PRAGMA user_version = 1")
         }
         let store = try SQLiteMutationStore(path: path)
-        defer { store.close() }
+        defer { try? store.close() }
         #expect(try store.pending(limit: 10).map(\.idempotencyKey) == ["old-key"])
         try store.setMetadata(Data("v2".utf8), forKey: "table-exists")
         #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "2")
@@ -118,7 +118,7 @@ struct SQLiteMutationStoreTests {
             #expect(failures.value.isEmpty, "round \(round)")
             for (index, store) in stores.value.enumerated() { _ = try store.enqueue(Self.draft("from-\(index)")) }
             #expect(try stores.value.first?.pendingCount() == stores.value.count)
-            for store in stores.value { store.close() }
+            for store in stores.value { try store.close() }
             if !failures.value.isEmpty { return }
         }
     }
@@ -156,7 +156,7 @@ struct SQLiteMutationStoreTests {
         var configuration = SQLiteMutationStore.Configuration()
         configuration.maximumPageCount = 16
         let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"), configuration: configuration)
-        defer { store.close() }
+        defer { try? store.close() }
         var stored = 0
         var failure: (any Error)?
         for index in 0..<200 {
@@ -189,7 +189,7 @@ struct SQLiteMutationStoreTests {
         var configuration = SQLiteMutationStore.Configuration()
         configuration.busyTimeout = .milliseconds(50)
         let store = try SQLiteMutationStore(path: path, configuration: configuration)
-        defer { store.close() }
+        defer { try? store.close() }
         _ = try store.enqueue(Self.draft("before"))
         let other = try RawSQLite(path: path)
         try other.execute("BEGIN IMMEDIATE")
@@ -215,7 +215,7 @@ struct SQLiteMutationStoreTests {
         configuration.busyTimeout = busyTimeout
         configuration.maximumPageCount = Int.max
         let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"), configuration: configuration)
-        defer { store.close() }
+        defer { try? store.close() }
         _ = try store.enqueue(Self.draft("a"))
         #expect(try store.pendingCount() == 1)
     }
@@ -256,7 +256,7 @@ struct SQLiteMutationStoreTests {
             try garbage.write(to: URL(fileURLWithPath: path))
             let store = try SQLiteMutationStore(path: path, configuration: configuration)
             #expect(store.recovery?.quarantinedPath == "\(path).\(name)")
-            store.close()
+            try store.close()
         }
         for (round, name) in names.enumerated() {
             let quarantined = try Data(contentsOf: URL(fileURLWithPath: "\(path).\(name)"))
@@ -274,7 +274,7 @@ struct SQLiteMutationStoreTests {
         configuration.recreatesCorruptedStore = true
         configuration.currentDate = { Date(timeIntervalSince1970: 99) }
         let store = try SQLiteMutationStore(path: path, configuration: configuration)
-        defer { store.close() }
+        defer { try? store.close() }
         let recovery = try #require(store.recovery)
         #expect(recovery.quarantinedPath == path + ".corrupt-99")
         #expect(FileManager.default.fileExists(atPath: recovery.quarantinedPath))
@@ -289,7 +289,7 @@ struct SQLiteMutationStoreTests {
         do {
             let store = try SQLiteMutationStore(path: path)
             _ = try store.enqueue(batch: (0..<50).map { draft("e\($0)", payloadBytes: 500) })
-            store.close()
+            try store.close()
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seek(toOffset: 4096)
@@ -322,7 +322,7 @@ struct SQLiteMutationStoreTests {
         accepting.recreatesCorruptedStore = true
         do {
             let store = try SQLiteMutationStore(path: path, configuration: accepting)
-            defer { store.close() }
+            defer { try? store.close() }
             let recovery = try #require(store.recovery)
             #expect(recovery.quarantinedPath == quarantined)
             #expect(!recovery.reason.isEmpty)
@@ -330,7 +330,7 @@ struct SQLiteMutationStoreTests {
             _ = try store.enqueue(Self.draft("fresh"))
         }
         let reopened = try SQLiteMutationStore(path: path, configuration: configuration)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         #expect(reopened.recovery == nil)
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["fresh"])
     }
@@ -345,7 +345,7 @@ struct SQLiteMutationStoreTests {
         do {
             let store = try SQLiteMutationStore(path: salvaged)
             _ = try store.enqueue(Self.draft("salvaged"))
-            store.close()
+            try store.close()
         }
         var configuration = SQLiteMutationStore.Configuration()
         configuration.currentDate = { Date(timeIntervalSince1970: 78) }
@@ -359,7 +359,7 @@ struct SQLiteMutationStoreTests {
         }
         configuration.recreatesCorruptedStore = true
         let store = try SQLiteMutationStore(path: path, configuration: configuration)
-        defer { store.close() }
+        defer { try? store.close() }
         #expect(store.recovery?.quarantinedPath == path + ".corrupt-78")
         #expect(try store.pending(limit: 10).map(\.entityID) == ["salvaged"])
     }
@@ -380,7 +380,7 @@ struct SQLiteMutationStoreTests {
         let path = directory.path("queue.sqlite")
         do {
             let store = try SQLiteMutationStore(path: path)
-            defer { store.close() }
+            defer { try? store.close() }
             let first = try store.enqueue(Self.draft("a"))
             try store.setMetadata(Data([7]), forKey: "cursor")
             try Self.removeDatabaseFile(at: path, withLog: withLog)
@@ -391,7 +391,7 @@ struct SQLiteMutationStoreTests {
             #expect(try store.pending(limit: 10).map(\.entityID) == ["a", "b"])
         }
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         let pending = try reopened.pending(limit: 10)
         #expect(pending.map(\.entityID) == ["a", "b"])
         #expect(pending.first?.attempts == 1)
@@ -404,9 +404,45 @@ struct SQLiteMutationStoreTests {
         defer { fixture.tearDown() }
         let path = fixture.path
         try Self.removeDatabaseFile(at: path, withLog: true)
-        fixture.store.close()
+        try fixture.store.close()
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
+    }
+
+    @Test("A close that cannot write a removed file back throws DB_007 and leaves the store open: nothing is lost")
+    func closeThatCannotWriteBackThrows() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
+        // The whole directory goes, so no copy can be made beside the path.
+        fixture.directory.remove()
+        #expect { try store.close() } throws: { error in
+            Self.code(of: error) == .storageFileMoved && "\(error)".contains("cannot be written back")
+        }
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a"], "the store is still open")
+        try FileManager.default.createDirectory(at: fixture.directory.url, withIntermediateDirectories: true)
+        try store.close()
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { try? reopened.close() }
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
+    }
+
+    @Test("A close whose copy cannot take the path throws DB_007 naming the copy; a later close puts it there")
+    func closeWhoseCopyCannotTakeThePathThrows() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
+        try Self.removeDatabaseFile(at: path, withLog: true)
+        // A broken link at the path: it names no file, so the copy is made, but the copy cannot be moved there.
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".gone")
+        #expect { try store.close() } throws: { error in
+            Self.code(of: error) == .storageFileMoved && "\(error)".contains(path + ".restoring")
+        }
+        try FileManager.default.removeItem(atPath: path)
+        try store.close()
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { try? reopened.close() }
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a"])
     }
 
@@ -466,9 +502,9 @@ struct SQLiteMutationStoreTests {
         try FileManager.default.removeItem(atPath: path)
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"])
         _ = try store.enqueue(Self.draft("c"))
-        store.close()
+        try store.close()
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["a", "c"])
     }
 

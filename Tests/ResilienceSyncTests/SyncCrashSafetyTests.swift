@@ -81,7 +81,7 @@ struct SyncCrashSafetyTests {
             }
             let store = try SQLiteMutationStore(path: storePath)
             #expect(store.recovery == nil)
-            store.close()
+            try store.close()
         }
         #expect(kills >= 50)
 
@@ -110,7 +110,7 @@ struct SyncCrashSafetyTests {
         #expect(applied.values.allSatisfy { $0 == 1 }, "an idempotency key was applied twice")
         #expect(server.unkeyedEffects == 0, "every request must carry its Idempotency-Key")
         let store = try SQLiteMutationStore(path: storePath)
-        defer { store.close() }
+        defer { try? store.close() }
         #expect(try store.pendingCount() == 0)
         #expect(try store.failed().isEmpty)
         let deliveries = server.requests(to: "/mutations").count

@@ -99,7 +99,7 @@ struct SyncEngineSimulationTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"))
-        defer { store.close() }
+        defer { try? store.close() }
         let simulation = Simulation(seed: seed, recordsTrace: true)
         let server = SimulatedServer(
             simulation: simulation,

@@ -647,7 +647,7 @@ struct SyncEngineTests {
         configuration.currentDate = { Date(timeIntervalSince1970: 5_000) }
         do {
             let store = try SQLiteMutationStore(path: path)
-            defer { store.close() }
+            defer { try? store.close() }
             for name in ["a", "b", "c"] {
                 _ = try store.enqueue(MutationDraft(entityType: "event", entityID: name, operation: .create))
             }
@@ -659,7 +659,7 @@ struct SyncEngineTests {
             #expect(await engine.performSync().finalState.name == "rate-limited")
         }
         let reopened = try SQLiteMutationStore(path: path)
-        defer { reopened.close() }
+        defer { try? reopened.close() }
         let clock = ManualClock()
         let breaker = RateLimitBreaker()
         let engine = SyncEngine(

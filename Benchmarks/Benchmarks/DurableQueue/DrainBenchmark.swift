@@ -39,7 +39,7 @@ func registerDrainBenchmark() {
         let path = temporaryDatabase("drain")
         defer { removeDatabase(path) }
         let store = try SQLiteMutationStore(path: path)
-        defer { store.close() }
+        defer { try? store.close() }
         for chunk in 0..<(total / 100) {
             _ = try store.enqueue(
                 batch: (0..<100).map { index in

@@ -68,7 +68,7 @@ func registerEnqueueBenchmarks() {
         "enqueue: SQLiteMutationStore, 1 per transaction", configuration: configuration,
         closure: { _ in blackHole(try store.value?.enqueue(nextDraft())) }, setup: { try store.setUp() },
         teardown: {
-            store.value?.close(); store.tearDown()
+            try? store.value?.close(); store.tearDown()
         })
     Benchmark(
         "enqueue: raw SQLite insert, batches of \(batch)", configuration: configuration,
@@ -81,6 +81,6 @@ func registerEnqueueBenchmarks() {
             blackHole(try store.value?.enqueue(batch: drafts))
         }, setup: { try store.setUp() },
         teardown: {
-            store.value?.close(); store.tearDown()
+            try? store.value?.close(); store.tearDown()
         })
 }

@@ -25,8 +25,9 @@ import CSQLite
 /// ``path`` from the open connection before the next write and on ``close()``, so nothing committed is lost; a
 /// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`. A copy that cannot take the
 /// path yet (something else is there) or be opened there makes every call throw `DB_007` naming it, and each call
-/// tries again first. A file emptied (truncated below one page) while the store is open no longer holds what was
-/// committed: writes throw `DB_004`.
+/// tries again first. A ``close()`` that cannot write the file back throws `DB_007` and leaves the store open. A
+/// file emptied (truncated below one page) while the store is open no longer holds what was committed: writes
+/// throw `DB_004`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -231,13 +232,26 @@ public final class SQLiteMutationStore: MutationStore {
         case copied, moved
     }
 
-    /// Closes the connection (writing the file back first if it was removed while open); every later call throws
-    /// `DB_001`.
-    public func close() {
-        database.withLock { database in
-            if !database.isClosed {
-                try? finishWriteBack(&database)
-                try? restoreIfMoved(&database)
+    /// Closes the store; every later call throws `DB_001`, and closing a closed store does nothing.
+    ///
+    /// A file removed or moved away while the store was open is written back to ``path`` first, so nothing
+    /// committed is lost. When that cannot be done (a different file is at the path, or the copy cannot be made or
+    /// take the path), `close()` throws and the store stays open as a failed write leaves it: close again once the
+    /// cause is gone (the next call tries too). Releasing the store closes it without throwing: what could not be
+    /// written back then is lost, except a copy an error named, which stays where it is.
+    ///
+    /// - Throws: ``MutationStoreError`` `DB_007` when the file was removed, moved or replaced while the store was
+    ///   open and cannot be written back to ``path``: the error says why, and names the copy
+    ///   (`<path>.restoring`) when one was made.
+    public func close() throws {
+        try database.withLock { database throws in
+            guard !database.isClosed else { return }
+            do {
+                try writeBackBeforeClosing(&database)
+            } catch let error as MutationStoreError {
+                throw MutationStoreError(
+                    error.code,
+                    message: "\(error.message); the store is still open (close again once this is resolved)")
             }
             database.connection.close()
             database.writeBack = nil
@@ -245,7 +259,23 @@ public final class SQLiteMutationStore: MutationStore {
         }
     }
 
-    deinit { close() }
+    deinit {
+        database.withLock { database in
+            guard !database.isClosed else { return }
+            try? writeBackBeforeClosing(&database)
+            database.connection.close()
+            database.writeBack = nil
+            database.isClosed = true
+        }
+    }
+
+    /// Puts what the store holds at ``path`` before its connection closes: moves a copy an interrupted write-back
+    /// made into place, or writes back a file removed since it was opened. A copy already at the path is left to
+    /// the next open.
+    private func writeBackBeforeClosing(_ database: inout Database) throws {
+        if database.writeBack == .copied { try finishWriteBack(&database, reopening: false) }
+        try restoreIfMoved(&database, reopening: false)
+    }
 
     /// Writes the database back to ``path`` when its file was removed or moved away since the connection opened
     /// it: the connection still reads the old file, so `VACUUM INTO` copies everything committed to
@@ -253,8 +283,9 @@ public final class SQLiteMutationStore: MutationStore {
     /// Throws `DB_007` when a different file is at ``path`` now (left alone; the connection stays on the old file)
     /// or the file cannot be written back (the error says why, and names the copy when one was made). When the copy
     /// was made but cannot take the path or be opened there, every later call tries again first
-    /// (``finishWriteBack(_:)``).
-    private func restoreIfMoved(_ database: inout Database) throws {
+    /// (``finishWriteBack(_:reopening:)``). With `reopening` false (the store is closing), the copy takes the path
+    /// but is not opened.
+    private func restoreIfMoved(_ database: inout Database, reopening: Bool = true) throws {
         let connection = database.connection
         guard database.writeBack == nil, connection.fileHasMoved else { return }
         let manager = FileManager.default
@@ -275,13 +306,14 @@ public final class SQLiteMutationStore: MutationStore {
         }
         connection.close()
         database.writeBack = .copied
-        try finishWriteBack(&database)
+        try finishWriteBack(&database, reopening: reopening)
     }
 
     /// Finishes an interrupted write-back: once nothing is at ``path`` (a broken link, a file someone else put
     /// there, are left alone), the copy's stale write-ahead log is removed, the copy takes the path, and it is
-    /// opened as the store. Throws `DB_007` naming where the contents are while it cannot.
-    private func finishWriteBack(_ database: inout Database) throws {
+    /// opened as the store (unless `reopening` is false). Throws `DB_007` naming where the contents are while it
+    /// cannot.
+    private func finishWriteBack(_ database: inout Database, reopening: Bool = true) throws {
         guard let stage = database.writeBack else { return }
         let manager = FileManager.default
         let restoring = path + ".restoring"
@@ -304,6 +336,7 @@ public final class SQLiteMutationStore: MutationStore {
             }
             database.writeBack = .moved
         }
+        guard reopening else { return }
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
             database.writeBack = nil

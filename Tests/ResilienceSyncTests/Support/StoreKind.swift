@@ -23,7 +23,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return (
                 store,
                 {
-                    store.close(); directory.remove()
+                    try? store.close(); directory.remove()
                 }
             )
         }
