@@ -149,6 +149,28 @@ struct SQLiteMutationStoreTests {
         #expect(try raw.execute("SELECT count(*) FROM sqlite_master WHERE name = 'mutations_by_state'") == "0")
     }
 
+    @Test("A read-only file that needs a schema migration throws DB_001 with SQLite's reason, not DB_002")
+    func readOnlyFileNeedingMigration() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        do {
+            let raw = try RawSQLite(path: path)
+            try raw.execute("PRAGMA journal_mode = WAL")
+            try raw.execute("CREATE TABLE mutations (id INTEGER PRIMARY KEY)")
+            try raw.execute("PRAGMA user_version = 1")
+        }
+        let undo = try ReadOnlyFile.make(path)
+        defer { undo() }
+        #expect {
+            try SQLiteMutationStore(path: path)
+        } throws: { error in
+            Self.code(of: error) == .storageConnectionFailed && "\(error)".contains("readonly")
+        }
+        undo()
+        #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "1", "the file is left as it was")
+    }
+
     @Test("A full disk (max_page_count) throws DB_005 and keeps what was already stored")
     func diskFull() throws {
         let directory = TemporaryDirectory()

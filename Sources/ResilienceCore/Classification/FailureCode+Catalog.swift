@@ -65,7 +65,8 @@ extension FailureCode {
     /// The body could not be decoded into the expected type.
     public static let decodingFailed = FailureCode("PARSE_003")
 
-    /// The database could not be opened.
+    /// The database could not be opened, read or written (a missing directory, permissions, a read-only file, an
+    /// I/O error), or the store was closed.
     public static let storageConnectionFailed = FailureCode("DB_001")
     /// A schema migration failed.
     public static let migrationFailed = FailureCode("DB_002")

@@ -52,11 +52,12 @@ public final class SQLiteMutationStore: MutationStore {
     ///   - path: The database file's path; its directory must exist. The file is created when missing.
     ///   - configuration: Busy timeout, coalescing, corruption handling, integrity check, size cap, payload limit and
     ///     the wall clock. Default: `.standard`.
-    /// - Throws: ``MutationStoreError``: `DB_001` when the file cannot be opened, `DB_002` when the schema
-    ///   cannot be migrated, `DB_004` when the file is corrupted (after quarantining it, unless the
-    ///   configuration allows a fresh store) or an earlier open quarantined it and the configuration does not
-    ///   allow a fresh store, `DB_005` when the disk has no room for the store's files (its shared-memory index
-    ///   cannot grow), `DB_006` when another process holds the database past the busy timeout.
+    /// - Throws: ``MutationStoreError``: `DB_001` when the file cannot be opened (or written, when it needs a
+    ///   migration), `DB_002` when the schema cannot be migrated, `DB_004` when the file is corrupted (after
+    ///   quarantining it, unless the configuration allows a fresh store) or an earlier open quarantined it and the
+    ///   configuration does not allow a fresh store, `DB_005` when the disk has no room for the store's files
+    ///   (its shared-memory index cannot grow), `DB_006` when another process holds the database past the busy
+    ///   timeout.
     public init(path: String, configuration: Configuration = .standard) throws {
         self.path = path
         self.configuration = configuration

@@ -37,8 +37,9 @@ enum SchemaMigrator {
 
     /// Brings the database to ``latestVersion``.
     ///
-    /// - Throws: `DB_002` when the file's schema is newer than this build or a migration fails (the failed
-    ///   migration is rolled back; earlier ones stay); `DB_004`/`DB_006` pass through unchanged.
+    /// - Throws: `DB_002` when the file's schema is newer than this build or a migration's SQL fails (the failed
+    ///   migration is rolled back; earlier ones stay); `DB_001` when the file cannot be written (read-only, an I/O
+    ///   error), with SQLite's reason; `DB_004`/`DB_005`/`DB_006` pass through unchanged.
     static func migrate(_ connection: SQLiteConnection) throws {
         let current = try schemaVersion(of: connection)
         guard current < latestVersion else { return }
@@ -57,6 +58,12 @@ enum SchemaMigrator {
                 guard let error = error as? MutationStoreError else { throw error }
                 if error.code == .corruptedData || error.code == .storageBusy || error.code == .diskFull {
                     throw error
+                }
+                if error.code == .storageConnectionFailed {
+                    throw MutationStoreError(
+                        .storageConnectionFailed,
+                        message: "\(connection.path) needs its schema migrated to version \(version) and cannot be "
+                            + "written: \(error.message)")
                 }
                 throw MutationStoreError(
                     .migrationFailed, message: "migration to schema version \(version) failed: \(error.message)")
