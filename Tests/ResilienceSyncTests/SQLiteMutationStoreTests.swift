@@ -509,6 +509,64 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a"], "reads still come from the connection")
     }
 
+    /// A store at `path` whose file holds five mutations (checkpointed into it by closing), open again, with every
+    /// page of the file in its cache after one more enqueue ("warm").
+    static func storeWithCheckpointedFile(at path: String) throws -> SQLiteMutationStore {
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            defer { try? store.close() }
+            _ = try store.enqueue(batch: (0..<5).map { Self.draft("\($0)", payloadBytes: 100) })
+        }
+        let store = try SQLiteMutationStore(path: path)
+        _ = try store.enqueue(Self.draft("warm"))
+        return store
+    }
+
+    @Test(
+        "A file truncated while the store is open, to any size short of its database, refuses writes with DB_004",
+        arguments: [4_096, 1_000, 50])
+    func partlyTruncatedFileRefusesWrites(size: Int) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        let before = try store.pending(limit: 100)
+        #expect(truncate(path, off_t(size)) == 0)
+        #expect { try store.enqueue(Self.draft("late")) } throws: { Self.code(of: $0) == .corruptedData }
+        #expect { try store.record(.applied, for: before[0].id) } throws: { Self.code(of: $0) == .corruptedData }
+        // A read answers from the connection's cache what was committed, or throws DB_004: never other rows.
+        do {
+            #expect(try store.pending(limit: 100) == before)
+        } catch {
+            #expect(Self.code(of: error) == .corruptedData, "\(error)")
+        }
+    }
+
+    @Test("A file another connection vacuums smaller while the store is open is not taken for a truncation")
+    func vacuumedFileIsNotTruncated() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        _ = try store.enqueue(batch: (0..<40).map { Self.draft("big-\($0)", payloadBytes: 1_000) })
+        try store.close()
+        let reopened = try SQLiteMutationStore(path: path)
+        defer { try? reopened.close() }
+        #expect(try reopened.removeAllPending() == 46)
+        let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        let before = size()
+        do {
+            let raw = try RawSQLite(path: path)
+            try raw.execute("VACUUM")
+            try raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        try #require(size() < before, "the vacuum must shrink the file for this test")
+        _ = try reopened.enqueue(Self.draft("after"))
+        #expect(try reopened.pending(limit: 10).map(\.entityID) == ["after"])
+    }
+
     @Test("A removed file whose copy cannot take the path yet is put there by a later call, not a closed store")
     func interruptedWriteBackIsFinishedLater() throws {
         let fixture = try OneMutationStore()

@@ -134,14 +134,35 @@ final class SQLiteConnection {
     /// The size in bytes of the file this connection opened (`fstat` of its descriptor, through the VFS), or
     /// `nil` when it cannot be read.
     var fileSize: Int64? {
-        guard let handle else { return nil }
-        var pointer: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
-            let file = pointer, let methods = file.pointee.pMethods, let size = methods.pointee.xFileSize
-        else { return nil }
+        guard let file = mainFile, let size = file.pointee.pMethods?.pointee.xFileSize else { return nil }
         var bytes: sqlite3_int64 = 0
         guard size(file, &bytes) == SQLITE_OK else { return nil }
         return Int64(bytes)
+    }
+
+    /// How many bytes the database in the file this connection opened takes as its header records it (page size
+    /// times page count, as of the last checkpoint: the file is never shorter while it is whole); `0` when the
+    /// header makes no claim (its page count is not marked valid), `nil` when the header cannot be read (the file
+    /// is shorter than it). One read of the file's first 100 bytes, through the VFS.
+    var databaseSizeInHeader: Int64? {
+        guard let file = mainFile, let read = file.pointee.pMethods?.pointee.xRead else { return nil }
+        var header = [UInt8](repeating: 0, count: 100)
+        guard read(file, &header, 100, 0) == SQLITE_OK else { return nil }
+        func integer(at offset: Int) -> Int64 { header[offset..<offset + 4].reduce(0) { $0 << 8 | Int64($1) } }
+        // The page count (offset 28) holds only while the change counter (24) equals "version valid for" (92).
+        guard integer(at: 24) == integer(at: 92) else { return 0 }
+        let pageSize = Int64(header[16]) << 8 | Int64(header[17])
+        return (pageSize == 1 ? 65_536 : pageSize) * integer(at: 28)
+    }
+
+    /// The open database file, as the VFS holds it.
+    private var mainFile: UnsafeMutablePointer<sqlite3_file>? {
+        guard let handle else { return nil }
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK else {
+            return nil
+        }
+        return pointer
     }
 
     /// Writes the whole database as this connection reads it (its write-ahead log included) to a new file at

@@ -26,8 +26,8 @@ import CSQLite
 /// different file put at ``path`` meanwhile is left alone, and writes throw `DB_007`. A copy that cannot take the
 /// path yet (something else is there) or be opened there makes every call throw `DB_007` naming it, and each call
 /// tries again first. A ``close()`` that cannot write the file back throws `DB_007` and leaves the store open. A
-/// file emptied (truncated below one page) while the store is open no longer holds what was committed: writes
-/// throw `DB_004`.
+/// file truncated while the store is open (shorter than the database its header records) no longer holds what
+/// was committed: writes throw `DB_004`.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -227,6 +227,13 @@ public final class SQLiteMutationStore: MutationStore {
         /// (`copied`) or to be opened there (`moved`).
         var writeBack: WriteBack?
         var isClosed = false
+        /// The largest size the store has seen its file at (`refuseIfTruncated(_:)`).
+        var knownFileSize: Int64
+
+        init(connection: SQLiteConnection) {
+            self.connection = connection
+            knownFileSize = connection.fileSize ?? 0
+        }
     }
 
     private enum WriteBack {
@@ -340,6 +347,7 @@ public final class SQLiteMutationStore: MutationStore {
         guard reopening else { return }
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
+            database.knownFileSize = database.connection.fileSize ?? 0
             database.writeBack = nil
         } catch {
             throw MutationStoreError(
@@ -358,31 +366,49 @@ public final class SQLiteMutationStore: MutationStore {
     }
 
     /// Runs a write under the lock, after writing the file back if it was removed while open (or finishing a
-    /// write-back a failure interrupted); refuses it when the file was emptied.
+    /// write-back a failure interrupted); refuses it when the file was truncated.
     private func writing<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try database.withLock { database throws -> Result in
             if !database.isClosed {
                 try finishWriteBack(&database)
                 try restoreIfMoved(&database)
-                try refuseIfEmptied(database.connection)
+                try refuseIfTruncated(&database)
             }
+            defer { database.knownFileSize = max(database.knownFileSize, database.connection.fileSize ?? 0) }
             return try body(database.connection)
         }
     }
 
-    /// Throws `DB_004` when the file the connection opened was emptied (truncated below one page, the smallest
-    /// a database opened in WAL mode ever is) while the store was open. A write would still succeed, into the
-    /// log over a file that no longer holds the database, and be lost at the next open: nothing is written.
-    private func refuseIfEmptied(_ connection: SQLiteConnection) throws {
-        guard let size = connection.fileSize, size < Self.smallestPageSize else { return }
-        throw MutationStoreError(
-            .corruptedData,
-            message: "\(path) was truncated to \(size) bytes while the store was open, so what it held is gone from "
-                + "the file; nothing was written (reads still come from the connection's cache and log)")
+    /// Throws `DB_004` when the file the connection opened was truncated while the store was open: it is shorter
+    /// than the database its header records (or than the header itself). A write would still succeed, into the
+    /// log over a file that no longer holds the pages it builds on, and the next open would find the file
+    /// corrupted: nothing is written. The header is read only when the file is smaller than the store last saw
+    /// it (a file in WAL mode grows, and shrinks only when a `VACUUM` rewrites it), so another process's
+    /// checkpoint, which writes the header before the pages after it, is never taken for a truncation.
+    private func refuseIfTruncated(_ database: inout Database) throws {
+        let connection = database.connection
+        guard let size = connection.fileSize else { return }
+        if size >= database.knownFileSize {
+            database.knownFileSize = size
+            return
+        }
+        guard let recorded = connection.databaseSizeInHeader else {
+            throw truncated(to: size, detail: "shorter than its header")
+        }
+        guard size >= recorded else {
+            throw truncated(to: size, detail: "its header records \(recorded)")
+        }
+        database.knownFileSize = size
     }
 
-    /// SQLite's smallest page size: a database file in WAL mode holds at least its first page.
-    private static let smallestPageSize: Int64 = 512
+    /// The `DB_004` a write throws when the file was truncated to `size` bytes.
+    private func truncated(to size: Int64, detail: String) -> MutationStoreError {
+        MutationStoreError(
+            .corruptedData,
+            message: "\(path) was truncated to \(size) bytes (\(detail)) while the store was open, so part of what "
+                + "it held is gone from the file; nothing was written (reads still come from the connection's cache "
+                + "and log)")
+    }
 
     // MARK: Writing
 
