@@ -534,6 +534,27 @@ struct HTTPCacheStoreTests {
         #expect(try store.entries(forKey: "a").count == 1)
     }
 
+    @Test("SQLite: a healthy file that cannot be opened (its index refused) throws with the errno, and is kept")
+    func fileThatCannotBeOpenedIsKept() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        do { try SQLiteHTTPCacheStore(path: path).store(Self.entry("a", bodyBytes: 10)) }
+        // SQLite opens the shared-memory index without following links: the open fails as on a file system that
+        // refuses the index (permissions, no room), not for anything in the database file.
+        try FileManager.default.createSymbolicLink(atPath: path + "-shm", withDestinationPath: path + ".elsewhere")
+        #expect {
+            _ = try SQLiteHTTPCacheStore(path: path)
+        } throws: { error in
+            (error as? HTTPCacheStoreError)?.reason == .unavailable && "\(error)".contains("errno")
+        }
+        try FileManager.default.removeItem(atPath: path + "-shm")
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(reopened.quarantinedPath == nil)
+        #expect(try reopened.entries(forKey: "a").count == 1)
+    }
+
     @Test("SQLite: a file another connection keeps locked fails the open after the busy timeout, and is kept")
     func fileLockedByAnotherConnection() throws {
         let path = Self.temporaryPath()

@@ -12,9 +12,10 @@ import CSQLite
 ///
 /// Opening a file that is not a healthy cache database (corrupt, truncated, another program's file) moves it
 /// aside to `<path>.corrupt-<unix time>` (``quarantinedPath``) and starts an empty cache in its place; the
-/// same happens when a statement later reports corruption. A row whose body no longer matches its recorded
-/// length, or whose header block cannot be decoded, is deleted and read as absent. Safe to share: one
-/// connection guarded by a lock.
+/// same happens when a statement later reports corruption. A file that cannot be opened, read or written for
+/// another reason (permissions, a full disk, an I/O error) is kept where it is, and opening throws. A row whose
+/// body no longer matches its recorded length, or whose header block cannot be decoded, is deleted and read as
+/// absent. Safe to share: one connection guarded by a lock.
 ///
 /// The budget holds for the file, whoever writes to it: several stores may open the same path (two processes,
 /// an app and its extension, two stores in one process), and each write runs in one SQLite write transaction
@@ -42,7 +43,7 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     ///   - byteBudget: The most bytes kept; entries larger than it are not stored. Default: 64 MiB.
     ///   - maximumVariantsPerKey: The most variants kept under one key (at least 1). Default: 16.
     /// - Throws: ``HTTPCacheStoreError`` with reason `unavailable` when no database can be opened there, even
-    ///   after quarantining a corrupt file.
+    ///   after quarantining a corrupt file; a file system failure's message names its `errno`.
     public init(
         path: String, byteBudget: Int = 64 << 20, maximumVariantsPerKey: Int = 16
     ) throws(HTTPCacheStoreError) {
@@ -139,7 +140,7 @@ extension SQLiteHTTPCacheStore {
             do throws(OpenFailure) {
                 return try openWaitingForOthers(path: path)
             } catch {
-                guard !error.isBusy, FileManager.default.fileExists(atPath: path) else { throw error.error }
+                guard error.isUnhealthy, FileManager.default.fileExists(atPath: path) else { throw error.error }
                 let aside = quarantine(path)
                 var connection = try openAfterQuarantine(path: path)
                 connection.quarantinedPath = aside
@@ -175,10 +176,14 @@ extension SQLiteHTTPCacheStore {
             }
         }
 
-        /// Why ``open(path:)`` failed, and whether only because another connection held the file.
+        /// Why ``open(path:)`` failed: only because another connection held the file (`isBusy`), because the
+        /// file is not a healthy cache (`isUnhealthy`: corrupt, another program's file, another schema; the only
+        /// failure that quarantines it), or neither (it cannot be opened, read or written: permissions, a full
+        /// disk, an I/O error; the file is kept).
         struct OpenFailure: Error {
             var error: HTTPCacheStoreError
             var isBusy: Bool
+            var isUnhealthy = false
         }
 
         /// Opens and checks the file, its busy handler waiting at most `milliseconds` for another connection
@@ -188,11 +193,11 @@ extension SQLiteHTTPCacheStore {
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             let code = sqlite3_open_v2(path, &db, flags, nil)
             guard code == SQLITE_OK, let db else {
-                let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                let message = db.map { Self.describe(code, String(cString: sqlite3_errmsg($0)), $0) } ?? "out of memory"
                 sqlite3_close_v2(db)
                 throw OpenFailure(
                     error: HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)"),
-                    isBusy: Self.isBusy(code))
+                    isBusy: Self.isBusy(code), isUnhealthy: Self.isCorruption(code))
             }
             sqlite3_busy_timeout(db, min(milliseconds, Self.busyTimeoutMilliseconds))
             var connection = Connection(handle: db, path: path)
@@ -226,9 +231,13 @@ extension SQLiteHTTPCacheStore {
                 try connection.synchronizeByteCount()
                 sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             } catch {
-                let busy = !unhealthy && Self.isBusy(sqlite3_errcode(db))
+                let code = sqlite3_errcode(db)
+                let busy = !unhealthy && Self.isBusy(code)
+                unhealthy = unhealthy || Self.isCorruption(code)
                 connection.close()
-                throw OpenFailure(error: HTTPCacheStoreError(.unavailable, message: error.message), isBusy: busy)
+                throw OpenFailure(
+                    error: HTTPCacheStoreError(.unavailable, message: error.message), isBusy: busy,
+                    isUnhealthy: unhealthy)
             }
             return connection
         }
@@ -236,6 +245,11 @@ extension SQLiteHTTPCacheStore {
         /// Whether `code` says another connection holds the file (`SQLITE_BUSY`, `SQLITE_LOCKED`).
         private static func isBusy(_ code: Int32) -> Bool {
             code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED
+        }
+
+        /// Whether `code` says the file is not a sound database (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+        private static func isCorruption(_ code: Int32) -> Bool {
+            code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB
         }
 
         /// How long a statement waits for another connection's write transaction on the same file.
@@ -483,7 +497,19 @@ extension SQLiteHTTPCacheStore {
         // MARK: SQLite plumbing
 
         func failure(_ code: Int32) -> HTTPCacheStoreError {
-            HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(String(cString: sqlite3_errmsg(handle)))")
+            HTTPCacheStoreError(
+                .storageFailed, message: Self.describe(code, String(cString: sqlite3_errmsg(handle)), handle))
+        }
+
+        /// `SQLite <code>: <message>`, and for a failure of the file system (`SQLITE_IOERR`, `SQLITE_CANTOPEN`,
+        /// `SQLITE_FULL`) the `errno` behind it, which tells a full disk (`ENOSPC`, `EDQUOT`, `EFBIG`) from a
+        /// failing one or a refused open. Read at once after the failure.
+        static func describe(_ code: Int32, _ message: String, _ handle: OpaquePointer) -> String {
+            let primary = code & 0xFF
+            let systemError = sqlite3_system_errno(handle)
+            guard primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_FULL, systemError != 0
+            else { return "SQLite \(code): \(message)" }
+            return "SQLite \(code): \(message) (errno \(systemError): \(String(cString: strerror(systemError))))"
         }
 
         func execute(_ sql: String) throws(HTTPCacheStoreError) {
@@ -492,7 +518,7 @@ extension SQLiteHTTPCacheStore {
             guard code == SQLITE_OK else {
                 let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
                 sqlite3_free(errorMessage)
-                throw HTTPCacheStoreError(.storageFailed, message: "SQLite \(code): \(message)")
+                throw HTTPCacheStoreError(.storageFailed, message: Self.describe(code, message, handle))
             }
         }
 
