@@ -46,14 +46,11 @@ public struct ResilienceClientTransport: ClientTransport {
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
-        let path = request.path ?? "/"
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
+        guard let url = Self.url(of: request, baseURL: baseURL) else {
             throw TransportError(
                 FailureClassification(
                     category: .clientError, code: .invalidFormat, isTransient: false,
-                    message: "invalid URL \(base + path)", requestWasNotSent: true))
+                    message: "invalid URL \(baseURL.absoluteString + (request.path ?? "/"))", requestWasNotSent: true))
         }
         var headers = ResilienceCore.HTTPHeaders()
         for field in request.headerFields { headers.add(name: field.name.rawName, value: field.value) }
@@ -74,6 +71,15 @@ public struct ResilienceClientTransport: ClientTransport {
         }
         let head = HTTPTypes.HTTPResponse(status: .init(code: response.status), headerFields: fields)
         return (head, response.body.isEmpty ? nil : HTTPBody(response.body))
+    }
+
+    /// The URL `request` goes to: its path (and query) appended to `baseURL`, the server URL whose own path
+    /// (`https://api.example.com/v1`) prefixes every operation's, as OpenAPI clients resolve it.
+    static func url(of request: HTTPTypes.HTTPRequest, baseURL: URL) -> URL? {
+        let path = request.path ?? "/"
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return URL(string: base + (path.hasPrefix("/") ? path : "/" + path))
     }
 
     /// The error of a request body larger than `limit` bytes: the caller's request (`clientError`,

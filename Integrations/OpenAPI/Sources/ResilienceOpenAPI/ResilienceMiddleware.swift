@@ -61,7 +61,7 @@ public struct ResilienceMiddleware: ClientMiddleware {
         next: @Sendable (HTTPTypes.HTTPRequest, HTTPBody?, URL) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         let key = configuration.key(operationID: operationID, baseURL: baseURL)
-        let url = URL(string: request.path ?? "", relativeTo: baseURL)?.absoluteURL
+        let url = ResilienceClientTransport.url(of: request, baseURL: baseURL)
         let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody, url: url)
         // A body that can be sent only once makes the call unrepeatable whatever its method or key: no retry of
         // a stage's own failure (a timeout's) and no hedge starts another attempt.

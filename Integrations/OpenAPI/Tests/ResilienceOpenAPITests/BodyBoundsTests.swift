@@ -241,6 +241,21 @@ struct BodyBoundsTests {
         #expect(response.status == .serviceUnavailable)
         #expect(try await String(collecting: try #require(body), upTo: 100) == "unav")
     }
+
+    @Test("A failure response's error names the request's URL under the server URL's path")
+    func failureURLKeepsServerPath() async throws {
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.returnsFinalFailureResponse = false
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in Pipeline {} }
+        let query = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs?state=open")
+        let result = await Result {
+            try await middleware.intercept(
+                query, body: nil, baseURL: URL(string: "https://api.example.com/v1")!, operationID: "listJobs"
+            ) { _, _, _ in (HTTPTypes.HTTPResponse(status: .serviceUnavailable), nil) }
+        }
+        let rejected = try #require(result.error as? RejectedResponse, "\(result)")
+        #expect(rejected.statusError.response.url?.absoluteString == "https://api.example.com/v1/jobs?state=open")
+    }
 }
 
 extension Result where Failure == any Error {
