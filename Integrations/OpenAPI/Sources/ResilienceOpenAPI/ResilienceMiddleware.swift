@@ -26,7 +26,8 @@ import ResilienceTransport
 /// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
 ///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``; one that
 ///   breaks before that bound or its end fails the attempt as a transport failure (its own classified error, or
-///   a transient `FailureCode.truncatedResponse` ``TransportError``), never a silently shorter body.
+///   a transient `FailureCode.truncatedResponse` ``TransportError``), never a silently shorter body; one whose
+///   reading the call's cancellation cut short throws `CancellationError`.
 /// - Idempotency follows the method (GET, PUT, DELETE … may be repeated; POST and PATCH only with an
 ///   `Idempotency-Key` header or when the failure proves nothing was sent), through the pipeline's retry guard.
 ///
@@ -152,7 +153,8 @@ public struct ResilienceMiddleware: ClientMiddleware {
     /// Up to `limit` bytes of a failure body; the rest is dropped unread. A body that breaks before `limit`
     /// bytes (or its end) fails the attempt rather than passing for a shorter body: with its own error when
     /// `context` classifies it (a reset, a timeout, a cancellation), else with a transient
-    /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived.
+    /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived; one whose reading the
+    /// task's cancellation cut short throws `CancellationError`.
     static func retained(
         _ body: HTTPBody?, limit: Int, status: Int, url: URL?, context: ResilienceContext
     ) async throws -> [UInt8] {
@@ -161,7 +163,7 @@ public struct ResilienceMiddleware: ClientMiddleware {
         do {
             for try await chunk in body {
                 bytes.append(contentsOf: chunk.prefix(max(0, limit - bytes.count)))
-                if bytes.count >= limit { break }
+                if bytes.count >= limit { return bytes }
             }
         } catch {
             if CancellationDetection.isCancellation(error) || context.classify(error).code != .unknown { throw error }
@@ -171,6 +173,8 @@ public struct ResilienceMiddleware: ClientMiddleware {
                     message: "the body of the HTTP \(status) response broke after \(bytes.count) bytes: \(error)"),
                 url: url)
         }
+        // A stream ends early when its reader is cancelled (as `AsyncStream` does): not the body's end.
+        try Task.checkCancellation()
         return bytes
     }
 }

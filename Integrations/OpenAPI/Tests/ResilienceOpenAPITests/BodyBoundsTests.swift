@@ -242,6 +242,48 @@ struct BodyBoundsTests {
         #expect(try await String(collecting: try #require(body), upTo: 100) == "unav")
     }
 
+    /// A body that yields `"unavailable"` once, then reports on `reading` that its reader waits for more and
+    /// waits until that reader is cancelled, when it ends (as `AsyncStream` does).
+    struct StallingBody: AsyncSequence, Sendable {
+        typealias Element = HTTPBody.ByteChunk
+
+        let reading: AsyncStream<Void>.Continuation
+        let stall = AsyncStream<Void>.makeStream()
+
+        func makeAsyncIterator() -> Iterator { Iterator(body: self) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let body: StallingBody
+            var yielded = false
+
+            mutating func next() async throws -> HTTPBody.ByteChunk? {
+                if !yielded {
+                    yielded = true
+                    return ArraySlice("unavailable".utf8)
+                }
+                body.reading.yield()
+                for await _ in body.stall.stream {}
+                return nil
+            }
+        }
+    }
+
+    @Test("Cancelled while it reads a failure body, the call throws CancellationError, not a shorter response")
+    func cancelledWhileReadingFailureBody() async throws {
+        let middleware = ResilienceMiddleware { _ in Pipeline {} }
+        let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
+        let body = HTTPBody(StallingBody(reading: readingContinuation), length: .unknown, iterationBehavior: .single)
+        let call = Task {
+            try await middleware.intercept(Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs") {
+                _, _, _ in (HTTPTypes.HTTPResponse(status: .serviceUnavailable), body)
+            }
+        }
+        for await _ in reading { break }
+        call.cancel()
+        let result = await call.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
     @Test("A failure response's error names the request's URL under the server URL's path")
     func failureURLKeepsServerPath() async throws {
         var configuration = ResilienceMiddlewareConfiguration()
