@@ -153,13 +153,20 @@ public struct ResilienceMiddleware: ClientMiddleware {
     /// Up to `limit` bytes of a failure body; the rest is dropped unread. A body that breaks before `limit`
     /// bytes (or its end) fails the attempt rather than passing for a shorter body: with its own error when
     /// `context` classifies it (a reset, a timeout, a cancellation), else with a transient
-    /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived; one whose reading the
-    /// task's cancellation cut short throws `CancellationError`.
+    /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived (as does one that ends
+    /// before its declared length); one whose reading the task's cancellation cut short throws `CancellationError`.
     static func retained(
         _ body: HTTPBody?, limit: Int, status: Int, url: URL?, context: ResilienceContext
     ) async throws -> [UInt8] {
         guard let body else { return [] }
         var bytes: [UInt8] = []
+        let broke = { (reason: String) in
+            TransportError(
+                FailureClassification(
+                    category: .transient, code: .truncatedResponse,
+                    message: "the body of the HTTP \(status) response broke after \(bytes.count) bytes: \(reason)"),
+                url: url)
+        }
         do {
             for try await chunk in body {
                 bytes.append(contentsOf: chunk.prefix(max(0, limit - bytes.count)))
@@ -167,14 +174,13 @@ public struct ResilienceMiddleware: ClientMiddleware {
             }
         } catch {
             if CancellationDetection.isCancellation(error) || context.classify(error).code != .unknown { throw error }
-            throw TransportError(
-                FailureClassification(
-                    category: .transient, code: .truncatedResponse,
-                    message: "the body of the HTTP \(status) response broke after \(bytes.count) bytes: \(error)"),
-                url: url)
+            throw broke("\(error)")
         }
         // A stream ends early when its reader is cancelled (as `AsyncStream` does): not the body's end.
         try Task.checkCancellation()
+        if case .known(let length) = body.length, Int64(bytes.count) < length {
+            throw broke("it ended before its declared \(length) bytes")
+        }
         return bytes
     }
 }

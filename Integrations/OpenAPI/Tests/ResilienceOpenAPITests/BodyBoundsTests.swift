@@ -284,6 +284,27 @@ struct BodyBoundsTests {
         #expect(throws: CancellationError.self) { try result.get() }
     }
 
+    @Test("A failure body that ends before its declared length is a truncated response, not a shorter body")
+    func failureBodyEndsBeforeDeclaredLength() async throws {
+        let middleware = ResilienceMiddleware { _ in Pipeline {} }
+        let result = await Result {
+            try await middleware.intercept(Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs") {
+                _, _, _ in
+                let (stream, continuation) = AsyncStream<HTTPBody.ByteChunk>.makeStream()
+                continuation.yield(ArraySlice("partial".utf8))
+                continuation.finish()
+                return (
+                    HTTPTypes.HTTPResponse(status: .serviceUnavailable),
+                    HTTPBody(stream, length: .known(100), iterationBehavior: .single)
+                )
+            }
+        }
+        let short = try #require(result.error as? TransportError, "\(result)")
+        #expect(short.code == .truncatedResponse)
+        #expect(short.classification.isTransient)
+        #expect(short.classification.message?.contains("HTTP 503 response broke after 7 bytes") == true)
+    }
+
     @Test("A failure response's error names the request's URL under the server URL's path")
     func failureURLKeepsServerPath() async throws {
         var configuration = ResilienceMiddlewareConfiguration()
