@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+@_spi(Generated) import OpenAPIRuntime
+import ResilienceCore
+import ResilienceOpenAPI
+import ResilienceTesting
+import ResilienceTransport
+import Testing
+
+/// The responses `ResilienceClientTransport` hands a generated client, over an in-process `HTTPTransport`.
+@Suite("ResilienceClientTransport responses")
+struct ClientTransportTests {
+    /// Answers every request with `status` and `body`.
+    struct FixedTransport: HTTPTransport {
+        let status: Int
+        let body: Data
+
+        func send(
+            _ request: ResilienceCore.HTTPRequest, context: ResilienceContext
+        ) async throws -> ResilienceCore.HTTPResponse {
+            ResilienceCore.HTTPResponse(status: status, body: body, url: request.url)
+        }
+    }
+
+    static let baseURL = URL(string: "http://127.0.0.1:1")!
+
+    @Test("An empty body of a 200 reaches the generated client as an empty body, not a missing one")
+    func emptyBodyIsEmpty() async throws {
+        let transport = ResilienceClientTransport(FixedTransport(status: 200, body: Data()))
+        let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/report.txt")
+        let (response, body) = try await transport.send(
+            request, body: nil, baseURL: Self.baseURL, operationID: "getReport")
+        #expect(response.status == .ok)
+        // What a generated client does with an `application/octet-stream` or `text/plain` response.
+        let content = try Converter(configuration: .init()).getResponseBodyAsBinary(
+            HTTPBody.self, from: body, transforming: { $0 })
+        #expect(try await String(collecting: content, upTo: 10).isEmpty)
+    }
+
+    @Test("A response that has no body (to a HEAD, a 204, a 304) reaches the client without one")
+    func noBodyIsNil() async throws {
+        for (method, status) in [(HTTPTypes.HTTPRequest.Method.head, 200), (.get, 204), (.get, 304)] {
+            let transport = ResilienceClientTransport(FixedTransport(status: status, body: Data()))
+            let request = HTTPTypes.HTTPRequest(method: method, scheme: nil, authority: nil, path: "/jobs")
+            let (response, body) = try await transport.send(
+                request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
+            #expect(response.status.code == status)
+            #expect(body == nil)
+        }
+    }
+}
