@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import OpenAPIRuntime
 import ResilienceCore
 import ResilienceTransport
 
@@ -15,6 +16,8 @@ public struct RejectedResponse: ClassifiedError, Sendable, CustomStringConvertib
     public var statusError: HTTPStatusError
     /// The classification, with the server's retry hint and message.
     public var classification: FailureClassification
+    /// False when the transport returned no body at all (not an empty one), so the client gets none either.
+    var hasBody = true
 
     /// Creates the error, classifying the response with `classifier`.
     /// - Parameters:
@@ -38,6 +41,9 @@ public struct RejectedResponse: ClassifiedError, Sendable, CustomStringConvertib
             ?? FailureClassification(
                 category: .serverError, code: .serverUnavailable, httpStatus: response.status.code)
     }
+
+    /// The response head and body handed to the client when the pipeline gives up on this response.
+    var returned: (HTTPTypes.HTTPResponse, HTTPBody?) { (response, hasBody ? HTTPBody(body) : nil) }
 
     /// `HTTP 503 (server-error/NET_014)`.
     public var description: String { "HTTP \(response.status.code) (\(classification))" }

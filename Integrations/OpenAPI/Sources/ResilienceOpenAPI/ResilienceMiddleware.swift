@@ -87,12 +87,13 @@ public struct ResilienceMiddleware: ClientMiddleware {
                         try await next(request, replay.body, baseURL)
                     }
                     if configuration.failureStatuses(response.status.code) {
-                        let rejected = RejectedResponse(
+                        var rejected = RejectedResponse(
                             response: response,
                             body: try await Self.retained(
                                 responseBody, limit: configuration.maximumRetainedFailureBody,
                                 status: response.status.code, url: url, context: attemptContext),
                             url: url, classifier: configuration.statusClassifier)
+                        rejected.hasBody = responseBody != nil
                         lastRejected.withLock { $0 = rejected }
                         throw rejected
                     }
@@ -109,13 +110,13 @@ public struct ResilienceMiddleware: ClientMiddleware {
             }
             return (exchange.response, exchange.body)
         } catch let rejected as RejectedResponse where configuration.returnsFinalFailureResponse {
-            return (rejected.response, rejected.body.isEmpty ? nil : HTTPBody(rejected.body))
+            return rejected.returned
         } catch let refusal as ResilienceError
             where refusal.code == .budgetExhausted && configuration.returnsFinalFailureResponse
         {
             // The retry budget refused to retry the last attempt's failure: that failure is the call's outcome.
             guard let rejected = lastRejected.withLock({ $0 }) else { throw refusal }
-            return (rejected.response, rejected.body.isEmpty ? nil : HTTPBody(rejected.body))
+            return rejected.returned
         }
     }
 

@@ -242,6 +242,19 @@ struct BodyBoundsTests {
         #expect(try await String(collecting: try #require(body), upTo: 100) == "unav")
     }
 
+    @Test("A final failure response's empty body reaches the client as an empty body; an absent one as none")
+    func finalFailureEmptyBody() async throws {
+        let middleware = ResilienceMiddleware { _ in Pipeline {} }
+        for sent in [HTTPBody(), nil] {
+            let (response, body) = try await middleware.intercept(
+                Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs"
+            ) { _, _, _ in (HTTPTypes.HTTPResponse(status: .serviceUnavailable), sent) }
+            #expect(response.status == .serviceUnavailable)
+            #expect((body == nil) == (sent == nil))
+            if let body { #expect(try await String(collecting: body, upTo: 10).isEmpty) }
+        }
+    }
+
     /// A body that yields `"unavailable"` once, then reports on `reading` that its reader waits for more and
     /// waits until that reader is cancelled, when it ends (as `AsyncStream` does).
     struct StallingBody: AsyncSequence, Sendable {
