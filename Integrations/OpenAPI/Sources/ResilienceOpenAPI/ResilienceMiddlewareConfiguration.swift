@@ -37,7 +37,9 @@ public struct ResilienceMiddlewareConfiguration: Sendable {
     public var returnsFinalFailureResponse: Bool = true
     /// Classifies failure statuses (and, through the context, every other error).
     public var statusClassifier: HTTPStatusClassifier = HTTPStatusClassifier()
-    /// Classifies transport errors for the pipeline's stages.
+    /// Classifies transport errors for the pipeline's stages. The default knows `URLError` and ResilienceKit's
+    /// classified errors; an error it does not know is `unknown` and never retried, so a client whose transport
+    /// throws other errors (AsyncHTTPClient's, SwiftNIO's) needs that transport's classifier added here.
     public var classifier: any ErrorClassifier = TransportErrorClassifier.standard
     /// The source of time for the pipeline's stages.
     public var clock: ResilienceClock = .continuous
