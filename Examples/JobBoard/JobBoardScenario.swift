@@ -19,6 +19,10 @@ struct JobBoardScenario {
     /// The feed warnings the Hooli source reported (an undeclared entity costs its text, not the feed).
     let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
+    /// What the sources do with plaintext `http`: 127.0.0.1 (standing for the HTTPS boards in the demos) may be
+    /// reached over it; a request to any other plaintext host is blocked before a byte is sent.
+    static let secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+
     /// Registers the six sources against `upstreams`.
     /// `baseTransport` replaces the URLSession transport (the Hummingbird example passes AsyncHTTPClient's);
     /// `telemetry` receives every event besides the root's recorder; `seed` seeds the pipelines' jitter.
@@ -31,7 +35,7 @@ struct JobBoardScenario {
         configuration.aggregator.sourceTimeout = .seconds(6)
         // Everything here is loopback http://. 127.0.0.1 stands for the HTTPS boards; "localhost" plays a
         // host that serves only plaintext, which the policy blocks before a byte is sent.
-        configuration.secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+        configuration.secureTransport = Self.secureTransport
         // Loopback-sized waits so the demo takes seconds: 3 attempts, 100 ms ×2, hints honoured up to 2 s.
         configuration.preset.retry = StandardRetryPolicy(
             maxAttempts: 3, backoff: .exponential(base: .milliseconds(100), multiplier: 2, cap: .seconds(1)),

@@ -58,6 +58,48 @@ public struct JobBoardServiceConfiguration: Sendable {
     }
 }
 
+/// Why a text cannot be a base URL of the service's upstreams (``JobBoardServiceConfiguration/upstreamURL(_:)``).
+public struct UpstreamURLError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with the URL, for the person who gave it.
+    public var description: String
+}
+
+extension JobBoardServiceConfiguration {
+    /// `text` as a base URL the sources can fetch from (their paths, such as `/v1/boards/acme/jobs`, are appended
+    /// to it).
+    ///
+    /// It must be an absolute `http` or `https` URL with a host, a port (when given) from 1 to 65535, and no query
+    /// or fragment. Plaintext `http` is accepted only to a host the sources' secure-transport policy lets through
+    /// (127.0.0.1): the policy refuses every request to any other plaintext host.
+    ///
+    /// - Parameter text: The URL as given (on the command line, in a configuration file).
+    /// - Returns: The URL.
+    /// - Throws: ``UpstreamURLError`` saying what is wrong.
+    public static func upstreamURL(_ text: String) throws(UpstreamURLError) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else { throw UpstreamURLError(description: "\"\(text)\" is not an absolute http or https URL with a host") }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw UpstreamURLError(description: "the port \(port) in \"\(text)\" is not from 1 to 65535")
+        }
+        guard url.query == nil, url.fragment == nil else {
+            throw UpstreamURLError(
+                description: "\"\(text)\" has a query or a fragment: give the base URL alone (paths are appended)")
+        }
+        do {
+            _ = try JobBoardScenario.secureTransport.secured(url)
+        } catch {
+            let allowed = JobBoardScenario.secureTransport.allowedInsecureHosts.sorted().joined(separator: ", ")
+            throw UpstreamURLError(
+                description: """
+                    plaintext http to \(host) would be refused on every request (the sources reach only \(allowed) \
+                    over http): use https
+                    """)
+        }
+        return url
+    }
+}
+
 /// The job board as a server: the composition root over six sources, sending through AsyncHTTPClient
 /// (`AsyncHTTPClientTransport`), its events logged through the app's `Logger` and counted by swift-metrics into
 /// a Prometheus registry.

@@ -34,10 +34,18 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
     @Flag(help: "Run fake upstreams (a loopback FaultServer playing six failing job boards) and fetch from them.")
     var demo = false
 
-    @Option(help: "The base URL of the job boards served over HTTPS (required without --demo).")
+    @Option(
+        help: """
+            The base URL of the job boards served over HTTPS (required without --demo): https, or http to \
+            127.0.0.1; a port from 1 to 65535; no query or fragment.
+            """)
     var boardsURL: String?
 
-    @Option(help: "The base URL of the host that serves its feed only in plaintext (required without --demo).")
+    @Option(
+        help: """
+            The base URL of the host of the Initech feed (required without --demo): https, or http to 127.0.0.1 \
+            (plaintext to any other host is refused on every request); a port from 1 to 65535; no query or fragment.
+            """)
     var plaintextFeedsURL: String?
 
     @Option(help: "The seed of the pipelines' jitter and of the demo upstreams' chaos.")
@@ -131,12 +139,14 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         try await ServiceGroup(configuration: groupConfiguration).run()
     }
 
-    /// `text` as an upstream base URL: absolute, `http` or `https`, with a host.
+    /// `text` as an upstream base URL (``JobBoardServiceConfiguration/upstreamURL(_:)``), or a validation error
+    /// naming `option` and what is wrong.
     static func upstreamURL(_ text: String, option: String) throws -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            url.host?.isEmpty == false
-        else { throw ValidationError("\(option) must be an absolute http or https URL, not \"\(text)\"") }
-        return url
+        do {
+            return try JobBoardServiceConfiguration.upstreamURL(text)
+        } catch {
+            throw ValidationError("\(option): \(error)")
+        }
     }
 }
 

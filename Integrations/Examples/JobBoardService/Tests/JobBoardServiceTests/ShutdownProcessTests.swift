@@ -12,21 +12,15 @@ import Darwin
 /// sockets on 127.0.0.1 and real time, generous bounds.
 @Suite("job-board-service process", .serialized)
 struct ShutdownProcessTests {
-    /// Starts `job-board-service --demo --port 0 arguments`, waits until it says where it serves, and returns the
-    /// process and the port.
-    static func start(_ arguments: [String]) throws -> (Process, Int, URL) {
-        let binary = try #require(
-            BuiltExecutable.url(named: "job-board-service"), "build the package with --build-tests first")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--demo", "--port", "0", "--log-level", "info"] + arguments
-        // A file, not a pipe: a pipe nobody drains would block the server's logging.
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("job-board-service-\(UUID()).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+    /// The built `job-board-service` executable.
+    static func binary() throws -> URL {
+        try #require(BuiltExecutable.url(named: "job-board-service"), "build the package with --build-tests first")
+    }
+
+    /// Starts `job-board-service --port 0 --log-level info arguments` (with `--demo` first when `demo`), waits
+    /// until it says where it serves, and returns the process, the port and the log file.
+    static func start(_ arguments: [String], demo: Bool = true) throws -> (Process, Int, URL) {
+        let (process, log) = try launch((demo ? ["--demo"] : []) + ["--port", "0", "--log-level", "info"] + arguments)
         var text = ""
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline && process.isRunning {
@@ -44,6 +38,35 @@ struct ShutdownProcessTests {
         throw CancellationError()
     }
 
+    /// Runs the executable with `arguments`, its standard output and error going to a new file (a file, not a
+    /// pipe: a pipe nobody drains would block the server's logging).
+    static func launch(_ arguments: [String]) throws -> (Process, URL) {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("job-board-service-\(UUID()).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return (process, log)
+    }
+
+    /// Sends SIGTERM and waits up to 30 s for the process to exit (SIGKILL after that); returns whether it
+    /// exited by itself and its log.
+    static func terminate(_ process: Process, log logURL: URL) async throws -> (exited: Bool, log: String) {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let exited = !process.isRunning
+        if !exited { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: logURL)
+        return (exited, log)
+    }
+
     @Test("SIGTERM ends the process in bounded time even when a client never reads its answers")
     func sigtermWithAClientThatNeverReads() async throws {
         let (process, port, logURL) = try Self.start(["--shutdown-timeout", "2"])
@@ -53,14 +76,7 @@ struct ShutdownProcessTests {
         defer { client.close() }
         client.send(String(repeating: "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 3_000))
         try await Task.sleep(for: .seconds(2))
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        let exited = !process.isRunning
-        if !exited { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(at: logURL)
+        let (exited, log) = try await Self.terminate(process, log: logURL)
         #expect(exited, "still running 30 s after SIGTERM (--shutdown-timeout 2)")
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
