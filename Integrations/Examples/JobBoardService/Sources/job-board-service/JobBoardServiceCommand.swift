@@ -21,8 +21,9 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         abstract: "The job board's composition root behind a Hummingbird 2 server.",
         discussion: """
             Routes: GET / (status page), /jobs (JSON), /metrics (Prometheus text), /health. SIGTERM or SIGINT \
-            shuts it down gracefully: the server finishes its requests (at most --shutdown-timeout, then they are \
-            cancelled), then the HTTP client and the demo upstreams stop.
+            shuts it down gracefully: the server finishes its requests, then the HTTP client and the demo \
+            upstreams stop, and the process exits 0. Requests still running after --shutdown-timeout are cut off \
+            and the process exits 1.
             """)
 
     @Option(help: "The address to bind.")
@@ -57,7 +58,7 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
     @Option(
         help: """
             The longest a graceful shutdown (SIGTERM, SIGINT) waits for the requests in flight, in seconds (1 to \
-            3600); then they are cancelled and the process exits.
+            3600); then they are cut off and the process exits with status 1.
             """)
     var shutdownTimeout = 20
 
@@ -127,16 +128,23 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         let application = service.makeApplication { [logger] port in
             logger.info("serving the job board on http://\(configuration.hostname):\(port)/")
         }
-        services.append(application)
+        let server = CancellationRecorder(service: application)
+        services.append(server)
 
         // A graceful shutdown waits for the requests in flight, at most --shutdown-timeout: a client that never
         // reads its answers (or any request that never ends) would otherwise keep the process alive for ever.
-        // Then the remaining services are cancelled.
+        // Then the remaining services are cancelled, the requests still in flight are cut off, and the process
+        // exits with status 1, so that a supervisor can tell a forced stop from a clean one (status 0).
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(shutdownTimeout)
         try await ServiceGroup(configuration: groupConfiguration).run()
+        if server.wasCancelled {
+            logger.error(
+                "shutdown outlasted --shutdown-timeout (\(shutdownTimeout) s): the requests in flight were cut off")
+            throw ExitCode.failure
+        }
     }
 
     /// `text` as an upstream base URL (``JobBoardServiceConfiguration/upstreamURL(_:)``), or a validation error
@@ -147,6 +155,36 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(option): \(error)")
         }
+    }
+}
+
+/// Runs a service and records whether the service group cancelled it. A group cancels its services when a
+/// graceful shutdown outlasts its `maximumGracefulShutdownDuration` (or another service failed); for the HTTP
+/// server that means the requests still in flight were cut off.
+struct CancellationRecorder: Service {
+    /// The service run.
+    let service: any Service
+    private let cancelled = Flag()
+
+    /// Creates a recorder running `service`.
+    init(service: any Service) { self.service = service }
+
+    /// Whether the last run ended with its task cancelled.
+    var wasCancelled: Bool { cancelled.value }
+
+    /// Runs the service, noting whether its task was cancelled by the time it returned.
+    func run() async throws {
+        defer { if Task.isCancelled { cancelled.set() } }
+        try await service.run()
+    }
+
+    /// A flag set from the service's task and read once the group has returned.
+    private final class Flag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var isSet = false
+
+        var value: Bool { lock.withLock { isSet } }
+        func set() { lock.withLock { isSet = true } }
     }
 }
 

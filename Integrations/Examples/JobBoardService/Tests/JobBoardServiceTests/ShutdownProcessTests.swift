@@ -67,7 +67,7 @@ struct ShutdownProcessTests {
         return (exited, log)
     }
 
-    @Test("SIGTERM ends the process in bounded time even when a client never reads its answers")
+    @Test("SIGTERM with a client that never reads: the process exits in bounded time, non-zero, saying so")
     func sigtermWithAClientThatNeverReads() async throws {
         let (process, port, logURL) = try Self.start(["--shutdown-timeout", "2"])
         // Thousands of pipelined requests, none of whose answers is read: the server's writes stall, so the
@@ -78,7 +78,28 @@ struct ShutdownProcessTests {
         try await Task.sleep(for: .seconds(2))
         let (exited, log) = try await Self.terminate(process, log: logURL)
         #expect(exited, "still running 30 s after SIGTERM (--shutdown-timeout 2)")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(
+            process.terminationReason == .exit && process.terminationStatus != 0,
+            "status \(process.terminationStatus): a forced stop must not look like a clean one")
+        #expect(log.contains("requests in flight were cut off"), "\(log.suffix(2_000))")
+        #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
+    }
+
+    @Test("SIGTERM with no request in flight: the process exits 0 and cuts nothing off")
+    func cleanSigterm() async throws {
+        let (process, port, logURL) = try Self.start(["--shutdown-timeout", "20"])
+        let descriptor = try LoopbackSocket.open(port: port)
+        let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { sendBytes(descriptor, $0.baseAddress, $0.count) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while buffer.withUnsafeMutableBytes({ receiveBytes(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+        closeSocket(descriptor)
+        let (exited, log) = try await Self.terminate(process, log: logURL)
+        #expect(exited, "still running 30 s after SIGTERM")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(log.suffix(2_000))")
+        #expect(!log.contains("cut off"), "\(log.suffix(2_000))")
         #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
     }
 }
@@ -112,9 +133,15 @@ private func closeSocket(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
 private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     Glibc.send(descriptor, bytes, count, 0)
 }
+private func receiveBytes(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    Glibc.recv(descriptor, bytes, count, 0)
+}
 #else
 private func closeSocket(_ descriptor: Int32) { _ = Darwin.close(descriptor) }
 private func sendBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     Darwin.send(descriptor, bytes, count, 0)
+}
+private func receiveBytes(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    Darwin.recv(descriptor, bytes, count, 0)
 }
 #endif
