@@ -25,12 +25,15 @@ struct JobBoardScenario {
 
     /// Registers the six sources against `upstreams`.
     /// `baseTransport` replaces the URLSession transport (the Hummingbird example passes AsyncHTTPClient's);
-    /// `telemetry` receives every event besides the root's recorder; `seed` seeds the pipelines' jitter.
+    /// `telemetry` receives every event besides the root's recorder; `seed` seeds the pipelines' jitter;
+    /// `presenter` words the message for where it is shown (the Hummingbird example's web page has no pull to
+    /// refresh).
     init(
         upstreams: JobBoardUpstreams, seed: UInt64, baseTransport: (any HTTPTransport)? = nil,
-        telemetry: (any TelemetrySink)? = nil
+        telemetry: (any TelemetrySink)? = nil, presenter: (any ErrorPresenter)? = nil
     ) {
         var configuration = CompositionRootConfiguration.interactive
+        if let presenter { configuration.presenter = presenter }
         configuration.aggregator.itemNoun = "jobs"
         configuration.aggregator.sourceTimeout = .seconds(6)
         // Everything here is loopback http://. 127.0.0.1 stands for the HTTPS boards; "localhost" plays a

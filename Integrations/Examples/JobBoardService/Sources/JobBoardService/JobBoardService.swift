@@ -148,8 +148,13 @@ public final class JobBoardService: Sendable {
             upstreams: JobBoardUpstreams(
                 boards: configuration.boardsURL, plaintextFeeds: configuration.plaintextFeedsURL),
             seed: configuration.seed, baseTransport: transport,
-            telemetry: MultiplexingSink(LoggingTelemetrySink(logger: logger), metrics))
+            telemetry: MultiplexingSink(LoggingTelemetrySink(logger: logger), metrics), presenter: Self.presenter)
     }
+
+    /// The message wording for a web page and its JSON: the action that lets the reader try again is reloading
+    /// the page (the status page links it), not an app's pull-to-refresh gesture.
+    static let presenter = DefaultErrorPresenter(
+        strings: PresentationStrings.english.overriding(["action.pullToRefresh": "Reload the page"]))
 
     /// Fetches every source once through the composition root (which presents the result) and describes it.
     public func fetchJobs() async throws -> JobsResponse {

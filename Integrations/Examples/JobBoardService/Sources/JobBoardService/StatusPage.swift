@@ -1,7 +1,8 @@
 import Foundation
 
-/// The HTML status page (`GET /`): the user-facing message, the health verdict, one row per source and the
-/// jobs, rendered on the server with inline CSS and no scripts. Every text is HTML-escaped, and a job's link
+/// The HTML status page (`GET /`): the user-facing message (its action, when it is to try again, a link that
+/// reloads the page), the health verdict, one row per source and the jobs, rendered on the server with inline
+/// CSS and no scripts. Every text is HTML-escaped, and a job's link
 /// is a link only when it is an absolute `http` or `https` URL (``linkTarget(_:)``): the postings come from
 /// upstreams, and a `javascript:` or `data:` URL in an `href` would run in the reader's browser.
 struct StatusPage {
@@ -58,7 +59,11 @@ struct StatusPage {
         guard let message = jobs.message else {
             return #"<div class="banner"><b>Every source delivered.</b></div>"#
         }
-        let action = message.suggestedAction.map { " " + escape($0) } ?? ""
+        // An action that tries again is a link to this page: loading it fetches every source anew.
+        let action =
+            message.suggestedAction.map { text in
+                " " + (message.showsRetry ? #"<a href="/">\#(escape(text))</a>"# : escape(text))
+            } ?? ""
         return """
             <div class="banner \(escape(message.severity))"><b>\(escape(message.title))</b>\
             \(escape(message.message))\(action) <span class="muted">(\(escape(message.code)))</span></div>

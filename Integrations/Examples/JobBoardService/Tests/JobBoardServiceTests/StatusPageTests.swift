@@ -1,4 +1,5 @@
 import Foundation
+import ResilienceKit
 import Testing
 
 @testable import JobBoardService
@@ -46,5 +47,31 @@ struct StatusPageTests {
         #expect(
             html.contains(
                 #"<a href="https://jobs.example.com/1?a=1&amp;b=2" rel="noopener noreferrer nofollow">Good job</a>"#))
+    }
+}
+
+/// Every upstream answers 500, so the page carries a message with an action to suggest.
+private struct FailingTransport: HTTPTransport {
+    func send(_ request: HTTPRequest, context: ResilienceContext) async throws -> HTTPResponse {
+        HTTPResponse(status: 500, url: request.url)
+    }
+}
+
+@Suite("Status page text")
+struct StatusPageTextTests {
+    @Test("When no source delivers, the page suggests what works in a browser: a reload link to the page itself")
+    func actionIsAReloadLink() async throws {
+        let service = JobBoardService(
+            configuration: JobBoardServiceConfiguration(
+                port: 0, boardsURL: URL(string: "https://boards.example.com")!,
+                plaintextFeedsURL: URL(string: "https://feeds.example.com")!),
+            logger: JobBoardServiceTests.silent, transport: FailingTransport())
+        let jobs = try await service.fetchJobs()
+        let message = try #require(jobs.message)
+        #expect(message.showsRetry)
+        let html = StatusPage(jobs: jobs, health: service.health()).html
+        #expect(!html.lowercased().contains("pull"), "\(message)")
+        #expect(html.contains(#"<a href="/">Reload the page</a>"#), "\(message)")
+        #expect(message.suggestedAction == "Reload the page")
     }
 }
