@@ -52,8 +52,9 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
     @Option(help: "The seed of the pipelines' jitter and of the demo upstreams' chaos.")
     var seed: UInt64 = 42
 
-    @Option(help: "With --demo: the probability (0 to 0.9) of a reset or a 503 on the healthy boards.")
-    var chaos = 0.25
+    @Option(
+        help: "With --demo only: the probability (0 to 0.9) of a reset or a 503 on the healthy boards (default: 0.25).")
+    var chaos: Double?
 
     @Option(
         help: """
@@ -67,7 +68,10 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
-        guard (0...0.9).contains(chaos) else { throw ValidationError("--chaos must be from 0 to 0.9") }
+        if let chaos {
+            guard demo else { throw ValidationError("--chaos sets the demo upstreams' failures: give it with --demo") }
+            guard (0...0.9).contains(chaos) else { throw ValidationError("--chaos must be from 0 to 0.9") }
+        }
         guard (1...3_600).contains(shutdownTimeout) else {
             throw ValidationError("--shutdown-timeout must be from 1 to 3600 seconds")
         }
@@ -101,7 +105,7 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
         var services: [any Service] = []
         let configuration: JobBoardServiceConfiguration
         if demo {
-            let upstreams = try DemoUpstreams(seed: seed, chaos: chaos, logger: logger)
+            let upstreams = try DemoUpstreams(seed: seed, chaos: chaos ?? 0.25, logger: logger)
             services.append(upstreams)
             configuration = JobBoardServiceConfiguration(
                 hostname: hostname, port: port, boardsURL: upstreams.boardsURL,

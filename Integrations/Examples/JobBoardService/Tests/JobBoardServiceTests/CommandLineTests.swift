@@ -68,6 +68,17 @@ struct CommandLineTests {
         #expect(refusal.output.contains(arguments[0]), "\(refusal.output)")
     }
 
+    @Test("--chaos without --demo, which it would not change, is refused at start-up")
+    func chaosWithoutDemo() async throws {
+        let refusal = try #require(
+            try await Self.refusal([
+                "--boards-url", "https://boards.example.com", "--plaintext-feeds-url", "https://feeds.example.com",
+                "--chaos", "0.5",
+            ]), "--chaos without --demo was accepted")
+        #expect(refusal.status != 0)
+        #expect(refusal.output.contains("--chaos"), "\(refusal.output)")
+    }
+
     @Test("https upstreams and plaintext to 127.0.0.1 start the server")
     func goodUpstreamURLs() async throws {
         let (process, _, logURL) = try ShutdownProcessTests.start(
