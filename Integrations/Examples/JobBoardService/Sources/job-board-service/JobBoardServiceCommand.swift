@@ -130,7 +130,7 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
             configuration: configuration, logger: logger, registry: registry,
             transport: TracingTransport(wrapping: transport))
         let application = service.makeApplication { [logger] port in
-            logger.info("serving the job board on http://\(configuration.hostname):\(port)/")
+            logger.info("serving the job board on \(Self.serverURL(hostname: configuration.hostname, port: port))")
         }
         let server = CancellationRecorder(service: application)
         services.append(server)
@@ -149,6 +149,12 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
                 "shutdown outlasted --shutdown-timeout (\(shutdownTimeout) s): the requests in flight were cut off")
             throw ExitCode.failure
         }
+    }
+
+    /// The URL of the server bound to `hostname` and `port`, an IPv6 address in brackets (`http://[::1]:8080/`).
+    static func serverURL(hostname: String, port: Int) -> String {
+        let host = hostname.contains(":") && !hostname.hasPrefix("[") ? "[\(hostname)]" : hostname
+        return "http://\(host):\(port)/"
     }
 
     /// `text` as an upstream base URL (``JobBoardServiceConfiguration/upstreamURL(_:)``), or a validation error

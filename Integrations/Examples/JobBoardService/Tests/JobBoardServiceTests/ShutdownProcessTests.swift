@@ -102,6 +102,24 @@ struct ShutdownProcessTests {
         #expect(!log.contains("cut off"), "\(log.suffix(2_000))")
         #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
     }
+
+    @Test("On an IPv6 address the server says where it serves as a URL that works: the address in brackets")
+    func ipv6AddressInTheURL() async throws {
+        let (process, logURL) = try Self.launch(["--demo", "--port", "0", "--hostname", "::1"])
+        var log = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while process.isRunning && ContinuousClock.now < deadline && !log.contains("serving the job board on") {
+            try await Task.sleep(for: .milliseconds(100))
+            log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
+        }
+        let (_, finalLog) = try await Self.terminate(process, log: logURL)
+        // A host without IPv6 cannot bind ::1; the process then says why and there is no URL to check.
+        if finalLog.contains("bind(") { return }
+        let line = try #require(finalLog.split(separator: "\n").first { $0.contains("serving the job board on") })
+        #expect(
+            line.range(of: #"serving the job board on http://\[::1\]:\d+/$"#, options: .regularExpression) != nil,
+            "\(line)")
+    }
 }
 
 /// A blocking loopback client that writes requests and never reads.
