@@ -14,15 +14,17 @@ import ResilienceTransport
 ///   gives up (its retries run out, the failure is not retryable, or a retry budget refuses the retry), the
 ///   last such response is returned to the client (or thrown, see
 ///   ``ResilienceMiddlewareConfiguration/returnsFinalFailureResponse``).
-/// - The request body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``)
-///   so a retry sends it again whole; a body that can be iterated several times is reused as is. A single-pass
-///   body larger than the bound (of known or unknown length) is sent once, streamed, with retries off: a
-///   failure of that call is final, and the call runs as not idempotent, so neither a stage's own failure (a
-///   timeout's) nor a hedge starts another attempt (one a custom retry policy starts anyway ends at once with
-///   the first attempt's failure, without sending). A body is never buffered part for whole: one that ends before
-///   its declared length fails before any attempt with
-///   ``ResilienceClientTransport/requestBodyEndedEarly(read:declared:url:)``'s error, and one whose reading the
-///   call's cancellation cut short throws `CancellationError`.
+/// - The request body is read by the call's first attempt, inside the pipeline, so its deadline stages bound an
+///   upload that stalls (the call fails with the stage's timeout error, reported like any attempt's failure). A
+///   single-pass body is buffered (up to ``ResilienceMiddlewareConfiguration/maximumReplayableRequestBody``) so a
+///   retry sends it again whole; a body that can be iterated several times is reused as is. A single-pass body
+///   larger than the bound (of known or unknown length) is sent once, streamed, by one attempt, with retries
+///   off: a failure of that call is final, and an attempt started after it (a retry of a stage's own failure, a
+///   timeout's, or a hedge) ends with it without sending; one declared larger than the bound also makes the call
+///   run as not idempotent, so no such attempt starts. A body is never buffered part for whole: one that ends
+///   before its declared length fails the first attempt, before anything is sent, with
+///   ``ResilienceClientTransport/requestBodyEndedEarly(read:declared:url:)``'s error, and one whose reading was
+///   cut short by cancellation throws `CancellationError`.
 /// - Responses stream through: the body the transport returns reaches the client unread. Only a failure
 ///   status's body is read, up to ``ResilienceMiddlewareConfiguration/maximumRetainedFailureBody``; one that
 ///   breaks before that bound or its end fails the attempt as a transport failure (its own classified error, or
@@ -63,25 +65,22 @@ public struct ResilienceMiddleware: ClientMiddleware {
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         let key = configuration.key(operationID: operationID, baseURL: baseURL)
         let url = ResilienceClientTransport.url(of: request, baseURL: baseURL)
-        let replay = try await ReplayableBody.make(body, limit: configuration.maximumReplayableRequestBody, url: url)
-        // A body that can be sent only once makes the call unrepeatable whatever its method or key: no retry of
-        // a stage's own failure (a timeout's) and no hedge starts another attempt.
+        // Read by the first attempt, inside the pipeline, so its deadline stages bound a stalled upload.
+        let requestBody = CallBody(body, limit: configuration.maximumReplayableRequestBody, url: url)
+        // A body known to be sendable only once makes the call unrepeatable whatever its method or key: no retry
+        // of a stage's own failure (a timeout's) and no hedge starts another attempt. (One found too large while
+        // reading ends any later attempt with the first one's failure, made final.)
         let context = ResilienceContext(
             key: key, operation: operationID,
-            idempotency: replay.isSinglePass ? .nonIdempotent : Self.idempotency(of: request),
+            idempotency: requestBody.isSinglePassBeforeReading ? .nonIdempotent : Self.idempotency(of: request),
             telemetry: configuration.telemetry, clock: configuration.clock, classifier: configuration.classifier)
         let configuration = configuration
         // The last attempt's failure response, for a stage that ends the call on it with its own error.
         let lastRejected = LockedState<RejectedResponse?>(initialState: nil)
-        // The failure of the attempt that used a single-pass body up: a retry policy that ignores idempotency
-        // may still start another attempt after a stage's own failure (a timeout's), which ends with it.
-        let spentBody = LockedState<(any Error)?>(initialState: nil)
         do {
             let exchange = try await pipeline(key).execute(context) { attemptContext in
                 try Task.checkCancellation()
-                if replay.isSinglePass, let earlier = spentBody.withLock({ $0 }) {
-                    throw Self.final(earlier, classification: Self.classification(ofSpent: earlier, attemptContext))
-                }
+                let replay = try await requestBody.take(attemptContext)
                 do {
                     let (response, responseBody) = try await AttemptContext.$current.withValue(attemptContext) {
                         try await next(request, replay.body, baseURL)
@@ -97,13 +96,14 @@ public struct ResilienceMiddleware: ClientMiddleware {
                         lastRejected.withLock { $0 = rejected }
                         throw rejected
                     }
+                    if replay.isSinglePass { requestBody.sent() }
                     return Exchange(response: response, body: responseBody)
                 } catch {
                     if !(error is RejectedResponse) { lastRejected.withLock { $0 = nil } }
                     // The client wraps transport errors; the stages classify what happened underneath.
                     let failure = (error as? ClientError)?.underlyingError ?? error
                     guard replay.isSinglePass else { throw failure }
-                    spentBody.withLock { $0 = failure }
+                    requestBody.spend(failure)
                     guard !CancellationDetection.isCancellation(failure) else { throw failure }
                     throw Self.final(failure, classification: attemptContext.classify(failure))
                 }

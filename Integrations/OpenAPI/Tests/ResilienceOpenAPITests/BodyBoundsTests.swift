@@ -146,7 +146,7 @@ struct BodyBoundsTests {
                 Self.post, body: Self.shortStream(endsShort: true), baseURL: Self.baseURL, operationID: "createJob")
         }
         try expectEndedEarly(error)
-        // Buffered by the middleware for its retries: refused there, before any attempt.
+        // Buffered by the middleware for its retries: refused there, before the attempt sends anything.
         let middleware = ResilienceMiddleware { _ in Self.retrying() }
         var request = Self.post
         request.headerFields[HTTPField.Name("Idempotency-Key")!] = "k-1"
@@ -295,6 +295,142 @@ struct BodyBoundsTests {
         call.cancel()
         let result = await call.result
         #expect(throws: CancellationError.self) { try result.get() }
+    }
+
+    struct Hung: Error {}
+
+    /// What `body` returns, or `Hung` once `limit` of real time has passed: the guard of a test whose defect is a
+    /// hang. It never waits when `body` ends (the guard is cancelled then), and it cancels `body` when it fires.
+    static func guarded<Output: Sendable>(
+        _ limit: Duration = .seconds(60), _ body: @escaping @Sendable () async throws -> Output
+    ) async throws -> Output {
+        try await withThrowingTaskGroup(of: Output?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let output = first else { throw Hung() }
+            return output
+        }
+    }
+
+    /// The deadline stages a stalled upload must meet, and the error each reports when it passes.
+    static let stalledUploadStages: [(name: String, code: ResilienceError.Code, pipeline: Pipeline)] = [
+        ("attempt timeout", .attemptTimedOut, Pipeline { TimeoutStrategy(.seconds(1)) }),
+        ("enforced attempt timeout", .attemptTimedOut, Pipeline { TimeoutStrategy(.seconds(1), mode: .enforced) }),
+        ("total deadline", .deadlineExceeded, Pipeline { TotalDeadlineStrategy(.seconds(1)) }),
+    ]
+
+    @Test(
+        "A single-pass request body that stalls fails with the pipeline's timeout at its deadline, reported",
+        arguments: 0..<3)
+    func stalledRequestBodyMeetsDeadline(stage: Int) async throws {
+        let (name, code, pipeline) = Self.stalledUploadStages[stage]
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.clock = .manual(clock)
+        configuration.telemetry = sink
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        let calls = LockedBox(0)
+        let outcome = try await Self.guarded {
+            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
+            let body = HTTPBody(
+                StallingBody(reading: readingContinuation), length: .unknown, iterationBehavior: .single)
+            async let result = Result {
+                try await middleware.intercept(
+                    Self.post, body: body, baseURL: Self.baseURL, operationID: "createJob"
+                ) { _, _, _ in
+                    calls.mutate { $0 += 1 }
+                    return (HTTPTypes.HTTPResponse(status: .created), nil)
+                }
+            }
+            for await _ in reading { break }  // the upload's reader waits for bytes that never come
+            await clock.waitForSleepers(count: 1)  // the deadline's timer
+            clock.advance(by: .seconds(1))
+            return await result
+        }
+        let timedOut = try #require(outcome.error as? ResilienceError, "\(name): \(outcome)")
+        #expect(timedOut.code == code, "\(name)")
+        #expect(calls.value == 0, "\(name): no half-read body is sent")
+        let event = try #require(sink.first(.timedOut), "\(name): \(sink.kinds)")
+        #expect(event.key == "createJob")
+        #expect(event.detail == code.rawValue)
+    }
+
+    @Test("A retry after the attempt timeout cut a request body's reading short ends at once, sending nothing")
+    func stalledRequestBodyNotResent() async throws {
+        let clock = ManualClock()
+        var policy = StandardRetryPolicy.standard
+        policy.backoff = .constant(.zero)
+        policy.jitter = .none
+        let pipeline = Pipeline {
+            RetryStrategy(policy: policy)
+            TimeoutStrategy(.seconds(1))
+        }
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.clock = .manual(clock)
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        let put = HTTPTypes.HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/jobs/1")
+        let calls = LockedBox(0)
+        let outcome = try await Self.guarded {
+            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
+            let body = HTTPBody(
+                StallingBody(reading: readingContinuation), length: .unknown, iterationBehavior: .single)
+            async let result = Result {
+                try await middleware.intercept(put, body: body, baseURL: Self.baseURL, operationID: "putJob") {
+                    _, _, _ in
+                    calls.mutate { $0 += 1 }
+                    return (HTTPTypes.HTTPResponse(status: .ok), nil)
+                }
+            }
+            for await _ in reading { break }
+            await clock.waitForSleepers(count: 1)
+            clock.advance(by: .seconds(1))
+            return await result
+        }
+        #expect(calls.value == 0)
+        let error = try #require(outcome.error as? NotReplayable, "\(outcome)")
+        #expect(error.classification.category == .timeout)
+        #expect(error.classification.isTransient == false)
+    }
+
+    @Test("A hedge launched while the first attempt reads a request body waits for it, then sends it whole")
+    func hedgeWaitsForRequestBody() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let pipeline = Pipeline { HedgingStrategy(delay: .seconds(1)) }
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.clock = .manual(clock)
+        configuration.telemetry = sink
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        let put = HTTPTypes.HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/jobs/1")
+        let sent = LockedBox<[String]>([])
+        let (stream, continuation) = AsyncStream<HTTPBody.ByteChunk>.makeStream()
+        continuation.yield(ArraySlice("abcd".utf8))
+        let body = HTTPBody(stream, length: .unknown, iterationBehavior: .single)
+        let outcome = try await Self.guarded {
+            async let result = Result {
+                try await middleware.intercept(put, body: body, baseURL: Self.baseURL, operationID: "putJob") {
+                    _, body, _ in
+                    let text = try await String(collecting: try #require(body), upTo: 100)
+                    sent.mutate { $0.append(text) }
+                    return (HTTPTypes.HTTPResponse(status: .ok), nil)
+                }
+            }
+            await clock.waitForSleepers(count: 1)  // the hedge's timer, while the first attempt reads
+            clock.advance(by: .seconds(1))
+            _ = try await sink.next(.hedgeLaunched)
+            continuation.yield(ArraySlice("efgh".utf8))
+            continuation.finish()
+            return await result
+        }
+        let (response, _) = try outcome.get()
+        #expect(response.status == .ok)
+        #expect(!sent.value.isEmpty)
+        #expect(sent.value.allSatisfy { $0 == "abcdefgh" }, "\(sent.value)")
     }
 
     @Test("A failure body that ends before its declared length is a truncated response, not a shorter body")
