@@ -34,8 +34,15 @@ import ResilienceTransport
 ///   `Idempotency-Key` header or when the failure proves nothing was sent), through the pipeline's retry guard.
 ///
 /// ```swift
+/// import OpenAPIURLSession  // swift-openapi-urlsession
+/// import ResilienceKit      // has a URLSessionTransport of its own, hence the module-qualified name below
+/// import ResilienceOpenAPI
+///
+/// let registry = PipelineRegistry { _ in Pipeline.preset(.standard) }  // one cached pipeline per key
 /// let middleware = ResilienceMiddleware { key in registry.pipeline(for: key) }
-/// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [middleware])
+/// let client = Client(                                                  // the generated client
+///     serverURL: try Servers.Server1.url(), transport: OpenAPIURLSession.URLSessionTransport(),
+///     middlewares: [middleware])
 /// ```
 public struct ResilienceMiddleware: ClientMiddleware {
     /// The settings.
