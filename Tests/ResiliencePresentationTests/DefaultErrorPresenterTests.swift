@@ -4,7 +4,8 @@ import Testing
 
 @Suite("DefaultErrorPresenter: golden English texts")
 struct DefaultErrorPresenterTests {
-    let presenter = DefaultErrorPresenter()
+    /// The texts an iPhone app shows (its lists refresh by pulling).
+    let presenter = DefaultErrorPresenter(refreshAction: .pullToRefresh)
 
     private func present(
         _ category: FailureCategory, _ code: FailureCode, retryAfter: Duration? = nil,
@@ -176,6 +177,38 @@ struct DefaultErrorPresenterTests {
         let error = presenter.present(open, context: Self.sources(failures: [open]))
         #expect(error.message == "Greenhouse is temporarily unavailable. Please try again in a few minutes.")
         #expect(error.showsRetry == false)
+    }
+
+    @Test("The action to try again says what works where the message is shown, in every bundled language")
+    func refreshActionFollowsWhereTheMessageIsShown() throws {
+        let timeout = FailureClassification(category: .timeout, code: .timedOut)
+        let offline = FailureClassification(category: .networkUnreachable, code: .noConnection)
+        let expected: [String: [RefreshAction: String]] = [
+            "en": [.pullToRefresh: "Pull to refresh", .refresh: "Refresh", .reloadPage: "Reload the page"],
+            "de": [
+                .pullToRefresh: "Zum Aktualisieren ziehen", .refresh: "Aktualisieren", .reloadPage: "Seite neu laden",
+            ],
+        ]
+        for (language, actions) in expected {
+            for (action, words) in actions {
+                let presenter = DefaultErrorPresenter(strings: .bundled(language: language), refreshAction: action)
+                for failure in [timeout, offline] {
+                    let shown = presenter.present(failure, context: PresentationContext())
+                    #expect(shown.suggestedAction == words, "\(language) \(action.key) \(failure.code)")
+                }
+            }
+        }
+        // Outside iOS, iPadOS and visionOS there is no list to pull: the default is "Refresh".
+        #if (os(iOS) && !targetEnvironment(macCatalyst)) || os(visionOS)
+        #expect(RefreshAction.platformDefault == .pullToRefresh)
+        #else
+        #expect(DefaultErrorPresenter().present(timeout, context: PresentationContext()).suggestedAction == "Refresh")
+        #endif
+        // An app's own action, worded by its own strings.
+        let custom = DefaultErrorPresenter(
+            strings: PresentationStrings.english.overriding(["action.shake": "Shake to refresh"]),
+            refreshAction: RefreshAction(key: "action.shake"))
+        #expect(custom.present(timeout, context: PresentationContext()).suggestedAction == "Shake to refresh")
     }
 
     @Test("A hostile failure message (1 MB, terminal escapes, line breaks, bidi overrides) stays short and on one line")

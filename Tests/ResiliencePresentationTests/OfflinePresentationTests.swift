@@ -48,7 +48,7 @@ struct OfflinePresentationTests {
 
     @Test("Offline inferred from a failure alone keeps the Retry button and pull to refresh")
     func inferredOffline() throws {
-        let presenter = DefaultErrorPresenter()
+        let presenter = DefaultErrorPresenter(refreshAction: .pullToRefresh)
         let error = presenter.present(
             FailureClassification(category: .networkUnreachable, code: .noConnection),
             context: PresentationContext(queuedMutations: 2))

@@ -94,7 +94,7 @@ extension DefaultErrorPresenter {
         return UserFacingError(
             title: strings.string("offline.title"), message: message,
             severity: context.itemsShown > 0 || context.dataAge != nil ? .warning : .error, isRecoverable: true,
-            suggestedAction: context.isOffline ? nil : strings.string("action.pullToRefresh"),
+            suggestedAction: context.isOffline ? nil : strings.string(refreshAction.key),
             showsRetry: !context.isOffline, retryAfter: nil, technicalDetails: details(reason, context: context),
             code: reason.code, isOffline: true)
     }

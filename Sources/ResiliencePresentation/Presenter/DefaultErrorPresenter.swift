@@ -29,16 +29,24 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     public var timeFormatter: RelativeTimeFormatter
     /// Applied to technical details.
     public var redactor: Redactor
+    /// The action suggested when trying again may help ("Pull to refresh", "Refresh", "Reload the page").
+    public var refreshAction: RefreshAction
 
     /// Creates a presenter reading `strings` (English by default).
     ///
     /// - Parameters:
     ///   - strings: The message table. Default: `.english`.
     ///   - redactor: Applied to technical details. Default: `.standard`.
-    public init(strings: PresentationStrings = .english, redactor: Redactor = .standard) {
+    ///   - refreshAction: The action suggested when trying again may help. Default:
+    ///     ``RefreshAction/platformDefault`` ("Pull to refresh" on iOS, iPadOS and visionOS, "Refresh" elsewhere).
+    public init(
+        strings: PresentationStrings = .english, redactor: Redactor = .standard,
+        refreshAction: RefreshAction = .platformDefault
+    ) {
         self.strings = strings
         self.timeFormatter = RelativeTimeFormatter(strings: strings)
         self.redactor = redactor
+        self.refreshAction = refreshAction
     }
 
     /// The message for `failure` in `context`.
@@ -51,7 +59,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         {
             return make(
                 "allUnavailable", failure, context: context, severity: .error, recoverable: true,
-                action: "action.pullToRefresh", retry: true, arguments: ["noun": context.itemNoun])
+                action: refreshAction.key, retry: true, arguments: ["noun": context.itemNoun])
         }
         return single(failure, context: context)
     }
@@ -95,11 +103,11 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     private func single(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
         switch failure.category {
         case .networkUnreachable where context.isOnline && failure.code != .noConnection:
-            return make("unreachable", failure, context: context, action: "action.pullToRefresh", retry: true)
+            return make("unreachable", failure, context: context, action: refreshAction.key, retry: true)
         case .networkUnreachable:
             return offline(failure, context)
         case .timeout:
-            return make("timeout", failure, context: context, action: "action.pullToRefresh", retry: true)
+            return make("timeout", failure, context: context, action: refreshAction.key, retry: true)
         case .rateLimited, .throttled:
             let (key, arguments) = waitMessage("rateLimited", failure.retryAfter)
             return make(
@@ -115,7 +123,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         case .clientError:
             return make("invalidInput", failure, context: context, action: "action.checkInput", retry: false)
         case .serverError, .transient:
-            return make("serverError", failure, context: context, action: "action.pullToRefresh", retry: true)
+            return make("serverError", failure, context: context, action: refreshAction.key, retry: true)
         case .circuitOpen:
             let unavailable = context.unavailableSources
             let name =
@@ -133,7 +141,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
             case .diskFull:
                 return make("storageFull", failure, context: context, action: "action.freeSpace", retry: true)
             case .corruptedData:
-                return make("dataCorrupted", failure, context: context, action: "action.pullToRefresh", retry: true)
+                return make("dataCorrupted", failure, context: context, action: refreshAction.key, retry: true)
             default:
                 return make("storage", failure, context: context, action: nil, retry: true)
             }
@@ -146,7 +154,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         case .cancelled:
             return make("cancelled", failure, context: context, severity: .info, action: nil, retry: true)
         default:
-            return make("unknown", failure, context: context, action: "action.pullToRefresh", retry: true)
+            return make("unknown", failure, context: context, action: refreshAction.key, retry: true)
         }
     }
 

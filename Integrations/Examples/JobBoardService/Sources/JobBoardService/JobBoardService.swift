@@ -153,8 +153,7 @@ public final class JobBoardService: Sendable {
 
     /// The message wording for a web page and its JSON: the action that lets the reader try again is reloading
     /// the page (the status page links it), not an app's pull-to-refresh gesture.
-    static let presenter = DefaultErrorPresenter(
-        strings: PresentationStrings.english.overriding(["action.pullToRefresh": "Reload the page"]))
+    static let presenter = DefaultErrorPresenter(refreshAction: .reloadPage)
 
     /// Fetches every source once through the composition root (which presents the result) and describes it.
     public func fetchJobs() async throws -> JobsResponse {
