@@ -44,6 +44,11 @@ public struct ResilienceClientTransport: ClientTransport {
 
     /// Sends one request through the transport. The response carries the transport's body, empty or not, except
     /// the answer to a HEAD, a 204 and a 304, which have none.
+    ///
+    /// The request body is collected first, within the context's deadline when it has one (under a
+    /// ``ResilienceMiddleware``, the attempt's, even from a cooperative timeout stage): a body that stalls fails
+    /// the send at that deadline with ``TransportError/timedOut(after:url:)``'s timeout, marked not sent, and the
+    /// transport is never called. Without a deadline only the call's cancellation ends such a read.
     public func send(
         _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
@@ -55,11 +60,15 @@ public struct ResilienceClientTransport: ClientTransport {
         }
         var headers = ResilienceCore.HTTPHeaders()
         for field in request.headerFields { headers.add(name: field.name.rawName, value: field.value) }
-        let data: Data? =
-            if let body { try await Self.collect(body, limit: maximumRequestBody, url: url) } else { nil }
         let context =
             AttemptContext.current
             ?? ResilienceContext(key: operationID, operation: operationID, classifier: classifier)
+        let data: Data? =
+            if let body {
+                try await Self.collect(body, limit: maximumRequestBody, url: url, within: context)
+            } else {
+                nil
+            }
         let response = try await transport.send(
             ResilienceCore.HTTPRequest(
                 method: ResilienceCore.HTTPMethod(rawValue: request.method.rawValue), url: url, headers: headers,
@@ -114,6 +123,36 @@ public struct ResilienceClientTransport: ClientTransport {
                 message: "the request body ended after \(read) of its declared \(declared) bytes, so it was not sent",
                 requestWasNotSent: true),
             url: url)
+    }
+
+    /// The whole of `body` (see `collect(_:limit:url:)`), read within `context`'s deadline when it has one: the
+    /// read races that deadline on the context's clock through Core's `withDeadline`, as the transport's exchange
+    /// does, so an upload that stalls is cut off when the attempt's time is up. It then fails as a stalled
+    /// exchange does, with ``TransportError/timedOut(after:url:)``'s timeout (after emitting `timedOut` with the
+    /// time the read had; its message says the body was not read), marked not sent: the transport was never
+    /// handed the request.
+    static func collect(
+        _ body: HTTPBody, limit: Int, url: URL, within context: ResilienceContext
+    ) async throws -> Data {
+        guard let deadline = context.deadline else { return try await collect(body, limit: limit, url: url) }
+        let clock = context.clock
+        let timeLeft = clock.now().duration(to: deadline)
+        do {
+            return try await withDeadline(until: deadline, clock: clock) {
+                try await collect(body, limit: limit, url: url)
+            }
+        } catch let timeUp as DeadlineExceededError {
+            // Without an operation error the deadline had passed before the reading started.
+            let started = timeUp.operationError != nil
+            if started { context.emit(.timedOut) { $0.duration = timeLeft } }
+            var timedOut = TransportError.timedOut(after: started ? timeLeft : .zero, url: url)
+            if started {
+                timedOut.classification.message =
+                    "the request body was not read within the attempt deadline (\(timeLeft)), so it was not sent"
+            }
+            timedOut.classification.requestWasNotSent = true
+            throw timedOut
+        }
     }
 
     /// The whole of `body`, or ``requestBodyTooLarge(limit:url:)``'s error once it proves larger than `limit`

@@ -397,6 +397,77 @@ struct BodyBoundsTests {
         #expect(error.classification.isTransient == false)
     }
 
+    /// The request bodies the middleware hands on unread for ``ResilienceClientTransport`` to collect (its
+    /// replay bound set to 4 bytes): single-pass declared over the bound, single-pass of unknown length that
+    /// proved over it, and one that iterates several times. Each yields 11 bytes, then waits for bytes that
+    /// never come.
+    static func stallingBodies(_ reading: AsyncStream<Void>.Continuation) -> [(String, HTTPBody)] {
+        [
+            (
+                "declared over the bound",
+                HTTPBody(StallingBody(reading: reading), length: .known(100), iterationBehavior: .single)
+            ),
+            (
+                "unknown length over the bound",
+                HTTPBody(StallingBody(reading: reading), length: .unknown, iterationBehavior: .single)
+            ),
+            (
+                "iterating several times",
+                HTTPBody(StallingBody(reading: reading), length: .unknown, iterationBehavior: .multiple)
+            ),
+        ]
+    }
+
+    @Test(
+        "ResilienceClientTransport collects a stalled request body within the attempt's deadline: a timeout, not sent",
+        arguments: 0..<3)
+    func adapterCollectsRequestBodyWithinDeadline(body index: Int) async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.clock = .manual(clock)
+        configuration.telemetry = sink
+        configuration.maximumReplayableRequestBody = 4
+        // Cooperative: nothing but the transport's own race bounds the attempt.
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in
+            Pipeline { TimeoutStrategy(.seconds(1)) }
+        }
+        let recorder = RecordingTransport()
+        let adapter = ResilienceClientTransport(recorder)
+        let thrown = LockedBox<(any Error)?>(nil)
+        let name = LockedBox("")
+        let outcome = try await Self.guarded {
+            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
+            let (label, body) = Self.stallingBodies(readingContinuation)[index]
+            name.mutate { $0 = label }
+            async let result = Result {
+                try await middleware.intercept(Self.post, body: body, baseURL: Self.baseURL, operationID: "createJob") {
+                    request, body, baseURL in
+                    do {
+                        return try await adapter.send(request, body: body, baseURL: baseURL, operationID: "createJob")
+                    } catch {
+                        thrown.mutate { $0 = error }
+                        throw error
+                    }
+                }
+            }
+            for await _ in reading { break }  // the adapter waits for bytes that never come
+            await clock.waitForSleepers(count: 1)  // the deadline's timer
+            clock.advance(by: .seconds(1))
+            return await result
+        }
+        let label = name.value
+        let timedOut = try #require(outcome.error as? ResilienceError, "\(label): \(outcome)")
+        #expect(timedOut.code == .attemptTimedOut, "\(label)")
+        let collecting = try #require(thrown.value as? TransportError, "\(label): \(String(describing: thrown.value))")
+        #expect(collecting.code == .timedOut, "\(label)")
+        #expect(collecting.classification.category == .timeout, "\(label)")
+        #expect(collecting.classification.requestWasNotSent, "\(label)")
+        #expect(collecting.classification.message?.contains("request body was not read") == true, "\(label)")
+        #expect(recorder.sent.value.isEmpty, "\(label): no half-read body is sent")
+        #expect(sink.events(.timedOut).contains { $0.duration == .seconds(1) }, "\(label): \(sink.kinds)")
+    }
+
     @Test("A hedge launched while the first attempt reads a request body waits for it, then sends it whole")
     func hedgeWaitsForRequestBody() async throws {
         let clock = ManualClock()
