@@ -5,15 +5,23 @@ import ResilienceCore
 import ResilienceTransport
 
 /// A swift-openapi-runtime `ClientTransport` over any ResilienceKit `HTTPTransport` (`URLSessionTransport`,
-/// `AsyncHTTPClientTransport`, or a decorated one), so a generated client gets that transport's byte cap,
-/// deadline enforcement, redirect rules and classified errors.
+/// ResilienceAsyncHTTPClient's `AsyncHTTPClientTransport`, or a decorated one), so a generated client gets that
+/// transport's byte cap, deadline enforcement, redirect rules and classified errors.
 ///
 /// Under a ``ResilienceMiddleware`` each attempt's context (its deadline, clock and telemetry) reaches the
 /// transport; without one, a context keyed by the operation ID is used.
 ///
 /// ```swift
-/// let client = Client(
-///     serverURL: url, transport: ResilienceClientTransport(AsyncHTTPClientTransport()),
+/// import OpenAPIAsyncHTTPClient     // swift-openapi-async-http-client: an OpenAPI ClientTransport of that name
+/// import ResilienceAsyncHTTPClient  // Integrations/AsyncHTTPClientTransport: the ResilienceKit HTTPTransport
+/// import ResilienceKit
+/// import ResilienceOpenAPI
+///
+/// let registry = PipelineRegistry { _ in Pipeline.preset(.standard) }  // one cached pipeline per key
+/// let client = Client(                                                  // the generated client
+///     serverURL: try Servers.Server1.url(),
+///     // ResilienceAsyncHTTPClient's, the HTTPTransport this adapter takes; the module name tells the two apart
+///     transport: ResilienceClientTransport(ResilienceAsyncHTTPClient.AsyncHTTPClientTransport()),
 ///     middlewares: [ResilienceMiddleware { registry.pipeline(for: $0) }])
 /// ```
 public struct ResilienceClientTransport: ClientTransport {
