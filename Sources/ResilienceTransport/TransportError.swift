@@ -38,17 +38,23 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
     }
 
     /// The attempt's deadline passed before a complete response arrived; a `limit` of zero or less means it had
-    /// passed before the request was sent, and the message says so.
+    /// passed before the request was sent: the message says so, and the error is marked
+    /// ``FailureClassification/requestWasNotSent``, so a retry may send even a request that is not idempotent.
     public static func timedOut(after limit: Duration?, url: URL?) -> TransportError {
         let detail: String
+        var notSent = false
         switch limit {
         case .some(let limit) where limit > .zero:
             detail = "no complete response within the attempt deadline (\(limit))"
-        case .some: detail = "the attempt deadline had passed before the request was sent"
+        case .some:
+            detail = "the attempt deadline had passed before the request was sent"
+            notSent = true
         case nil: detail = "the attempt deadline passed"
         }
         return TransportError(
-            FailureClassification(category: .timeout, code: .timedOut, message: detail), url: url)
+            FailureClassification(
+                category: .timeout, code: .timedOut, message: detail, requestWasNotSent: notSent),
+            url: url)
     }
 
     /// A streamed body went `limit` without a byte after its head arrived: the server or the path stalled, so

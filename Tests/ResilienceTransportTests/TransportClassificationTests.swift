@@ -150,8 +150,12 @@ struct TransportClassificationTests {
         #expect(error?.classification.category == .timeout)
         #expect(error?.classification.message == "the attempt deadline had passed before the request was sent")
         #expect(!sent.value)
+        // Nothing reached the server: a retry may send even a bare POST again.
+        #expect(error?.classification.requestWasNotSent == true)
         let late = TransportError.timedOut(after: .seconds(2), url: nil)
         #expect(late.classification.message == "no complete response within the attempt deadline (2.0 seconds)")
+        #expect(!late.classification.requestWasNotSent)
+        #expect(!TransportError.timedOut(after: nil, url: nil).classification.requestWasNotSent)
         let idle = TransportError.idleTimedOut(after: .seconds(60), url: nil)
         #expect(idle.classification.category == .timeout)
         #expect(idle.code == .timedOut)
