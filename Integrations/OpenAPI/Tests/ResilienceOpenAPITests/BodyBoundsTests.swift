@@ -316,6 +316,23 @@ struct BodyBoundsTests {
         }
     }
 
+    /// Starts `call` with the reading signal of a request body that stalls, waits until the body's reader waits
+    /// for bytes that never come and the deadline's timer sleeps on `clock`, moves `clock` 1 s on and returns the
+    /// call's result, under ``guarded(_:_:)``.
+    static func stalling<Output: Sendable>(
+        on clock: ManualClock,
+        _ call: @escaping @Sendable (_ reading: AsyncStream<Void>.Continuation) async -> Output
+    ) async throws -> Output {
+        try await guarded {
+            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
+            async let result = call(readingContinuation)
+            for await _ in reading { break }  // the body's reader waits for bytes that never come
+            await clock.waitForSleepers(count: 1)  // the deadline's timer
+            clock.advance(by: .seconds(1))
+            return await result
+        }
+    }
+
     /// The deadline stages a stalled upload must meet, and the error each reports when it passes.
     static let stalledUploadStages: [(name: String, code: ResilienceError.Code, pipeline: Pipeline)] = [
         ("attempt timeout", .attemptTimedOut, Pipeline { TimeoutStrategy(.seconds(1)) }),
@@ -335,11 +352,9 @@ struct BodyBoundsTests {
         configuration.telemetry = sink
         let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
         let calls = LockedBox(0)
-        let outcome = try await Self.guarded {
-            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
-            let body = HTTPBody(
-                StallingBody(reading: readingContinuation), length: .unknown, iterationBehavior: .single)
-            async let result = Result {
+        let outcome = try await Self.stalling(on: clock) { reading in
+            let body = HTTPBody(StallingBody(reading: reading), length: .unknown, iterationBehavior: .single)
+            return await Result {
                 try await middleware.intercept(
                     Self.post, body: body, baseURL: Self.baseURL, operationID: "createJob"
                 ) { _, _, _ in
@@ -347,10 +362,6 @@ struct BodyBoundsTests {
                     return (HTTPTypes.HTTPResponse(status: .created), nil)
                 }
             }
-            for await _ in reading { break }  // the upload's reader waits for bytes that never come
-            await clock.waitForSleepers(count: 1)  // the deadline's timer
-            clock.advance(by: .seconds(1))
-            return await result
         }
         let timedOut = try #require(outcome.error as? ResilienceError, "\(name): \(outcome)")
         #expect(timedOut.code == code, "\(name)")
@@ -375,21 +386,15 @@ struct BodyBoundsTests {
         let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
         let put = HTTPTypes.HTTPRequest(method: .put, scheme: nil, authority: nil, path: "/jobs/1")
         let calls = LockedBox(0)
-        let outcome = try await Self.guarded {
-            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
-            let body = HTTPBody(
-                StallingBody(reading: readingContinuation), length: .unknown, iterationBehavior: .single)
-            async let result = Result {
+        let outcome = try await Self.stalling(on: clock) { reading in
+            let body = HTTPBody(StallingBody(reading: reading), length: .unknown, iterationBehavior: .single)
+            return await Result {
                 try await middleware.intercept(put, body: body, baseURL: Self.baseURL, operationID: "putJob") {
                     _, _, _ in
                     calls.mutate { $0 += 1 }
                     return (HTTPTypes.HTTPResponse(status: .ok), nil)
                 }
             }
-            for await _ in reading { break }
-            await clock.waitForSleepers(count: 1)
-            clock.advance(by: .seconds(1))
-            return await result
         }
         #expect(calls.value == 0)
         let error = try #require(outcome.error as? NotReplayable, "\(outcome)")
@@ -436,11 +441,10 @@ struct BodyBoundsTests {
         let adapter = ResilienceClientTransport(recorder)
         let thrown = LockedBox<(any Error)?>(nil)
         let name = LockedBox("")
-        let outcome = try await Self.guarded {
-            let (reading, readingContinuation) = AsyncStream<Void>.makeStream()
-            let (label, body) = Self.stallingBodies(readingContinuation)[index]
+        let outcome = try await Self.stalling(on: clock) { reading in
+            let (label, body) = Self.stallingBodies(reading)[index]
             name.mutate { $0 = label }
-            async let result = Result {
+            return await Result {
                 try await middleware.intercept(Self.post, body: body, baseURL: Self.baseURL, operationID: "createJob") {
                     request, body, baseURL in
                     do {
@@ -451,10 +455,6 @@ struct BodyBoundsTests {
                     }
                 }
             }
-            for await _ in reading { break }  // the adapter waits for bytes that never come
-            await clock.waitForSleepers(count: 1)  // the deadline's timer
-            clock.advance(by: .seconds(1))
-            return await result
         }
         let label = name.value
         let timedOut = try #require(outcome.error as? ResilienceError, "\(label): \(outcome)")
