@@ -41,13 +41,18 @@ struct BodyBoundsTests {
             }, length: .unknown)
     }
 
-    /// Up to three attempts with no backoff, retrying whatever its policy finds transient.
-    static func retrying() -> Pipeline {
+    /// Up to three attempts with no backoff, retrying whatever its policy finds transient; each attempt bounded by
+    /// a cooperative `attemptTimeout` when one is given.
+    static func retrying(attemptTimeout: Duration? = nil) -> Pipeline {
         var policy = StandardRetryPolicy.standard
         policy.maxAttempts = 3
         policy.backoff = .constant(.zero)
         policy.jitter = .none
-        return Pipeline { RetryStrategy(policy: policy) }
+        guard let attemptTimeout else { return Pipeline { RetryStrategy(policy: policy) } }
+        return Pipeline {
+            RetryStrategy(policy: policy)
+            TimeoutStrategy(attemptTimeout)
+        }
     }
 
     func expectTooLarge(_ error: (any Error)?) throws {
@@ -374,13 +379,7 @@ struct BodyBoundsTests {
     @Test("A retry after the attempt timeout cut a request body's reading short ends at once, sending nothing")
     func stalledRequestBodyNotResent() async throws {
         let clock = ManualClock()
-        var policy = StandardRetryPolicy.standard
-        policy.backoff = .constant(.zero)
-        policy.jitter = .none
-        let pipeline = Pipeline {
-            RetryStrategy(policy: policy)
-            TimeoutStrategy(.seconds(1))
-        }
+        let pipeline = Self.retrying(attemptTimeout: .seconds(1))
         var configuration = ResilienceMiddlewareConfiguration()
         configuration.clock = .manual(clock)
         let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }

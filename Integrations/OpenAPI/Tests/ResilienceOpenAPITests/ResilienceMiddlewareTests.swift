@@ -153,14 +153,8 @@ struct ResilienceMiddlewareTests {
     @Test("A single-pass body's attempt that outlasts the timeout stage is not retried, whatever its method or key")
     func unreplayableBodyAfterAttemptTimeout() async throws {
         let clock = ManualClock()
-        var policy = StandardRetryPolicy.standard
-        policy.backoff = .constant(.zero)
-        policy.jitter = .none
         // Each attempt gets 1 s; a failure after that becomes the stage's transient attemptTimedOut.
-        let pipeline = Pipeline {
-            RetryStrategy(policy: policy)
-            TimeoutStrategy(.seconds(1))
-        }
+        let pipeline = BodyBoundsTests.retrying(attemptTimeout: .seconds(1))
         var configuration = ResilienceMiddlewareConfiguration()
         configuration.maximumReplayableRequestBody = 10
         configuration.clock = .manual(clock)
