@@ -42,6 +42,12 @@ public final class DemoUpstreams: Service, Sendable {
     /// How many requests reached the fake boards so far.
     public var requestCount: Int { boards.server.requestCount }
 
+    /// How many requests for `path` (such as `/v1/boards/acme/jobs`) reached the fake boards so far.
+    ///
+    /// - Parameter path: The request path, without the query.
+    /// - Returns: The number of requests for it.
+    public func requestCount(for path: String) -> Int { boards.server.requestCount(for: path) }
+
     /// Serves until the service group shuts down gracefully (or the task is cancelled), then stops the server.
     public func run() async throws {
         logger.info("demo upstreams: fake job boards on \(boardsURL)")

@@ -107,7 +107,8 @@ extension JobBoardServiceConfiguration {
 /// Routes: `GET /jobs` (JSON: jobs, per-source reports, the user-facing message), `GET /metrics` (Prometheus
 /// text: the resilience events and, once `MetricsSystem` is bootstrapped on the same registry, Hummingbird's
 /// request metrics), `GET /health` (the health rules; 503 when critical), `GET /` (an HTML status page). Every
-/// route runs behind Hummingbird's tracing, metrics and request-logging middleware.
+/// route runs behind Hummingbird's tracing, metrics and request-logging middleware. `/jobs` and `/` fetch through
+/// ``fetchJobs()``, so concurrent page loads share one fetch; `/health` and `/metrics` send nothing upstream.
 public final class JobBoardService: Sendable {
     /// The settings.
     public let configuration: JobBoardServiceConfiguration
@@ -155,8 +156,29 @@ public final class JobBoardService: Sendable {
     /// the page (the status page links it), not an app's pull-to-refresh gesture.
     static let presenter = DefaultErrorPresenter(refreshAction: .reloadPage)
 
+    /// The fetch in flight, which every page load arriving while it runs shares (key ``fetchKey``).
+    let fetches = SingleFlight<String>()
+    /// The key of the fetch in ``fetches``: every page load asks for the same sources.
+    static let fetchKey = "jobs"
+
     /// Fetches every source once through the composition root (which presents the result) and describes it.
+    ///
+    /// Concurrent calls share one fetch (the library's `SingleFlight`): the first call starts it, calls arriving
+    /// while it runs wait for the same result, and each gets it or the error it threw. So a burst of page loads,
+    /// or a load balancer's probes, costs the upstreams one request per source, not one per caller. A cancelled
+    /// call (a client that disconnected) stops waiting and throws `CancellationError` at once; the fetch goes on
+    /// for the others and is cancelled only when every caller has gone. Nothing is kept after the fetch ends: the
+    /// next call fetches anew. The fetch runs in a task of its own carrying the first caller's task-local values
+    /// (its trace context among them), so its client spans are children of that caller's request span.
+    ///
+    /// - Returns: The jobs, one report per source, and the user-facing message.
+    /// - Throws: The composition root's error, or `CancellationError` when this call was cancelled.
     public func fetchJobs() async throws -> JobsResponse {
+        try await fetches.run(Self.fetchKey) { [self] in try await fetchOnce() }.output
+    }
+
+    /// One fetch of every source through the composition root, described.
+    private func fetchOnce() async throws -> JobsResponse {
         let outcome = try await scenario.root.fetch(SourceQuery())
         let statistics = scenario.root.statistics()
         return JobsResponse(
