@@ -58,8 +58,9 @@ public struct SyncEngineService: Service {
     ///   - engine: The engine to run.
     ///   - configuration: Whether and how long to drain on graceful shutdown.
     ///   - clock: The clock the drain timeout is measured on (the engine's clock).
-    ///   - logger: Receives one line when the loop stops and one when the last pass ends (drained, timed out,
-    ///     or cancelled), if given.
+    ///   - logger: Receives one line when the loop stops and one when the last pass ends, if given: drained
+    ///     (info); or failed (a server error, a store that failed), stopped by a rate limit or a lost network,
+    ///     timed out, or cancelled (warning).
     public init(
         engine: SyncEngine, configuration: Configuration = .standard, clock: ResilienceClock = .continuous,
         logger: Logger? = nil
@@ -80,11 +81,7 @@ public struct SyncEngineService: Service {
         guard configuration.drainOnShutdown else { return }
         let report = await drain()
         if let report {
-            logger?.info(
-                "sync engine drained",
-                metadata: [
-                    "resilience.sync.synced": "\(report.synced)", "resilience.sync.remaining": "\(report.remaining)",
-                ])
+            log(report)
         } else if Task.isCancelled {
             // A second signal or the group's hard stop ended the pass, not the drain timeout.
             logger?.warning("sync engine drain cancelled; pending mutations stay in the store")
@@ -92,6 +89,31 @@ public struct SyncEngineService: Service {
             logger?.warning(
                 "sync engine drain timed out; pending mutations stay in the store",
                 metadata: ["resilience.sync.timeout": "\(configuration.drainTimeout)"])
+        }
+    }
+
+    /// Logs how a last pass that ended in time went: drained (info), or ended by a failure, a rate limit or a
+    /// lost network (warning, with the engine's state), so a store that failed is never reported as drained.
+    private func log(_ report: SyncReport) {
+        switch report.finalState {
+        case .idle, .syncing:
+            logger?.info(
+                "sync engine drained",
+                metadata: [
+                    "resilience.sync.synced": "\(report.synced)", "resilience.sync.remaining": "\(report.remaining)",
+                ])
+        case .error(let message):
+            logger?.warning(
+                "sync engine drain failed: \(message); pending mutations stay in the store",
+                metadata: [
+                    "resilience.sync.synced": "\(report.synced)", "resilience.sync.state": "\(report.finalState)",
+                ])
+        case .rateLimited, .offline:
+            logger?.warning(
+                "sync engine drain stopped \(report.finalState.name); pending mutations stay in the store",
+                metadata: [
+                    "resilience.sync.synced": "\(report.synced)", "resilience.sync.state": "\(report.finalState)",
+                ])
         }
     }
 

@@ -128,6 +128,30 @@ struct SyncEngineServiceTests {
         #expect(!last.message.contains("timed out"), "\(last.message)")
     }
 
+    @Test("a last pass that the store fails (a database that went away) is logged as a warning with the failure")
+    func drainStoreFailure() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await service.run() }
+            await clock.waitForSleepers()
+            // The database goes away before the last pass records the server's answer.
+            store.failNextWrite(with: MutationStoreError(.diskFull, message: "disk full"))
+            trigger.triggerGracefulShutdown()
+            try await running.value
+        }
+        #expect(try store.pendingCount() == 1)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .warning)
+        #expect(last.message.contains("storage failed"), "\(last.message)")
+        #expect(!last.message.contains("drained"), "\(last.message)")
+    }
+
     @Test("without draining, graceful shutdown only stops the loop")
     func noDrain() async throws {
         let clock = ManualClock()
