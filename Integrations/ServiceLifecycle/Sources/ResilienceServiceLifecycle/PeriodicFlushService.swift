@@ -5,6 +5,10 @@ import ServiceLifecycle
 /// Calls a flush (an exporter writing the recorder's metrics or events somewhere) at a fixed interval, and
 /// once more on graceful shutdown, as a swift-service-lifecycle `Service`.
 ///
+/// Flushes start on a fixed schedule, one ``interval`` apart from the moment ``run()`` begins, so the time a
+/// flush takes does not push the later ones back. Flushes never overlap: one that outlasts the interval skips
+/// the ticks it missed, and the next flush starts at the first tick after it ends.
+///
 /// On graceful shutdown the wait is cut short and the last flush runs, so the final interval's data is not
 /// lost. The shutdown is bounded by ``finalFlushTimeout``, counted from the moment it begins: when it runs out the
 /// flush under way is cancelled, so an exporter whose destination stopped answering cannot hold up the service
@@ -21,7 +25,7 @@ import ServiceLifecycle
 /// }
 /// ```
 public struct PeriodicFlushService: Service {
-    /// The time between flushes.
+    /// The time between the starts of two flushes (at least 1 ms).
     public let interval: Duration
     /// The longest the graceful shutdown may take, from the moment it begins: a periodic flush still running
     /// then and the last flush together; then the flush under way is cancelled (default 10 s, the same as
@@ -35,7 +39,7 @@ public struct PeriodicFlushService: Service {
     /// Creates the service.
     ///
     /// - Parameters:
-    ///   - interval: The time between flushes (at least 1 ms).
+    ///   - interval: The time between the starts of two flushes (at least 1 ms; less counts as 1 ms).
     ///   - clock: The clock the interval and the last flush's time limit are measured on.
     ///   - finalFlushTimeout: The longest the graceful shutdown may take from the moment it begins (default 10 s):
     ///     a periodic flush still running then and the last flush share it; then the flush's task is cancelled.
@@ -54,21 +58,23 @@ public struct PeriodicFlushService: Service {
         self.flush = flush
     }
 
-    /// Flushes every ``interval`` until graceful shutdown (then flushes once more, the shutdown taking at most
+    /// Flushes on every tick of the ``interval``'s schedule until graceful shutdown (then flushes once more, the shutdown taking at most
     /// ``finalFlushTimeout``) or cancellation.
     public func run() async {
         let clock = clock
         let interval = interval
+        // The instant the next flush is due.
+        var due = clock.now().advanced(by: interval)
         // The instant the shutdown's time runs out, set when it begins during a periodic flush.
         var shutdownDeadline: ResilienceInstant?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { [due] in try await clock.sleep(until: due) }
             } catch {
                 break
             }
             switch await periodicFlush() {
-            case .flushed: continue
+            case .flushed: due = Self.tick(after: clock.now(), following: due, every: interval)
             case .shutdownBegan(let deadline): shutdownDeadline = deadline
             case .timedOut:
                 logger?.warning(
@@ -129,6 +135,20 @@ public struct PeriodicFlushService: Service {
             }
             return end
         }
+    }
+
+    /// The first tick of the schedule (`due` plus a whole number of intervals, at least one) that is not before
+    /// `now`: a flush that ended after one or more ticks skips them, so flushes neither overlap nor run back to
+    /// back to catch up.
+    static func tick(
+        after now: ResilienceInstant, following due: ResilienceInstant, every interval: Duration
+    ) -> ResilienceInstant {
+        var next = due.advanced(by: interval)
+        guard next < now else { return next }
+        let missed = Int64((due.duration(to: now) / interval).rounded(.down))
+        next = due.advanced(by: interval * missed)
+        while next < now { next = next.advanced(by: interval) }
+        return next
     }
 
     /// The instant `limit` after `start`: a negative limit counts as zero, one beyond 30 years as that, so no

@@ -237,6 +237,34 @@ struct TelemetryServiceTests {
         #expect(clock.now.offset == .seconds(20))
     }
 
+    @Test("flushes start on the interval's schedule: a slow flush neither delays the next one nor makes them overlap")
+    func flushesKeepTheirSchedule() async throws {
+        let clock = ManualClock()
+        let starts = LockedBox<[Duration]>([])
+        let durations = LockedBox<[Duration]>([.seconds(4), .seconds(70), .zero])
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock)) {
+            starts.mutate { $0.append(clock.now.offset) }
+            let duration = durations.mutate { $0.isEmpty ? .zero : $0.removeFirst() }
+            try? await clock.sleep(for: duration)
+        }
+        let running = Task { await service.run() }
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(60))  // the first flush starts and takes 4 s
+        #expect(await eventually { starts.value.count == 1 && clock.sleeperCount == 1 })
+        clock.advance(by: .seconds(4))
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(56))  // 120 s: the second flush starts on time, and takes 70 s
+        #expect(await eventually { starts.value.count == 2 && clock.sleeperCount == 1 })
+        clock.advance(by: .seconds(70))  // 190 s: it ends after the 180 s tick, which is skipped
+        await clock.waitForSleepers()
+        #expect(starts.value.count == 2, "no flush overlaps or follows the slow one at once")
+        clock.advance(by: .seconds(50))  // 240 s: the next tick
+        #expect(await eventually { starts.value.count == 3 })
+        running.cancel()
+        await running.value
+        #expect(starts.value == [.seconds(60), .seconds(120), .seconds(240)])
+    }
+
     @Test("a last flush that hangs at shutdown is cancelled after finalFlushTimeout (10 s by default) and logged")
     func lastFlushTimesOut() async throws {
         let clock = ManualClock()
