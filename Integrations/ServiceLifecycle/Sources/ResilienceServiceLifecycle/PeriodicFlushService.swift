@@ -45,7 +45,8 @@ public struct PeriodicFlushService: Service {
     ///     a periodic flush still running then and the last flush share it; then the flush's task is cancelled.
     ///     The flush should honour cancellation: one that ignores it still holds up the return. Zero or less
     ///     skips the last flush (and cancels a periodic flush under way at once).
-    ///   - logger: Receives one line when the last flush ends (flushed, timed out, or cancelled), if given.
+    ///   - logger: Receives one line when the graceful shutdown's flushing ends (flushed, timed out, or cancelled), if
+    ///     given.
     ///   - flush: Exports what accumulated since the last call.
     public init(
         every interval: Duration, clock: ResilienceClock = .continuous, finalFlushTimeout: Duration = .seconds(10),
@@ -83,7 +84,12 @@ public struct PeriodicFlushService: Service {
                 return
             }
         }
-        guard !Task.isCancelled else { return }
+        guard !Task.isCancelled else {
+            // Cancelled after the shutdown began (a second signal, the group's hard stop): the last flush did not
+            // run, or a periodic flush under way was cut short.
+            if Task.isShuttingDownGracefully { logCancelled() }
+            return
+        }
         await finalFlush(until: shutdownDeadline ?? Self.end(of: finalFlushTimeout, from: clock.now()))
     }
 
@@ -157,6 +163,11 @@ public struct PeriodicFlushService: Service {
         start.advanced(by: min(max(limit, .zero), .seconds(30 * 365 * 86_400)))
     }
 
+    /// Logs that cancellation ended the shutdown's flushing before the last flush finished.
+    private func logCancelled() {
+        logger?.warning("periodic flush on shutdown cancelled; the last interval may not be exported")
+    }
+
     /// Runs the last flush, bounded by the shutdown's `deadline`, and logs how it ended.
     private func finalFlush(until deadline: ResilienceInstant) async {
         let flush = flush
@@ -171,7 +182,7 @@ public struct PeriodicFlushService: Service {
         } catch {
             if Task.isCancelled {
                 // A second signal or the group's hard stop ended the flush, not the time limit.
-                logger?.warning("periodic flush on shutdown cancelled; the last interval may not be exported")
+                logCancelled()
             } else {
                 logger?.warning(
                     "periodic flush on shutdown timed out; the last interval may not be exported",

@@ -265,6 +265,31 @@ struct TelemetryServiceTests {
         #expect(starts.value == [.seconds(60), .seconds(120), .seconds(240)])
     }
 
+    @Test("graceful shutdown during a periodic flush, then cancellation before it ends, is logged as cancelled")
+    func periodicFlushCancelledDuringShutdown() async throws {
+        let clock = ManualClock()
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            try? await clock.sleep(for: .seconds(3_600))
+        }
+        await testGracefulShutdown { trigger in
+            let running = Task { await service.run() }
+            await clock.waitForSleepers()
+            clock.advance(by: .seconds(60))
+            #expect(await eventually { clock.sleeperCount == 1 })
+            trigger.triggerGracefulShutdown()
+            // The hanging flush's wait and the shutdown's time limit; neither has passed when it is cancelled.
+            #expect(await eventually { clock.sleeperCount == 2 })
+            running.cancel()
+            await running.value
+        }
+        #expect(clock.now.offset == .seconds(60))
+        let last = try #require(lines.value.last, "the shutdown's end is logged")
+        #expect(last.level == .warning)
+        #expect(last.message.contains("cancelled"), "\(last.message)")
+    }
+
     @Test("a last flush that hangs at shutdown is cancelled after finalFlushTimeout (10 s by default) and logged")
     func lastFlushTimesOut() async throws {
         let clock = ManualClock()
