@@ -109,12 +109,16 @@ public struct PeriodicFlushService: Service {
         let flush = flush
         let clock = clock
         let timeout = finalFlushTimeout
+        // Finishes when the flush ends: what the watcher waits for, within the shutdown's bound.
+        let (flushEnded, flushEnding) = AsyncStream.makeStream(of: Never.self)
         return await withTaskGroup(of: PeriodicFlushEnd?.self) { group in
             group.addTask {
                 await flush()
+                flushEnding.finish()
                 return nil
             }
-            // Watches for the shutdown: nil when none began during the flush; else whether the flush ended in time.
+            // Watches for the shutdown: nil when none began during the flush; else whether the flush ended in time,
+            // raced against the shutdown's deadline by Core's timer race.
             group.addTask {
                 do {
                     try await gracefulShutdown()
@@ -123,11 +127,16 @@ public struct PeriodicFlushService: Service {
                 }
                 let deadline = Self.end(of: timeout, from: clock.now())
                 do {
-                    try await clock.sleep(until: deadline)
+                    try await withDeadline(until: deadline, clock: clock) {
+                        for await _ in flushEnded {}
+                        try Task.checkCancellation()
+                    }
+                } catch is DeadlineExceededError {
+                    return .timedOut
                 } catch {
-                    return .shutdownBegan(deadline)  // the flush ended in time
+                    // Cancelled: the flush ended (the group cancels the watcher then) or the service was cancelled.
                 }
-                return .timedOut
+                return .shutdownBegan(deadline)
             }
             // The flush's end (nil) cancels the watcher, which then says whether the shutdown had begun.
             var end = PeriodicFlushEnd.flushed
