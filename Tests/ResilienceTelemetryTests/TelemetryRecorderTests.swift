@@ -315,6 +315,30 @@ struct BufferedSinkTests {
         #expect(BufferedSink(downstream: NoOpSink()).isEnabled == false)
     }
 
+    @Test("A second run() while one forwards returns at once, and the one consumer keeps every event in order")
+    func oneConsumer() async {
+        let fixture = TelemetryFixture()
+        let buffered = BufferedSink(capacity: 100, downstream: fixture.recorder)
+        let event = { (attempt: Int) in
+            ResilienceEvent(kind: .attemptStarted, key: "k", attempt: attempt, time: .origin)
+        }
+        let first = Task { await buffered.run() }
+        buffered.receive(event(1))
+        while fixture.recorder.count < 1 { await Task.yield() }  // the first consumer forwards
+        let secondReturned = LockedBox(false)
+        let second = Task {
+            await buffered.run()
+            secondReturned.mutate { $0 = true }
+        }
+        for _ in 0..<10_000 where !secondReturned.value { await Task.yield() }
+        #expect(secondReturned.value, "a second consumer waited for events (and would take some, out of order)")
+        for attempt in 2...50 { buffered.receive(event(attempt)) }
+        buffered.finish()
+        await first.value
+        await second.value
+        #expect(fixture.recorder.snapshot().map(\.attempt) == Array(1...50))
+    }
+
     @Test("Events received after finish() are discarded and counted, whether or not the consumer has returned")
     func afterFinishCounted() async {
         let fixture = TelemetryFixture()

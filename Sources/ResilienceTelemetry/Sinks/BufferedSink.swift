@@ -21,6 +21,8 @@ public final class BufferedSink: TelemetrySink {
     private let stream: AsyncStream<ResilienceEvent>
     private let continuation: AsyncStream<ResilienceEvent>.Continuation
     private let dropped = LockedState(initialState: 0)
+    /// Whether a ``run()`` is forwarding.
+    private let consuming = LockedState(initialState: false)
 
     /// Creates a buffer of `capacity` events in front of `downstream`.
     ///
@@ -52,8 +54,18 @@ public final class BufferedSink: TelemetrySink {
     public var droppedCount: Int { dropped.withLock { $0 } }
 
     /// Forwards buffered events to the downstream sink until ``finish()`` is called or the task is
-    /// cancelled. Run it from exactly one task.
+    /// cancelled.
+    ///
+    /// One task forwards, so events reach the downstream sink in order: a `run()` called while another is
+    /// forwarding returns at once (a `ServiceGroup` running two services on one buffer then sees one of them end).
     public func run() async {
+        let forwards = consuming.withLock { running in
+            guard !running else { return false }
+            running = true
+            return true
+        }
+        guard forwards else { return }
+        defer { consuming.withLock { $0 = false } }
         for await event in stream {
             downstream.receive(event)
         }
