@@ -63,6 +63,7 @@ struct ConnectivityNamespaceTests {
         try Self.ip(["-n", namespace, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
         try Self.ip(["-n", namespace, "link", "set", "veth1", "up"])
         try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
+        try Self.ip(["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"])
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
@@ -79,6 +80,8 @@ struct ConnectivityNamespaceTests {
             try Self.ip(["-n", namespace, "link", "set", "veth0", "down"])
             let down = await reader.next()
             try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
+            // Taking the link down removed its default route; back up, it is added again (as DHCP would).
+            try Self.ip(["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"])
             let up = await reader.next()
             return [first, down, up]
         }
@@ -86,6 +89,44 @@ struct ConnectivityNamespaceTests {
         #expect(seen[0]?.contains("veth0") == true)
         #expect(seen[1] == "path: unsatisfied", "after down: \(seen[1] ?? "nothing")")
         #expect(seen[2]?.hasPrefix("path: satisfied") == true, "after up: \(seen[2] ?? "nothing")")
+    }
+
+    @Test(
+        "The default route gone while the link stays up: unsatisfied, then satisfied when it is back",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func defaultRouteGoneAndBack() async throws {
+        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
+        let namespace = "rk-route-\(getpid())"
+        try Self.ip(["netns", "add", namespace])
+        defer { _ = try? Self.ip(["netns", "del", namespace]) }
+        try Self.ip(["-n", namespace, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
+        try Self.ip(["-n", namespace, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
+        try Self.ip(["-n", namespace, "link", "set", "veth1", "up"])
+        try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
+        let route = ["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"]
+        try Self.ip(route)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace, probe.path, "--changes", "2"]
+        let output = Pipe()
+        process.standardOutput = output
+        let lines = Self.lines(of: output.fileHandleForReading)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let seen = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            var reader = lines.makeAsyncIterator()
+            let first = await reader.next()
+            // veth0 keeps its carrier and address: only the way beyond its subnet goes.
+            try Self.ip(["-n", namespace, "route", "del", "default"])
+            let gone = await reader.next()
+            try Self.ip(route)
+            let back = await reader.next()
+            return [first, gone, back]
+        }
+        #expect(seen[0] == "path: satisfied [veth0]", "first: \(seen[0] ?? "nothing")")
+        #expect(seen[1] == "path: unsatisfied", "after the route went: \(seen[1] ?? "nothing")")
+        #expect(seen[2] == "path: satisfied [veth0]", "after it came back: \(seen[2] ?? "nothing")")
     }
 
     /// Whether this process may make a network namespace of its own without root (`unshare -rn`), and
@@ -104,13 +145,14 @@ struct ConnectivityNamespaceTests {
 
     /// In a namespace of its own: two veth pairs, `veth0` up with an address; the probe ($1) writing to $2; then
     /// an address change while the probe cannot open a file descriptor (so `getifaddrs` fails), the limit
-    /// lifted, and `veth2` brought up: the probe's one change to print.
+    /// lifted, and `veth2` brought up with a default route of its own: the probe's one change to print.
     static let fileDescriptorPressureScript = #"""
         set -e
         ip link add veth0 type veth peer name veth1
         ip addr add 10.200.0.1/24 dev veth0
         ip link set veth1 up
         ip link set veth0 up
+        ip route add default via 10.200.0.254 dev veth0
         ip link add veth2 type veth peer name veth3
         ip addr add 10.201.0.1/24 dev veth2
         ip link set veth3 up
@@ -123,6 +165,7 @@ struct ConnectivityNamespaceTests {
         sleep 1
         prlimit --pid $pid --nofile=1024:
         ip link set veth2 up
+        ip route add default via 10.201.0.254 dev veth2 metric 200
         wait $pid
         """#
 

@@ -1,6 +1,8 @@
+import Foundation
 import ResilienceCore
-import ResilienceTransport
 import Testing
+
+@testable import ResilienceTransport
 
 @Suite("The path the interfaces give")
 struct InterfaceStateTests {
@@ -27,7 +29,54 @@ struct InterfaceStateTests {
         #expect(NetworkPath(interfaces: [modem]).description == "satisfied (expensive) [wwan0]")
     }
 
+    @Test("An interface without a default route reaches no host beyond its subnets: not usable")
+    func withoutDefaultRoute() {
+        let noRoute = InterfaceState(
+            name: "eth0", isUp: true, isRunning: true, hasIPv4Address: true, hasDefaultRoute: false)
+        #expect(!noRoute.isUsable)
+        #expect(NetworkPath(interfaces: [noRoute]) == .unsatisfied)
+    }
+
     #if os(Linux)
+    @Test("The routing table's default routes: up, not rejected, IPv4 and IPv6, by interface")
+    func defaultRoutesFromTheRoutingTable() {
+        let ipv4 = """
+            Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+            eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0
+            eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
+            eth1\t000300C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
+            eth2\t00000000\t00000000\t0201\t0\t0\t0\t00000000\t0\t0\t0
+            eth3\t00000000\t010400C0
+            """
+        let ipv6 = """
+            fd000000000000000000000000000000 40 00000000000000000000000000000000 00 \
+            00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth1
+            00000000000000000000000000000000 00 00000000000000000000000000000000 00 \
+            fd000000000000000000000000000001 00000400 00000003 00000000 00000003     wlan0
+            00000000000000000000000000000000 00 00000000000000000000000000000000 00 \
+            00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo
+            garbage
+            """
+        #expect(NetlinkConnectivityMonitor.defaultRouteInterfaces(ipv4: ipv4, ipv6: ipv6) == ["eth0", "wlan0"])
+        #expect(NetlinkConnectivityMonitor.defaultRouteInterfaces(ipv4: "", ipv6: "") == [])
+    }
+
+    @Test("The routing table is read a line at a time: an overlong line is skipped, a missing file is no table")
+    func routingTableLines() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rk-route-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text =
+            String(repeating: "x", count: 40_000) + "\n"
+            + "eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n"
+            + "eth1\t00000000\t010300C0\t0003\t0\t0\t0\t00000000\t0\t0\t0"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        var lines: [Substring] = []
+        #expect(NetlinkConnectivityMonitor.forEachLine(of: path) { lines.append($0) } == true)
+        #expect(lines.count == 2)
+        #expect(lines.compactMap(NetlinkConnectivityMonitor.defaultRouteInterface(ipv4Line:)) == ["eth0", "eth1"])
+        #expect(NetlinkConnectivityMonitor.forEachLine(of: path + "-missing") { _ in } == false)
+    }
+
     @Test("The Linux monitor starts, reports this host's path, and stops cleanly")
     func netlinkMonitorStartsAndStops() async throws {
         let monitor = try NetlinkConnectivityMonitor()

@@ -1,10 +1,10 @@
 /// Watches the network path: what it is now, and every change.
 ///
 /// Implementations: `PathMonitorConnectivity` (Apple's `NWPathMonitor`) and `NetlinkConnectivityMonitor`
-/// (Linux, the kernel's link and address notifications) in ResilienceTransport, `ScriptedConnectivityMonitor`
-/// in ResilienceTesting, or your own (an app that already watches reachability). Build one on
-/// ``ConnectivityBroadcaster``, which keeps the current path and fans changes out to every listener; check it
-/// with `ConnectivityMonitorConformance`.
+/// (Linux, the kernel's link, address and route notifications) in ResilienceTransport,
+/// `ScriptedConnectivityMonitor` in ResilienceTesting, or your own (an app that already watches reachability).
+/// Build one on ``ConnectivityBroadcaster``, which keeps the current path and fans changes out to every
+/// listener; check it with `ConnectivityMonitorConformance`.
 ///
 /// ## Contract
 /// - ``currentPath`` never blocks and is the last path the monitor learned.

@@ -15,6 +15,9 @@ public struct InterfaceState: Hashable, Sendable {
     public var hasIPv4Address: Bool
     /// It has an IPv6 address that is not link-local (`fe80::/10`): one that routes beyond the link.
     public var hasRoutableIPv6Address: Bool
+    /// A default route (`0.0.0.0/0` or `::/0`) leaves through it: traffic for hosts beyond its own subnets has
+    /// a way out. Without one, every connection to such a host fails at once (`ENETUNREACH`).
+    public var hasDefaultRoute: Bool
 
     /// Creates a state.
     ///
@@ -25,9 +28,11 @@ public struct InterfaceState: Hashable, Sendable {
     ///   - isLoopback: It is the loopback interface.
     ///   - hasIPv4Address: It has an IPv4 address.
     ///   - hasRoutableIPv6Address: It has an IPv6 address that is not link-local.
+    ///   - hasDefaultRoute: A default route leaves through it. Default: `true`, for a caller that does not
+    ///     read the routing table.
     public init(
         name: String, isUp: Bool, isRunning: Bool, isLoopback: Bool = false, hasIPv4Address: Bool = false,
-        hasRoutableIPv6Address: Bool = false
+        hasRoutableIPv6Address: Bool = false, hasDefaultRoute: Bool = true
     ) {
         self.name = name
         self.isUp = isUp
@@ -35,12 +40,13 @@ public struct InterfaceState: Hashable, Sendable {
         self.isLoopback = isLoopback
         self.hasIPv4Address = hasIPv4Address
         self.hasRoutableIPv6Address = hasRoutableIPv6Address
+        self.hasDefaultRoute = hasDefaultRoute
     }
 
     /// Whether new connections can leave the machine through it: up, running, not loopback, with a routable
-    /// address.
+    /// address and a default route.
     public var isUsable: Bool {
-        isUp && isRunning && !isLoopback && (hasIPv4Address || hasRoutableIPv6Address)
+        isUp && isRunning && !isLoopback && (hasIPv4Address || hasRoutableIPv6Address) && hasDefaultRoute
     }
 
     /// Whether using it likely costs money or battery: cellular modems (`wwan*`, `rmnet*`, `ccmni*`) and
@@ -51,7 +57,8 @@ public struct InterfaceState: Hashable, Sendable {
 }
 
 extension NetworkPath {
-    /// The path the interfaces give: satisfied when one is usable (``InterfaceState/isUsable``), expensive
+    /// The path the interfaces give: satisfied when one is usable (``InterfaceState/isUsable``: with a routable
+    /// address and a default route), expensive
     /// when every usable one is likely expensive (a phone tethered over cellular, a modem-only host).
     ///
     /// - Parameter interfaces: Every interface the system reports, in its order.

@@ -3,16 +3,17 @@ import Foundation
 import Glibc
 import ResilienceCore
 
-/// A ``ConnectivityMonitor`` for Linux: follows the kernel's link and address changes through an rtnetlink
-/// socket, and decides the path from the interfaces (``NetworkPath/init(interfaces:)``) after each one.
+/// A ``ConnectivityMonitor`` for Linux: follows the kernel's link, address and route changes through an
+/// rtnetlink socket, and decides the path from the interfaces and the default routes through them
+/// (``NetworkPath/init(interfaces:)``) after each one.
 ///
 /// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
 /// monitor's release, ends it. The path reflects the network namespace the process runs in.
 ///
-/// A re-read that fails (`getifaddrs` cannot open its socket when the process is out of file descriptors, or
-/// out of memory) says nothing about the network: the path stays what it was, and the read is tried again
-/// every second until it succeeds. It is never reported as `unsatisfied`, which would hold every waiting call
-/// and tell the person they are offline.
+/// A re-read that fails (`getifaddrs` or the routing table in `/proc/net` cannot be opened when the process is
+/// out of file descriptors, or out of memory) says nothing about the network: the path stays what it was, and
+/// the read is tried again every second until it succeeds. It is never reported as `unsatisfied`, which would
+/// hold every waiting call and tell the person they are offline.
 ///
 /// ```swift
 /// let monitor = try NetlinkConnectivityMonitor()
@@ -31,7 +32,7 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         let socket = Glibc.socket(
             Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
         guard socket >= 0 else { throw NetlinkMonitorError(step: "socket", errno: errno) }
-        var address = Netlink.Address(groups: Netlink.linkAndAddressGroups)
+        var address = Netlink.Address(groups: Netlink.linkAddressAndRouteGroups)
         let bound = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(socket, $0, socklen_t(MemoryLayout<Netlink.Address>.size))
@@ -128,8 +129,19 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         }
     }
 
-    /// Every interface and its addresses, from `getifaddrs`; `nil` when they cannot be read (`errno` says why).
+    /// Every interface, its addresses (`getifaddrs`) and whether a default route leaves through it (the main
+    /// routing table, `/proc/net/route` and `/proc/net/ipv6_route`); `nil` when they cannot be read (`errno`
+    /// says why). Where `/proc` does not show the routing table, every interface counts as having a route.
     static func interfaces() -> [InterfaceState]? {
+        var routed: Set<String> = []
+        guard
+            let hasIPv4Table = forEachLine(
+                of: "/proc/net/route", { if let name = defaultRouteInterface(ipv4Line: $0) { routed.insert(name) } }),
+            forEachLine(
+                of: "/proc/net/ipv6_route",
+                { if let name = defaultRouteInterface(ipv6Line: $0) { routed.insert(name) } })
+                != nil
+        else { return nil }
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0 else { return nil }
         guard let first = head else { return [] }
@@ -146,7 +158,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                 ?? InterfaceState(
                     name: name, isUp: flags & Int32(IFF_UP) != 0,
                     isRunning: flags & Int32(IFF_RUNNING) != 0,
-                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0)
+                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0,
+                    hasDefaultRoute: !hasIPv4Table || routed.contains(name))
             if states[name] == nil { order.append(name) }
             if let address = entry.pointee.ifa_addr {
                 switch Int32(address.pointee.sa_family) {
@@ -166,11 +179,79 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         }
         return order.compactMap { states[$0] }
     }
+
+    /// Calls `body` with each line of a `/proc` file, read a chunk at a time so that a large routing table
+    /// never sits in memory whole (a line longer than 4 KiB is skipped): `true` when it was read, `false` when
+    /// it does not exist (no `/proc`, or IPv6 disabled), `nil` when it cannot be read (`errno` says why).
+    static func forEachLine(of path: String, _ body: (Substring) -> Void) -> Bool? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ENOENT ? false : nil }
+        defer { close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        var pending: [UInt8] = []
+        var overlong = false
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            guard count > 0 else { break }
+            for byte in chunk[0..<count] {
+                if byte == UInt8(ascii: "\n") {
+                    if !overlong { body(Substring(String(decoding: pending, as: UTF8.self))) }
+                    pending.removeAll(keepingCapacity: true)
+                    overlong = false
+                } else if pending.count < 4_096 {
+                    pending.append(byte)
+                } else {
+                    overlong = true
+                }
+            }
+        }
+        if !pending.isEmpty && !overlong { body(Substring(String(decoding: pending, as: UTF8.self))) }
+        return true
+    }
+
+    /// The interfaces a default route leaves through, from the text of `/proc/net/route` and
+    /// `/proc/net/ipv6_route` (``defaultRouteInterface(ipv4Line:)``, ``defaultRouteInterface(ipv6Line:)``).
+    static func defaultRouteInterfaces(ipv4: String, ipv6: String) -> Set<String> {
+        Set(ipv4.split(separator: "\n").compactMap(defaultRouteInterface(ipv4Line:)))
+            .union(ipv6.split(separator: "\n").compactMap(defaultRouteInterface(ipv6Line:)))
+    }
+
+    /// The interface of a default route (destination and mask `00000000`) in a line of `/proc/net/route`;
+    /// `nil` for any other line, a route not up (`RTF_UP`) or one that rejects traffic (`RTF_REJECT`).
+    static func defaultRouteInterface(ipv4Line line: Substring) -> String? {
+        // Iface Destination Gateway Flags RefCnt Use Metric Mask …
+        let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+        guard fields.count >= 8, fields[1] == "00000000", fields[7] == "00000000", routes(flags: fields[3]) else {
+            return nil
+        }
+        return String(fields[0])
+    }
+
+    /// The interface of a default route (destination `::`, prefix length 0) in a line of `/proc/net/ipv6_route`;
+    /// `nil` for any other line, a route not up or one that rejects traffic (the kernel's unreachable default on
+    /// `lo`).
+    static func defaultRouteInterface(ipv6Line line: Substring) -> String? {
+        // destination prefix source prefix next-hop metric refcount use flags interface
+        let fields = line.split(separator: " ")
+        guard fields.count == 10, fields[0].utf8.count == 32, fields[0].allSatisfy({ $0 == "0" }), fields[1] == "00",
+            routes(flags: fields[8])
+        else { return nil }
+        return String(fields[9])
+    }
+
+    /// Whether route flags (hexadecimal) say the route is up (`RTF_UP`) and does not reject traffic
+    /// (`RTF_REJECT`).
+    private static func routes(flags: Substring) -> Bool {
+        guard let value = UInt32(flags, radix: 16) else { return false }
+        return value & 0x0001 != 0 && value & 0x0200 == 0
+    }
 }
 
 /// Why a ``NetlinkConnectivityMonitor`` could not start.
 public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The call that failed (`socket`, `bind`, `pipe`, `getifaddrs`).
+    /// The call that failed (`socket`, `bind`, `pipe`, or `getifaddrs` for reading the interfaces and routes).
     public var step: String
     /// The `errno` it set.
     public var errno: Int32
@@ -186,8 +267,8 @@ public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConver
 private enum Netlink {
     static let family: Int32 = 16  // AF_NETLINK
     static let route: Int32 = 0  // NETLINK_ROUTE
-    /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR.
-    static let linkAndAddressGroups: UInt32 = 0x1 | 0x10 | 0x100
+    /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE.
+    static let linkAddressAndRouteGroups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
 
     /// `struct sockaddr_nl`.
     struct Address {
