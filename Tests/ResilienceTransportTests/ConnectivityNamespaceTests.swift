@@ -51,28 +51,58 @@ struct ConnectivityNamespaceTests {
     /// The built `connectivity-probe`, beside the test bundle.
     static func probe() -> URL? { BuiltExecutable.url(named: "connectivity-probe") }
 
+    /// A network namespace made for one test: `veth0` (10.200.0.1/24) up with its peer, a default route through
+    /// it, and `connectivity-probe` running inside, printing the path and then `changes` changes as ``lines``.
+    /// ``close()`` ends the probe and deletes the namespace.
+    struct ProbedNamespace {
+        let name: String
+        let lines: AsyncStream<String>
+        private let process: Process
+
+        init(name: String, changes: Int) throws {
+            let probe = try #require(ConnectivityNamespaceTests.probe(), "connectivity-probe is not built")
+            try Self.ip(["netns", "add", name])
+            self.name = name
+            process = Process()
+            do {
+                try Self.ip(["-n", name, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
+                try Self.ip(["-n", name, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
+                try Self.ip(["-n", name, "link", "set", "veth1", "up"])
+                try Self.ip(["-n", name, "link", "set", "veth0", "up"])
+                try Self.ip(Self.addDefaultRoute(in: name))
+                process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                process.arguments = ["netns", "exec", name, probe.path, "--changes", "\(changes)"]
+                let output = Pipe()
+                process.standardOutput = output
+                lines = ConnectivityNamespaceTests.lines(of: output.fileHandleForReading)
+                try process.run()
+            } catch {
+                _ = try? Self.ip(["netns", "del", name])
+                throw error
+            }
+        }
+
+        /// The `ip` arguments that add the default route through `veth0` in `namespace`.
+        static func addDefaultRoute(in namespace: String) -> [String] {
+            ["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"]
+        }
+
+        /// Ends the probe and deletes the namespace.
+        func close() {
+            if process.isRunning { process.terminate() }
+            _ = try? Self.ip(["netns", "del", name])
+        }
+
+        private static func ip(_ arguments: [String]) throws { try ConnectivityNamespaceTests.ip(arguments) }
+    }
+
     @Test(
         "Taking the interface down and up: unsatisfied, then satisfied again",
         .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
     func downAndUp() async throws {
-        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
-        let namespace = "rk-conn-\(getpid())"
-        try Self.ip(["netns", "add", namespace])
-        defer { _ = try? Self.ip(["netns", "del", namespace]) }
-        try Self.ip(["-n", namespace, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
-        try Self.ip(["-n", namespace, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
-        try Self.ip(["-n", namespace, "link", "set", "veth1", "up"])
-        try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
-        try Self.ip(["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"])
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = ["netns", "exec", namespace, probe.path, "--changes", "2"]
-        let output = Pipe()
-        process.standardOutput = output
-        let lines = Self.lines(of: output.fileHandleForReading)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let probed = try ProbedNamespace(name: "rk-conn-\(getpid())", changes: 2)
+        defer { probed.close() }
+        let (namespace, lines) = (probed.name, probed.lines)
         // The probe's three lines (the path, after down, after up), all within one generous bound.
         let seen = try await withDeadline(after: .seconds(60), clock: .continuous) {
             var reader = lines.makeAsyncIterator()
@@ -81,7 +111,7 @@ struct ConnectivityNamespaceTests {
             let down = await reader.next()
             try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
             // Taking the link down removed its default route; back up, it is added again (as DHCP would).
-            try Self.ip(["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"])
+            try Self.ip(ProbedNamespace.addDefaultRoute(in: namespace))
             let up = await reader.next()
             return [first, down, up]
         }
@@ -95,25 +125,10 @@ struct ConnectivityNamespaceTests {
         "The default route gone while the link stays up: unsatisfied, then satisfied when it is back",
         .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
     func defaultRouteGoneAndBack() async throws {
-        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
-        let namespace = "rk-route-\(getpid())"
-        try Self.ip(["netns", "add", namespace])
-        defer { _ = try? Self.ip(["netns", "del", namespace]) }
-        try Self.ip(["-n", namespace, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
-        try Self.ip(["-n", namespace, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
-        try Self.ip(["-n", namespace, "link", "set", "veth1", "up"])
-        try Self.ip(["-n", namespace, "link", "set", "veth0", "up"])
-        let route = ["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"]
-        try Self.ip(route)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = ["netns", "exec", namespace, probe.path, "--changes", "2"]
-        let output = Pipe()
-        process.standardOutput = output
-        let lines = Self.lines(of: output.fileHandleForReading)
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let probed = try ProbedNamespace(name: "rk-route-\(getpid())", changes: 2)
+        defer { probed.close() }
+        let (namespace, lines) = (probed.name, probed.lines)
+        let route = ProbedNamespace.addDefaultRoute(in: namespace)
         let seen = try await withDeadline(after: .seconds(60), clock: .continuous) {
             var reader = lines.makeAsyncIterator()
             let first = await reader.next()
