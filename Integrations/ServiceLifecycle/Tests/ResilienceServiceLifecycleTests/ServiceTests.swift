@@ -40,6 +40,12 @@ struct CapturingLogHandler: LogHandler {
     func log(event: LogEvent) {
         lines.mutate { $0.append((event.level, "\(event.message)")) }
     }
+
+    /// A logger whose every line lands, with its level, in the box returned beside it.
+    static func logger() -> (Logger, LockedBox<[(level: Logger.Level, message: String)]>) {
+        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
+        return (Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }, lines)
+    }
 }
 
 @Suite("SyncEngineService")
@@ -108,8 +114,7 @@ struct SyncEngineServiceTests {
         let store = InMemoryMutationStore()
         _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
         let engine = Self.engine([.status(503), .status(201, after: .seconds(20))], clock: clock, store: store)
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
         try await testGracefulShutdown { trigger in
             let running = Task { try await service.run() }
@@ -134,8 +139,7 @@ struct SyncEngineServiceTests {
         let store = InMemoryMutationStore()
         _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
         let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
         try await testGracefulShutdown { trigger in
             let running = Task { try await service.run() }
@@ -268,8 +272,7 @@ struct TelemetryServiceTests {
     @Test("graceful shutdown during a periodic flush, then cancellation before it ends, is logged as cancelled")
     func periodicFlushCancelledDuringShutdown() async throws {
         let clock = ManualClock()
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
             try? await clock.sleep(for: .seconds(3_600))
         }
@@ -294,8 +297,7 @@ struct TelemetryServiceTests {
     func lastFlushTimesOut() async throws {
         let clock = ManualClock()
         let started = LockedBox(0)
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         // The exporter's destination never answers: the flush waits an hour (manual time) unless cancelled.
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
             started.mutate { $0 += 1 }
@@ -327,8 +329,7 @@ struct TelemetryServiceTests {
     func hangingFlushAtShutdown() async throws {
         let clock = ManualClock()
         let started = LockedBox(0)
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         // The exporter's destination stops answering during the first periodic flush: it waits an hour (manual
         // time) unless cancelled.
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
@@ -367,8 +368,7 @@ struct TelemetryServiceTests {
     func flushInProgressAtShutdown() async throws {
         let clock = ManualClock()
         let started = LockedBox(0)
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         // Each flush takes 4 s (manual time).
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
             started.mutate { $0 += 1 }
@@ -395,8 +395,7 @@ struct TelemetryServiceTests {
     @Test("a last flush cut short by cancellation (a second signal, the group's hard stop) is logged as cancelled")
     func lastFlushCancelled() async throws {
         let clock = ManualClock()
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
             try? await clock.sleep(for: .seconds(3_600))
         }
@@ -419,8 +418,7 @@ struct TelemetryServiceTests {
     @Test("a last flush that ends in time is logged as done")
     func lastFlushLogged() async throws {
         let clock = ManualClock()
-        let lines = LockedBox<[(level: Logger.Level, message: String)]>([])
-        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        let (logger, lines) = CapturingLogHandler.logger()
         let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {}
         await testGracefulShutdown { trigger in
             let running = Task { await service.run() }
