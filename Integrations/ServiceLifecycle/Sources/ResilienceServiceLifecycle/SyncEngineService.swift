@@ -28,14 +28,15 @@ public struct SyncEngineService: Service {
     public struct Configuration: Sendable {
         /// Whether to run one last pass after the loop stops (default `true`).
         public var drainOnShutdown: Bool
-        /// The longest the last pass may take (default 10 s); then it is cancelled.
+        /// The longest the last pass may take (default 10 s); then it is cancelled. Zero or less leaves no time
+        /// for a last pass: it is skipped, as with ``drainOnShutdown`` off.
         public var drainTimeout: Duration
 
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - drainOnShutdown: Whether to run one last pass after the loop stops.
-        ///   - drainTimeout: The longest the last pass may take.
+        ///   - drainTimeout: The longest the last pass may take; zero or less skips it.
         public init(drainOnShutdown: Bool = true, drainTimeout: Duration = .seconds(10)) {
             self.drainOnShutdown = drainOnShutdown
             self.drainTimeout = drainTimeout
@@ -59,7 +60,7 @@ public struct SyncEngineService: Service {
     ///   - configuration: Whether and how long to drain on graceful shutdown.
     ///   - clock: The clock the drain timeout is measured on (the engine's clock).
     ///   - logger: Receives one line when the loop stops and one when the last pass ends, if given: drained
-    ///     (info); or failed (a server error, a store that failed), stopped by a rate limit or a lost network,
+    ///     or skipped for a drain timeout of zero or less (info); or failed (a server error, a store that failed), stopped by a rate limit or a lost network,
     ///     timed out, or cancelled (warning).
     public init(
         engine: SyncEngine, configuration: Configuration = .standard, clock: ResilienceClock = .continuous,
@@ -79,6 +80,12 @@ public struct SyncEngineService: Service {
         guard !Task.isCancelled else { return }
         logger?.info("sync engine stopped", metadata: ["resilience.sync.state": "\(engine.state)"])
         guard configuration.drainOnShutdown else { return }
+        guard configuration.drainTimeout > .zero else {
+            logger?.info(
+                "sync engine drain skipped: the drain timeout leaves no time for a last pass; pending mutations stay in the store",
+                metadata: ["resilience.sync.timeout": "\(configuration.drainTimeout)"])
+            return
+        }
         let report = await drain()
         if let report {
             log(report)

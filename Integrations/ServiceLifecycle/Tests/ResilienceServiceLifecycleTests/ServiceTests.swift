@@ -156,6 +156,28 @@ struct SyncEngineServiceTests {
         #expect(!last.message.contains("drained"), "\(last.message)")
     }
 
+    @Test("a drain timeout of zero skips the last pass and says so, instead of reporting a pass that timed out")
+    func zeroDrainTimeout() async throws {
+        let clock = ManualClock()
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
+        let (logger, lines) = CapturingLogHandler.logger()
+        let service = SyncEngineService(
+            engine: engine, configuration: .init(drainTimeout: .zero), clock: .manual(clock), logger: logger)
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await service.run() }
+            await clock.waitForSleepers()
+            trigger.triggerGracefulShutdown()
+            try await running.value
+        }
+        #expect(try store.pendingCount() == 1)
+        let last = try #require(lines.value.last)
+        #expect(last.level == .info)
+        #expect(last.message.contains("skipped"), "\(last.message)")
+        #expect(!last.message.contains("timed out"), "\(last.message)")
+    }
+
     @Test("without draining, graceful shutdown only stops the loop")
     func noDrain() async throws {
         let clock = ManualClock()
