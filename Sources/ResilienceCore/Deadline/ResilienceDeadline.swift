@@ -73,11 +73,17 @@ public struct ResilienceDeadline: Sendable, Hashable {
         }
     }
 
-    /// The instant a deadline started at `start` passes: `start + limit`, clamped (see ``clampedLimit``).
+    /// The instant a deadline started at `start` passes: `start + limit`, a negative limit counting as zero and
+    /// one beyond about 31 years as that, so no limit overflows the clock.
+    ///
+    /// ```swift
+    /// let shutdownEnds = ResilienceDeadline(.seconds(10)).end(from: clock.now())
+    /// ```
     ///
     /// - Parameter start: When the limited operation started.
+    /// - Returns: The instant on `start`'s clock at which the time is up.
     @inlinable
-    package func end(from start: ResilienceInstant) -> ResilienceInstant {
+    public func end(from start: ResilienceInstant) -> ResilienceInstant {
         start.advanced(by: clampedLimit)
     }
 

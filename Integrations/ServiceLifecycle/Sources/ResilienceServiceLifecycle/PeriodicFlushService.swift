@@ -90,7 +90,7 @@ public struct PeriodicFlushService: Service {
             if Task.isShuttingDownGracefully { logCancelled() }
             return
         }
-        await finalFlush(until: shutdownDeadline ?? Self.end(of: finalFlushTimeout, from: clock.now()))
+        await finalFlush(until: shutdownDeadline ?? ResilienceDeadline(finalFlushTimeout).end(from: clock.now()))
     }
 
     /// How a periodic flush ended.
@@ -125,7 +125,7 @@ public struct PeriodicFlushService: Service {
                 } catch {
                     return nil  // the flush ended first, or the service was cancelled
                 }
-                let deadline = Self.end(of: timeout, from: clock.now())
+                let deadline = ResilienceDeadline(timeout).end(from: clock.now())
                 do {
                     try await withDeadline(until: deadline, clock: clock) {
                         for await _ in flushEnded {}
@@ -164,12 +164,6 @@ public struct PeriodicFlushService: Service {
         next = due.advanced(by: interval * missed)
         while next < now { next = next.advanced(by: interval) }
         return next
-    }
-
-    /// The instant `limit` after `start`: a negative limit counts as zero, one beyond 30 years as that, so no
-    /// setting overflows the clock.
-    static func end(of limit: Duration, from start: ResilienceInstant) -> ResilienceInstant {
-        start.advanced(by: min(max(limit, .zero), .seconds(30 * 365 * 86_400)))
     }
 
     /// Logs that cancellation ended the shutdown's flushing before the last flush finished.
