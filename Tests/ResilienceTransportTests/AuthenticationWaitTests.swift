@@ -34,6 +34,26 @@ private final class GatedProvider: CredentialProvider {
     }
 }
 
+/// A provider whose first refresh never returns (it sleeps for a day on `clock`, until cancelled) and whose later
+/// refreshes hand out `Bearer fresh` at once.
+private final class HangingOnceProvider: CredentialProvider {
+    let clock: ResilienceClock
+    let refreshes = LockedBox(0)
+
+    init(clock: ResilienceClock) { self.clock = clock }
+
+    func currentCredential() async throws -> Credential? { .bearer("stale") }
+
+    func refreshCredential(rejected: Credential?) async throws -> Credential {
+        let count = refreshes.mutate { count -> Int in
+            count += 1
+            return count
+        }
+        if count == 1 { try await clock.sleep(for: .seconds(86_400)) }
+        return .bearer("fresh")
+    }
+}
+
 /// A provider whose refresh throws `CancellationError` of its own (its own session was torn down) although
 /// nobody cancelled the request waiting for it.
 private struct SelfCancellingProvider: CredentialProvider {
@@ -102,6 +122,47 @@ struct AuthenticationWaitTests {
         let failure = classify(await #expect(throws: (any Error).self) { try await request.value })
         #expect(failure?.category == .timeout)
         #expect(failure?.code == .timedOut)
+    }
+
+    @Test("A refresh that never returns is cancelled after refreshTimeout; the next request refreshes again")
+    func hungRefreshIsAbandoned() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let provider = HangingOnceProvider(clock: clock)
+        var configuration = AuthenticationConfiguration()
+        configuration.refreshTimeout = .seconds(60)
+        let transport = AuthenticatingTransport(
+            wrapping: FreshOnlyTransport(), provider: provider, configuration: configuration)
+        let me = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+        let sink = RecordingTelemetrySink()
+        let first = Task {
+            try await transport.send(
+                me,
+                context: ResilienceContext(
+                    key: "auth", deadline: clock.now().advanced(by: .seconds(5)), telemetry: sink, clock: clock))
+        }
+        // The hung refresh and the request's deadline, then the refresh's own bound.
+        await manual.waitForSleepers(count: 2)
+        _ = await yielding { manual.sleeperCount == 3 }
+        manual.advance(by: .seconds(60))
+        let firstFailure = classify(await #expect(throws: (any Error).self) { try await first.value })
+        #expect(firstFailure?.code == .timedOut)
+        // The refresh round ends (its failure recorded) once its bound cancels it.
+        let refreshEnded = await yielding { sink.events.contains { $0.kind == .credentialRefreshed } }
+        #expect(refreshEnded)
+
+        let ended = LockedBox(false)
+        let second = Task {
+            defer { ended.mutate { $0 = true } }
+            return try await transport.send(
+                me,
+                context: ResilienceContext(key: "auth", deadline: clock.now().advanced(by: .seconds(5)), clock: clock))
+        }
+        let endedWithoutWaiting = await yielding { ended.value }
+        if !endedWithoutWaiting { manual.advance(by: .seconds(5)) }  // releases a request stuck behind the hung refresh
+        #expect(endedWithoutWaiting)
+        #expect(try await second.value.status == 200)
+        #expect(provider.refreshes.value == 2)
     }
 
     @Test("A refresh that throws CancellationError of its own fails a caller nobody cancelled as session expired")

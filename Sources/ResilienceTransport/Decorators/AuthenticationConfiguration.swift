@@ -20,6 +20,16 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     /// less holds no refresh, so it lifts the limit: each request still gets at most one refresh after a
     /// rejection.
     public var refreshWindow: Duration = .seconds(30)
+    /// The longest one refresh may take on the context's clock (default 60 s, URLSession's request timeout);
+    /// `nil` leaves it to the provider's own bounds.
+    ///
+    /// A refresh still running then is cancelled, and the requests waiting for it fail as a transient timeout
+    /// (`NET_002`, not a sign-out): a token endpoint that stops answering holds up requests for at most this
+    /// long, and the next request that needs a credential starts a new refresh. Without the bound, a provider
+    /// whose refresh never returns (an HTTP client with no read timeout against a stalled endpoint) would keep
+    /// every later request waiting on it for the life of the process. Zero or less leaves no time: every
+    /// refresh fails at once.
+    public var refreshTimeout: Duration? = .seconds(60)
     /// The statuses that mean "credential rejected" (default 401), unless the response's headers say the quota
     /// is spent (then it is a rate limit, returned without a refresh).
     public var rejectionStatuses: Set<Int> = [401]
@@ -27,6 +37,6 @@ public struct AuthenticationConfiguration: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
-    /// 30 s skew, 5 counted refreshes per 30 s, 401 only.
+    /// 30 s skew, 5 counted refreshes per 30 s, a refresh bounded at 60 s, 401 only.
     public static let standard = AuthenticationConfiguration()
 }

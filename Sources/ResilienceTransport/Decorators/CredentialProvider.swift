@@ -11,6 +11,9 @@
 ///   coded `AUTH_001` (session expired). A failure that is transient and not `authentication` (offline,
 ///   a timeout, the token endpoint's 503: throw the transport's own error) fails them as that failure instead,
 ///   so nobody is told to sign in again because the network was down.
+/// - A refresh is cancelled only when it outlasts ``AuthenticationConfiguration/refreshTimeout`` (60 s by
+///   default). Keep a rotated refresh token as soon as the token endpoint returns it, before anything else
+///   that may be cancelled, so a refresh cut off late does not lose it.
 public protocol CredentialProvider: Sendable {
     /// The credential to attach now, if any.
     func currentCredential() async throws -> Credential?

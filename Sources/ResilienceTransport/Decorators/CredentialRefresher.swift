@@ -12,7 +12,7 @@
 ///
 /// The refresh runs in a task of its own; each caller's wait for it is its own. A caller cancelled meanwhile
 /// leaves at once, and one whose deadline passes first fails as a timeout, while the refresh goes on for the
-/// others.
+/// others, until ``AuthenticationConfiguration/refreshTimeout`` ends it as a failed refresh.
 ///
 /// A credential a refresh obtained remembers when it arrived, so its lifetime as known then is
 /// `expiresAt − obtainedAt`; the proactive window before its expiry is
@@ -184,13 +184,13 @@ final class CredentialRefresher: Sendable {
     }
 
     /// One refresh round, in a task of its own that no caller's cancellation reaches (a refresh cut off midway
-    /// may have spent a one-time refresh token): asks the provider, records the outcome and moves the
-    /// generation on, whether or not anybody still waits for it.
+    /// may have spent a one-time refresh token; only the refresh timeout cuts it off): asks the provider,
+    /// records the outcome and moves the generation on, whether or not anybody still waits for it.
     private func refresh(
         replacing rejected: Credential?, from generation: Int, context: ResilienceContext
     ) async throws -> Snapshot {
         let result: Result<Credential, any Error>
-        do { result = .success(try await provider.refreshCredential(rejected: rejected)) } catch {
+        do { result = .success(try await obtain(replacing: rejected, clock: context.clock)) } catch {
             result = .failure(Self.failure(of: error, context: context))
         }
         let obtainedAt = context.clock.now()
@@ -217,6 +217,22 @@ final class CredentialRefresher: Sendable {
         }
         context.emit(.credentialRefreshed) { $0.detail = "succeeded" }
         return snapshot
+    }
+
+    /// The provider's new credential, within ``AuthenticationConfiguration/refreshTimeout``: a refresh still
+    /// running then is cancelled and fails as ``TransportError/timedOut(after:url:)``.
+    private func obtain(replacing rejected: Credential?, clock: ResilienceClock) async throws -> Credential {
+        let provider = provider
+        guard let timeout = configuration.refreshTimeout else {
+            return try await provider.refreshCredential(rejected: rejected)
+        }
+        do {
+            return try await withDeadline(after: timeout, clock: clock) {
+                try await provider.refreshCredential(rejected: rejected)
+            }
+        } catch is DeadlineExceededError {
+            throw TransportError.timedOut(after: timeout, url: nil)
+        }
     }
 
     /// Records that the server answered a request sent with `snapshot`'s credential without refusing it: when
