@@ -63,6 +63,27 @@ struct SyncEngineServiceTests {
             breaker: breaker, configuration: configuration, clock: .manual(clock), telemetry: telemetry)
     }
 
+    /// A store holding one mutation, event "a".
+    static func storeWithOneMutation() throws -> InMemoryMutationStore {
+        let store = InMemoryMutationStore()
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        return store
+    }
+
+    /// Runs `service` until its engine's first pass is done and its loop waits, calls `beforeShutdown`, then
+    /// triggers graceful shutdown and waits for `run()` to return.
+    static func runUntilGracefulShutdown(
+        _ service: SyncEngineService, clock: ManualClock, beforeShutdown: () -> Void = {}
+    ) async throws {
+        try await testGracefulShutdown { trigger in
+            let running = Task { try await service.run() }
+            await clock.waitForSleepers()
+            beforeShutdown()
+            trigger.triggerGracefulShutdown()
+            try await running.value
+        }
+    }
+
     @Test("graceful shutdown in a ServiceGroup stops the loop while it waits to retry, and drains the queue")
     func drainsOnGracefulShutdown() async throws {
         let clock = ManualClock()
@@ -89,8 +110,7 @@ struct SyncEngineServiceTests {
     @Test("a last pass that outlasts the drain timeout is cancelled; the mutation stays in the store")
     func drainTimeout() async throws {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try Self.storeWithOneMutation()
         let engine = Self.engine([.status(503), .status(201, after: .seconds(20))], clock: clock, store: store)
         let service = SyncEngineService(
             engine: engine, configuration: .init(drainTimeout: .seconds(2)), clock: .manual(clock))
@@ -111,8 +131,7 @@ struct SyncEngineServiceTests {
     @Test("a last pass cut short by cancellation (a second signal, the group's hard stop) is logged as cancelled")
     func drainCancelled() async throws {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try Self.storeWithOneMutation()
         let engine = Self.engine([.status(503), .status(201, after: .seconds(20))], clock: clock, store: store)
         let (logger, lines) = CapturingLogHandler.logger()
         let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
@@ -136,18 +155,13 @@ struct SyncEngineServiceTests {
     @Test("a last pass that the store fails (a database that went away) is logged as a warning with the failure")
     func drainStoreFailure() async throws {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try Self.storeWithOneMutation()
         let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
         let (logger, lines) = CapturingLogHandler.logger()
         let service = SyncEngineService(engine: engine, clock: .manual(clock), logger: logger)
-        try await testGracefulShutdown { trigger in
-            let running = Task { try await service.run() }
-            await clock.waitForSleepers()
+        try await Self.runUntilGracefulShutdown(service, clock: clock) {
             // The database goes away before the last pass records the server's answer.
             store.failNextWrite(with: MutationStoreError(.diskFull, message: "disk full"))
-            trigger.triggerGracefulShutdown()
-            try await running.value
         }
         #expect(try store.pendingCount() == 1)
         let last = try #require(lines.value.last)
@@ -159,18 +173,12 @@ struct SyncEngineServiceTests {
     @Test("a drain timeout of zero skips the last pass and says so, instead of reporting a pass that timed out")
     func zeroDrainTimeout() async throws {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try Self.storeWithOneMutation()
         let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
         let (logger, lines) = CapturingLogHandler.logger()
         let service = SyncEngineService(
             engine: engine, configuration: .init(drainTimeout: .zero), clock: .manual(clock), logger: logger)
-        try await testGracefulShutdown { trigger in
-            let running = Task { try await service.run() }
-            await clock.waitForSleepers()
-            trigger.triggerGracefulShutdown()
-            try await running.value
-        }
+        try await Self.runUntilGracefulShutdown(service, clock: clock)
         #expect(try store.pendingCount() == 1)
         let last = try #require(lines.value.last)
         #expect(last.level == .info)
@@ -181,19 +189,11 @@ struct SyncEngineServiceTests {
     @Test("without draining, graceful shutdown only stops the loop")
     func noDrain() async throws {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try Self.storeWithOneMutation()
         let engine = Self.engine([.status(503), .status(201)], clock: clock, store: store)
         let service = SyncEngineService(
             engine: engine, configuration: .init(drainOnShutdown: false), clock: .manual(clock))
-        try await testGracefulShutdown { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await service.run() }
-                await clock.waitForSleepers()
-                trigger.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
-        }
+        try await Self.runUntilGracefulShutdown(service, clock: clock)
         #expect(try store.pendingCount() == 1)
     }
 }
@@ -462,8 +462,7 @@ struct ServiceOrderTests {
     /// reached the sink's downstream.
     static func eventsDownstream(engineListedFirst: Bool) async throws -> [ResilienceEvent] {
         let clock = ManualClock()
-        let store = InMemoryMutationStore()
-        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let store = try SyncEngineServiceTests.storeWithOneMutation()
         let downstream = RecordingTelemetrySink()
         let buffered = BufferedSink(capacity: 1_000, downstream: downstream)
         let engine = SyncEngineServiceTests.engine(
