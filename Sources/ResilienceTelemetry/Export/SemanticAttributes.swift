@@ -92,6 +92,8 @@ extension SemanticAttribute {
         public static let url = "url.full"
         /// An HTTP request's method (`GET`), on a client span.
         public static let requestMethod = "http.request.method"
+        /// How many repeats of a log record's event (same kind, key and failure code) were left out before it.
+        public static let suppressed = "resilience.suppressed"
     }
 
     /// The attributes describing `event`, after `redactor` removed secrets from its free-form fields.

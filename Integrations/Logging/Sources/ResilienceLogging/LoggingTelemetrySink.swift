@@ -17,6 +17,11 @@ import ResilienceTelemetry
 ///   and `url.full` (when the event names a URL), `error.message`, and `resilience.*` for the rest (see
 ///   ``SemanticAttribute/Name``).
 /// - **Redaction.** Every string (key, operation, detail, message) passes the ``Redactor`` first.
+/// - **Bounded during an outage.** A record at `info` or above goes through ``Configuration/repeats``, an
+///   ``ErrorFrequencyTracker`` (10 s window by default): it is written the first time its event kind and key
+///   with its failure code are seen in a window, and the repeats inside the window are only counted; the next
+///   record written for them carries the count as `resilience.suppressed`. So thousands of failures a second
+///   log a few lines, each saying how many it stands for. Records at `debug` and `trace` are never held back.
 /// - **Cheap when quiet.** Events below the logger's level are dropped before any metadata is built.
 ///
 /// ```swift
@@ -34,6 +39,10 @@ public struct LoggingTelemetrySink: TelemetrySink {
         public var redactor: Redactor
         /// The log message's prefix; the message is `"<prefix> <kind>"` (`resilience retry-scheduled`).
         public var messagePrefix: String
+        /// Holds back repeats of a record at `info` or above: one record per event kind and key with its failure
+        /// code in each of the tracker's windows, the next one saying how many were held back; `nil` logs every
+        /// event. A tracker shared by several sinks holds back their records together.
+        public var repeats: ErrorFrequencyTracker?
 
         /// Creates a configuration.
         ///
@@ -42,14 +51,18 @@ public struct LoggingTelemetrySink: TelemetrySink {
         ///     `attempt-started`, `debug` for `attempt-succeeded`).
         ///   - redactor: Removes secrets from every string before it is logged.
         ///   - messagePrefix: The log message's prefix.
+        ///   - repeats: Holds back repeats of a record at `info` or above (default: a tracker with a 10 s window
+        ///     on the continuous clock); `nil` logs every event.
         public init(
             levels: [ResilienceEventKind: Logger.Level] = [.attemptStarted: .trace, .attemptSucceeded: .debug],
             redactor: Redactor = .standard,
-            messagePrefix: String = "resilience"
+            messagePrefix: String = "resilience",
+            repeats: ErrorFrequencyTracker? = ErrorFrequencyTracker(window: .seconds(10))
         ) {
             self.levels = levels
             self.redactor = redactor
             self.messagePrefix = messagePrefix
+            self.repeats = repeats
         }
 
         /// The defaults.
@@ -65,7 +78,7 @@ public struct LoggingTelemetrySink: TelemetrySink {
     ///
     /// - Parameters:
     ///   - logger: The integrator's logger; its level, handler and metadata apply.
-    ///   - configuration: Level overrides, redaction and the message prefix.
+    ///   - configuration: Level overrides, redaction, the message prefix and how repeats are held back.
     public init(logger: Logger, configuration: Configuration = .standard) {
         self.logger = logger
         self.configuration = configuration
@@ -86,12 +99,24 @@ public struct LoggingTelemetrySink: TelemetrySink {
     public func receive(_ event: ResilienceEvent) {
         let level = level(of: event)
         guard level >= logger.logLevel else { return }
+        var suppressed = 0
+        if let repeats = configuration.repeats, level >= .info {
+            let code = event.classification?.code ?? Self.noCode
+            guard case .report(let count) = repeats.record(code, key: event.kind.rawValue + " " + event.key) else {
+                return
+            }
+            suppressed = count
+        }
         var metadata: Logger.Metadata = [:]
         for attribute in SemanticAttribute.describing(event, redactor: configuration.redactor, includingKind: false) {
             metadata[attribute.key] = Logger.MetadataValue(attribute.value)
         }
+        if suppressed > 0 { metadata[SemanticAttribute.Name.suppressed] = .stringConvertible(suppressed) }
         logger.log(level: level, "\(configuration.messagePrefix) \(event.kind.rawValue)", metadata: metadata)
     }
+
+    /// The code an event without a failure is tracked under.
+    private static let noCode = FailureCode(rawValue: "")
 }
 
 extension Logger.Level {
