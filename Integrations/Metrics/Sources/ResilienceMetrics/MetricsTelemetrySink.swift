@@ -90,8 +90,8 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let categories: LabelBudget
     private let kinds: LabelBudget
     private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
-    /// Attempts in flight per key label.
-    private let inFlight = LockedState(initialState: [String: Int]())
+    /// Attempts in flight per key label, with the number of the latest change to each.
+    private let inFlight = LockedState(initialState: [String: InFlightCount]())
     /// The label of each key seen, so a key is redacted and checked against the cap once (bounded by
     /// `keyLabelCacheLimit` and `longestCachedKey`).
     private let keyLabels = LockedState(initialState: [String: String]())
@@ -186,13 +186,25 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// Every breaker state, made once (`allCases` builds a new array on each use).
     private static let breakerStates = BreakerState.allCases
 
+    /// Counts an attempt in or out and sets the key's gauge. The gauge is set after the lock is released, so two
+    /// updates can land in the other order; an update that finds a later change was made meanwhile sets the gauge
+    /// again to the latest count, so the value left after a burst is the count, never a stale one.
     private func updateInFlight(key: String, by change: Int) {
-        let value = inFlight.withLock { counts in
-            let value = max(0, counts[key, default: 0] + change)
-            counts[key] = value
-            return value
+        var latest = inFlight.withLock { counts in
+            var count = counts[key, default: InFlightCount()]
+            count.value = max(0, count.value + change)
+            count.change &+= 1
+            counts[key] = count
+            return count
         }
-        handle(Gauge.self, MetricSchema.attemptsInFlight, key).record(value)
+        let gauge = handle(Gauge.self, MetricSchema.attemptsInFlight, key)
+        while true {
+            gauge.record(latest.value)
+            guard let newer = inFlight.withLock({ $0[key].flatMap { $0.change == latest.change ? nil : $0 } }) else {
+                return
+            }
+            latest = newer
+        }
     }
 
     /// Records one finished operation (used by ``MetricsStrategy``).
@@ -240,6 +252,14 @@ public final class MetricsTelemetrySink: TelemetrySink {
             return created
         }
     }
+}
+
+/// A key's attempts in flight and the number of the latest change to it.
+private struct InFlightCount {
+    /// Attempts started and not yet finished.
+    var value = 0
+    /// Incremented on every change, so an update can tell whether another one came after it.
+    var change = 0
 }
 
 /// A series' label values, at most three (every family's), held inline so that looking a handle up builds no
