@@ -19,7 +19,9 @@ import Tracing
 ///   its own span's id;
 /// - a response of 400 or more sets `error.type` to the status code and the span's status to `error`; a thrown
 ///   error is recorded with `error.type` = its stable code (`NET_002`), as a stand-in carrying its description
-///   through ``redactor`` (never the error itself); cancellation is not an error.
+///   through ``redactor`` (never the error itself); cancellation is not an error, except when it comes at or
+///   after `context.deadline` (an enforced timeout cutting the exchange off): then the span failed with a
+///   timeout, `error.type` `NET_002`, like a transport that gives up at the deadline itself.
 ///
 /// Put it innermost, right around the transport that sends, so it sees every attempt the pipeline makes:
 ///
@@ -99,7 +101,14 @@ public struct TracingTransport: HTTPTransport {
             }
             return response
         } catch {
-            let failure = context.classify(error)
+            var failure = context.classify(error)
+            var recorded = error
+            if failure.category == .cancelled, let deadline = context.deadline, context.clock.now() >= deadline {
+                // Cancelled at or after the request's deadline: an enforced timeout cut the exchange off.
+                let timeUp = DeadlineExceededError(deadline: deadline, operationError: error)
+                failure = timeUp.classification
+                recorded = timeUp
+            }
             if failure.category == .cancelled {
                 span.attributes.set("resilience.cancelled", value: .bool(true))
             } else {
@@ -107,7 +116,7 @@ public struct TracingTransport: HTTPTransport {
                 if let status = failure.httpStatus {
                     span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
                 }
-                span.recordRedactedError(error, redactor: redactor)
+                span.recordRedactedError(recorded, redactor: redactor)
                 span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
             }
             throw error
