@@ -1,4 +1,5 @@
 import ResilienceCore
+import ResilienceTelemetry
 import Tracing
 
 /// What a span records in place of a thrown error: the error's description with secrets removed.
@@ -19,8 +20,41 @@ struct RedactedError: Error, CustomStringConvertible, CustomDebugStringConvertib
 }
 
 extension Span {
-    /// Records `error` on the span through a ``RedactedError``, so its description carries no secret.
-    func recordRedactedError(_ error: any Error, redactor: Redactor) {
-        recordError(RedactedError(error, redactor: redactor))
+    /// Records on the span how the work it covers ended after throwing `error`.
+    ///
+    /// A cancellation is marked (`resilience.cancelled`), not an error, unless it came at or after
+    /// `context.deadline`: then a deadline enforced around the work cut it off, and the span failed with a
+    /// timeout (``DeadlineExceededError``, `error.type` `NET_002`). Any other failure sets `error.type` (the
+    /// stable code), `http.response.status_code` when it has one, the error status, and records the error through
+    /// a ``RedactedError``, so its description carries no secret.
+    ///
+    /// - Parameters:
+    ///   - error: What the work threw.
+    ///   - context: The context the work ran with (its classifier, clock and deadline).
+    ///   - redactor: Removes secrets from the recorded error's description.
+    ///   - includingCategory: Whether to set `resilience.error.category` too.
+    func recordFailure(
+        _ error: any Error, context: ResilienceContext, redactor: Redactor, includingCategory: Bool
+    ) {
+        var failure = context.classify(error)
+        var recorded = error
+        if failure.category == .cancelled, let deadline = context.deadline, context.clock.now() >= deadline {
+            let timeUp = DeadlineExceededError(deadline: deadline, operationError: error)
+            failure = timeUp.classification
+            recorded = timeUp
+        }
+        guard failure.category != .cancelled else {
+            attributes.set("resilience.cancelled", value: .bool(true))
+            return
+        }
+        attributes.set(SemanticAttribute.Name.errorType, value: .string(failure.code.rawValue))
+        if includingCategory {
+            attributes.set(SemanticAttribute.Name.category, value: .string(failure.category.rawValue))
+        }
+        if let status = failure.httpStatus {
+            attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
+        }
+        recordError(RedactedError(recorded, redactor: redactor))
+        setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
     }
 }

@@ -14,7 +14,9 @@ import Tracing
 /// - When the operation ends the span gets `resilience.attempt`, the number of attempts made. The resend
 ///   count (`http.request.resend_count`) belongs to each attempt's client span (``TracingTransport``).
 /// - A failure is recorded on the span (`recordError`, status `error`, `error.type` = the stable code);
-///   cancellation is not an error: the span gets `resilience.cancelled = true` and no error status. The
+///   cancellation is not an error: the span gets `resilience.cancelled = true` and no error status, unless it
+///   came at or after the context's deadline (a deadline enforced outside the stage, such as an aggregated
+///   source's, cut the operation off), which fails the span as a timeout (`error.type` `NET_002`). The
 ///   recorded error is a stand-in carrying the error's description through ``redactor``, never the error
 ///   itself (whose description may name a URL with its query string, or a header).
 /// - Per-attempt client spans are ``TracingTransport``'s; they nest under this span because the operation
@@ -85,18 +87,7 @@ public struct TracingStrategy: ResilienceStrategy {
             return output
         } catch {
             finish(span, attempts: sink.attempts)
-            let failure = context.classify(error)
-            if failure.category == .cancelled {
-                span.attributes.set("resilience.cancelled", value: .bool(true))
-            } else {
-                span.attributes.set(SemanticAttribute.Name.errorType, value: .string(failure.code.rawValue))
-                span.attributes.set(SemanticAttribute.Name.category, value: .string(failure.category.rawValue))
-                if let status = failure.httpStatus {
-                    span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
-                }
-                span.recordRedactedError(error, redactor: redactor)
-                span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
-            }
+            span.recordFailure(error, context: context, redactor: redactor, includingCategory: true)
             throw error
         }
     }

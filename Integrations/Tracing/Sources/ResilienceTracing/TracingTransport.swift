@@ -101,24 +101,7 @@ public struct TracingTransport: HTTPTransport {
             }
             return response
         } catch {
-            var failure = context.classify(error)
-            var recorded = error
-            if failure.category == .cancelled, let deadline = context.deadline, context.clock.now() >= deadline {
-                // Cancelled at or after the request's deadline: an enforced timeout cut the exchange off.
-                let timeUp = DeadlineExceededError(deadline: deadline, operationError: error)
-                failure = timeUp.classification
-                recorded = timeUp
-            }
-            if failure.category == .cancelled {
-                span.attributes.set("resilience.cancelled", value: .bool(true))
-            } else {
-                span.attributes.set(SemanticAttribute.Name.errorType, value: .string(failure.code.rawValue))
-                if let status = failure.httpStatus {
-                    span.attributes.set(SemanticAttribute.Name.statusCode, value: .int64(Int64(status)))
-                }
-                span.recordRedactedError(recorded, redactor: redactor)
-                span.setStatus(SpanStatus(code: .error, message: failure.code.rawValue))
-            }
+            span.recordFailure(error, context: context, redactor: redactor, includingCategory: false)
             throw error
         }
     }

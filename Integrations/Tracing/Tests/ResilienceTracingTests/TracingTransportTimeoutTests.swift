@@ -47,3 +47,31 @@ struct TracingTransportTimeoutTests {
         #expect(operation.status?.code == .error)
     }
 }
+
+@Suite("TracingStrategy under an enclosing enforced deadline")
+struct TracingStrategyTimeoutTests {
+    @Test("an operation cut off by a deadline enforced outside its span (a source's deadline) fails the span")
+    func enclosingDeadlineFailsTheSpan() async throws {
+        let tracer = W3CTestTracer()
+        let clock = ManualClock()
+        let pipeline = Pipeline {
+            TimeoutStrategy(.seconds(1), mode: .enforced)
+            TracingStrategy(tracer: tracer)
+        }
+        let context = ResilienceContext(key: "lever", clock: .manual(clock))
+        let task = Task {
+            try await pipeline.execute(context) { _ in
+                try await ResilienceClock.manual(clock).sleep(for: .seconds(60))
+            }
+        }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(1))
+        await #expect(throws: ResilienceError.self) { try await task.value }
+
+        let span = try #require(tracer.memory.finishedSpans.only)
+        #expect(span.attributes.get("resilience.cancelled") == nil)
+        #expect(span.attributes.get("error.type") == .string(FailureCode.timedOut.rawValue))
+        #expect(span.status?.code == .error)
+        #expect(span.errors.count == 1)
+    }
+}
