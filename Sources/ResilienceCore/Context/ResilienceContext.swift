@@ -69,6 +69,20 @@ public struct ResilienceContext: Sendable {
         return classifier.classify(error) ?? .unknown
     }
 
+    /// What work that ran with this context ended with when it threw `error`: a cancellation that came at or
+    /// after ``deadline`` becomes a ``DeadlineExceededError`` (a deadline enforced around the work, such as an
+    /// aggregated source's, cut it off: a timeout, not the caller going away); any other error is returned as it
+    /// is.
+    ///
+    /// For a stage or decorator that reports how the work inside it ended (a span, an operation's metrics) and
+    /// may sit inside an enforced deadline it cannot see: classify what this returns.
+    ///
+    /// - Parameter error: What the work threw.
+    public func deadlineAware(_ error: any Error) -> any Error {
+        guard let deadline, classify(error).category == .cancelled, clock.now() >= deadline else { return error }
+        return DeadlineExceededError(deadline: deadline, operationError: error)
+    }
+
     /// Time left before ``deadline`` (zero when it has passed), or `nil` without a deadline.
     @inlinable
     public func remaining(now: ResilienceInstant) -> Duration? {

@@ -5,7 +5,9 @@ import ResilienceCore
 /// `resilience_operations_total`.
 ///
 /// Put it outermost, so the time covers what the caller waited for. A cancelled operation counts with
-/// outcome `cancelled`, never as a failure.
+/// outcome `cancelled`, never as a failure, unless the cancellation came at or after the context's deadline: a
+/// deadline enforced outside the stage (an aggregated source's) cut it off, and it counts as a `timeout`
+/// failure.
 ///
 /// ```swift
 /// let pipeline = Pipeline {
@@ -38,7 +40,8 @@ public struct MetricsStrategy: ResilienceStrategy {
             return output
         } catch {
             sink.recordOperation(
-                key: context.key, duration: start.duration(to: context.clock.now()), failure: context.classify(error))
+                key: context.key, duration: start.duration(to: context.clock.now()),
+                failure: context.classify(context.deadlineAware(error)))
             throw error
         }
     }

@@ -24,9 +24,9 @@ extension Span {
     ///
     /// A cancellation is marked (`resilience.cancelled`), not an error, unless it came at or after
     /// `context.deadline`: then a deadline enforced around the work cut it off, and the span failed with a
-    /// timeout (``DeadlineExceededError``, `error.type` `NET_002`). Any other failure sets `error.type` (the
-    /// stable code), `http.response.status_code` when it has one, the error status, and records the error through
-    /// a ``RedactedError``, so its description carries no secret.
+    /// timeout (`error.type` `NET_002`; see ``ResilienceContext/deadlineAware(_:)``). Any other failure sets
+    /// `error.type` (the stable code), `http.response.status_code` when it has one, the error status, and records
+    /// the error through a ``RedactedError``, so its description carries no secret.
     ///
     /// - Parameters:
     ///   - error: What the work threw.
@@ -36,13 +36,8 @@ extension Span {
     func recordFailure(
         _ error: any Error, context: ResilienceContext, redactor: Redactor, includingCategory: Bool
     ) {
-        var failure = context.classify(error)
-        var recorded = error
-        if failure.category == .cancelled, let deadline = context.deadline, context.clock.now() >= deadline {
-            let timeUp = DeadlineExceededError(deadline: deadline, operationError: error)
-            failure = timeUp.classification
-            recorded = timeUp
-        }
+        let recorded = context.deadlineAware(error)
+        let failure = context.classify(recorded)
         guard failure.category != .cancelled else {
             attributes.set("resilience.cancelled", value: .bool(true))
             return
