@@ -15,7 +15,7 @@ import ResilienceCore
 /// | `resilience_attempts_in_flight` | gauge | `key` | attempts started and not yet finished |
 /// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
 /// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, a limiter's refusals (not its waits), an exhausted retry budget |
-/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state, 0 for the others, from the pipeline's creation |
+/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state, 0 for the others, from the pipeline's creation (keys past the cap have none) |
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
 ///
@@ -28,7 +28,9 @@ import ResilienceCore
 /// names; later keys are counted under ``Configuration/overflowLabel`` (`other`). Categories and event kinds,
 /// both open sets, are capped the same way (``Configuration/maximumCategories``,
 /// ``Configuration/maximumKinds``). So the number of series is bounded whatever the traffic, and the handles
-/// the sink caches are too. Keys are redacted before they become labels.
+/// the sink caches are too. Keys are redacted before they become labels. A key past the cap has no
+/// `resilience_breaker_state` series: one gauge cannot hold the states of many breakers (its transitions still
+/// count in `resilience_events_total`).
 ///
 /// `receive` looks up a cached handle under a small lock and increments it; the backend's handle does the rest.
 /// An event whose key, kind, category and outcome were seen before allocates nothing: the key's label (redacted,
@@ -173,7 +175,9 @@ public final class MetricsTelemetrySink: TelemetrySink {
             guard MetricSchema.isRejection(event) else { break }
             handle(Counter.self, MetricSchema.rejections, key, kinds.label(for: kind.rawValue)).increment()
         case .breakerTransition, .pipelineCreated:
-            guard let current = event.transition?.to else { break }
+            // Keys past the cap share one label, and one gauge cannot say the states of many breakers: the last
+            // transition of any of them would overwrite the others'. They have no breaker series.
+            guard let current = event.transition?.to, !isOverflow(key, of: event.key) else { break }
             for state in Self.breakerStates {
                 handle(Gauge.self, MetricSchema.breakerState, key, MetricSchema.breakerStateLabel(state))
                     .record(state == current ? 1 : 0)
@@ -181,6 +185,11 @@ public final class MetricsTelemetrySink: TelemetrySink {
         default:
             break
         }
+    }
+
+    /// Whether `label` is the overflow label standing for `key` past the cap (not a key named like it).
+    private func isOverflow(_ label: String, of key: String) -> Bool {
+        label == configuration.overflowLabel && configuration.redactor.redact(key) != label
     }
 
     /// Every breaker state, made once (`allCases` builds a new array on each use).
