@@ -15,8 +15,8 @@ import Tracing
 ///   clients send) names the span `HTTP`, with `http.request.method` `_OTHER` and the method in
 ///   `http.request.method_original`, as OpenTelemetry's conventions say, so span names stay a bounded set;
 /// - the span's context injected into the request's headers through the instrument (W3C `traceparent` and
-///   `tracestate` with an OpenTelemetry tracer), replacing any a previous attempt left, so each attempt carries
-///   its own span's id;
+///   `tracestate` with an OpenTelemetry tracer), replacing any the request already had, so each attempt carries
+///   its own span's id; a `baggage` header the caller set is kept (see ``propagationHeaders``);
 /// - a response of 400 or more sets `error.type` to the status code and the span's status to `error`; a thrown
 ///   error is recorded with `error.type` = its stable code (`NET_002`), as a stand-in carrying its description
 ///   through ``redactor`` (never the error itself); cancellation is not an error, except when it comes at or
@@ -38,8 +38,9 @@ public struct TracingTransport: HTTPTransport {
     /// The tracer; `nil` means `InstrumentationSystem.tracer` for spans and `InstrumentationSystem.instrument`
     /// for propagation, read at each request.
     public var tracer: (any Tracer)?
-    /// The header names the instrument writes, removed from a request before injecting, so a retried request
-    /// never carries the previous attempt's context.
+    /// The header names removed from a request before the span's context is injected, so it never carries a
+    /// context other than its own span's (a stale `traceparent` the caller copied in); by default W3C Trace
+    /// Context's, which belong to the span. A header the instrument writes replaces the caller's either way.
     public var propagationHeaders: Set<String>
     /// Removes secrets from `url.full` and from a recorded error's description.
     public var redactor: Redactor
@@ -53,17 +54,22 @@ public struct TracingTransport: HTTPTransport {
     /// W3C Trace Context's headers (`traceparent`, `tracestate`) and W3C Baggage's (`baggage`).
     public static let w3cHeaders: Set<String> = ["traceparent", "tracestate", "baggage"]
 
+    /// W3C Trace Context's headers (`traceparent`, `tracestate`): the span's own, removed by default. A caller's
+    /// `baggage` stays, since a tracer that propagates only W3C Trace Context would not
+    /// write it back.
+    public static let traceContextHeaders: Set<String> = ["traceparent", "tracestate"]
+
     /// Creates the decorator.
     ///
     /// - Parameters:
     ///   - base: The transport that sends.
     ///   - tracer: The tracer that starts spans and injects their context; by default
     ///     `InstrumentationSystem.tracer` and `InstrumentationSystem.instrument` at the time of each request.
-    ///   - propagationHeaders: The header names the instrument writes, removed before injecting.
+    ///   - propagationHeaders: The header names removed before injecting (default: ``traceContextHeaders``).
     ///   - redactor: Removes secrets from `url.full` and from a recorded error's description.
     public init(
         wrapping base: any HTTPTransport, tracer: (any Tracer)? = nil,
-        propagationHeaders: Set<String> = w3cHeaders, redactor: Redactor = .standard
+        propagationHeaders: Set<String> = traceContextHeaders, redactor: Redactor = .standard
     ) {
         self.base = base
         self.tracer = tracer
