@@ -73,3 +73,21 @@ extension ResilienceEvent {
     /// The `detail` of a `rate-limited` event whose call queues for a concurrency limiter's slot.
     public static let limiterQueued = "queued"
 }
+
+extension ResilienceEvent {
+    /// How loudly the event is logged unless a sink is told otherwise: the failure's level
+    /// (``FailureClassification/logLevel``) when it has one; `trace` for an attempt's start, `debug` for its
+    /// success and for its cancellation (the level of ``FailureClassification/cancelled``), so a busy server logs
+    /// nothing per request at `info`, nor per request its clients abandon; `notice` for a breaker transition and a
+    /// blocked plaintext request; `info` for every other kind.
+    public var logLevel: LogLevel {
+        if let classification { return classification.logLevel }
+        switch kind {
+        case .attemptStarted: return .trace
+        case .attemptSucceeded: return .debug
+        case .attemptCancelled: return FailureClassification.cancelled.logLevel
+        case .breakerTransition, .insecureTransportBlocked: return .notice
+        default: return .info
+        }
+    }
+}

@@ -18,10 +18,9 @@ public struct LogLineFormatter: Sendable {
         self.redactor = redactor
     }
 
-    /// The level an event is logged at.
+    /// The level an event is logged at: ``ResilienceEvent/logLevel``.
     public func level(of event: ResilienceEvent) -> LogLevel {
-        if let classification = event.classification { return classification.logLevel }
-        return event.kind == .breakerTransition || event.kind == .insecureTransportBlocked ? .notice : .info
+        event.logLevel
     }
 
     /// The line for `event`, without a trailing newline.
