@@ -6,12 +6,11 @@ import ResilienceTelemetry
 ///
 /// - **Your logger.** The sink never creates a logger of its own: it logs through the one you give it, with
 ///   its label, handler, level and metadata (add a request id to it and every event carries it).
-/// - **Levels** come from the failure's classification (``FailureClassification/logLevel``); breaker
-///   transitions and blocked plaintext requests log at `notice`; `attempt-started` at `trace`,
-///   `attempt-succeeded` at `debug` and `attempt-cancelled` at the level of a cancellation
-///   (``FailureClassification/cancelled``: `debug`), so a busy server logs nothing per request at its usual
-///   `info`, nor per request its clients abandon; every other kind at `info`. ``Configuration/levels``
-///   overrides any kind.
+/// - **Levels** follow ``ResilienceEvent/logLevel``, the rule every ResilienceKit log uses: the failure's
+///   classification (``FailureClassification/logLevel``); breaker transitions and blocked plaintext requests at
+///   `notice`; `attempt-started` at `trace`, `attempt-succeeded` and `attempt-cancelled` at `debug`, so a busy
+///   server logs nothing per request at its usual `info`, nor per request its clients abandon; every other kind
+///   at `info`. ``Configuration/levels`` overrides the kinds it names and leaves the others to the rule.
 /// - **Metadata** uses OpenTelemetry's semantic-convention names: `error.type` (the stable code, `NET_002`),
 ///   `http.response.status_code`, `http.request.resend_count` (from the second attempt on), `server.address`
 ///   and `url.full` (when the event names a URL), `error.message`, and `resilience.*` for the rest (see
@@ -33,7 +32,8 @@ import ResilienceTelemetry
 public struct LoggingTelemetrySink: TelemetrySink {
     /// How events become log records.
     public struct Configuration: Sendable {
-        /// Levels for particular event kinds, overriding the default rule.
+        /// Levels for particular event kinds, overriding the default rule (``ResilienceEvent/logLevel``) for those
+        /// kinds only.
         public var levels: [ResilienceEventKind: Logger.Level]
         /// Removes secrets from every string before it is logged.
         public var redactor: Redactor
@@ -47,14 +47,14 @@ public struct LoggingTelemetrySink: TelemetrySink {
         /// Creates a configuration.
         ///
         /// - Parameters:
-        ///   - levels: Levels for particular event kinds, overriding the default rule (default: `trace` for
-        ///     `attempt-started`, `debug` for `attempt-succeeded`).
+        ///   - levels: Levels for particular event kinds, overriding the default rule (``ResilienceEvent/logLevel``)
+        ///     for those kinds only. Default: none.
         ///   - redactor: Removes secrets from every string before it is logged.
         ///   - messagePrefix: The log message's prefix.
         ///   - repeats: Holds back repeats of a record at `info` or above (default: a tracker with a 10 s window
         ///     on the continuous clock); `nil` logs every event.
         public init(
-            levels: [ResilienceEventKind: Logger.Level] = [.attemptStarted: .trace, .attemptSucceeded: .debug],
+            levels: [ResilienceEventKind: Logger.Level] = [:],
             redactor: Redactor = .standard,
             messagePrefix: String = "resilience",
             repeats: ErrorFrequencyTracker? = ErrorFrequencyTracker(window: .seconds(10))
@@ -86,13 +86,7 @@ public struct LoggingTelemetrySink: TelemetrySink {
 
     /// The level `event` is logged at.
     public func level(of event: ResilienceEvent) -> Logger.Level {
-        if let level = configuration.levels[event.kind] { return level }
-        if let failure = event.classification { return Logger.Level(failure.logLevel) }
-        switch event.kind {
-        case .attemptCancelled: return Logger.Level(FailureClassification.cancelled.logLevel)
-        case .breakerTransition, .insecureTransportBlocked: return .notice
-        default: return .info
-        }
+        configuration.levels[event.kind] ?? Logger.Level(event.logLevel)
     }
 
     /// Logs `event` if the logger's level lets it through.

@@ -91,6 +91,20 @@ struct LoggingTelemetrySinkTests {
         #expect(overridden.level(of: Self.event(.attemptCancelled)) == .info)
     }
 
+    @Test("overriding one kind's level keeps every other kind's default: attempts stay below info")
+    func overrideKeepsDefaults() {
+        let (logger, handler) = Self.logger(level: .info)
+        let sink = LoggingTelemetrySink(logger: logger, configuration: .init(levels: [.fallbackUsed: .notice]))
+        sink.receive(Self.event(.attemptStarted))
+        sink.receive(Self.event(.attemptSucceeded))
+        sink.receive(Self.event(.attemptCancelled))
+        sink.receive(Self.event(.fallbackUsed, detail: "cache"))
+        #expect(handler.entries.map(\.message.description) == ["resilience fallback-used"])
+        #expect(handler.entries.map(\.level) == [.notice])
+        #expect(sink.level(of: Self.event(.attemptStarted)) == .trace)
+        #expect(sink.level(of: Self.event(.attemptSucceeded)) == .debug)
+    }
+
     @Test("configured levels override the default rule")
     func overrides() {
         let (logger, handler) = Self.logger(level: .info)
