@@ -172,4 +172,27 @@ struct WithDeadlineTests {
         #expect(classification.code == .timedOut)
         #expect(classification.isTransient)
     }
+
+    @Test(
+        "deadlineAware: a cancellation at or after the context's deadline is that deadline running out; others stay as thrown"
+    )
+    func deadlineAwareReadsCancellationAtTheDeadlineAsATimeout() throws {
+        let clock = ManualClock()
+        let deadline = ResilienceInstant(offset: .seconds(5))
+        let context = ResilienceContext(key: "k", deadline: deadline, clock: .manual(clock))
+
+        // Before the deadline a cancellation is the caller's; any other failure is never rewritten.
+        #expect(context.deadlineAware(CancellationError()) is CancellationError)
+        clock.advance(by: .seconds(5))
+        #expect(context.deadlineAware(OperationFailed()) as? OperationFailed == OperationFailed())
+
+        let timedOut = try #require(context.deadlineAware(CancellationError()) as? DeadlineExceededError)
+        #expect(timedOut.deadline == deadline)
+        #expect(timedOut.operationError is CancellationError)
+        #expect(context.classify(timedOut).category == .timeout)
+
+        // Without a deadline there is nothing to have run out.
+        let unbounded = ResilienceContext(key: "k", clock: .manual(clock))
+        #expect(unbounded.deadlineAware(CancellationError()) is CancellationError)
+    }
 }
