@@ -534,6 +534,27 @@ struct HTTPCacheStoreTests {
         #expect(try store.entries(forKey: "a").count == 1)
     }
 
+    @Test("SQLite: a corrupt file whose quarantine name is taken keeps the earlier one and takes the next free name")
+    func corruptFileWithItsQuarantineNameTaken() throws {
+        let path = Self.temporaryPath()
+        let now = Int64(Date().timeIntervalSince1970)
+        // An earlier quarantine in this second (or the next, should the second turn before the open).
+        let earlier = [now, now + 1].map { "\(path).corrupt-\($0)" }
+        for name in earlier { try Data("earlier".utf8).write(to: URL(fileURLWithPath: name)) }
+        let garbage = Data(repeating: 0x5A, count: 8_192)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let store = try SQLiteHTTPCacheStore(path: path)
+        let aside = store.quarantinedPath
+        defer {
+            for name in earlier + [path, aside ?? ""] + ["-wal", "-shm"].map({ path + $0 }) {
+                try? FileManager.default.removeItem(atPath: name)
+            }
+        }
+        #expect(aside.map { ["\(path).corrupt-\(now)-2", "\(path).corrupt-\(now + 1)-2"].contains($0) } == true)
+        #expect(aside.flatMap { FileManager.default.contents(atPath: $0) } == garbage, "the corrupt file is kept")
+        for name in earlier { #expect(FileManager.default.contents(atPath: name) == Data("earlier".utf8)) }
+    }
+
     @Test("SQLite: a healthy file that cannot be opened (its index refused) throws with the errno, and is kept")
     func fileThatCannotBeOpenedIsKept() throws {
         let path = Self.temporaryPath()

@@ -14,7 +14,8 @@ import CSQLite
 /// crash or power loss. One connection, guarded by a lock, serves every caller; statements are prepared once
 /// and reused. The schema is versioned (`PRAGMA user_version`) and migrated on open.
 ///
-/// A corrupted file is never silently replaced: it is renamed aside to `<path>.corrupt-<unix time>` and opening
+/// A corrupted file is never silently replaced: it is renamed aside to `<path>.corrupt-<unix time>` (`-2`, `-3`, …
+/// appended when an earlier quarantine in the same second has that name) and opening
 /// throws `DB_004` naming that file. A note beside it (`<path>.quarantine`) records the quarantine, so every
 /// later open at the path throws the same `DB_004` (no empty store starts in its place) until the app decides:
 /// an open with ``Configuration/recreatesCorruptedStore`` accepts what is at the path then (a file the app put
@@ -195,13 +196,7 @@ public final class SQLiteMutationStore: MutationStore {
         -> String?
     {
         let manager = FileManager.default
-        let stamp = Int64(date.timeIntervalSince1970)
-        var target = "\(path).corrupt-\(stamp)"
-        var suffix = 1
-        while manager.fileExists(atPath: target) {
-            suffix += 1
-            target = "\(path).corrupt-\(stamp)-\(suffix)"
-        }
+        let target = QuarantineName.destination(for: path, at: date)
         if let notePath {
             guard let note = try? JSONEncoder().encode(QuarantineNote(quarantinedPath: target, reason: reason)),
                 (try? note.write(to: URL(fileURLWithPath: notePath), options: .atomic)) != nil

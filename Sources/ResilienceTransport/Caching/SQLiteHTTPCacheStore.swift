@@ -11,7 +11,8 @@ import CSQLite
 /// eviction.
 ///
 /// Opening a file that is not a healthy cache database (corrupt, truncated, another program's file) moves it
-/// aside to `<path>.corrupt-<unix time>` (``quarantinedPath``) and starts an empty cache in its place; the
+/// aside to `<path>.corrupt-<unix time>` (``quarantinedPath``; `-2`, `-3`, … appended when a file quarantined in
+/// the same second has that name, which it keeps) and starts an empty cache in its place; the
 /// same happens when a statement later reports corruption. A file that cannot be opened, read or written for
 /// another reason (permissions, a full disk, an I/O error) is kept where it is, and opening throws. A row whose
 /// body no longer matches its recorded length, or whose header block cannot be decoded, is deleted and read as
@@ -260,8 +261,10 @@ extension SQLiteHTTPCacheStore {
             "key,variant,status,url,headers,body,body_length,request_time,response_time,lifetime,initial_age,size,"
             + "last_use"
 
+        /// Moves the file at `path` (and its log and index) aside to the next free quarantine name; when it cannot
+        /// be moved, removes it (a cache holds nothing that cannot be fetched again) and returns `nil`.
         private static func quarantine(_ path: String) -> String? {
-            let aside = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = QuarantineName.destination(for: path, at: Date())
             let manager = FileManager.default
             do {
                 try manager.moveItem(atPath: path, toPath: aside)
