@@ -555,6 +555,70 @@ struct HTTPCacheStoreTests {
         for name in earlier { #expect(FileManager.default.contents(atPath: name) == Data("earlier".utf8)) }
     }
 
+    @Test(
+        "SQLite: a full disk is disk-full, every entry stored before it stays, and nothing is quarantined",
+        .enabled(if: SmallVolume.isAvailable, "needs root to mount a small tmpfs"))
+    func fullDisk() throws {
+        let volume = try SmallVolume(bytes: 512 << 10)
+        defer { volume.unmount() }
+        let path = volume.path("http.sqlite")
+        // Room that the test gives back once the disk is full, so the cache can be opened again.
+        let filler = volume.path("filler")
+        try Data(count: 96 << 10).write(to: URL(fileURLWithPath: filler))
+        var stored: [String] = []
+        var failures: [HTTPCacheStoreError] = []
+        do {
+            let store = try SQLiteHTTPCacheStore(path: path)
+            for index in 0..<200 where failures.count < 3 {
+                do {
+                    try store.store(Self.entry("k\(index)", bodyBytes: 6_000))
+                    stored.append("k\(index)")
+                } catch {
+                    failures.append(error)
+                }
+            }
+            #expect(!stored.isEmpty)
+            #expect(failures.count == 3, "the disk must fill")
+            for failure in failures { #expect(failure.reason == .diskFull, "\(failure)") }
+            for key in stored { #expect(try store.entries(forKey: key).count == 1, "\(key)") }
+            #expect(store.quarantinedPath == nil)
+        }
+        try FileManager.default.removeItem(atPath: filler)
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(reopened.quarantinedPath == nil)
+        // Counted without reading (each read records a use, a write of its own), then the first and the last read.
+        #expect(reopened.byteCount == stored.map { Self.entry($0, bodyBytes: 6_000).byteCount }.reduce(0, +))
+        for key in [stored.first, stored.last].compactMap({ $0 }) {
+            #expect(try reopened.entries(forKey: key).first?.response.body == Data(repeating: 7, count: 6_000))
+        }
+        try reopened.store(Self.entry("after", bodyBytes: 10))
+        #expect(try reopened.entries(forKey: "after").count == 1)
+    }
+
+    @Test(
+        "SQLite: opening a cache on a full disk throws disk-full, and the file is kept",
+        .enabled(if: SmallVolume.isAvailable, "needs root to mount a small tmpfs"))
+    func openingOnAFullDisk() throws {
+        let volume = try SmallVolume(bytes: 256 << 10)
+        defer { volume.unmount() }
+        let path = volume.path("http.sqlite")
+        do { try SQLiteHTTPCacheStore(path: path).store(Self.entry("a", bodyBytes: 1_000)) }
+        let filler = volume.path("filler")
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        while (try? handle.write(contentsOf: Data(count: 4_096))) != nil {}
+        try handle.close()
+        #expect {
+            _ = try SQLiteHTTPCacheStore(path: path)
+        } throws: { error in
+            (error as? HTTPCacheStoreError)?.reason == .diskFull
+        }
+        try FileManager.default.removeItem(atPath: filler)
+        let reopened = try SQLiteHTTPCacheStore(path: path)
+        #expect(reopened.quarantinedPath == nil)
+        #expect(try reopened.entries(forKey: "a").count == 1)
+    }
+
     @Test("SQLite: a healthy file that cannot be opened (its index refused) throws with the errno, and is kept")
     func fileThatCannotBeOpenedIsKept() throws {
         let path = Self.temporaryPath()

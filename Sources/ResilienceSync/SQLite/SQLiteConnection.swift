@@ -222,7 +222,7 @@ final class SQLiteConnection {
         case SQLITE_CONSTRAINT: failureCode = .constraintViolation
         case SQLITE_CORRUPT, SQLITE_NOTADB: failureCode = .corruptedData
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: failureCode = .storageConnectionFailed
-        case SQLITE_IOERR where Self.noSpaceErrors.contains(systemError): failureCode = .diskFull
+        case SQLITE_IOERR where DiskFullErrno.matches(systemError): failureCode = .diskFull
         case SQLITE_IOERR: failureCode = .storageConnectionFailed
         default: failureCode = opening ? .storageConnectionFailed : .unknown
         }
@@ -232,10 +232,6 @@ final class SQLiteConnection {
         let reason = String(cString: strerror(systemError))
         return MutationStoreError(failureCode, message: "\(message) (SQLite \(code), errno \(systemError): \(reason))")
     }
-
-    /// The `errno` values that mean the file system has no room for the write: no space, quota spent, file size
-    /// limit.
-    private static let noSpaceErrors: Set<Int32> = [ENOSPC, EDQUOT, EFBIG]
 }
 
 extension SQLiteConnection {

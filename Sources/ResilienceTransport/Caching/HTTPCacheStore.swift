@@ -43,6 +43,9 @@ public struct HTTPCacheStoreError: Error, Hashable, Sendable, CustomStringConver
         public static let unavailable = Reason(rawValue: "unavailable")
         /// A statement failed.
         public static let storageFailed = Reason(rawValue: "storage-failed")
+        /// The disk has no room for the write (no space left, a quota spent, a file size limit): what was stored
+        /// before is kept, and the person can be told the device is full.
+        public static let diskFull = Reason(rawValue: "disk-full")
     }
 
     /// What failed.

@@ -14,7 +14,9 @@ import CSQLite
 /// aside to `<path>.corrupt-<unix time>` (``quarantinedPath``; `-2`, `-3`, … appended when a file quarantined in
 /// the same second has that name, which it keeps) and starts an empty cache in its place; the
 /// same happens when a statement later reports corruption. A file that cannot be opened, read or written for
-/// another reason (permissions, a full disk, an I/O error) is kept where it is, and opening throws. A row whose
+/// another reason (permissions, a full disk, an I/O error) is kept where it is, and opening throws. A full disk
+/// (no space, a quota spent, a file size limit) is its own reason, ``HTTPCacheStoreError/Reason/diskFull``: the
+/// write fails, what was stored stays, and reads still answer. A row whose
 /// body no longer matches its recorded length, or whose header block cannot be decoded, is deleted and read as
 /// absent. Safe to share: one connection guarded by a lock.
 ///
@@ -44,7 +46,8 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     ///   - byteBudget: The most bytes kept; entries larger than it are not stored. Default: 64 MiB.
     ///   - maximumVariantsPerKey: The most variants kept under one key (at least 1). Default: 16.
     /// - Throws: ``HTTPCacheStoreError`` with reason `unavailable` when no database can be opened there, even
-    ///   after quarantining a corrupt file; a file system failure's message names its `errno`.
+    ///   after quarantining a corrupt file, or `diskFull` when the disk has no room for its files; a file system
+    ///   failure's message names its `errno`.
     public init(
         path: String, byteBudget: Int = 64 << 20, maximumVariantsPerKey: Int = 16
     ) throws(HTTPCacheStoreError) {
@@ -194,10 +197,14 @@ extension SQLiteHTTPCacheStore {
             let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             let code = sqlite3_open_v2(path, &db, flags, nil)
             guard code == SQLITE_OK, let db else {
-                let message = db.map { Self.describe(code, String(cString: sqlite3_errmsg($0)), $0) } ?? "out of memory"
+                let systemError = db.map(Self.systemError(of:)) ?? 0
+                let message =
+                    db.map { Self.describe(code, String(cString: sqlite3_errmsg($0)), systemError) } ?? "out of memory"
                 sqlite3_close_v2(db)
                 throw OpenFailure(
-                    error: HTTPCacheStoreError(.unavailable, message: "cannot open \(path): \(message)"),
+                    error: HTTPCacheStoreError(
+                        Self.reason(code, systemError, otherwise: .unavailable),
+                        message: "cannot open \(path): \(message)"),
                     isBusy: Self.isBusy(code), isUnhealthy: Self.isCorruption(code))
             }
             sqlite3_busy_timeout(db, min(milliseconds, Self.busyTimeoutMilliseconds))
@@ -237,8 +244,9 @@ extension SQLiteHTTPCacheStore {
                 unhealthy = unhealthy || Self.isCorruption(code)
                 connection.close()
                 throw OpenFailure(
-                    error: HTTPCacheStoreError(.unavailable, message: error.message), isBusy: busy,
-                    isUnhealthy: unhealthy)
+                    error: HTTPCacheStoreError(
+                        error.reason == .diskFull ? .diskFull : .unavailable, message: error.message),
+                    isBusy: busy, isUnhealthy: unhealthy)
             }
             return connection
         }
@@ -380,18 +388,26 @@ extension SQLiteHTTPCacheStore {
                         initialAge: sqlite3_column_double(select, 9)))
             }
             sqlite3_reset(select)
-            if !damaged.isEmpty {
-                try inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
-                    for variant in damaged { try connection.remove(key: key, variant: variant) }
+            // On a full disk what was read is answered all the same: damaged rows stay (skipped again) until a write
+            // can remove them, and the use goes unrecorded.
+            do throws(HTTPCacheStoreError) {
+                if !damaged.isEmpty {
+                    try inWriteTransaction { (connection) throws(HTTPCacheStoreError) in
+                        for variant in damaged { try connection.remove(key: key, variant: variant) }
+                    }
                 }
-            }
-            if !entries.isEmpty {
-                let touch = try prepare(
-                    "UPDATE http_cache SET last_use = (SELECT COALESCE(MAX(last_use), 0) + 1 FROM http_cache) WHERE key = ?"
-                )
-                defer { sqlite3_reset(touch) }
-                bind(touch, 1, key)
-                try run(touch)
+                if !entries.isEmpty {
+                    let touch = try prepare(
+                        """
+                        UPDATE http_cache SET last_use = (SELECT COALESCE(MAX(last_use), 0) + 1 FROM http_cache)
+                        WHERE key = ?
+                        """)
+                    defer { sqlite3_reset(touch) }
+                    bind(touch, 1, key)
+                    try run(touch)
+                }
+            } catch let error where error.reason == .diskFull {
+                return entries
             }
             return entries
         }
@@ -500,16 +516,38 @@ extension SQLiteHTTPCacheStore {
         // MARK: SQLite plumbing
 
         func failure(_ code: Int32) -> HTTPCacheStoreError {
-            HTTPCacheStoreError(
-                .storageFailed, message: Self.describe(code, String(cString: sqlite3_errmsg(handle)), handle))
+            let systemError = Self.systemError(of: handle)
+            return HTTPCacheStoreError(
+                Self.reason(code, systemError, otherwise: .storageFailed),
+                message: Self.describe(code, String(cString: sqlite3_errmsg(handle)), systemError))
+        }
+
+        /// `.diskFull` when the file system had no room for the write: SQLite's `SQLITE_FULL` (a short write to
+        /// the database or its log), or an I/O error or refused open whose `errno` says so (the shared-memory
+        /// index, a sync or a truncation that failed for want of space); `otherwise` for anything else.
+        static func reason(
+            _ code: Int32, _ systemError: Int32, otherwise: HTTPCacheStoreError.Reason
+        ) -> HTTPCacheStoreError.Reason {
+            let primary = code & 0xFF
+            if primary == SQLITE_FULL { return .diskFull }
+            let fileSystem = primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN
+            return fileSystem && DiskFullErrno.matches(systemError) ? .diskFull : otherwise
+        }
+
+        /// The `errno` behind the last failure on `handle`, read at once after it: SQLite's record of it, or, when
+        /// SQLite kept none (a commit whose log write came up short), the thread's `errno`, which SQLite's failed
+        /// system call set and its successful ones since left alone.
+        static func systemError(of handle: OpaquePointer) -> Int32 {
+            let threadError = errno
+            let recorded = sqlite3_system_errno(handle)
+            return recorded != 0 ? recorded : threadError
         }
 
         /// `SQLite <code>: <message>`, and for a failure of the file system (`SQLITE_IOERR`, `SQLITE_CANTOPEN`,
         /// `SQLITE_FULL`) the `errno` behind it, which tells a full disk (`ENOSPC`, `EDQUOT`, `EFBIG`) from a
-        /// failing one or a refused open. Read at once after the failure.
-        static func describe(_ code: Int32, _ message: String, _ handle: OpaquePointer) -> String {
+        /// failing one or a refused open.
+        static func describe(_ code: Int32, _ message: String, _ systemError: Int32) -> String {
             let primary = code & 0xFF
-            let systemError = sqlite3_system_errno(handle)
             guard primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_FULL, systemError != 0
             else { return "SQLite \(code): \(message)" }
             return "SQLite \(code): \(message) (errno \(systemError): \(String(cString: strerror(systemError))))"
@@ -519,9 +557,12 @@ extension SQLiteHTTPCacheStore {
             var errorMessage: UnsafeMutablePointer<CChar>?
             let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
             guard code == SQLITE_OK else {
+                let systemError = Self.systemError(of: handle)
                 let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
                 sqlite3_free(errorMessage)
-                throw HTTPCacheStoreError(.storageFailed, message: Self.describe(code, message, handle))
+                throw HTTPCacheStoreError(
+                    Self.reason(code, systemError, otherwise: .storageFailed),
+                    message: Self.describe(code, message, systemError))
             }
         }
 
