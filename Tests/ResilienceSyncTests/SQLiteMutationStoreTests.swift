@@ -543,6 +543,82 @@ struct SQLiteMutationStoreTests {
         }
     }
 
+    /// Grows the file at `path` through another connection: 40 mutations of 2 KB written and checkpointed into it.
+    static func growByAnotherConnection(_ path: String, tag: String) throws {
+        let raw = try RawSQLite(path: path)
+        for index in 0..<40 {
+            try raw.execute(
+                "INSERT INTO mutations (entity_type, entity_id, operation, payload, idempotency_key, created_at) "
+                    + "VALUES ('event', '\(tag)-\(index)', 'create', zeroblob(2000), '\(tag)-\(index)', 0)")
+        }
+        try raw.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    }
+
+    @Test("A file another connection's checkpoint grew, cut back to a size between, refuses writes with DB_004")
+    func grownThenTruncatedFileRefusesWrites() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        let first = try #require(try store.pending(limit: 1).first)
+        let seen = size()
+        try Self.growByAnotherConnection(path, tag: "other")
+        let grown = size()
+        try #require(grown > seen + 16_384, "the other connection's checkpoint must grow the file")
+        #expect(truncate(path, off_t((seen + grown) / 2 / 4_096 * 4_096)) == 0)
+        // Writes to pages before the cut: SQLite reads nothing missing, and would commit them into a file that lost
+        // the other connection's mutations.
+        #expect { try store.setMetadata(Data("cursor".utf8), forKey: "cursor") } throws: {
+            Self.code(of: $0) == .corruptedData
+        }
+        #expect { try store.record(.attemptFailed(error: "timeout"), for: first.id) } throws: {
+            Self.code(of: $0) == .corruptedData
+        }
+    }
+
+    @Test(
+        "A file shorter than its header while another connection's checkpoint writes it is not taken for a truncation")
+    func fileInTheMiddleOfACheckpointIsNotTruncated() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        let seen = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        try Self.growByAnotherConnection(path, tag: "other")
+        // As the other connection's checkpoint leaves the file halfway: the header written, the last pages not yet.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        let cut = (seen + whole.count) / 2 / 4_096 * 4_096
+        let checkpointer = try RawSQLite(path: path)
+        try checkpointer.holdingCheckpointLock {
+            #expect(truncate(path, off_t(cut)) == 0)
+            try store.setMetadata(Data("during".utf8), forKey: "cursor")
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seek(toOffset: UInt64(cut))
+            try handle.write(contentsOf: whole[cut...])
+            try handle.close()
+        }
+        _ = try store.enqueue(Self.draft("after"))
+        #expect(try store.pendingCount() == 6 + 40 + 1)
+        #expect(try store.metadata(forKey: "cursor") == Data("during".utf8))
+    }
+
+    @Test("A file another connection's checkpoint grew is not taken for a truncation: writes go on")
+    func grownFileIsNotTruncated() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        for round in 0..<3 {
+            try Self.growByAnotherConnection(path, tag: "other-\(round)")
+            _ = try store.enqueue(Self.draft("after-\(round)"))
+        }
+        #expect(try store.pendingCount() == 6 + 3 * 40 + 3)
+    }
+
     @Test("A file another connection vacuums smaller while the store is open is not taken for a truncation")
     func vacuumedFileIsNotTruncated() throws {
         let directory = TemporaryDirectory()

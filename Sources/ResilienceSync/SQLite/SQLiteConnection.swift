@@ -155,6 +155,21 @@ final class SQLiteConnection {
         return (pageSize == 1 ? 65_536 : pageSize) * integer(at: 28)
     }
 
+    /// Runs `body` while this connection holds the write-ahead log's checkpoint lock, so no other connection's
+    /// checkpoint is writing to the file meanwhile; `nil` without running it when another connection holds the
+    /// lock (a checkpoint is running). Does not wait. Where the lock cannot be asked for (no shared-memory index
+    /// through this VFS), `body` runs without it.
+    func excludingCheckpoints<Result>(_ body: () -> Result) -> Result? {
+        guard let file = mainFile, let methods = file.pointee.pMethods?.pointee, methods.iVersion >= 2,
+            let lock = methods.xShmLock
+        else { return body() }
+        // The checkpoint lock is the wal-index's lock slot 1 (`WAL_CKPT_LOCK`).
+        let code = lock(file, 1, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE)
+        guard code == SQLITE_OK else { return code & 0xFF == SQLITE_BUSY ? nil : body() }
+        defer { _ = lock(file, 1, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) }
+        return body()
+    }
+
     /// The open database file, as the VFS holds it.
     private var mainFile: UnsafeMutablePointer<sqlite3_file>? {
         guard let handle else { return nil }

@@ -222,12 +222,12 @@ public final class SQLiteMutationStore: MutationStore {
         /// (`copied`) or to be opened there (`moved`).
         var writeBack: WriteBack?
         var isClosed = false
-        /// The largest size the store has seen its file at (`refuseIfTruncated(_:)`).
-        var knownFileSize: Int64
+        /// The file's size when `refuseIfTruncated(_:)` last found it holding the database its header records;
+        /// `nil` until the first write checks it.
+        var checkedFileSize: Int64?
 
         init(connection: SQLiteConnection) {
             self.connection = connection
-            knownFileSize = connection.fileSize ?? 0
         }
     }
 
@@ -342,7 +342,7 @@ public final class SQLiteMutationStore: MutationStore {
         guard reopening else { return }
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
-            database.knownFileSize = database.connection.fileSize ?? 0
+            database.checkedFileSize = nil
             database.writeBack = nil
         } catch {
             throw MutationStoreError(
@@ -369,7 +369,6 @@ public final class SQLiteMutationStore: MutationStore {
                 try restoreIfMoved(&database)
                 try refuseIfTruncated(&database)
             }
-            defer { database.knownFileSize = max(database.knownFileSize, database.connection.fileSize ?? 0) }
             return try body(database.connection)
         }
     }
@@ -377,23 +376,29 @@ public final class SQLiteMutationStore: MutationStore {
     /// Throws `DB_004` when the file the connection opened was truncated while the store was open: it is shorter
     /// than the database its header records (or than the header itself). A write would still succeed, into the
     /// log over a file that no longer holds the pages it builds on, and the next open would find the file
-    /// corrupted: nothing is written. The header is read only when the file is smaller than the store last saw
-    /// it (a file in WAL mode grows, and shrinks only when a `VACUUM` rewrites it), so another process's
-    /// checkpoint, which writes the header before the pages after it, is never taken for a truncation.
+    /// corrupted: nothing is written.
+    ///
+    /// Each write costs one `fstat`; the header is read only when the file's size differs from the size it was
+    /// last found whole at (any checkpoint that grows or shrinks it, any truncation changes it). A file shorter
+    /// than its header is judged while this connection holds the checkpoint lock: another connection's
+    /// checkpoint writes the header before the pages past the old end, so while one runs (the lock is taken)
+    /// the file is judged again at the next write instead.
     private func refuseIfTruncated(_ database: inout Database) throws {
         let connection = database.connection
-        guard let size = connection.fileSize else { return }
-        if size >= database.knownFileSize {
-            database.knownFileSize = size
+        guard let size = connection.fileSize, size != database.checkedFileSize else { return }
+        if let recorded = connection.databaseSizeInHeader, size >= recorded {
+            database.checkedFileSize = size
             return
         }
-        guard let recorded = connection.databaseSizeInHeader else {
-            throw truncated(to: size, detail: "shorter than its header")
-        }
-        guard size >= recorded else {
-            throw truncated(to: size, detail: "its header records \(recorded)")
-        }
-        database.knownFileSize = size
+        guard
+            let (settled, recorded) = connection.excludingCheckpoints({
+                (connection.fileSize, connection.databaseSizeInHeader)
+            }),
+            let settled
+        else { return }
+        guard let recorded else { throw truncated(to: settled, detail: "shorter than its header") }
+        guard settled >= recorded else { throw truncated(to: settled, detail: "its header records \(recorded)") }
+        database.checkedFileSize = settled
     }
 
     /// The `DB_004` a write throws when the file was truncated to `size` bytes.

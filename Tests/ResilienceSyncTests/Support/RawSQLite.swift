@@ -38,6 +38,18 @@ final class RawSQLite {
             }
         }
     }
+
+    /// Runs `body` holding the write-ahead log's checkpoint lock, as this connection would while it checkpoints.
+    func holdingCheckpointLock<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("SELECT count(*) FROM sqlite_schema")
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let lock = file.pointee.pMethods?.pointee.xShmLock,
+            lock(file, 1, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) == SQLITE_OK
+        else { throw RawSQLiteError(message: "cannot take the checkpoint lock") }
+        defer { _ = lock(file, 1, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) }
+        return try body()
+    }
 }
 
 struct RawSQLiteError: Error {
