@@ -643,6 +643,32 @@ struct SQLiteMutationStoreTests {
         #expect(try reopened.pending(limit: 10).map(\.entityID) == ["after"])
     }
 
+    /// Copies the store's files at `path` as they are on disk now, as a crash would leave them, and returns the
+    /// entity ids pending in the copy.
+    static func pendingAfterCrash(of path: String, into copy: String) throws -> [String] {
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        let store = try SQLiteMutationStore(path: copy)
+        defer { try? store.close() }
+        return try store.pending(limit: 100).map(\.entityID)
+    }
+
+    @Test("A write-ahead log removed while the store is open is replaced before the next write: a crash keeps it all")
+    func removedLogIsReplacedBeforeTheNextWrite() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, store) = (fixture.path, fixture.store)
+        try FileManager.default.removeItem(atPath: path + "-wal")
+        _ = try store.enqueue(Self.draft("b"))
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the store writes a log at its path again")
+        #expect(try Self.pendingAfterCrash(of: path, into: fixture.directory.path("crash.sqlite")) == ["a", "b"])
+        _ = try store.enqueue(Self.draft("c"))
+        #expect(
+            try Self.pendingAfterCrash(of: path, into: fixture.directory.path("crash-2.sqlite")) == ["a", "b", "c"])
+        #expect(try store.pending(limit: 10).map(\.entityID) == ["a", "b", "c"])
+    }
+
     @Test("A removed file whose copy cannot take the path yet is put there by a later call, not a closed store")
     func interruptedWriteBackIsFinishedLater() throws {
         let fixture = try OneMutationStore()

@@ -28,7 +28,8 @@ import CSQLite
 /// path yet (something else is there) or be opened there makes every call throw `DB_007` naming it, and each call
 /// tries again first. A ``close()`` that cannot write the file back throws `DB_007` and leaves the store open. A
 /// file truncated while the store is open (shorter than the database its header records) no longer holds what
-/// was committed: writes throw `DB_004`.
+/// was committed: writes throw `DB_004`. A write-ahead log removed or replaced at its path while the store is open
+/// is checkpointed into the file, and the file opened again with a new log, before the next write.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -225,9 +226,13 @@ public final class SQLiteMutationStore: MutationStore {
         /// The file's size when `refuseIfTruncated(_:)` last found it holding the database its header records;
         /// `nil` until the first write checks it.
         var checkedFileSize: Int64?
+        /// The write-ahead log the connection writes, as it was at its path when the connection opened it
+        /// (`replaceLogIfMoved(_:)`).
+        var log: SQLiteConnection.FileIdentity?
 
         init(connection: SQLiteConnection) {
             self.connection = connection
+            log = connection.logIdentity
         }
     }
 
@@ -343,6 +348,7 @@ public final class SQLiteMutationStore: MutationStore {
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
             database.checkedFileSize = nil
+            database.log = database.connection.logIdentity
             database.writeBack = nil
         } catch {
             throw MutationStoreError(
@@ -367,9 +373,43 @@ public final class SQLiteMutationStore: MutationStore {
             if !database.isClosed {
                 try finishWriteBack(&database)
                 try restoreIfMoved(&database)
+                try replaceLogIfMoved(&database)
                 try refuseIfTruncated(&database)
             }
             return try body(database.connection)
+        }
+    }
+
+    /// Replaces the write-ahead log when the one the connection writes was removed or replaced at its path since
+    /// it was opened (a cleaner, a person tidying up): what was committed since the last checkpoint is then only in
+    /// a file nobody can reach, and a crash would lose it and every write acknowledged after it. The connection
+    /// checkpoints that log into the database file (`wal_checkpoint(TRUNCATE)`), the store opens the file again,
+    /// with a new log at its path, and the old connection closes. One `stat` of the log's path per write. Throws
+    /// `DB_007` when that cannot be done (another connection keeps the log busy past the busy timeout, the file
+    /// cannot be opened again): nothing is written, and the next write tries again.
+    private func replaceLogIfMoved(_ database: inout Database) throws {
+        let current = SQLiteConnection.FileIdentity(path: path + "-wal")
+        guard let known = database.log else {
+            database.log = current
+            return
+        }
+        guard current != known else { return }
+        let old = database.connection
+        do {
+            let busy = try old.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
+            guard busy == "0" else {
+                throw MutationStoreError(.storageBusy, message: "another connection keeps the log busy")
+            }
+            let reopened = try Self.open(path: path, configuration: configuration)
+            old.close()
+            database.connection = reopened
+            database.log = reopened.logIdentity
+            database.checkedFileSize = nil
+        } catch let error as MutationStoreError {
+            throw MutationStoreError(
+                .storageFileMoved,
+                message: "\(path)-wal was removed or replaced while the store was open, and cannot be replaced yet "
+                    + "(\(error.message)); nothing was written")
         }
     }
 
