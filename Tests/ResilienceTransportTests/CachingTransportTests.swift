@@ -692,6 +692,24 @@ struct HTTPCacheStoreTests {
         return Int(sqlite3_column_int64(statement, 0))
     }
 
+    @Test("SQLite: a log removed while open is replaced by the next write: another store opens the file and reads it")
+    func removedLogIsReplacedByTheNextWrite() throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(Self.entry("a", bodyBytes: 100))
+        try FileManager.default.removeItem(atPath: path + "-wal")
+        try store.store(Self.entry("b", bodyBytes: 100))
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        let other = try SQLiteHTTPCacheStore(path: path)
+        #expect(other.quarantinedPath == nil)
+        #expect(try other.entries(forKey: "a").count == 1)
+        #expect(try other.entries(forKey: "b").count == 1)
+        #expect(try store.entries(forKey: "a").count == 1)
+    }
+
     @Test("SQLite: two stores on one file keep its budget together and evict the entry least recently used by either")
     func twoStoresOnOneFile() throws {
         let path = Self.temporaryPath()

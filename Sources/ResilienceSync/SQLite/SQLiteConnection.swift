@@ -155,20 +155,6 @@ final class SQLiteConnection {
         return (pageSize == 1 ? 65_536 : pageSize) * integer(at: 28)
     }
 
-    /// Which file is at a path: its device and inode.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-
-        /// The file at `path` (one `stat`, following no link), or `nil` when nothing is there.
-        init?(path: String) {
-            var status = stat()
-            guard lstat(path, &status) == 0 else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-        }
-    }
-
     /// The write-ahead log at this connection's path (`<path>-wal`), or `nil` when there is none.
     var logIdentity: FileIdentity? { FileIdentity(path: path + "-wal") }
 

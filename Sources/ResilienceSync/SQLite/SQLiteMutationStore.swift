@@ -228,7 +228,7 @@ public final class SQLiteMutationStore: MutationStore {
         var checkedFileSize: Int64?
         /// The write-ahead log the connection writes, as it was at its path when the connection opened it
         /// (`replaceLogIfMoved(_:)`).
-        var log: SQLiteConnection.FileIdentity?
+        var log: FileIdentity?
 
         init(connection: SQLiteConnection) {
             self.connection = connection
@@ -388,7 +388,7 @@ public final class SQLiteMutationStore: MutationStore {
     /// `DB_007` when that cannot be done (another connection keeps the log busy past the busy timeout, the file
     /// cannot be opened again): nothing is written, and the next write tries again.
     private func replaceLogIfMoved(_ database: inout Database) throws {
-        let current = SQLiteConnection.FileIdentity(path: path + "-wal")
+        let current = FileIdentity(path: path + "-wal")
         guard let known = database.log else {
             database.log = current
             return

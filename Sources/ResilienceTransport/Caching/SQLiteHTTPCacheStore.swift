@@ -105,8 +105,9 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     deinit { state.withLock { $0.close() } }
 
     /// Runs `body` on the connection, opened again at ``path`` when it was closed, or, before a write, when its
-    /// file was removed, moved or replaced since it was opened: a cache never writes on into a file nobody can
-    /// reach (invisible disk use, lost at the next start); it starts over at the path instead.
+    /// file or its write-ahead log was removed, moved or replaced since it was opened: a cache never writes on into
+    /// a file nobody can reach (invisible disk use, lost at the next start); it starts over at the path instead
+    /// (closing checkpoints a removed log into the file, when no other store has the file open).
     private func withConnection<Result>(
         writing: Bool = false, _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
     ) throws(HTTPCacheStoreError) -> Result {
@@ -136,6 +137,8 @@ extension SQLiteHTTPCacheStore {
         var quarantinedPath: String?
         var isOpen = true
         let path: String
+        /// The write-ahead log at `<path>-wal` when the connection opened (``fileHasMoved``).
+        var log: FileIdentity?
 
         /// Opens the cache at `path`; a file that is not a healthy cache is quarantined and an empty one opened in
         /// its place. A file another connection is busy with is never taken for an unhealthy one: that only
@@ -237,6 +240,7 @@ extension SQLiteHTTPCacheStore {
                     throw HTTPCacheStoreError(.unavailable, message: "\(path) holds another schema: \(columns ?? "")")
                 }
                 try connection.synchronizeByteCount()
+                connection.log = FileIdentity(path: path + "-wal")
                 sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             } catch {
                 let code = sqlite3_errcode(db)
@@ -286,10 +290,15 @@ extension SQLiteHTTPCacheStore {
             return aside
         }
 
-        /// Whether the file this connection opened is no longer at ``path`` (`SQLITE_FCNTL_HAS_MOVED`).
+        /// Whether the file this connection opened is no longer at ``path`` (`SQLITE_FCNTL_HAS_MOVED`), or the
+        /// write-ahead log it writes no longer at `<path>-wal` (removed or replaced: what it holds is then where no
+        /// other store on the file can read it, and they cannot open the file at all).
         var fileHasMoved: Bool {
             var moved: Int32 = 0
-            return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+            if sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK, moved != 0 {
+                return true
+            }
+            return log != nil && FileIdentity(path: path + "-wal") != log
         }
 
         mutating func close() {
