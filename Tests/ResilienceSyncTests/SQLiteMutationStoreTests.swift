@@ -669,6 +669,23 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pending(limit: 10).map(\.entityID) == ["a", "b", "c"])
     }
 
+    @Test("Two stores on a file whose log was removed: the second reads and writes on once the first replaced it")
+    func removedLogReplacedByAnotherStore() throws {
+        let fixture = try OneMutationStore()
+        defer { fixture.tearDown() }
+        let (path, first) = (fixture.path, fixture.store)
+        let second = try SQLiteMutationStore(path: path)
+        defer { try? second.close() }
+        _ = try second.enqueue(Self.draft("b"))
+        try FileManager.default.removeItem(atPath: path + "-wal")
+        _ = try first.enqueue(Self.draft("c"))
+        #expect(try second.pending(limit: 10).map(\.entityID) == ["a", "b", "c"])
+        _ = try second.enqueue(Self.draft("d"))
+        #expect(try first.pending(limit: 10).map(\.entityID) == ["a", "b", "c", "d"])
+        #expect(
+            try Self.pendingAfterCrash(of: path, into: fixture.directory.path("crash.sqlite")) == ["a", "b", "c", "d"])
+    }
+
     @Test("A removed file whose copy cannot take the path yet is put there by a later call, not a closed store")
     func interruptedWriteBackIsFinishedLater() throws {
         let fixture = try OneMutationStore()

@@ -155,6 +155,19 @@ final class SQLiteConnection {
         return (pageSize == 1 ? 65_536 : pageSize) * integer(at: 28)
     }
 
+    /// The size in bytes of the write-ahead log this connection writes (`fstat` of its descriptor, through the
+    /// VFS: the file it opened, even when that is no longer at its path), or `nil` when it has none open.
+    var logFileSize: Int64? {
+        guard let handle else { return nil }
+        var pointer: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &pointer) == SQLITE_OK,
+            let file = pointer, let size = file.pointee.pMethods?.pointee.xFileSize
+        else { return nil }
+        var bytes: sqlite3_int64 = 0
+        guard size(file, &bytes) == SQLITE_OK else { return nil }
+        return Int64(bytes)
+    }
+
     /// The write-ahead log at this connection's path (`<path>-wal`), or `nil` when there is none.
     var logIdentity: FileIdentity? { FileIdentity(path: path + "-wal") }
 

@@ -358,11 +358,19 @@ public final class SQLiteMutationStore: MutationStore {
         }
     }
 
-    /// Runs a read under the lock, after finishing an interrupted write-back.
+    /// Runs a read under the lock, after finishing an interrupted write-back. A read that fails because the log
+    /// was replaced at its path (another store on the file replaced a removed one: the log this connection reads
+    /// is emptied) is run again once this connection's log is replaced too (`replaceLogIfMoved(_:)`).
     private func reading<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         try database.withLock { database throws -> Result in
             if !database.isClosed { try finishWriteBack(&database) }
-            return try body(database.connection)
+            do {
+                return try body(database.connection)
+            } catch let error as MutationStoreError where error.code == .storageConnectionFailed && !database.isClosed {
+                guard let known = database.log, FileIdentity(path: path + "-wal") != known else { throw error }
+                try replaceLogIfMoved(&database)
+                return try body(database.connection)
+            }
         }
     }
 
@@ -396,9 +404,13 @@ public final class SQLiteMutationStore: MutationStore {
         guard current != known else { return }
         let old = database.connection
         do {
-            let busy = try old.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
-            guard busy == "0" else {
-                throw MutationStoreError(.storageBusy, message: "another connection keeps the log busy")
+            // An empty log holds nothing the file does not: another store on the file replaced it first (its
+            // checkpoint wrote everything into the file and emptied the old log), and this one's frames are gone.
+            if old.logFileSize != 0 {
+                let busy = try old.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
+                guard busy == "0" else {
+                    throw MutationStoreError(.storageBusy, message: "another connection keeps the log busy")
+                }
             }
             let reopened = try Self.open(path: path, configuration: configuration)
             old.close()
