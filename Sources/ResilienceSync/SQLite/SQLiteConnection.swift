@@ -171,6 +171,9 @@ final class SQLiteConnection {
     /// The write-ahead log at this connection's path (`<path>-wal`), or `nil` when there is none.
     var logIdentity: FileIdentity? { FileIdentity(path: path + "-wal") }
 
+    /// The shared-memory index at this connection's path (`<path>-shm`), or `nil` when there is none.
+    var indexIdentity: FileIdentity? { FileIdentity(path: path + "-shm") }
+
     /// Runs `body` while this connection holds the write-ahead log's checkpoint lock, so no other connection's
     /// checkpoint is writing to the file meanwhile; `nil` without running it when another connection holds the
     /// lock (a checkpoint is running). Does not wait. Where the lock cannot be asked for (no shared-memory index

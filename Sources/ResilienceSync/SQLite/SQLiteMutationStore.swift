@@ -29,7 +29,9 @@ import CSQLite
 /// tries again first. A ``close()`` that cannot write the file back throws `DB_007` and leaves the store open. A
 /// file truncated while the store is open (shorter than the database its header records) no longer holds what
 /// was committed: writes throw `DB_004`. A write-ahead log removed or replaced at its path while the store is open
-/// is checkpointed into the file, and the file opened again with a new log, before the next write.
+/// is checkpointed into the file, and the file opened again with a new log, before the next write; a removed or
+/// replaced shared-memory index (`<path>-shm`) makes it open the file again too, so that it never writes the log
+/// through another index than another process opening the file meanwhile.
 ///
 /// ```swift
 /// let store = try SQLiteMutationStore(path: documents.appendingPathComponent("queue.sqlite").path)
@@ -229,10 +231,14 @@ public final class SQLiteMutationStore: MutationStore {
         /// The write-ahead log the connection writes, as it was at its path when the connection opened it
         /// (`replaceLogIfMoved(_:)`).
         var log: FileIdentity?
+        /// The shared-memory index the connection locks and reads, as it was at `<path>-shm` when the connection
+        /// opened it (`reopenIfIndexMoved(_:)`).
+        var index: FileIdentity?
 
         init(connection: SQLiteConnection) {
             self.connection = connection
             log = connection.logIdentity
+            index = connection.indexIdentity
         }
     }
 
@@ -349,6 +355,7 @@ public final class SQLiteMutationStore: MutationStore {
             database.connection = try Self.open(path: path, configuration: configuration)
             database.checkedFileSize = nil
             database.log = database.connection.logIdentity
+            database.index = database.connection.indexIdentity
             database.writeBack = nil
         } catch {
             throw MutationStoreError(
@@ -382,6 +389,7 @@ public final class SQLiteMutationStore: MutationStore {
                 try finishWriteBack(&database)
                 try restoreIfMoved(&database)
                 try replaceLogIfMoved(&database)
+                try reopenIfIndexMoved(&database)
                 try refuseIfTruncated(&database)
             }
             return try body(database.connection)
@@ -416,6 +424,7 @@ public final class SQLiteMutationStore: MutationStore {
             old.close()
             database.connection = reopened
             database.log = reopened.logIdentity
+            database.index = reopened.indexIdentity
             database.checkedFileSize = nil
         } catch let error as MutationStoreError {
             throw MutationStoreError(
@@ -423,6 +432,35 @@ public final class SQLiteMutationStore: MutationStore {
                 message: "\(path)-wal was removed or replaced while the store was open, and cannot be replaced yet "
                     + "(\(error.message)); nothing was written")
         }
+    }
+
+    /// Opens the file again when the shared-memory index the connection locks and reads was removed or replaced at
+    /// `<path>-shm` since it was opened: another process opening the file meanwhile makes an index of its own
+    /// there, and two connections appending to one log through two indexes (and two sets of locks) overwrite each
+    /// other's commits. The old connection closes (its index knows its own commits: a checkpoint it makes as the
+    /// file's last connection is sound) and the store opens the file again, with the index at the path. One `stat`
+    /// of the index's path per write. Throws `DB_007` when the file cannot be opened again (nothing is written;
+    /// every call tries again first).
+    private func reopenIfIndexMoved(_ database: inout Database) throws {
+        let current = FileIdentity(path: path + "-shm")
+        guard let known = database.index else {
+            database.index = current
+            return
+        }
+        guard current != known else { return }
+        database.connection.close()
+        do {
+            database.connection = try Self.open(path: path, configuration: configuration)
+        } catch let error as MutationStoreError {
+            database.writeBack = .moved
+            throw MutationStoreError(
+                .storageFileMoved,
+                message: "\(path)-shm was removed or replaced while the store was open, and the file cannot be opened "
+                    + "again (\(error.message)); nothing was written")
+        }
+        database.log = database.connection.logIdentity
+        database.index = database.connection.indexIdentity
+        database.checkedFileSize = nil
     }
 
     /// Throws `DB_004` when the file the connection opened was truncated while the store was open: it is shorter
