@@ -84,6 +84,31 @@ struct RetryStrategyTests {
         #expect(clock.now.offset == .zero)
     }
 
+    @Test("An attempt an enforced deadline outside the stage cuts off is reported failed as a timeout, not cancelled")
+    func attemptCutOffByAnOuterDeadlineTimedOut() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let pipeline = Pipeline {
+            TimeoutStrategy(.seconds(2), mode: .enforced)
+            RetryStrategy(policy: policy)
+        }
+        let task = Task {
+            try await pipeline.execute(makeContext(clock, sink: sink)) { context -> Int in
+                try await context.clock.sleep(for: .seconds(30))
+                return 1
+            }
+        }
+        // The operation's sleep and the enforced timeout's timer.
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(2))
+        _ = await #expect(throws: ResilienceError.self) { try await task.value }
+        #expect(sink.events(.attemptCancelled).isEmpty, "the attempt was reported as cancelled by its caller")
+        let failed = try #require(sink.events(.attemptFailed).first)
+        #expect(failed.classification?.category == .timeout)
+        #expect(failed.duration == .seconds(2))
+        #expect(sink.events(.retryScheduled).isEmpty)
+    }
+
     @Test("Circuit-open rejections are never retried, even by a policy that would")
     func circuitOpenNotRetried() async {
         let clock = ManualClock()

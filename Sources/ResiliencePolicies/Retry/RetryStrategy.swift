@@ -2,7 +2,9 @@
 /// context's clock before trying again.
 ///
 /// - Sets ``ResilienceContext/attempt`` for each attempt and emits `attemptStarted`, then one of
-///   `attemptSucceeded`, `attemptFailed` or `attemptCancelled`, and `retryScheduled` events.
+///   `attemptSucceeded`, `attemptFailed` or `attemptCancelled`, and `retryScheduled` events. An attempt that an
+///   enforced deadline outside the stage cut off is `attemptFailed`, classified as a timeout; only an attempt
+///   its caller cancelled is `attemptCancelled`.
 /// - Never retries cancellation (rethrown as is) nor a ``ResilienceError`` with code `circuitOpen`,
 ///   whatever the policy says.
 /// - With a ``RetryBudget``, every execution deposits one request, a first attempt that failed and would be
@@ -122,9 +124,18 @@ public struct RetryStrategy: ResilienceStrategy {
         let clock = current.clock
         let classification = failure.classification(in: current)
         if classification.category == .cancelled || Task.isCancelled {
-            // Not a failure, but the attempt ended: say so, so attempts in flight come back down.
+            // The attempt ended (say so, so attempts in flight come back down): timed out when an enforced
+            // deadline around this stage cut it off, else cancelled by its caller, which is not a failure.
             let now = clock.now()
-            current.emit(.attemptCancelled, at: now) { $0.duration = attemptStart.duration(to: now) }
+            if let timedOut = current.deadlineAware(failure.error) as? DeadlineExceededError {
+                let timeout = timedOut.classification
+                current.emit(.attemptFailed, at: now) {
+                    $0.classification = timeout
+                    $0.duration = attemptStart.duration(to: now)
+                }
+            } else {
+                current.emit(.attemptCancelled, at: now) { $0.duration = attemptStart.duration(to: now) }
+            }
             if classification.category == .cancelled { throw failure.passOn() }
             throw CancellationError()
         }
