@@ -33,4 +33,28 @@ struct LineSinkLevelTests {
         #expect(formatter.level(of: Self.event(.attemptCancelled)) == .debug)
         #expect(formatter.level(of: transition) == .notice)
     }
+
+    @Test("at info, what a healthy busy service does on every request writes no line; a limiter's refusal does")
+    func routinePerRequestEventsAreBelowInfo() {
+        let lines = LockedBox<[String]>([])
+        let sink = LineSink(minimumLevel: .info) { line in lines.mutate { $0.append(line) } }
+        var waiting = Self.event(.rateLimited)
+        waiting.detail = ResilienceEvent.limiterWaiting
+        var queued = Self.event(.rateLimited)
+        queued.detail = ResilienceEvent.limiterQueued
+        for _ in 0..<100 {
+            for kind in [ResilienceEventKind.hedgeLaunched, .requestCoalesced, .fetchCompleted, .limitChanged] {
+                sink.receive(Self.event(kind))
+            }
+            sink.receive(waiting)
+            sink.receive(queued)
+        }
+        #expect(lines.value.count == 0, "lines written for routine per-request events")
+
+        var rejected = Self.event(.rateLimited)
+        rejected.detail = "rejected"
+        sink.receive(rejected)
+        sink.receive(Self.event(.partialResults))
+        #expect(lines.value.count == 2)
+    }
 }

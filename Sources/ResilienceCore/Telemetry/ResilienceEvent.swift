@@ -76,16 +76,19 @@ extension ResilienceEvent {
 
 extension ResilienceEvent {
     /// How loudly the event is logged unless a sink is told otherwise: the failure's level
-    /// (``FailureClassification/logLevel``) when it has one; `trace` for an attempt's start, `debug` for its
-    /// success and for its cancellation (the level of ``FailureClassification/cancelled``), so a busy server logs
-    /// nothing per request at `info`, nor per request its clients abandon; `notice` for a breaker transition and a
-    /// blocked plaintext request; `info` for every other kind.
+    /// (``FailureClassification/logLevel``) when it has one; `trace` for an attempt's start; `debug` for what a
+    /// healthy busy service does on every request (an attempt's success, its cancellation at the level of
+    /// ``FailureClassification/cancelled``, a call that waits or queues for a limiter, a hedge launched, a
+    /// request coalesced, a fetch completed, an adaptive limit moving), so a busy server logs nothing per request
+    /// at `info`, as swift-log asks of libraries; `notice` for a breaker transition and a blocked plaintext
+    /// request; `info` for every other kind.
     public var logLevel: LogLevel {
         if let classification { return classification.logLevel }
         switch kind {
         case .attemptStarted: return .trace
-        case .attemptSucceeded: return .debug
+        case .attemptSucceeded, .hedgeLaunched, .requestCoalesced, .fetchCompleted, .limitChanged: return .debug
         case .attemptCancelled: return FailureClassification.cancelled.logLevel
+        case .rateLimited where detail == Self.limiterWaiting || detail == Self.limiterQueued: return .debug
         case .breakerTransition, .insecureTransportBlocked: return .notice
         default: return .info
         }
