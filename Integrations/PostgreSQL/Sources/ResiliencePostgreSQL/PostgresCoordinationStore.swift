@@ -156,7 +156,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// preparation (retried while the server is unreachable), the breaker-change listener and the sweeper.
     ///
     /// - Throws: A ``PostgresStoreError`` that is a configuration error (``PostgresStoreError/isConfigurationError``:
-    ///   schema missing or too new, privileges missing, read-only server), found at start or by any later call;
+    ///   schema missing or too new, privileges missing), found at start or by any later call;
     ///   in a `ServiceGroup` this ends the group, so a misconfigured deployment stops instead of running with
     ///   its shared limits and breakers failing open.
     public func run() async throws {

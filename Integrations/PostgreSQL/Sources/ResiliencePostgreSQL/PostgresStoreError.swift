@@ -5,11 +5,12 @@ import ResilienceCore
 /// the wording of its message).
 ///
 /// A *configuration* error (``isConfigurationError``: a missing or outdated schema, a role without the
-/// privileges, a read-only server) will not go away by waiting: the store reports it from ``PostgresCoordinationStore/run()``,
+/// privileges) will not go away by waiting: the store reports it from ``PostgresCoordinationStore/run()``,
 /// which throws it and so ends the service group, instead of letting the shared policies fail open for ever.
 /// Each store call that meets it throws ``CoordinationStoreError/protocolViolation(_:)`` carrying this error's
 /// description. Other failures (the server unreachable, contention that outlasted the retries) are transient:
-/// calls throw ``CoordinationStoreError/unavailable(_:)`` and the policies follow their failure mode.
+/// calls throw ``CoordinationStoreError/unavailable(_:)`` and the policies follow their failure mode. A
+/// read-only server (``Code/readOnly``) is transient too: a failover fences the old primary and promotes a standby.
 public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, open-ended: new codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -25,7 +26,9 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         public static let schemaMissing = Code("schema-missing")
         /// The database holds a newer schema version than this program knows.
         public static let schemaTooNew = Code("schema-too-new")
-        /// The server accepts no writes (25006: a hot standby, or `default_transaction_read_only`).
+        /// The server accepts no writes (25006: a hot standby, or `default_transaction_read_only`). Transient: a
+        /// failover in progress ends it; a store pointed at a standby for good keeps reporting it in
+        /// ``PostgresCoordinationStore/lastError``.
         public static let readOnly = Code("read-only")
         /// Concurrent writers kept failing to serialize (40001, 40P01) after every retry; happens only when the
         /// role's transactions default to `REPEATABLE READ` or `SERIALIZABLE`.
@@ -70,7 +73,7 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
 
     /// True for errors that waiting will not fix: the operator must change the database or the configuration.
     public var isConfigurationError: Bool {
-        [.insufficientPrivilege, .schemaMissing, .schemaTooNew, .readOnly].contains(code)
+        [.insufficientPrivilege, .schemaMissing, .schemaTooNew].contains(code)
     }
 
     /// `PostgreSQL coordination store: schema-missing (42P01): …`.
@@ -108,7 +111,8 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
             return PostgresStoreError(.schemaTooNew, sqlState: sqlState, message: serverMessage)
         case "25006":
             return PostgresStoreError(
-                .readOnly, sqlState: sqlState, message: "\(serverMessage); connect to the primary server")
+                .readOnly, sqlState: sqlState,
+                message: "\(serverMessage); a failover in progress, or the store is connected to a standby")
         case "40001", "40P01":
             return PostgresStoreError(
                 .serializationFailure, sqlState: sqlState,

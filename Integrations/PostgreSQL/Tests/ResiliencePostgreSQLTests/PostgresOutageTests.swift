@@ -55,6 +55,63 @@ struct PostgresOutageTests {
         }
     }
 
+    /// A primary fenced for a failover (`default_transaction_read_only`), or a standby reached before the new
+    /// primary, refuses writes for a while: the calls fail as unavailable (the policies follow their failure
+    /// mode), `run()` keeps running, and the store works again once the server accepts writes.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func aReadOnlyServerIsAnOutageNotAConfigurationError() async throws {
+        let prefix = freshPrefix("readonly")
+        let quota = SharedRateQuota(permits: 1000, per: .seconds(1))
+        let request = TokenLeaseRequest(key: "read-only", count: 1, quota: quota)
+        let store = PostgresCoordinationStore(
+            connection: TestDatabase.connection(), configuration: TestDatabase.configuration(prefix: prefix))
+        let running = Task { () -> (any Error)? in
+            do {
+                try await store.run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        defer { running.cancel() }
+        #expect(try await store.leaseTokens(request).granted == 1)
+        try await Self.setReadOnly(true)
+        let refused: Result<Int, CoordinationStoreError>
+        do {
+            refused = await Self.lease(request, from: store)
+            try await Self.setReadOnly(false)
+        } catch {
+            try? await Self.setReadOnly(false)
+            throw error
+        }
+        guard case .failure(.unavailable) = refused else {
+            Issue.record("a read-only server should make the call unavailable, got \(refused)")
+            return
+        }
+        #expect(store.lastError?.code == .readOnly)
+        let recovered = await eventually(within: .seconds(10)) {
+            (try? await store.leaseTokens(request).granted) == 1
+        }
+        #expect(recovered, "the store did not work again once the server accepted writes")
+        running.cancel()
+        let thrown = await running.value
+        #expect(thrown == nil, "run() threw \(thrown.map { "\($0)" } ?? "")")
+    }
+
+    /// Makes every session of the cluster read-only by default, or writable again (as a failover's fence does).
+    static func setReadOnly(_ readOnly: Bool) async throws {
+        try await TestDatabase.withClient { client in
+            let setting =
+                readOnly
+                ? "ALTER SYSTEM SET default_transaction_read_only = on"
+                : "ALTER SYSTEM RESET default_transaction_read_only"
+            _ = try await client.query(PostgresQuery(unsafeSQL: setting))
+            _ = try await client.query("SELECT pg_reload_conf()")
+        }
+        // The server's backends take the new default at their next command; give the reload a moment.
+        try await Task.sleep(for: .milliseconds(500))
+    }
+
     /// The listening connection's server process stops (`SIGSTOP`): the connection stays open but nothing
     /// arrives on it, as when a network path or a failed-over server goes away without closing it. The store
     /// must notice, read breaker records from the database, and listen again on another connection.
