@@ -375,7 +375,7 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         if let problem = request.problem ?? Self.problem(key: request.key) { throw .invalidRequest(problem) }
         try await ready()
         let interval = max(1, Self.microseconds(request.quota.emissionInterval))
-        let tolerance = interval * Int64(request.quota.burst - 1)
+        let tolerance = Self.saturatingProduct(interval, Int64(request.quota.burst - 1))
         let horizon = Self.microseconds(request.horizon)
         let count = Int64(request.count)
         let base = "GREATEST(r.tat_us, EXCLUDED.decided_us)"
@@ -582,6 +582,13 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         }
         if let holder, holder.utf8.contains(0) { return "holder must not contain a NUL character" }
         return nil
+    }
+
+    /// `a × b` for non-negative factors, at most `Int64.max / 4` like ``microseconds(_:)``: every sum the
+    /// statements form from such terms and the server's clock stays within `bigint`.
+    private static func saturatingProduct(_ a: Int64, _ b: Int64) -> Int64 {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? .max / 4 : min(.max / 4, product)
     }
 
     private static func microseconds(_ duration: Duration) -> Int64 {

@@ -147,6 +147,30 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A valid quota or horizon far beyond any real schedule (a burst of `Int.max`, a horizon of centuries) is
+    /// leased like any other, never an arithmetic overflow in the process or in the statement.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func extremeQuotasAndHorizonsAreLeasedWithoutOverflow() async throws {
+        try await TestDatabase.withStore(prefix: freshPrefix("extreme")) { store in
+            try await store.migrate()
+            let quotas = [
+                SharedRateQuota(permits: 1, per: .seconds(1), burst: .max),
+                SharedRateQuota(permits: 1, per: .seconds(Int64.max), burst: 3),
+                SharedRateQuota(permits: .max, per: .seconds(Int64.max), burst: .max),
+            ]
+            for (index, quota) in quotas.enumerated() {
+                for horizon in [Duration.zero, .seconds(Int64.max)] {
+                    let request = TokenLeaseRequest(
+                        key: "extreme-\(index)", count: .max, quota: quota, horizon: horizon)
+                    let lease = try await store.leaseTokens(request)
+                    #expect(lease.granted >= 1, "\(quota), horizon \(horizon): \(lease)")
+                    #expect(lease.retryAfter == .zero)
+                }
+            }
+            #expect(store.lastError == nil, "\(String(describing: store.lastError))")
+        }
+    }
+
     /// Whether `call` throws ``CoordinationStoreError/invalidRequest(_:)``.
     static func invalidRequest(_ call: () async throws -> Void) async -> Bool {
         do {
