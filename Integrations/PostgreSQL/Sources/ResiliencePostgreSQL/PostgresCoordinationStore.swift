@@ -625,15 +625,22 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// Runs a statement within ``Configuration/callTimeout`` through Core's timer race on the continuous clock,
     /// trying it again after a serialization failure, and classifies every failure. A statement still running
     /// at the call's time limit has its connection closed, so the call ends then even when the server does not
-    /// answer.
+    /// answer, and is cancelled on the server (``cancelAbandoned(tag:)``).
     private func attempt<each Column: PostgresDecodable & Sendable>(
-        _ query: PostgresQuery, as: (repeat each Column).Type
+        _ untagged: PostgresQuery, as: (repeat each Column).Type
     ) async throws(PostgresStoreError) -> [(repeat each Column)] {
         let timeout = configuration.callTimeout
         let deadline = ResilienceClock.continuous.now().advanced(by: timeout)
         let retries = max(0, configuration.serializationRetries)
         let client = client
         let logger = logger
+        let tag = "/* resilience-coordination call \(String(UInt64.random(in: .min ... .max), radix: 16)) */\n"
+        let query = {
+            var query = untagged
+            query.sql = tag + untagged.sql
+            return query
+        }()
+        let abandoned: @Sendable () -> Void = { [weak self] in self?.cancelAbandoned(tag: tag) }
         do {
             let box = try await withDeadline(until: deadline, clock: .continuous) {
                 () async throws -> RowsBox<repeat each Column> in
@@ -643,7 +650,8 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                         return try await client.withConnection { connection in
                             RowsBox(
                                 rows: try await Self.rows(
-                                    of: query, on: connection, closingAt: deadline, logger: logger,
+                                    of: query, on: connection, closingAt: deadline, abandoned: abandoned,
+                                    logger: logger,
                                     as: (repeat each Column).self))
                         }
                     } catch let error as PSQLError
@@ -666,26 +674,39 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// latest once the calling task is cancelled. postgres-nio cannot cancel a statement the server is running
     /// (one waiting for a lock, or on a server that stopped answering), so a statement still running at
     /// `deadline` after a cancellation has its connection closed: it fails at once and the pool opens another
-    /// connection. A caller that gives up earlier (a shared policy at its shorter store deadline) leaves the
-    /// statement until `deadline`, since most slow statements do end: closing a connection for every slow
-    /// answer would make a slow database pay for new connections exactly when it is slow.
+    /// connection; then `abandoned` runs, to stop the statement on the server. A caller that gives up earlier (a
+    /// shared policy at its shorter store deadline) leaves the statement until `deadline`, since most slow
+    /// statements do end: closing a connection for every slow answer would make a slow database pay for new
+    /// connections exactly when it is slow.
     private static func rows<each Column: PostgresDecodable & Sendable>(
         of query: PostgresQuery, on connection: PostgresConnection, closingAt deadline: ResilienceInstant,
-        logger: Logger, as: (repeat each Column).Type
+        abandoned: (@Sendable () -> Void)? = nil, logger: Logger, as: (repeat each Column).Type
     ) async throws -> [(repeat each Column)] {
-        // Set before the connection goes back to the pool; a close decided under the same lock comes first.
-        let finished = LockedState(initialState: false)
-        defer { finished.withLock { $0 = true } }
+        // `finished` is set before the connection goes back to the pool; a close decided under the same lock
+        // comes first and sets `closed`.
+        let state = LockedState(initialState: (finished: false, closed: false))
+        defer { state.withLock { $0.finished = true } }
         return try await withTaskCancellationHandler {
-            var result: [(repeat each Column)] = []
-            for try await row in try await connection.query(query, logger: logger).decode((repeat each Column).self) {
-                result.append(row)
+            do {
+                var result: [(repeat each Column)] = []
+                let rows = try await connection.query(query, logger: logger).decode((repeat each Column).self)
+                for try await row in rows { result.append(row) }
+                return result
+            } catch {
+                if state.withLock({ $0.closed }) {
+                    // The pool learns of a close when it completes: until then it could lend this connection to
+                    // the next call, whose statement would then fail on it or never be answered.
+                    try? await connection.closeFuture.get()
+                    abandoned?()
+                }
+                throw error
             }
-            return result
         } onCancel: {
             let closeIfRunning: @Sendable () -> Void = {
-                finished.withLock { finished in
-                    if !finished { _ = connection.close() as EventLoopFuture<Void> }
+                state.withLock { state in
+                    guard !state.finished else { return }
+                    state.closed = true
+                    _ = connection.close() as EventLoopFuture<Void>
                 }
             }
             let clock = ResilienceClock.continuous
@@ -693,6 +714,35 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
             Task {
                 try? await clock.sleep(until: deadline)
                 closeIfRunning()
+            }
+        }
+    }
+
+    /// Cancels, on another pooled connection, the statement whose text starts with `tag` if the server still
+    /// runs it. The store closed its connection at the call's time limit, but a server backend waiting for a
+    /// lock notices no closed connection: it would hold one of the server's `max_connections` until the lock is
+    /// granted, and replicas calling on through a long lock would exhaust them for every client of the
+    /// database. Bounded by ``Configuration/callTimeout``; a failure is only logged (the server may be gone).
+    private func cancelAbandoned(tag: String) {
+        let client = client
+        let logger = logger
+        let timeout = configuration.callTimeout
+        Task {
+            let deadline = ResilienceClock.continuous.now().advanced(by: timeout)
+            do {
+                _ = try await withDeadline(until: deadline, clock: .continuous) {
+                    try await client.withConnection { connection in
+                        let query: PostgresQuery = """
+                            SELECT count(pg_cancel_backend(pid))::bigint FROM pg_stat_activity
+                            WHERE state = 'active' AND left(query, length(\(tag))) = \(tag) AND pid <> pg_backend_pid()
+                            """
+                        return RowsBox(
+                            rows: try await Self.rows(
+                                of: query, on: connection, closingAt: deadline, logger: logger, as: Int64.self))
+                    }
+                }
+            } catch {
+                logger.warning("coordination store: could not cancel a statement abandoned at its time limit: \(error)")
             }
         }
     }

@@ -55,6 +55,42 @@ struct PostgresOutageTests {
         }
     }
 
+    /// Every call that times out waiting for a lock leaves the server a backend still waiting for it; replicas
+    /// calling on through a long lock (a migration's `LOCK TABLE`, a session holding a row) would fill the
+    /// server's `max_connections` for every client of the database. The store cancels the abandoned statement.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func aStatementAbandonedAtTheCallTimeoutIsCancelledOnTheServer() async throws {
+        let prefix = freshPrefix("abandoned")
+        var configuration = TestDatabase.configuration(prefix: prefix)
+        configuration.callTimeout = .seconds(1)
+        let quota = SharedRateQuota(permits: 1000, per: .seconds(1))
+        try await TestDatabase.withStore(configuration) { store in
+            try await store.migrate()
+            try await TestDatabase.withClient { client in
+                try await client.withConnection { connection in
+                    _ = try await connection.query("BEGIN", logger: connection.logger)
+                    _ = try await connection.query(
+                        PostgresQuery(unsafeSQL: "LOCK TABLE \(prefix)_rate IN ACCESS EXCLUSIVE MODE"),
+                        logger: connection.logger)
+                    for index in 0..<3 {
+                        let request = TokenLeaseRequest(key: "abandoned-\(index)", count: 1, quota: quota)
+                        let outcome = await Self.lease(request, from: store)
+                        #expect(outcome == .failure(.timedOut(.seconds(1))), "got \(outcome)")
+                    }
+                    // The lock is still held: only a cancelled statement stops waiting for it.
+                    let cancelled = try await eventually(within: .seconds(10)) {
+                        try await Self.backendsWaitingForALock(on: "\(prefix)_rate") == 0
+                    }
+                    let left = try await Self.backendsWaitingForALock(on: "\(prefix)_rate")
+                    #expect(cancelled, "\(left) server backends still wait for the lock after their calls ended")
+                    _ = try await connection.query("COMMIT", logger: connection.logger)
+                }
+            }
+            let request = TokenLeaseRequest(key: "abandoned-0", count: 1, quota: quota)
+            #expect(try await store.leaseTokens(request).granted == 1)
+        }
+    }
+
     /// A primary fenced for a failover (`default_transaction_read_only`), or a standby reached before the new
     /// primary, refuses writes for a while: the calls fail as unavailable (the policies follow their failure
     /// mode), `run()` keeps running, and the store works again once the server accepts writes.
@@ -110,6 +146,19 @@ struct PostgresOutageTests {
         }
         // The server's backends take the new default at their next command; give the reload a moment.
         try await Task.sleep(for: .milliseconds(500))
+    }
+
+    /// How many server backends wait for a lock in a statement naming `table`.
+    static func backendsWaitingForALock(on table: String) async throws -> Int64 {
+        try await TestDatabase.withClient { client in
+            let rows = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        + "AND position('\(table)' IN query) > 0"))
+            var count: Int64 = 0
+            for try await value in rows.decode(Int64.self) { count = value }
+            return count
+        }
     }
 
     /// The listening connection's server process stops (`SIGSTOP`): the connection stays open but nothing
