@@ -24,7 +24,7 @@ import ServiceLifecycle
 ///   down, every read goes to the database (polling is the fallback); a listening connection that stops answering
 ///   (checked every ``Configuration/listenerCheckInterval``) is closed and counts as down.
 /// - **One sweeper at a time**: ``run()`` sweeps every ``Configuration/sweepInterval`` under a transaction-level
-///   advisory lock, over indexed expiry columns.
+///   advisory lock, over indexed expiry columns, in batches that each end within ``Configuration/callTimeout``.
 ///
 /// ```swift
 /// let client = PostgresClient(configuration: .init(host: "db", username: "app", password: secret,
@@ -537,25 +537,43 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         try await trySweepExpired() ?? 0
     }
 
-    /// One statement that takes the sweeper's transaction-level advisory lock without waiting and, holding it,
-    /// deletes idle rate rows and expired records (range scans of the expiry indexes).
+    /// Deletes idle rate rows and expired records in batches of 1000 rows per table, one statement
+    /// each, until a batch finds fewer: each statement takes the sweeper's transaction-level advisory lock without
+    /// waiting and, holding it, deletes the oldest expired rows (range scans of the expiry indexes), skipping rows
+    /// a decision holds. Each batch is a call of its own within ``Configuration/callTimeout``, so any backlog is
+    /// swept, and a decision never waits for more than one batch.
     /// - Returns: How many rows it removed, or `nil` when another instance held the lock (nothing removed).
     public func trySweepExpired() async throws(CoordinationStoreError) -> Int? {
         try await ready()
+        let batch = Self.sweepBatchSize
+        func oldest(_ table: String, by column: String) -> String {
+            """
+            DELETE FROM \(table) WHERE key IN (SELECT key FROM \(table)
+                WHERE (SELECT held FROM sweeper) AND \(column) <= (SELECT now_us FROM c)
+                ORDER BY \(column) LIMIT \(batch) FOR UPDATE SKIP LOCKED) RETURNING 1
+            """
+        }
         let query: PostgresQuery = """
             \(unescaped: Self.serverNow),
             sweeper AS (SELECT pg_try_advisory_xact_lock(hashtext('\(unescaped: schema.sweeperLockName)')) AS held),
-            rates AS (DELETE FROM \(unescaped: schema.rateTable) r USING c, sweeper s
-                      WHERE s.held AND r.tat_us <= c.now_us RETURNING 1),
-            records AS (DELETE FROM \(unescaped: schema.breakerTable) b USING c, sweeper s
-                        WHERE s.held AND b.expires_us <= c.now_us RETURNING 1)
-            SELECT (SELECT held FROM sweeper), (SELECT count(*) FROM rates) + (SELECT count(*) FROM records)
+            rates AS (\(unescaped: oldest(schema.rateTable, by: "tat_us"))),
+            records AS (\(unescaped: oldest(schema.breakerTable, by: "expires_us")))
+            SELECT (SELECT held FROM sweeper), (SELECT count(*) FROM rates), (SELECT count(*) FROM records)
             """
-        guard let (held, removed) = try await fetch(query, as: (Bool, Int64).self).first else {
-            throw .protocolViolation("the sweep statement returned no row")
+        var removed: Int?
+        while !Task.isCancelled {
+            guard let (held, rates, records) = try await fetch(query, as: (Bool, Int64, Int64).self).first else {
+                throw .protocolViolation("the sweep statement returned no row")
+            }
+            guard held else { return removed }
+            removed = (removed ?? 0) + Int(rates + records)
+            if rates < batch && records < batch { break }
         }
-        return held ? Int(removed) : nil
+        return removed ?? 0
     }
+
+    /// The most rows of each table one sweep statement deletes (see ``trySweepExpired()``).
+    static let sweepBatchSize = 1000
 
     /// Rows in the store's tables (live or not yet swept), for tests and dashboards.
     public func rowCount() async throws(CoordinationStoreError) -> Int {
