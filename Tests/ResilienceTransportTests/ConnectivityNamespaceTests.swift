@@ -144,6 +144,53 @@ struct ConnectivityNamespaceTests {
         #expect(seen[2] == "path: satisfied [veth0]", "after it came back: \(seen[2] ?? "nothing")")
     }
 
+    /// Whether `strace` is there and may trace a child process.
+    static let straceAvailable: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        process.arguments = ["-o", "/dev/null", "/bin/true"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    @Test(
+        "The monitor's descriptors are close-on-exec from the call that creates them: a child never inherits one",
+        .enabled(if: straceAvailable, "needs strace, allowed to trace a child process"))
+    func descriptorsCloseOnExecFromCreation() async throws {
+        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("rk-cloexec-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        process.arguments = [
+            "-f", "-qq", "-e", "trace=socket,socketpair,pipe,pipe2,fcntl", "-o", trace.path, probe.path, "--changes",
+            "0",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        let exited = AsyncStream<Void> { continuation in process.terminationHandler = { _ in continuation.finish() } }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // A real process: it starts the monitor, prints the path and exits; a generous bound.
+        let finished = try? await withDeadline(after: .seconds(60), clock: .continuous) {
+            for await _ in exited {}
+            try Task.checkCancellation()
+            return true
+        }
+        #expect(finished == true && process.terminationStatus == 0)
+        let calls = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        // The monitor's netlink socket and its stop signal (the C library's own sockets say so too).
+        let created = calls.filter { $0.contains("socket(") || $0.contains("socketpair(") || $0.contains("pipe") }
+        #expect(created.contains { $0.contains("socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC") }, "\(calls)")
+        #expect(created.contains { $0.contains("socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC") }, "\(calls)")
+        // Made without the flag, a descriptor is inherited by a child started before a later `fcntl` sets it.
+        #expect(created.allSatisfy { $0.contains("CLOEXEC") }, "\(created)")
+        #expect(!calls.contains { $0.contains("F_SETFD") }, "\(calls)")
+    }
+
     /// Whether this process may make a network namespace of its own without root (`unshare -rn`), and
     /// `prlimit` is there to take file descriptors away from another process.
     static let userNamespacesAvailable: Bool = {

@@ -43,22 +43,23 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             close(socket)
             throw NetlinkMonitorError(step: "bind", errno: code)
         }
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else {
+        // The stop signal: a socket pair, close-on-exec from its creation, so that a fork and exec on another
+        // thread never hands it to a child process (`pipe2`, which takes the flag, is not in Glibc's module).
+        var wake: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &wake) == 0 else {
             let code = errno
             close(socket)
-            throw NetlinkMonitorError(step: "pipe", errno: code)
+            throw NetlinkMonitorError(step: "socketpair", errno: code)
         }
         guard let initial = Self.interfaces() else {
             let code = errno
-            for descriptor in [socket, pipe[0], pipe[1]] { close(descriptor) }
+            for descriptor in [socket, wake[0], wake[1]] { close(descriptor) }
             throw NetlinkMonitorError(step: "getifaddrs", errno: code)
         }
         let broadcaster = ConnectivityBroadcaster(initial: NetworkPath(interfaces: initial))
         self.broadcaster = broadcaster
-        wakeWriter = pipe[1]
-        let wakeReader = pipe[0]
-        for descriptor in pipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        wakeWriter = wake[1]
+        let wakeReader = wake[0]
         let thread = Thread { Self.follow(socket: socket, wake: wakeReader, broadcaster: broadcaster) }
         thread.name = "ResilienceKit.NetlinkConnectivityMonitor"
         thread.start()
@@ -251,7 +252,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
 
 /// Why a ``NetlinkConnectivityMonitor`` could not start.
 public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The call that failed (`socket`, `bind`, `pipe`, or `getifaddrs` for reading the interfaces and routes).
+    /// The call that failed (`socket`, `bind`, `socketpair`, or `getifaddrs` for reading the interfaces and
+    /// routes).
     public var step: String
     /// The `errno` it set.
     public var errno: Int32
