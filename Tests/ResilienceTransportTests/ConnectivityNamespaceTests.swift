@@ -51,9 +51,69 @@ struct ConnectivityNamespaceTests {
     /// The built `connectivity-probe`, beside the test bundle.
     static func probe() -> URL? { BuiltExecutable.url(named: "connectivity-probe") }
 
-    /// A network namespace made for one test: `veth0` (10.200.0.1/24) up with its peer, a default route through
-    /// it, and `connectivity-probe` running inside, printing the path and then `changes` changes as ``lines``.
-    /// ``close()`` ends the probe and deletes the namespace.
+    /// A network namespace made for one test: `veth0` (10.200.0.1/24) up with its peer `veth1`, and a default
+    /// route through it. ``delete()`` removes it.
+    struct TestNamespace {
+        let name: String
+
+        init(name: String) throws {
+            try ConnectivityNamespaceTests.ip(["netns", "add", name])
+            self.name = name
+            do {
+                try ip(["link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
+                try ip(["addr", "add", "10.200.0.1/24", "dev", "veth0"])
+                try ip(["link", "set", "veth1", "up"])
+                try ip(["link", "set", "veth0", "up"])
+                try ip(Self.defaultRoute)
+            } catch {
+                delete()
+                throw error
+            }
+        }
+
+        /// The `ip` arguments that add (or replace) the default route through `veth0`.
+        static let defaultRoute = ["route", "replace", "default", "via", "10.200.0.254", "dev", "veth0"]
+
+        /// Runs `ip -n <namespace>` with `arguments`.
+        @discardableResult
+        func ip(_ arguments: [String]) throws -> String {
+            try ConnectivityNamespaceTests.ip(["-n", name] + arguments)
+        }
+
+        /// Deletes the namespace.
+        func delete() { _ = try? ConnectivityNamespaceTests.ip(["netns", "del", name]) }
+
+        /// A monitor started on a thread that entered this namespace (`setns`), so the monitor and its thread
+        /// follow this namespace while the test process stays in its own.
+        func monitor() async throws -> NetlinkConnectivityMonitor {
+            let setns = try #require(ConnectivityNamespaceTests.setns, "setns is not in the C library")
+            let path = "/run/netns/\(name)"
+            return try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                    defer { if descriptor >= 0 { close(descriptor) } }
+                    guard descriptor >= 0, setns(descriptor, ConnectivityNamespaceTests.newNetworkNamespace) == 0 else {
+                        let reason = String(cString: strerror(errno))
+                        continuation.resume(throwing: NamespaceError(command: "setns \(path)", output: reason))
+                        return
+                    }
+                    continuation.resume(with: Result { try NetlinkConnectivityMonitor() })
+                }
+                thread.start()
+            }
+        }
+    }
+
+    /// `setns(2)`, which Glibc's module does not import.
+    static let setns: (@convention(c) (Int32, Int32) -> Int32)? = dlsym(nil, "setns").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    }
+
+    /// `CLONE_NEWNET`.
+    static let newNetworkNamespace: Int32 = 0x4000_0000
+
+    /// A ``TestNamespace`` with `connectivity-probe` running inside, printing the path and then `changes`
+    /// changes as ``lines``. ``close()`` ends the probe and deletes the namespace.
     struct ProbedNamespace {
         let name: String
         let lines: AsyncStream<String>
@@ -61,15 +121,10 @@ struct ConnectivityNamespaceTests {
 
         init(name: String, changes: Int) throws {
             let probe = try #require(ConnectivityNamespaceTests.probe(), "connectivity-probe is not built")
-            try Self.ip(["netns", "add", name])
+            let namespace = try TestNamespace(name: name)
             self.name = name
             process = Process()
             do {
-                try Self.ip(["-n", name, "link", "add", "veth0", "type", "veth", "peer", "name", "veth1"])
-                try Self.ip(["-n", name, "addr", "add", "10.200.0.1/24", "dev", "veth0"])
-                try Self.ip(["-n", name, "link", "set", "veth1", "up"])
-                try Self.ip(["-n", name, "link", "set", "veth0", "up"])
-                try Self.ip(Self.addDefaultRoute(in: name))
                 process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
                 process.arguments = ["netns", "exec", name, probe.path, "--changes", "\(changes)"]
                 let output = Pipe()
@@ -77,23 +132,21 @@ struct ConnectivityNamespaceTests {
                 lines = ConnectivityNamespaceTests.lines(of: output.fileHandleForReading)
                 try process.run()
             } catch {
-                _ = try? Self.ip(["netns", "del", name])
+                namespace.delete()
                 throw error
             }
         }
 
         /// The `ip` arguments that add the default route through `veth0` in `namespace`.
         static func addDefaultRoute(in namespace: String) -> [String] {
-            ["-n", namespace, "route", "add", "default", "via", "10.200.0.254", "dev", "veth0"]
+            ["-n", namespace] + TestNamespace.defaultRoute
         }
 
         /// Ends the probe and deletes the namespace.
         func close() {
             if process.isRunning { process.terminate() }
-            _ = try? Self.ip(["netns", "del", name])
+            _ = try? ConnectivityNamespaceTests.ip(["netns", "del", name])
         }
-
-        private static func ip(_ arguments: [String]) throws { try ConnectivityNamespaceTests.ip(arguments) }
     }
 
     @Test(
@@ -142,6 +195,52 @@ struct ConnectivityNamespaceTests {
         #expect(seen[0] == "path: satisfied [veth0]", "first: \(seen[0] ?? "nothing")")
         #expect(seen[1] == "path: unsatisfied", "after the route went: \(seen[1] ?? "nothing")")
         #expect(seen[2] == "path: satisfied [veth0]", "after it came back: \(seen[2] ?? "nothing")")
+    }
+
+    @Test(
+        "A monitor started on a thread in another namespace reads that namespace's routes, not the main thread's",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func threadNamespaceRoutes() async throws {
+        let namespace = try TestNamespace(name: "rk-thread-\(getpid())")
+        defer { namespace.delete() }
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        // veth0 has its default route in the namespace; the test process's own namespace has no veth0.
+        #expect(monitor.currentPath == NetworkPath(status: .satisfied, interfaces: ["veth0"]))
+        try namespace.ip(["route", "del", "default"])
+        let gone = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { !$0.isSatisfied }
+        }
+        #expect(gone == .unsatisfied)
+    }
+
+    @Test(
+        "The Linux monitor passes the connectivity conformance kit in a namespace whose link goes down and up",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func conformance() async throws {
+        let namespace = try TestNamespace(name: "rk-kit-\(getpid())")
+        defer { namespace.delete() }
+        let kit = ConnectivityMonitorConformance {
+            // Each case starts from a satisfied path: veth0 up with its default route.
+            try namespace.ip(["link", "set", "veth0", "up"])
+            try namespace.ip(TestNamespace.defaultRoute)
+            let monitor = try await namespace.monitor()
+            _ = try await monitor.waitForPath()
+            return (
+                monitor,
+                { path in
+                    if path.isSatisfied {
+                        try namespace.ip(["link", "set", "veth0", "up"])
+                        try namespace.ip(TestNamespace.defaultRoute)
+                    } else {
+                        try namespace.ip(["link", "set", "veth0", "down"])
+                    }
+                    // Returns once the monitor learned of it, as the kit asks of a system monitor.
+                    _ = try await monitor.waitForPath { $0.status == path.status }
+                }
+            )
+        }
+        try await kit.check()
     }
 
     /// Whether `strace` is there and may trace a child process.

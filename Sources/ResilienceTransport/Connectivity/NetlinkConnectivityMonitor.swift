@@ -8,9 +8,10 @@ import ResilienceCore
 /// (``NetworkPath/init(interfaces:)``) after each one.
 ///
 /// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
-/// monitor's release, ends it. The path reflects the network namespace the process runs in.
+/// monitor's release, ends it. The path reflects the network namespace of the thread that creates the monitor:
+/// the process's, unless that thread entered another (`setns`), whose interfaces and routes it then follows.
 ///
-/// A re-read that fails (`getifaddrs` or the routing table in `/proc/net` cannot be opened when the process is
+/// A re-read that fails (`getifaddrs` or the routing table in `/proc` cannot be opened when the process is
 /// out of file descriptors, or out of memory) says nothing about the network: the path stays what it was, and
 /// the read is tried again every second until it succeeds. It is never reported as `unsatisfied`, which would
 /// hold every waiting call and tell the person they are offline.
@@ -131,15 +132,28 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     }
 
     /// Every interface, its addresses (`getifaddrs`) and whether a default route leaves through it (the main
-    /// routing table, `/proc/net/route` and `/proc/net/ipv6_route`); `nil` when they cannot be read (`errno`
-    /// says why). Where `/proc` does not show the routing table, every interface counts as having a route.
+    /// routing table, `route` and `ipv6_route` in `/proc/thread-self/net`, or `/proc/net` on a kernel without
+    /// it); `nil` when they cannot be read (`errno` says why). Where `/proc` does not show the routing table,
+    /// every interface counts as having a route.
+    ///
+    /// Both are read in the network namespace of the calling thread: `getifaddrs` asks the kernel through a
+    /// socket of that thread, and `/proc/thread-self/net` is that thread's view (`/proc/net` is the main
+    /// thread's, which differs in a process whose threads entered other namespaces with `setns`).
     static func interfaces() -> [InterfaceState]? {
         var routed: Set<String> = []
+        let ipv4Line: (Substring) -> Void = {
+            if let name = defaultRouteInterface(ipv4Line: $0) { routed.insert(name) }
+        }
+        var directory = "/proc/thread-self/net"
+        var ipv4Table = forEachLine(of: directory + "/route", ipv4Line)
+        if ipv4Table == false {
+            directory = "/proc/net"
+            ipv4Table = forEachLine(of: directory + "/route", ipv4Line)
+        }
         guard
-            let hasIPv4Table = forEachLine(
-                of: "/proc/net/route", { if let name = defaultRouteInterface(ipv4Line: $0) { routed.insert(name) } }),
+            let hasIPv4Table = ipv4Table,
             forEachLine(
-                of: "/proc/net/ipv6_route",
+                of: directory + "/ipv6_route",
                 { if let name = defaultRouteInterface(ipv6Line: $0) { routed.insert(name) } })
                 != nil
         else { return nil }
