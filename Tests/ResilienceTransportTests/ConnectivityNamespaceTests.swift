@@ -1,8 +1,9 @@
 import Foundation
 import ResilienceCore
 import ResilienceTesting
-import ResilienceTransport
 import Testing
+
+@testable import ResilienceTransport
 
 #if os(Linux)
 import Glibc
@@ -241,6 +242,41 @@ struct ConnectivityNamespaceTests {
             )
         }
         try await kit.check()
+    }
+
+    @Test(
+        "Routes to networks come and go without re-reading the routing table; a default route's change is seen",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func networkRoutesCostNoReread() async throws {
+        let namespace = try TestNamespace(name: "rk-routes-\(getpid())")
+        defer { namespace.delete() }
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        #expect(monitor.currentPath.isSatisfied)
+        let before = monitor.rereadCount
+        // 2,000 routes to networks beyond the gateway, as a router or a Kubernetes node has: at once (`ip -batch`),
+        // then 100 more one at a time, each a change of its own as when a node adds a pod's route.
+        let batch = FileManager.default.temporaryDirectory.appendingPathComponent("rk-routes-\(getpid()).txt")
+        defer { try? FileManager.default.removeItem(at: batch) }
+        let routes = (0..<2_000).map { "route add 10.\(100 + $0 / 250).\($0 % 250).0/24 via 10.200.0.254 dev veth0" }
+        try routes.joined(separator: "\n").write(to: batch, atomically: true, encoding: .utf8)
+        try namespace.ip(["-batch", batch.path])
+        for index in 0..<100 { try namespace.ip(["route", "add", "10.99.\(index).0/24", "via", "10.200.0.254"]) }
+        // The default route's removal comes after every one of them: once it is seen, all were followed.
+        try namespace.ip(["route", "del", "default"])
+        let gone = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { !$0.isSatisfied }
+        }
+        #expect(gone == .unsatisfied)
+        let rereads = monitor.rereadCount - before
+        // The default route's removal is one; an IPv6 link-local address finishing its duplicate check may add
+        // one or two. Never one per route.
+        #expect(rereads < 10, "\(rereads) re-reads of the routing table for 2,100 routes")
+        try namespace.ip(TestNamespace.defaultRoute)
+        let back = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath()
+        }
+        #expect(back == NetworkPath(status: .satisfied, interfaces: ["veth0"]))
     }
 
     /// Whether `strace` is there and may trace a child process.

@@ -77,6 +77,40 @@ struct InterfaceStateTests {
         #expect(NetlinkConnectivityMonitor.forEachLine(of: path + "-missing") { _ in } == false)
     }
 
+    /// One rtnetlink message: its header (`nlmsghdr`) and `body`, padded to four bytes.
+    static func netlinkMessage(type: UInt16, body: [UInt8]) -> [UInt8] {
+        let length = UInt32(16 + body.count)
+        var bytes = withUnsafeBytes(of: length) { Array($0) } + withUnsafeBytes(of: type) { Array($0) }
+        bytes += [UInt8](repeating: 0, count: 10) + body
+        return bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
+    }
+
+    /// A route message (`rtmsg`) for a destination with `prefixLength`.
+    static func route(_ type: UInt16, prefixLength: UInt8) -> [UInt8] {
+        netlinkMessage(type: type, body: [2, prefixLength, 0, 0, 254, 4, 0, 1, 0, 0, 0, 0])
+    }
+
+    @Test("Only notifications that may change the path call for a re-read: not routes to networks")
+    func notificationsThatMayChangeThePath() {
+        func mayChange(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes(NetlinkConnectivityMonitor.mayChangePath) }
+        let network = Self.route(24, prefixLength: 24)
+        let removed = Self.route(25, prefixLength: 16)
+        #expect(!mayChange(network))
+        #expect(!mayChange(network + removed + network))
+        #expect(mayChange(network + Self.route(24, prefixLength: 0)))  // a default route
+        #expect(mayChange(Self.route(25, prefixLength: 0)))
+        #expect(mayChange(network + Self.netlinkMessage(type: 16, body: [UInt8](repeating: 0, count: 16))))  // link
+        #expect(mayChange(Self.netlinkMessage(type: 20, body: [UInt8](repeating: 0, count: 8))))  // address
+        // Anything not understood is read again rather than missed.
+        #expect(mayChange(Array(network.prefix(20))))
+        #expect(mayChange(network + [1, 2, 3]))
+        #expect(mayChange(Self.netlinkMessage(type: 24, body: [2])))
+        var overlong = network
+        overlong[0] = 200
+        #expect(mayChange(overlong))
+        #expect(!mayChange([]))
+    }
+
     @Test("The Linux monitor starts, reports this host's path, and stops cleanly")
     func netlinkMonitorStartsAndStops() async throws {
         let monitor = try NetlinkConnectivityMonitor()

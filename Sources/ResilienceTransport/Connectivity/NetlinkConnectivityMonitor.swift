@@ -5,7 +5,8 @@ import ResilienceCore
 
 /// A ``ConnectivityMonitor`` for Linux: follows the kernel's link, address and route changes through an
 /// rtnetlink socket, and decides the path from the interfaces and the default routes through them
-/// (``NetworkPath/init(interfaces:)``) after each one.
+/// (``NetworkPath/init(interfaces:)``) after each change that may change it: a link, an address, a default
+/// route. A route to a network causes no re-read, however many of them a host has.
 ///
 /// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
 /// monitor's release, ends it. The path reflects the network namespace of the thread that creates the monitor:
@@ -24,6 +25,7 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     private let broadcaster: ConnectivityBroadcaster
     private let wakeWriter: Int32
     private let stopped = LockedState(initialState: false)
+    private let rereads = LockedState(initialState: 0)
 
     /// Opens the netlink socket, reads the current path and starts following changes.
     ///
@@ -61,12 +63,19 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         self.broadcaster = broadcaster
         wakeWriter = wake[1]
         let wakeReader = wake[0]
-        let thread = Thread { Self.follow(socket: socket, wake: wakeReader, broadcaster: broadcaster) }
+        let rereads = rereads
+        let thread = Thread {
+            Self.follow(socket: socket, wake: wakeReader, broadcaster: broadcaster, rereads: rereads)
+        }
         thread.name = "ResilienceKit.NetlinkConnectivityMonitor"
         thread.start()
     }
 
     deinit { stop() }
+
+    /// How many times the monitor's thread has read the interfaces and routing table again since it started:
+    /// what following the kernel's notifications has cost.
+    var rereadCount: Int { rereads.withLock { $0 } }
 
     /// The path after the last change the kernel reported.
     public var currentPath: NetworkPath { broadcaster.currentPath }
@@ -86,13 +95,22 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         close(wakeWriter)
     }
 
-    /// The thread's loop: wait for a notification (or the stop), then re-read the interfaces; a read that fails
-    /// leaves the path as it is and is tried again after a second.
-    private static func follow(socket: Int32, wake: Int32, broadcaster: ConnectivityBroadcaster) {
+    /// The thread's loop: wait for notifications (or the stop), then re-read the interfaces when one of them
+    /// may change the path (``mayChangePath(_:)``); a read that fails leaves the path as it is and is tried
+    /// again after a second.
+    private static func follow(
+        socket: Int32, wake: Int32, broadcaster: ConnectivityBroadcaster, rereads: LockedState<Int>
+    ) {
         defer {
             close(socket)
             close(wake)
             broadcaster.finish()
+        }
+        func reread() -> Bool {
+            rereads.withLock { $0 += 1 }
+            guard let interfaces = interfaces() else { return false }
+            broadcaster.update(NetworkPath(interfaces: interfaces))
+            return true
         }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors = [
@@ -107,28 +125,63 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             }
             if descriptors[1].revents != 0 { return }
             guard descriptors[0].revents != 0 else {
-                if ready == 0, rereadPending, let interfaces = interfaces() {
-                    rereadPending = false
-                    broadcaster.update(NetworkPath(interfaces: interfaces))
-                }
+                if ready == 0, rereadPending { rereadPending = !reread() }
                 continue
             }
             // Drain everything queued: one re-read covers any number of notifications.
+            var mayChange = rereadPending
             while true {
-                let received = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-                if received > 0 { continue }
-                if received < 0 && (errno == EINTR) { continue }
-                // ENOBUFS: the kernel dropped notifications; re-reading the interfaces recovers from that.
-                if received < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS { return }
-                break
+                // MSG_TRUNC: the datagram's whole length, even when it did not fit.
+                let received = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC))
+                if received > buffer.count {
+                    mayChange = true
+                } else if received > 0 {
+                    if !mayChange {
+                        mayChange = buffer.withUnsafeBytes {
+                            mayChangePath(UnsafeRawBufferPointer(rebasing: $0[0..<received]))
+                        }
+                    }
+                } else if received < 0 && errno == EINTR {
+                    continue
+                } else if received < 0 && errno == ENOBUFS {
+                    // The kernel dropped notifications it could not queue: only a re-read recovers them.
+                    mayChange = true
+                } else if received < 0 && errno != EAGAIN && errno != EWOULDBLOCK {
+                    return
+                } else {
+                    break
+                }
             }
-            guard let interfaces = interfaces() else {
-                rereadPending = true
-                continue
-            }
-            rereadPending = false
-            broadcaster.update(NetworkPath(interfaces: interfaces))
+            if mayChange { rereadPending = !reread() }
         }
+    }
+
+    /// Whether a datagram of rtnetlink notifications may change the path: a link or address change, a route
+    /// whose destination is a default one (prefix length 0), or anything not understood. A route to a network
+    /// (a destination with a prefix) cannot: only default routes decide the path, so the many routes of a
+    /// router or a Kubernetes node come and go without a re-read of the routing table.
+    static func mayChangePath(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < datagram.count {
+            // struct nlmsghdr: length (UInt32), type (UInt16), flags (UInt16), sequence, port (UInt32 each).
+            guard datagram.count - offset >= Netlink.headerSize else { return true }
+            let length = Int(datagram.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let type = datagram.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)
+            guard length >= Netlink.headerSize, length <= datagram.count - offset else { return true }
+            switch type {
+            case Netlink.newRoute, Netlink.deleteRoute:
+                // struct rtmsg: family, destination prefix length, …
+                guard length >= Netlink.headerSize + 12, datagram[offset + Netlink.headerSize + 1] != 0 else {
+                    return true
+                }
+            case Netlink.noop:
+                break
+            default:
+                return true
+            }
+            offset += (length + 3) & ~3
+        }
+        return false
     }
 
     /// Every interface, its addresses (`getifaddrs`) and whether a default route leaves through it (the main
@@ -285,6 +338,14 @@ private enum Netlink {
     static let route: Int32 = 0  // NETLINK_ROUTE
     /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE.
     static let linkAddressAndRouteGroups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+    /// The size of `struct nlmsghdr`.
+    static let headerSize = 16
+    /// `NLMSG_NOOP`.
+    static let noop: UInt16 = 1
+    /// `RTM_NEWROUTE`.
+    static let newRoute: UInt16 = 24
+    /// `RTM_DELROUTE`.
+    static let deleteRoute: UInt16 = 25
 
     /// `struct sockaddr_nl`.
     struct Address {
