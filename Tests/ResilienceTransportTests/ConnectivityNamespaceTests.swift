@@ -279,6 +279,53 @@ struct ConnectivityNamespaceTests {
         #expect(back == NetworkPath(status: .satisfied, interfaces: ["veth0"]))
     }
 
+    @Test(
+        "An IPv6-only link is satisfied only once its address passed the duplicate check, never with a duplicate",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func ipv6AddressUsableOnlyAfterItsCheck() async throws {
+        let namespace = try TestNamespace(name: "rk-ipv6-\(getpid())")
+        defer { namespace.delete() }
+        try namespace.ip(["-4", "addr", "flush", "dev", "veth0"])  // IPv6 only: no IPv4 address or route
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        #expect(monitor.currentPath == .unsatisfied)
+        let seen = LockedState(initialState: [NetworkPath]())
+        let listener = Task {
+            for await path in monitor.paths() {
+                seen.withLock { $0.append(path) }
+                if path.interfaces.contains("veth0") { return }
+            }
+        }
+        defer { listener.cancel() }
+        // veth1, on the same link, already has the address veth0 is given: its duplicate check fails.
+        try namespace.ip(["-6", "addr", "add", "2001:db8::5/64", "dev", "veth1", "nodad"])
+        try namespace.ip(["-6", "addr", "add", "2001:db8::5/64", "dev", "veth0"])
+        try namespace.ip(["-6", "route", "add", "default", "via", "2001:db8::fe", "dev", "veth0"])
+        try await withDeadline(after: .seconds(60), clock: .continuous) {
+            while try !namespace.ip(["-6", "addr", "show", "dev", "veth0"]).contains("dadfailed") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        // A second link, its address used at once (`nodad`): once it is seen, so was the failed check before it.
+        try namespace.ip(["link", "add", "veth2", "type", "veth", "peer", "name", "veth3"])
+        try namespace.ip(["link", "set", "veth3", "up"])
+        try namespace.ip(["-6", "addr", "add", "2001:db9::1/64", "dev", "veth2", "nodad"])
+        try namespace.ip(["link", "set", "veth2", "up"])
+        try namespace.ip(["-6", "route", "add", "default", "via", "2001:db9::fe", "dev", "veth2", "metric", "2048"])
+        _ = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.interfaces.contains("veth2") }
+        }
+        #expect(!seen.withLock { $0 }.contains { $0.interfaces.contains("veth0") }, "\(seen.withLock { $0 })")
+        // An address of its own: usable once its check passes (a second or two), and the path says so then.
+        try namespace.ip(["-6", "addr", "add", "2001:db8::1/64", "dev", "veth0"])
+        let both = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.interfaces.contains("veth0") }
+        }
+        #expect(both == NetworkPath(status: .satisfied, interfaces: ["veth0", "veth2"]))
+        #expect(
+            try !namespace.ip(["-6", "addr", "show", "dev", "veth0"]).contains("2001:db8::1/64 scope global tentative"))
+    }
+
     /// Whether `strace` is there and may trace a child process.
     static let straceAvailable: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { return false }

@@ -77,6 +77,22 @@ struct InterfaceStateTests {
         #expect(NetlinkConnectivityMonitor.forEachLine(of: path + "-missing") { _ in } == false)
     }
 
+    @Test("An IPv6 address is usable once past its duplicate check: not tentative, not a duplicate, not link-local")
+    func usableIPv6Addresses() {
+        let lines = [
+            "20010db8000000000000000000000001 03 40 00 80    veth0",  // permanent, checked
+            "20010db8000000000000000000000002 04 40 00 c0    veth1",  // tentative
+            "20010db8000000000000000000000003 05 40 00 c8    veth2",  // tentative, failed: a duplicate
+            "20010db8000000000000000000000004 06 40 00 44    wlan0",  // tentative but optimistic: usable
+            "fe800000000000000086b6fffec924cb 07 40 20 80    eth0",  // link-local
+            "00000000000000000000000000000001 01 80 10 80       lo",  // loopback: the path excludes it elsewhere
+            "20010db8000000000000000000000009 08 40 00 a0     eth1",  // deprecated: still usable
+            "garbage",
+        ]
+        let usable = lines.compactMap { NetlinkConnectivityMonitor.usableIPv6Interface(line: Substring($0)) }
+        #expect(usable == ["veth0", "wlan0", "lo", "eth1"])
+    }
+
     /// One rtnetlink message: its header (`nlmsghdr`) and `body`, padded to four bytes.
     static func netlinkMessage(type: UInt16, body: [UInt8]) -> [UInt8] {
         let length = UInt32(16 + body.count)

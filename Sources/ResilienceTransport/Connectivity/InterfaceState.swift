@@ -13,7 +13,8 @@ public struct InterfaceState: Hashable, Sendable {
     public var isLoopback: Bool
     /// It has an IPv4 address.
     public var hasIPv4Address: Bool
-    /// It has an IPv6 address that is not link-local (`fe80::/10`): one that routes beyond the link.
+    /// It has an IPv6 address that routes beyond the link and can be used: not link-local (`fe80::/10`), and
+    /// (where the system says) past its duplicate address check.
     public var hasRoutableIPv6Address: Bool
     /// A default route (`0.0.0.0/0` or `::/0`) leaves through it: traffic for hosts beyond its own subnets has
     /// a way out. Without one, every connection to such a host fails at once (`ENETUNREACH`).

@@ -184,16 +184,17 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         return false
     }
 
-    /// Every interface, its addresses (`getifaddrs`) and whether a default route leaves through it (the main
-    /// routing table, `route` and `ipv6_route` in `/proc/thread-self/net`, or `/proc/net` on a kernel without
-    /// it); `nil` when they cannot be read (`errno` says why). Where `/proc` does not show the routing table,
-    /// every interface counts as having a route.
+    /// Every interface, its addresses (`getifaddrs`, and for IPv6 whether one can be used, `if_inet6`) and
+    /// whether a default route leaves through it (the main routing table, `route` and `ipv6_route`), from
+    /// `/proc/thread-self/net` (or `/proc/net` on a kernel without it); `nil` when they cannot be read (`errno`
+    /// says why). Where `/proc` does not show the routing table, every interface counts as having a route.
     ///
     /// Both are read in the network namespace of the calling thread: `getifaddrs` asks the kernel through a
     /// socket of that thread, and `/proc/thread-self/net` is that thread's view (`/proc/net` is the main
     /// thread's, which differs in a process whose threads entered other namespaces with `setns`).
     static func interfaces() -> [InterfaceState]? {
         var routed: Set<String> = []
+        var usableIPv6: Set<String> = []
         let ipv4Line: (Substring) -> Void = {
             if let name = defaultRouteInterface(ipv4Line: $0) { routed.insert(name) }
         }
@@ -208,7 +209,10 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             forEachLine(
                 of: directory + "/ipv6_route",
                 { if let name = defaultRouteInterface(ipv6Line: $0) { routed.insert(name) } })
-                != nil
+                != nil,
+            let hasAddressTable = forEachLine(
+                of: directory + "/if_inet6", { if let name = usableIPv6Interface(line: $0) { usableIPv6.insert(name) } }
+            )
         else { return nil }
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0 else { return nil }
@@ -237,8 +241,10 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                     let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                         $0.pointee.sin6_addr.__in6_u.__u6_addr8
                     }
-                    // fe80::/10 is link-local: it never routes beyond the link.
-                    if !(bytes.0 == 0xfe && bytes.1 & 0xc0 == 0x80) { state.hasRoutableIPv6Address = true }
+                    // fe80::/10 is link-local: it never routes beyond the link. The kernel's address table also
+                    // says whether an address may be used yet (`usableIPv6Interface(line:)`).
+                    let linkLocal = bytes.0 == 0xfe && bytes.1 & 0xc0 == 0x80
+                    if hasAddressTable ? usableIPv6.contains(name) : !linkLocal { state.hasRoutableIPv6Address = true }
                 default:
                     break
                 }
@@ -246,6 +252,22 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             states[name] = state
         }
         return order.compactMap { states[$0] }
+    }
+
+    /// The interface of an IPv6 address that new connections can use, from a line of `/proc/net/if_inet6`: not
+    /// link-local (`fe80::/10`), not still in its duplicate address check (tentative, unless optimistic) and not
+    /// found to be another host's (`dadfailed`); `nil` for any other line. Until its check ends (a second or
+    /// more after it is added) the kernel never picks the address for a connection, which fails at once.
+    static func usableIPv6Interface(line: Substring) -> String? {
+        // address index prefix-length scope flags interface
+        let fields = line.split(separator: " ")
+        guard fields.count == 6, fields[0].utf8.count == 32, let head = UInt16(fields[0].prefix(4), radix: 16),
+            let flags = UInt32(fields[4], radix: 16)
+        else { return nil }
+        let linkLocal = head & 0xffc0 == 0xfe80
+        let tentative = flags & Netlink.tentative != 0 && flags & Netlink.optimistic == 0
+        guard !linkLocal, !tentative, flags & Netlink.duplicateAddressDetectionFailed == 0 else { return nil }
+        return String(fields[5])
     }
 
     /// Calls `body` with each line of a `/proc` file, read a chunk at a time so that a large routing table
@@ -346,6 +368,12 @@ private enum Netlink {
     static let newRoute: UInt16 = 24
     /// `RTM_DELROUTE`.
     static let deleteRoute: UInt16 = 25
+    /// `IFA_F_OPTIMISTIC`: a tentative IPv6 address that may be used during its duplicate address check.
+    static let optimistic: UInt32 = 0x04
+    /// `IFA_F_DADFAILED`: another host on the link has this IPv6 address.
+    static let duplicateAddressDetectionFailed: UInt32 = 0x08
+    /// `IFA_F_TENTATIVE`: an IPv6 address still in its duplicate address check.
+    static let tentative: UInt32 = 0x40
 
     /// `struct sockaddr_nl`.
     struct Address {
