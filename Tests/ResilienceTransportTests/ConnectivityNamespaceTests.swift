@@ -326,18 +326,44 @@ struct ConnectivityNamespaceTests {
             try !namespace.ip(["-6", "addr", "show", "dev", "veth0"]).contains("2001:db8::1/64 scope global tentative"))
     }
 
-    /// Whether `strace` is there and may trace a child process.
-    static let straceAvailable: Bool = {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { return false }
+    /// Whether `executable` runs with `arguments` and exits with status 0 (its output discarded).
+    static func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: executable) else { return false }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        process.arguments = ["-o", "/dev/null", "/bin/true"]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
-    }()
+    }
+
+    /// Runs `executable` with `arguments` until it exits, within `bound` of real time (a real kernel and
+    /// processes): whether it exited in time, its status, and what it printed.
+    static func run(
+        _ executable: String, _ arguments: [String], within bound: Duration
+    ) async throws -> (exited: Bool, status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let log = Pipe()
+        process.standardOutput = log
+        process.standardError = log
+        let exited = AsyncStream<Void> { continuation in process.terminationHandler = { _ in continuation.finish() } }
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let finished = try? await withDeadline(after: bound, clock: .continuous) {
+            for await _ in exited {}
+            try Task.checkCancellation()
+            return true
+        }
+        let output = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+        return (finished == true && !process.isRunning, finished == true ? process.terminationStatus : -1, output)
+    }
+
+    /// Whether `strace` is there and may trace a child process.
+    static let straceAvailable = succeeds("/usr/bin/strace", ["-o", "/dev/null", "/bin/true"])
 
     @Test(
         "The monitor's descriptors are close-on-exec from the call that creates them: a child never inherits one",
@@ -346,23 +372,15 @@ struct ConnectivityNamespaceTests {
         let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
         let trace = FileManager.default.temporaryDirectory.appendingPathComponent("rk-cloexec-\(getpid()).txt")
         defer { try? FileManager.default.removeItem(at: trace) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        process.arguments = [
-            "-f", "-qq", "-e", "trace=socket,socketpair,pipe,pipe2,fcntl", "-o", trace.path, probe.path, "--changes",
-            "0",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        let exited = AsyncStream<Void> { continuation in process.terminationHandler = { _ in continuation.finish() } }
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // A real process: it starts the monitor, prints the path and exits; a generous bound.
-        let finished = try? await withDeadline(after: .seconds(60), clock: .continuous) {
-            for await _ in exited {}
-            try Task.checkCancellation()
-            return true
-        }
-        #expect(finished == true && process.terminationStatus == 0)
+        // The probe starts the monitor, prints the path and exits.
+        let traced = try await Self.run(
+            "/usr/bin/strace",
+            [
+                "-f", "-qq", "-e", "trace=socket,socketpair,pipe,pipe2,fcntl", "-o", trace.path, probe.path,
+                "--changes", "0",
+            ],
+            within: .seconds(60))
+        #expect(traced.exited && traced.status == 0, "\(traced.output)")
         let calls = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         // The monitor's netlink socket and its stop signal (the C library's own sockets say so too).
         let created = calls.filter { $0.contains("socket(") || $0.contains("socketpair(") || $0.contains("pipe") }
@@ -375,17 +393,9 @@ struct ConnectivityNamespaceTests {
 
     /// Whether this process may make a network namespace of its own without root (`unshare -rn`), and
     /// `prlimit` is there to take file descriptors away from another process.
-    static let userNamespacesAvailable: Bool = {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rn", "ip", "link", "add", "rk0", "type", "veth", "peer", "name", "rk1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+    static let userNamespacesAvailable =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
+        && succeeds("/usr/bin/unshare", ["-rn", "ip", "link", "add", "rk0", "type", "veth", "peer", "name", "rk1"])
 
     /// In a namespace of its own: two veth pairs, `veth0` up with an address; the probe ($1) writing to $2; then
     /// an address change while the probe cannot open a file descriptor (so `getifaddrs` fails), the limit
@@ -420,29 +430,18 @@ struct ConnectivityNamespaceTests {
         let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("rk-netlink-\(getpid()).txt")
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rn", "sh", "-c", Self.fileDescriptorPressureScript, "sh", probe.path, output.path]
-        let log = Pipe()
-        process.standardOutput = log
-        process.standardError = log
-        let exited = AsyncStream<Void> { continuation in process.terminationHandler = { _ in continuation.finish() } }
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // Real time (a real kernel and processes), with a generous bound: the script takes about a second.
-        let finished = try? await withDeadline(after: .seconds(90), clock: .continuous) {
-            for await _ in exited {}
-            try Task.checkCancellation()
-            return true
-        }
-        #expect(finished == true && !process.isRunning, "the script did not finish within 90 s")
-        let script = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+        // The script takes about a second.
+        let run = try await Self.run(
+            "/usr/bin/unshare", ["-rn", "sh", "-c", Self.fileDescriptorPressureScript, "sh", probe.path, output.path],
+            within: .seconds(90))
+        #expect(run.exited, "the script did not finish within 90 s")
+        let script = run.output
         let lines = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
         #expect(lines.first == "path: satisfied [veth0]", "\(lines) \(script)")
         // veth0 stayed up with its addresses: the failed read must not have been reported as offline.
         #expect(!lines.contains("path: unsatisfied"), "\(lines) \(script)")
         #expect(lines.count == 2 && lines[1].hasPrefix("path: satisfied") && lines[1].contains("veth2"), "\(lines)")
-        #expect(process.terminationStatus == 0, "\(script)")
+        #expect(run.status == 0, "\(script)")
     }
 
     /// The lines a pipe delivers, as they arrive.
