@@ -326,6 +326,34 @@ struct ConnectivityNamespaceTests {
             try !namespace.ip(["-6", "addr", "show", "dev", "veth0"]).contains("2001:db8::1/64 scope global tentative"))
     }
 
+    @Test(
+        "A multipath default route: every next hop's interface carries the path, not only the first one's",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func multipathDefaultRoute() async throws {
+        let namespace = try TestNamespace(name: "rk-ecmp-\(getpid())")
+        defer { namespace.delete() }
+        try namespace.ip(["link", "add", "veth2", "type", "veth", "peer", "name", "veth3"])
+        try namespace.ip(["addr", "add", "10.201.0.1/24", "dev", "veth2"])
+        try namespace.ip(["link", "set", "veth3", "up"])
+        try namespace.ip(["link", "set", "veth2", "up"])
+        try namespace.ip([
+            "route", "replace", "default", "nexthop", "via", "10.200.0.254", "dev", "veth0", "nexthop", "via",
+            "10.201.0.254", "dev", "veth2",
+        ])
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        let both = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.interfaces.count == 2 }
+        }
+        #expect(both == NetworkPath(status: .satisfied, interfaces: ["veth0", "veth2"]))
+        // The first next hop's link goes; traffic leaves through the second.
+        try namespace.ip(["link", "set", "veth0", "down"])
+        let second = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { !$0.interfaces.contains("veth0") }
+        }
+        #expect(second == NetworkPath(status: .satisfied, interfaces: ["veth2"]))
+    }
+
     /// Whether `executable` runs with `arguments` and exits with status 0 (its output discarded).
     static func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: executable) else { return false }

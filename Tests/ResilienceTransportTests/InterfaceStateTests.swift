@@ -127,6 +127,40 @@ struct InterfaceStateTests {
         #expect(!mayChange([]))
     }
 
+    /// A route attribute (`rtattr`) of `type` holding `value`, padded to four bytes.
+    static func attribute(_ type: UInt16, _ value: [UInt8]) -> [UInt8] {
+        let bytes = withUnsafeBytes(of: UInt16(4 + value.count)) { Array($0) } + withUnsafeBytes(of: type) { Array($0) }
+        return bytes + value + [UInt8](repeating: 0, count: (4 - value.count % 4) % 4)
+    }
+
+    @Test("A route dump's default routes: each usable next hop of the main table's unicast ones, to the dump's end")
+    func defaultRoutesFromARouteDump() {
+        func index(_ value: Int32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+        func hop(_ interface: Int32, dead: Bool = false) -> [UInt8] {
+            withUnsafeBytes(of: UInt16(8)) { Array($0) } + [dead ? 1 : 0, 0] + index(interface)
+        }
+        // rtmsg: family, destination length, source length, tos, table, protocol, scope, type; flags.
+        func route(length: UInt8, table: UInt8 = 254, type: UInt8 = 1, _ attributes: [UInt8]) -> [UInt8] {
+            Self.netlinkMessage(type: 24, body: [2, length, 0, 0, table, 3, 0, type, 0, 0, 0, 0] + attributes)
+        }
+        let single = route(length: 0, Self.attribute(4, index(2)))
+        let multipath = route(length: 0, Self.attribute(9, hop(3) + hop(4, dead: true) + hop(5)))
+        let network = route(length: 24, Self.attribute(4, index(6)))
+        let otherTable = route(length: 0, table: 100, Self.attribute(4, index(7)))
+        let unreachable = route(length: 0, type: 7, Self.attribute(4, index(8)))
+        let done = Self.netlinkMessage(type: 3, body: [0, 0, 0, 0])
+        var indices: Set<Int32> = []
+        let datagram = single + multipath + network + otherTable + unreachable
+        #expect(
+            datagram.withUnsafeBytes { NetlinkConnectivityMonitor.collectDefaultRoutes($0, into: &indices) } == false)
+        #expect(done.withUnsafeBytes { NetlinkConnectivityMonitor.collectDefaultRoutes($0, into: &indices) } == true)
+        #expect(indices == [2, 3, 5])
+        let error = Self.netlinkMessage(type: 2, body: [0, 0, 0, 0])
+        #expect(error.withUnsafeBytes { NetlinkConnectivityMonitor.collectDefaultRoutes($0, into: &indices) } == nil)
+        let cut = Array(single.prefix(30))
+        #expect(cut.withUnsafeBytes { NetlinkConnectivityMonitor.collectDefaultRoutes($0, into: &indices) } == nil)
+    }
+
     @Test("The Linux monitor starts, reports this host's path, and stops cleanly")
     func netlinkMonitorStartsAndStops() async throws {
         let monitor = try NetlinkConnectivityMonitor()

@@ -185,7 +185,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     }
 
     /// Every interface, its addresses (`getifaddrs`, and for IPv6 whether one can be used, `if_inet6`) and
-    /// whether a default route leaves through it (the main routing table, `route` and `ipv6_route`), from
+    /// whether a default route leaves through it (the main routing table: `route` and `ipv6_route`, and every
+    /// next hop of a multipath route, ``ipv4DefaultRouteIndices()``), from
     /// `/proc/thread-self/net` (or `/proc/net` on a kernel without it); `nil` when they cannot be read (`errno`
     /// says why). Where `/proc` does not show the routing table, every interface counts as having a route.
     ///
@@ -214,6 +215,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                 of: directory + "/if_inet6", { if let name = usableIPv6Interface(line: $0) { usableIPv6.insert(name) } }
             )
         else { return nil }
+        // `route` shows only the first next hop of a multipath route: the kernel is asked for all of them.
+        guard let multipath = ipv4DefaultRouteIndices() else { return nil }
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0 else { return nil }
         guard let first = head else { return [] }
@@ -237,6 +240,10 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                 switch Int32(address.pointee.sa_family) {
                 case AF_INET:
                     state.hasIPv4Address = true
+                case AF_PACKET:
+                    // struct sockaddr_ll: family, protocol (UInt16 each), interface index (Int32).
+                    let index = UnsafeRawPointer(address).loadUnaligned(fromByteOffset: 4, as: Int32.self)
+                    if multipath.contains(index) { state.hasDefaultRoute = true }
                 case AF_INET6:
                     let bytes = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                         $0.pointee.sin6_addr.__in6_u.__u6_addr8
@@ -252,6 +259,106 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             states[name] = state
         }
         return order.compactMap { states[$0] }
+    }
+
+    /// The interface indices of every next hop of the IPv4 default routes of the main routing table, asked of the
+    /// kernel (`RTM_GETROUTE`) in the calling thread's namespace: a multipath route's every usable next hop, where
+    /// `/proc/net/route` shows only its first. Empty when the kernel does not answer such a request (a sandbox
+    /// that emulates part of rtnetlink; `/proc/net/route` then decides alone); `nil` when the request cannot be
+    /// made (`errno` says why).
+    static func ipv4DefaultRouteIndices() -> Set<Int32>? {
+        let socket = Glibc.socket(
+            Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        // struct nlmsghdr and struct rtmsg: a dump of the IPv4 routes.
+        var request = [UInt8](repeating: 0, count: Netlink.headerSize + 12)
+        request.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: UInt32(Netlink.headerSize + 12), toByteOffset: 0, as: UInt32.self)
+            bytes.storeBytes(of: Netlink.getRoute, toByteOffset: 4, as: UInt16.self)
+            bytes.storeBytes(of: Netlink.dumpRequest, toByteOffset: 6, as: UInt16.self)
+            bytes.storeBytes(of: UInt32(1), toByteOffset: 8, as: UInt32.self)
+            bytes[Netlink.headerSize] = UInt8(AF_INET)
+        }
+        var sent = -1
+        repeat { sent = send(socket, request, request.count, 0) } while sent < 0 && errno == EINTR
+        guard sent == request.count else { return errno == ENOBUFS || errno == ENOMEM ? nil : [] }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var indices: Set<Int32> = []
+        while true {
+            let received = recv(socket, &buffer, buffer.count, 0)
+            if received < 0 && errno == EINTR { continue }
+            guard received > 0 else { return received < 0 && errno == ENOMEM ? nil : [] }
+            let end = buffer.withUnsafeBytes {
+                collectDefaultRoutes(UnsafeRawBufferPointer(rebasing: $0[0..<received]), into: &indices)
+            }
+            switch end {
+            case .some(true): return indices
+            case .some(false): continue
+            case .none: return []
+            }
+        }
+    }
+
+    /// Adds to `indices` the interface index of each next hop (not dead) of each IPv4 unicast default route of the
+    /// main table in a datagram of answers to a route dump: `true` at the dump's end, `false` when more follows,
+    /// `nil` for an error answer or one that is not understood.
+    static func collectDefaultRoutes(_ datagram: UnsafeRawBufferPointer, into indices: inout Set<Int32>) -> Bool? {
+        func u16(_ at: Int) -> UInt16 { datagram.loadUnaligned(fromByteOffset: at, as: UInt16.self) }
+        func u32(_ at: Int) -> UInt32 { datagram.loadUnaligned(fromByteOffset: at, as: UInt32.self) }
+        var offset = 0
+        while offset < datagram.count {
+            guard datagram.count - offset >= Netlink.headerSize else { return nil }
+            let length = Int(u32(offset))
+            guard length >= Netlink.headerSize, length <= datagram.count - offset else { return nil }
+            switch u16(offset + 4) {
+            case Netlink.done:
+                return true
+            case Netlink.newRoute:
+                // struct rtmsg: family, destination length, source length, tos, table, protocol, scope, type, flags.
+                let body = offset + Netlink.headerSize
+                guard length >= Netlink.headerSize + 12 else { return nil }
+                var table = UInt32(datagram[body + 4])
+                let isDefaultUnicast = datagram[body + 1] == 0 && datagram[body + 7] == Netlink.unicast
+                let dead = u32(body + 8) & Netlink.deadHop != 0
+                var hops: [Int32] = []
+                var attribute = body + 12
+                let end = offset + length
+                // struct rtattr: length, type, then the value.
+                while end - attribute >= 4 {
+                    let attributeLength = Int(u16(attribute))
+                    guard attributeLength >= 4, attributeLength <= end - attribute else { return nil }
+                    let value = attribute + 4
+                    switch u16(attribute + 2) & 0x3fff {
+                    case Netlink.outputInterface where attributeLength >= 8:
+                        if !dead { hops.append(Int32(bitPattern: u32(value))) }
+                    case Netlink.table where attributeLength >= 8:
+                        table = u32(value)
+                    case Netlink.multipath:
+                        // struct rtnexthop: length, flags, hops, interface index; then its own attributes.
+                        var hop = value
+                        while attribute + attributeLength - hop >= 8 {
+                            let hopLength = Int(u16(hop))
+                            guard hopLength >= 8 else { return nil }
+                            if UInt32(datagram[hop + 2]) & Netlink.deadHop == 0 {
+                                hops.append(Int32(bitPattern: u32(hop + 4)))
+                            }
+                            hop += (hopLength + 3) & ~3
+                        }
+                    default:
+                        break
+                    }
+                    attribute += (attributeLength + 3) & ~3
+                }
+                if isDefaultUnicast && table == Netlink.mainTable { indices.formUnion(hops) }
+            case Netlink.error:
+                return nil
+            default:
+                break
+            }
+            offset += (length + 3) & ~3
+        }
+        return false
     }
 
     /// The interface of an IPv6 address that new connections can use, from a line of `/proc/net/if_inet6`: not
@@ -368,6 +475,26 @@ private enum Netlink {
     static let newRoute: UInt16 = 24
     /// `RTM_DELROUTE`.
     static let deleteRoute: UInt16 = 25
+    /// `RTM_GETROUTE`.
+    static let getRoute: UInt16 = 26
+    /// `NLMSG_ERROR`.
+    static let error: UInt16 = 2
+    /// `NLMSG_DONE`.
+    static let done: UInt16 = 3
+    /// `NLM_F_REQUEST | NLM_F_DUMP`.
+    static let dumpRequest: UInt16 = 0x1 | 0x300
+    /// `RTN_UNICAST`.
+    static let unicast: UInt8 = 1
+    /// `RT_TABLE_MAIN`.
+    static let mainTable: UInt32 = 254
+    /// `RTNH_F_DEAD`.
+    static let deadHop: UInt32 = 1
+    /// `RTA_OIF`.
+    static let outputInterface: UInt16 = 4
+    /// `RTA_MULTIPATH`.
+    static let multipath: UInt16 = 9
+    /// `RTA_TABLE`.
+    static let table: UInt16 = 15
     /// `IFA_F_OPTIMISTIC`: a tentative IPv6 address that may be used during its duplicate address check.
     static let optimistic: UInt32 = 0x04
     /// `IFA_F_DADFAILED`: another host on the link has this IPv6 address.
