@@ -380,14 +380,42 @@ struct ConnectivityNamespaceTests {
         process.standardError = log
         let exited = AsyncStream<Void> { continuation in process.terminationHandler = { _ in continuation.finish() } }
         try process.run()
-        defer { if process.isRunning { process.terminate() } }
         let finished = try? await withDeadline(after: bound, clock: .continuous) {
             for await _ in exited {}
             try Task.checkCancellation()
             return true
         }
+        // Ended first (SIGKILL: a child may block SIGTERM), so that its output ends too.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         let output = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
         return (finished == true && !process.isRunning, finished == true ? process.terminationStatus : -1, output)
+    }
+
+    /// Whether this process may start `connectivity-probe` as another user (`setpriv`, as root) with a limit on
+    /// its threads (`prlimit`).
+    static let threadLimitAvailable: Bool = {
+        guard geteuid() == 0, let probe = probe() else { return false }
+        return succeeds("/usr/bin/prlimit", ["--version"])
+            && succeeds("/usr/bin/setpriv", Self.asNobody + ["/usr/bin/test", "-x", probe.path])
+    }()
+
+    /// `setpriv` arguments that run a command as `nobody`, whose threads `RLIMIT_NPROC` counts (root's it does not).
+    static let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    @Test(
+        "A process that can start no thread gets a typed error from the monitor, not one whose path never changes",
+        .enabled(if: threadLimitAvailable, "needs root, setpriv and prlimit, and the probe executable by nobody"))
+    func noThreadThrows() async throws {
+        let probe = try #require(Self.probe(), "connectivity-probe is not built beside the tests")
+        // One process and no thread more for its user: the monitor's thread cannot start.
+        let run = try await Self.run(
+            "/usr/bin/setpriv", Self.asNobody + ["/usr/bin/prlimit", "--nproc=1", probe.path, "--changes", "0"],
+            within: .seconds(30))
+        #expect(run.exited, "the probe was still running after 30 s: \(run.output)")
+        #expect(run.status == 1 && run.output.contains("netlink pthread_create failed"), "\(run.output)")
     }
 
     /// Whether `strace` is there and may trace a child process.

@@ -25,12 +25,13 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     private let broadcaster: ConnectivityBroadcaster
     private let wakeWriter: Int32
     private let stopped = LockedState(initialState: false)
-    private let rereads = LockedState(initialState: 0)
+    private let rereads: LockedState<Int>
 
     /// Opens the netlink socket, reads the current path and starts following changes.
     ///
-    /// - Throws: ``NetlinkMonitorError`` when the socket cannot be opened (a sandbox without netlink), or the
-    ///   interfaces cannot be read (step `getifaddrs`).
+    /// - Throws: ``NetlinkMonitorError`` when the socket cannot be opened (a sandbox without netlink), the
+    ///   interfaces cannot be read (step `getifaddrs`), or the process can start no more threads (step
+    ///   `pthread_create`).
     public init() throws(NetlinkMonitorError) {
         let socket = Glibc.socket(
             Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
@@ -60,15 +61,30 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             throw NetlinkMonitorError(step: "getifaddrs", errno: code)
         }
         let broadcaster = ConnectivityBroadcaster(initial: NetworkPath(interfaces: initial))
-        self.broadcaster = broadcaster
-        wakeWriter = wake[1]
         let wakeReader = wake[0]
-        let rereads = rereads
-        let thread = Thread {
+        let rereads = LockedState(initialState: 0)
+        // A thread of its own, started with `pthread_create` so that a process out of threads gets an error
+        // (Foundation's `Thread.start()` does nothing then, and the path would never change again).
+        let follow = FollowThread {
             Self.follow(socket: socket, wake: wakeReader, broadcaster: broadcaster, rereads: rereads)
         }
-        thread.name = "ResilienceKit.NetlinkConnectivityMonitor"
-        thread.start()
+        let context = Unmanaged.passRetained(follow).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<FollowThread>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+        guard started == 0 else {
+            Unmanaged<FollowThread>.fromOpaque(context).release()
+            for descriptor in [socket, wake[0], wake[1]] { close(descriptor) }
+            throw NetlinkMonitorError(step: "pthread_create", errno: started)
+        }
+        pthread_detach(thread)
+        self.broadcaster = broadcaster
+        self.rereads = rereads
+        wakeWriter = wake[1]
     }
 
     deinit { stop() }
@@ -446,10 +462,19 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     }
 }
 
+/// The work of a monitor's thread, handed to `pthread_create`.
+private final class FollowThread {
+    let body: () -> Void
+
+    init(_ body: @escaping () -> Void) {
+        self.body = body
+    }
+}
+
 /// Why a ``NetlinkConnectivityMonitor`` could not start.
 public struct NetlinkMonitorError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The call that failed (`socket`, `bind`, `socketpair`, or `getifaddrs` for reading the interfaces and
-    /// routes).
+    /// The call that failed (`socket`, `bind`, `socketpair`, `getifaddrs` for reading the interfaces and
+    /// routes, or `pthread_create` for the thread that follows them).
     public var step: String
     /// The `errno` it set.
     public var errno: Int32
