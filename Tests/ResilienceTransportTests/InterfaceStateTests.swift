@@ -161,6 +161,23 @@ struct InterfaceStateTests {
         #expect(cut.withUnsafeBytes { NetlinkConnectivityMonitor.collectDefaultRoutes($0, into: &indices) } == nil)
     }
 
+    @Test("A route dump nobody answers is given up after a second, so the routing table file decides alone")
+    func unansweredRouteDumpIsGivenUp() {
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        // Ends a wait that never gives up, so that such a wait fails this test instead of hanging it.
+        let writer = ends[1]
+        let done = Self.netlinkMessage(type: 3, body: [0, 0, 0, 0])
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { _ = send(writer, done, done.count, 0) }
+        let started = ContinuousClock.now
+        #expect(NetlinkConnectivityMonitor.receiveDefaultRoutes(from: ends[0]) == [])
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     @Test("The Linux monitor starts, reports this host's path, and stops cleanly")
     func netlinkMonitorStartsAndStops() async throws {
         let monitor = try NetlinkConnectivityMonitor()

@@ -279,9 +279,9 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
 
     /// The interface indices of every next hop of the IPv4 default routes of the main routing table, asked of the
     /// kernel (`RTM_GETROUTE`) in the calling thread's namespace: a multipath route's every usable next hop, where
-    /// `/proc/net/route` shows only its first. Empty when the kernel does not answer such a request (a sandbox
-    /// that emulates part of rtnetlink; `/proc/net/route` then decides alone); `nil` when the request cannot be
-    /// made (`errno` says why).
+    /// `/proc/net/route` shows only its first. Empty when the kernel does not answer such a request within a
+    /// second or answers with an error (a sandbox that emulates part of rtnetlink; `/proc/net/route` then decides
+    /// alone); `nil` when the request cannot be made (`errno` says why).
     static func ipv4DefaultRouteIndices() -> Set<Int32>? {
         let socket = Glibc.socket(
             Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
@@ -299,6 +299,17 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         var sent = -1
         repeat { sent = send(socket, request, request.count, 0) } while sent < 0 && errno == EINTR
         guard sent == request.count else { return errno == ENOBUFS || errno == ENOMEM ? nil : [] }
+        return receiveDefaultRoutes(from: socket)
+    }
+
+    /// The interface indices of the IPv4 default routes' next hops in the answers to a route dump read from
+    /// `socket`: empty when no answer comes within a second (a kernel, or a sandbox emulating rtnetlink, that
+    /// never answers must not hold the monitor) or the answer is an error; `nil` when reading fails for lack of
+    /// memory (`errno` says why).
+    static func receiveDefaultRoutes(from socket: Int32) -> Set<Int32>? {
+        var patience = timeval(tv_sec: 1, tv_usec: 0)
+        guard setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size)) == 0
+        else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var indices: Set<Int32> = []
         while true {
