@@ -695,7 +695,8 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
     /// connection; then `abandoned` runs, to stop the statement on the server. A caller that gives up earlier (a
     /// shared policy at its shorter store deadline) leaves the statement until `deadline`, since most slow
     /// statements do end: closing a connection for every slow answer would make a slow database pay for new
-    /// connections exactly when it is slow.
+    /// connections exactly when it is slow. A connection whose server answered read-only (25006) is closed
+    /// before the error is thrown, so the pool opens the next connection through the server's current address.
     private static func rows<each Column: PostgresDecodable & Sendable>(
         of query: PostgresQuery, on connection: PostgresConnection, closingAt deadline: ResilienceInstant,
         abandoned: (@Sendable () -> Void)? = nil, logger: Logger, as: (repeat each Column).Type
@@ -711,12 +712,17 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
                 for try await row in rows { result.append(row) }
                 return result
             } catch {
-                if state.withLock({ $0.closed }) {
+                let closedAtDeadline = state.withLock { $0.closed }
+                // A server that refuses writes is a fenced old primary or a standby not yet promoted: once a
+                // failover moves the server's address (DNS, a proxy), only a new connection reaches the primary.
+                let readOnly = PostgresStoreError.isReadOnly((error as? PSQLError)?.serverInfo?[.sqlState])
+                if readOnly && !closedAtDeadline { _ = connection.close() as EventLoopFuture<Void> }
+                if readOnly || closedAtDeadline {
                     // The pool learns of a close when it completes: until then it could lend this connection to
                     // the next call, whose statement would then fail on it or never be answered.
                     try? await connection.closeFuture.get()
-                    abandoned?()
                 }
+                if closedAtDeadline { abandoned?() }
                 throw error
             }
         } onCancel: {

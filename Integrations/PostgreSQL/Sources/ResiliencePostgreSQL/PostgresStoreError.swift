@@ -28,7 +28,8 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
         public static let schemaTooNew = Code("schema-too-new")
         /// The server accepts no writes (25006: a hot standby, or `default_transaction_read_only`). Transient: a
         /// failover in progress ends it; a store pointed at a standby for good keeps reporting it in
-        /// ``PostgresCoordinationStore/lastError``.
+        /// ``PostgresCoordinationStore/lastError``. The connection that answered it is closed, so the next call
+        /// connects again, through the address a failover moved to the new primary.
         public static let readOnly = Code("read-only")
         /// Concurrent writers kept failing to serialize (40001, 40P01) after every retry; happens only when the
         /// role's transactions default to `REPEATABLE READ` or `SERIALIZABLE`.
@@ -91,6 +92,11 @@ public struct PostgresStoreError: Error, Hashable, Sendable, CustomStringConvert
     /// True for the SQLSTATE codes a retry of the same statement can cure (serialization failure, deadlock).
     static func isSerializationConflict(_ sqlState: String?) -> Bool {
         sqlState == "40001" || sqlState == "40P01"
+    }
+
+    /// True for the SQLSTATE code of a server that accepts no writes (25006).
+    static func isReadOnly(_ sqlState: String?) -> Bool {
+        sqlState == "25006"
     }
 
     /// Classifies a server error by its SQLSTATE code; `nil` when `error` is not a server error.

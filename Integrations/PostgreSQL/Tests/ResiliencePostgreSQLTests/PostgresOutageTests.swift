@@ -134,6 +134,62 @@ struct PostgresOutageTests {
         #expect(thrown == nil, "run() threw \(thrown.map { "\($0)" } ?? "")")
     }
 
+    /// After a failover, DNS or a proxy leads new connections to the new primary while the pool's connections
+    /// still reach the old, fenced one. A connection that answered read-only (25006) is closed, so the call after
+    /// the server accepts writes again runs on a new connection, opened through the current address.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func aConnectionThatAnsweredReadOnlyIsReplaced() async throws {
+        let prefix = freshPrefix("readonlyconn")
+        let quota = SharedRateQuota(permits: 1000, per: .seconds(1))
+        let request = TokenLeaseRequest(key: "read-only-connection", count: 1, quota: quota)
+        // One pooled connection, named after the test, and no listening one: the pool's only backend is the one
+        // that answers read-only.
+        var connection = TestDatabase.connection()
+        connection.options.maximumConnections = 1
+        connection.options.additionalStartupParameters = [("application_name", prefix)]
+        var configuration = TestDatabase.configuration(prefix: prefix)
+        configuration.listensForBreakerChanges = false
+        let store = PostgresCoordinationStore(connection: connection, configuration: configuration)
+        let running = Task { try await store.run() }
+        defer { running.cancel() }
+        #expect(try await store.leaseTokens(request).granted == 1)
+        let before = try await Self.backends(named: prefix)
+        try #require(before.count == 1, "expected the store's one connection, got backends \(before)")
+
+        try await Self.setReadOnly(true)
+        let refused: Result<Int, CoordinationStoreError>
+        do {
+            refused = await Self.lease(request, from: store)
+            try await Self.setReadOnly(false)
+        } catch {
+            try? await Self.setReadOnly(false)
+            throw error
+        }
+        #expect(store.lastError?.code == .readOnly, "got \(refused), last error \(String(describing: store.lastError))")
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        let recovered = await Self.lease(request, from: store)
+        let took = started.duration(to: clock.now)
+        #expect(recovered == .success(1), "the first call after the server accepted writes again got \(recovered)")
+        #expect(took < .seconds(1), "the first call after the server accepted writes again took \(took)")
+        let after = try await Self.backends(named: prefix)
+        #expect(
+            after.allSatisfy { !before.contains($0) },
+            "the connection that answered read-only (backend \(before)) is still in use (backends \(after))")
+    }
+
+    /// The server processes of connections whose `application_name` is `name`.
+    static func backends(named name: String) async throws -> [Int32] {
+        try await TestDatabase.withClient { client in
+            var pids: [Int32] = []
+            let rows = try await client.query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = \(name) ORDER BY pid")
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
+    }
+
     /// Makes every session of the cluster read-only by default, or writable again (as a failover's fence does).
     static func setReadOnly(_ readOnly: Bool) async throws {
         try await TestDatabase.withClient { client in
