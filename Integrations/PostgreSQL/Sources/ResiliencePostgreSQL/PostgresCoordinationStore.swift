@@ -21,8 +21,9 @@ import ServiceLifecycle
 /// - **Breaker changes pushed** with `LISTEN`/`NOTIFY`: a trigger announces every breaker write; while the
 ///   listening connection is up, ``breakerRecord(key:)`` answers from memory until a notification says the key
 ///   changed, and ``breakerChanges()`` hands the changed keys to whoever wants to react at once. While it is
-///   down, every read goes to the database (polling is the fallback); a listening connection that stops answering
-///   (checked every ``Configuration/listenerCheckInterval``) is closed and counts as down.
+///   down, every read goes to the database (polling is the fallback); a listening connection that stops answering,
+///   or whose server accepts no writes (checked every ``Configuration/listenerCheckInterval``), is closed and
+///   counts as down.
 /// - **One sweeper at a time**: ``run()`` sweeps every ``Configuration/sweepInterval`` under a transaction-level
 ///   advisory lock, over indexed expiry columns, in batches that each end within ``Configuration/callTimeout``.
 ///
@@ -62,9 +63,11 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         public var cachedRecordLifetime: Duration = .seconds(10)
         /// How long ``run()`` waits before preparing the schema or listening again after a failure.
         public var reconnectInterval: Duration = .seconds(1)
-        /// How often ``run()`` checks that the listening connection still answers (one `SELECT 1` on it, within
-        /// ``callTimeout``). A connection that does not (a server or a network path gone without closing it) is
-        /// closed: breaker reads go to the database and ``run()`` listens again on another connection.
+        /// How often ``run()`` checks that the listening connection still answers and that its server accepts
+        /// writes (one `SELECT` of `transaction_read_only` on it, within ``callTimeout``). A connection that does
+        /// not answer (a server or a network path gone without closing it), or whose server is read-only (a fenced
+        /// old primary or a standby, which the new primary's notifications never reach), is closed: breaker reads
+        /// go to the database and ``run()`` listens again on another connection.
         public var listenerCheckInterval: Duration = .seconds(1)
 
         /// Creates the default configuration.
@@ -251,19 +254,27 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         }
     }
 
-    /// Asks the listening connection `SELECT 1` every ``Configuration/listenerCheckInterval``; closes it (which
-    /// ends the listening) when an answer misses ``Configuration/callTimeout``. A connection whose server or
-    /// network path went away without closing it would otherwise look like one that has nothing to deliver.
+    /// Asks the listening connection whether its server accepts writes every
+    /// ``Configuration/listenerCheckInterval``; closes it (which ends the listening) when an answer misses
+    /// ``Configuration/callTimeout``, or says the server is read-only. A connection whose server or network path
+    /// went away without closing it would otherwise look like one that has nothing to deliver, and so would one
+    /// on a fenced old primary or a standby: the new primary's notifications never reach it.
     private func checkUntilSilent(_ connection: PostgresConnection) async {
         let logger = logger
         while true {
             do { try await Task.sleep(for: configuration.listenerCheckInterval) } catch { return }
             do {
                 let deadline = ResilienceClock.continuous.now().advanced(by: configuration.callTimeout)
-                _ = try await withDeadline(until: deadline, clock: .continuous) {
+                let answer = try await withDeadline(until: deadline, clock: .continuous) {
                     RowsBox(
                         rows: try await Self.rows(
-                            of: "SELECT 1", on: connection, closingAt: deadline, logger: logger, as: Int32.self))
+                            of: "SELECT current_setting('transaction_read_only')::bool", on: connection,
+                            closingAt: deadline, logger: logger, as: Bool.self))
+                }
+                if answer.rows.first == true {
+                    logger.warning("breaker notifications: the listening connection's server accepts no writes")
+                    _ = connection.close() as EventLoopFuture<Void>
+                    return
                 }
             } catch {
                 if Task.isCancelled { return }

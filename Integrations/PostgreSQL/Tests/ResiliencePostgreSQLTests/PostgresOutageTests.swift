@@ -179,6 +179,35 @@ struct PostgresOutageTests {
             "the connection that answered read-only (backend \(before)) is still in use (backends \(after))")
     }
 
+    /// After a failover the new primary's notifications never reach a listening connection left on the fenced
+    /// old primary (or a standby): the store stops answering breaker reads from memory, listens again, and
+    /// listens on a connection to a server that accepts writes.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func aListeningConnectionToAReadOnlyServerIsReplaced() async throws {
+        let prefix = freshPrefix("readonlylisten")
+        try await TestDatabase.withStore(TestDatabase.configuration(prefix: prefix)) { store in
+            try await store.migrate()
+            #expect(await eventually(within: .seconds(10)) { store.isListeningForBreakerChanges })
+            let listener = try await Self.listeningBackends(of: prefix)
+            try #require(listener.count == 1, "expected one listening backend, found \(listener)")
+            try await Self.setReadOnly(true)
+            let stopped: Bool
+            do {
+                stopped = await eventually(within: .seconds(5)) { !store.isListeningForBreakerChanges }
+                try await Self.setReadOnly(false)
+            } catch {
+                try? await Self.setReadOnly(false)
+                throw error
+            }
+            #expect(stopped, "still answering breaker reads from memory 5 s after the server became read-only")
+            let relistening = try await eventually(within: .seconds(10)) {
+                guard store.isListeningForBreakerChanges else { return false }
+                return try await Self.listeningBackends(of: prefix).contains { !listener.contains($0) }
+            }
+            #expect(relistening, "not listening on another connection within 10 s of the server accepting writes")
+        }
+    }
+
     /// The server processes of connections whose `application_name` is `name`.
     static func backends(named name: String) async throws -> [Int32] {
         try await TestDatabase.withClient { client in
