@@ -389,7 +389,10 @@ public final class PostgresCoordinationStore: CoordinationStore, Service {
         let tolerance = Self.saturatingProduct(interval, Int64(request.quota.burst - 1))
         let horizon = Self.microseconds(request.horizon)
         let count = Int64(request.count)
-        let base = "GREATEST(r.tat_us, EXCLUDED.decided_us)"
+        // A row decided later than the server's clock now reads was written on a clock ahead of this one (an old
+        // primary's, before a failover): its schedule is moved back by that much, as if decided now, so a key is
+        // not refused for as long as the two clocks differ.
+        let base = "GREATEST(r.tat_us - GREATEST(0, r.decided_us - EXCLUDED.decided_us), EXCLUDED.decided_us)"
         let room = "(EXCLUDED.decided_us + \(horizon + tolerance) - \(base))"
         let granted = "(CASE WHEN \(room) < 0 THEN 0 ELSE LEAST(\(count), \(room) / \(interval) + 1) END)"
         let fresh = "LEAST(\(count), \(horizon + tolerance) / \(interval) + 1)"

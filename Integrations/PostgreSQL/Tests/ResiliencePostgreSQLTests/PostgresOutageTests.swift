@@ -208,6 +208,32 @@ struct PostgresOutageTests {
         }
     }
 
+    /// A failover to a server whose clock is behind the old primary's: the rate rows carry schedules on the old
+    /// clock (here 60 s ahead). A key must go on at its rate, not be refused until the new clock catches up.
+    @Test(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
+    func aRateRowWrittenOnAClockAheadDoesNotBlockItsKey() async throws {
+        let prefix = freshPrefix("clockahead")
+        let quota = SharedRateQuota(permits: 10, per: .seconds(1))
+        let request = TokenLeaseRequest(key: "clock-ahead", count: 1, quota: quota)
+        try await TestDatabase.withStore(TestDatabase.configuration(prefix: prefix)) { store in
+            #expect(try await store.leaseTokens(request).granted == 1)
+            try await TestDatabase.withClient { client in
+                _ = try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: "UPDATE \(prefix)_rate SET tat_us = tat_us + 60000000, "
+                            + "decided_us = decided_us + 60000000"))
+            }
+            let lease = try await store.leaseTokens(request)
+            #expect(
+                lease.granted == 1 || lease.retryAfter < .seconds(1),
+                "granted \(lease.granted), retry after \(lease.retryAfter): the old clock's lead blocks the key")
+            let granted = try await eventually(within: .seconds(2)) {
+                try await store.leaseTokens(request).granted == 1
+            }
+            #expect(granted, "the key was refused for 2 s after a row written on a clock 60 s ahead")
+        }
+    }
+
     /// The server processes of connections whose `application_name` is `name`.
     static func backends(named name: String) async throws -> [Int32] {
         try await TestDatabase.withClient { client in
