@@ -40,17 +40,21 @@ struct DemoBoards: Sendable {
             Role(
                 id: "initech-rss",
                 simulates:
-                    "RSS feed on a plaintext-only host (simulated: \"localhost\"; the policy allows only 127.0.0.1)"),
+                    "RSS feed on a plaintext-only host (simulated: \"\(Self.plaintextHost)\"; the policy allows only loopback)"
+            ),
             Role(id: "umbrella-rss", simulates: "RSS feed truncated mid-item (HTTP 200)"),
             Role(id: "workable-soylent", simulates: "JSON board: answers once, then 429 with Retry-After: 30"),
         ]
     }
 
-    /// Where the sources find the boards: 127.0.0.1 plays the HTTPS boards, "localhost" (the same server) a
-    /// host that serves only plaintext.
+    /// The host that plays a board serving only plaintext: not loopback (which the policy lets through), and
+    /// under `.invalid` (RFC 2606), so it names no real host; the policy blocks it before it is looked up.
+    static let plaintextHost = "plaintext-feeds.invalid"
+
+    /// Where the sources find the boards: 127.0.0.1 plays the HTTPS boards, ``plaintextHost`` a host that serves
+    /// only plaintext.
     var upstreams: JobBoardUpstreams {
-        JobBoardUpstreams(
-            boards: server.baseURL, plaintextFeeds: URL(string: "http://localhost:\(server.port)")!)
+        JobBoardUpstreams(boards: server.baseURL, plaintextFeeds: URL(string: "http://\(Self.plaintextHost)")!)
     }
 
     /// What the feed sources did beyond delivering jobs: conditional requests answered 304, and what an

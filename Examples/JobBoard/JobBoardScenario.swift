@@ -2,7 +2,8 @@ import Foundation
 import ResilienceKit
 
 /// Where the six boards live: the base URL of the boards served over HTTPS (in the demos, loopback http on
-/// 127.0.0.1, which the policy allows) and the base URL of the host that serves its feed only in plaintext.
+/// 127.0.0.1, which the policy allows as loopback) and the base URL of the host that serves its feed only in
+/// plaintext.
 struct JobBoardUpstreams: Sendable {
     var boards: URL
     var plaintextFeeds: URL
@@ -19,9 +20,11 @@ struct JobBoardScenario {
     /// The feed warnings the Hooli source reported (an undeclared entity costs its text, not the feed).
     let hooliWarnings = LockedState<Set<String>>(initialState: [])
 
-    /// What the sources do with plaintext `http`: 127.0.0.1 (standing for the HTTPS boards in the demos) may be
-    /// reached over it; a request to any other plaintext host is blocked before a byte is sent.
-    static let secureTransport = SecureTransportPolicy(action: .block, allowedInsecureHosts: ["127.0.0.1"])
+    /// What the sources do with plaintext `http`: loopback (the library's `SecureTransportPolicy.standard` hosts:
+    /// `localhost`, `127.0.0.1` and `::1`; in the demos, 127.0.0.1 stands for the HTTPS boards) may be reached
+    /// over it; a request to any other plaintext host is blocked before a byte is sent.
+    static let secureTransport = SecureTransportPolicy(
+        action: .block, allowedInsecureHosts: SecureTransportPolicy.standard.allowedInsecureHosts)
 
     /// Registers the six sources against `upstreams`.
     /// `baseTransport` replaces the URLSession transport (the Hummingbird example passes AsyncHTTPClient's);
@@ -36,8 +39,8 @@ struct JobBoardScenario {
         if let presenter { configuration.presenter = presenter }
         configuration.aggregator.itemNoun = "jobs"
         configuration.aggregator.sourceTimeout = .seconds(6)
-        // Everything here is loopback http://. 127.0.0.1 stands for the HTTPS boards; "localhost" plays a
-        // host that serves only plaintext, which the policy blocks before a byte is sent.
+        // Loopback http:// is allowed: 127.0.0.1 stands for the HTTPS boards. A host that serves only
+        // plaintext (in the demos, a name that is not loopback) is blocked before a byte is sent.
         configuration.secureTransport = Self.secureTransport
         // Loopback-sized waits so the demo takes seconds: 3 attempts, 100 ms ×2, hints honoured up to 2 s.
         configuration.preset.retry = StandardRetryPolicy(

@@ -33,7 +33,8 @@ public final class DemoUpstreams: Service, Sendable {
 
     /// The base URL of the boards played as HTTPS boards (loopback http on 127.0.0.1).
     public var boardsURL: URL { boards.upstreams.boards }
-    /// The base URL of the board played as a plaintext-only host ("localhost", the same server).
+    /// The base URL of the board played as a plaintext-only host (a name that is not loopback, which the sources'
+    /// policy blocks before a byte is sent).
     public var plaintextFeedsURL: URL { boards.upstreams.plaintextFeeds }
     /// What each fake board does, by source id.
     public var sourceDescriptions: [String: String] {

@@ -70,7 +70,7 @@ extension JobBoardServiceConfiguration {
     ///
     /// It must be an absolute `http` or `https` URL with a host, a port (when given) from 1 to 65535, and no query
     /// or fragment. Plaintext `http` is accepted only to a host the sources' secure-transport policy lets through
-    /// (127.0.0.1): the policy refuses every request to any other plaintext host.
+    /// (loopback: `localhost`, `127.0.0.1`, `[::1]`): the policy refuses every request to any other plaintext host.
     ///
     /// - Parameter text: The URL as given (on the command line, in a configuration file).
     /// - Returns: The URL.

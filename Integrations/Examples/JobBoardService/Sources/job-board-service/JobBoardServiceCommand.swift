@@ -38,14 +38,14 @@ struct JobBoardServiceCommand: AsyncParsableCommand {
     @Option(
         help: """
             The base URL of the job boards served over HTTPS (required without --demo): https, or http to \
-            127.0.0.1; a port from 1 to 65535; no query or fragment.
+            loopback (localhost, 127.0.0.1, [::1]); a port from 1 to 65535; no query or fragment.
             """)
     var boardsURL: String?
 
     @Option(
         help: """
-            The base URL of the host of the Initech feed (required without --demo): https, or http to 127.0.0.1 \
-            (plaintext to any other host is refused on every request); a port from 1 to 65535; no query or fragment.
+            The base URL of the host of the Initech feed (required without --demo): https, or http to loopback \
+            (localhost, 127.0.0.1, [::1]; plaintext to any other host is refused on every request); a port from 1 to 65535; no query or fragment.
             """)
     var plaintextFeedsURL: String?
 

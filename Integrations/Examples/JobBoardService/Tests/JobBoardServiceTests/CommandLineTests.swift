@@ -1,4 +1,6 @@
 import Foundation
+import JobBoardService
+import ResilienceKit
 import Testing
 
 #if canImport(Glibc)
@@ -44,7 +46,8 @@ struct CommandLineTests {
             ("--boards-url", "ftp://boards.example.com"),
             ("--plaintext-feeds-url", "http://feeds.example.com"),
             ("--plaintext-feeds-url", "https://feeds.example.com:65536"),
-            ("--plaintext-feeds-url", "http://localhost:8081"),
+            ("--plaintext-feeds-url", "http://plaintext-feeds.invalid:8081"),
+            ("--plaintext-feeds-url", "http://127.0.0.2:8081"),
         ])
     func badUpstreamURL(option: String, value: String) async throws {
         var arguments = [
@@ -79,10 +82,19 @@ struct CommandLineTests {
         #expect(refusal.output.contains("--chaos"), "\(refusal.output)")
     }
 
-    @Test("https upstreams and plaintext to 127.0.0.1 start the server")
+    @Test(
+        "Loopback, by name or address, passes the sources' plaintext policy as the library's standard policy says",
+        arguments: ["http://127.0.0.1:8081", "http://localhost:8081", "http://LOCALHOST:8081/", "http://[::1]:8081"])
+    func loopbackUpstreamURL(text: String) throws {
+        #expect(throws: Never.self) { try JobBoardServiceConfiguration.upstreamURL(text) }
+        let host = try #require(URL(string: text)?.host?.lowercased())
+        #expect(SecureTransportPolicy.standard.allowedInsecureHosts.contains(host), "\(host)")
+    }
+
+    @Test("https upstreams and plaintext to loopback start the server")
     func goodUpstreamURLs() async throws {
         let (process, _, logURL) = try ShutdownProcessTests.start(
-            ["--boards-url", "http://127.0.0.1:1/api/", "--plaintext-feeds-url", "https://feeds.example.com:8443"],
+            ["--boards-url", "http://127.0.0.1:1/api/", "--plaintext-feeds-url", "http://[::1]:8443"],
             demo: false)
         let (exited, log) = try await ShutdownProcessTests.terminate(process, log: logURL)
         #expect(exited && process.terminationStatus == 0, "\(log)")

@@ -211,7 +211,7 @@ struct JobBoardServiceTests {
         let blocked = try #require(
             handler.entries.first { $0.message.description == "resilience insecure-transport-blocked" })
         #expect(blocked.metadata["resilience.key"] == "initech-rss")
-        #expect(blocked.metadata["server.address"] == "localhost")
+        #expect(blocked.metadata["server.address"]?.description == DemoBoards.plaintextHost)
         // LogRequestsMiddleware's line for the request.
         #expect(handler.entries.contains { $0.metadata["hb.request.path"]?.description == "/jobs" })
     }
