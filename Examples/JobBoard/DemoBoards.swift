@@ -17,17 +17,23 @@ struct DemoBoards: Sendable {
     /// What the server does to each source, in registration order.
     let roles: [Role]
 
-    /// Starts the server on a free 127.0.0.1 port (throws ``FaultServerError`` when it cannot bind) and
-    /// scripts the boards.
+    /// Starts the server on 127.0.0.1 (throws ``FaultServerError`` when it cannot bind) and scripts the boards.
     ///
     /// - Parameters:
     ///   - seed: The seed of the server's chaos.
     ///   - chaos: The probability of a TCP reset or a 503 on the two healthy boards (0 = calm).
     ///   - lifetime: How long the server serves.
-    init(seed: UInt64, chaos: Double, lifetime: Duration) throws {
+    ///   - maximumRequests: How many requests it serves (each one recorded) before it stops.
+    ///   - port: The port; 0 picks a free one.
+    init(
+        seed: UInt64, chaos: Double, lifetime: Duration,
+        maximumRequests: Int = FaultServerConfiguration.standard.maximumRequests, port: UInt16 = 0
+    ) throws {
         var configuration = FaultServerConfiguration()
         configuration.seed = seed
         configuration.lifetime = lifetime
+        configuration.maximumRequests = maximumRequests
+        configuration.port = port
         server = try FaultServer(configuration: configuration)
         Self.script(server, chaos: chaos)
         let chaosNote = chaos > 0 ? "; seeded chaos: resets and 503s on \(Int(chaos * 100)) % of requests" : ""
