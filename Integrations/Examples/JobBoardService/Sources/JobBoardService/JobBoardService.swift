@@ -203,7 +203,12 @@ public final class JobBoardService: Sendable {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: LogRequestsMiddleware(requestLogLevel))
         let routes: [(path: RouterPath, respond: @Sendable (Request, BasicRequestContext) async throws -> Response)] = [
-            ("jobs", { _, _ in try Self.json(try await self.fetchJobs()) }),
+            (
+                "jobs",
+                { request, _ in
+                    try await Self.cancelledOnClientClose(request) { try Self.json(try await self.fetchJobs()) }
+                }
+            ),
             (
                 "metrics",
                 { _, _ in
@@ -223,11 +228,13 @@ public final class JobBoardService: Sendable {
             ),
             (
                 "/",
-                { _, _ in
-                    let page = StatusPage(jobs: try await self.fetchJobs(), health: self.health()).html
-                    return Response(
-                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+                { request, _ in
+                    try await Self.cancelledOnClientClose(request) {
+                        let page = StatusPage(jobs: try await self.fetchJobs(), health: self.health()).html
+                        return Response(
+                            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+                    }
                 }
             ),
         ]
@@ -264,6 +271,20 @@ public final class JobBoardService: Sendable {
                 serverName: "job-board-service"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// Answers `request` with `respond`, cancelling it when the client closes its connection first.
+    ///
+    /// Hummingbird does not cancel a route handler whose client has gone: without this, a page load whose client
+    /// disconnected would keep its fetch (and its retries upstream) running until the sources' deadline. Watching
+    /// the connection reads it to its end, so the connection is closed once the answer is sent (the answer says
+    /// `Connection: close`); a request pipelined behind this one on the same connection is not answered.
+    static func cancelledOnClientClose(
+        _ request: Request, _ respond: @escaping @Sendable () async throws -> Response
+    ) async throws -> Response {
+        var response = try await request.body.consumeWithCancellationOnInboundClose { _ in try await respond() }
+        response.headers[.connection] = "close"
+        return response
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
