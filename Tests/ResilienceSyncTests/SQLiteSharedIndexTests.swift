@@ -21,14 +21,10 @@ struct SQLiteSharedIndexTests {
         // Nothing listens on port 9: the child's engine only records failed attempts, and applies nothing.
         let process = try SyncCrashSafetyTests.launch(
             child, ["--store", path, "--log", logPath, "--url", "http://127.0.0.1:9/mutations", "--count", "30"])
+        // The two processes take turns: each enqueue of this one waits for one more of the child's.
         for index in 0..<30 {
             mine.append(try store.enqueue(SQLiteMutationStoreTests.draft("mine-\(index)")).entityID)
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        for _ in 0..<500 {
-            let logged = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0
-            if logged == 30 || !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(10))
+            _ = await SyncCrashSafetyTests.waitForLog(logPath, toReach: index + 1, of: process, timeout: .seconds(10))
         }
         kill(process.processIdentifier, SIGKILL)
         _ = await SyncCrashSafetyTests.wait(for: process, timeout: .seconds(10))

@@ -27,6 +27,19 @@ struct SyncCrashSafetyTests {
         return process
     }
 
+    /// Waits, in real time, until the child has written at least `count` lines to `log`: whether it did before
+    /// it exited or `timeout` passed.
+    static func waitForLog(
+        _ log: String, toReach count: Int, of process: Process, timeout: Duration
+    ) async -> Bool {
+        let start = ContinuousClock.now
+        while (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0 < count {
+            if !process.isRunning || ContinuousClock.now - start > timeout { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// Waits for `process` without blocking the cooperative pool for long; after `timeout` sends it each of
     /// `signals` a second apart (SIGUSR1 makes the child print its last events, SIGABRT makes a Swift process
     /// print every thread's backtrace), then SIGKILL.

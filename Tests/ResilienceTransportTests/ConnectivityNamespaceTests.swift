@@ -22,14 +22,16 @@ struct ConnectivityNamespaceTests {
         return (try? ip(["netns", "add", name])) != nil
     }()
 
+    /// Where iproute2's `ip` is.
+    static let ipExecutable =
+        ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        ?? "/usr/sbin/ip"
+
     /// Runs `ip` with `arguments`; throws with its output when it fails.
     @discardableResult
     static func ip(_ arguments: [String]) throws -> String {
         let process = Process()
-        process.executableURL = URL(
-            fileURLWithPath: ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first {
-                FileManager.default.isExecutableFile(atPath: $0)
-            } ?? "/usr/sbin/ip")
+        process.executableURL = URL(fileURLWithPath: ipExecutable)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
@@ -126,7 +128,7 @@ struct ConnectivityNamespaceTests {
             self.name = name
             process = Process()
             do {
-                process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                process.executableURL = URL(fileURLWithPath: ConnectivityNamespaceTests.ipExecutable)
                 process.arguments = ["netns", "exec", name, probe.path, "--changes", "\(changes)"]
                 let output = Pipe()
                 process.standardOutput = output
@@ -301,11 +303,17 @@ struct ConnectivityNamespaceTests {
         try namespace.ip(["-6", "addr", "add", "2001:db8::5/64", "dev", "veth1", "nodad"])
         try namespace.ip(["-6", "addr", "add", "2001:db8::5/64", "dev", "veth0"])
         try namespace.ip(["-6", "route", "add", "default", "via", "2001:db8::fe", "dev", "veth0"])
-        try await withDeadline(after: .seconds(60), clock: .continuous) {
-            while try !namespace.ip(["-6", "addr", "show", "dev", "veth0"]).contains("dadfailed") {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
+        // The kernel's duplicate address check takes about a second of real time: a shell in the namespace waits
+        // for its verdict, as the probe scripts below wait for theirs.
+        let checked = try await Self.run(
+            Self.ipExecutable,
+            [
+                "netns", "exec", namespace.name, "sh", "-c",
+                "until ip -6 addr show dev veth0 | grep -q dadfailed; do sleep 0.05; done",
+            ],
+            within: .seconds(60))
+        try #require(
+            checked.exited && checked.status == 0, "the duplicate address check never failed: \(checked.output)")
         // A second link, its address used at once (`nodad`): once it is seen, so was the failed check before it.
         try namespace.ip(["link", "add", "veth2", "type", "veth", "peer", "name", "veth3"])
         try namespace.ip(["link", "set", "veth3", "up"])
