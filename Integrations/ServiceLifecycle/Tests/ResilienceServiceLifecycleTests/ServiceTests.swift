@@ -204,6 +204,17 @@ struct TelemetryServiceTests {
         ResilienceEvent(kind: kind, key: "lever", time: .origin)
     }
 
+    /// A service flushing every 60 s to an exporter whose destination never answers: each flush counts itself in
+    /// `started`, then waits an hour on `clock` unless cancelled.
+    static func hangingFlushService(
+        clock: ManualClock, logger: Logger, started: LockedBox<Int> = LockedBox(0)
+    ) -> PeriodicFlushService {
+        PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
+            started.mutate { $0 += 1 }
+            try? await clock.sleep(for: .seconds(3_600))
+        }
+    }
+
     @Test("graceful shutdown flushes every buffered event downstream, then the service returns")
     func bufferedSinkFlushes() async throws {
         let downstream = RecordingTelemetrySink()
@@ -295,9 +306,7 @@ struct TelemetryServiceTests {
     func periodicFlushCancelledDuringShutdown() async throws {
         let clock = ManualClock()
         let (logger, lines) = CapturingLogHandler.logger()
-        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
-            try? await clock.sleep(for: .seconds(3_600))
-        }
+        let service = Self.hangingFlushService(clock: clock, logger: logger)
         await testGracefulShutdown { trigger in
             let running = Task { await service.run() }
             await clock.waitForSleepers()
@@ -320,11 +329,7 @@ struct TelemetryServiceTests {
         let clock = ManualClock()
         let started = LockedBox(0)
         let (logger, lines) = CapturingLogHandler.logger()
-        // The exporter's destination never answers: the flush waits an hour (manual time) unless cancelled.
-        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
-            started.mutate { $0 += 1 }
-            try? await clock.sleep(for: .seconds(3_600))
-        }
+        let service = Self.hangingFlushService(clock: clock, logger: logger, started: started)
         let returned = LockedBox(false)
         await testGracefulShutdown { trigger in
             let running = Task {
@@ -352,12 +357,8 @@ struct TelemetryServiceTests {
         let clock = ManualClock()
         let started = LockedBox(0)
         let (logger, lines) = CapturingLogHandler.logger()
-        // The exporter's destination stops answering during the first periodic flush: it waits an hour (manual
-        // time) unless cancelled.
-        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
-            started.mutate { $0 += 1 }
-            try? await clock.sleep(for: .seconds(3_600))
-        }
+        // The exporter's destination stops answering during the first periodic flush.
+        let service = Self.hangingFlushService(clock: clock, logger: logger, started: started)
         let returned = LockedBox(false)
         await testGracefulShutdown { trigger in
             let running = Task {
@@ -418,9 +419,7 @@ struct TelemetryServiceTests {
     func lastFlushCancelled() async throws {
         let clock = ManualClock()
         let (logger, lines) = CapturingLogHandler.logger()
-        let service = PeriodicFlushService(every: .seconds(60), clock: .manual(clock), logger: logger) {
-            try? await clock.sleep(for: .seconds(3_600))
-        }
+        let service = Self.hangingFlushService(clock: clock, logger: logger)
         await testGracefulShutdown { trigger in
             let running = Task { await service.run() }
             await clock.waitForSleepers()
