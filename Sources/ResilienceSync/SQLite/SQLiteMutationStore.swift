@@ -404,12 +404,7 @@ public final class SQLiteMutationStore: MutationStore {
     /// `DB_007` when that cannot be done (another connection keeps the log busy past the busy timeout, the file
     /// cannot be opened again): nothing is written, and the next write tries again.
     private func replaceLogIfMoved(_ database: inout Database) throws {
-        let current = FileIdentity(path: path + "-wal")
-        guard let known = database.log else {
-            database.log = current
-            return
-        }
-        guard current != known else { return }
+        guard hasMoved("-wal", since: &database.log) else { return }
         let old = database.connection
         do {
             // An empty log holds nothing the file does not: another store on the file replaced it first (its
@@ -442,12 +437,7 @@ public final class SQLiteMutationStore: MutationStore {
     /// of the index's path per write. Throws `DB_007` when the file cannot be opened again (nothing is written;
     /// every call tries again first).
     private func reopenIfIndexMoved(_ database: inout Database) throws {
-        let current = FileIdentity(path: path + "-shm")
-        guard let known = database.index else {
-            database.index = current
-            return
-        }
-        guard current != known else { return }
+        guard hasMoved("-shm", since: &database.index) else { return }
         database.connection.close()
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
@@ -461,6 +451,17 @@ public final class SQLiteMutationStore: MutationStore {
         database.log = database.connection.logIdentity
         database.index = database.connection.indexIdentity
         database.checkedFileSize = nil
+    }
+
+    /// Whether the file at `<path><suffix>` is no longer the one `known` recorded when the connection opened it
+    /// (one `stat`); records it when nothing was recorded yet.
+    private func hasMoved(_ suffix: String, since known: inout FileIdentity?) -> Bool {
+        let current = FileIdentity(path: path + suffix)
+        guard let recorded = known else {
+            known = current
+            return false
+        }
+        return current != recorded
     }
 
     /// Throws `DB_004` when the file the connection opened was truncated while the store was open: it is shorter
