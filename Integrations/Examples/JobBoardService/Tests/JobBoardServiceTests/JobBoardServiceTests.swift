@@ -227,11 +227,18 @@ struct JobBoardServiceTests {
                     #expect(response.headers[.connection] == "close")
                 }
                 // The test client does not reconnect after `Connection: close`; AsyncHTTPClient does.
+                // MetricsMiddleware records a request after its last byte is written, so a scrape sent the moment
+                // the response arrived can come before the record: scrape until it is there, or 10 s have passed.
                 let port = try #require(client.port)
-                let metrics = try await HTTPClient.shared.execute(
-                    HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(30))
-                let body = String(buffer: try await metrics.body.collect(upTo: 4 << 20))
-                #expect(metrics.status == .ok)
+                let deadline = ContinuousClock.now + .seconds(10)
+                var body = ""
+                repeat {
+                    if !body.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                    let metrics = try await HTTPClient.shared.execute(
+                        HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(30))
+                    #expect(metrics.status == .ok)
+                    body = String(buffer: try await metrics.body.collect(upTo: 4 << 20))
+                } while !body.contains(#"hb_requests{http_route="/jobs""#) && ContinuousClock.now < deadline
                 #expect(body.contains("resilience_attempts_total"))
                 // MetricsMiddleware's request counter and duration histogram, labelled by route.
                 #expect(body.contains(#"hb_requests{http_route="/jobs""#), "\(body.prefix(3000))")
