@@ -114,6 +114,14 @@ public struct BreakerTransition: Hashable, Sendable, CustomStringConvertible {
     public var to: BreakerState
     /// How long the breaker will stay open, when `to` is ``BreakerState/open``.
     public var openFor: Duration?
+    /// Where this transition stands among its breaker's changes: larger for every later one, assigned under the
+    /// breaker's lock, or `nil` when the breaker does not number them.
+    ///
+    /// Transitions are emitted after the breaker's lock is released, so two made one after the other on two
+    /// threads can reach a sink in the other order; a sink that keeps a breaker's current state (a gauge, a
+    /// dashboard) keeps the one with the larger sequence. The built-in breakers number their transitions; the
+    /// `closed → closed` transition of ``ResilienceEventKind/pipelineCreated`` has sequence 0.
+    public var sequence: UInt64?
 
     /// Creates a transition.
     ///
@@ -121,10 +129,32 @@ public struct BreakerTransition: Hashable, Sendable, CustomStringConvertible {
     ///   - from: The state before.
     ///   - to: The state after.
     ///   - openFor: How long the breaker will stay open, when `to` is ``BreakerState/open``.
-    public init(from: BreakerState, to: BreakerState, openFor: Duration? = nil) {
+    ///   - sequence: Where the transition stands among its breaker's changes (larger for later ones), or `nil`.
+    public init(from: BreakerState, to: BreakerState, openFor: Duration? = nil, sequence: UInt64? = nil) {
         self.from = from
         self.to = to
         self.openFor = openFor
+        self.sequence = sequence
+    }
+
+    /// Whether two transitions change the same states with the same open period; their sequences, which only
+    /// order them, are not compared.
+    public static func == (lhs: BreakerTransition, rhs: BreakerTransition) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to && lhs.openFor == rhs.openFor
+    }
+
+    /// Hashes the states and the open period (what ``==(_:_:)`` compares).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(openFor)
+    }
+
+    /// Whether a sink holding `other` as a breaker's latest transition should take this one (of the same breaker)
+    /// instead: its sequence is not smaller, or either is not numbered (then the one received later is kept).
+    public func supersedes(_ other: BreakerTransition) -> Bool {
+        guard let sequence, let otherSequence = other.sequence else { return true }
+        return sequence >= otherSequence
     }
 
     /// `closed → open (30 s)`.

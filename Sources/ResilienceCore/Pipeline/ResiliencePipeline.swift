@@ -41,7 +41,7 @@ extension ResiliencePipeline {
     public func announceCreation(key: String, to sink: (any TelemetrySink)?, clock: ResilienceClock) {
         guard let sink, sink.isEnabled else { return }
         var event = ResilienceEvent(kind: .pipelineCreated, key: key, time: clock.now())
-        if hasCircuitBreaker { event.transition = BreakerTransition(from: .closed, to: .closed) }
+        if hasCircuitBreaker { event.transition = BreakerTransition(from: .closed, to: .closed, sequence: 0) }
         event.detail = pipelineDescription
         sink.receive(event)
     }

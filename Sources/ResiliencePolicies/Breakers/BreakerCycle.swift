@@ -471,7 +471,8 @@ struct BreakerCycle: Sendable {
         _ = move(to: restored, now: now, openFor: restored == .open ? remaining : nil)
         totalOpens = max(0, restoredOpens)
         guard previous != restored else { return nil }
-        return BreakerTransition(from: previous, to: restored, openFor: restored == .open ? remaining : nil)
+        return BreakerTransition(
+            from: previous, to: restored, openFor: restored == .open ? remaining : nil, sequence: generation)
     }
 
     /// The state a call at `now` would find: an expired open period reads as half-open (or closed).
@@ -507,7 +508,7 @@ struct BreakerCycle: Sendable {
         }
         if next == .open && previous == .open { openedAt = now }
         guard previous != next else { return nil }
-        return BreakerTransition(from: previous, to: next, openFor: next == .open ? openFor : nil)
+        return BreakerTransition(from: previous, to: next, openFor: next == .open ? openFor : nil, sequence: generation)
     }
 }
 

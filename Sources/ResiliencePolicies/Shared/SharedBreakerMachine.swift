@@ -174,7 +174,8 @@ struct SharedBreakerMachine: Sendable {
     mutating func forced(from before: BreakerState, now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
         stateChanged()
         let after = state(now: now)
-        return (before == after ? nil : BreakerTransition(from: before, to: after), [write(now: now)])
+        let transition = BreakerTransition(from: before, to: after, sequence: cycle.generation)
+        return (before == after ? nil : transition, [write(now: now)])
     }
 
     mutating func restore(_ snapshot: BreakerSnapshot, now: ResilienceInstant) -> (BreakerTransition?, [StoreAction]) {
@@ -289,7 +290,7 @@ struct SharedBreakerMachine: Sendable {
             }
         }
         let after = state(now: now)
-        return wrote || before == after ? nil : BreakerTransition(from: before, to: after)
+        return wrote || before == after ? nil : BreakerTransition(from: before, to: after, sequence: cycle.generation)
     }
 
     // MARK: Reporting

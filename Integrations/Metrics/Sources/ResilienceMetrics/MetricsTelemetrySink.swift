@@ -15,7 +15,7 @@ import ResilienceCore
 /// | `resilience_attempts_in_flight` | gauge | `key` | attempts started and not yet finished |
 /// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
 /// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, a limiter's refusals (not its waits), an exhausted retry budget |
-/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state, 0 for the others, from the pipeline's creation (keys past the cap have none) |
+/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state (the transition with the largest ``BreakerTransition/sequence``, whatever order they arrive in), 0 for the others, from the pipeline's creation (keys past the cap have none) |
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
 ///
@@ -93,7 +93,10 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let kinds: LabelBudget
     private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
     /// Attempts in flight per key label, with the number of the latest change to each.
-    private let inFlight = LockedState(initialState: [String: InFlightCount]())
+    private let inFlight = LockedState(initialState: [String: GaugeValue<Int>]())
+    /// The latest breaker transition per key label (keys past the cap have none), with the number of the latest
+    /// change to each.
+    private let breakerTransitions = LockedState(initialState: [String: GaugeValue<BreakerTransition>]())
     /// The label of each key seen, so a key is redacted and checked against the cap once (bounded by
     /// `keyLabelCacheLimit` and `longestCachedKey`).
     private let keyLabels = LockedState(initialState: [String: String]())
@@ -177,11 +180,8 @@ public final class MetricsTelemetrySink: TelemetrySink {
         case .breakerTransition, .pipelineCreated:
             // Keys past the cap share one label, and one gauge cannot say the states of many breakers: the last
             // transition of any of them would overwrite the others'. They have no breaker series.
-            guard let current = event.transition?.to, !isOverflow(key, of: event.key) else { break }
-            for state in Self.breakerStates {
-                handle(Gauge.self, MetricSchema.breakerState, key, MetricSchema.breakerStateLabel(state))
-                    .record(state == current ? 1 : 0)
-            }
+            guard let transition = event.transition, !isOverflow(key, of: event.key) else { break }
+            updateBreakerState(key: key, to: transition, startsOver: event.kind == .pipelineCreated)
         default:
             break
         }
@@ -195,21 +195,51 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// Every breaker state, made once (`allCases` builds a new array on each use).
     private static let breakerStates = BreakerState.allCases
 
-    /// Counts an attempt in or out and sets the key's gauge. The gauge is set after the lock is released, so two
-    /// updates can land in the other order; an update that finds a later change was made meanwhile sets the gauge
-    /// again to the latest count, so the value left after a burst is the count, never a stale one.
+    /// Counts an attempt in or out and sets the key's gauge.
     private func updateInFlight(key: String, by change: Int) {
-        var latest = inFlight.withLock { counts in
-            var count = counts[key, default: InFlightCount()]
+        let latest = inFlight.withLock { counts in
+            var count = counts[key, default: GaugeValue(value: 0)]
             count.value = max(0, count.value + change)
             count.change &+= 1
             counts[key] = count
             return count
         }
         let gauge = handle(Gauge.self, MetricSchema.attemptsInFlight, key)
+        settle(inFlight, key: key, from: latest) { gauge.record($0) }
+    }
+
+    /// Takes `transition` as the key's breaker state unless a later one of the same breaker was taken already
+    /// (transitions reach the sink in any order; ``BreakerTransition/sequence`` orders them), and sets the key's
+    /// four state gauges. A new pipeline's breaker (`startsOver`) replaces whatever an earlier one left.
+    private func updateBreakerState(key: String, to transition: BreakerTransition, startsOver: Bool) {
+        let taken = breakerTransitions.withLock { transitions -> GaugeValue<BreakerTransition>? in
+            let current = transitions[key]
+            if let current, !startsOver, !transition.supersedes(current.value) { return nil }
+            let next = GaugeValue(value: transition, change: (current?.change ?? 0) &+ 1)
+            transitions[key] = next
+            return next
+        }
+        guard let taken else { return }
+        settle(breakerTransitions, key: key, from: taken) { transition in
+            for state in Self.breakerStates {
+                handle(Gauge.self, MetricSchema.breakerState, key, MetricSchema.breakerStateLabel(state))
+                    .record(state == transition.to ? 1 : 0)
+            }
+        }
+    }
+
+    /// Writes `latest` to the key's gauges with `write`, then again whatever was changed meanwhile, until no
+    /// change came after the one written. Gauges are set after the lock is released, so two updates can land in
+    /// the other order (or interleave, when a value takes several gauges); the values left after a burst are
+    /// therefore the latest change's, never a stale or a mixed one.
+    private func settle<Value>(
+        _ values: LockedState<[String: GaugeValue<Value>]>, key: String, from latest: GaugeValue<Value>,
+        _ write: (Value) -> Void
+    ) {
+        var latest = latest
         while true {
-            gauge.record(latest.value)
-            guard let newer = inFlight.withLock({ $0[key].flatMap { $0.change == latest.change ? nil : $0 } }) else {
+            write(latest.value)
+            guard let newer = values.withLock({ $0[key].flatMap { $0.change == latest.change ? nil : $0 } }) else {
                 return
             }
             latest = newer
@@ -264,9 +294,10 @@ public final class MetricsTelemetrySink: TelemetrySink {
 }
 
 /// A key's attempts in flight and the number of the latest change to it.
-private struct InFlightCount {
-    /// Attempts started and not yet finished.
-    var value = 0
+/// A key's value behind one or more gauges (attempts in flight, the breaker's latest transition).
+private struct GaugeValue<Value> {
+    /// The value the gauges should show.
+    var value: Value
     /// Incremented on every change, so an update can tell whether another one came after it.
     var change = 0
 }

@@ -211,45 +211,9 @@ struct MetricsTelemetrySinkTests {
 
 @Suite("MetricsTelemetrySink handle cache")
 struct MetricsHandleCacheTests {
-    /// Forwards to `TestMetrics` and counts the handles a sink asks the backend for.
-    final class CountingFactory: MetricsFactory {
-        let base = TestMetrics()
-        let handlesMade = LockedBox(0)
-
-        private func made<Handler>(_ handler: Handler) -> Handler {
-            handlesMade.mutate { $0 += 1 }
-            return handler
-        }
-
-        func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-            made(base.makeCounter(label: label, dimensions: dimensions))
-        }
-        func makeFloatingPointCounter(
-            label: String, dimensions: [(String, String)]
-        ) -> any FloatingPointCounterHandler {
-            made(base.makeFloatingPointCounter(label: label, dimensions: dimensions))
-        }
-        func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-            made(base.makeMeter(label: label, dimensions: dimensions))
-        }
-        func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-            made(base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate))
-        }
-        func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-            made(base.makeTimer(label: label, dimensions: dimensions))
-        }
-        func destroyCounter(_ handler: any CounterHandler) { base.destroyCounter(handler) }
-        func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {
-            base.destroyFloatingPointCounter(handler)
-        }
-        func destroyMeter(_ handler: any MeterHandler) { base.destroyMeter(handler) }
-        func destroyRecorder(_ handler: any RecorderHandler) { base.destroyRecorder(handler) }
-        func destroyTimer(_ handler: any TimerHandler) { base.destroyTimer(handler) }
-    }
-
     @Test("each series' counter, timer and gauge is made once and reused for every later event")
     func handlesAreMadeOncePerSeries() throws {
-        let factory = CountingFactory()
+        let factory = ObservedMetricsFactory()
         let sink = MetricsTelemetrySink(factory: factory)
         for round in 0..<5 {
             sink.receive(MetricsTelemetrySinkTests.event(.attemptSucceeded, duration: .milliseconds(10)))
