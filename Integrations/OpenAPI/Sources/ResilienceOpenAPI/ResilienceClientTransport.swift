@@ -133,32 +133,48 @@ public struct ResilienceClientTransport: ClientTransport {
             url: url)
     }
 
-    /// The whole of `body` (see `collect(_:limit:url:)`), read within `context`'s deadline when it has one: the
-    /// read races that deadline on the context's clock through Core's `withDeadline`, as the transport's exchange
-    /// does, so an upload that stalls is cut off when the attempt's time is up. It then fails as a stalled
-    /// exchange does, with ``TransportError/timedOut(after:url:)``'s timeout (after emitting `timedOut` with the
-    /// time the read had; its message says the body was not read), marked not sent: the transport was never
-    /// handed the request.
+    /// The whole of `body` (see `collect(_:limit:url:)`), read within `context`'s deadline when it has one
+    /// (``reading(_:url:requestWasSent:within:_:)``), so an upload that stalls is cut off when the attempt's time
+    /// is up. It then fails as a stalled exchange does, with ``TransportError/timedOut(after:url:)``'s timeout (its
+    /// message says the body was not read), marked not sent: the transport was never handed the request.
     static func collect(
         _ body: HTTPBody, limit: Int, url: URL, within context: ResilienceContext
     ) async throws -> Data {
-        guard let deadline = context.deadline else { return try await collect(body, limit: limit, url: url) }
+        try await reading("the request body", url: url, requestWasSent: false, within: context) {
+            try await collect(body, limit: limit, url: url)
+        }
+    }
+
+    /// What `read` returns, raced against `context`'s deadline on its clock when the context has one (through
+    /// Core's `withDeadline`), as the transport races its exchange; without a deadline only the call's
+    /// cancellation ends it. When the time is up first it throws ``TransportError/timedOut(after:url:)``'s timeout
+    /// (after emitting `timedOut` with the time the read had; a zero limit when the deadline had passed before the
+    /// reading started), its message saying that `what` was not read, and `requestWasSent` telling whether the
+    /// request had reached the transport.
+    /// - Parameters:
+    ///   - what: What is read, as the message names it (`"the request body"`).
+    ///   - url: The request's URL, named in the error.
+    ///   - requestWasSent: Whether the request was handed to the transport before the read.
+    ///   - context: The attempt's context: its deadline, clock and telemetry.
+    ///   - read: The reading to bound; it runs in a child task and is cancelled when the deadline passes.
+    static func reading<Output: Sendable>(
+        _ what: String, url: URL?, requestWasSent: Bool, within context: ResilienceContext,
+        _ read: @Sendable () async throws -> Output
+    ) async throws -> Output {
+        guard let deadline = context.deadline else { return try await read() }
         let clock = context.clock
         let timeLeft = clock.now().duration(to: deadline)
         do {
-            return try await withDeadline(until: deadline, clock: clock) {
-                try await collect(body, limit: limit, url: url)
-            }
+            return try await withDeadline(until: deadline, clock: clock, operation: read)
         } catch let timeUp as DeadlineExceededError {
             // Without an operation error the deadline had passed before the reading started.
             let started = timeUp.operationError != nil
             if started { context.emit(.timedOut) { $0.duration = timeLeft } }
             var timedOut = TransportError.timedOut(after: started ? timeLeft : .zero, url: url)
-            if started {
-                timedOut.classification.message =
-                    "the request body was not read within the attempt deadline (\(timeLeft)), so it was not sent"
-            }
-            timedOut.classification.requestWasNotSent = true
+            let within = started ? "within the attempt deadline (\(timeLeft))" : "before the attempt deadline passed"
+            timedOut.classification.message =
+                "\(what) was not read \(within)" + (requestWasSent ? "" : ", so it was not sent")
+            timedOut.classification.requestWasNotSent = !requestWasSent
             throw timedOut
         }
     }

@@ -163,10 +163,25 @@ public struct ResilienceMiddleware: ClientMiddleware {
     /// `context` classifies it (a reset, a timeout, a cancellation), else with a transient
     /// `FailureCode.truncatedResponse` ``TransportError`` saying how many bytes arrived (as does one that ends
     /// before its declared length); one whose reading the task's cancellation cut short throws `CancellationError`.
+    /// The body is read within the attempt's deadline when `context` has one, as the request body is
+    /// (`ResilienceClientTransport.reading(_:url:requestWasSent:within:_:)`), so one that stalls or trickles fails
+    /// the attempt with a timeout (`FailureCode.timedOut`) when the attempt's time is up, under a cooperative
+    /// timeout stage too.
     static func retained(
         _ body: HTTPBody?, limit: Int, status: Int, url: URL?, context: ResilienceContext
     ) async throws -> [UInt8] {
         guard let body else { return [] }
+        return try await ResilienceClientTransport.reading(
+            "the body of the HTTP \(status) response", url: url, requestWasSent: true, within: context
+        ) {
+            try await readRetained(body, limit: limit, status: status, url: url, context: context)
+        }
+    }
+
+    /// `retained(_:limit:status:url:context:)` without the deadline: the reading itself.
+    private static func readRetained(
+        _ body: HTTPBody, limit: Int, status: Int, url: URL?, context: ResilienceContext
+    ) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         let broke = { (reason: String) in
             TransportError(

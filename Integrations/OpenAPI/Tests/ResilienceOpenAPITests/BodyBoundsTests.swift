@@ -346,6 +346,27 @@ struct BodyBoundsTests {
     ]
 
     @Test(
+        "A failure body that stalls after its first bytes fails at the cooperative timeout's deadline, not when it ends",
+        arguments: [0, 2])
+    func stalledFailureBodyMeetsDeadline(stage: Int) async throws {
+        let (name, code, pipeline) = Self.stalledUploadStages[stage]
+        let clock = ManualClock()
+        var configuration = ResilienceMiddlewareConfiguration()
+        configuration.clock = .manual(clock)
+        let middleware = ResilienceMiddleware(configuration: configuration) { _ in pipeline }
+        let outcome = try await Self.stalling(on: clock) { reading in
+            let body = HTTPBody(StallingBody(reading: reading), length: .unknown, iterationBehavior: .single)
+            return await Result {
+                try await middleware.intercept(Self.get, body: nil, baseURL: Self.baseURL, operationID: "listJobs") {
+                    _, _, _ in (HTTPTypes.HTTPResponse(status: .serviceUnavailable), body)
+                }
+            }
+        }
+        let timedOut = try #require(outcome.error as? ResilienceError, "\(name): \(outcome)")
+        #expect(timedOut.code == code, "\(name)")
+    }
+
+    @Test(
         "A single-pass request body that stalls fails with the pipeline's timeout at its deadline, reported",
         arguments: 0..<3)
     func stalledRequestBodyMeetsDeadline(stage: Int) async throws {
