@@ -193,7 +193,7 @@ extension AsyncHTTPClientTransport {
         let deadline = context.deadline ?? now.advanced(by: configuration.defaultAttemptTimeout)
         let limit = now.duration(to: deadline)
         guard limit > .zero else { throw TransportError.timedOut(after: .zero, url: request.url) }
-        let backstop = NIODeadline.now() + TimeAmount(limit)
+        let backstop = NIODeadline.now() + TimeAmount(clamping: limit)
         let head: HeadAndRequest
         do {
             head = try await withDeadline(until: deadline, clock: clock) {

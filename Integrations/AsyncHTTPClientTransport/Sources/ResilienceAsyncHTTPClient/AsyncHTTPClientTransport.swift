@@ -109,12 +109,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) -> HTTPClient.Configuration {
         var client = HTTPClient.Configuration()
         client.redirectConfiguration = .disallow
-        client.timeout = HTTPClient.Configuration.Timeout(connect: TimeAmount(configuration.connectTimeout))
+        client.timeout = HTTPClient.Configuration.Timeout(connect: TimeAmount(clamping: configuration.connectTimeout))
         client.decompression =
             configuration.decompressesResponses
             ? .enabled(limit: .size(max(0, configuration.maximumResponseSize))) : .disabled
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: TimeAmount(configuration.idleConnectionTimeout),
+            idleTimeout: TimeAmount(clamping: configuration.idleConnectionTimeout),
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost))
         pool.retryConnectionEstablishment = configuration.retriesConnectionEstablishment
         client.connectionPool = pool
@@ -162,7 +162,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) async throws -> HTTPResponse {
         // AsyncHTTPClient's own deadline (real time) backs up the injected clock's; it covers the response head.
         let (response, final) = try await head(
-            of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(limit), secureTransport: secureTransport)
+            of: request, upload: nil, deadline: NIODeadline.now() + TimeAmount(clamping: limit),
+            secureTransport: secureTransport)
         return try await collect(response, to: final)
     }
 
@@ -320,10 +321,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 }
 
 extension TimeAmount {
-    /// The nearest whole number of nanoseconds (saturating).
-    init(_ duration: Duration) {
+    /// The whole nanoseconds of `duration`, saturating at `Int64.max` (or, for a negative one, `Int64.min`)
+    /// nanoseconds: a limit or timeout past about 292 years never wraps around to a time on the other side of zero.
+    init(clamping duration: Duration) {
         let (seconds, attoseconds) = duration.components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        self = .nanoseconds(overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
+        let (total, carried) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        self = .nanoseconds(overflow || carried ? (duration < .zero ? .min : .max) : total)
     }
 }
