@@ -254,7 +254,9 @@ public final class JobBoardService: Sendable {
     }
 
     /// The Hummingbird application serving ``makeRouter(requestLogLevel:)`` on the configured address, closing a
-    /// client connection silent for ``JobBoardServiceConfiguration/idleTimeout``. It is a
+    /// client connection silent for ``JobBoardServiceConfiguration/idleTimeout``. A request whose head exceeds the
+    /// HTTP/1 decoder's limits (80 KiB; 1,000 header fields) is answered `414 URI Too Long` (the request line) or
+    /// `431 Request Header Fields Too Large` (the header fields), and its connection closed. It is a
     /// `Service`: run it in a `ServiceGroup` (after the services it sends through, so that it stops first).
     ///
     /// - Parameters:
@@ -265,7 +267,7 @@ public final class JobBoardService: Sendable {
     ) -> Application<RouterResponder<BasicRequestContext>> {
         Application(
             router: makeRouter(requestLogLevel: requestLogLevel),
-            server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
+            server: HeadLimitChannel.server(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
             configuration: .init(
                 address: .hostname(configuration.hostname, port: configuration.port),
                 serverName: "job-board-service"),
