@@ -24,15 +24,19 @@ struct DemoBoards: Sendable {
     ///   - chaos: The probability of a TCP reset or a 503 on the two healthy boards (0 = calm).
     ///   - lifetime: How long the server serves.
     ///   - maximumRequests: How many requests it serves (each one recorded) before it stops.
+    ///   - startsOverAtBounds: Whether it starts over (its log emptied, its scripts replayed) instead of stopping
+    ///     at `lifetime` or `maximumRequests`.
     ///   - port: The port; 0 picks a free one.
     init(
         seed: UInt64, chaos: Double, lifetime: Duration,
-        maximumRequests: Int = FaultServerConfiguration.standard.maximumRequests, port: UInt16 = 0
+        maximumRequests: Int = FaultServerConfiguration.standard.maximumRequests, startsOverAtBounds: Bool = false,
+        port: UInt16 = 0
     ) throws {
         var configuration = FaultServerConfiguration()
         configuration.seed = seed
         configuration.lifetime = lifetime
         configuration.maximumRequests = maximumRequests
+        configuration.startsOverAtBounds = startsOverAtBounds
         configuration.port = port
         server = try FaultServer(configuration: configuration)
         Self.script(server, chaos: chaos)

@@ -273,6 +273,38 @@ struct FaultServerTests {
         #expect(await eventually(seconds: 8) { !counted.isRunning })
         #expect(counted.requestCount == 2)
     }
+
+    @Test("Starting over at its bounds: every request answered, the scripts replayed, the log emptied, totals kept")
+    func startsOverAtBounds() async throws {
+        var configuration = FaultServerConfiguration()
+        configuration.maximumRequests = 3
+        configuration.startsOverAtBounds = true
+        let limited = try FaultServer(configuration: configuration)
+        defer { limited.stop() }
+        limited.script("/once", .ok("first"), .status(429))
+        let client = RawHTTPClient(port: limited.port)
+        var statuses: [Int?] = []
+        for _ in 0..<7 { statuses.append(await client.get("/once").statusCode) }
+        // Requests 1-3, 4-6 and 7 each begin with the script's first answer; the third of each is answered too.
+        #expect(statuses == [200, 429, 429, 200, 429, 429, 200])
+        #expect(limited.isRunning)
+        #expect(limited.requestCount == 7)
+        #expect(limited.requestCount(for: "/once") == 7)
+        #expect(limited.requests.count == 1)
+        configuration.maximumRequests = 100
+        configuration.lifetime = .seconds(1)
+        let shortLived = try FaultServer(configuration: configuration)
+        defer { shortLived.stop() }
+        shortLived.script("/once", .ok("first"), .status(429))
+        let shortLivedClient = RawHTTPClient(port: shortLived.port)
+        #expect(await shortLivedClient.get("/once").statusCode == 200)
+        #expect(await shortLivedClient.get("/once").statusCode == 429)
+        try await Task.sleep(for: .milliseconds(2_500))
+        #expect(shortLived.isRunning)
+        #expect(await shortLivedClient.get("/once").statusCode == 200)
+        #expect(shortLived.requestCount == 3)
+        #expect(shortLived.requests.count == 1)
+    }
 }
 
 /// Polls `condition` every 10 ms of real time for up to `seconds`, without blocking a cooperative thread.

@@ -30,16 +30,19 @@ extension FaultServer {
         let (fault, limitReached) = state.withLock { state -> (Fault.Kind?, Bool) in
             guard !state.isStopped else { return (nil, false) }
             state.requestCount += 1
+            state.requestsSinceStart += 1
             state.requestCountsByPath[request.path, default: 0] += 1
             var recorded = request
             recorded.sequenceNumber = state.requestCount
             state.requests.append(recorded)
             let scripted = state.routes[request.path]?.take()
             let fault = scripted.map { state.resolve($0) }
-            return (
-                fault ?? .respond(status: configuration.unscriptedStatus, headers: [:], body: Data()),
-                state.requestCount >= configuration.maximumRequests
-            )
+            var limitReached = state.requestsSinceStart >= configuration.maximumRequests
+            if limitReached && configuration.startsOverAtBounds {
+                state.startOver(seed: configuration.seed)
+                limitReached = false
+            }
+            return (fault ?? .respond(status: configuration.unscriptedStatus, headers: [:], body: Data()), limitReached)
         }
         if limitReached { stop() }
         return fault

@@ -6,7 +6,8 @@ import Foundation
 /// answers each path with the next ``Fault`` of that path's script (the last one repeats). Every request is
 /// recorded for assertions. It stops by itself after ``FaultServerConfiguration/lifetime`` (measured with
 /// the system's monotonic clock: this is the one component that lives in real time) or
-/// ``FaultServerConfiguration/maximumRequests``; ``stop()`` closes the listener and every connection.
+/// ``FaultServerConfiguration/maximumRequests`` (or starts over then, with
+/// ``FaultServerConfiguration/startsOverAtBounds``); ``stop()`` closes the listener and every connection.
 ///
 /// ```swift
 /// let server = try FaultServer()
@@ -33,8 +34,7 @@ public final class FaultServer: Sendable {
         self.port = port
         self.configuration = configuration
         self.state = LockedState(initialState: FaultServerState(seed: configuration.seed))
-        let started = ContinuousClock.now
-        Thread.detachNewThread { [self] in acceptLoop(until: started.advanced(by: configuration.lifetime)) }
+        Thread.detachNewThread { [self] in acceptLoop() }
     }
 
     deinit { stop() }
@@ -53,10 +53,12 @@ public final class FaultServer: Sendable {
     /// Scripts `path` with the given faults in order; the last one repeats.
     public func script(_ path: String, _ faults: Fault...) { script(path, faults) }
 
-    /// Every request received so far, in arrival order.
+    /// Every request received so far (since the last start-over, with
+    /// ``FaultServerConfiguration/startsOverAtBounds``), in arrival order.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
-    /// The requests received for `path`.
+    /// The requests received for `path` (since the last start-over, with
+    /// ``FaultServerConfiguration/startsOverAtBounds``).
     public func requests(to path: String) -> [RecordedRequest] {
         state.withLock { $0.requests.filter { $0.path == path } }
     }
@@ -93,10 +95,17 @@ public final class FaultServer: Sendable {
 
     var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    private func acceptLoop(until end: ContinuousClock.Instant) {
+    private func acceptLoop() {
         defer { SocketIO.closeDescriptor(listener) }
         while !isStopped {
-            if ContinuousClock.now >= end {
+            let now = ContinuousClock.now
+            let lifetimeEnded = state.withLock { state in
+                guard now >= state.started.advanced(by: configuration.lifetime) else { return false }
+                guard configuration.startsOverAtBounds else { return true }
+                state.startOver(seed: configuration.seed)
+                return false
+            }
+            if lifetimeEnded {
                 stop()
                 return
             }

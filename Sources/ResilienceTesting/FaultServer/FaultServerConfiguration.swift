@@ -6,6 +6,13 @@ public struct FaultServerConfiguration: Sendable, Hashable {
     public var lifetime: Duration = .seconds(120)
     /// The server stops accepting after this many requests.
     public var maximumRequests: Int = 100_000
+    /// Whether the server starts over, instead of stopping, when it reaches ``lifetime`` or ``maximumRequests``:
+    /// it forgets the requests it recorded and the effects it applied, replays every script from its first fault,
+    /// reseeds its generator and counts its lifetime and requests anew, on the same listener and connections, so
+    /// that no request goes unanswered. Its totals (``FaultServer/requestCount``,
+    /// ``FaultServer/requestCount(for:)``) keep counting. For a server that runs as long as a demo does, in
+    /// bounded memory, until ``FaultServer/stop()``.
+    public var startsOverAtBounds = false
     /// The largest request head plus body it reads; larger requests get `413` and a close.
     public var maximumRequestSize: Int = 16 * 1024 * 1024
     /// The status for paths nobody scripted.

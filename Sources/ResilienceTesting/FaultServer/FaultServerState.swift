@@ -21,6 +21,10 @@ struct FaultServerState {
     var routes: [String: Route] = [:]
     var requests: [RecordedRequest] = []
     var requestCount = 0
+    /// The requests since the server started (or last started over), which its request limit bounds.
+    var requestsSinceStart = 0
+    /// When the server started (or last started over), from which its lifetime counts.
+    var started = ContinuousClock.now
     var requestCountsByPath: [String: Int] = [:]
     var appliedEffects: [String: Int] = [:]
     var storedReplies: [String: StoredReply] = [:]
@@ -31,6 +35,19 @@ struct FaultServerState {
     var gzipCache: [Int: Data] = [:]
 
     init(seed: UInt64) { random = PseudoRandomGenerator(seed: seed) }
+
+    /// Starts over as a new server with the same scripts would: nothing recorded or applied, every script at its
+    /// first fault, the generator reseeded, the lifetime and the request limit counted from now. The totals stay.
+    mutating func startOver(seed: UInt64) {
+        for path in routes.keys { routes[path]?.next = 0 }
+        requests = []
+        requestsSinceStart = 0
+        started = .now
+        appliedEffects = [:]
+        storedReplies = [:]
+        unkeyedEffects = 0
+        random = PseudoRandomGenerator(seed: seed)
+    }
 
     /// Replaces random choices (chaos, random latency) by concrete faults, using the seeded generator.
     mutating func resolve(_ kind: Fault.Kind) -> Fault.Kind {
