@@ -103,6 +103,55 @@ struct ShutdownProcessTests {
         #expect(log.contains("demo upstreams stopped"), "\(log.suffix(2_000))")
     }
 
+    @Test("SIGTERM under load: every request sent is answered whole or refused, none hangs, and the process exits 0")
+    func sigtermUnderLoad() async throws {
+        // Upstreams that take 1.5 s to answer: a page load lasts that long, so the signal finds page loads in
+        // flight (each still waiting for the upstreams) as well as cheap requests.
+        let upstream = try FaultServer(
+            configuration: {
+                var c = FaultServerConfiguration(); c.lifetime = .seconds(120); return c
+            }())
+        defer { upstream.stop() }
+        for path in PageLoadSharingTests.upstreamPaths {
+            upstream.script(path, .delayed(by: .milliseconds(1_500), then: .json("{}")))
+        }
+        let base = upstream.baseURL.absoluteString
+        let (process, port, logURL) = try Self.start(
+            ["--shutdown-timeout", "20", "--boards-url", base, "--plaintext-feeds-url", base], demo: false)
+        let load = LoadClient(port: port, paths: ["/jobs", "/", "/health", "/jobs", "/metrics"])
+        load.start(8)
+        try await Task.sleep(for: .seconds(3))
+        let signalled = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = signalled + .seconds(25)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let exitedWithin = signalled.duration(to: .now)
+        let requests = try await load.stop()
+        let (exited, log) = try await Self.terminate(process, log: logURL)
+        #expect(exited, "still running 25 s after SIGTERM (--shutdown-timeout 20)")
+        #expect(exitedWithin < .seconds(20), "the shutdown took \(exitedWithin)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(log.suffix(2_000))")
+        #expect(!log.contains("cut off"), "\(log.suffix(2_000))")
+        // Before the signal, every request is answered whole; after it, a request is answered whole or finds no
+        // server (refused, or its connection closed before a byte of an answer: never processed, safe to resend).
+        // None is cut off in the middle of its answer, and none hangs.
+        let answeredBefore = requests.filter { $0.ended <= signalled }
+        #expect(answeredBefore.count >= 8, "\(LoadClient.summary(requests))")
+        #expect(answeredBefore.allSatisfy { $0.outcome == .answered(200) }, "\(LoadClient.summary(answeredBefore))")
+        let broken = requests.filter {
+            switch $0.outcome {
+            case .answered(let status): status != 200
+            case .refused, .notAnswered: $0.sent < signalled
+            case .cutOff, .hung: true
+            }
+        }
+        #expect(broken.isEmpty, "\(LoadClient.summary(broken))")
+        // The page loads in flight at the signal were answered (after it, once their fetch ended).
+        let straddling = requests.filter { $0.sent < signalled && $0.ended > signalled }
+        #expect(straddling.contains { $0.path == "/jobs" || $0.path == "/" }, "\(LoadClient.summary(requests))")
+        #expect(straddling.allSatisfy { $0.outcome == .answered(200) }, "\(LoadClient.summary(straddling))")
+    }
+
     @Test("On an IPv6 address the server says where it serves as a URL that works: the address in brackets")
     func ipv6AddressInTheURL() async throws {
         let (process, logURL) = try Self.launch(["--demo", "--port", "0", "--hostname", "::1"])
