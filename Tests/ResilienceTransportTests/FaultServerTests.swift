@@ -274,6 +274,20 @@ struct FaultServerTests {
         #expect(counted.requestCount == 2)
     }
 
+    @Test("The request that reaches the limit is answered; the server stops after it")
+    func requestAtTheLimitIsAnswered() async throws {
+        var limited = FaultServerConfiguration()
+        limited.maximumRequests = 2
+        let server = try FaultServer(configuration: limited)
+        defer { server.stop() }
+        server.script("/a", .ok("answered"))
+        let client = RawHTTPClient(port: server.port)
+        #expect(await client.get("/a").statusCode == 200)
+        #expect(await client.get("/a").statusCode == 200)
+        #expect(await eventually(seconds: 8) { !server.isRunning })
+        #expect(server.requestCount == 2)
+    }
+
     @Test("Starting over at its bounds: every request answered, the scripts replayed, the log emptied, totals kept")
     func startsOverAtBounds() async throws {
         var configuration = FaultServerConfiguration()

@@ -13,22 +13,27 @@ extension FaultServer {
                 writeResponse(descriptor, status: 413, headers: ["Connection": "close"], body: Data())
                 keepOpen = false
             case .request(let request):
-                guard let fault = admit(request) else {
+                guard let admitted = admit(request) else {
                     keepOpen = false
                     break
                 }
-                keepOpen = perform(fault, for: request, on: descriptor)
+                keepOpen = perform(admitted.fault, for: request, on: descriptor)
                 if request.headers["Connection"]?.lowercased() == "close" { keepOpen = false }
+                if admitted.isLast {
+                    stop()
+                    keepOpen = false
+                }
             }
         }
         let owned = state.withLock { $0.connections.remove(descriptor) != nil }
         if owned { SocketIO.closeDescriptor(descriptor) }
     }
 
-    /// Records `request` and picks its fault; nil when the request limit stops the server.
-    private func admit(_ request: RecordedRequest) -> Fault.Kind? {
-        let (fault, limitReached) = state.withLock { state -> (Fault.Kind?, Bool) in
-            guard !state.isStopped else { return (nil, false) }
+    /// Records `request` and picks its fault, and whether it is the last request before the server stops (its
+    /// limit reached: the caller stops the server once it is answered); nil when the server takes no more.
+    private func admit(_ request: RecordedRequest) -> (fault: Fault.Kind, isLast: Bool)? {
+        state.withLock { state -> (fault: Fault.Kind, isLast: Bool)? in
+            guard !state.isStopped, !state.isFull else { return nil }
             state.requestCount += 1
             state.requestsSinceStart += 1
             state.requestCountsByPath[request.path, default: 0] += 1
@@ -37,15 +42,17 @@ extension FaultServer {
             state.requests.append(recorded)
             let scripted = state.routes[request.path]?.take()
             let fault = scripted.map { state.resolve($0) }
-            var limitReached = state.requestsSinceStart >= configuration.maximumRequests
-            if limitReached && configuration.startsOverAtBounds {
-                state.startOver(seed: configuration.seed)
-                limitReached = false
+            var isLast = false
+            if state.requestsSinceStart >= configuration.maximumRequests {
+                if configuration.startsOverAtBounds {
+                    state.startOver(seed: configuration.seed)
+                } else {
+                    state.isFull = true
+                    isLast = true
+                }
             }
-            return (fault ?? .respond(status: configuration.unscriptedStatus, headers: [:], body: Data()), limitReached)
+            return (fault ?? .respond(status: configuration.unscriptedStatus, headers: [:], body: Data()), isLast)
         }
-        if limitReached { stop() }
-        return fault
     }
 
     /// Performs `fault`; returns whether the connection may serve another request.

@@ -4,7 +4,8 @@ public struct FaultServerConfiguration: Sendable, Hashable {
     public var port: UInt16 = 0
     /// The server stops by itself after this long (real time), so a forgotten server never outlives a test run.
     public var lifetime: Duration = .seconds(120)
-    /// The server stops accepting after this many requests.
+    /// The server stops after this many requests: it answers the last one, then closes its listener and every
+    /// connection.
     public var maximumRequests: Int = 100_000
     /// Whether the server starts over, instead of stopping, when it reaches ``lifetime`` or ``maximumRequests``:
     /// it forgets the requests it recorded and the effects it applied, replays every script from its first fault,

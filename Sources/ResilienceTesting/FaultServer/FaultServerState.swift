@@ -31,6 +31,9 @@ struct FaultServerState {
     var unkeyedEffects = 0
     var connections: Set<Int32> = []
     var isStopped = false
+    /// The request limit is reached: no request is admitted any more, and the server stops once the last one is
+    /// answered.
+    var isFull = false
     var random: PseudoRandomGenerator
     var gzipCache: [Int: Data] = [:]
 
