@@ -207,7 +207,7 @@ final class SQLiteConnection {
         let code = sqlite3_prepare_v2(handle, "VACUUM INTO ?", -1, &statement, nil)
         guard code == SQLITE_OK, let statement else { throw lastError(code) }
         defer { sqlite3_finalize(statement) }
-        bind(statement, 1, path)
+        try bind(statement, 1, path)
         let step = sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw lastError(step) }
     }
@@ -253,7 +253,7 @@ final class SQLiteConnection {
         switch primary {
         case SQLITE_BUSY, SQLITE_LOCKED: failureCode = .storageBusy
         case SQLITE_FULL: failureCode = .diskFull
-        case SQLITE_CONSTRAINT: failureCode = .constraintViolation
+        case SQLITE_CONSTRAINT, SQLITE_TOOBIG: failureCode = .constraintViolation
         case SQLITE_CORRUPT, SQLITE_NOTADB: failureCode = .corruptedData
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY, SQLITE_AUTH: failureCode = .storageConnectionFailed
         case SQLITE_IOERR where DiskFullErrno.matches(systemError): failureCode = .diskFull
@@ -273,43 +273,51 @@ extension SQLiteConnection {
     static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
     /// Binds text to a 1-based parameter, all of its UTF-8 bytes (an embedded NUL character included).
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) throws {
         guard let text else {
-            sqlite3_bind_null(statement, index)
+            try bound(sqlite3_bind_null(statement, index), index)
             return
         }
         var utf8 = text
-        utf8.withUTF8 { bytes in
+        let code = utf8.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 guard let base = chars.baseAddress, !chars.isEmpty else {
-                    sqlite3_bind_text(statement, index, "", 0, Self.transient)
-                    return
+                    return sqlite3_bind_text(statement, index, "", 0, Self.transient)
                 }
-                sqlite3_bind_text64(
+                return sqlite3_bind_text64(
                     statement, index, base, sqlite3_uint64(chars.count), Self.transient, UInt8(SQLITE_UTF8))
             }
         }
+        try bound(code, index)
     }
 
     /// Binds an integer to a 1-based parameter.
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Int64) {
-        sqlite3_bind_int64(statement, index, value)
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Int64) throws {
+        try bound(sqlite3_bind_int64(statement, index, value), index)
     }
 
     /// Binds a double to a 1-based parameter.
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double) {
-        sqlite3_bind_double(statement, index, value)
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double) throws {
+        try bound(sqlite3_bind_double(statement, index, value), index)
     }
 
     /// Binds a blob (never null: an empty blob for empty data).
-    func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) {
-        _ = data.withUnsafeBytes { buffer in
+    func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) throws {
+        let code = data.withUnsafeBytes { buffer in
             if let base = buffer.baseAddress, buffer.count > 0 {
-                sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
-            } else {
-                sqlite3_bind_zeroblob(statement, index, 0)
+                return sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
             }
+            return sqlite3_bind_zeroblob(statement, index, 0)
         }
+        try bound(code, index)
+    }
+
+    /// Throws the typed error for a bind that returned `code`: a parameter SQLite did not take (a value longer than
+    /// the connection's length limit, no memory for its copy) is left NULL, and the statement must not run with it.
+    private func bound(_ code: Int32, _ index: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        let error = lastError(code)
+        throw MutationStoreError(error.code, message: "cannot bind parameter \(index): \(error.message)")
     }
 
     /// Reads a text column, all of its bytes (an embedded NUL character included).

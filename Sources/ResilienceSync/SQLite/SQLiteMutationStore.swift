@@ -283,6 +283,12 @@ public final class SQLiteMutationStore: MutationStore {
         }
     }
 
+    /// Runs `body` with the connection's SQLite handle under the store's lock: the seam tests use to set the
+    /// connection's limits (`sqlite3_limit`).
+    func withConnectionHandle<Result>(_ body: (OpaquePointer?) -> Result) -> Result {
+        database.withLock { body($0.connection.handle) }
+    }
+
     /// Puts what the store holds at ``path`` before its connection closes: moves a copy an interrupted write-back
     /// made into place, or writes back a file removed since it was opened. A copy already at the path is left to
     /// the next open.
@@ -530,9 +536,9 @@ public final class SQLiteMutationStore: MutationStore {
         if coalesces(draft) {
             let drop = try connection.prepare(
                 "DELETE FROM mutations WHERE state = 0 AND entity_type = ? AND entity_id = ? AND operation = ?")
-            connection.bind(drop, 1, draft.entityType)
-            connection.bind(drop, 2, draft.entityID)
-            connection.bind(drop, 3, MutationOperation.update.rawValue)
+            try connection.bind(drop, 1, draft.entityType)
+            try connection.bind(drop, 2, draft.entityID)
+            try connection.bind(drop, 3, MutationOperation.update.rawValue)
             try connection.run(drop)
         }
         let statement = try connection.prepare(
@@ -540,12 +546,12 @@ public final class SQLiteMutationStore: MutationStore {
             INSERT INTO mutations (entity_type, entity_id, operation, payload, idempotency_key, created_at)
             VALUES (?, ?, ?, ?, ?, ?)
             """)
-        connection.bind(statement, 1, draft.entityType)
-        connection.bind(statement, 2, draft.entityID)
-        connection.bind(statement, 3, draft.operation.rawValue)
-        connection.bind(statement, 4, draft.payload)
-        connection.bind(statement, 5, draft.idempotencyKey)
-        connection.bind(statement, 6, createdAt.timeIntervalSince1970)
+        try connection.bind(statement, 1, draft.entityType)
+        try connection.bind(statement, 2, draft.entityID)
+        try connection.bind(statement, 3, draft.operation.rawValue)
+        try connection.bind(statement, 4, draft.payload)
+        try connection.bind(statement, 5, draft.idempotencyKey)
+        try connection.bind(statement, 6, createdAt.timeIntervalSince1970)
         try connection.run(statement)
         return Mutation(
             id: connection.lastInsertedRowID, entityType: draft.entityType, entityID: draft.entityID,
@@ -579,12 +585,12 @@ public final class SQLiteMutationStore: MutationStore {
         try writing { connection in
             try connection.transaction { () throws in
                 let select = try connection.prepare("SELECT \(Self.columns) FROM mutations WHERE id = ? AND state = 1")
-                connection.bind(select, 1, id)
+                try connection.bind(select, 1, id)
                 var found: Mutation?
                 try connection.query(select) { found = Self.mutation(from: $0) }
                 guard let found else { return }
                 let delete = try connection.prepare("DELETE FROM mutations WHERE id = ? AND state = 1")
-                connection.bind(delete, 1, id)
+                try connection.bind(delete, 1, id)
                 try connection.run(delete)
                 let draft = MutationDraft(
                     entityType: found.entityType, entityID: found.entityID, operation: found.operation,
@@ -606,10 +612,10 @@ public final class SQLiteMutationStore: MutationStore {
         try writing { connection in
             let statement = try connection.prepare(sql)
             if let text {
-                connection.bind(statement, 1, text)
-                connection.bind(statement, 2, id)
+                try connection.bind(statement, 1, text)
+                try connection.bind(statement, 2, id)
             } else {
-                connection.bind(statement, 1, id)
+                try connection.bind(statement, 1, id)
             }
             try connection.run(statement)
         }
@@ -643,8 +649,8 @@ public final class SQLiteMutationStore: MutationStore {
         guard limit > 0 else { return [] }
         return try reading { connection throws -> [Mutation] in
             let statement = try connection.prepare(sql)
-            connection.bind(statement, 1, id)
-            connection.bind(statement, 2, Int64(limit))
+            try connection.bind(statement, 1, id)
+            try connection.bind(statement, 2, Int64(limit))
             var rows: [Mutation] = []
             try connection.query(statement) { rows.append(Self.mutation(from: $0)) }
             return rows
@@ -670,7 +676,7 @@ public final class SQLiteMutationStore: MutationStore {
     public func metadata(forKey key: String) throws -> Data? {
         try reading { connection throws -> Data? in
             let statement = try connection.prepare("SELECT value FROM sync_metadata WHERE key = ?")
-            connection.bind(statement, 1, key)
+            try connection.bind(statement, 1, key)
             var value: Data?
             try connection.query(statement) { value = SQLiteConnection.data($0, 0) }
             return value
@@ -684,12 +690,12 @@ public final class SQLiteMutationStore: MutationStore {
                 let statement = try connection.prepare(
                     "INSERT INTO sync_metadata (key, value) VALUES (?, ?) "
                         + "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-                connection.bind(statement, 1, key)
-                connection.bind(statement, 2, value)
+                try connection.bind(statement, 1, key)
+                try connection.bind(statement, 2, value)
                 try connection.run(statement)
             } else {
                 let statement = try connection.prepare("DELETE FROM sync_metadata WHERE key = ?")
-                connection.bind(statement, 1, key)
+                try connection.bind(statement, 1, key)
                 try connection.run(statement)
             }
         }

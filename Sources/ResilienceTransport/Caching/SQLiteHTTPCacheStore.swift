@@ -102,6 +102,12 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
         }
     }
 
+    /// Runs `body` with the connection's SQLite handle (`nil` while it is closed) under the store's lock: the seam
+    /// tests use to set the connection's limits (`sqlite3_limit`).
+    func withConnectionHandle<Result>(_ body: (OpaquePointer?) -> Result) -> Result {
+        state.withLock { body($0.isOpen ? $0.handle : nil) }
+    }
+
     deinit { state.withLock { $0.close() } }
 
     /// Runs `body` on the connection, opened again at ``path`` when it was closed, or, before a write, when its
@@ -370,7 +376,7 @@ extension SQLiteHTTPCacheStore {
                 initial_age FROM http_cache WHERE key = ? ORDER BY last_use DESC
                 """)
             defer { sqlite3_reset(select) }
-            bind(select, 1, key)
+            try bind(select, 1, key)
             var entries: [HTTPCacheEntry] = []
             var damaged: [String] = []
             while true {
@@ -412,7 +418,7 @@ extension SQLiteHTTPCacheStore {
                         WHERE key = ?
                         """)
                     defer { sqlite3_reset(touch) }
-                    bind(touch, 1, key)
+                    try bind(touch, 1, key)
                     try run(touch)
                 }
             } catch let error where error.reason == .diskFull {
@@ -435,7 +441,7 @@ extension SQLiteHTTPCacheStore {
             try remove(key: entry.key, variant: entry.variantKey)
             // The key's least recently used variants go (the earliest stored of those read together), by rowid.
             let count = try prepare("SELECT COUNT(*) FROM http_cache WHERE key = ?")
-            bind(count, 1, entry.key)
+            try bind(count, 1, entry.key)
             let counted = sqlite3_step(count)
             var variants = counted == SQLITE_ROW ? Int(sqlite3_column_int64(count, 0)) : 0
             sqlite3_reset(count)
@@ -443,7 +449,7 @@ extension SQLiteHTTPCacheStore {
             while variants >= maximumVariants {
                 let oldest = try prepare(
                     "SELECT rowid, size FROM http_cache WHERE key = ? ORDER BY last_use, rowid LIMIT 1")
-                bind(oldest, 1, entry.key)
+                try bind(oldest, 1, entry.key)
                 let code = sqlite3_step(oldest)
                 guard code == SQLITE_ROW else {
                     sqlite3_reset(oldest)
@@ -453,7 +459,7 @@ extension SQLiteHTTPCacheStore {
                 let size = Int(sqlite3_column_int64(oldest, 1))
                 sqlite3_reset(oldest)
                 let delete = try prepare("DELETE FROM http_cache WHERE rowid = ?")
-                sqlite3_bind_int64(delete, 1, rowid)
+                try bind(delete, 1, rowid)
                 defer { sqlite3_reset(delete) }
                 try run(delete)
                 byteCount -= size
@@ -468,18 +474,18 @@ extension SQLiteHTTPCacheStore {
                 (SELECT COALESCE(MAX(last_use), 0) + 1 FROM http_cache))
                 """)
             defer { sqlite3_reset(insert) }
-            bind(insert, 1, entry.key)
-            bind(insert, 2, entry.variantKey)
-            sqlite3_bind_int64(insert, 3, Int64(entry.response.status))
-            bind(insert, 4, entry.response.url?.absoluteString)
-            bind(insert, 5, Self.encodeHeaders(entry.response.headers))
-            bind(insert, 6, entry.response.body)
-            sqlite3_bind_int64(insert, 7, Int64(entry.response.body.count))
-            sqlite3_bind_double(insert, 8, entry.requestTime.timeIntervalSince1970)
-            sqlite3_bind_double(insert, 9, entry.responseTime.timeIntervalSince1970)
-            sqlite3_bind_double(insert, 10, entry.freshnessLifetime)
-            sqlite3_bind_double(insert, 11, entry.initialAge)
-            sqlite3_bind_int64(insert, 12, Int64(size))
+            try bind(insert, 1, entry.key)
+            try bind(insert, 2, entry.variantKey)
+            try bind(insert, 3, Int64(entry.response.status))
+            try bind(insert, 4, entry.response.url?.absoluteString)
+            try bind(insert, 5, Self.encodeHeaders(entry.response.headers))
+            try bind(insert, 6, entry.response.body)
+            try bind(insert, 7, Int64(entry.response.body.count))
+            try bind(insert, 8, entry.requestTime.timeIntervalSince1970)
+            try bind(insert, 9, entry.responseTime.timeIntervalSince1970)
+            try bind(insert, 10, entry.freshnessLifetime)
+            try bind(insert, 11, entry.initialAge)
+            try bind(insert, 12, Int64(size))
             try run(insert)
             byteCount += size
             // The oldest row goes by its rowid: its key and variant may not read back as written (text that is
@@ -497,7 +503,7 @@ extension SQLiteHTTPCacheStore {
                 sqlite3_reset(oldest)
                 let delete = try prepare("DELETE FROM http_cache WHERE rowid = ?")
                 defer { sqlite3_reset(delete) }
-                sqlite3_bind_int64(delete, 1, rowid)
+                try bind(delete, 1, rowid)
                 try run(delete)
                 byteCount -= size
             }
@@ -507,8 +513,8 @@ extension SQLiteHTTPCacheStore {
         mutating func remove(key: String, variant: String?) throws(HTTPCacheStoreError) {
             let filter = variant == nil ? "key = ?" : "key = ? AND variant = ?"
             let measure = try prepare("SELECT COALESCE(SUM(size), 0) FROM http_cache WHERE \(filter)")
-            bind(measure, 1, key)
-            if let variant { bind(measure, 2, variant) }
+            try bind(measure, 1, key)
+            if let variant { try bind(measure, 2, variant) }
             let code = sqlite3_step(measure)
             let removed = code == SQLITE_ROW ? Int(sqlite3_column_int64(measure, 0)) : 0
             sqlite3_reset(measure)
@@ -516,8 +522,8 @@ extension SQLiteHTTPCacheStore {
             guard removed > 0 else { return }
             let delete = try prepare("DELETE FROM http_cache WHERE \(filter)")
             defer { sqlite3_reset(delete) }
-            bind(delete, 1, key)
-            if let variant { bind(delete, 2, variant) }
+            try bind(delete, 1, key)
+            if let variant { try bind(delete, 2, variant) }
             try run(delete)
             byteCount -= removed
         }
@@ -617,22 +623,38 @@ extension SQLiteHTTPCacheStore {
 
         private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
-        func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) {
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) throws(HTTPCacheStoreError) {
             guard let text else {
-                sqlite3_bind_null(statement, index)
+                try bound(sqlite3_bind_null(statement, index), index)
                 return
             }
-            sqlite3_bind_text(statement, index, text, -1, Self.transient)
+            try bound(sqlite3_bind_text(statement, index, text, -1, Self.transient), index)
         }
 
-        func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) {
-            _ = data.withUnsafeBytes { buffer in
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) throws(HTTPCacheStoreError) {
+            let code = data.withUnsafeBytes { buffer in
                 if let base = buffer.baseAddress, buffer.count > 0 {
-                    sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
-                } else {
-                    sqlite3_bind_zeroblob(statement, index, 0)
+                    return sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(buffer.count), Self.transient)
                 }
+                return sqlite3_bind_zeroblob(statement, index, 0)
             }
+            try bound(code, index)
+        }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Int64) throws(HTTPCacheStoreError) {
+            try bound(sqlite3_bind_int64(statement, index, value), index)
+        }
+
+        func bind(_ statement: OpaquePointer, _ index: Int32, _ value: Double) throws(HTTPCacheStoreError) {
+            try bound(sqlite3_bind_double(statement, index, value), index)
+        }
+
+        /// Throws for a bind that returned `code`: a parameter SQLite did not take (a value longer than the
+        /// connection's length limit, no memory for its copy) is left NULL, and the statement must not run with it.
+        private func bound(_ code: Int32, _ index: Int32) throws(HTTPCacheStoreError) {
+            guard code != SQLITE_OK else { return }
+            let error = failure(code)
+            throw HTTPCacheStoreError(error.reason, message: "cannot bind parameter \(index): \(error.message)")
         }
 
         static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
