@@ -158,8 +158,9 @@ public final class InMemoryMutationStore: MutationStore {
     /// The value under `key`.
     public func metadata(forKey key: String) throws -> Data? { state.withLock { $0.metadata[key] } }
 
-    /// Stores or deletes the value under `key`.
+    /// Stores or deletes the value under `key`; a value or key past ``MutationMetadataLimits`` throws `DB_003`.
     public func setMetadata(_ value: Data?, forKey key: String) throws {
+        if let value { try MutationMetadataLimits.validate(value, forKey: key) }
         try write { $0.metadata[key] = value }
     }
 }

@@ -683,8 +683,10 @@ public final class SQLiteMutationStore: MutationStore {
         }
     }
 
-    /// Stores (or with `nil` deletes) the value under `key`; durable on return.
+    /// Stores (or with `nil` deletes) the value under `key`; durable on return. A value or key past
+    /// ``MutationMetadataLimits`` throws `DB_003` and changes nothing.
     public func setMetadata(_ value: Data?, forKey key: String) throws {
+        if let value { try MutationMetadataLimits.validate(value, forKey: key) }
         try writing { connection in
             if let value {
                 let statement = try connection.prepare(

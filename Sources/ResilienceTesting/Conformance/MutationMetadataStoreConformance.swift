@@ -4,8 +4,9 @@ import Foundation
 /// mutation queue.
 ///
 /// Give it a factory that makes a fresh, empty store; it checks the table's contract one rule at a time, each
-/// on its own store: an unknown key has no value, a value round-trips and is overwritten, `nil` deletes, and
-/// keys are independent. It works with any test framework:
+/// on its own store: an unknown key has no value, a value round-trips and is overwritten, `nil` deletes, keys are
+/// independent, and a value or key past ``MutationMetadataLimits`` is refused with `DB_003`, the stored value kept.
+/// It works with any test framework:
 ///
 /// ```swift
 /// @Test func conforms() async throws {
@@ -69,6 +70,31 @@ public struct MutationMetadataStoreConformance: ConformanceKit {
                 try store.setMetadata(Data([2]), forKey: "b")
                 try store.setMetadata(nil, forKey: "a")
                 return try store.metadata(forKey: "b") == Data([2]) ? nil : "changing one key changed another"
+            }
+        ),
+        (
+            "values-bounded",
+            { store in
+                let largest = Data(count: MutationMetadataLimits.maximumValueBytes)
+                try store.setMetadata(largest, forKey: "k")
+                guard try store.metadata(forKey: "k") == largest else {
+                    return "a value at the limit did not come back"
+                }
+                let longKey = String(repeating: "k", count: MutationMetadataLimits.maximumKeyBytes + 1)
+                for (value, key, what) in [
+                    (Data(count: MutationMetadataLimits.maximumValueBytes + 1), "k", "a value over the limit"),
+                    (Data([1]), longKey, "a key over the limit"),
+                ] {
+                    do {
+                        try store.setMetadata(value, forKey: key)
+                        return "\(what) was stored"
+                    } catch let error as MutationStoreError where error.code == .constraintViolation {
+                        continue
+                    } catch {
+                        return "\(what) threw \(error), not DB_003"
+                    }
+                }
+                return try store.metadata(forKey: "k") == largest ? nil : "a refused value replaced the stored one"
             }
         ),
     ]
