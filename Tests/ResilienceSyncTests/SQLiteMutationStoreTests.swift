@@ -578,6 +578,28 @@ struct SQLiteMutationStoreTests {
         }
     }
 
+    @Test("A file another connection's checkpoint grew, cut back to exactly the size last seen, refuses writes")
+    func grownThenTruncatedToTheSeenSizeRefusesWrites() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        let store = try Self.storeWithCheckpointedFile(at: path)
+        defer { try? store.close() }
+        let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        let first = try #require(try store.pending(limit: 1).first)
+        let seen = size()
+        try Self.growByAnotherConnection(path, tag: "other")
+        try #require(size() > seen + 16_384, "the other connection's checkpoint must grow the file")
+        // The file's size is what it was at the store's last write, but its header records the grown database.
+        #expect(truncate(path, off_t(seen)) == 0)
+        #expect { try store.setMetadata(Data("cursor".utf8), forKey: "cursor") } throws: {
+            Self.code(of: $0) == .corruptedData
+        }
+        #expect { try store.record(.attemptFailed(error: "timeout"), for: first.id) } throws: {
+            Self.code(of: $0) == .corruptedData
+        }
+    }
+
     @Test(
         "A file shorter than its header while another connection's checkpoint writes it is not taken for a truncation")
     func fileInTheMiddleOfACheckpointIsNotTruncated() throws {

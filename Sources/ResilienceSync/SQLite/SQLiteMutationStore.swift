@@ -225,9 +225,6 @@ public final class SQLiteMutationStore: MutationStore {
         /// (`copied`) or to be opened there (`moved`).
         var writeBack: WriteBack?
         var isClosed = false
-        /// The file's size when `refuseIfTruncated(_:)` last found it holding the database its header records;
-        /// `nil` until the first write checks it.
-        var checkedFileSize: Int64?
         /// The write-ahead log the connection writes, as it was at its path when the connection opened it
         /// (`replaceLogIfMoved(_:)`).
         var log: FileIdentity?
@@ -359,7 +356,6 @@ public final class SQLiteMutationStore: MutationStore {
         guard reopening else { return }
         do {
             database.connection = try Self.open(path: path, configuration: configuration)
-            database.checkedFileSize = nil
             database.log = database.connection.logIdentity
             database.index = database.connection.indexIdentity
             database.writeBack = nil
@@ -396,7 +392,7 @@ public final class SQLiteMutationStore: MutationStore {
                 try restoreIfMoved(&database)
                 try replaceLogIfMoved(&database)
                 try reopenIfIndexMoved(&database)
-                try refuseIfTruncated(&database)
+                try refuseIfTruncated(database.connection)
             }
             return try body(database.connection)
         }
@@ -426,7 +422,6 @@ public final class SQLiteMutationStore: MutationStore {
             database.connection = reopened
             database.log = reopened.logIdentity
             database.index = reopened.indexIdentity
-            database.checkedFileSize = nil
         } catch let error as MutationStoreError {
             throw MutationStoreError(
                 .storageFileMoved,
@@ -456,7 +451,6 @@ public final class SQLiteMutationStore: MutationStore {
         }
         database.log = database.connection.logIdentity
         database.index = database.connection.indexIdentity
-        database.checkedFileSize = nil
     }
 
     /// Whether the file at `<path><suffix>` is no longer the one `known` recorded when the connection opened it
@@ -475,18 +469,15 @@ public final class SQLiteMutationStore: MutationStore {
     /// log over a file that no longer holds the pages it builds on, and the next open would find the file
     /// corrupted: nothing is written.
     ///
-    /// Each write costs one `fstat`; the header is read only when the file's size differs from the size it was
-    /// last found whole at (any checkpoint that grows or shrinks it, any truncation changes it). A file shorter
-    /// than its header is judged while this connection holds the checkpoint lock: another connection's
-    /// checkpoint writes the header before the pages past the old end, so while one runs (the lock is taken)
-    /// the file is judged again at the next write instead.
-    private func refuseIfTruncated(_ database: inout Database) throws {
-        let connection = database.connection
-        guard let size = connection.fileSize, size != database.checkedFileSize else { return }
-        if let recorded = connection.databaseSizeInHeader, size >= recorded {
-            database.checkedFileSize = size
-            return
-        }
+    /// Each write costs one `fstat` and one read of the header's 100 bytes (the file's first page, which the
+    /// system keeps cached): the size alone does not tell, since a file another connection's checkpoint grew can be
+    /// cut back to exactly the size it had when last found whole. A file shorter than its header is judged while
+    /// this connection holds the checkpoint lock: another connection's checkpoint writes the header before the
+    /// pages past the old end, so while one runs (the lock is taken) the file is judged again at the next write
+    /// instead.
+    private func refuseIfTruncated(_ connection: SQLiteConnection) throws {
+        guard let size = connection.fileSize else { return }
+        if let recorded = connection.databaseSizeInHeader, size >= recorded { return }
         guard
             let (settled, recorded) = connection.excludingCheckpoints({
                 (connection.fileSize, connection.databaseSizeInHeader)
@@ -495,7 +486,6 @@ public final class SQLiteMutationStore: MutationStore {
         else { return }
         guard let recorded else { throw truncated(to: settled, detail: "shorter than its header") }
         guard settled >= recorded else { throw truncated(to: settled, detail: "its header records \(recorded)") }
-        database.checkedFileSize = settled
     }
 
     /// The `DB_004` a write throws when the file was truncated to `size` bytes.
