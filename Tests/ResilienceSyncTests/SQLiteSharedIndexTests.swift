@@ -3,12 +3,15 @@ import ResilienceSync
 import ResilienceTesting
 import Testing
 
-/// A store whose shared-memory index (`<path>-shm`) is removed while it is open, and another process (the
-/// `sync-crash-child`) opens the file meanwhile: the two must not write the one log through two indexes.
+/// A store whose shared-memory index (`<path>-shm`), alone or with its write-ahead log, is removed while it is open,
+/// and another process (the `sync-crash-child`) opens the file meanwhile: the two must not write the one log through
+/// two indexes.
 @Suite("SQLiteMutationStore with its shared-memory index removed", .serialized)
 struct SQLiteSharedIndexTests {
-    @Test("An index removed while open, another process writing meanwhile: every acknowledged enqueue is kept")
-    func removedIndexWithAnotherProcess() async throws {
+    @Test(
+        "An index (alone or with its log) removed while open, another process writing: every acknowledged enqueue kept",
+        arguments: [["-shm"], ["-wal", "-shm"]])
+    func removedIndexWithAnotherProcess(removing suffixes: [String]) async throws {
         let child = try #require(SyncCrashSafetyTests.childBinary(), "sync-crash-child is not built beside the tests")
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -17,7 +20,7 @@ struct SQLiteSharedIndexTests {
         let store = try SQLiteMutationStore(path: path)
         defer { try? store.close() }
         var mine = [try store.enqueue(SQLiteMutationStoreTests.draft("a")).entityID]
-        try FileManager.default.removeItem(atPath: path + "-shm")
+        for suffix in suffixes { try FileManager.default.removeItem(atPath: path + suffix) }
         // Nothing listens on port 9: the child's engine only records failed attempts, and applies nothing.
         let process = try SyncCrashSafetyTests.launch(
             child, ["--store", path, "--log", logPath, "--url", "http://127.0.0.1:9/mutations", "--count", "30"])

@@ -401,10 +401,13 @@ public final class SQLiteMutationStore: MutationStore {
     /// Replaces the write-ahead log when the one the connection writes was removed or replaced at its path since
     /// it was opened (a cleaner, a person tidying up): what was committed since the last checkpoint is then only in
     /// a file nobody can reach, and a crash would lose it and every write acknowledged after it. The connection
-    /// checkpoints that log into the database file (`wal_checkpoint(TRUNCATE)`), the store opens the file again,
-    /// with a new log at its path, and the old connection closes. One `stat` of the log's path per write. Throws
-    /// `DB_007` when that cannot be done (another connection keeps the log busy past the busy timeout, the file
-    /// cannot be opened again): nothing is written, and the next write tries again.
+    /// checkpoints that log into the database file (`wal_checkpoint(TRUNCATE)`) and closes, and the store opens the
+    /// file again, with a new log at its path. Closing first makes the new connection map the shared-memory index
+    /// at `<path>-shm`, made anew when that was removed too: opened beside the old connection, it would share the
+    /// old one's index (one per file in a process), and write the new log through an index another process opening
+    /// the file cannot see. One `stat` of the log's path per write. Throws `DB_007` when that cannot be done
+    /// (another connection keeps the log busy past the busy timeout, the file cannot be opened again): nothing is
+    /// written, and every call tries again first.
     private func replaceLogIfMoved(_ database: inout Database) throws {
         guard hasMoved("-wal", since: &database.log) else { return }
         let old = database.connection
@@ -417,17 +420,26 @@ public final class SQLiteMutationStore: MutationStore {
                     throw MutationStoreError(.storageBusy, message: "another connection keeps the log busy")
                 }
             }
-            let reopened = try Self.open(path: path, configuration: configuration)
-            old.close()
-            database.connection = reopened
-            database.log = reopened.logIdentity
-            database.index = reopened.indexIdentity
         } catch let error as MutationStoreError {
-            throw MutationStoreError(
-                .storageFileMoved,
-                message: "\(path)-wal was removed or replaced while the store was open, and cannot be replaced yet "
-                    + "(\(error.message)); nothing was written")
+            throw logNotReplaced(error)
         }
+        old.close()
+        do {
+            database.connection = try Self.open(path: path, configuration: configuration)
+        } catch let error as MutationStoreError {
+            database.writeBack = .moved
+            throw logNotReplaced(error)
+        }
+        database.log = database.connection.logIdentity
+        database.index = database.connection.indexIdentity
+    }
+
+    /// The `DB_007` a write throws when the log removed or replaced at `<path>-wal` cannot be replaced yet.
+    private func logNotReplaced(_ error: MutationStoreError) -> MutationStoreError {
+        MutationStoreError(
+            .storageFileMoved,
+            message: "\(path)-wal was removed or replaced while the store was open, and cannot be replaced yet "
+                + "(\(error.message)); nothing was written")
     }
 
     /// Opens the file again when the shared-memory index the connection locks and reads was removed or replaced at
