@@ -710,6 +710,26 @@ struct HTTPCacheStoreTests {
         #expect(try store.entries(forKey: "a").count == 1)
     }
 
+    @Test(
+        "SQLite: an index (alone or with its log) removed while open is replaced by the next write, at its path",
+        arguments: [["-shm"], ["-wal", "-shm"]])
+    func removedIndexIsReplacedByTheNextWrite(removing suffixes: [String]) throws {
+        let path = Self.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        try store.store(Self.entry("a", bodyBytes: 100))
+        for suffix in suffixes { try FileManager.default.removeItem(atPath: path + suffix) }
+        try store.store(Self.entry("b", bodyBytes: 100))
+        // Another process opening the file now shares the index the store writes the log through: not a second one.
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"), "the store writes through an unlinked index")
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(try store.entries(forKey: "b").count == 1)
+        try store.store(Self.entry("c", bodyBytes: 100))
+        #expect(try Self.fileByteCount(path) == store.byteCount)
+    }
+
     @Test("SQLite: two stores on one file keep its budget together and evict the entry least recently used by either")
     func twoStoresOnOneFile() throws {
         let path = Self.temporaryPath()

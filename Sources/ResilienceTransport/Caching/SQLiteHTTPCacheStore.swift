@@ -111,9 +111,10 @@ public final class SQLiteHTTPCacheStore: HTTPCacheStore {
     deinit { state.withLock { $0.close() } }
 
     /// Runs `body` on the connection, opened again at ``path`` when it was closed, or, before a write, when its
-    /// file or its write-ahead log was removed, moved or replaced since it was opened: a cache never writes on into
-    /// a file nobody can reach (invisible disk use, lost at the next start); it starts over at the path instead
-    /// (closing checkpoints a removed log into the file, when no other store has the file open).
+    /// file, its write-ahead log or its shared-memory index was removed, moved or replaced since it was opened: a
+    /// cache never writes on into a file nobody can reach (invisible disk use, lost at the next start), nor through
+    /// an index another process opening the file cannot see; it starts over at the path instead (closing
+    /// checkpoints a removed log into the file, when no other store has the file open).
     private func withConnection<Result>(
         writing: Bool = false, _ body: (inout Connection) throws(HTTPCacheStoreError) -> Result
     ) throws(HTTPCacheStoreError) -> Result {
@@ -145,6 +146,8 @@ extension SQLiteHTTPCacheStore {
         let path: String
         /// The write-ahead log at `<path>-wal` when the connection opened (``fileHasMoved``).
         var log: FileIdentity?
+        /// The shared-memory index at `<path>-shm` when the connection opened (``fileHasMoved``).
+        var index: FileIdentity?
 
         /// Opens the cache at `path`; a file that is not a healthy cache is quarantined and an empty one opened in
         /// its place. A file another connection is busy with is never taken for an unhealthy one: that only
@@ -247,6 +250,7 @@ extension SQLiteHTTPCacheStore {
                 }
                 try connection.synchronizeByteCount()
                 connection.log = FileIdentity(path: path + "-wal")
+                connection.index = FileIdentity(path: path + "-shm")
                 sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
             } catch {
                 let code = sqlite3_errcode(db)
@@ -296,15 +300,18 @@ extension SQLiteHTTPCacheStore {
             return aside
         }
 
-        /// Whether the file this connection opened is no longer at ``path`` (`SQLITE_FCNTL_HAS_MOVED`), or the
+        /// Whether the file this connection opened is no longer at ``path`` (`SQLITE_FCNTL_HAS_MOVED`), the
         /// write-ahead log it writes no longer at `<path>-wal` (removed or replaced: what it holds is then where no
-        /// other store on the file can read it, and they cannot open the file at all).
+        /// other store on the file can read it, and they cannot open the file at all), or the shared-memory index it
+        /// locks and reads no longer at `<path>-shm` (another process opening the file makes an index of its own
+        /// there, and two connections appending to one log through two indexes overwrite each other's frames).
         var fileHasMoved: Bool {
             var moved: Int32 = 0
             if sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK, moved != 0 {
                 return true
             }
-            return log != nil && FileIdentity(path: path + "-wal") != log
+            if log != nil && FileIdentity(path: path + "-wal") != log { return true }
+            return index != nil && FileIdentity(path: path + "-shm") != index
         }
 
         mutating func close() {
