@@ -362,6 +362,31 @@ struct ConnectivityNamespaceTests {
         #expect(second == NetworkPath(status: .satisfied, interfaces: ["veth2"]))
     }
 
+    @Test(
+        "A default route in a table of its own, selected by a rule: satisfied, and unsatisfied when it goes",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func policyRoutedDefaultRoute() async throws {
+        let namespace = try TestNamespace(name: "rk-rule-\(getpid())")
+        defer { namespace.delete() }
+        // Policy routing, as a VPN or a host with one table per uplink sets it up: the main table has no default
+        // route, table 100 has one, and a rule sends every lookup to table 100 first.
+        try namespace.ip(["route", "del", "default"])
+        try namespace.ip(["route", "add", "default", "via", "10.200.0.254", "dev", "veth0", "table", "100"])
+        try namespace.ip(["rule", "add", "lookup", "100", "pref", "100"])
+        #expect(try namespace.ip(["route", "get", "192.0.2.1"]).contains("dev veth0"))
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        let routed = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.status == .satisfied }
+        }
+        #expect(routed == NetworkPath(status: .satisfied, interfaces: ["veth0"]))
+        try namespace.ip(["route", "del", "default", "table", "100"])
+        let gone = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.status == .unsatisfied }
+        }
+        #expect(gone == NetworkPath(status: .unsatisfied, interfaces: []))
+    }
+
     /// Whether `executable` runs with `arguments` and exits with status 0 (its output discarded).
     static func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: executable) else { return false }

@@ -201,10 +201,16 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
     }
 
     /// Every interface, its addresses (`getifaddrs`, and for IPv6 whether one can be used, `if_inet6`) and
-    /// whether a default route leaves through it (the main routing table: `route` and `ipv6_route`, and every
-    /// next hop of a multipath route, ``ipv4DefaultRouteIndices()``), from
+    /// whether a default route leaves through it (`route` and `ipv6_route`, and every next hop of an IPv4
+    /// default route in any routing table, ``ipv4DefaultRouteIndices()``), from
     /// `/proc/thread-self/net` (or `/proc/net` on a kernel without it); `nil` when they cannot be read (`errno`
     /// says why). Where `/proc` does not show the routing table, every interface counts as having a route.
+    ///
+    /// A default route counts in whichever table holds it, not only in the main one: with policy routing (a
+    /// VPN's own table, one table per uplink) the main table may hold none while traffic leaves through
+    /// another, and `ipv6_route` lists every table's IPv6 routes too. A table that no rule selects still
+    /// counts: the path may then say `satisfied` for a host whose traffic cannot leave, an error that holds no
+    /// call, where ignoring the other tables would say `unsatisfied` and hold every call of a host that is online.
     ///
     /// Both are read in the network namespace of the calling thread: `getifaddrs` asks the kernel through a
     /// socket of that thread, and `/proc/thread-self/net` is that thread's view (`/proc/net` is the main
@@ -277,11 +283,12 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         return order.compactMap { states[$0] }
     }
 
-    /// The interface indices of every next hop of the IPv4 default routes of the main routing table, asked of the
+    /// The interface indices of every next hop of the IPv4 default routes of every routing table, asked of the
     /// kernel (`RTM_GETROUTE`) in the calling thread's namespace: a multipath route's every usable next hop, where
-    /// `/proc/net/route` shows only its first. Empty when the kernel does not answer such a request within a
-    /// second or answers with an error (a sandbox that emulates part of rtnetlink; `/proc/net/route` then decides
-    /// alone); `nil` when the request cannot be made (`errno` says why).
+    /// `/proc/net/route` shows only its first, and the routes of tables other than the main one, which it does not
+    /// show at all. Empty when the kernel does not answer such a request within a second or answers with an error
+    /// (a sandbox that emulates part of rtnetlink; `/proc/net/route` then decides alone); `nil` when the request
+    /// cannot be made (`errno` says why).
     static func ipv4DefaultRouteIndices() -> Set<Int32>? {
         let socket = Glibc.socket(
             Netlink.family, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Netlink.route)
@@ -327,8 +334,8 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
         }
     }
 
-    /// Adds to `indices` the interface index of each next hop (not dead) of each IPv4 unicast default route of the
-    /// main table in a datagram of answers to a route dump: `true` at the dump's end, `false` when more follows,
+    /// Adds to `indices` the interface index of each next hop (not dead) of each IPv4 unicast default route, of
+    /// any table, in a datagram of answers to a route dump: `true` at the dump's end, `false` when more follows,
     /// `nil` for an error answer or one that is not understood.
     static func collectDefaultRoutes(_ datagram: UnsafeRawBufferPointer, into indices: inout Set<Int32>) -> Bool? {
         func u16(_ at: Int) -> UInt16 { datagram.loadUnaligned(fromByteOffset: at, as: UInt16.self) }
@@ -345,7 +352,6 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                 // struct rtmsg: family, destination length, source length, tos, table, protocol, scope, type, flags.
                 let body = offset + Netlink.headerSize
                 guard length >= Netlink.headerSize + 12 else { return nil }
-                var table = UInt32(datagram[body + 4])
                 let isDefaultUnicast = datagram[body + 1] == 0 && datagram[body + 7] == Netlink.unicast
                 let dead = u32(body + 8) & Netlink.deadHop != 0
                 var hops: [Int32] = []
@@ -359,8 +365,6 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                     switch u16(attribute + 2) & 0x3fff {
                     case Netlink.outputInterface where attributeLength >= 8:
                         if !dead { hops.append(Int32(bitPattern: u32(value))) }
-                    case Netlink.table where attributeLength >= 8:
-                        table = u32(value)
                     case Netlink.multipath:
                         // struct rtnexthop: length, flags, hops, interface index; then its own attributes.
                         var hop = value
@@ -377,7 +381,7 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
                     }
                     attribute += (attributeLength + 3) & ~3
                 }
-                if isDefaultUnicast && table == Netlink.mainTable { indices.formUnion(hops) }
+                if isDefaultUnicast { indices.formUnion(hops) }
             case Netlink.error:
                 return nil
             default:
@@ -521,16 +525,12 @@ private enum Netlink {
     static let dumpRequest: UInt16 = 0x1 | 0x300
     /// `RTN_UNICAST`.
     static let unicast: UInt8 = 1
-    /// `RT_TABLE_MAIN`.
-    static let mainTable: UInt32 = 254
     /// `RTNH_F_DEAD`.
     static let deadHop: UInt32 = 1
     /// `RTA_OIF`.
     static let outputInterface: UInt16 = 4
     /// `RTA_MULTIPATH`.
     static let multipath: UInt16 = 9
-    /// `RTA_TABLE`.
-    static let table: UInt16 = 15
     /// `IFA_F_OPTIMISTIC`: a tentative IPv6 address that may be used during its duplicate address check.
     static let optimistic: UInt32 = 0x04
     /// `IFA_F_DADFAILED`: another host on the link has this IPv6 address.
