@@ -387,6 +387,32 @@ struct ConnectivityNamespaceTests {
         #expect(gone == NetworkPath(status: .unsatisfied, interfaces: []))
     }
 
+    @Test(
+        "A default route through a next-hop object: unsatisfied when the object is deleted, which takes the route along",
+        .enabled(if: namespacesAvailable, "needs root and network namespaces (ip netns add)"))
+    func nextHopObjectDeleted() async throws {
+        let namespace = try TestNamespace(name: "rk-nhid-\(getpid())")
+        defer { namespace.delete() }
+        // No IPv6: the links' link-local addresses, which finish their duplicate check a second or two after the
+        // links come up, would make the monitor re-read everything then, whatever else it had missed.
+        for interface in ["veth0", "veth1"] {
+            try Self.ip(["netns", "exec", namespace.name, "sysctl", "-qw", "net.ipv6.conf.\(interface).disable_ipv6=1"])
+        }
+        // As a routing daemon (FRR) installs routes: through a next-hop object the route names by id.
+        try namespace.ip(["nexthop", "add", "id", "1", "via", "10.200.0.254", "dev", "veth0"])
+        try namespace.ip(["route", "replace", "default", "nhid", "1"])
+        let monitor = try await namespace.monitor()
+        defer { monitor.stop() }
+        #expect(monitor.currentPath == NetworkPath(status: .satisfied, interfaces: ["veth0"]))
+        // The kernel removes every route through a deleted object and sends no route notification for them.
+        try namespace.ip(["nexthop", "del", "id", "1"])
+        #expect(try namespace.ip(["route", "show", "default"]).isEmpty)
+        let gone = try await withDeadline(after: .seconds(60), clock: .continuous) {
+            try await monitor.waitForPath { $0.status == .unsatisfied }
+        }
+        #expect(gone == NetworkPath(status: .unsatisfied, interfaces: []))
+    }
+
     /// Whether `executable` runs with `arguments` and exits with status 0 (its output discarded).
     static func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: executable) else { return false }

@@ -3,10 +3,11 @@ import Foundation
 import Glibc
 import ResilienceCore
 
-/// A ``ConnectivityMonitor`` for Linux: follows the kernel's link, address and route changes through an
-/// rtnetlink socket, and decides the path from the interfaces and the default routes through them
+/// A ``ConnectivityMonitor`` for Linux: follows the kernel's link, address, route and next-hop object changes
+/// through an rtnetlink socket, and decides the path from the interfaces and the default routes through them
 /// (``NetworkPath/init(interfaces:)``) after each change that may change it: a link, an address, a default
-/// route. A route to a network causes no re-read, however many of them a host has.
+/// route, a next-hop object (deleting one removes the routes through it silently). A route to a network causes
+/// no re-read, however many of them a host has.
 ///
 /// One background thread waits on the socket (it costs nothing while nothing changes); ``stop()``, or the
 /// monitor's release, ends it. The path reflects the network namespace of the thread that creates the monitor:
@@ -47,6 +48,13 @@ public final class NetlinkConnectivityMonitor: ConnectivityMonitor {
             close(socket)
             throw NetlinkMonitorError(step: "bind", errno: code)
         }
+        // Next-hop objects (kernel 5.3 and later) have a group above the 32 the bind mask can name. Deleting one
+        // removes every route through it and the kernel sends no route notification for them, only this group's.
+        // An older kernel refuses the group and has no such objects, so a refusal is not an error.
+        var nextHopGroup = Netlink.nextHopGroup
+        _ = setsockopt(
+            socket, Netlink.socketOptionLevel, Netlink.addMembership, &nextHopGroup,
+            socklen_t(MemoryLayout<UInt32>.size))
         // The stop signal: a socket pair, close-on-exec from its creation, so that a fork and exec on another
         // thread never hands it to a child process (`pipe2`, which takes the flag, is not in Glibc's module).
         var wake: [Int32] = [0, 0]
@@ -507,6 +515,12 @@ private enum Netlink {
     static let route: Int32 = 0  // NETLINK_ROUTE
     /// RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE.
     static let linkAddressAndRouteGroups: UInt32 = 0x1 | 0x10 | 0x40 | 0x100 | 0x400
+    /// `SOL_NETLINK`.
+    static let socketOptionLevel: Int32 = 270
+    /// `NETLINK_ADD_MEMBERSHIP`: joins one multicast group by number, including those past the bind mask's 32.
+    static let addMembership: Int32 = 1
+    /// `RTNLGRP_NEXTHOP`: next-hop object changes.
+    static let nextHopGroup: UInt32 = 32
     /// The size of `struct nlmsghdr`.
     static let headerSize = 16
     /// `NLMSG_NOOP`.
