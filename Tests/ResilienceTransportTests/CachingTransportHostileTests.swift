@@ -247,6 +247,31 @@ struct HTTPCacheStoreHostileTests {
         #expect(try store.entries(forKey: "b") == [named])
     }
 
+    @Test("SQLite: a NUL in a key or a variant key keeps it apart from every other key, never cut at the NUL")
+    func nulInKey() throws {
+        let path = HTTPCacheStoreTests.temporaryPath()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteHTTPCacheStore(path: path)
+        let first = HTTPCacheStoreTests.entry("k\u{0}one", bodyBytes: 1)
+        let second = HTTPCacheStoreTests.entry("k\u{0}two", bodyBytes: 2)
+        let plain = HTTPCacheStoreTests.entry("k", bodyBytes: 3)
+        let variant = HTTPCacheStoreTests.entry("v", bodyBytes: 4, variant: "accept=a\u{0}b\n")
+        for entry in [first, second, plain, variant] { try store.store(entry) }
+        #expect(try store.entries(forKey: "k\u{0}one") == [first])
+        #expect(try store.entries(forKey: "k\u{0}two") == [second])
+        #expect(try store.entries(forKey: "k") == [plain])
+        #expect(try store.entries(forKey: "v") == [variant])
+        try store.removeEntry(forKey: "v", variantKey: "accept=a")
+        #expect(try store.entries(forKey: "v") == [variant])
+        try store.removeEntries(forKey: "k\u{0}one")
+        #expect(try store.entries(forKey: "k\u{0}one").isEmpty)
+        #expect(try store.entries(forKey: "k\u{0}two") == [second])
+        #expect(try store.entries(forKey: "k") == [plain])
+        #expect(try HTTPCacheStoreTests.fileByteCount(path) == store.byteCount)
+    }
+
     @Test("SQLite: a file whose table has another schema is quarantined, not kept failing every write")
     func anotherSchema() throws {
         let path = HTTPCacheStoreTests.temporaryPath()

@@ -630,12 +630,24 @@ extension SQLiteHTTPCacheStore {
 
         private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
+        /// Binds text to a 1-based parameter, all of its UTF-8 bytes: a key with an embedded NUL character is
+        /// stored whole, never cut there (where it would be the key that ends at the NUL, another request's).
         func bind(_ statement: OpaquePointer, _ index: Int32, _ text: String?) throws(HTTPCacheStoreError) {
             guard let text else {
                 try bound(sqlite3_bind_null(statement, index), index)
                 return
             }
-            try bound(sqlite3_bind_text(statement, index, text, -1, Self.transient), index)
+            var utf8 = text
+            let code = utf8.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    guard let base = chars.baseAddress, !chars.isEmpty else {
+                        return sqlite3_bind_text(statement, index, "", 0, Self.transient)
+                    }
+                    return sqlite3_bind_text64(
+                        statement, index, base, sqlite3_uint64(chars.count), Self.transient, UInt8(SQLITE_UTF8))
+                }
+            }
+            try bound(code, index)
         }
 
         func bind(_ statement: OpaquePointer, _ index: Int32, _ data: Data) throws(HTTPCacheStoreError) {
@@ -664,8 +676,11 @@ extension SQLiteHTTPCacheStore {
             throw HTTPCacheStoreError(error.reason, message: "cannot bind parameter \(index): \(error.message)")
         }
 
+        /// Reads a text column, all of its bytes (an embedded NUL character included).
         static func text(_ statement: OpaquePointer, _ column: Int32) -> String? {
-            sqlite3_column_text(statement, column).map { String(cString: $0) }
+            guard let text = sqlite3_column_text(statement, column) else { return nil }
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         }
 
         static func data(_ statement: OpaquePointer, _ column: Int32) -> Data {
