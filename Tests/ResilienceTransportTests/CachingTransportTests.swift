@@ -284,6 +284,33 @@ struct CachingTransportTests {
         #expect(store.count == 1)
     }
 
+    /// A store whose every call throws, as one on a full disk or whose database is gone does.
+    struct FailingStore: HTTPCacheStore {
+        static let error = HTTPCacheStoreError(.diskFull, message: "SQLite 13: database or disk is full")
+        func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry] { throw Self.error }
+        func store(_ entry: HTTPCacheEntry) throws(HTTPCacheStoreError) { throw Self.error }
+        func removeEntries(forKey key: String) throws(HTTPCacheStoreError) { throw Self.error }
+    }
+
+    @Test("A store that throws is a miss answered from the network, and each failed call is a cache-store-failed event")
+    func failingStoreIsReported() async throws {
+        let network = ScriptedHTTPTransport()
+        network.script(Self.url, [Self.ok("v1", ["Cache-Control": "max-age=60"])])
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext(key: "jobs", operation: "list", telemetry: sink)
+        let cache = CachingTransport(wrapping: network, store: FailingStore(), wallClock: TestWallClock().read)
+        let answer = try await cache.send(HTTPRequest(url: URL(string: Self.url)!), context: context)
+        #expect(String(decoding: answer.body, as: UTF8.self) == "v1")
+        let status = try #require(HTTPCacheStatus(headers: answer.headers, cacheName: CachingTransport.cacheName))
+        #expect(!status.isHit && !status.stored)
+        _ = try await cache.send(HTTPRequest(method: .post, url: URL(string: Self.url)!), context: context)
+        let failures = sink.events(.cacheStoreFailed, key: "jobs")
+        let message = FailingStore.error.message
+        #expect(failures.map(\.detail) == ["read", "store", "remove"].map { "\($0) disk-full: \(message)" })
+        #expect(failures.allSatisfy { $0.operation == "list" })
+        #expect(network.requests.count == 2)
+    }
+
     @Test("A successful POST invalidates the target URI; request no-store and no-cache bypass storage")
     func invalidationAndRequestDirectives() async throws {
         let network = ScriptedHTTPTransport()

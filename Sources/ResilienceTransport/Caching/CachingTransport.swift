@@ -33,7 +33,10 @@ import ResilienceCore
 /// (with `If-Range` when the part has a strong `ETag`) and combines the two only when they share that strong
 /// validator and length, else it fetches the whole.
 ///
-/// A store that fails is treated as a miss; a cancelled request is never answered from the cache.
+/// A store that fails is treated as a miss (the request goes to the origin, and its answer is not stored), and
+/// each failed call to it is reported to the context's telemetry as ``ResilienceEventKind/cacheStoreFailed``, so a
+/// full disk or a lost database shows instead of passing as a cold cache; a cancelled request is never answered
+/// from the cache.
 public struct CachingTransport: HTTPTransport {
     /// The name this cache writes in `Cache-Status`.
     public static let cacheName = HTTPCacheStatus.libraryCacheName
@@ -72,7 +75,9 @@ public struct CachingTransport: HTTPTransport {
         guard request.method == .get || request.method == .head else {
             let response = try await wrapped.send(request, context: context)
             for key in policy.invalidatedKeys(by: request, response: response) {
-                try? store.removeEntries(forKey: key)
+                reporting("remove", to: context) { () throws(HTTPCacheStoreError) in
+                    try store.removeEntries(forKey: key)
+                }
             }
             return forwarded(response, reason: "method")
         }
@@ -89,7 +94,8 @@ public struct CachingTransport: HTTPTransport {
         }
 
         let key = HTTPCachePolicy.key(for: request.url)
-        let stored = (try? store.entries(forKey: key)) ?? []
+        let stored =
+            reporting("read", to: context) { () throws(HTTPCacheStoreError) in try store.entries(forKey: key) } ?? []
         let selected = stored.filter { $0.isSelected(by: request) }
         // A stored partial (206) response answers only a range request for bytes it holds; a request for the
         // whole representation is never answered from one.
@@ -178,9 +184,9 @@ public struct CachingTransport: HTTPTransport {
             // 304 freshens the stored GET response.
             var isStored = false
             if let stored = policy.storable(updated, selectedBy: request) {
-                isStored = replace(candidate, with: stored)
+                isStored = replace(candidate, with: stored, context: context)
             } else if policy.forbidsStoring(updated.response) {
-                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+                removeReporting(candidate, to: context)
             }
             return answer(
                 from: updated, to: request, now: responseTime, detail: nil, forward: (reason, 304), stored: isStored)
@@ -204,22 +210,22 @@ public struct CachingTransport: HTTPTransport {
                     candidate, byHeadResponse: response, requestTime: requestTime, responseTime: responseTime),
                     let stored = policy.storable(updated, selectedBy: request)
                 {
-                    let isStored = replace(candidate, with: stored)
+                    let isStored = replace(candidate, with: stored, context: context)
                     return answer(
                         from: stored, to: request, now: responseTime, detail: nil, forward: (reason, 200),
                         stored: isStored)
                 }
-                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+                removeReporting(candidate, to: context)
             } else if policy.headAnswer(status: response.status, outdates: candidate) {
-                try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+                removeReporting(candidate, to: context)
             }
         }
         if request.method == .get,
             let entry = policy.entry(
                 for: response, to: request, requestTime: requestTime, responseTime: responseTime),
-            entry.response.status != 206 || !holdsCompleteResponse(like: entry)
+            entry.response.status != 206 || !holdsCompleteResponse(like: entry, context: context)
         {
-            return forwarded(response, reason: reason, stored: (try? store.store(entry)) != nil)
+            return forwarded(response, reason: reason, stored: storeReporting(entry, to: context))
         }
         return forwarded(response, reason: reason)
     }
@@ -227,18 +233,50 @@ public struct CachingTransport: HTTPTransport {
     /// Stores `updated` in place of `candidate`, the stored response it updates, under the secondary key its
     /// `Vary` now gives (a `304` may change `Vary`), so no copy stays under the old key, which no request would
     /// select again. True when the store took it.
-    private func replace(_ candidate: HTTPCacheEntry, with updated: HTTPCacheEntry) -> Bool {
+    private func replace(
+        _ candidate: HTTPCacheEntry, with updated: HTTPCacheEntry, context: ResilienceContext
+    ) -> Bool {
         if updated.variantKey != candidate.variantKey {
-            try? store.removeEntry(forKey: candidate.key, variantKey: candidate.variantKey)
+            removeReporting(candidate, to: context)
         }
-        return (try? store.store(updated)) != nil
+        return storeReporting(updated, to: context)
+    }
+
+    /// Runs one call to the store. When it throws, the failure goes to the context's telemetry as
+    /// ``ResilienceEventKind/cacheStoreFailed`` (`detail`: the call, `read`, `store` or `remove`, the error's
+    /// reason and its message) and the answer is `nil`: the request goes on as a miss, and nothing is stored.
+    @discardableResult
+    private func reporting<Result>(
+        _ call: String, to context: ResilienceContext, _ body: () throws(HTTPCacheStoreError) -> Result
+    ) -> Result? {
+        do {
+            return try body()
+        } catch {
+            context.emit(.cacheStoreFailed) { $0.detail = "\(call) \(error.reason.rawValue): \(error.message)" }
+            return nil
+        }
+    }
+
+    /// Stores `entry`, reporting a failure (`reporting(_:to:_:)`); true when the store took it.
+    private func storeReporting(_ entry: HTTPCacheEntry, to context: ResilienceContext) -> Bool {
+        reporting("store", to: context) { () throws(HTTPCacheStoreError) in try store.store(entry) } != nil
+    }
+
+    /// Removes the stored response `entry` (its key and variant), reporting a failure (`reporting(_:to:_:)`).
+    private func removeReporting(_ entry: HTTPCacheEntry, to context: ResilienceContext) {
+        reporting("remove", to: context) { () throws(HTTPCacheStoreError) in
+            try store.removeEntry(forKey: entry.key, variantKey: entry.variantKey)
+        }
     }
 
     /// True when the store holds the whole representation `partial` is a part of (same variant, same strong
     /// validator, or neither has one): a part must not replace it.
-    private func holdsCompleteResponse(like partial: HTTPCacheEntry) -> Bool {
+    private func holdsCompleteResponse(like partial: HTTPCacheEntry, context: ResilienceContext) -> Bool {
         let tag = strongEntityTag(of: partial.response.headers)
-        return ((try? store.entries(forKey: partial.key)) ?? []).contains { stored in
+        let stored = reporting("read", to: context) { () throws(HTTPCacheStoreError) in
+            try store.entries(forKey: partial.key)
+        }
+        return (stored ?? []).contains { stored in
             stored.variantKey == partial.variantKey && stored.response.status != 206
                 && strongEntityTag(of: stored.response.headers) == tag
         }
@@ -286,7 +324,7 @@ public struct CachingTransport: HTTPTransport {
             if let entry = policy.entry(
                 for: response, to: request, requestTime: requestTime, responseTime: responseTime)
             {
-                return forwarded(response, reason: "partial", stored: (try? store.store(entry)) != nil)
+                return forwarded(response, reason: "partial", stored: storeReporting(entry, to: context))
             }
             return forwarded(response, reason: "partial")
         }
@@ -297,7 +335,7 @@ public struct CachingTransport: HTTPTransport {
         }
         var isStored = false
         if let entry = policy.entry(for: combined, to: request, requestTime: requestTime, responseTime: responseTime) {
-            isStored = (try? store.store(entry)) != nil
+            isStored = storeReporting(entry, to: context)
         }
         return forwarded(combined, reason: "partial", status: 206, stored: isStored)
     }

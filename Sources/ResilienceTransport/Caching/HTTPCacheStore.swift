@@ -6,7 +6,8 @@ import ResilienceCore
 /// Implementations are synchronous, bounded by a byte budget (least recently used entries go first) and safe
 /// to share across tasks; the built-in ones also bound the variants kept under one key. A store that cannot read an entry back intact (a body whose length no longer
 /// matches, an undecodable row) drops it and answers as if it were absent. The cache treats any thrown
-/// ``HTTPCacheStoreError`` as a miss and sends the request on.
+/// ``HTTPCacheStoreError`` as a miss and sends the request on, reporting the failure as
+/// ``ResilienceEventKind/cacheStoreFailed``.
 public protocol HTTPCacheStore: Sendable {
     /// The variants stored under `key`, most recently used first; reading them counts as a use.
     func entries(forKey key: String) throws(HTTPCacheStoreError) -> [HTTPCacheEntry]
@@ -65,4 +66,10 @@ public struct HTTPCacheStoreError: Error, Hashable, Sendable, CustomStringConver
 
     /// `HTTP cache store storage-failed: …`.
     public var description: String { "HTTP cache store \(reason.rawValue): \(message)" }
+}
+
+extension ResilienceEventKind {
+    /// A ``CachingTransport``'s store threw, and the request went on as a miss; `detail` is the call (`read`,
+    /// `store` or `remove`), the ``HTTPCacheStoreError``'s reason and its message (`store disk-full: …`).
+    public static let cacheStoreFailed: Self = "cache-store-failed"
 }
