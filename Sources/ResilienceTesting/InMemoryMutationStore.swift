@@ -16,6 +16,7 @@ public final class InMemoryMutationStore: MutationStore {
     private let state = LockedState(initialState: State())
     private let coalescesUpdatesBeforeDelete: Bool
     private let maximumPayloadBytes: Int
+    private let maximumMetadataKeyCount: Int
     private let currentDate: @Sendable () -> Date
 
     /// Creates an empty store; `currentDate` stamps ``Mutation/createdAt`` (a fixed date by default, so tests
@@ -26,15 +27,20 @@ public final class InMemoryMutationStore: MutationStore {
     ///     store's `coalescesUpdatesBeforeDelete` setting does. Default: `false`.
     ///   - maximumPayloadBytes: The largest payload accepted; larger ones are rejected with `DB_003`. Default: 1 MiB
     ///     (``MutationDraft/defaultMaximumPayloadBytes``).
+    ///   - maximumMetadataKeyCount: The most keys the metadata table holds (at least 1), as the SQLite store's
+    ///     `maximumMetadataKeyCount` setting: a value under a new key when it is full throws `DB_003`. Default: 256
+    ///     (``MutationMetadataLimits/defaultMaximumKeyCount``).
     ///   - currentDate: Stamps ``Mutation/createdAt``. Default: a fixed date (14 November 2023), so tests are
     ///     reproducible.
     public init(
         coalescesUpdatesBeforeDelete: Bool = false,
         maximumPayloadBytes: Int = MutationDraft.defaultMaximumPayloadBytes,
+        maximumMetadataKeyCount: Int = MutationMetadataLimits.defaultMaximumKeyCount,
         currentDate: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_700_000_000) }
     ) {
         self.coalescesUpdatesBeforeDelete = coalescesUpdatesBeforeDelete
         self.maximumPayloadBytes = maximumPayloadBytes
+        self.maximumMetadataKeyCount = maximumMetadataKeyCount
         self.currentDate = currentDate
     }
 
@@ -158,9 +164,17 @@ public final class InMemoryMutationStore: MutationStore {
     /// The value under `key`.
     public func metadata(forKey key: String) throws -> Data? { state.withLock { $0.metadata[key] } }
 
-    /// Stores or deletes the value under `key`; a value or key past ``MutationMetadataLimits`` throws `DB_003`.
+    /// Stores or deletes the value under `key`; a value or key past ``MutationMetadataLimits``, or a new key when the
+    /// table holds its most keys, throws `DB_003`.
     public func setMetadata(_ value: Data?, forKey key: String) throws {
         if let value { try MutationMetadataLimits.validate(value, forKey: key) }
-        try write { $0.metadata[key] = value }
+        let maximumKeyCount = maximumMetadataKeyCount
+        try write { state in
+            if value != nil, state.metadata[key] == nil {
+                try MutationMetadataLimits.validateNewKey(
+                    key, keyCount: state.metadata.count, maximumKeyCount: maximumKeyCount)
+            }
+            state.metadata[key] = value
+        }
     }
 }

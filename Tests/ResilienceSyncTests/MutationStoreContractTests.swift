@@ -242,6 +242,26 @@ struct MutationStoreContractTests {
         #expect(try store.metadata(forKey: "breaker") == nil)
     }
 
+    @Test(
+        "Metadata holds a bounded number of keys: a new key past it throws DB_003, old keys still change",
+        arguments: StoreKind.allCases)
+    func metadataKeyCountBounded(kind: StoreKind) throws {
+        let (store, dispose) = try kind.make()
+        defer { dispose() }
+        let limit = MutationMetadataLimits.defaultMaximumKeyCount
+        #expect(limit == 256)
+        for index in 0..<limit { try store.setMetadata(Data([1]), forKey: "cursor-\(index)") }
+        #expect { try store.setMetadata(Data([1]), forKey: "one-too-many") } throws: { error in
+            (error as? MutationStoreError)?.code == .constraintViolation
+        }
+        #expect(try store.metadata(forKey: "one-too-many") == nil)
+        try store.setMetadata(Data([2]), forKey: "cursor-0")
+        #expect(try store.metadata(forKey: "cursor-0") == Data([2]))
+        try store.setMetadata(nil, forKey: "cursor-1")
+        try store.setMetadata(Data([3]), forKey: "after-a-delete")
+        #expect(try store.metadata(forKey: "after-a-delete") == Data([3]))
+    }
+
     @Test("Concurrent enqueues from many tasks lose nothing", arguments: StoreKind.allCases)
     func concurrentEnqueue(kind: StoreKind) async throws {
         let (store, dispose) = try kind.make()
@@ -316,5 +336,37 @@ struct MutationStoreConformanceTests {
         let metadata = await MutationMetadataStoreConformance { BrokenStore() }.run()
         #expect(metadata.conforms, "\(metadata)")
         await #expect(throws: ConformanceFailure.self) { try await MutationQueueConformance { BrokenStore() }.check() }
+    }
+
+    @Test("A store configured for another key count passes the kit told that count, and fails one told another")
+    func configuredKeyCount() async throws {
+        for kind in StoreKind.allCases {
+            let disposals = LockedBox<[@Sendable () -> Void]>([])
+            defer { disposals.value.forEach { $0() } }
+            let makeStore: @Sendable () throws -> any MutationStore = {
+                let (store, dispose) = try kind.make(metadataKeys: 3)
+                disposals.mutate { $0.append(dispose) }
+                return store
+            }
+            try await MutationMetadataStoreConformance(maximumKeyCount: 3) { try makeStore() }.check()
+            let tooMany = await MutationMetadataStoreConformance(maximumKeyCount: 2) { try makeStore() }.run()
+            #expect(tooMany.failedCases == ["keys-bounded"], "\(kind): \(tooMany)")
+        }
+    }
+
+    /// A metadata table that bounds each value and key but not how many keys it holds.
+    final class UncountedMetadataStore: MutationMetadataStore {
+        private let table = LockedState<[String: Data]>(initialState: [:])
+        func metadata(forKey key: String) throws -> Data? { table.withLock { $0[key] } }
+        func setMetadata(_ value: Data?, forKey key: String) throws {
+            if let value { try MutationMetadataLimits.validate(value, forKey: key) }
+            table.withLock { $0[key] = value }
+        }
+    }
+
+    @Test("A metadata table that takes any number of keys is reported by the key-count rule alone")
+    func uncountedMetadataFails() async throws {
+        let report = await MutationMetadataStoreConformance { UncountedMetadataStore() }.run()
+        #expect(report.failedCases == ["keys-bounded"], "\(report)")
     }
 }

@@ -31,6 +31,36 @@ struct SQLiteMutationStoreTests {
         }
     }
 
+    @Test("A file holding more metadata keys than a later open allows keeps them all, and takes no new key")
+    func metadataKeysPastALowerLimit() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        do {
+            let store = try SQLiteMutationStore(path: path)
+            for index in 0..<4 { try store.setMetadata(Data([UInt8(index)]), forKey: "cursor-\(index)") }
+            try store.close()
+        }
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.maximumMetadataKeyCount = 2
+        let store = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { try? store.close() }
+        for index in 0..<4 { #expect(try store.metadata(forKey: "cursor-\(index)") == Data([UInt8(index)])) }
+        #expect { try store.setMetadata(Data([9]), forKey: "new") } throws: { error in
+            (error as? MutationStoreError)?.code == .constraintViolation
+        }
+        try store.setMetadata(Data([9]), forKey: "cursor-3")
+        #expect(try store.metadata(forKey: "cursor-3") == Data([9]))
+        try store.setMetadata(nil, forKey: "cursor-0")
+        try store.setMetadata(nil, forKey: "cursor-1")
+        #expect { try store.setMetadata(Data([9]), forKey: "new") } throws: { error in
+            (error as? MutationStoreError)?.code == .constraintViolation
+        }
+        try store.setMetadata(nil, forKey: "cursor-2")
+        try store.setMetadata(Data([9]), forKey: "new")
+        #expect(try store.metadata(forKey: "new") == Data([9]))
+    }
+
     @Test("Mutations survive closing and reopening, with their attempts and the failed list")
     func reopen() throws {
         let directory = TemporaryDirectory()

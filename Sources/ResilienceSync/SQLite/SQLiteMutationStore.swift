@@ -686,17 +686,34 @@ public final class SQLiteMutationStore: MutationStore {
     }
 
     /// Stores (or with `nil` deletes) the value under `key`; durable on return. A value or key past
-    /// ``MutationMetadataLimits`` throws `DB_003` and changes nothing.
+    /// ``MutationMetadataLimits``, or a new key when the table holds ``Configuration/maximumMetadataKeyCount`` keys,
+    /// throws `DB_003` and changes nothing. The keys are counted in the write's own transaction, so stores on the
+    /// same file (two processes) together never pass the limit.
     public func setMetadata(_ value: Data?, forKey key: String) throws {
         if let value { try MutationMetadataLimits.validate(value, forKey: key) }
+        let maximumKeyCount = configuration.maximumMetadataKeyCount
         try writing { connection in
             if let value {
-                let statement = try connection.prepare(
-                    "INSERT INTO sync_metadata (key, value) VALUES (?, ?) "
-                        + "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-                try connection.bind(statement, 1, key)
-                try connection.bind(statement, 2, value)
-                try connection.run(statement)
+                try connection.transaction { () throws in
+                    let exists = try connection.prepare("SELECT 1 FROM sync_metadata WHERE key = ?")
+                    try connection.bind(exists, 1, key)
+                    var isStored = false
+                    try connection.query(exists) { _ in isStored = true }
+                    if !isStored {
+                        var keyCount = 0
+                        try connection.query(connection.prepare("SELECT COUNT(*) FROM sync_metadata")) {
+                            keyCount = Int(sqlite3_column_int64($0, 0))
+                        }
+                        try MutationMetadataLimits.validateNewKey(
+                            key, keyCount: keyCount, maximumKeyCount: maximumKeyCount)
+                    }
+                    let statement = try connection.prepare(
+                        "INSERT INTO sync_metadata (key, value) VALUES (?, ?) "
+                            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                    try connection.bind(statement, 1, key)
+                    try connection.bind(statement, 2, value)
+                    try connection.run(statement)
+                }
             } else {
                 let statement = try connection.prepare("DELETE FROM sync_metadata WHERE key = ?")
                 try connection.bind(statement, 1, key)

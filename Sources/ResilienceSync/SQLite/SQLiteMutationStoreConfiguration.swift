@@ -20,6 +20,12 @@ extension SQLiteMutationStore {
         public var maximumPageCount: Int?
         /// The largest payload accepted, in bytes.
         public var maximumPayloadBytes = MutationDraft.defaultMaximumPayloadBytes
+        /// The most keys the metadata table holds (at least 1; less counts as 1): a value under a new key when it is
+        /// full throws `DB_003`, while stored keys still take new values and can be deleted. Default:
+        /// ``MutationMetadataLimits/defaultMaximumKeyCount`` (256; its documentation gives the reasons). A table
+        /// that already holds more (a file written with a larger setting) keeps them, and takes no new key until
+        /// deletions bring it under the limit.
+        public var maximumMetadataKeyCount = MutationMetadataLimits.defaultMaximumKeyCount
         /// The wall-clock source for ``Mutation/createdAt`` and quarantine names. Defaults to `Date()`, the one
         /// documented place the store reads the wall clock.
         public var currentDate: @Sendable () -> Date = { Date() }
@@ -27,7 +33,8 @@ extension SQLiteMutationStore {
         /// Creates a configuration with the defaults.
         public init() {}
 
-        /// The defaults: 5 s busy timeout, no coalescing, integrity check on open, corrupted files reported.
+        /// The defaults: 5 s busy timeout, no coalescing, integrity check on open, corrupted files reported, 256
+        /// metadata keys.
         public static var standard: Configuration { Configuration() }
 
         /// The defaults plus coalescing of updates before deletes.

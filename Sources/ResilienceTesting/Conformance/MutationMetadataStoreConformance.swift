@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Give it a factory that makes a fresh, empty store; it checks the table's contract one rule at a time, each
 /// on its own store: an unknown key has no value, a value round-trips and is overwritten, `nil` deletes, keys are
-/// independent, and a value or key past ``MutationMetadataLimits`` is refused with `DB_003`, the stored value kept.
-/// It works with any test framework:
+/// independent, a value or key past ``MutationMetadataLimits`` is refused with `DB_003`, the stored value kept, and
+/// so is a new key once the table holds ``maximumKeyCount`` keys, while those keys still take new values and a
+/// deletion makes room. It works with any test framework:
 ///
 /// ```swift
 /// @Test func conforms() async throws {
@@ -18,16 +19,22 @@ public struct MutationMetadataStoreConformance: ConformanceKit {
     public let makeStore: @Sendable () throws -> any MutationMetadataStore
     /// Called with each store when its rule is done (close it, delete its file).
     public let disposeStore: @Sendable (any MutationMetadataStore) -> Void
+    /// How many keys the stores `makeStore` returns hold, as they are configured.
+    public let maximumKeyCount: Int
 
     /// Creates the kit.
     ///
     /// - Parameters:
+    ///   - maximumKeyCount: How many keys the stores `makeStore` returns hold, as they are configured (at least 1).
+    ///     Default: ``MutationMetadataLimits/defaultMaximumKeyCount`` (256).
     ///   - disposeStore: Called with each store when its case is done.
     ///   - makeStore: Makes a fresh, empty store for each case.
     public init(
+        maximumKeyCount: Int = MutationMetadataLimits.defaultMaximumKeyCount,
         disposeStore: @escaping @Sendable (any MutationMetadataStore) -> Void = { _ in },
         makeStore: @escaping @Sendable () throws -> any MutationMetadataStore
     ) {
+        self.maximumKeyCount = max(1, maximumKeyCount)
         self.makeStore = makeStore
         self.disposeStore = disposeStore
     }
@@ -38,7 +45,8 @@ public struct MutationMetadataStoreConformance: ConformanceKit {
     /// Runs every rule, one case each, on a fresh store.
     public func run() async -> ConformanceReport {
         var run = ConformanceRun()
-        await run.check(Self.rules, makeStore: makeStore, disposeStore: disposeStore)
+        await run.check(
+            Self.rules + [Self.keysBounded(maximumKeyCount)], makeStore: makeStore, disposeStore: disposeStore)
         return run.report(subject)
     }
 
@@ -98,4 +106,31 @@ public struct MutationMetadataStoreConformance: ConformanceKit {
             }
         ),
     ]
+
+    /// Fills the table to `maximumKeyCount` keys, then checks a new key is refused with `DB_003` and not stored, a
+    /// stored key still takes a new value, and a deleted key makes room for a new one.
+    private static func keysBounded(_ maximumKeyCount: Int) -> StoreRule<any MutationMetadataStore> {
+        (
+            "keys-bounded",
+            { store in
+                for index in 0..<maximumKeyCount { try store.setMetadata(Data([1]), forKey: "key-\(index)") }
+                do {
+                    try store.setMetadata(Data([1]), forKey: "one-too-many")
+                    return "a new key past the \(maximumKeyCount) keys the table holds was stored"
+                } catch let error as MutationStoreError where error.code == .constraintViolation {
+                } catch {
+                    return "a new key past the limit threw \(error), not DB_003"
+                }
+                guard try store.metadata(forKey: "one-too-many") == nil else { return "a refused key has a value" }
+                try store.setMetadata(Data([2]), forKey: "key-0")
+                guard try store.metadata(forKey: "key-0") == Data([2]) else {
+                    return "a stored key did not take a new value in a full table"
+                }
+                try store.setMetadata(nil, forKey: "key-0")
+                try store.setMetadata(Data([3]), forKey: "after-a-deletion")
+                return try store.metadata(forKey: "after-a-deletion") == Data([3])
+                    ? nil : "a deletion made no room for a new key"
+            }
+        )
+    }
 }

@@ -11,14 +11,20 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// A new empty store of this kind, and a closure that disposes of it.
-    func make(coalescing: Bool = false) throws -> (store: any MutationStore, dispose: @Sendable () -> Void) {
+    func make(
+        coalescing: Bool = false, metadataKeys: Int = MutationMetadataLimits.defaultMaximumKeyCount
+    ) throws -> (store: any MutationStore, dispose: @Sendable () -> Void) {
         switch self {
         case .memory:
-            return (InMemoryMutationStore(coalescesUpdatesBeforeDelete: coalescing), {})
+            return (
+                InMemoryMutationStore(coalescesUpdatesBeforeDelete: coalescing, maximumMetadataKeyCount: metadataKeys),
+                {}
+            )
         case .sqlite:
             let directory = TemporaryDirectory()
             var configuration = SQLiteMutationStore.Configuration()
             configuration.coalescesUpdatesBeforeDelete = coalescing
+            configuration.maximumMetadataKeyCount = metadataKeys
             let store = try SQLiteMutationStore(path: directory.path("queue.sqlite"), configuration: configuration)
             return (
                 store,
