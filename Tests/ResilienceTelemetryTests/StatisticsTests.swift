@@ -186,4 +186,59 @@ struct ErrorFrequencyTrackerTests {
         for index in 0..<100 { tracker.record(FailureCode("X_\(index)"), key: "k") }
         #expect(tracker.counts.count <= 8)
     }
+
+    @Test("Repeats held back for a pair evicted by many other pairs are reported when the pair returns")
+    func evictedRepeatsSurvive() {
+        let fixture = TelemetryFixture()
+        let tracker = ErrorFrequencyTracker(window: .seconds(60), maximumEntries: 4, clock: fixture.clock)
+        tracker.record(.timedOut, key: "lever")
+        tracker.record(.timedOut, key: "lever")
+        tracker.record(.timedOut, key: "lever")
+        for index in 0..<10 { tracker.record(.timedOut, key: "other-\(index)") }
+        #expect(tracker.record(.timedOut, key: "lever") == .report(suppressedSinceLastReport: 2))
+        #expect(tracker.record(.timedOut, key: "lever") == .suppress)
+        #expect(tracker.unattributedRepeats == 0)
+    }
+
+    @Test("Under a stream of distinct pairs, reported repeats and unattributed ones add up to every repeat")
+    func repeatsAddUp() {
+        let fixture = TelemetryFixture()
+        let tracker = ErrorFrequencyTracker(window: .seconds(60), maximumEntries: 4, clock: fixture.clock)
+        var suppressed = 0
+        for index in 0..<50 {
+            for _ in 0...(index % 3) { tracker.record(.timedOut, key: "pair-\(index)") }
+            suppressed += index % 3
+        }
+        fixture.advance(seconds: 61)
+        var reported = 0
+        for index in 0..<50 {
+            if case .report(let count) = tracker.record(.timedOut, key: "pair-\(index)") { reported += count }
+        }
+        #expect(tracker.unattributedRepeats > 0)
+        #expect(reported > 0)
+        #expect(reported + tracker.unattributedRepeats == suppressed)
+    }
+
+    @Test("The least recently reported pair is the one evicted")
+    func evictsLeastRecentlyReported() {
+        let fixture = TelemetryFixture()
+        let tracker = ErrorFrequencyTracker(window: .seconds(60), maximumEntries: 3, clock: fixture.clock)
+        for key in ["a", "b", "c"] { tracker.record(.timedOut, key: key) }
+        fixture.advance(seconds: 61)
+        #expect(tracker.record(.timedOut, key: "a") == .report(suppressedSinceLastReport: 0))
+        tracker.record(.timedOut, key: "d")
+        #expect(tracker.record(.timedOut, key: "a") == .suppress)
+        #expect(tracker.record(.timedOut, key: "d") == .suppress)
+        #expect(tracker.record(.timedOut, key: "b") == .report(suppressedSinceLastReport: 0))
+    }
+
+    @Test("Occurrences of codes past the bound are counted apart, so every occurrence is counted")
+    func codesPastTheBound() {
+        let fixture = TelemetryFixture()
+        let tracker = ErrorFrequencyTracker(window: .seconds(60), maximumEntries: 8, clock: fixture.clock)
+        for index in 0..<100 { tracker.record(FailureCode("X_\(index % 20)"), key: "k") }
+        #expect(tracker.counts.count == 8)
+        #expect(tracker.counts.values.reduce(0, +) + tracker.untrackedCodeOccurrences == 100)
+        #expect(tracker.untrackedCodeOccurrences == 60)
+    }
 }

@@ -42,6 +42,24 @@ struct LoggingRepeatTests {
         #expect(entries.last?.metadata["error.type"] == "NET_002")
     }
 
+    @Test("a failure held back while many other keys fail says how many it stands for when it is next logged")
+    func heldBackThroughEviction() {
+        let clock = ManualClock()
+        let (logger, handler) = LoggingTelemetrySinkTests.logger(level: .info)
+        let tracker = ErrorFrequencyTracker(window: .seconds(10), maximumEntries: 4, clock: .manual(clock))
+        let sink = LoggingTelemetrySink(logger: logger, configuration: .init(repeats: tracker))
+        for _ in 0..<5 { sink.receive(Self.failure(key: "lever")) }
+        for index in 0..<20 {
+            clock.advance(by: .milliseconds(1))
+            sink.receive(Self.failure(key: "source-\(index)"))
+        }
+        sink.receive(Self.failure(key: "lever"))
+
+        let lever = handler.entries.filter { $0.metadata["resilience.key"] == "lever" }
+        #expect(lever.count == 2)
+        #expect(lever.last?.metadata["resilience.suppressed"]?.description == "4")
+    }
+
     @Test("kinds, keys and failure codes are held back apart; debug records and no tracker hold nothing back")
     func signatures() {
         let clock = ManualClock()
