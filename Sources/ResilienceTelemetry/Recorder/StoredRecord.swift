@@ -22,6 +22,28 @@ struct StoredRecord: Sendable {
     var httpStatus: Int16
     var fromState: UInt8
     var toState: UInt8
+    /// The transition's sequence, in the 6 bytes the fields above leave before the stride: its top 16 of 48 bits.
+    var sequenceHigh: UInt16 = .max
+    /// The transition's sequence: its low 32 of 48 bits.
+    var sequenceLow: UInt32 = .max
+
+    /// The 48-bit value standing for no sequence.
+    static let noSequence: UInt64 = 1 << 48 - 1
+    /// The largest sequence kept; a larger one (2^48 transitions of one breaker) is kept as this.
+    static let largestSequence: UInt64 = noSequence - 1
+
+    /// The breaker transition's sequence, or `nil` when it has none; ones above `largestSequence` read as it.
+    var sequence: UInt64? {
+        get {
+            let value = UInt64(sequenceHigh) << 32 | UInt64(sequenceLow)
+            return value == Self.noSequence ? nil : value
+        }
+        set {
+            let value = newValue.map { min($0, Self.largestSequence) } ?? Self.noSequence
+            sequenceHigh = UInt16(truncatingIfNeeded: value >> 32)
+            sequenceLow = UInt32(truncatingIfNeeded: value)
+        }
+    }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

@@ -8,9 +8,10 @@ import ResilienceCore
 /// ``Configuration/capacity`` records (1,000 by default) from the last ``Configuration/window`` (one hour by
 /// default, on the injected clock). Strings are interned and details truncated, so 1,000 records take about
 /// 72 KB plus their short details (see ``memoryFootprint()``). Details, keys and operations are redacted
-/// before they are stored; failure messages are not stored at all. Beside the ring, the recorder counts finished
-/// attempts, failures, retries and fetches in fixed time buckets over ``Configuration/rateWindow``
-/// (``recentCounts()``), which the ratio health rules read at any event rate.
+/// before they are stored; failure messages are not stored at all. A key's breaker state is its transition with
+/// the largest ``BreakerTransition/sequence`` (see ``TelemetryStatistics``), whatever order transitions arrive in.
+/// Beside the ring, the recorder counts finished attempts, failures, retries and fetches in fixed time buckets
+/// over ``Configuration/rateWindow`` (``recentCounts()``), which the ratio health rules read at any event rate.
 ///
 /// ```swift
 /// let recorder = TelemetryRecorder(clock: clock)
@@ -58,7 +59,9 @@ public final class TelemetryRecorder: TelemetrySink {
         /// Rejections, indexed like `MetricSchema.rejectionKinds`.
         var rejectionCounts = [UInt64](repeating: 0, count: MetricSchema.rejectionKinds.count)
         var latency = LatencyHistogram()
-        var breakerState: UInt8 = StoredRecord.noState
+        /// The breaker's latest transition: the one with the largest sequence since the key's pipeline was last
+        /// created (`BreakerTransition.supersedes`).
+        var breakerTransition: BreakerTransition?
         /// The first failure since the last succeeded attempt (nanoseconds), or `noneDuration`.
         var failingSince = StoredRecord.noneDuration
         /// Finished attempts and failures over the last `rateWindow` (`RecentCounts.KeyField`).
@@ -127,6 +130,7 @@ public final class TelemetryRecorder: TelemetrySink {
                 httpStatus: Int16(clamping: event.classification?.httpStatus ?? 0),
                 fromState: StoredRecord.stateCode(event.transition?.from),
                 toState: StoredRecord.stateCode(event.transition?.to))
+            record.sequence = event.transition?.sequence
             if let classification = event.classification {
                 record.category = state.tables.categories.id(for: classification.category.rawValue, redactor: nil)
                 record.code = state.tables.codes.id(for: classification.code.rawValue, redactor: nil)
@@ -194,8 +198,12 @@ public final class TelemetryRecorder: TelemetrySink {
         if MetricSchema.isRejection(event), let index = MetricSchema.rejectionKinds.firstIndex(of: event.kind) {
             counters[key].rejectionCounts[index] &+= 1
         }
-        if record.toState != StoredRecord.noState {
-            counters[key].breakerState = record.toState
+        if let transition = event.transition {
+            // Transitions reach the recorder in any order; a new pipeline's breaker starts its sequence over.
+            let current = counters[key].breakerTransition
+            if event.kind == .pipelineCreated || current.map(transition.supersedes) ?? true {
+                counters[key].breakerTransition = transition
+            }
         }
     }
 
@@ -241,7 +249,7 @@ public final class TelemetryRecorder: TelemetrySink {
                     metrics.rejectionCounts[MetricSchema.rejectionKinds[index], default: 0] += count
                 }
                 metrics.latency = counters.latency
-                metrics.breakerState = StoredRecord.state(counters.breakerState)
+                metrics.breakerState = counters.breakerTransition?.to
                 if counters.failingSince != StoredRecord.noneDuration {
                     metrics.failingSince = ResilienceInstant(offset: .nanoseconds(counters.failingSince))
                 }
@@ -315,7 +323,8 @@ public final class TelemetryRecorder: TelemetrySink {
             transition = BreakerTransition(
                 from: from, to: to,
                 openFor: record.openForNanoseconds == StoredRecord.noneDuration
-                    ? nil : .nanoseconds(record.openForNanoseconds))
+                    ? nil : .nanoseconds(record.openForNanoseconds),
+                sequence: record.sequence)
         }
         return ResilienceEvent(
             kind: ResilienceEventKind(rawValue: tables.kinds.name(record.kind)), key: tables.keys.name(record.key),

@@ -16,7 +16,8 @@ public struct SourceStatistics: Sendable, Hashable {
     public var breakerOpens = 0
     /// Time the breaker spent open (or isolated) inside the window, up to the evaluation time.
     public var timeOpen: Duration = .zero
-    /// The breaker's state after its last transition in the window, if any.
+    /// The breaker's state after its latest transition in the window, if any: by
+    /// ``BreakerTransition/sequence``, not by the order received (see ``TelemetryStatistics``).
     public var breakerState: BreakerState?
     /// Latency percentiles of finished attempts.
     public var latency: LatencySummary?

@@ -7,7 +7,14 @@ import ResilienceCore
 /// - *error rate*: failed attempts ÷ finished attempts; *errors per minute*: failed attempts ÷ window minutes;
 /// - *retry success rate*: of finished retry attempts (attempt number ≥ 2), the fraction that succeeded;
 /// - *partial failure rate*: fetches that ended with some but not all sources (`fetch-completed` with
-///   `count < total`, or `partial-results` when larger) ÷ fetches (`fetch-completed`).
+///   `count < total`, or `partial-results` when larger) ÷ fetches (`fetch-completed`);
+/// - *breaker state, opens and time open*: from a key's transitions in the order its breaker made them, not
+///   the order received (transitions are emitted after the breaker's lock is released, so they can arrive in
+///   another order): by ``BreakerTransition/sequence``, equal ones and unnumbered ones in the order received.
+///   A ``ResilienceEventKind/pipelineCreated`` event with a transition starts the key's breaker over (its
+///   sequence restarts at 0): it ends an open period at its time, and the transitions received after it are
+///   ordered among themselves, after every one received before it. Transitions name no breaker, so one of the
+///   replaced breaker that arrives after the new pipeline's creation is taken as the new breaker's.
 public struct TelemetryStatistics: Sendable, Hashable {
     /// A failure code and how often it occurred.
     public struct CodeCount: Sendable, Hashable {
@@ -58,7 +65,7 @@ public struct TelemetryStatistics: Sendable, Hashable {
         self.window = window
         let start = now.advanced(by: .zero - window)
         var histograms: [String: LatencyHistogram] = [:]
-        var openSince: [String: ResilienceInstant] = [:]
+        var transitions: [String: [ResilienceEvent]] = [:]
         var partialEvents = 0
         var partialCompletions = 0
         let minuteCount = Self.minuteCount(window)
@@ -92,18 +99,8 @@ public struct TelemetryStatistics: Sendable, Hashable {
                 if source.failingSince == nil { source.failingSince = event.time }
             case .retryScheduled:
                 source.retries += 1
-            case .breakerTransition:
-                guard let transition = event.transition else { break }
-                let wasOpen = transition.from == .open || transition.from == .isolated
-                let isOpen = transition.to == .open || transition.to == .isolated
-                if wasOpen && !isOpen {
-                    source.timeOpen += (openSince[event.key] ?? start).duration(to: event.time)
-                    openSince[event.key] = nil
-                } else if isOpen && !wasOpen {
-                    openSince[event.key] = event.time
-                }
-                if transition.to == .open && transition.from != .open { source.breakerOpens += 1 }
-                source.breakerState = transition.to
+            case .breakerTransition, .pipelineCreated:
+                if event.transition != nil { transitions[event.key, default: []].append(event) }
             case .insecureTransportBlocked:
                 insecureTransportBlocks += 1
             case .fetchCompleted:
@@ -118,7 +115,10 @@ public struct TelemetryStatistics: Sendable, Hashable {
             }
             sources[event.key] = source
         }
-        for (key, since) in openSince { sources[key]?.timeOpen += since.duration(to: now) }
+        for (key, received) in transitions {
+            Self.replay(
+                Self.inOrderMade(received), into: &sources[key, default: SourceStatistics()], from: start, to: now)
+        }
         for (key, histogram) in histograms { sources[key]?.latency = LatencySummary(histogram) }
         let minutes = max(Double(window.components.seconds) / 60, 1.0 / 60)
         for key in Array(sources.keys) {
@@ -126,6 +126,61 @@ public struct TelemetryStatistics: Sendable, Hashable {
             sources[key]?.errorsPerMinute = Double(failures) / minutes
         }
         partialFetches = max(partialEvents, partialCompletions)
+    }
+
+    /// One key's transitions (`breaker-transition` and `pipeline-created` events, as received) in the order its
+    /// breakers made them: split where a pipeline was created, each part ordered by sequence; equal sequences
+    /// and unnumbered transitions keep the order received.
+    private static func inOrderMade(_ received: [ResilienceEvent]) -> [ResilienceEvent] {
+        var ordered = received
+        var partStart = 0
+        for index in received.indices.dropFirst() where received[index].kind == .pipelineCreated {
+            orderBySequence(&ordered, in: partStart..<index)
+            partStart = index
+        }
+        orderBySequence(&ordered, in: partStart..<received.count)
+        return ordered
+    }
+
+    /// Orders the numbered transitions in `range` by sequence among the places they hold (stable), leaving the
+    /// unnumbered ones and a leading `pipeline-created` event where they are.
+    private static func orderBySequence(_ events: inout [ResilienceEvent], in range: Range<Int>) {
+        let first = range.first.map { events[$0].kind == .pipelineCreated ? $0 + 1 : $0 } ?? range.lowerBound
+        var numbered: [(sequence: UInt64, place: Int)] = []
+        for place in first..<range.upperBound {
+            if let sequence = events[place].transition?.sequence { numbered.append((sequence, place)) }
+        }
+        let byOrderMade = numbered.sorted { ($0.sequence, $0.place) < ($1.sequence, $1.place) }.map { events[$0.place] }
+        for (slot, event) in zip(numbered, byOrderMade) { events[slot.place] = event }
+    }
+
+    /// Sets `source`'s breaker state, opens and time open (within `start...now`) from its transitions in the
+    /// order made.
+    private static func replay(
+        _ transitions: [ResilienceEvent], into source: inout SourceStatistics, from start: ResilienceInstant,
+        to now: ResilienceInstant
+    ) {
+        var openSince: ResilienceInstant?
+        func endOpenPeriod(at end: ResilienceInstant) {
+            // Events stamped before their breaker's lock was taken can be a little out of time order.
+            source.timeOpen += max(.zero, (openSince ?? start).duration(to: end))
+            openSince = nil
+        }
+        for event in transitions {
+            guard let transition = event.transition else { continue }
+            let startsOver = event.kind == .pipelineCreated
+            if startsOver && openSince != nil { endOpenPeriod(at: event.time) }
+            let wasOpen = !startsOver && (transition.from == .open || transition.from == .isolated)
+            let isOpen = transition.to == .open || transition.to == .isolated
+            if wasOpen && !isOpen {
+                endOpenPeriod(at: event.time)
+            } else if isOpen && !wasOpen {
+                openSince = event.time
+            }
+            if transition.to == .open && transition.from != .open { source.breakerOpens += 1 }
+            source.breakerState = transition.to
+        }
+        if openSince != nil { endOpenPeriod(at: now) }
     }
 
     private static func minuteCount(_ window: Duration) -> Int {
