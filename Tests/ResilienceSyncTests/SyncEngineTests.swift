@@ -670,6 +670,32 @@ struct SyncEngineTests {
         #expect(transport.requests.count == 3)
     }
 
+    @Test("A breaker state the store refuses to save (its metadata table full) is reported, and saved once it fits")
+    func unsavedBreakerStateIsReported() async throws {
+        let store = InMemoryMutationStore(maximumMetadataKeyCount: 2)
+        try store.setMetadata(Data([1]), forKey: "cursor.events")
+        try store.setMetadata(Data([1]), forKey: "cursor.people")
+        let harness = SyncHarness(fallback: .status(429), store: store)
+        try harness.enqueue(["a", "b", "c"])
+        await harness.engine.performSync()
+        #expect(await harness.engine.isCircuitBreakerTripped())
+        let key = SyncEngine.Configuration().breakerStateKey
+        #expect(try store.metadata(forKey: key) == nil)
+        let failures = harness.telemetry.events.filter { $0.kind == .syncStoreFailed }
+        // One for each save it tried: each 429 changed the state to save.
+        #expect(!failures.isEmpty)
+        #expect(failures.allSatisfy { $0.key == SyncEngine.Configuration().telemetryKey })
+        #expect(
+            failures.allSatisfy { $0.detail?.hasPrefix("save breaker state: DB_003") == true }, "\(failures)")
+        #expect(failures.allSatisfy { $0.classification?.category == .storage })
+
+        // Room again: the next pass saves the state it could not save before.
+        try store.setMetadata(nil, forKey: "cursor.people")
+        harness.clock.advance(by: .seconds(1))
+        await harness.engine.performSync()
+        #expect(try store.metadata(forKey: key) != nil)
+    }
+
     @Test("Unreadable persisted breaker state is reported as an error state, not ignored")
     func unreadablePersistedState() async throws {
         let store = InMemoryMutationStore()

@@ -55,6 +55,10 @@ public struct ResilienceEventKind: OpenVocabulary {
     public static let fetchCompleted: Self = "fetch-completed"
     /// The sync engine changed state; `detail` is `from → to`, `count` the pending mutations.
     public static let syncStateChanged: Self = "sync-state-changed"
+    /// The sync engine could not save or read its own state in the mutation store and goes on without it (a
+    /// full metadata table, a full disk); `detail` is what it was doing and the error, `classification` the
+    /// error's. It tries again on its next pass.
+    public static let syncStoreFailed: Self = "sync-store-failed"
     /// A call waited for the network path instead of failing or retrying; `duration` is how long,
     /// `detail` the path it waited for (`satisfied`) or `gave-up` when the deadline came first.
     public static let connectivityWait: Self = "connectivity-wait"

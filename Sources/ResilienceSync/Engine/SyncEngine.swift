@@ -756,7 +756,9 @@ public actor SyncEngine {
                 duration: transition.openFor, transition: transition))
     }
 
-    /// Saves the breaker's state when it changed since the last save (a failed save is retried next time).
+    /// Saves the breaker's state when it changed since the last save. A failed save is reported
+    /// (``ResilienceEventKind/syncStoreFailed``) and tried again on the next pass: without it, a restarted app
+    /// would forget a server's cooldown and send at once.
     private func persistBreaker() {
         guard let breaker else { return }
         let now = clock.now()
@@ -776,6 +778,12 @@ public actor SyncEngine {
             lastPersistedBreaker = persisted
         } catch {
             lastPersistedBreaker = nil
+            guard let telemetry, telemetry.isEnabled else { return }
+            telemetry.receive(
+                ResilienceEvent(
+                    kind: .syncStoreFailed, key: configuration.telemetryKey, operation: "sync", time: now,
+                    classification: (error as? any ClassifiedError)?.classification,
+                    detail: "save breaker state: \(error)"))
         }
     }
 }

@@ -51,7 +51,8 @@ public struct TelemetrySinkConformance: ConformanceKit {
         .attemptStarted, .attemptSucceeded, .attemptFailed, .attemptCancelled, .retryScheduled, .breakerTransition,
         .pipelineCreated, .breakerRejected, .rateLimited, .limitChanged, .budgetExhausted, .fallbackUsed,
         .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
-        .partialResults, .fetchCompleted, .syncStateChanged, .connectivityWait, .requestCoalesced, .chaosInjected,
+        .partialResults, .fetchCompleted, .syncStateChanged, .syncStoreFailed, .connectivityWait, .requestCoalesced,
+        .chaosInjected, .coordinationStoreFailed, .coordinationStoreRecovered,
     ]
 
     static let secret = "s3cr3t-conformance-token"
