@@ -29,22 +29,17 @@ public final class SourceCache<Item: Sendable>: Sendable {
         }
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var items: [Item]
         var storedAt: ResilienceInstant
-        var lastUsed: UInt64
         var freshness: CacheFreshness?
-    }
-
-    private struct Storage {
-        var entries: [Key: Entry] = [:]
-        var useCounter: UInt64 = 0
     }
 
     /// The configuration.
     public let configuration: Configuration
     private let clock: ResilienceClock
-    private let storage = LockedState(initialState: Storage())
+    /// The entries, least recently used first: storing or serving one makes it the newest.
+    private let storage = LockedState(initialState: RecencyTable<Key, Entry>())
 
     /// Creates an empty cache measuring age on `clock`.
     ///
@@ -75,20 +70,14 @@ public final class SourceCache<Item: Sendable>: Sendable {
     ) {
         let key = Key(source: source, query: query)
         if freshness?.noStore == true {
-            storage.withLock { $0.entries[key] = nil }
+            storage.withLock { _ = $0.removeValue(for: key) }
             return
         }
         let storedAt = clock.now().advanced(by: .zero - max(.zero, age ?? .zero))
         let capacity = configuration.capacity
-        storage.withLock { storage in
-            storage.useCounter &+= 1
-            storage.entries[key] = Entry(
-                items: items, storedAt: storedAt, lastUsed: storage.useCounter, freshness: freshness)
-            if storage.entries.count > capacity,
-                let oldest = storage.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
-            {
-                storage.entries[oldest] = nil
-            }
+        storage.withLock { entries in
+            entries.setNewest(Entry(items: items, storedAt: storedAt, freshness: freshness), for: key)
+            if entries.count > capacity { entries.removeOldest() }
         }
     }
 
@@ -98,18 +87,16 @@ public final class SourceCache<Item: Sendable>: Sendable {
         let key = Key(source: source, query: query)
         let now = clock.now()
         let configuration = configuration
-        return storage.withLock { storage -> CachedItems<Item>? in
-            guard var entry = storage.entries[key] else { return nil }
+        return storage.withLock { entries -> CachedItems<Item>? in
+            guard let entry = entries[key] else { return nil }
             let age = entry.storedAt.duration(to: now)
             let servableFor = [configuration.maximumAge, entry.freshness?.servableFor].compactMap { $0 }.min()
             if let servableFor, age > servableFor {
-                storage.entries[key] = nil
+                entries.removeValue(for: key)
                 return nil
             }
             let freshFor = entry.freshness?.maxAge ?? configuration.freshFor
-            storage.useCounter &+= 1
-            entry.lastUsed = storage.useCounter
-            storage.entries[key] = entry
+            entries.setNewest(entry, for: key)
             return CachedItems(
                 items: entry.items, storedAt: entry.storedAt, age: age, isStale: age > freshFor)
         }
@@ -117,14 +104,14 @@ public final class SourceCache<Item: Sendable>: Sendable {
 
     /// Forgets everything stored for `source`.
     public func removeAll(for source: SourceID) {
-        storage.withLock { storage in storage.entries = storage.entries.filter { $0.key.source != source } }
+        storage.withLock { $0.removeAll { $0.source == source } }
     }
 
     /// Forgets everything.
     public func removeAll() {
-        storage.withLock { $0.entries.removeAll() }
+        storage.withLock { $0.removeAll() }
     }
 
     /// How many entries are stored.
-    public var count: Int { storage.withLock { $0.entries.count } }
+    public var count: Int { storage.withLock { $0.count } }
 }

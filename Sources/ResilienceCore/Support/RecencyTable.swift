@@ -2,8 +2,9 @@
 /// of any key and removal of the oldest.
 ///
 /// The order is a doubly linked list threaded through an array of links, so no operation scans; the slots of
-/// removed keys are reused, so the array never holds more links than the table ever held keys at once.
-struct RecencyTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+/// removed keys are reused, so the array never holds more links than the table ever held keys at once. The
+/// bounded tables of the library (least recently used first) keep their entries in one.
+package struct RecencyTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Slot: Sendable {
         var value: Value
         var index: Int
@@ -21,19 +22,25 @@ struct RecencyTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var oldestIndex = -1
     private var newestIndex = -1
 
+    /// Creates an empty table.
+    package init() {}
+
     /// How many keys the table holds.
-    var count: Int { slots.count }
+    package var count: Int { slots.count }
+
+    /// The keys the table holds, in no particular order.
+    package var keys: [Key] { Array(slots.keys) }
 
     /// The value stored for `key`, if any.
-    subscript(key: Key) -> Value? { slots[key]?.value }
+    package subscript(key: Key) -> Value? { slots[key]?.value }
 
     /// Replaces the value of a key the table holds, leaving its place in the order; does nothing otherwise.
-    mutating func update(_ value: Value, for key: Key) {
+    package mutating func update(_ value: Value, for key: Key) {
         slots[key]?.value = value
     }
 
     /// Stores `value` for `key` as the newest entry, moving the key there if the table held it.
-    mutating func setNewest(_ value: Value, for key: Key) {
+    package mutating func setNewest(_ value: Value, for key: Key) {
         if let slot = slots[key] {
             unlink(slot.index)
             link(slot.index)
@@ -54,7 +61,7 @@ struct RecencyTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Removes `key` and returns its value, or `nil` when the table did not hold it.
     @discardableResult
-    mutating func removeValue(for key: Key) -> Value? {
+    package mutating func removeValue(for key: Key) -> Value? {
         guard let slot = slots.removeValue(forKey: key) else { return nil }
         unlink(slot.index)
         freeIndices.append(slot.index)
@@ -62,11 +69,29 @@ struct RecencyTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Removes the oldest entry and returns it, or `nil` when the table is empty.
-    mutating func removeOldest() -> (key: Key, value: Value)? {
+    @discardableResult
+    package mutating func removeOldest() -> (key: Key, value: Value)? {
         guard oldestIndex >= 0 else { return nil }
         let key = links[oldestIndex].key
         guard let value = removeValue(for: key) else { return nil }
         return (key, value)
+    }
+
+    /// The oldest key and its value, or `nil` when the table is empty.
+    package var oldest: (key: Key, value: Value)? {
+        guard oldestIndex >= 0 else { return nil }
+        let key = links[oldestIndex].key
+        return slots[key].map { (key, $0.value) }
+    }
+
+    /// Removes every key for which `shouldRemove` is true (a scan of the whole table); the rest keep their order.
+    package mutating func removeAll(where shouldRemove: (Key) -> Bool) {
+        for key in slots.keys where shouldRemove(key) { removeValue(for: key) }
+    }
+
+    /// Removes every key.
+    package mutating func removeAll() {
+        self = RecencyTable()
     }
 
     private mutating func unlink(_ index: Int) {
