@@ -40,16 +40,43 @@ public final class PipelineRegistry: Sendable {
         public static let standard = Configuration()
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var pipeline: any ResiliencePipeline
         var lastUsed: ResilienceInstant
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        /// The factory-built pipelines of unpinned keys, least recently used first: eviction takes the oldest.
+        var entries = RecencyTable<String, Entry>()
+        /// The factory-built pipelines of pinned keys, never evicted.
+        var pinnedEntries: [String: Entry] = [:]
         var overrides: [String: any ResiliencePipeline] = [:]
         var pinned: Set<String> = []
         var evictions = 0
+
+        /// The factory-built pipeline of `key`, marked used at `now`, or `nil` when there is none.
+        mutating func use(_ key: String, now: ResilienceInstant) -> (any ResiliencePipeline)? {
+            if pinnedEntries[key] != nil {
+                pinnedEntries[key]?.lastUsed = now
+                return pinnedEntries[key]?.pipeline
+            }
+            guard var entry = entries[key] else { return nil }
+            entry.lastUsed = now
+            entries.setNewest(entry, for: key)
+            return entry.pipeline
+        }
+
+        /// Removes the unpinned pipelines unused for `idleTimeout`, then the least recently used ones until
+        /// `room` more fit within `limit`: each step takes the oldest, so the cost is what is removed.
+        mutating func evict(now: ResilienceInstant, idleTimeout: Duration, making room: Int, limit: Int) {
+            while let oldest = entries.oldest, oldest.value.lastUsed.duration(to: now) >= idleTimeout {
+                entries.removeOldest()
+                evictions += 1
+            }
+            while room > 0, entries.count + room > limit, entries.removeOldest() != nil {
+                evictions += 1
+            }
+        }
     }
 
     /// The bounds.
@@ -83,23 +110,20 @@ public final class PipelineRegistry: Sendable {
     public func pipeline(for key: String) -> any ResiliencePipeline {
         let now = clock.now()
         let existing = state.withLock { state -> (any ResiliencePipeline)? in
-            if let pinned = state.overrides[key] { return pinned }
-            guard var entry = state.entries[key] else { return nil }
-            entry.lastUsed = now
-            state.entries[key] = entry
-            return entry.pipeline
+            state.overrides[key] ?? state.use(key, now: now)
         }
         if let existing { return existing }
         let built = factory(key)
         let (pipeline, stored) = state.withLock { state -> (any ResiliencePipeline, Bool) in
             if let pinned = state.overrides[key] { return (pinned, false) }
-            if var raced = state.entries[key] {
-                raced.lastUsed = now
-                state.entries[key] = raced
-                return (raced.pipeline, false)
+            if let raced = state.use(key, now: now) { return (raced, false) }
+            let entry = Entry(pipeline: built, lastUsed: now)
+            if state.pinned.contains(key) {
+                state.pinnedEntries[key] = entry
+            } else {
+                evict(&state, now: now, making: 1)
+                state.entries.setNewest(entry, for: key)
             }
-            evict(&state, now: now, making: 1)
-            state.entries[key] = Entry(pipeline: built, lastUsed: now)
             return (built, true)
         }
         if stored { built.announceCreation(key: key, to: telemetry, clock: clock) }
@@ -115,7 +139,8 @@ public final class PipelineRegistry: Sendable {
     public func setOverride(for key: String, _ pipeline: any ResiliencePipeline) {
         state.withLock { state in
             state.overrides[key] = pipeline
-            state.entries[key] = nil
+            state.entries.removeValue(for: key)
+            state.pinnedEntries[key] = nil
         }
         pipeline.announceCreation(key: key, to: telemetry, clock: clock)
     }
@@ -123,12 +148,23 @@ public final class PipelineRegistry: Sendable {
     /// Keeps `key`'s pipeline (factory-built or overridden) for as long as the key is pinned: it is never
     /// evicted, so every user of the key shares one pipeline and its state.
     public func pin(_ key: String) {
-        _ = state.withLock { $0.pinned.insert(key) }
+        state.withLock { state in
+            state.pinned.insert(key)
+            if let entry = state.entries.removeValue(for: key) { state.pinnedEntries[key] = entry }
+        }
     }
 
-    /// Lets `key`'s factory-built pipeline be evicted again when idle.
+    /// Lets `key`'s factory-built pipeline be evicted again when idle, counting its idle time from now: it is
+    /// evicted once unused for ``Configuration/idleTimeout`` after this call, or sooner when
+    /// ``Configuration/maximumKeys`` needs room.
     public func unpin(_ key: String) {
-        _ = state.withLock { $0.pinned.remove(key) }
+        let now = clock.now()
+        state.withLock { state in
+            state.pinned.remove(key)
+            guard var entry = state.pinnedEntries.removeValue(forKey: key) else { return }
+            entry.lastUsed = now
+            state.entries.setNewest(entry, for: key)
+        }
     }
 
     /// The pinned keys, sorted.
@@ -144,14 +180,16 @@ public final class PipelineRegistry: Sendable {
     public func evictIdle() -> Int {
         let now = clock.now()
         return state.withLock { state in
-            let before = state.entries.count
+            let before = state.evictions
             evict(&state, now: now, making: 0)
-            return before - state.entries.count
+            return state.evictions - before
         }
     }
 
     /// The keys with a factory-built pipeline, sorted.
-    public var cachedKeys: [String] { state.withLock { $0.entries.keys.sorted() } }
+    public var cachedKeys: [String] {
+        state.withLock { ($0.entries.keys + $0.pinnedEntries.keys).sorted() }
+    }
 
     /// The keys with an override, sorted.
     public var overriddenKeys: [String] { state.withLock { $0.overrides.keys.sorted() } }
@@ -160,20 +198,7 @@ public final class PipelineRegistry: Sendable {
     public var evictionCount: Int { state.withLock { $0.evictions } }
 
     private func evict(_ state: inout State, now: ResilienceInstant, making room: Int) {
-        let idleTimeout = configuration.idleTimeout
-        let before = state.entries.count
-        let pinned = state.pinned
-        state.entries = state.entries.filter {
-            pinned.contains($0.key) || $0.value.lastUsed.duration(to: now) < idleTimeout
-        }
-        let limit = max(configuration.maximumKeys, 1)
-        let evictable = state.entries.filter { !pinned.contains($0.key) }
-        let unpinnedCount = evictable.count
-        if room > 0, unpinnedCount + room > limit {
-            let excess = unpinnedCount + room - limit
-            let oldest = evictable.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(excess)
-            for (key, _) in oldest { state.entries[key] = nil }
-        }
-        state.evictions += before - state.entries.count
+        state.evict(
+            now: now, idleTimeout: configuration.idleTimeout, making: room, limit: max(configuration.maximumKeys, 1))
     }
 }

@@ -61,6 +61,31 @@ struct PipelineRegistryTests {
         #expect(built.value == ["a", "b", "a"])
     }
 
+    @Test("A pinned key is kept past the bound and however long idle; unpinned, its idle time counts from then")
+    func pinnedKeys() {
+        let clock = ManualClock()
+        let built = LockedBox<[String]>([])
+        let registry = makeRegistry(clock, maximumKeys: 2, built: built)
+        registry.pin("source")
+        _ = registry.pipeline(for: "source")
+        _ = registry.pipeline(for: "a")
+        registry.pin("a")  // pinned after its pipeline was built
+        for key in ["b", "c", "d"] { _ = registry.pipeline(for: key) }
+        #expect(registry.cachedKeys == ["a", "c", "d", "source"], "only unpinned keys count against the bound")
+        clock.advance(by: .seconds(3_600))
+        #expect(registry.evictIdle() == 2)
+        #expect(registry.cachedKeys == ["a", "source"])
+        registry.unpin("a")
+        clock.advance(by: .seconds(59))
+        #expect(registry.evictIdle() == 0, "idle for 59 s since it was unpinned")
+        clock.advance(by: .seconds(1))
+        #expect(registry.evictIdle() == 1)
+        #expect(registry.cachedKeys == ["source"])
+        _ = registry.pipeline(for: "source")
+        #expect(built.value == ["source", "a", "b", "c", "d"], "a pinned key's pipeline is built once")
+        #expect(registry.evictionCount == 4)
+    }
+
     @Test("Safe to share: many tasks, one pipeline per key")
     func concurrent() async {
         let clock = ManualClock()
