@@ -51,7 +51,8 @@ public struct ResilienceClientTransport: ClientTransport {
     }
 
     /// Sends one request through the transport. The response carries the transport's body, empty or not, except
-    /// the answer to a HEAD, a 204 and a 304, which have none.
+    /// the answer to a HEAD, a 204 and a 304, which have none. A response whose head swift-http-types cannot hold
+    /// (a status outside 0...999) fails the send with ``invalidResponse(_:status:url:)``'s error.
     ///
     /// The request body is collected first, within the context's deadline when it has one (under a
     /// ``ResilienceMiddleware``, the attempt's, even from a cooperative timeout stage): a body that stalls fails
@@ -82,16 +83,42 @@ public struct ResilienceClientTransport: ClientTransport {
                 method: ResilienceCore.HTTPMethod(rawValue: request.method.rawValue), url: url, headers: headers,
                 body: data),
             context: context)
+        let head = try Self.head(of: response, url: url)
+        // Only the answer to a HEAD, a 204 and a 304 have no body; any other has one, if empty (a generated client
+        // fails on a missing body where its document declares content, as for an empty `text/plain`).
+        let hasBody = request.method != .head && response.status != 204 && response.status != 304
+        return (head, hasBody ? HTTPBody(response.body) : nil)
+    }
+
+    /// `response`'s status and header fields as swift-http-types holds them (a field whose name is not an HTTP
+    /// token is dropped), or ``invalidResponse(_:status:url:)``'s error for a status outside 0...999, which
+    /// `HTTPResponse.Status` cannot hold (it stops the process on one).
+    static func head(of response: ResilienceCore.HTTPResponse, url: URL) throws -> HTTPTypes.HTTPResponse {
+        guard (0...999).contains(response.status) else {
+            throw invalidResponse(
+                "the response's status \(response.status) is not an HTTP status code (0...999)",
+                status: response.status, url: response.url ?? url)
+        }
         var fields = HTTPFields()
         for field in response.headers {
             guard let name = HTTPField.Name(field.name) else { continue }
             fields.append(HTTPField(name: name, value: field.value))
         }
-        let head = HTTPTypes.HTTPResponse(status: .init(code: response.status), headerFields: fields)
-        // Only the answer to a HEAD, a 204 and a 304 have no body; any other has one, if empty (a generated client
-        // fails on a missing body where its document declares content, as for an empty `text/plain`).
-        let hasBody = request.method != .head && response.status != 204 && response.status != 304
-        return (head, hasBody ? HTTPBody(response.body) : nil)
+        return HTTPTypes.HTTPResponse(status: .init(code: response.status), headerFields: fields)
+    }
+
+    /// The error of a response the transport returned that a generated client cannot be handed: the server's
+    /// invalid response (`invalidResponse`, ``FailureCode/invalidResponse``, `NET_003`), not transient, and sent.
+    /// - Parameters:
+    ///   - reason: What the response broke.
+    ///   - status: The response's status.
+    ///   - url: The response's URL.
+    public static func invalidResponse(_ reason: String, status: Int, url: URL?) -> TransportError {
+        TransportError(
+            FailureClassification(
+                category: .invalidResponse, code: .invalidResponse, httpStatus: status, isTransient: false,
+                logLevel: .error, message: reason),
+            url: url)
     }
 
     /// The URL `request` goes to: its path (and query) appended to `baseURL`, the server URL whose own path

@@ -10,15 +10,16 @@ import Testing
 /// The responses `ResilienceClientTransport` hands a generated client, over an in-process `HTTPTransport`.
 @Suite("ResilienceClientTransport responses")
 struct ClientTransportTests {
-    /// Answers every request with `status` and `body`.
+    /// Answers every request with `status`, `headers` and `body`.
     struct FixedTransport: HTTPTransport {
         let status: Int
+        var headers: ResilienceCore.HTTPHeaders = [:]
         let body: Data
 
         func send(
             _ request: ResilienceCore.HTTPRequest, context: ResilienceContext
         ) async throws -> ResilienceCore.HTTPResponse {
-            ResilienceCore.HTTPResponse(status: status, body: body, url: request.url)
+            ResilienceCore.HTTPResponse(status: status, headers: headers, body: body, url: request.url)
         }
     }
 
@@ -47,5 +48,37 @@ struct ClientTransportTests {
             #expect(response.status.code == status)
             #expect(body == nil)
         }
+    }
+
+    /// Expects `error` to be the adapter's typed invalid response: not transient, the request sent, the message
+    /// containing `detail`.
+    func expectInvalidResponse(_ error: (any Error)?, _ detail: String) throws {
+        let invalid = try #require(error as? TransportError, "\(String(describing: error))")
+        #expect(invalid.code == .invalidResponse)
+        #expect(invalid.classification.category == .invalidResponse)
+        #expect(invalid.classification.isTransient == false)
+        #expect(invalid.classification.requestWasNotSent == false)
+        #expect(invalid.url == URL(string: "http://127.0.0.1:1/jobs"))
+        #expect(invalid.classification.message?.contains(detail) == true, "\(invalid)")
+    }
+
+    @Test(
+        "A status HTTPTypes cannot hold (outside 0...999) is a typed invalid response, not a crash",
+        arguments: [-1, 1000, 20_000, Int.max, Int.min])
+    func statusOutOfRange(status: Int) async throws {
+        let transport = ResilienceClientTransport(FixedTransport(status: status, body: Data("x".utf8)))
+        let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await transport.send(request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
+        }
+        try expectInvalidResponse(error, "status \(status)")
+    }
+
+    @Test("The statuses at both ends of 0...999 reach the client as they are", arguments: [0, 999])
+    func statusAtTheEdges(status: Int) async throws {
+        let transport = ResilienceClientTransport(FixedTransport(status: status, body: Data()))
+        let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
+        let (response, _) = try await transport.send(request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
+        #expect(response.status.code == status)
     }
 }
