@@ -52,7 +52,8 @@ public struct ResilienceClientTransport: ClientTransport {
 
     /// Sends one request through the transport. The response carries the transport's body, empty or not, except
     /// the answer to a HEAD, a 204 and a 304, which have none. A response whose head swift-http-types cannot hold
-    /// (a status outside 0...999) fails the send with ``invalidResponse(_:status:url:)``'s error.
+    /// (a status outside 0...999, more than 65,534 header fields) fails the send with
+    /// ``invalidResponse(_:status:url:)``'s error.
     ///
     /// The request body is collected first, within the context's deadline when it has one (under a
     /// ``ResilienceMiddleware``, the attempt's, even from a cooperative timeout stage): a body that stalls fails
@@ -90,9 +91,13 @@ public struct ResilienceClientTransport: ClientTransport {
         return (head, hasBody ? HTTPBody(response.body) : nil)
     }
 
+    /// The most header fields an `HTTPFields` holds: it stops the process on the 65,535th.
+    static let maximumHeaderFields = Int(UInt16.max) - 1
+
     /// `response`'s status and header fields as swift-http-types holds them (a field whose name is not an HTTP
-    /// token is dropped), or ``invalidResponse(_:status:url:)``'s error for a status outside 0...999, which
-    /// `HTTPResponse.Status` cannot hold (it stops the process on one).
+    /// token is dropped), or ``invalidResponse(_:status:url:)``'s error for a head it cannot hold, on which it
+    /// would stop the process: a status outside 0...999, or more than 65,534 header fields (as many as an
+    /// upstream cares to send when the transport does not bound them).
     static func head(of response: ResilienceCore.HTTPResponse, url: URL) throws -> HTTPTypes.HTTPResponse {
         guard (0...999).contains(response.status) else {
             throw invalidResponse(
@@ -102,6 +107,11 @@ public struct ResilienceClientTransport: ClientTransport {
         var fields = HTTPFields()
         for field in response.headers {
             guard let name = HTTPField.Name(field.name) else { continue }
+            guard fields.count < maximumHeaderFields else {
+                throw invalidResponse(
+                    "the response has more than \(maximumHeaderFields) header fields", status: response.status,
+                    url: response.url ?? url)
+            }
             fields.append(HTTPField(name: name, value: field.value))
         }
         return HTTPTypes.HTTPResponse(status: .init(code: response.status), headerFields: fields)

@@ -81,4 +81,26 @@ struct ClientTransportTests {
         let (response, _) = try await transport.send(request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
         #expect(response.status.code == status)
     }
+
+    /// `count` header fields named `X-Field`, plus one whose name is not a token (which the adapter drops).
+    static func headers(_ count: Int) -> ResilienceCore.HTTPHeaders {
+        var headers = ResilienceCore.HTTPHeaders((0..<count).map { .init(name: "X-Field", value: "\($0)") })
+        headers.add(name: "not a token", value: "dropped")
+        return headers
+    }
+
+    @Test("A response with more header fields than HTTPFields holds is a typed invalid response, not a crash")
+    func tooManyHeaderFields() async throws {
+        let limit = Int(UInt16.max) - 1
+        let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
+        let most = ResilienceClientTransport(FixedTransport(status: 200, headers: Self.headers(limit), body: Data()))
+        let (response, _) = try await most.send(request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
+        #expect(response.headerFields.count == limit)
+        let over = ResilienceClientTransport(
+            FixedTransport(status: 200, headers: Self.headers(limit + 1), body: Data()))
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await over.send(request, body: nil, baseURL: Self.baseURL, operationID: "jobs")
+        }
+        try expectInvalidResponse(error, "more than \(limit) header fields")
+    }
 }
