@@ -226,7 +226,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let declared = Self.declaredBodyLength(of: response, to: request)
         if let declared, declared > cap { throw TransportError.responseTooLarge(limit: cap, url: url) }
         var body = Data()
-        if let declared { body.reserveCapacity(declared) }
+        // The declared length is the upstream's word: room for more than a bounded share of it is made as bytes
+        // arrive, so a `Content-Length` far past memory under a huge cap does not allocate (or fail to) up front.
+        if let declared { body.reserveCapacity(max(0, min(declared, Self.largestReservation))) }
         do {
             for try await chunk in response.body {
                 guard body.count + chunk.readableBytes <= cap else {
@@ -247,6 +249,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         return HTTPResponse(status: Int(response.status.code), headers: headers, body: body, url: url)
     }
+
+    /// The most bytes `send` reserves for a body before they arrive (1 MiB), whatever its `Content-Length` says.
+    static let largestReservation = 1024 * 1024
 
     /// The body length the response's `Content-Length` promises, or nil when it promises none the transport can
     /// count: an encoded body (counted after decompression), or a response that has no body whatever its
