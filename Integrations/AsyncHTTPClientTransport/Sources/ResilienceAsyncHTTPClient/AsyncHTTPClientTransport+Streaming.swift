@@ -156,12 +156,22 @@ extension AsyncHTTPClientTransport {
     /// - Parameters:
     ///   - request: The method, URL and headers (its `body` is ignored).
     ///   - body: The bytes to send, chunk by chunk.
-    ///   - length: The body's length in bytes when known (sent as `Content-Length`), else nil (chunked).
+    ///   - length: The body's length in bytes when known (sent as `Content-Length`), else nil (chunked). A negative
+    ///     one is the caller's invalid request: the call fails with a `clientError`/`PARSE_001` `TransportError`,
+    ///     not transient and marked not sent, before a connection is made.
     ///   - context: The attempt's context: deadline, clock and telemetry.
     /// - Returns: The head and the streaming body.
     public func stream<Body: AsyncSequence & Sendable>(
         _ request: HTTPRequest, uploading body: Body, length: Int?, context: ResilienceContext
     ) async throws -> StreamingHTTPResponse where Body.Element == Data {
+        if let length, length < 0 {
+            throw TransportError(
+                FailureClassification(
+                    category: .clientError, code: .invalidFormat, isTransient: false, logLevel: .error,
+                    message: "the upload's declared length \(length) is negative, so it was not sent",
+                    requestWasNotSent: true),
+                url: request.url)
+        }
         let upload: HTTPClientRequest.Body = .stream(
             UploadSequence(base: body), length: length.map { .known(Int64($0)) } ?? .unknown)
         return try await stream(request, upload: upload, context: context)
