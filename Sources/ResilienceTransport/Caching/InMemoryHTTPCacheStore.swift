@@ -3,19 +3,42 @@ import ResilienceCore
 
 /// An ``HTTPCacheStore`` in memory, bounded by a byte budget with least-recently-used eviction.
 ///
-/// A read is one dictionary lookup under a lock; eviction scans the entries once per evicted entry, which
-/// stays cheap for the few thousand entries a budget of megabytes holds.
+/// Every operation is a few dictionary lookups under a lock, whatever the number of entries: the variants are
+/// kept in order of use, so eviction takes the oldest without a scan.
 public final class InMemoryHTTPCacheStore: HTTPCacheStore {
-    private struct Stored {
+    /// One stored variant: a key and its variant key.
+    private struct VariantID: Hashable, Sendable {
+        var key: String
+        var variantKey: String
+    }
+
+    private struct Stored: Sendable {
         var entry: HTTPCacheEntry
         var byteCount: Int
+        /// When it was last stored or read, on ``State/useClock``: orders a key's few variants among themselves.
         var lastUse: UInt64
     }
 
     private struct State {
-        var entries: [String: [Stored]] = [:]
+        /// Every stored variant, least recently used first.
+        var variants = RecencyTable<VariantID, Stored>()
+        /// Each key's variant keys, in the order they were stored.
+        var variantKeys: [String: [String]] = [:]
         var byteCount = 0
-        var clock: UInt64 = 0
+        var useClock: UInt64 = 0
+
+        /// When `id` was last stored or read (0 when it is not stored).
+        func lastUse(_ id: VariantID) -> UInt64 { variants[id]?.lastUse ?? 0 }
+
+        /// Removes one variant, keeping the key's others; returns whether it was stored.
+        @discardableResult
+        mutating func remove(_ id: VariantID) -> Bool {
+            guard let stored = variants.removeValue(for: id) else { return false }
+            byteCount -= stored.byteCount
+            variantKeys[id.key]?.removeAll { $0 == id.variantKey }
+            if variantKeys[id.key]?.isEmpty == true { variantKeys[id.key] = nil }
+            return true
+        }
     }
 
     /// The most bytes kept, as ``HTTPCacheEntry/byteCount`` counts them (bodies, header fields, keys and a fixed
@@ -41,16 +64,21 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
     public var byteCount: Int { state.withLock { $0.byteCount } }
 
     /// The number of stored variants.
-    public var count: Int { state.withLock { $0.entries.values.reduce(0) { $0 + $1.count } } }
+    public var count: Int { state.withLock { $0.variants.count } }
 
     /// The variants stored under `key`, most recently used first.
     public func entries(forKey key: String) -> [HTTPCacheEntry] {
         state.withLock { state in
-            guard var variants = state.entries[key] else { return [] }
-            state.clock &+= 1
-            for index in variants.indices { variants[index].lastUse = state.clock }
-            state.entries[key] = variants
-            return variants.reversed().map(\.entry)
+            // All used now: in the order they were stored, so the earliest stored is the first evicted of them.
+            state.useClock &+= 1
+            let stored = (state.variantKeys[key] ?? []).compactMap { variantKey -> HTTPCacheEntry? in
+                let id = VariantID(key: key, variantKey: variantKey)
+                guard var variant = state.variants[id] else { return nil }
+                variant.lastUse = state.useClock
+                state.variants.setNewest(variant, for: id)
+                return variant.entry
+            }
+            return stored.reversed()
         }
     }
 
@@ -60,63 +88,33 @@ public final class InMemoryHTTPCacheStore: HTTPCacheStore {
         let size = entry.byteCount
         let budget = byteBudget
         let maximumVariants = maximumVariantsPerKey
+        let id = VariantID(key: entry.key, variantKey: entry.variantKey)
         state.withLock { state in
-            var variants = state.entries[entry.key] ?? []
-            if let index = variants.firstIndex(where: { $0.entry.variantKey == entry.variantKey }) {
-                state.byteCount -= variants[index].byteCount
-                variants.remove(at: index)
+            state.remove(id)
+            while let stored = state.variantKeys[entry.key], stored.count >= maximumVariants {
+                // The first of the key's least recently used: the earliest stored of those read together.
+                let ids = stored.map { VariantID(key: entry.key, variantKey: $0) }
+                guard let oldest = ids.min(by: { state.lastUse($0) < state.lastUse($1) }) else { break }
+                state.remove(oldest)
             }
-            while variants.count >= maximumVariants {
-                // The first of the least recently used: the earliest stored of those read together.
-                guard let oldest = variants.indices.min(by: { variants[$0].lastUse < variants[$1].lastUse }) else {
-                    break
-                }
-                state.byteCount -= variants[oldest].byteCount
-                variants.remove(at: oldest)
-            }
-            state.entries[entry.key] = variants.isEmpty ? nil : variants
             guard size <= budget else { return }
-            state.clock &+= 1
-            variants.append(Stored(entry: entry, byteCount: size, lastUse: state.clock))
-            state.entries[entry.key] = variants
+            state.useClock &+= 1
+            state.variants.setNewest(Stored(entry: entry, byteCount: size, lastUse: state.useClock), for: id)
+            state.variantKeys[entry.key, default: []].append(entry.variantKey)
             state.byteCount += size
-            while state.byteCount > budget { Self.evictLeastRecentlyUsed(&state) }
+            while state.byteCount > budget, let oldest = state.variants.oldest?.key { state.remove(oldest) }
         }
     }
 
     /// Removes every variant under `key`.
     public func removeEntries(forKey key: String) {
         state.withLock { state in
-            guard let variants = state.entries.removeValue(forKey: key) else { return }
-            state.byteCount -= variants.reduce(0) { $0 + $1.byteCount }
+            for variantKey in state.variantKeys[key] ?? [] { state.remove(VariantID(key: key, variantKey: variantKey)) }
         }
     }
 
     /// Removes the variant of `key` stored for `variantKey`, keeping the key's other variants.
     public func removeEntry(forKey key: String, variantKey: String) {
-        state.withLock { state in
-            guard var variants = state.entries[key],
-                let index = variants.firstIndex(where: { $0.entry.variantKey == variantKey })
-            else { return }
-            state.byteCount -= variants[index].byteCount
-            variants.remove(at: index)
-            state.entries[key] = variants.isEmpty ? nil : variants
-        }
-    }
-
-    private static func evictLeastRecentlyUsed(_ state: inout State) {
-        var oldest: (key: String, index: Int, lastUse: UInt64)?
-        for (key, variants) in state.entries {
-            for (index, stored) in variants.enumerated() where stored.lastUse < (oldest?.lastUse ?? .max) {
-                oldest = (key, index, stored.lastUse)
-            }
-        }
-        guard let oldest, var variants = state.entries[oldest.key] else {
-            state.byteCount = 0
-            return
-        }
-        state.byteCount -= variants[oldest.index].byteCount
-        variants.remove(at: oldest.index)
-        state.entries[oldest.key] = variants.isEmpty ? nil : variants
+        state.withLock { _ = $0.remove(VariantID(key: key, variantKey: variantKey)) }
     }
 }
