@@ -81,7 +81,8 @@ extension ResilienceEvent {
     /// ``FailureClassification/cancelled``, a call that waits or queues for a limiter, a hedge launched, a
     /// request coalesced, a fetch completed, an adaptive limit moving), so a busy server logs nothing per request
     /// at `info`, as swift-log asks of libraries; `notice` for a breaker transition and a blocked plaintext
-    /// request; `info` for every other kind.
+    /// request; `warning` for a store the library could not use (an HTTP cache's, the sync engine's own state, a
+    /// coordination store), which it works around but an operator must see; `info` for every other kind.
     public var logLevel: LogLevel {
         if let classification { return classification.logLevel }
         switch kind {
@@ -90,6 +91,7 @@ extension ResilienceEvent {
         case .attemptCancelled: return FailureClassification.cancelled.logLevel
         case .rateLimited where detail == Self.limiterWaiting || detail == Self.limiterQueued: return .debug
         case .breakerTransition, .insecureTransportBlocked: return .notice
+        case .cacheStoreFailed, .syncStoreFailed, .coordinationStoreFailed: return .warning
         default: return .info
         }
     }

@@ -59,6 +59,9 @@ public struct ResilienceEventKind: OpenVocabulary {
     /// full metadata table, a full disk); `detail` is what it was doing and the error, `classification` the
     /// error's. It tries again on its next pass.
     public static let syncStoreFailed: Self = "sync-store-failed"
+    /// An HTTP cache's store threw, and the request went on as a cache miss; `detail` is the call (`read`,
+    /// `store` or `remove`), the store error's reason and its message (`store disk-full: …`).
+    public static let cacheStoreFailed: Self = "cache-store-failed"
     /// A call waited for the network path instead of failing or retrying; `duration` is how long,
     /// `detail` the path it waited for (`satisfied`) or `gave-up` when the deadline came first.
     public static let connectivityWait: Self = "connectivity-wait"

@@ -52,7 +52,7 @@ public struct TelemetrySinkConformance: ConformanceKit {
         .pipelineCreated, .breakerRejected, .rateLimited, .limitChanged, .budgetExhausted, .fallbackUsed,
         .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
         .partialResults, .fetchCompleted, .syncStateChanged, .syncStoreFailed, .connectivityWait, .requestCoalesced,
-        .chaosInjected, .coordinationStoreFailed, .coordinationStoreRecovered,
+        .chaosInjected, .coordinationStoreFailed, .coordinationStoreRecovered, .cacheStoreFailed,
     ]
 
     static let secret = "s3cr3t-conformance-token"

@@ -67,9 +67,3 @@ public struct HTTPCacheStoreError: Error, Hashable, Sendable, CustomStringConver
     /// `HTTP cache store storage-failed: …`.
     public var description: String { "HTTP cache store \(reason.rawValue): \(message)" }
 }
-
-extension ResilienceEventKind {
-    /// A ``CachingTransport``'s store threw, and the request went on as a miss; `detail` is the call (`read`,
-    /// `store` or `remove`), the ``HTTPCacheStoreError``'s reason and its message (`store disk-full: …`).
-    public static let cacheStoreFailed: Self = "cache-store-failed"
-}
