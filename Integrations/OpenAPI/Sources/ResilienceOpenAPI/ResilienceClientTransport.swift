@@ -51,9 +51,9 @@ public struct ResilienceClientTransport: ClientTransport {
     }
 
     /// Sends one request through the transport. The response carries the transport's body, empty or not, except
-    /// the answer to a HEAD, a 204 and a 304, which have none. A response whose head swift-http-types cannot hold
-    /// (a status outside 0...999, more than 65,534 header fields) fails the send with
-    /// ``invalidResponse(_:status:url:)``'s error.
+    /// the answer to a HEAD, a 204 and a 304, which have none. A response that is no final HTTP response, or whose
+    /// head swift-http-types cannot hold (a status outside 200...599, more than 65,534 header fields), fails the
+    /// send with ``invalidResponse(_:status:url:)``'s error.
     ///
     /// The request body is collected first, within the context's deadline when it has one (under a
     /// ``ResilienceMiddleware``, the attempt's, even from a cooperative timeout stage): a body that stalls fails
@@ -95,13 +95,19 @@ public struct ResilienceClientTransport: ClientTransport {
     static let maximumHeaderFields = Int(UInt16.max) - 1
 
     /// `response`'s status and header fields as swift-http-types holds them (a field whose name is not an HTTP
-    /// token is dropped), or ``invalidResponse(_:status:url:)``'s error for a head it cannot hold, on which it
-    /// would stop the process: a status outside 0...999, or more than 65,534 header fields (as many as an
-    /// upstream cares to send when the transport does not bound them).
+    /// token is dropped), or ``invalidResponse(_:status:url:)``'s error for a head that is no final response or
+    /// that it cannot hold:
+    /// - a status outside 200...599: RFC 9110 (section 15) defines final statuses there (a 1xx is interim, never
+    ///   the answer), calls any other number invalid and asks a client to treat it as a server error rather
+    ///   than hand it on as an answer (a generated client would take a `0` or a `600` from a broken proxy for an
+    ///   undocumented answer, and the middleware's breaker for a success); swift-http-types stops the process on
+    ///   one outside 0...999;
+    /// - more than 65,534 header fields (as many as an upstream cares to send when the transport does not bound
+    ///   them), on which swift-http-types stops the process.
     static func head(of response: ResilienceCore.HTTPResponse, url: URL) throws -> HTTPTypes.HTTPResponse {
-        guard (0...999).contains(response.status) else {
+        guard (200...599).contains(response.status) else {
             throw invalidResponse(
-                "the response's status \(response.status) is not an HTTP status code (0...999)",
+                "the response's status \(response.status) is not a final HTTP status (200...599)",
                 status: response.status, url: response.url ?? url)
         }
         var fields = HTTPFields()

@@ -63,8 +63,8 @@ struct ClientTransportTests {
     }
 
     @Test(
-        "A status HTTPTypes cannot hold (outside 0...999) is a typed invalid response, not a crash",
-        arguments: [-1, 1000, 20_000, Int.max, Int.min])
+        "A status that is no final HTTP status (outside 200...599) is a typed invalid response, not a crash or a success",
+        arguments: [-1, 0, 99, 100, 101, 199, 600, 999, 1000, 20_000, Int.max, Int.min])
     func statusOutOfRange(status: Int) async throws {
         let transport = ResilienceClientTransport(FixedTransport(status: status, body: Data("x".utf8)))
         let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
@@ -74,7 +74,7 @@ struct ClientTransportTests {
         try expectInvalidResponse(error, "status \(status)")
     }
 
-    @Test("The statuses at both ends of 0...999 reach the client as they are", arguments: [0, 999])
+    @Test("The final statuses at both ends of 200...599 reach the client as they are", arguments: [200, 599])
     func statusAtTheEdges(status: Int) async throws {
         let transport = ResilienceClientTransport(FixedTransport(status: status, body: Data()))
         let request = HTTPTypes.HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/jobs")
