@@ -46,6 +46,29 @@ struct OfflinePresentationTests {
         #expect(error.isOffline)
     }
 
+    @Test(
+        "A single operation's failure while the device is known offline reads as offline, never as the server's fault",
+        arguments: PresentationStrings.bundledLanguages)
+    func knownOfflineSingleOperation(language: String) {
+        let strings = PresentationStrings.bundled(language: language)
+        let presenter = DefaultErrorPresenter(strings: strings)
+        let context = PresentationContext(itemNoun: "jobs", itemsShown: 4, isOffline: true, queuedMutations: 2)
+        let failures = [
+            FailureClassification(category: .timeout, code: .timedOut),
+            FailureClassification(category: .serverError, code: .serverUnavailable, retryAfter: .seconds(30)),
+            FailureClassification(category: .networkUnreachable, code: .hostNotFound),
+        ]
+        for failure in failures {
+            let error = presenter.present(failure, context: context)
+            let label = "\(language) \(failure.category)"
+            #expect(error.isOffline, "\(label): \(error)")
+            #expect(error.title == strings.string("offline.title"), "\(label): \(error.title)")
+            #expect(error.message.contains(strings.string("offline.queued.other", ["count": "2"])), "\(label)")
+            #expect(error.retryAfter == nil && !error.showsRetry, "\(label): \(error)")
+            #expect(error.code == (failure.category == .networkUnreachable ? failure.code : .noConnection), "\(label)")
+        }
+    }
+
     @Test("Offline inferred from a failure alone keeps the Retry button and pull to refresh")
     func inferredOffline() throws {
         let presenter = DefaultErrorPresenter(refreshAction: .pullToRefresh)

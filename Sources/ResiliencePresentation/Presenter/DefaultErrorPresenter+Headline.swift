@@ -13,7 +13,7 @@ extension DefaultErrorPresenter {
     ///   5 minutes ago. 3 changes will be sent when you're back online."
     public func present(_ context: PresentationContext) -> UserFacingError? {
         if context.isOffline {
-            return offline(headline(of: context).flatMap { $0.category == .networkUnreachable ? $0 : nil }, context)
+            return offline(headline(of: context), context)
         }
         if let failure = headline(of: context) { return present(failure, context: context) }
         if let cached = cachedOnly(context) { return cached }
@@ -79,7 +79,8 @@ extension DefaultErrorPresenter {
     /// The offline message: what is on screen and how old it is, and what waits to be sent (a warning while
     /// something is on screen, an error when nothing is). With a known
     /// offline path (``PresentationContext/isOffline``) there is no Retry button (the app refreshes once the
-    /// path is back); offline inferred from a failure alone keeps it.
+    /// path is back); offline inferred from a failure alone keeps it. Its code is `failure`'s when that failed
+    /// for lack of a network, else `NET_001` (no connection): a server's failure never lends it its code.
     func offline(_ failure: FailureClassification?, _ context: PresentationContext) -> UserFacingError {
         var message =
             context.dataAge.map { age in
@@ -90,7 +91,9 @@ extension DefaultErrorPresenter {
             let key = context.queuedMutations == 1 ? "offline.queued.one" : "offline.queued.other"
             message += " " + strings.string(key, ["count": String(context.queuedMutations)])
         }
-        let reason = failure ?? FailureClassification(category: .networkUnreachable, code: .noConnection)
+        let reason =
+            failure.flatMap { $0.category == .networkUnreachable ? $0 : nil }
+            ?? FailureClassification(category: .networkUnreachable, code: .noConnection)
         return UserFacingError(
             title: strings.string("offline.title"), message: message,
             severity: context.itemsShown > 0 || context.dataAge != nil ? .warning : .error, isRecoverable: true,

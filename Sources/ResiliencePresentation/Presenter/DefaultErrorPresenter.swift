@@ -4,6 +4,8 @@ import ResilienceCore
 /// actionable ``UserFacingError`` from a localizable strings table.
 ///
 /// Decision order:
+/// 0. The device is offline now (``PresentationContext/isOffline``, from a ``ConnectivityMonitor``): the message is
+///    that, whatever failed, for a single operation as for a multi-source fetch.
 /// 1. A multi-source fetch where some sources succeeded and their items are shown
 ///    (``PresentationContext/isPartial``; never a fetch that missed its policy): one source down because its
 ///    breaker is open ("Lever is temporarily unavailable. Showing jobs from other sources."), otherwise
@@ -51,6 +53,7 @@ public struct DefaultErrorPresenter: ErrorPresenter {
 
     /// The message for `failure` in `context`.
     public func present(_ failure: FailureClassification, context: PresentationContext) -> UserFacingError {
+        if context.isOffline { return offline(failure, context) }
         if context.sources.count > 1 && context.isPartial && context.sourcesSucceeded > 0 {
             return partial(failure, context: context)
         }
