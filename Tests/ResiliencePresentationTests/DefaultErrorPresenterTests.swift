@@ -164,6 +164,23 @@ struct DefaultErrorPresenterTests {
         #expect(error.showsRetry)
     }
 
+    @Test("Every source gone for good (not found, rejected): no promise that trying again in a few minutes helps")
+    func allUnavailablePermanently() {
+        let gone = FailureClassification(category: .notFound, code: .http(404), httpStatus: 404)
+        let rejected = FailureClassification(category: .clientError, code: .http(400), httpStatus: 400)
+        for failures in [[gone, gone], [gone, rejected, gone]] {
+            let error = presenter.present(gone, context: Self.sources(failures: failures))
+            #expect(error.title == "Sources Unavailable")
+            #expect(error.message == "Couldn't load jobs from any source.")
+            #expect(!error.showsRetry && !error.isRecoverable && error.suggestedAction == nil, "\(error)")
+        }
+        // One source that may come back keeps the promise.
+        let server = FailureClassification(category: .serverError, code: .serverUnavailable)
+        let mixed = presenter.present(gone, context: Self.sources(failures: [gone, server, gone]))
+        #expect(mixed.message == "Couldn't load jobs from any source. Please try again in a few minutes.")
+        #expect(mixed.showsRetry)
+    }
+
     @Test("Offline wins over 'all sources unavailable' because the person can act on it")
     func offlineWins() {
         let offline = FailureClassification(category: .networkUnreachable, code: .noConnection)

@@ -16,7 +16,8 @@ import ResilienceCore
 ///    several sources failed: they are what the person can act on. A network-unreachable failure while a
 ///    monitor says the device is online (``PresentationContext/isOnline``) is "Server Unreachable", not offline,
 ///    unless the system said the device itself had no connection then (`NET_001`, the path came back since).
-/// 3. Several sources and none succeeded: "Couldn't load jobs from any source."
+/// 3. Several sources and none succeeded: "Couldn't load jobs from any source. Please try again in a few minutes.",
+///    with no such promise and no Retry when every one of them is gone or rejected (not found, client error).
 /// 4. Otherwise, by category (and code for authentication, storage and TLS: a certificate or handshake
 ///    failure, `NET_005`, gets its own message and no retry action, because retrying cannot fix it).
 ///
@@ -60,12 +61,22 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         if context.sources.count > 1 && context.sourcesSucceeded == 0
             && !Self.actionableCategories.contains(failure.category) && !Self.actionableCodes.contains(failure.code)
         {
+            let failures = context.unavailableSources.compactMap(\.failure)
+            if !failures.isEmpty && failures.allSatisfy({ Self.permanentCategories.contains($0.category) }) {
+                return make(
+                    "allUnavailable", failure, context: context, severity: .error, recoverable: false, action: nil,
+                    retry: false, messageKey: "allUnavailable.message.permanent", arguments: ["noun": context.itemNoun])
+            }
             return make(
                 "allUnavailable", failure, context: context, severity: .error, recoverable: true,
                 action: refreshAction.key, retry: true, arguments: ["noun": context.itemNoun])
         }
         return single(failure, context: context)
     }
+
+    /// Categories of a failure that trying again cannot mend (the resource is gone, the request is rejected): when
+    /// every source failed with one, "Couldn't load jobs from any source" promises nothing and offers no Retry.
+    static let permanentCategories: Set<FailureCategory> = [.notFound, .clientError]
 
     /// Categories reported as themselves even when several sources failed.
     static let actionableCategories: Set<FailureCategory> = [
