@@ -34,6 +34,15 @@ struct LocalizationTests {
         }
     }
 
+    @Test(
+        "A regional or differently written tag of a bundled language gets that language, not English",
+        arguments: ["de-DE", "de_AT", "de-Latn-CH", "DE", "de-de"])
+    func regionalTag(tag: String) {
+        let strings = PresentationStrings.bundled(language: tag)
+        #expect(strings.language.lowercased().hasPrefix("de"), "\(tag): \(strings.language)")
+        #expect(strings.string("offline.title") == "Keine Verbindung", "\(tag)")
+    }
+
     @Test("Integrators override single strings")
     func overrides() {
         let strings = PresentationStrings.english.overriding(["offline.title": "No Internet"])

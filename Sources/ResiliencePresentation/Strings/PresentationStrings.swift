@@ -44,12 +44,19 @@ public struct PresentationStrings: Sendable, Hashable {
 
     /// The bundled table for `language`, with English filling any missing keys; English alone when the
     /// language is not bundled.
+    ///
+    /// A tag with a region or script (`"de-DE"`, `"de_AT"`, `"de-Latn-CH"`, as `Locale.preferredLanguages`
+    /// gives) gets the table of its language (`"de"`) when no table has the exact tag; the language code is
+    /// matched in any case (`"DE"`).
     public static func bundled(language: String) -> PresentationStrings {
         let english = (try? load(language: "en")) ?? [:]
-        guard language != "en", let localized = try? load(language: language) else {
-            return PresentationStrings(language: "en", table: english)
+        let base = language.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } ?? ""
+        for candidate in [language, base] where !candidate.isEmpty && candidate != "en" {
+            if let localized = try? load(language: candidate) {
+                return PresentationStrings(language: candidate, table: english.merging(localized) { _, new in new })
+            }
         }
-        return PresentationStrings(language: language, table: english.merging(localized) { _, new in new })
+        return PresentationStrings(language: "en", table: english)
     }
 
     /// The languages bundled with the module.
