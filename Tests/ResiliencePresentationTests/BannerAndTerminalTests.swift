@@ -41,6 +41,34 @@ struct BannerSuppressionTests {
         #expect(suppression.shouldShow(first), "the oldest banner was evicted, so it may show again")
         #expect(!suppression.shouldShow(last), "the newest is still remembered")
     }
+
+    @Test("A large bound costs each banner the same: 20,000 distinct banners in a window that holds them all")
+    func largeBoundStaysLinear() {
+        let manual = ManualClock()
+        let count = 20_000
+        let suppression = BannerSuppression(
+            window: .seconds(1_000_000), maximumEntries: count, clock: ResilienceClock(manual))
+        func banner(_ index: Int) -> UserFacingError {
+            UserFacingError(title: "T\(index)", message: "m", severity: .info, isRecoverable: true, code: .unknown)
+        }
+        let started = ContinuousClock.now
+        var shown = 0
+        for index in 0..<count {
+            manual.advance(by: .milliseconds(1))
+            if suppression.shouldShow(banner(index)) { shown += 1 }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(shown == count)
+        #expect(elapsed < .seconds(5), "20,000 banners took \(elapsed)")
+        #expect(!suppression.shouldShow(banner(0)), "the window still holds the first banner")
+        #expect(suppression.shouldShow(banner(count)))
+        #expect(suppression.shouldShow(banner(0)), "the bound evicted the oldest banner shown")
+        #expect(!suppression.shouldShow(banner(2)), "only the oldest was evicted")
+        // Expired banners are forgotten: after the window, every one shows again.
+        manual.advance(by: .seconds(1_000_000))
+        #expect(suppression.shouldShow(banner(count - 1)))
+        #expect(!suppression.shouldShow(banner(count - 1)))
+    }
 }
 
 @Suite("TerminalRenderer")

@@ -4,7 +4,7 @@ import ResilienceCore
 ///
 /// Two messages are "the same" when their code, title and message match. Time comes from the injected
 /// clock. At most ``maximumEntries`` recent banners are remembered (the oldest is forgotten first), so
-/// memory stays bounded. Thread-safe.
+/// memory stays bounded, and a banner costs the same however many are remembered. Thread-safe.
 ///
 /// ```swift
 /// let suppression = BannerSuppression(window: .seconds(30), clock: clock)
@@ -22,7 +22,8 @@ public final class BannerSuppression: Sendable {
     /// The most banners remembered.
     public let maximumEntries: Int
     private let clock: ResilienceClock
-    private let shown = LockedState(initialState: [Fingerprint: ResilienceInstant]())
+    /// When each remembered banner was last shown, least recently shown first.
+    private let shown = LockedState(initialState: RecencyTable<Fingerprint, ResilienceInstant>())
 
     /// Creates a policy suppressing repeats within `window` (30 seconds by default).
     ///
@@ -44,11 +45,10 @@ public final class BannerSuppression: Sendable {
         let limit = maximumEntries
         return shown.withLock { shown in
             if let last = shown[key], last.duration(to: now) < window { return false }
-            shown = shown.filter { $0.value.duration(to: now) < window }
-            if shown.count >= limit, let oldest = shown.min(by: { $0.value < $1.value })?.key {
-                shown[oldest] = nil
-            }
-            shown[key] = now
+            // Shown in order of the clock, so the expired banners are the oldest ones: forget them from that end.
+            while let oldest = shown.oldest, oldest.value.duration(to: now) >= window { shown.removeOldest() }
+            if shown[key] == nil, shown.count >= limit { shown.removeOldest() }
+            shown.setNewest(now, for: key)
             return true
         }
     }
