@@ -250,6 +250,18 @@ struct DefaultErrorPresenterTests {
         }
     }
 
+    @Test("A failure message of one character stacked with a million combining marks is cut like any other")
+    func combiningMarksInDetails() throws {
+        // One extended grapheme cluster: counted in characters, it never reaches the bound.
+        let stacked = "Z" + String(repeating: "\u{0301}", count: 1_000_000)
+        let failure = FailureClassification(category: .serverError, code: .serverUnavailable, message: stacked)
+        let details = try #require(presenter.present(failure, context: PresentationContext()).technicalDetails)
+        #expect(details.unicodeScalars.count <= 1_100, "\(details.unicodeScalars.count) scalars")
+        #expect(details.utf8.count <= 4_400, "\(details.utf8.count) bytes")
+        #expect(details.unicodeScalars.starts(with: "NET_014 server-error: Z\u{0301}".unicodeScalars))
+        #expect(details.hasSuffix("…"))
+    }
+
     @Test("Raw error text never reaches title or message; details are redacted")
     func noRawDumps() {
         let raw = "Error Domain=NSURLErrorDomain Code=-1001 \"timed out\" URL=https://x.io/?api_key=SECRET123"

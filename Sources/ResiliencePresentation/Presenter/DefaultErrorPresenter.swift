@@ -23,8 +23,8 @@ import ResilienceCore
 ///
 /// Raw error text never reaches `title` or `message`; codes, statuses and the failure message go to
 /// `technicalDetails`, redacted, on one line (control characters read as spaces, invisible format characters
-/// such as bidirectional overrides are dropped) and cut at 1,000 characters with "…": the message may be a
-/// server's or an error's own text, of any length.
+/// such as bidirectional overrides are dropped) and cut at 1,000 Unicode scalars (each combining mark counts) with
+/// "…": the message may be a server's or an error's own text, of any length.
 public struct DefaultErrorPresenter: ErrorPresenter {
     /// The message table.
     public var strings: PresentationStrings
@@ -201,28 +201,26 @@ public struct DefaultErrorPresenter: ErrorPresenter {
         return text
     }
 
-    /// The longest failure message `technicalDetails` carries, in characters.
+    /// The longest failure message `technicalDetails` carries, in Unicode scalars.
     static let maximumDetailsMessageLength = 1_000
 
-    /// `text` on one line and at most `maximumDetailsMessageLength` characters (then ending in "…"): control
+    /// `text` on one line and at most `maximumDetailsMessageLength` Unicode scalars (then ending in "…"): control
     /// characters (line breaks, terminal escapes) become spaces, format characters (bidirectional overrides,
-    /// zero-width ones) are dropped. Redact before, so a secret is never cut in two and missed.
+    /// zero-width ones) are dropped. Counted in scalars, not characters, so combining marks stacked on one
+    /// character cannot carry it past the bound. Redact before, so a secret is never cut in two and missed.
     static func oneLine(_ text: String) -> String {
-        var shown = Substring(text)
-        var cut = false
-        if let end = text.index(text.startIndex, offsetBy: maximumDetailsMessageLength, limitedBy: text.endIndex),
-            end < text.endIndex
-        {
-            shown = text[..<end]
-            cut = true
-        }
         var scalars = String.UnicodeScalarView()
-        for scalar in shown.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .control: scalars.append(" ")
-            case .format: continue
-            default: scalars.append(scalar)
+        var kept = 0
+        var cut = false
+        for scalar in text.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            if category == .format { continue }
+            guard kept < maximumDetailsMessageLength else {
+                cut = true
+                break
             }
+            scalars.append(category == .control ? " " : scalar)
+            kept += 1
         }
         return String(scalars) + (cut ? "…" : "")
     }
