@@ -101,6 +101,10 @@ let package = Package(
             path: "Examples/TransportMemoryProbe", swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "presentation-probe", dependencies: ["ResilienceCore", "ResiliencePresentation"],
+            path: "Examples/PresentationProbe", swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "connectivity-probe", dependencies: ["ResilienceCore", "ResilienceTransport"],
             path: "Examples/ConnectivityProbe", swiftSettings: strictSettings
         ),
@@ -173,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResiliencePresentationTests",
-            dependencies: ["ResilienceCore", "ResiliencePresentation", "ResilienceTesting"],
+            dependencies: ["ResilienceCore", "ResiliencePresentation", "ResilienceTesting", "presentation-probe"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,5 +1,7 @@
+import Foundation
 import ResilienceCore
 import ResiliencePresentation
+import ResilienceTesting
 import Testing
 
 @Suite("Localization")
@@ -41,6 +43,34 @@ struct LocalizationTests {
         let strings = PresentationStrings.bundled(language: tag)
         #expect(strings.language.lowercased().hasPrefix("de"), "\(tag): \(strings.language)")
         #expect(strings.string("offline.title") == "Keine Verbindung", "\(tag)")
+    }
+
+    @Test("English needs no resource bundle: a program copied without it still speaks English, never key names")
+    func englishWithoutTheBundle() throws {
+        let probe = try #require(BuiltExecutable.url(named: "presentation-probe"), "presentation-probe not built")
+        let manager = FileManager.default
+        let directory = manager.temporaryDirectory.appendingPathComponent("presentation-probe-\(UUID().uuidString)")
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? manager.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("presentation-probe")
+        try manager.copyItem(at: probe, to: copy)
+        let process = Process()
+        process.executableURL = copy
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(
+            output.contains(
+                "⚠ Rate Limit Reached: Too many requests right now. Try again in 5 minutes. (Retry in 5 minutes)"),
+            "\(output)")
+        #expect(
+            output.contains("⊘ You're Offline: Check your internet connection and try again. 3 changes will be sent"),
+            "\(output)")
+        #expect(!output.contains("rateLimited.") && !output.contains("offline.") && !output.contains("time."))
     }
 
     @Test("Integrators override single strings")

@@ -2,9 +2,10 @@ import Foundation
 
 /// Finds the module's resource bundle without SwiftPM's generated `Bundle.module`, which stops the program
 /// when the bundle is missing (an executable copied without its `.resources` folder, an unusual packaging).
-/// A missing bundle must degrade the messages, never crash the app.
+/// A missing bundle must degrade the messages, never crash the app: without it every language reads English,
+/// which is compiled in.
 enum PresentationResources {
-    /// The bundle holding `en.lproj`, `de.lproj` …, or `nil` when it was not shipped.
+    /// The bundle holding `de.lproj` …, or `nil` when it was not shipped.
     static let bundle: Bundle? = locate()
 
     private static let bundleSuffixes = ["_ResiliencePresentation.resources", "_ResiliencePresentation.bundle"]

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The message table a presenter and renderers read: bundled `.strings` per language, with English
-/// underneath for missing keys, and integrator overrides on top.
+/// underneath for missing keys, and integrator overrides on top. English is compiled in, so a program run
+/// without the module's resource bundle still speaks English, never key names.
 ///
 /// Values use named placeholders (`"Try again in {time}."`), filled by ``string(_:_:)`` without any
 /// locale-dependent formatting, so output is deterministic. Tables are loaded from the module's resources by
@@ -62,8 +63,16 @@ public struct PresentationStrings: Sendable, Hashable {
     /// The languages bundled with the module.
     public static let bundledLanguages = ["de", "en"]
 
-    /// The raw table bundled for `language`.
+    /// The raw table bundled for `language`. English is compiled into the module and needs no resource bundle;
+    /// other languages are read from the module's resources.
     public static func load(language: String) throws(LoadError) -> [String: String] {
+        if language == "en" {
+            do {
+                return try StringsFileParser.parse(englishTableSource)
+            } catch {
+                throw .malformed(language: language, error)
+            }
+        }
         guard let url = tableURL(language: language), let data = try? Data(contentsOf: url) else {
             throw .missingTable(language: language)
         }
