@@ -181,6 +181,26 @@ struct DefaultErrorPresenterTests {
         #expect(mixed.showsRetry)
     }
 
+    @Test(
+        "A failure that offers no Retry carries no countdown, even when the server sent Retry-After",
+        arguments: [
+            FailureClassification(category: .notFound, code: .http(404), httpStatus: 404),
+            FailureClassification(category: .clientError, code: .http(413), httpStatus: 413),
+            FailureClassification(category: .authentication, code: .unauthorized, httpStatus: 401),
+            FailureClassification(category: .authentication, code: .forbidden, httpStatus: 403),
+            FailureClassification(category: .conflict, code: .http(409), httpStatus: 409),
+        ])
+    func noRetryNoCountdown(failure: FailureClassification) {
+        var failure = failure
+        failure.retryAfter = .seconds(60)
+        let error = presenter.present(failure, context: PresentationContext())
+        #expect(!error.showsRetry)
+        #expect(error.retryAfter == nil, "\(error)")
+        let banner = TerminalRenderer(environment: ["NO_COLOR": "1"], isTerminal: false).banner(error)
+        #expect(!banner.contains("Retry in"), "\(banner)")
+        #expect(error.technicalDetails?.contains("retry-after 60s") == true, "the server's hint stays in the details")
+    }
+
     @Test("Offline wins over 'all sources unavailable' because the person can act on it")
     func offlineWins() {
         let offline = FailureClassification(category: .networkUnreachable, code: .noConnection)

@@ -186,8 +186,10 @@ public struct DefaultErrorPresenter: ErrorPresenter {
             title: strings.string("\(prefix).title"),
             message: strings.string(messageKey ?? "\(prefix).message", arguments),
             severity: severity, isRecoverable: recoverable, suggestedAction: action.map { strings.string($0) },
-            showsRetry: retry, retryAfter: failure.retryAfter, technicalDetails: details(failure, context: context),
-            code: failure.code)
+            // A countdown to a Retry that is not offered would promise that waiting helps (a 404's or a 401's
+            // `Retry-After`); the hint stays in the technical details.
+            showsRetry: retry, retryAfter: retry ? failure.retryAfter : nil,
+            technicalDetails: details(failure, context: context), code: failure.code)
     }
 
     /// `NET_004 rate-limited HTTP 429 retry-after 300s: <redacted message>; sources: lever=RES_001`.
