@@ -1,6 +1,6 @@
 /// Parses the text form of Apple's `.strings` files (`"key" = "value";`, `/* */` and `//` comments, the
-/// escapes `\"`, `\\`, `\n`, `\t`, `\r` and `\Uxxxx`) without Foundation, so tables load identically on Linux
-/// and Apple platforms.
+/// escapes `\"`, `\\`, `\n`, `\t`, `\r` and `\Uxxxx`, a scalar beyond U+FFFF as a surrogate pair of two) without
+/// Foundation, so tables load identically on Linux and Apple platforms.
 public enum StringsFileParser {
     /// Why a `.strings` text could not be parsed.
     public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -106,20 +106,7 @@ public enum StringsFileParser {
                     case "t": result.append("\t")
                     case "r": result.append("\r")
                     case "U", "u":
-                        var value: UInt32 = 0
-                        var digits = 0
-                        while digits < 4, let hex = peek(),
-                            let digit = hex.properties.numericType != nil
-                                ? UInt32(String(hex)) : hexLetterValue(hex)
-                        {
-                            value = value * 16 + digit
-                            index += 1
-                            digits += 1
-                        }
-                        guard digits == 4, let decoded = Unicode.Scalar(value) else {
-                            throw ParseError(line: line, reason: "bad \\U escape")
-                        }
-                        result.append(decoded)
+                        result.append(try parseUnicodeEscape())
                     default: result.append(escaped)
                     }
                 case "\n":
@@ -130,6 +117,48 @@ public enum StringsFileParser {
                 }
             }
             throw ParseError(line: line, reason: "unterminated string")
+        }
+
+        /// The scalar of a `\Uxxxx` escape whose `\U` has been read: four hex digits, or a UTF-16 surrogate pair
+        /// written as two escapes (`\UD83D\UDE00`, as Foundation writes a scalar beyond U+FFFF).
+        mutating func parseUnicodeEscape() throws(ParseError) -> Unicode.Scalar {
+            let first = try parseHexQuad()
+            if let scalar = Unicode.Scalar(first) { return scalar }
+            guard (0xD800...0xDBFF).contains(first), peek() == "\\" else {
+                throw ParseError(line: line, reason: "bad \\U escape")
+            }
+            index += 1
+            guard let marker = peek(), marker == "U" || marker == "u" else {
+                throw ParseError(line: line, reason: "bad \\U escape: a high surrogate without its low one")
+            }
+            index += 1
+            let second = try parseHexQuad()
+            guard (0xDC00...0xDFFF).contains(second),
+                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            else {
+                throw ParseError(line: line, reason: "bad \\U escape: a high surrogate without its low one")
+            }
+            return scalar
+        }
+
+        /// Four hex digits of a `\U` escape.
+        mutating func parseHexQuad() throws(ParseError) -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let hex = peek(), let digit = hexDigitValue(hex) else {
+                    throw ParseError(line: line, reason: "bad \\U escape")
+                }
+                value = value * 16 + digit
+                index += 1
+            }
+            return value
+        }
+
+        func hexDigitValue(_ scalar: Unicode.Scalar) -> UInt32? {
+            switch scalar {
+            case "0"..."9": scalar.value - 48
+            default: hexLetterValue(scalar)
+            }
         }
 
         func hexLetterValue(_ scalar: Unicode.Scalar) -> UInt32? {
