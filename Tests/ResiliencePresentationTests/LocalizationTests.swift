@@ -97,7 +97,9 @@ struct LocalizationTests {
             (Duration.zero, "1 second"), (.milliseconds(1500), "2 seconds"), (.seconds(59), "59 seconds"),
             (.seconds(60), "1 minute"), (.seconds(250), "5 minutes"), (.seconds(300), "5 minutes"),
             (.seconds(3600), "1 hour"), (.seconds(5400), "2 hours"), (.seconds(86_400 * 3), "3 days"),
-            (.seconds(-10), "1 second"),
+            (.seconds(-10), "1 second"), (.milliseconds(59_500), "1 minute"), (.seconds(3599), "1 hour"),
+            (.milliseconds(3_599_001), "1 hour"), (.seconds(86_399), "1 day"), (.seconds(86_401), "2 days"),
+            (.seconds(Int64.max), "\(Int64.max / 86_400 + 1) days"),
         ])
     func relativeTime(duration: Duration, expected: String) {
         #expect(RelativeTimeFormatter().string(for: duration) == expected)
