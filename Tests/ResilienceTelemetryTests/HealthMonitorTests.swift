@@ -91,6 +91,63 @@ struct HealthMonitorTests {
         )
     }
 
+    @Test("A rarely fetched source whose last fetch failed is a warning, although busy keys pushed it out of the ring")
+    func rareFailingSourceUnderLoad() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("feed")
+        fixture.fail("feed")
+        fixture.emit(.sourceFailed, key: "feed", classification: .serverError)
+        // A busy key: 20 successes a second for two minutes, so the 1,000-record ring holds its last 50 s only.
+        for _ in 0..<120 {
+            for _ in 0..<20 { fixture.succeed("api") }
+            fixture.advance(seconds: 1)
+        }
+        #expect(fixture.recorder.snapshot().allSatisfy { $0.key == "api" })
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("sources-failing")?.keys == ["feed"])
+        #expect(report.alert("all-sources-failing") == nil)
+        #expect(!report.isHealthy)
+        fixture.succeed("feed")
+        #expect(monitor(fixture).evaluate().alert("sources-failing") == nil)
+    }
+
+    @Test("A quiet source that succeeded prevents all-sources-failing when a busy failing key fills the ring")
+    func quietHealthySourceUnderLoad() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("feed")
+        fixture.succeed("api")
+        // The busy key fails 10 times a second for 6 minutes; the quiet one is not called meanwhile.
+        for _ in 0..<360 {
+            for _ in 0..<10 { fixture.fail("api") }
+            fixture.emit(.sourceFailed, key: "api", classification: .serverError)
+            fixture.advance(seconds: 1)
+        }
+        #expect(fixture.recorder.snapshot().allSatisfy { $0.key == "api" })
+        let report = monitor(fixture).evaluate()
+        #expect(report.alert("all-sources-failing") == nil, "feed has not failed")
+        #expect(report.alert("sources-failing")?.keys == ["api"])
+        #expect(report.alert("sources-failing")?.message == "1 of 2 sources are failing: api")
+        // A key not tried within the recorder's window (1 hour) no longer counts as a source.
+        fixture.advance(seconds: 3600)
+        fixture.fail("api")
+        #expect(monitor(fixture).evaluate().alert("all-sources-failing")?.keys == ["api"])
+    }
+
+    static let rejected = FailureClassification(category: .circuitOpen, code: .circuitOpen)
+
+    @Test("A quiet source without a breaker prevents every-breaker-open when a busy key's rejections fill the ring")
+    func quietSourceWithoutBreakerUnderLoad() {
+        let fixture = TelemetryFixture()
+        fixture.succeed("feed")
+        fixture.transition("api", .closed, .open)
+        for _ in 0..<120 {
+            for _ in 0..<20 { fixture.fail("api", classification: Self.rejected) }
+            fixture.advance(seconds: 1)
+        }
+        #expect(fixture.recorder.snapshot().allSatisfy { $0.key == "api" })
+        #expect(monitor(fixture).evaluate().alert("every-breaker-open") == nil, "feed has no breaker and succeeded")
+    }
+
     @Test("One healthy source prevents the all-sources-failing alert")
     func oneHealthySource() {
         let fixture = TelemetryFixture()

@@ -10,6 +10,12 @@ public struct HealthInput: Sendable {
     /// For each key failing since its last success, its first failure since then, from the recorder's cumulative
     /// state (``SourceMetrics/failingSince``): exact even when ``events`` no longer reach back that far.
     public var failingSince: [String: ResilienceInstant]
+    /// The keys tried (a finished attempt or a `source-failed` event) within the recorder's window, from its
+    /// cumulative state (``SourceMetrics/lastTried``): the rules count a source the ring no longer holds, as a busy
+    /// key's events push a quiet one's out. Empty when the input was built from events alone.
+    public var triedKeys: Set<String>
+    /// The keys whose last fetch failed (``SourceMetrics/lastFetchFailed``), whatever ``events`` still hold.
+    public var fetchFailingKeys: Set<String>
     /// The recorder's counts of finished attempts, failures, retries and fetches over its
     /// ``TelemetryRecorder/Configuration/rateWindow``, whatever the ring still holds; `nil` when the input was
     /// built from events alone. Read them through ``ratioCounts(over:endingBefore:)``.
@@ -23,15 +29,20 @@ public struct HealthInput: Sendable {
     ///   - events: Recorded events, oldest first.
     ///   - breakerStates: Each key's breaker state after its last reported transition. Default: `[:]`.
     ///   - failingSince: For each failing key, its first failure since its last success. Default: `[:]`.
+    ///   - triedKeys: The keys tried within the recorder's window. Default: none beyond ``events``'.
+    ///   - fetchFailingKeys: The keys whose last fetch failed. Default: none beyond ``events``'.
     ///   - recentCounts: The recorder's recent counts; `nil` to count ``events``. Default: `nil`.
     ///   - now: The evaluation time.
     public init(
         events: [ResilienceEvent], breakerStates: [String: BreakerState] = [:],
-        failingSince: [String: ResilienceInstant] = [:], recentCounts: RecentCounts? = nil, now: ResilienceInstant
+        failingSince: [String: ResilienceInstant] = [:], triedKeys: Set<String> = [],
+        fetchFailingKeys: Set<String> = [], recentCounts: RecentCounts? = nil, now: ResilienceInstant
     ) {
         self.events = events
         self.breakerStates = breakerStates
         self.failingSince = failingSince
+        self.triedKeys = triedKeys
+        self.fetchFailingKeys = fetchFailingKeys
         self.recentCounts = recentCounts
         self.now = now
     }

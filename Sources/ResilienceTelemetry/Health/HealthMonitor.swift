@@ -25,15 +25,22 @@ public struct HealthMonitor: Sendable {
 
     /// Evaluates every rule now.
     public func evaluate() -> HealthReport {
+        let now = recorder.clock.now()
+        let triedSince = now.advanced(by: .zero - recorder.configuration.window)
         var breakerStates: [String: BreakerState] = [:]
         var failingSince: [String: ResilienceInstant] = [:]
+        var triedKeys: Set<String> = []
+        var fetchFailingKeys: Set<String> = []
         for (key, metrics) in recorder.metrics().sources {
             if let state = metrics.breakerState { breakerStates[key] = state }
             if let since = metrics.failingSince { failingSince[key] = since }
+            if let tried = metrics.lastTried, tried >= triedSince { triedKeys.insert(key) }
+            if metrics.lastFetchFailed { fetchFailingKeys.insert(key) }
         }
         let input = HealthInput(
             events: recorder.snapshot(), breakerStates: breakerStates, failingSince: failingSince,
-            recentCounts: recorder.recentCounts(), now: recorder.clock.now())
+            triedKeys: triedKeys, fetchFailingKeys: fetchFailingKeys, recentCounts: recorder.recentCounts(),
+            now: now)
         return Self.evaluate(rules, input: input)
     }
 

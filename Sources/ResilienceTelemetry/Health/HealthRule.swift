@@ -53,9 +53,7 @@ public struct HealthRule: Sendable {
     /// rule fires however little of the streak the ring still holds (a busy server's ring may hold seconds).
     public static func allSourcesFailing(for duration: Duration) -> HealthRule {
         HealthRule(id: "all-sources-failing", severity: .critical) { input in
-            let sources = input.statistics(over: everything).sources.filter {
-                $0.value.attempts > 0 || $0.value.sourceFailures > 0
-            }
+            let sources = input.triedSources()
             guard !sources.isEmpty else { return nil }
             let limit = input.now.advanced(by: .zero - duration)
             let failing = sources.filter { key, source in
@@ -73,12 +71,10 @@ public struct HealthRule: Sendable {
     /// `duration`. With every source failing, ``allSourcesFailing(for:)`` speaks instead.
     public static func sourcesFailing(for duration: Duration) -> HealthRule {
         HealthRule(id: "sources-failing", severity: .warning) { input in
-            let sources = input.statistics(over: everything).sources.filter {
-                $0.value.attempts > 0 || $0.value.sourceFailures > 0
-            }
+            let sources = input.triedSources()
             let limit = input.now.advanced(by: .zero - duration)
             let failing = sources.filter { key, source in
-                source.sourceFailures > 0
+                (source.sourceFailures > 0 || input.fetchFailingKeys.contains(key))
                     && (input.failingSince(of: key, statistics: source).map { $0 <= limit } ?? false)
             }
             guard !failing.isEmpty, failing.count < sources.count else { return nil }
@@ -118,10 +114,7 @@ public struct HealthRule: Sendable {
     /// Critical: every source that was tried (or has a breaker) has its breaker open or isolated.
     public static func everyBreakerOpen() -> HealthRule {
         HealthRule(id: "every-breaker-open", severity: .critical) { input in
-            var keys = Set(input.breakerStates.keys)
-            for (key, source) in input.statistics(over: everything).sources where source.attempts > 0 {
-                keys.insert(key)
-            }
+            let keys = Set(input.breakerStates.keys).union(input.triedSources().keys)
             guard !keys.isEmpty else { return nil }
             let open = keys.filter { input.breakerStates[$0] == .open || input.breakerStates[$0] == .isolated }
             guard open.count == keys.count else { return nil }
@@ -235,3 +228,15 @@ extension ResilienceInstant {
 
 /// A window long enough to cover every recorded event (a year).
 private let everything: Duration = .seconds(31_536_000)
+
+extension HealthInput {
+    /// Every key tried (a finished attempt or a `source-failed` event) among ``events`` or in ``triedKeys``, with
+    /// its statistics over the events (empty for a key they no longer hold).
+    fileprivate func triedSources() -> [String: SourceStatistics] {
+        var sources = statistics(over: everything).sources.filter {
+            $0.value.attempts > 0 || $0.value.sourceFailures > 0
+        }
+        for key in triedKeys where sources[key] == nil { sources[key] = SourceStatistics() }
+        return sources
+    }
+}

@@ -21,6 +21,12 @@ public struct SourceMetrics: Sendable, Hashable {
     /// had none since; `nil` when it has not failed since its last success. Kept since creation, whatever the
     /// ring has evicted, so a key failing for hours under load says so.
     public var failingSince: ResilienceInstant?
+    /// When the key was last tried: its latest finished attempt or `source-failed` event. Kept since creation, so
+    /// the health rules count a key that is called rarely among busy ones, whose events the ring no longer holds.
+    public var lastTried: ResilienceInstant?
+    /// Whether a `source-failed` event (a fetch that failed after its retries and fallbacks) came after the key's
+    /// last succeeded attempt: its last fetch failed and it has not succeeded since. Kept since creation.
+    public var lastFetchFailed = false
 
     /// Creates empty metrics.
     public init() {}
@@ -43,6 +49,13 @@ public struct SourceMetrics: Sendable, Hashable {
             case (let mine?, nil): other.eventCounts[.attemptSucceeded] == nil ? mine : nil
             case (nil, let theirs?): eventCounts[.attemptSucceeded] == nil ? theirs : nil
             case (nil, nil): nil
+            }
+        // A fetch failed in the merged streak (a succeeding part ended the whole streak above).
+        lastFetchFailed = failingSince != nil && (lastFetchFailed || other.lastFetchFailed)
+        lastTried =
+            switch (lastTried, other.lastTried) {
+            case (let mine?, let theirs?): max(mine, theirs)
+            case (let mine, let theirs): mine ?? theirs
             }
         eventCounts.merge(other.eventCounts, uniquingKeysWith: +)
         failureCounts.merge(other.failureCounts, uniquingKeysWith: +)

@@ -64,6 +64,10 @@ public final class TelemetryRecorder: TelemetrySink {
         var breakerTransition: BreakerTransition?
         /// The first failure since the last succeeded attempt (nanoseconds), or `noneDuration`.
         var failingSince = StoredRecord.noneDuration
+        /// The latest finished attempt or `source-failed` event (nanoseconds), or `noneDuration`.
+        var lastTried = StoredRecord.noneDuration
+        /// Whether a `source-failed` event came after the last succeeded attempt.
+        var lastFetchFailed = false
         /// Finished attempts and failures over the last `rateWindow` (`RecentCounts.KeyField`).
         var recent = CountBuckets(fields: RecentCounts.KeyField.count)
     }
@@ -187,12 +191,18 @@ public final class TelemetryRecorder: TelemetrySink {
         if event.kind == .attemptFailed && event.classification != nil {
             counters[key].failureCounts[Int(record.category)] &+= 1
         }
+        if event.kind == .attemptSucceeded || event.kind == .attemptFailed || event.kind == .sourceFailed {
+            // The latest, whatever order events arrive in (`noneDuration` is below every time).
+            counters[key].lastTried = max(counters[key].lastTried, record.timeNanoseconds)
+        }
         if event.kind == .attemptSucceeded {
             counters[key].failingSince = StoredRecord.noneDuration
-        } else if (event.kind == .attemptFailed || event.kind == .sourceFailed)
-            && counters[key].failingSince == StoredRecord.noneDuration
-        {
-            counters[key].failingSince = record.timeNanoseconds
+            counters[key].lastFetchFailed = false
+        } else if event.kind == .attemptFailed || event.kind == .sourceFailed {
+            if counters[key].failingSince == StoredRecord.noneDuration {
+                counters[key].failingSince = record.timeNanoseconds
+            }
+            if event.kind == .sourceFailed { counters[key].lastFetchFailed = true }
         }
         if let retryCategory { counters[key].retryCounts[Int(retryCategory)] &+= 1 }
         if MetricSchema.isRejection(event), let index = MetricSchema.rejectionKinds.firstIndex(of: event.kind) {
@@ -253,6 +263,10 @@ public final class TelemetryRecorder: TelemetrySink {
                 if counters.failingSince != StoredRecord.noneDuration {
                     metrics.failingSince = ResilienceInstant(offset: .nanoseconds(counters.failingSince))
                 }
+                if counters.lastTried != StoredRecord.noneDuration {
+                    metrics.lastTried = ResilienceInstant(offset: .nanoseconds(counters.lastTried))
+                }
+                metrics.lastFetchFailed = counters.lastFetchFailed
                 sources[state.tables.keys.name(UInt16(key)), default: SourceMetrics()].merge(metrics)
             }
             return TelemetryMetrics(
