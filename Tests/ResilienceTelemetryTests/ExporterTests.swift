@@ -70,6 +70,19 @@ struct ExporterTests {
         for secret in Self.secrets { #expect(!text.contains(secret), "\(secret) leaked") }
     }
 
+    @Test("A namespace with characters a metric name cannot hold renders valid names, as swift-prometheus writes them")
+    func prometheusNamespaceSanitized() throws {
+        let metrics = populated().recorder.metrics()
+        var exporter = PrometheusExporter(namespace: "job-board.v2")
+        var samples = try PrometheusValidator.validate(exporter.render(metrics))
+        #expect(samples.contains { $0.name == "job_board_v2_events_total" })
+        #expect(exporter.namespace == "job_board_v2")
+        exporter.namespace = "2fast ü"
+        samples = try PrometheusValidator.validate(exporter.render(metrics))
+        #expect(samples.contains { $0.name == "_fast___recorder_records" })
+        #expect(PrometheusExporter(namespace: "app:resilience").namespace == "app:resilience")
+    }
+
     @Test("The validator rejects broken exposition text")
     func validatorRejects() {
         #expect(throws: (any Error).self) { try PrometheusValidator.validate("metric{a=\"x} 1\n") }

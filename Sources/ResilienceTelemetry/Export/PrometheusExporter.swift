@@ -19,8 +19,12 @@ public struct PrometheusExporter: Sendable {
     /// The `Content-Type` to serve the text with.
     public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-    /// The metric name prefix.
-    public var namespace: String
+    /// The metric name prefix. Each character a Prometheus metric name cannot hold (anything but ASCII letters,
+    /// digits, `_` and `:`, or a leading digit) becomes `_`, whether passed to the initializer or set here, as
+    /// swift-prometheus writes the swift-metrics sink's names: `job-board` renders `job_board_events_total`.
+    public var namespace: String {
+        didSet { namespace = Self.metricName(namespace) }
+    }
     /// The histogram's upper bounds in seconds, ascending (`+Inf` is added). Bounds that are not finite or are
     /// negative are dropped and the rest sorted, whether passed to the initializer or set here.
     public var latencyBuckets: [Double] {
@@ -32,7 +36,8 @@ public struct PrometheusExporter: Sendable {
     /// Creates an exporter.
     ///
     /// - Parameters:
-    ///   - namespace: The metric name prefix. Default: `"resilience"`.
+    ///   - namespace: The metric name prefix (characters a metric name cannot hold become `_`). Default:
+    ///     `"resilience"`.
     ///   - latencyBuckets: The histogram's upper bounds in seconds, ascending (`+Inf` is added).
     ///   - redactor: The redactor applied to label values. Default: `.standard`.
     public init(
@@ -40,7 +45,7 @@ public struct PrometheusExporter: Sendable {
         latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
         redactor: Redactor = .standard
     ) {
-        self.namespace = namespace
+        self.namespace = Self.metricName(namespace)
         self.latencyBuckets = Self.usableBounds(latencyBuckets)
         self.redactor = redactor
     }
@@ -155,6 +160,20 @@ public struct PrometheusExporter: Sendable {
             out += "{" + rendered.joined(separator: ",") + "}"
         }
         out += " \(value)\n"
+    }
+
+    /// `name` with every character a metric name cannot hold replaced by `_`: a Prometheus server fails the whole
+    /// scrape on one invalid name.
+    private static func metricName(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            let valid =
+                character.isASCII
+                && (character.isLetter || character == "_" || character == ":"
+                    || (character.isWholeNumber && !result.isEmpty))
+            result.append(valid ? character : "_")
+        }
+        return result
     }
 
     /// `bounds` without the ones that are not finite or are negative, ascending.
