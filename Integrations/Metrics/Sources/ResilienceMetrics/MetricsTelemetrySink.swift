@@ -100,7 +100,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
     /// The label of each key seen, so a key is redacted and checked against the cap once (bounded by
     /// `keyLabelCacheLimit` and `longestCachedKey`).
     private let keyLabels = LockedState(initialState: [String: String]())
-    /// The most keys whose label is cached: `maximumKeys` × 2 + 64.
+    /// The most keys whose label is cached: `maximumKeys` × 2 + 64 (`Int.max` when that does not fit).
     let keyLabelCacheLimit: Int
 
     /// The longest key (in UTF-8 bytes) whose label is cached.
@@ -124,7 +124,9 @@ public final class MetricsTelemetrySink: TelemetrySink {
         keys = LabelBudget(limit: configuration.maximumKeys, overflow: configuration.overflowLabel)
         categories = LabelBudget(limit: configuration.maximumCategories, overflow: configuration.overflowLabel)
         kinds = LabelBudget(limit: configuration.maximumKinds, overflow: configuration.overflowLabel)
-        keyLabelCacheLimit = max(0, configuration.maximumKeys) * 2 + 64
+        // Saturated: a cap too large to double (`Int.max`, for no cap) must not trap.
+        let keyCap = max(0, configuration.maximumKeys)
+        keyLabelCacheLimit = keyCap > (Int.max - 64) / 2 ? .max : keyCap * 2 + 64
     }
 
     /// The full name of a metric: `prefix_suffix`.

@@ -24,6 +24,19 @@ struct MetricsSinkKeyCacheTests {
         #expect(metrics.counters(label: "resilience_attempts_total").count == 11)
     }
 
+    @Test("a key cap too large to double (Int.max, for no cap) gives every key its own label, never a crash")
+    func uncappedKeys() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(configuration: .init(maximumKeys: .max), factory: metrics)
+        #expect(sink.keyLabelCacheLimit == .max)
+        for index in 0..<300 {
+            sink.receive(
+                MetricsTelemetrySinkTests.event(.attemptSucceeded, key: "host-\(index)", duration: .milliseconds(1)))
+        }
+        #expect(sink.distinctKeyCount == 300)
+        #expect(metrics.counters(label: "resilience_attempts_total").count == 300)
+    }
+
     @Test("a cached label is the label the key had the first time: its own, redacted, or other")
     func cachedLabelsKeepTheirAnswer() {
         let sink = MetricsTelemetrySink(configuration: .init(maximumKeys: 2), factory: TestMetrics())
