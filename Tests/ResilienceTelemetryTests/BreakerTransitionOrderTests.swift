@@ -140,6 +140,25 @@ struct BreakerTransitionOrderTests {
         #expect(straggler.recorder.metrics().sources["lever"]?.breakerState == .halfOpen)
     }
 
+    @Test("A pipeline recreated without a breaker ends the old breaker's state: no open breaker stays behind")
+    func pipelineRecreatedWithoutBreaker() throws {
+        let fixture = Self.recorder(receiving: [Self.life[0]])  // open at 10 s
+        fixture.recorder.receive(
+            ResilienceEvent(kind: .pipelineCreated, key: "lever", time: ResilienceInstant(offset: .seconds(50))))
+        let source = fixture.recorder.statistics().sources["lever"]
+        #expect(source?.breakerState == nil)
+        #expect(source?.timeOpen == .seconds(40))
+        #expect(fixture.recorder.metrics().sources["lever"]?.breakerState == nil)
+        let samples = try PrometheusValidator.validate(PrometheusExporter().render(fixture.recorder.metrics()))
+        #expect(!samples.contains { $0.name == "resilience_breaker_state" })
+        #expect(HealthMonitor(recorder: fixture.recorder).evaluate().alert("every-breaker-open") == nil)
+        // A later pipeline with a breaker has its state again.
+        fixture.recorder.receive(
+            Self.event(Step(seconds: 60, from: .closed, to: .closed, sequence: 0, kind: .pipelineCreated)))
+        #expect(fixture.recorder.metrics().sources["lever"]?.breakerState == .closed)
+        #expect(fixture.recorder.statistics().sources["lever"]?.breakerState == .closed)
+    }
+
     @Test("Keys are ordered apart")
     func keysApart() {
         let fixture = TelemetryFixture()

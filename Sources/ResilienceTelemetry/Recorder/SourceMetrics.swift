@@ -15,7 +15,8 @@ public struct SourceMetrics: Sendable, Hashable {
     public var latency = LatencyHistogram()
     /// The breaker's state after its latest transition, if any: the one with the largest
     /// ``BreakerTransition/sequence`` since the key's last ``ResilienceEventKind/pipelineCreated`` event, which
-    /// starts the new breaker's sequence over (unnumbered transitions: the one received last).
+    /// starts the new breaker's sequence over (unnumbered transitions: the one received last); `nil` when that
+    /// event announced a pipeline without a breaker.
     public var breakerState: BreakerState?
     /// The first failure (failed attempt or `source-failed`) since the key's last succeeded attempt, while it has
     /// had none since; `nil` when it has not failed since its last success. Kept since creation, whatever the

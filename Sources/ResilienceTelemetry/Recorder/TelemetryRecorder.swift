@@ -214,6 +214,9 @@ public final class TelemetryRecorder: TelemetrySink {
             if event.kind == .pipelineCreated || current.map(transition.supersedes) ?? true {
                 counters[key].breakerTransition = transition
             }
+        } else if event.kind == .pipelineCreated {
+            // A pipeline without a breaker: the key has no breaker state, whatever an earlier one's breaker left.
+            counters[key].breakerTransition = nil
         }
     }
 

@@ -100,7 +100,10 @@ public struct TelemetryStatistics: Sendable, Hashable {
             case .retryScheduled:
                 source.retries += 1
             case .breakerTransition, .pipelineCreated:
-                if event.transition != nil { transitions[event.key, default: []].append(event) }
+                // A pipeline created without a breaker (no transition) ends the key's breaker state.
+                if event.transition != nil || event.kind == .pipelineCreated {
+                    transitions[event.key, default: []].append(event)
+                }
             case .insecureTransportBlocked:
                 insecureTransportBlocks += 1
             case .fetchCompleted:
@@ -167,9 +170,13 @@ public struct TelemetryStatistics: Sendable, Hashable {
             openSince = nil
         }
         for event in transitions {
-            guard let transition = event.transition else { continue }
             let startsOver = event.kind == .pipelineCreated
             if startsOver && openSince != nil { endOpenPeriod(at: event.time) }
+            guard let transition = event.transition else {
+                // A pipeline without a breaker: no state until a breaker's transition comes.
+                source.breakerState = nil
+                continue
+            }
             let wasOpen = !startsOver && (transition.from == .open || transition.from == .isolated)
             let isOpen = transition.to == .open || transition.to == .isolated
             if wasOpen && !isOpen {

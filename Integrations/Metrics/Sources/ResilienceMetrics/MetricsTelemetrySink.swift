@@ -15,7 +15,7 @@ import ResilienceCore
 /// | `resilience_attempts_in_flight` | gauge | `key` | attempts started and not yet finished |
 /// | `resilience_retries_total` | counter | `key`, `category` | every scheduled retry |
 /// | `resilience_rejections_total` | counter | `key`, `reason` | breaker rejections, a limiter's refusals (not its waits), an exhausted retry budget |
-/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state (the transition with the largest ``BreakerTransition/sequence``, whatever order they arrive in), 0 for the others, from the pipeline's creation (keys past the cap have none) |
+/// | `resilience_breaker_state` | gauge | `key`, `state` | 1 for the current state (the transition with the largest ``BreakerTransition/sequence``, whatever order they arrive in), 0 for the others, from the pipeline's creation (keys past the cap have none; all 0 once a pipeline without a breaker replaces one) |
 /// | `resilience_operations_total` | counter | `key`, `category`, `outcome` | ``MetricsStrategy`` |
 /// | `resilience_operation_duration_seconds` | timer | `key`, `outcome` | ``MetricsStrategy`` |
 ///
@@ -94,9 +94,9 @@ public final class MetricsTelemetrySink: TelemetrySink {
     private let handles = LockedState(initialState: [HandleKey: any MetricHandle]())
     /// Attempts in flight per key label, with the number of the latest change to each.
     private let inFlight = LockedState(initialState: [String: GaugeValue<Int>]())
-    /// The latest breaker transition per key label (keys past the cap have none), with the number of the latest
-    /// change to each.
-    private let breakerTransitions = LockedState(initialState: [String: GaugeValue<BreakerTransition>]())
+    /// The latest breaker transition per key label (keys past the cap have none; `nil` after a pipeline without a
+    /// breaker), with the number of the latest change to each.
+    private let breakerTransitions = LockedState(initialState: [String: GaugeValue<BreakerTransition?>]())
     /// The label of each key seen, so a key is redacted and checked against the cap once (bounded by
     /// `keyLabelCacheLimit` and `longestCachedKey`).
     private let keyLabels = LockedState(initialState: [String: String]())
@@ -182,8 +182,10 @@ public final class MetricsTelemetrySink: TelemetrySink {
         case .breakerTransition, .pipelineCreated:
             // Keys past the cap share one label, and one gauge cannot say the states of many breakers: the last
             // transition of any of them would overwrite the others'. They have no breaker series.
-            guard let transition = event.transition, !isOverflow(key, of: event.key) else { break }
-            updateBreakerState(key: key, to: transition, startsOver: event.kind == .pipelineCreated)
+            // A pipeline created without a breaker (no transition) leaves the key none.
+            guard event.transition != nil || event.kind == .pipelineCreated, !isOverflow(key, of: event.key)
+            else { break }
+            updateBreakerState(key: key, to: event.transition, startsOver: event.kind == .pipelineCreated)
         default:
             break
         }
@@ -212,11 +214,16 @@ public final class MetricsTelemetrySink: TelemetrySink {
 
     /// Takes `transition` as the key's breaker state unless a later one of the same breaker was taken already
     /// (transitions reach the sink in any order; ``BreakerTransition/sequence`` orders them), and sets the key's
-    /// four state gauges. A new pipeline's breaker (`startsOver`) replaces whatever an earlier one left.
-    private func updateBreakerState(key: String, to transition: BreakerTransition, startsOver: Bool) {
-        let taken = breakerTransitions.withLock { transitions -> GaugeValue<BreakerTransition>? in
+    /// four state gauges. A new pipeline's breaker (`startsOver`) replaces whatever an earlier one left; a new
+    /// pipeline without one (`transition` `nil`) sets every state's gauge to 0, if the key had any.
+    private func updateBreakerState(key: String, to transition: BreakerTransition?, startsOver: Bool) {
+        let taken = breakerTransitions.withLock { transitions -> GaugeValue<BreakerTransition?>? in
             let current = transitions[key]
-            if let current, !startsOver, !transition.supersedes(current.value) { return nil }
+            if let transition {
+                if let shown = current?.value, !startsOver, !transition.supersedes(shown) { return nil }
+            } else if current?.value == nil {
+                return nil  // no breaker before it either: no series to clear
+            }
             let next = GaugeValue(value: transition, change: (current?.change ?? 0) &+ 1)
             transitions[key] = next
             return next
@@ -225,7 +232,7 @@ public final class MetricsTelemetrySink: TelemetrySink {
         settle(breakerTransitions, key: key, from: taken) { transition in
             for state in Self.breakerStates {
                 handle(Gauge.self, MetricSchema.breakerState, key, MetricSchema.breakerStateLabel(state))
-                    .record(state == transition.to ? 1 : 0)
+                    .record(state == transition?.to ? 1 : 0)
             }
         }
     }

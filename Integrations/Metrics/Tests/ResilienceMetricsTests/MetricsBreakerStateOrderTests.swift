@@ -50,6 +50,22 @@ struct MetricsBreakerStateOrderTests {
         #expect(try Self.shownStates(metrics) == ["open"])
     }
 
+    @Test("a new pipeline without a breaker leaves no state at 1: the old breaker's open does not stay")
+    func newPipelineWithoutBreaker() throws {
+        let metrics = TestMetrics()
+        let sink = MetricsTelemetrySink(factory: metrics)
+        sink.receive(
+            MetricsTelemetrySinkTests.event(.pipelineCreated, key: "quiet", transition: nil))
+        #expect(metrics.recorders.filter { $0.label == "resilience_breaker_state" }.isEmpty)
+        sink.receive(Self.transition(.closed, .open, 1))
+        sink.receive(MetricsTelemetrySinkTests.event(.pipelineCreated))
+        #expect(try Self.shownStates(metrics) == [])
+        sink.receive(
+            MetricsTelemetrySinkTests.event(
+                .pipelineCreated, transition: BreakerTransition(from: .closed, to: .closed, sequence: 0)))
+        #expect(try Self.shownStates(metrics) == ["closed"])
+    }
+
     @Test("two transitions whose gauge updates interleave leave exactly the later state at 1")
     func interleavedUpdatesLeaveTheLaterState() throws {
         let factory = ObservedMetricsFactory(
