@@ -217,6 +217,27 @@ struct TelemetryRecorderTests {
         #expect(metrics.sources.values.reduce(0) { $0 + ($1.eventCounts[.attemptStarted] ?? 0) } == 500)
     }
 
+    @Test("Keys past the name limit have no breaker state: 'other' cannot say whether any of their breakers is open")
+    func overflowKeysHaveNoBreakerState() throws {
+        var configuration = TelemetryRecorder.Configuration()
+        configuration.maximumDistinctNames = 3  // "", "other" and one key of its own
+        let fixture = TelemetryFixture(configuration: configuration)
+        fixture.transition("lever", .closed, .open)
+        // Two keys past the limit: b's breaker opens, then c's pipeline is created with its breaker closed.
+        fixture.emit(.breakerTransition, key: "b", transition: BreakerTransition(from: .closed, to: .open, sequence: 1))
+        fixture.emit(.pipelineCreated, key: "c", transition: BreakerTransition(from: .closed, to: .closed, sequence: 0))
+        let metrics = fixture.recorder.metrics()
+        #expect(metrics.sources["lever"]?.breakerState == .open)
+        #expect(metrics.sources["other"] != nil)
+        #expect(metrics.sources["other"]?.breakerState == nil, "b's breaker is open, c's closed")
+        let samples = try PrometheusValidator.validate(PrometheusExporter().render(metrics))
+        #expect(!samples.contains { $0.name == "resilience_breaker_state" && $0.labels["key"] == "other" })
+        // A key named "other" keeps its breaker state.
+        let named = TelemetryFixture(configuration: configuration)
+        named.transition("other", .closed, .open)
+        #expect(named.recorder.metrics().sources["other"]?.breakerState == .open)
+    }
+
     @Test("Keys that differ only in a secret are one key: they never fill the table and push real keys to 'other'")
     func keysDifferingInSecretsAreOne() {
         let fixture = TelemetryFixture()

@@ -11,7 +11,8 @@ import ResilienceCore
 /// The operation families need the swift-metrics integration's operation stage and are not rendered.
 ///
 /// A key's breaker has four series, 1 for its current state and 0 for the others, from its pipeline's
-/// creation (``ResilienceEventKind/pipelineCreated``) or its first transition. Histogram bucket counts come
+/// creation (``ResilienceEventKind/pipelineCreated``) or its first transition; the keys past the recorder's name
+/// limit, counted as `other`, have none. Histogram bucket counts come
 /// from the log-bucketed ``LatencyHistogram`` (within its 12.5 % resolution).
 ///
 /// Output is sorted, so equal metrics render identically. Label values are redacted and escaped.

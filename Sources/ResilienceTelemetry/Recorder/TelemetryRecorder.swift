@@ -29,8 +29,8 @@ public final class TelemetryRecorder: TelemetrySink {
         /// The most UTF-8 bytes of an event's detail that are kept (zero or less keeps only the `…`).
         public var maximumDetailLength: Int = 48
         /// The most distinct keys tracked, and separately the most distinct operations and the most distinct
-        /// failure codes (each has a table of its own); later ones count as `"other"`. (Kinds and categories:
-        /// 64 each.) Each key costs about 4 KB of cumulative counters and histogram.
+        /// failure codes (each has a table of its own); later ones count as `"other"`, which has no breaker state.
+        /// (Kinds and categories: 64 each.) Each key costs about 4 KB of cumulative counters and histogram.
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
         public var redactor: Redactor = .standard
@@ -146,7 +146,14 @@ public final class TelemetryRecorder: TelemetrySink {
             state.eventsReceived &+= 1
             _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
             if state.ring.append(record) { state.evicted &+= 1 }
-            Self.count(record, event: event, retryCategory: retryCategory, into: &state.counters)
+            // Keys past the name limit share the overflow entry, and one state cannot say many breakers' states:
+            // they have none (a key named "other" that got the entry keeps its own).
+            let keepsBreaker =
+                record.key != 1 || (event.transition == nil && event.kind != .pipelineCreated)
+                || redactor.redact(event.key) == InternTable.overflowName
+            Self.count(
+                record, event: event, retryCategory: retryCategory, keepsBreaker: keepsBreaker,
+                into: &state.counters)
             Self.countRecent(
                 event, key: Int(record.key), bucket: CountBuckets.index(time, width: bucketWidth), into: &state)
         }
@@ -180,7 +187,8 @@ public final class TelemetryRecorder: TelemetrySink {
     }
 
     private static func count(
-        _ record: StoredRecord, event: ResilienceEvent, retryCategory: UInt16?, into counters: inout [KeyCounters]
+        _ record: StoredRecord, event: ResilienceEvent, retryCategory: UInt16?, keepsBreaker: Bool,
+        into counters: inout [KeyCounters]
     ) {
         let key = Int(record.key)
         while counters.count <= key { counters.append(KeyCounters()) }
@@ -208,6 +216,7 @@ public final class TelemetryRecorder: TelemetrySink {
         if MetricSchema.isRejection(event), let index = MetricSchema.rejectionKinds.firstIndex(of: event.kind) {
             counters[key].rejectionCounts[index] &+= 1
         }
+        guard keepsBreaker else { return }
         if let transition = event.transition {
             // Transitions reach the recorder in any order; a new pipeline's breaker starts its sequence over.
             let current = counters[key].breakerTransition
