@@ -83,6 +83,19 @@ struct ExporterTests {
         #expect(PrometheusExporter(namespace: "app:resilience").namespace == "app:resilience")
     }
 
+    @Test("A failed attempt reported without a classification counts in attempts_total as unknown, as the sink does")
+    func prometheusUnclassifiedFailure() throws {
+        let fixture = TelemetryFixture()
+        fixture.succeed("lever")
+        fixture.emit(.attemptFailed, key: "lever", duration: .milliseconds(20))
+        let samples = try PrometheusValidator.validate(PrometheusExporter().render(fixture.recorder.metrics()))
+        func value(_ labels: [String: String]) -> Double? {
+            samples.first { $0.name == "resilience_attempts_total" && $0.labels == labels }?.value
+        }
+        #expect(value(["key": "lever", "category": "unknown", "outcome": "failure"]) == 1)
+        #expect(value(["key": "lever", "category": "none", "outcome": "success"]) == 1)
+    }
+
     @Test("The validator rejects broken exposition text")
     func validatorRejects() {
         #expect(throws: (any Error).self) { try PrometheusValidator.validate("metric{a=\"x} 1\n") }

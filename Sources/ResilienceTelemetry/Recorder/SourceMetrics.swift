@@ -4,7 +4,7 @@ import ResilienceCore
 public struct SourceMetrics: Sendable, Hashable {
     /// Events by kind.
     public var eventCounts: [ResilienceEventKind: UInt64] = [:]
-    /// Failed attempts by category.
+    /// Failed attempts by category (`unknown` for one reported without a classification).
     public var failureCounts: [FailureCategory: UInt64] = [:]
     /// Scheduled retries by the category of the failure that caused them (`none` when it had none).
     public var retryCounts: [FailureCategory: UInt64] = [:]

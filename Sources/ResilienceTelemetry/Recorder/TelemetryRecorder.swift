@@ -139,6 +139,13 @@ public final class TelemetryRecorder: TelemetrySink {
                 record.category = state.tables.categories.id(for: classification.category.rawValue, redactor: nil)
                 record.code = state.tables.codes.id(for: classification.code.rawValue, redactor: nil)
             }
+            // A failed attempt an emitter did not classify fails as unknown, as MetricsTelemetrySink counts it.
+            let failureCategory =
+                event.kind != .attemptFailed
+                ? nil
+                : event.classification == nil
+                    ? state.tables.categories.id(for: FailureClassification.unknown.category.rawValue, redactor: nil)
+                    : record.category
             let retryCategory =
                 event.kind == .retryScheduled
                 ? state.tables.categories.id(
@@ -152,8 +159,8 @@ public final class TelemetryRecorder: TelemetrySink {
                 record.key != 1 || (event.transition == nil && event.kind != .pipelineCreated)
                 || redactor.redact(event.key) == InternTable.overflowName
             Self.count(
-                record, event: event, retryCategory: retryCategory, keepsBreaker: keepsBreaker,
-                into: &state.counters)
+                record, event: event, failureCategory: failureCategory, retryCategory: retryCategory,
+                keepsBreaker: keepsBreaker, into: &state.counters)
             Self.countRecent(
                 event, key: Int(record.key), bucket: CountBuckets.index(time, width: bucketWidth), into: &state)
         }
@@ -187,8 +194,8 @@ public final class TelemetryRecorder: TelemetrySink {
     }
 
     private static func count(
-        _ record: StoredRecord, event: ResilienceEvent, retryCategory: UInt16?, keepsBreaker: Bool,
-        into counters: inout [KeyCounters]
+        _ record: StoredRecord, event: ResilienceEvent, failureCategory: UInt16?, retryCategory: UInt16?,
+        keepsBreaker: Bool, into counters: inout [KeyCounters]
     ) {
         let key = Int(record.key)
         while counters.count <= key { counters.append(KeyCounters()) }
@@ -196,9 +203,7 @@ public final class TelemetryRecorder: TelemetrySink {
         if event.kind == .attemptSucceeded || event.kind == .attemptFailed, let duration = event.duration {
             counters[key].latency.record(duration)
         }
-        if event.kind == .attemptFailed && event.classification != nil {
-            counters[key].failureCounts[Int(record.category)] &+= 1
-        }
+        if let failureCategory { counters[key].failureCounts[Int(failureCategory)] &+= 1 }
         if event.kind == .attemptSucceeded || event.kind == .attemptFailed || event.kind == .sourceFailed {
             // The latest, whatever order events arrive in (`noneDuration` is below every time).
             counters[key].lastTried = max(counters[key].lastTried, record.timeNanoseconds)
