@@ -255,6 +255,25 @@ struct TelemetryRecorderTests {
         #expect(Set(fixture.recorder.snapshot().map(\.operation)) == ["POST /in?api_key=[REDACTED]", "fetch"])
     }
 
+    @Test("Third-party kinds filling the kind table never turn the library's own kinds into 'other'")
+    func customKindsKeepBuiltInKinds() {
+        let fixture = TelemetryFixture()
+        fixture.emit(.attemptStarted, key: "jobs")
+        for index in 0..<100 {
+            fixture.recorder.receive(
+                ResilienceEvent(kind: ResilienceEventKind("acme-step-\(index)"), key: "jobs", time: fixture.clock.now())
+            )
+        }
+        fixture.emit(.attemptSucceeded, key: "jobs")
+        fixture.emit(.attemptStarted, key: "jobs")
+        fixture.fail("jobs", classification: .serverError)
+        let jobs = fixture.recorder.metrics().sources["jobs"]
+        #expect(jobs?.attemptsInFlight == 0)
+        #expect(jobs?.eventCounts[.attemptSucceeded] == 1)
+        #expect(jobs?.eventCounts[.attemptFailed] == 1)
+        #expect(jobs?.eventCounts[ResilienceEventKind("other")] ?? 0 > 0, "custom kinds past the table share 'other'")
+    }
+
     @Test("Thousands of distinct operations never turn failure codes into 'other'")
     func distinctOperationsKeepCodes() {
         let fixture = TelemetryFixture()

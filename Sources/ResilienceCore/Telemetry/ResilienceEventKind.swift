@@ -71,4 +71,15 @@ public struct ResilienceEventKind: OpenVocabulary {
     /// A chaos stage injected a fault, an outcome, latency or a behaviour; `detail` says which, `duration`
     /// is the latency injected.
     public static let chaosInjected: Self = "chaos-injected"
+
+    /// Every kind ResilienceKit itself emits, so a sink or a test kit can make room for each of them before
+    /// the kinds of third-party stages arrive.
+    public static let predefined: [Self] = [
+        .attemptStarted, .attemptSucceeded, .attemptFailed, .attemptCancelled, .retryScheduled, .breakerTransition,
+        .pipelineCreated, .breakerRejected, .rateLimited, .limitChanged, .budgetExhausted, .fallbackUsed,
+        .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
+        .partialResults, .fetchCompleted, .syncStateChanged, .syncStoreFailed, .cacheStoreFailed,
+        .connectivityWait, .requestCoalesced, .chaosInjected, .coordinationStoreFailed, .coordinationStoreRecovered,
+        .sharedBreakerSynced, .sharedTokensLeased,
+    ]
 }

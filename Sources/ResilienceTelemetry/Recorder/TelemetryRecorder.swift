@@ -30,7 +30,7 @@ public final class TelemetryRecorder: TelemetrySink {
         public var maximumDetailLength: Int = 48
         /// The most distinct keys tracked, and separately the most distinct operations and the most distinct
         /// failure codes (each has a table of its own); later ones count as `"other"`, which has no breaker state.
-        /// (Kinds and categories: 64 each.) Each key costs about 4 KB of cumulative counters and histogram.
+        /// (Kinds and categories: 64 each, the library's own kinds among them from the start.) Each key costs about 4 KB of cumulative counters and histogram.
         public var maximumDistinctNames: Int = 1024
         /// The redactor applied before anything is stored.
         public var redactor: Redactor = .standard
@@ -101,6 +101,10 @@ public final class TelemetryRecorder: TelemetrySink {
         self.configuration = configuration
         self.clock = clock
         bucketWidth = RecentCounts.widthNanoseconds(spanning: configuration.rateWindow)
+        // The library's own kinds hold their places from the start, so third-party kinds filling the table
+        // never turn an attempt's end into "other" (which would leave its start counted in flight for ever).
+        var kinds = InternTable(capacity: Self.smallTableCapacity)
+        for kind in ResilienceEventKind.predefined { _ = kinds.id(for: kind.rawValue, redactor: nil) }
         state = LockedState(
             initialState: State(
                 ring: RecordRing(capacity: configuration.capacity),
@@ -108,7 +112,7 @@ public final class TelemetryRecorder: TelemetrySink {
                     keys: InternTable(capacity: configuration.maximumDistinctNames),
                     operations: InternTable(capacity: configuration.maximumDistinctNames),
                     codes: InternTable(capacity: configuration.maximumDistinctNames),
-                    kinds: InternTable(capacity: Self.smallTableCapacity),
+                    kinds: kinds,
                     categories: InternTable(capacity: Self.smallTableCapacity))))
     }
 

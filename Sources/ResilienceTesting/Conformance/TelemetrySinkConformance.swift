@@ -46,14 +46,8 @@ public struct TelemetrySinkConformance: ConformanceKit {
     /// `"TelemetrySink"`.
     public var subject: String { "TelemetrySink" }
 
-    /// Every event kind this library emits.
-    public static let allKinds: [ResilienceEventKind] = [
-        .attemptStarted, .attemptSucceeded, .attemptFailed, .attemptCancelled, .retryScheduled, .breakerTransition,
-        .pipelineCreated, .breakerRejected, .rateLimited, .limitChanged, .budgetExhausted, .fallbackUsed,
-        .hedgeLaunched, .hedgeWithheld, .timedOut, .credentialRefreshed, .insecureTransportBlocked, .sourceFailed,
-        .partialResults, .fetchCompleted, .syncStateChanged, .syncStoreFailed, .connectivityWait, .requestCoalesced,
-        .chaosInjected, .coordinationStoreFailed, .coordinationStoreRecovered, .cacheStoreFailed,
-    ]
+    /// Every event kind this library emits (``ResilienceEventKind/predefined``).
+    public static let allKinds: [ResilienceEventKind] = ResilienceEventKind.predefined
 
     static let secret = "s3cr3t-conformance-token"
 
