@@ -53,6 +53,9 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     private struct Entry: Sendable {
         var registration: SourceRegistration<Item>
         var override: String?
+        /// The settings its pipeline was built from (its registration's preset and customisation, then each
+        /// ``CompositionRoot/override(_:_:)``); `nil` after a hand-built pipeline replaced it.
+        var settings: PipelinePreset?
     }
 
     /// Creates a root. `baseTransport` replaces the URLSession transport (a scripted one in tests); it is
@@ -114,8 +117,8 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         let key = source.id.rawValue
         pipelines.pin(key)
         var override: String?
+        var settings = preset ?? configuration.preset
         if preset != nil || customize != nil {
-            var settings = preset ?? configuration.preset
             customize?(&settings)
             pipelines.setOverride(for: key, Pipeline.preset(settings, clock: clock, random: random))
             override = preset == nil ? "customized" : "preset"
@@ -123,26 +126,30 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
             pipelines.removeOverride(for: key)
         }
         let registration = SourceRegistration(source, timeout: timeout, usesCache: usesCache)
-        upsert(Entry(registration: registration, override: override))
+        upsert(Entry(registration: registration, override: override, settings: settings))
     }
 
-    /// Swaps the pipeline of one registered source: its current settings are the configured preset, adjusted
-    /// by `customize`. Other sources keep theirs.
+    /// Swaps the pipeline of one registered source for its current settings adjusted by `customize`: the
+    /// preset and customisation it was registered with, and every earlier override of it, stay (the configured
+    /// preset for a source whose pipeline was hand-built, or that is not registered). Other sources keep theirs.
     ///
     /// ```swift
     /// root.override("lever-globex") { $0.retry = StandardRetryPolicy.background }
     /// ```
     public mutating func override(_ id: SourceID, _ customize: (inout PipelinePreset) -> Void) {
-        var settings = configuration.preset
+        let index = entries.firstIndex { $0.registration.id == id }
+        var settings = index.flatMap { entries[$0].settings } ?? configuration.preset
         customize(&settings)
         override(id, pipeline: Pipeline.preset(settings, clock: clock, random: random))
         setOverrideLabel("customized", for: id)
+        if let index { entries[index].settings = settings }
     }
 
     /// Gives one registered source a hand-built pipeline.
     public mutating func override(_ id: SourceID, pipeline: any ResiliencePipeline) {
         pipelines.setOverride(for: id.rawValue, pipeline)
         setOverrideLabel("custom", for: id)
+        if let index = entries.firstIndex(where: { $0.registration.id == id }) { entries[index].settings = nil }
     }
 
     /// The registered sources' ids, in registration order.

@@ -58,6 +58,42 @@ struct CompositionRootTests {
         #expect(root.sourceDescription("missing") == nil)
     }
 
+    @Test("override(_:_:) adjusts the source's own settings: the preset or customisation it was registered with stays")
+    func overrideKeepsRegistrationSettings() {
+        var root = CompositionRoot<String>(.standard, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "lever", items: ["l"])) { $0.retry = StandardRetryPolicy.background }
+        root.register(ScriptedSource<String>(id: "feed", items: ["f"]), preset: .background)
+        root.register(ScriptedSource<String>(id: "plain", items: ["p"]))
+
+        root.override("lever") { $0.attemptTimeout = .seconds(5) }
+        root.override("feed") { $0.attemptTimeout = .seconds(5) }
+        root.override("plain") { $0.attemptTimeout = .seconds(5) }
+        root.override("lever") { $0.breaker = nil }
+
+        func expected(_ base: PipelinePreset, _ customize: (inout PipelinePreset) -> Void) -> String {
+            var settings = base
+            customize(&settings)
+            return Pipeline.preset(settings).pipelineDescription
+        }
+        #expect(
+            root.pipeline(for: "lever").pipelineDescription
+                == expected(.standard) {
+                    $0.retry = StandardRetryPolicy.background
+                    $0.attemptTimeout = .seconds(5)
+                    $0.breaker = nil
+                })
+        #expect(
+            root.pipeline(for: "feed").pipelineDescription == expected(.background) { $0.attemptTimeout = .seconds(5) })
+        #expect(
+            root.pipeline(for: "plain").pipelineDescription == expected(.standard) { $0.attemptTimeout = .seconds(5) })
+
+        // A re-registration starts over from what it is given.
+        root.register(ScriptedSource<String>(id: "lever", items: ["l"]))
+        root.override("lever") { $0.attemptTimeout = .seconds(7) }
+        #expect(
+            root.pipeline(for: "lever").pipelineDescription == expected(.standard) { $0.attemptTimeout = .seconds(7) })
+    }
+
     @Test("A registered source keeps one breaker across aggregators, idle time and registry pressure")
     func oneBreakerPerRegisteredSource() async throws {
         let clock = ManualClock()
