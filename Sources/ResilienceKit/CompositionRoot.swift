@@ -107,6 +107,10 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// Registers `source` with the default preset, or with `preset` and/or `customize` applied to it as an
     /// override for this source only. Registering the same id again replaces the earlier registration.
     ///
+    /// A `preset` without a ``PipelinePreset/connectivity`` monitor gets the configured preset's, so the root's
+    /// one monitor covers this source too (with the preset's own ``PipelinePreset/connectivityWait``; set that
+    /// to `nil` in `customize` for a source that never waits).
+    ///
     /// ```swift
     /// root.register(feed, timeout: .seconds(5)) { $0.breaker = .failureRatio(.standard) }
     /// ```
@@ -118,6 +122,8 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         pipelines.pin(key)
         var override: String?
         var settings = preset ?? configuration.preset
+        // One monitor on the root covers every pipeline: a preset of the source's own (`.background`) names none.
+        if settings.connectivity == nil { settings.connectivity = configuration.preset.connectivity }
         if preset != nil || customize != nil {
             customize?(&settings)
             pipelines.setOverride(for: key, Pipeline.preset(settings, clock: clock, random: random))

@@ -94,6 +94,24 @@ struct CompositionRootTests {
             root.pipeline(for: "lever").pipelineDescription == expected(.standard) { $0.attemptTimeout = .seconds(7) })
     }
 
+    @Test("A source registered with a preset of its own follows the root's connectivity monitor too")
+    func registeredPresetKeepsTheRootsMonitor() {
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        var configuration = CompositionRootConfiguration.interactive
+        configuration.preset.connectivity = monitor
+        var root = CompositionRoot<String>(configuration, clock: .manual(ManualClock()))
+        root.register(ScriptedSource<String>(id: "acme", items: ["a"]))
+        root.register(ScriptedSource<String>(id: "feed", items: ["f"]), preset: .background)
+        root.register(ScriptedSource<String>(id: "quiet", items: ["q"]), preset: .background) {
+            $0.connectivityWait = nil
+        }
+        #expect(root.pipeline(for: "acme").stages.map(\.name).contains("wait-for-connectivity"))
+        #expect(
+            root.pipeline(for: "feed").stages.map(\.name).contains("wait-for-connectivity"),
+            "the background preset's 5-minute wait, on the root's monitor")
+        #expect(!root.pipeline(for: "quiet").stages.map(\.name).contains("wait-for-connectivity"))
+    }
+
     @Test("A registered source keeps one breaker across aggregators, idle time and registry pressure")
     func oneBreakerPerRegisteredSource() async throws {
         let clock = ManualClock()
