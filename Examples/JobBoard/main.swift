@@ -111,7 +111,7 @@ for round in 1...options.rounds {
         let retries = root.statistics().retryAttempts - retriesBefore
         if view != nil {
             var line = "Back online. The fetch waited \(waited.formattedSeconds) for the network"
-            if pipelineWaits > 0 { line += " (and \(pipelineWaits) pipelines waited in their own stage)" }
+            if pipelineWaits > 0 { line += " (\(pipelineWaits) pipelines held their calls in their own stage)" }
             if wasted == 0 {
                 line += "; no request was tried while offline, so no attempt, retry or breaker failure went to the "
                 line +=

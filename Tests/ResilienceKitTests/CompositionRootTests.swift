@@ -334,6 +334,49 @@ struct CompositionRootTests {
         #expect(base.requests.count == 1)
     }
 
+    @Test(
+        "A fetch that stays offline is told so within one source timeout: the pipelines' wait is the only wait",
+        .timeLimit(.minutes(1)))
+    func offlineFetchWaitsOnce() async throws {
+        let clock = ManualClock()
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        var configuration = CompositionRootConfiguration.interactive  // 8 s per source, 10 s per call
+        configuration.preset.connectivity = monitor
+        var root = CompositionRoot<String>(configuration, clock: .manual(clock))
+        let source = ScriptedSource<String>(id: "acme", items: ["a"])
+        root.register(source)
+        let finished = LockedBox(false)
+        let fetch = Task { [root] in
+            defer { finished.mutate { $0 = true } }
+            return try await root.fetch()
+        }
+        while monitor.listenerCount == 0 { await Task.yield() }
+        clock.advance(by: .seconds(8))
+        for _ in 0..<100_000 where !finished.value && clock.sleeperCount < 2 { await Task.yield() }
+        // A second wait (each pipeline's, after the fetch's own) would still be holding the fetch: let it end, so
+        // the test fails on the duration instead of hanging.
+        if !finished.value { clock.advanceToNextDeadline() }
+        let outcome = try await fetch.value
+        #expect(outcome.report.duration == .seconds(8), "the person waited \(outcome.report.duration)")
+        #expect(outcome.message?.isOffline == true)
+        #expect(source.callCount == 0)
+
+        // The path returning during the wait: the source runs at once.
+        let back = ScriptedConnectivityMonitor(.unsatisfied)
+        var online = configuration
+        online.preset.connectivity = back
+        var returning = CompositionRoot<String>(online, clock: .manual(clock))
+        returning.register(ScriptedSource<String>(id: "acme", items: ["a"]))
+        let second = Task { [returning] in try await returning.fetch() }
+        while back.listenerCount == 0 { await Task.yield() }
+        clock.advance(by: .seconds(3))
+        back.setOnline(true)
+        let delivered = try await second.value
+        #expect(delivered.items == ["a"])
+        #expect(delivered.report.duration == .seconds(3))
+        #expect(delivered.message == nil)
+    }
+
     @Test("A host that cannot be found while the monitor says the device is online is not presented as offline")
     func unreachableHostWhileOnline() async throws {
         var configuration = quietConfiguration()

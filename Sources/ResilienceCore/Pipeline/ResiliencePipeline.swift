@@ -30,6 +30,10 @@ extension ResiliencePipeline {
     /// ``StageDescription/circuitBreakerName``).
     public var hasCircuitBreaker: Bool { stages.contains { $0.name == StageDescription.circuitBreakerName } }
 
+    /// Whether a stage waits for the network path while the device is offline (its description is named
+    /// ``StageDescription/connectivityWaitName``).
+    public var waitsForConnectivity: Bool { stages.contains { $0.name == StageDescription.connectivityWaitName } }
+
     /// Tells `sink` that this pipeline now serves `key`: emits ``ResilienceEventKind/pipelineCreated``, with
     /// a closed → closed `transition` when the pipeline has a circuit breaker, so metrics show the breaker's
     /// state series from the start. A registry calls it when it builds or installs a key's pipeline.

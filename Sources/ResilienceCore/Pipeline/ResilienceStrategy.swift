@@ -58,6 +58,10 @@ public struct StageDescription: Hashable, Sendable, CustomStringConvertible {
     /// to have a breaker.
     public static let circuitBreakerName = "circuit-breaker"
 
+    /// The name of a wait-for-connectivity stage's description (`wait-for-connectivity`), by which a pipeline
+    /// is known to hold its calls while the device is offline.
+    public static let connectivityWaitName = "wait-for-connectivity"
+
     /// `retry(maxAttempts: 3, backoff: exponential)`.
     public var description: String {
         if settings.isEmpty { return name }

@@ -130,7 +130,7 @@ public struct WaitForConnectivityStrategy: ResilienceStrategy {
         ]
         .compactMap { $0 }
         if !defers.isEmpty { settings.append(.init("defers", defers.joined(separator: ", "))) }
-        return StageDescription(name: "wait-for-connectivity", settings: settings)
+        return StageDescription(name: StageDescription.connectivityWaitName, settings: settings)
     }
 }
 

@@ -19,7 +19,7 @@ struct AggregationRun<Item: Sendable>: Sendable {
         // A fetch its caller has already cancelled calls no source.
         try Task.checkCancellation()
         let start = aggregator.clock.now()
-        try await waitForNetwork()
+        try await waitForNetwork(registrations)
         var outcomes = [Outcome?](repeating: nil, count: total)
         var abandoned = false
 
@@ -70,9 +70,13 @@ struct AggregationRun<Item: Sendable>: Sendable {
     }
 
     /// While the connectivity monitor says the device is offline, waits for the path, at most a source's
-    /// timeout (15 s without one); the sources then run whatever the path is.
-    private func waitForNetwork() async throws {
-        guard let monitor = aggregator.connectivity, !monitor.currentPath.isSatisfied else { return }
+    /// timeout (15 s without one); the sources then run whatever the path is. When every source's pipeline
+    /// waits for the path itself, within the source's deadline, it does not wait: a second wait before theirs
+    /// would hold a fetch that stays offline for twice its time.
+    private func waitForNetwork(_ registrations: [SourceRegistration<Item>]) async throws {
+        guard let monitor = aggregator.connectivity, !monitor.currentPath.isSatisfied,
+            !registrations.allSatisfy({ $0.pipeline.waitsForConnectivity })
+        else { return }
         let limit = aggregator.configuration.sourceTimeout ?? .seconds(15)
         do {
             _ = try await withDeadline(after: limit, clock: aggregator.clock) { try await monitor.waitForPath() }

@@ -38,8 +38,10 @@ public struct Aggregator<Item: Sendable>: Sendable {
     public var deduplicationKey: (@Sendable (Item) -> String)?
     /// Where the network path comes from; `nil` for none. With one, a fetch started while the device is
     /// offline first waits for the path (at most a source's timeout, ``AggregatorConfiguration/sourceTimeout``,
-    /// or 15 s), and a fetch that ends offline says so (``AggregateReport/wasOffline``, so the presenter tells
-    /// the person they are offline instead of blaming each source).
+    /// or 15 s), unless every source's pipeline waits for it itself (``ResiliencePipeline/waitsForConnectivity``,
+    /// within the source's deadline: the fetch then adds no second wait); and a fetch that ends offline says so
+    /// (``AggregateReport/wasOffline``, so the presenter tells the person they are offline instead of blaming
+    /// each source).
     public var connectivity: (any ConnectivityMonitor)?
     /// The registered sources, in registration (and merge) order.
     public private(set) var registrations: [SourceRegistration<Item>] = []
