@@ -77,6 +77,26 @@ struct AggregatorTests {
         #expect(sink.events(.fetchCompleted).last?.duration == .seconds(8))
     }
 
+    @Test("A monitor that stopped says nothing about the path: a server's failure is not presented as offline")
+    func stoppedMonitorIsNotOffline() async throws {
+        var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: .seconds(8)))
+        let monitor = ScriptedConnectivityMonitor(.unsatisfied)
+        monitor.stop()  // its last word was "offline"; it can no longer say when the network is back
+        aggregator.connectivity = monitor
+        aggregator.register(ScriptedSource<String>(id: "a", steps: [.failure(TestFailure(category: .serverError))]))
+        aggregator.register(ScriptedSource(id: "b", items: ["b1"]))
+        let result = try await aggregator.fetch()
+        #expect(result.items == ["b1"])
+        #expect(!result.report.wasOffline)
+        #expect(!result.report.wasOnline)
+        #expect(!result.presentationContext.isOffline)
+
+        let stale = ScriptedConnectivityMonitor(.satisfied)
+        stale.stop()
+        aggregator.connectivity = stale
+        #expect(try await !aggregator.fetch().report.wasOnline, "a stopped monitor's last path is not known now")
+    }
+
     @Test("Best effort with every source failing throws a typed error carrying the report")
     func bestEffortAllFailThrows() async throws {
         var aggregator = aggregator()

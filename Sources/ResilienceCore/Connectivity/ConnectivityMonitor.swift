@@ -38,6 +38,16 @@ extension ConnectivityMonitor {
         try Task.checkCancellation()
         throw ConnectivityMonitorError.stopped
     }
+
+    /// The current path while the monitor runs, or `nil` once it has stopped: a stopped monitor's
+    /// ``currentPath`` is the last path it learned, which says nothing about the network now. Returns at once,
+    /// since ``paths()`` yields the current path first (and a stopped monitor's sequence ends at once).
+    public func livePath() async -> NetworkPath? {
+        for await path in paths() {
+            return path
+        }
+        return nil
+    }
 }
 
 /// Why waiting on a ``ConnectivityMonitor`` ended without a path.

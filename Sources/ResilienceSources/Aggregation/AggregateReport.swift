@@ -9,7 +9,7 @@ public struct AggregateReport: Hashable, Sendable, CustomStringConvertible {
     /// Time from start to end of the whole fetch, on the aggregator's clock.
     public var duration: Duration
     /// True when the aggregator's ``Aggregator/connectivity`` monitor said the device was offline when the
-    /// fetch ended.
+    /// fetch ended (a monitor that has stopped says nothing: this and ``wasOnline`` are then false).
     public var wasOffline = false
     /// True when the aggregator's ``Aggregator/connectivity`` monitor said the device had a usable network path
     /// when the fetch ended (so a source's network-unreachable failure is not presented as being offline).

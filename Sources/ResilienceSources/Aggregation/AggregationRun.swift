@@ -57,7 +57,8 @@ struct AggregationRun<Item: Sendable>: Sendable {
         }
         var report = AggregateReport(
             sources: reports, policy: policy, duration: start.duration(to: aggregator.clock.now()))
-        if let path = aggregator.connectivity?.currentPath {
+        // A monitor that stopped says nothing about the path now: neither offline nor online.
+        if let monitor = aggregator.connectivity, let path = await monitor.livePath() {
             report.wasOffline = !path.isSatisfied
             report.wasOnline = path.isSatisfied
         }
