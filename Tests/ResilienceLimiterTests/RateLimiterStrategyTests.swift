@@ -65,6 +65,32 @@ struct RateLimiterStrategyTests {
         }
     }
 
+    @Test("A call that waits at an exhausted bucket waits the backoff it was told, counted as one refusal")
+    func exhaustionBackoffCountsOneRefusalPerWaitingCall() async throws {
+        var configuration = TokenBucketLimiter.Configuration.backingOff
+        configuration.burst = 1
+        configuration.refillPerSecond = 100
+        configuration.exhaustionBackoff?.jitter = 0
+        let limiter = TokenBucketLimiter(configuration)
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        let context = ResilienceContext(key: "api", telemetry: sink, clock: .manual(clock))
+        let stage = RateLimiterStrategy(limiter: limiter)
+        #expect(try await stage.execute(context) { _ in 1 } == 1)
+        let first = Task { try await stage.execute(context) { inner in inner.clock.now() } }
+        await clock.waitForSleepers(count: 1)
+        let second = Task { try await stage.execute(context) { inner in inner.clock.now() } }
+        await clock.waitForSleepers(count: 2)
+        // Each waiting call is one refusal in a row: told 1 s and 2 s, it sleeps that long (not 2 s and 8 s).
+        #expect(sink.events(.rateLimited).map(\.duration) == [.seconds(1), .seconds(2)])
+        #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(1)))
+        #expect(clock.advanceToNextDeadline())
+        #expect(try await first.value == ResilienceInstant(offset: .seconds(1)))
+        #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(2)))
+        #expect(clock.advanceToNextDeadline())
+        #expect(try await second.value == ResilienceInstant(offset: .seconds(2)))
+    }
+
     @Test func releasesWithTheOutcome() async {
         let throttle = AdaptiveThrottle(.standard, random: SharedRandomSource(seed: 2))
         let stage = RateLimiterStrategy(limiter: throttle, waits: false)

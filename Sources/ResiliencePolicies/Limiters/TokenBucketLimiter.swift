@@ -175,7 +175,15 @@ struct TokenBucketMachine: Sendable {
         return Double(elapsed._low) / 1e18
     }
 
+    /// Takes a token, or answers the wait until one (counting a refusal in a row for the exhaustion backoff).
     mutating func acquire(now: ResilienceInstant) -> RateLimitDecision {
+        acquire(now: now, countsRefusal: true)
+    }
+
+    /// Takes a token, or answers the wait until one. With an exhaustion backoff, the wait is at least the
+    /// backoff of the refusals in a row so far; `countsRefusal` adds this one to them, otherwise the wait is
+    /// the last refusal's (the one its caller was given).
+    private mutating func acquire(now: ResilienceInstant, countsRefusal: Bool) -> RateLimitDecision {
         refill(now: now)
         if tokens >= 1 {
             tokens -= 1
@@ -186,8 +194,9 @@ struct TokenBucketMachine: Sendable {
         // clock that does not move by itself (a virtual clock) would then ask again at the same instant forever.
         var wait = max(.nanoseconds(1), DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond))
         if let exhaustionBackoff {
-            wait = max(wait, exhaustionBackoff.duration(tripIndex: refusalsInARow, using: &generator))
-            refusalsInARow = min(refusalsInARow + 1, 64)
+            let tripIndex = countsRefusal ? refusalsInARow : refusalsInARow - 1
+            wait = max(wait, exhaustionBackoff.duration(tripIndex: tripIndex, using: &generator))
+            if countsRefusal { refusalsInARow = min(refusalsInARow + 1, 64) }
         }
         if let maximumWait, wait > maximumWait { return .rejected(.rateLimited, retryAfter: wait) }
         return .delayed(retryAfter: wait)
@@ -197,8 +206,12 @@ struct TokenBucketMachine: Sendable {
     /// otherwise takes the token that will be free after the ones already booked and answers
     /// `.delayed(until it is due)`; rejects (booking nothing) when that is beyond `deadline`, beyond
     /// `maximumWait`, or never.
+    ///
+    /// A caller books after the refusal that made it wait (the limiter stage asks ``acquire(now:)`` first),
+    /// so a booking counts no refusal of its own and waits that refusal's backoff; only a caller that books
+    /// while no refusal is in a row counts one.
     mutating func reserve(now: ResilienceInstant, deadline: ResilienceInstant?) -> RateLimitDecision {
-        let decision = acquire(now: now)
+        let decision = acquire(now: now, countsRefusal: refusalsInARow == 0)
         guard case .delayed(let wait) = decision else { return decision }
         if let deadline, now.advanced(by: wait) > deadline { return .rejected(.rateLimited, retryAfter: wait) }
         tokens -= 1
