@@ -91,6 +91,30 @@ struct RateLimiterStrategyTests {
         #expect(try await second.value == ResilienceInstant(offset: .seconds(2)))
     }
 
+    @Test("A call told to wait or queue and then refused (no room, a turn after its deadline) is a rejection")
+    func aRefusalAfterWaitingIsReportedAsARejection() async throws {
+        let sink = RecordingTelemetrySink()
+        let clock = ManualClock()
+        let context = ResilienceContext(key: "api", telemetry: sink, clock: .manual(clock))
+        let bulkhead = ConcurrencyLimiter(.limit(1, queued: 0))
+        let held = try #require(bulkhead.tryAcquire(now: at(0)).permit)
+        await #expect(throws: ResilienceError(.bulkheadFull, key: "api")) {
+            try await RateLimiterStrategy(limiter: bulkhead).execute(context) { _ in 1 }
+        }
+        bulkhead.release(held, outcome: .accepted, now: at(0))
+        let bucket = TokenBucketLimiter(.rate(1, burst: 1))
+        #expect(bucket.tryAcquire(now: at(0)).permit != nil)
+        let deadlined = ResilienceContext(
+            key: "api", deadline: ResilienceInstant(offset: .milliseconds(500)), telemetry: sink,
+            clock: .manual(clock))
+        await #expect(throws: ResilienceError(.rateLimited, key: "api", retryAfter: .seconds(1))) {
+            try await RateLimiterStrategy(limiter: bucket).execute(deadlined) { _ in 2 }
+        }
+        let events = sink.events(.rateLimited)
+        #expect(events.map(\.detail) == ["queued", "bulkhead-full", "waiting", "rate-limited"])
+        #expect(events.filter(MetricSchema.isRejection).count == 2)
+    }
+
     @Test func releasesWithTheOutcome() async {
         let throttle = AdaptiveThrottle(.standard, random: SharedRandomSource(seed: 2))
         let stage = RateLimiterStrategy(limiter: throttle, waits: false)

@@ -5,7 +5,8 @@
 /// "later" (a token bucket's `delayed`, a bulkhead's queueable `bulkheadFull`) and `waits` is true, the
 /// stage waits through ``RateLimiter/waitForPermit(context:)``, which honours the context's deadline;
 /// otherwise it throws ``ResilienceError`` at once. Every delay or rejection is emitted as a
-/// `rateLimited` event. The permit is released exactly once, whatever happens to the call.
+/// `rateLimited` event, and a wait that ends in a refusal (a full queue, a turn after the deadline) as a second
+/// one with the refusal's code. The permit is released exactly once, whatever happens to the call.
 public struct RateLimiterStrategy: ResilienceStrategy {
     /// The limiter.
     public let limiter: any RateLimiter
@@ -83,14 +84,14 @@ public struct RateLimiterStrategy: ResilienceStrategy {
         case .delayed(let retryAfter):
             Self.emitLimited(context, retryAfter, waits ? ResilienceEvent.limiterWaiting : "rejected")
             guard waits else { throw ResilienceError(.rateLimited, key: context.key, retryAfter: retryAfter) }
-            return try await reportingHold(to: holdObserver, context) {
+            return try await Self.waitReportingRefusal(context, holdObserver: holdObserver) {
                 try await limiter.waitForPermit(context: context)
             }
         case .rejected(let code, let retryAfter):
             let queues = waits && code == .bulkheadFull
             Self.emitLimited(context, retryAfter, queues ? ResilienceEvent.limiterQueued : code.rawValue)
             guard queues else { throw ResilienceError(code, key: context.key, retryAfter: retryAfter) }
-            return try await reportingHold(to: holdObserver, context) {
+            return try await Self.waitReportingRefusal(context, holdObserver: holdObserver) {
                 try await limiter.waitForPermit(context: context)
             }
         }
@@ -118,6 +119,22 @@ public struct RateLimiterStrategy: ResilienceStrategy {
             return .abandoned
         default:
             return .accepted
+        }
+    }
+
+    /// Waits for a permit through `wait`, telling `holdObserver` of the hold. A refusal that ends the wait (a full
+    /// queue, a turn after the deadline, a waiter displaced or timed out) is emitted as a `rateLimited` event
+    /// with its code: the event that announced the wait rejected nothing, and this one is the rejection.
+    @usableFromInline
+    static func waitReportingRefusal(
+        _ context: ResilienceContext, holdObserver: (any CallHoldObserver)?,
+        _ wait: () async throws -> RateLimitPermit
+    ) async throws -> RateLimitPermit {
+        do {
+            return try await reportingHold(to: holdObserver, context, wait)
+        } catch let refusal as ResilienceError {
+            emitLimited(context, refusal.retryAfter, refusal.code.rawValue)
+            throw refusal
         }
     }
 

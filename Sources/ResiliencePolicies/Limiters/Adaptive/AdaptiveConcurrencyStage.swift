@@ -5,7 +5,8 @@
 /// A call that finds no slot is rejected at once with ``ResilienceError`` (`bulkheadFull`, `retryAfter` =
 /// the limiter's hint), or, when `waits` is true, waits through
 /// ``AdaptiveConcurrencyLimiter/waitForPermit(context:)`` (within the deadline, if the limiter's queue has
-/// room). Every rejection or wait is a `rateLimited` event; every change of the learned limit is a
+/// room). Every rejection or wait is a `rateLimited` event (a wait that ends in a refusal, a second one with
+/// the refusal's code); every change of the learned limit is a
 /// `limitChanged` event (`count` the new limit, `total` the old one, `duration` the round trip that moved
 /// it). The slot is released exactly once, whatever happens to the call. Share one limiter per backend.
 public struct AdaptiveConcurrencyStage: ResilienceStrategy {
@@ -74,7 +75,9 @@ public struct AdaptiveConcurrencyStage: ResilienceStrategy {
         if case .rejected(_, let hint) = decision { retryAfter = hint }
         RateLimiterStrategy.emitLimited(context, retryAfter, waits ? ResilienceEvent.limiterQueued : "rejected")
         guard waits else { throw ResilienceError(.bulkheadFull, key: context.key, retryAfter: retryAfter) }
-        return try await reportingHold(to: holdObserver, context) { try await limiter.waitForPermit(context: context) }
+        return try await RateLimiterStrategy.waitReportingRefusal(context, holdObserver: holdObserver) {
+            try await limiter.waitForPermit(context: context)
+        }
     }
 }
 
