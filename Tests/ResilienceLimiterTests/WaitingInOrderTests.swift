@@ -304,6 +304,29 @@ struct ServerQuotaWaitingTests {
         #expect(admitted.value.allSatisfy { $0.1 == at(10) })
     }
 
+    @Test("A caller waiting for the reset goes as soon as a new quota makes room, not at the old reset")
+    func aNewQuotaWithRoomWakesTheResetWaiters() async throws {
+        let limiter = ServerQuotaLimiter()
+        limiter.observe(ServerQuota(remaining: 5, resetAfter: .seconds(60)), now: at(0))
+        let permits = (0..<5).compactMap { _ in limiter.tryAcquire(now: at(0)).permit }
+        // The first answer says 4 left, which the four calls still in flight may take: no room for a sixth.
+        limiter.observe(ServerQuota(remaining: 4, resetAfter: .seconds(60)), now: at(0))
+        #expect(limiter.remaining(now: at(0)) == 0)
+        let admitted = LockedBox<[(Int, ResilienceInstant)]>([])
+        let tasks = await clock.queueWaiters(1, on: limiter, admitted: admitted) {
+            ResilienceContext(key: "api", clock: clock.resilienceClock)
+        }
+        clock.manual.advance(to: .init(offset: .seconds(2)))
+        for permit in permits { limiter.release(permit, outcome: .accepted, now: at(2)) }
+        // The last answer: 3 left and nothing in flight beside it. The waiter goes now, before any newcomer.
+        limiter.observe(ServerQuota(remaining: 3, resetAfter: .seconds(58)), now: at(2))
+        await eventually { admitted.value.count == 1 }
+        #expect(admitted.value.map(\.1) == [at(2)])
+        #expect(limiter.remaining(now: at(2)) == 2)
+        clock.manual.advance(to: .init(offset: .seconds(60)))
+        for task in tasks { try await task.value }
+    }
+
     @Test("A slot booked against a quota the server has since replaced is asked for again")
     func aNewQuotaVoidsTheBookings() async throws {
         let limiter = ServerQuotaLimiter(.init(maximumWait: nil, spreadsEvenly: true))

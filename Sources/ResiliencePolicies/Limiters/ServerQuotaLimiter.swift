@@ -16,8 +16,9 @@
 ///
 /// ``waitForPermit(context:)`` waits without polling: while spreading, a caller books the next evenly spread
 /// slot (first come, first served) and sleeps once until it; a caller waiting for the window to reset sleeps
-/// once until the reset, when every such caller passes. Only a new quota advertised while callers sleep makes
-/// them ask again (their bookings were made against the old one). A caller whose turn would come after
+/// once until the reset, when every such caller passes, or until a new quota with calls left (or an earlier
+/// reset) wakes it to ask again at once: the zero it waited on may have been the calls then in flight. Only a new quota advertised while callers sleep makes them ask again (their bookings were
+/// made against the old one). A caller whose turn would come after
 /// `context.deadline` is refused at once with the wait as its retry hint; a caller cancelled while it waits
 /// gives its booked slot back.
 ///
@@ -105,9 +106,39 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
                 if machine.withLock({ $0.takeSlot(bookedAgainst: quota) }) {
                     return RateLimitPermit(token: ServerQuotaMachine.countedInFlight, admittedAt: due)
                 }
-            case .reset(let due):
-                try await context.clock.sleep(until: due)
+            case .reset(let due, let quota):
+                try await waitForReset(at: due, bookedAgainst: quota, clock: context.clock)
             }
+        }
+    }
+
+    /// Sleeps until the window resets at `due`, or until a quota advertised meanwhile may have made room (the
+    /// calls in flight that held the last ones back have been answered): the caller then asks again. Throws
+    /// `CancellationError` when the task is cancelled.
+    private func waitForReset(
+        at due: ResilienceInstant, bookedAgainst quota: UInt64, clock: ResilienceClock
+    ) async throws {
+        do {
+            try await raceAgainstDeadline(until: due, clock: clock) { try await waitForNewQuota(after: quota) }
+        } catch is DeadlineExceededError {
+            // The reset came: ask again.
+        }
+    }
+
+    /// Waits until a quota after number `quota` is advertised; throws `CancellationError` when cancelled (by the
+    /// caller, or by the reset's timer), leaving no waiter behind.
+    private func waitForNewQuota(after quota: UInt64) async throws {
+        let place = machine.withLock { $0.claimResetWaiter() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                switch machine.withLock({ $0.queueResetWaiter(place, continuation, bookedAgainst: quota) }) {
+                case .queued: break
+                case .newQuota: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            machine.withLock { $0.cancelResetWaiter(place) }?.resume(throwing: CancellationError())
         }
     }
 
@@ -122,7 +153,8 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
     /// Records the quota a response advertised; the calls in flight beside the one it answered come off the
     /// calls left (see the type's documentation).
     public func observe(_ quota: ServerQuota, now: ResilienceInstant) {
-        machine.withLock { $0.observe(quota, now: now) }
+        let woken = machine.withLock { $0.observe(quota, now: now) }
+        for waiter in woken { waiter.resume() }
     }
 
     /// Calls left in the advertised window at `now`, or nil when no quota is in force.
@@ -141,7 +173,7 @@ public final class ServerQuotaLimiter: RateLimiter, ServerQuotaObserver {
 
 /// The state machine behind ``ServerQuotaLimiter``: the last quota the server advertised, counted down by
 /// the calls admitted since, until its window resets.
-struct ServerQuotaMachine: Sendable {
+struct ServerQuotaMachine {
     let configuration: ServerQuotaLimiter.Configuration
     /// Calls left in the advertised window.
     private(set) var remaining = 0
@@ -159,6 +191,26 @@ struct ServerQuotaMachine: Sendable {
     private(set) var inFlight = 0
     /// Whether a response has advertised a quota, so admitted calls are counted in flight.
     private var countsCallsInFlight = false
+    /// Callers sleeping until the window resets, woken early by a quota that makes room.
+    private var resetWaiters = WaiterQueue<ResetWaiter>()
+
+    /// A caller waiting for the window to reset.
+    enum ResetWaiter: Sendable {
+        /// Claimed its place but has not queued yet; `cancelled` once its wait was cancelled meanwhile.
+        case arriving(cancelled: Bool)
+        /// Queued, suspended until a new quota or the end of its wait.
+        case waiting(CheckedContinuation<Void, any Error>)
+    }
+
+    /// What became of a caller that asked to wait for a new quota.
+    enum ResetWaiterQueueing {
+        /// It waits.
+        case queued
+        /// A new quota came after its booking: it asks again at once.
+        case newQuota
+        /// Its wait was cancelled before it queued.
+        case cancelled
+    }
     /// The token of a permit counted in flight, which its release counts out again.
     static let countedInFlight: UInt64 = 1
 
@@ -170,8 +222,9 @@ struct ServerQuotaMachine: Sendable {
         case rejected(ResilienceError.Code, retryAfter: Duration?)
         /// A spread slot booked at `due` against quota number `quota`.
         case slot(due: ResilienceInstant, quota: UInt64)
-        /// Nothing left in the window: wait until it resets at `due`, then ask again.
-        case reset(due: ResilienceInstant)
+        /// Nothing left in the window: wait until it resets at `due` (or quota number `quota` is replaced), then
+        /// ask again.
+        case reset(due: ResilienceInstant, quota: UInt64)
     }
 
     init(configuration: ServerQuotaLimiter.Configuration) {
@@ -185,16 +238,62 @@ struct ServerQuotaMachine: Sendable {
     /// replaces it: a response that names an earlier one (it left the server before the one that spent the
     /// quota, or speaks for a laxer policy) never lets a call through before the time already known, and the
     /// same quota reported twice (by the transport and by `ResilientTransport`) changes nothing.
-    mutating func observe(_ quota: ServerQuota, now: ResilienceInstant) {
+    ///
+    /// Returns the callers waiting for the reset to wake (they ask again) when the new quota has calls left or
+    /// resets earlier: the zero they wait on may have been the calls in flight, since answered.
+    mutating func observe(_ quota: ServerQuota, now: ResilienceInstant) -> [CheckedContinuation<Void, any Error>] {
         countsCallsInFlight = true
-        guard let resetAfter = quota.resetAfter else { return }
+        guard let resetAfter = quota.resetAfter else { return [] }
         let reset = now.advanced(by: resetAfter)
-        if let spentUntil, now < spentUntil, quota.remaining > 0 || reset <= spentUntil { return }
+        if let spentUntil, now < spentUntil, quota.remaining > 0 || reset <= spentUntil { return [] }
         if quota.remaining == 0 { spentUntil = reset }
+        let previousReset = resetAt
         remaining = max(0, quota.remaining - max(0, inFlight - 1))
         resetAt = reset
         nextAdmission = nil
         self.quota &+= 1
+        guard !resetWaiters.isEmpty, remaining > 0 || previousReset.map({ reset < $0 }) ?? true else { return [] }
+        var woken: [CheckedContinuation<Void, any Error>] = []
+        while let waiter = resetWaiters.popFirst() {
+            if case .waiting(let continuation) = waiter.element { woken.append(continuation) }
+        }
+        return woken
+    }
+
+    /// Claims a place for a caller about to wait for a new quota.
+    mutating func claimResetWaiter() -> WaiterQueue<ResetWaiter>.Handle {
+        resetWaiters.claim(.arriving(cancelled: false))
+    }
+
+    /// Queues the caller at `place`, unless a quota after number `booked` has come meanwhile or its wait was
+    /// cancelled (its place is then freed).
+    mutating func queueResetWaiter(
+        _ place: WaiterQueue<ResetWaiter>.Handle, _ continuation: CheckedContinuation<Void, any Error>,
+        bookedAgainst booked: UInt64
+    ) -> ResetWaiterQueueing {
+        guard case .arriving(let cancelled) = resetWaiters[place], !cancelled, booked == quota else {
+            let cancelled = resetWaiters[place].map { if case .arriving(true) = $0 { true } else { false } } ?? true
+            resetWaiters.remove(place)
+            return cancelled ? .cancelled : .newQuota
+        }
+        resetWaiters[place] = .waiting(continuation)
+        resetWaiters.enqueue(place)
+        return .queued
+    }
+
+    /// Ends the wait at `place`: a queued caller leaves the queue and its continuation is returned, to be
+    /// resumed with `CancellationError`; one that has not queued yet finds the cancellation when it tries to.
+    mutating func cancelResetWaiter(_ place: WaiterQueue<ResetWaiter>.Handle) -> CheckedContinuation<Void, any Error>? {
+        switch resetWaiters[place] {
+        case .waiting(let continuation):
+            resetWaiters.remove(place)
+            return continuation
+        case .arriving:
+            resetWaiters[place] = .arriving(cancelled: true)
+            return nil
+        case nil:
+            return nil
+        }
     }
 
     /// Books a waiting caller's turn at `now`: admits at once when a call is allowed; otherwise books the next
@@ -209,7 +308,7 @@ struct ServerQuotaMachine: Sendable {
         case .delayed(let wait):
             let due = now.advanced(by: wait)
             if let deadline, due > deadline { return .rejected(.rateLimited, retryAfter: wait) }
-            guard remaining > 0, let resetAt, due < resetAt else { return .reset(due: due) }
+            guard remaining > 0, let resetAt, due < resetAt else { return .reset(due: due, quota: quota) }
             nextAdmission = due.advanced(by: due.duration(to: resetAt) / remaining)
             remaining -= 1
             return .slot(due: due, quota: quota)
