@@ -78,6 +78,16 @@ struct ServerQuotaTests {
         #expect(quota(fields, date: Self.now.addingTimeInterval(100))?.resetAfter == .zero)
     }
 
+    @Test("RateLimit-Reset as a Unix time (GitLab sends one) is the time until it, not a delay of 53 years")
+    func unixTimeRateLimitReset() {
+        let gitLab = [("RateLimit-Remaining", "0"), ("RateLimit-Reset", "1700000042"), ("RateLimit-Limit", "600")]
+        #expect(quota(gitLab) == ServerQuota(remaining: 0, resetAfter: .seconds(42), limit: 600))
+        #expect(quota(gitLab, date: Self.now.addingTimeInterval(40))?.resetAfter == .seconds(2))
+        // A delta below 1,000,000,000 s is still a delta.
+        #expect(
+            quota([("RateLimit-Remaining", "0"), ("RateLimit-Reset", "999999999")])?.resetAfter == .seconds(86_400))
+    }
+
     @Test func garbageIsIgnored() {
         #expect(quota([("RateLimit", "r=-1;t=abc")]) == nil)
         #expect(quota([("X-RateLimit-Remaining", "zero")]) == nil)

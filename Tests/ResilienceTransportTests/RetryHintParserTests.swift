@@ -163,6 +163,17 @@ struct RetryHintParserTests {
         #expect(parser.retryDelay(from: [:], now: now) == nil)
     }
 
+    @Test("RateLimit-Reset as a Unix time (GitLab sends one) is measured against Date, not clamped to an hour")
+    func unixTimeRateLimitReset() {
+        let later = Date(timeIntervalSince1970: 1_700_000_000)
+        let gitLab: HTTPHeaders = [
+            "RateLimit-Limit": "600", "RateLimit-Remaining": "0", "RateLimit-Reset": "1700000042",
+            "Date": "Tue, 14 Nov 2023 22:13:20 GMT",
+        ]
+        #expect(parser.retryDelay(from: gitLab, now: later.addingTimeInterval(-500)) == .seconds(42))
+        #expect(parser.retryDelay(from: ["RateLimit-Reset": "1700000030"], now: later) == .seconds(30))
+    }
+
     @Test("A reset is no hint while its remaining count says calls are left (GitHub sends both on every response)")
     func resetWithCallsLeftIsNoHint() throws {
         let later = Date(timeIntervalSince1970: 1_700_000_000)

@@ -9,9 +9,10 @@ import Foundation
 ///   ``init(rateLimitField:policyField:)``): `RateLimit: "default";r=0;t=10` (the most restrictive policy
 ///   wins) with `RateLimit-Policy: "default";q=100;w=60` for the limit and window, and the older draft's
 ///   `RateLimit: limit=100, remaining=0, reset=30`; a malformed `RateLimit` is ignored;
-/// - `RateLimit-Remaining` / `RateLimit-Reset` / `RateLimit-Limit`;
-/// - `X-RateLimit-Remaining` / `X-RateLimit-Reset` (delta-seconds, or a Unix time when ≥ 1,000,000,000)
-///   / `X-RateLimit-Limit`, as GitHub and many others send.
+/// - `RateLimit-Remaining` / `RateLimit-Reset` / `RateLimit-Limit`, and `X-RateLimit-Remaining` /
+///   `X-RateLimit-Reset` / `X-RateLimit-Limit`, as GitHub, GitLab and many others send; a reset is
+///   delta-seconds, or a Unix time when ≥ 1,000,000,000 (no delay is 31 years; GitLab's `RateLimit-Reset` and
+///   GitHub's `X-RateLimit-Reset` are Unix times).
 ///
 /// Values must be non-negative integers; anything else is ignored, never a crash.
 public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
@@ -53,7 +54,7 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
                 continue
             }
             let reset = headers.combinedValue(for: prefix + "Reset").flatMap(Self.integer).map { value in
-                Self.reset(value, allowsUnixTime: prefix == "X-RateLimit-", responseDate: responseDate, now: now)
+                Self.reset(value, responseDate: responseDate, now: now)
             }
             self.init(
                 remaining: remaining, resetAfter: reset,
@@ -83,8 +84,10 @@ public struct ServerQuota: Hashable, Sendable, CustomStringConvertible {
         return Int(significant) ?? 0
     }
 
-    private static func reset(_ value: Int, allowsUnixTime: Bool, responseDate: Date?, now: Date) -> Duration {
-        guard allowsUnixTime, value >= 1_000_000_000 else { return .seconds(value) }
+    /// The wait a `Reset` field's `value` names: delta-seconds, or the time until a Unix time (≥ 1,000,000,000)
+    /// measured against `responseDate` (else `now`).
+    private static func reset(_ value: Int, responseDate: Date?, now: Date) -> Duration {
+        guard value >= 1_000_000_000 else { return .seconds(value) }
         let seconds = Date(timeIntervalSince1970: TimeInterval(value)).timeIntervalSince(responseDate ?? now)
         guard seconds > 0 else { return .zero }
         return .seconds(min(seconds, Double(maximumReset.components.seconds)).rounded(.up))

@@ -6,7 +6,8 @@ import Foundation
 /// skewed device clock does not matter). Without it, the secondary hints are used, in order: the RateLimit
 /// draft's `RateLimit` field when its quota is spent (`t=`, or `RateLimit-Policy`'s window `w=`; both read
 /// as RFC 9651 structured fields, a malformed field ignored), `RateLimit-Reset`, then `X-RateLimit-Reset`
-/// (delta-seconds, or Unix time when it looks like one), each unless its `Remaining` field says calls are left.
+/// (each delta-seconds, or a Unix time when it looks like one, as GitLab and GitHub send), each unless its
+/// `Remaining` field says calls are left.
 /// Negative, fractional and garbage values are ignored; huge values are clamped to ``maximumDelay``.
 public struct RetryHintParser: Sendable, Hashable {
     /// The longest delay reported; larger hints are clamped to it.
@@ -33,7 +34,7 @@ public struct RetryHintParser: Sendable, Hashable {
             return delay
         }
         if let value = headers.combinedValue(for: "RateLimit-Reset"), !callsRemain(headers, prefix: "RateLimit-"),
-            let delay = firstDeltaSeconds(in: value)
+            let delay = resetTime(value, responseDate: responseDate, now: now)
         {
             return delay
         }
@@ -122,11 +123,16 @@ public struct RetryHintParser: Sendable, Hashable {
         return min(reset, maximumDelay)
     }
 
-    /// `X-RateLimit-Reset`: delta-seconds, or a Unix time (≥ 1,000,000,000) relative to the `Date` header.
+    /// `RateLimit-Reset` or `X-RateLimit-Reset` (the first valid of comma-merged duplicates): delta-seconds, or a
+    /// Unix time (≥ 1,000,000,000) relative to the `Date` header.
     func resetTime(_ value: String, responseDate: Date?, now: Date) -> Duration? {
-        let text = value.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard let delay = deltaSeconds(text) else { return nil }
-        guard let value = Int64(text), value >= 1_000_000_000 else { return delay }
-        return self.delay(until: Date(timeIntervalSince1970: TimeInterval(value)), responseDate: responseDate, now: now)
+        for piece in value.split(separator: ",") {
+            let text = piece.trimmingCharacters(in: .whitespaces)
+            guard let delay = deltaSeconds(text) else { continue }
+            guard let value = Int64(text), value >= 1_000_000_000 else { return delay }
+            return self.delay(
+                until: Date(timeIntervalSince1970: TimeInterval(value)), responseDate: responseDate, now: now)
+        }
+        return nil
     }
 }
