@@ -187,6 +187,32 @@ struct FallbackHedgingTests {
         await #expect(throws: TestFailure.notFound) { try await task.value }
     }
 
+    @Test("A hedge that a stage inside refused before sending it is not the answer: the attempt's failure is")
+    func refusedHedgeIsNotTheAnswer() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        // The first attempt holds the bulkhead's one slot and times out; the hedge finds the bulkhead full.
+        let operation = ScriptedOperation<Int>([
+            .delayed(.seconds(30), .failure(TestFailure.timeout)), .success(2),
+        ])
+        let pipeline = Pipeline {
+            RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 2), random: SharedRandomSource(seed: 1))
+            HedgingStrategy(delay: .seconds(1))
+            RateLimiterStrategy(limiter: ConcurrencyLimiter(.limit(1, queued: 0)))
+        }
+        let context = makeContext(clock, sink: sink)
+        let task = Task { try await pipeline.execute(context, operation.callAsFunction) }
+        await clock.waitForSleepers(count: 2)
+        clock.advance(by: .seconds(1))
+        for _ in 0..<10_000 where sink.events(.rateLimited).isEmpty { await Task.yield() }
+        #expect(sink.events(.rateLimited).count == 1)  // the hedge was refused, never sent
+        clock.advance(by: .seconds(29))  // the first attempt times out: a transient failure, which is retried
+        for _ in 0..<10_000 where clock.sleeperCount == 0 { await Task.yield() }  // the retry's backoff
+        _ = clock.advanceToNextDeadline()
+        #expect(try await task.value == 2)
+        #expect(operation.callCount == 2)
+    }
+
     @Test("A hedge launched after a failure resets the delay: the next one waits the delay from it")
     func hedgeDelayAfterFailure() async throws {
         let clock = ManualClock()

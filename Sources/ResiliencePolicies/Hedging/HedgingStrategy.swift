@@ -20,7 +20,10 @@
 /// - No attempt is launched once the caller has cancelled or the context's deadline has passed.
 /// - When every attempt fails, the first failure that is not transient is rethrown (a 404 is what every copy of
 ///   the request gets, and the retry stage outside must see it, not a hedge's later timeout); when every failure
-///   is transient, the last. Cancellation of the caller is rethrown.
+///   is transient, the last. A failure whose request was never sent (``FailureClassification/requestWasNotSent``:
+///   a hedge that a full bulkhead or an open breaker inside refused) says nothing of the answer, and is rethrown
+///   only when no attempt's request was sent: a slow attempt's timeout is not turned into the hedge's refusal,
+///   which the retry stage outside would not retry. Cancellation of the caller is rethrown.
 public struct HedgingStrategy: ResilienceStrategy {
     /// How long to wait for an attempt before launching the next.
     public var delay: Duration
@@ -92,7 +95,11 @@ public struct HedgingStrategy: ResilienceStrategy {
                 }
                 launch()
                 var lastError: (any Error)?
-                // The first failure that is not transient: the answer every copy of the request gets.
+                // The last failure of an attempt whose request was sent: a refusal before sending says nothing of
+                // the answer.
+                var lastSentError: (any Error)?
+                // The first failure that is not transient of a request that was sent: the answer every copy of the
+                // request gets.
                 var definitiveError: (any Error)?
                 while let event = try await group.nextRaceEvent() {
                     switch event {
@@ -102,13 +109,17 @@ public struct HedgingStrategy: ResilienceStrategy {
                         running -= 1
                         lastError = error
                         if Task.isCancelled { break }
-                        let transient = context.classify(error).isTransient
-                        if !transient && definitiveError == nil { definitiveError = error }
+                        let failure = context.classify(error)
+                        let transient = failure.isTransient
+                        if !failure.requestWasNotSent {
+                            lastSentError = error
+                            if !transient && definitiveError == nil { definitiveError = error }
+                        }
                         if transient && mayLaunch() {
                             launch()
                         } else if running == 0 {
                             group.cancelAll()
-                            throw definitiveError ?? error
+                            throw definitiveError ?? lastSentError ?? error
                         }
                     case .timerFired:
                         if staleTimers > 0 {
@@ -121,7 +132,7 @@ public struct HedgingStrategy: ResilienceStrategy {
                     }
                 }
                 if Task.isCancelled { throw CancellationError() }
-                throw definitiveError ?? lastError ?? CancellationError()
+                throw definitiveError ?? lastSentError ?? lastError ?? CancellationError()
             }
         }
     }
