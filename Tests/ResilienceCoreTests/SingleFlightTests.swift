@@ -74,6 +74,32 @@ struct SingleFlightTests {
         #expect(flights.inFlightCount == 0)
     }
 
+    @Test("The run's error keeps its classification: a shared 503 is a transient server error, not unknown")
+    func sharedErrorClassified() async throws {
+        let flights = SingleFlight<String>()
+        let context = ResilienceContext.test()
+        let gate = CallGate()
+        let starter = Task {
+            try await flights.run("k") { () async throws -> Int in
+                try await gate.pass()
+                throw TestFailure.serverError
+            }
+        }
+        await Self.settle("the run waits") { gate.waitingCount == 1 }
+        let joiner = Task { try await flights.runBorrowing("k") { () async throws -> Int in 0 } }
+        await Self.settle("two callers") { flights.callerCount(for: "k") == 2 }
+        gate.open()
+        for caller in [starter, joiner] {
+            guard case .failure(let error) = await caller.result else {
+                Issue.record("the caller did not fail")
+                continue
+            }
+            // Classified as thrown, the way every stage and the aggregator classify it.
+            #expect(context.classify(error).code == "HTTP_503")
+        }
+        #expect(flights.inFlightCount == 0)
+    }
+
     @Test("One caller cancelled: it alone throws CancellationError, the others get the result")
     func oneCallerCancels() async throws {
         let flights = SingleFlight<String>()

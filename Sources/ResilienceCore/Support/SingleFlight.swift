@@ -160,8 +160,11 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
 
     /// Waits for the result of the run `ticket` was admitted to; a cancelled wait leaves the run.
     private func wait(_ ticket: Ticket) async throws -> any Sendable {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Sendable, any Error>) in
+        // The continuation carries the run's `Result` and never throws: an error that passes through a throwing
+        // continuation and the cancellation handler's generic rethrow comes out boxed a second time, and a boxed
+        // error no longer classifies itself (a shared 503 classified as unknown, and was never retried).
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Waiter) in
                 let ready = table.withLock { _ -> Result<any Sendable, any Error>? in
                     switch ticket.flight.waiters[ticket.waiter] {
                     case .admitted?:
@@ -175,10 +178,14 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
                         return .failure(CancellationError())
                     }
                 }
-                if let ready { continuation.resume(with: ready) }
+                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             leave(ticket)
+        }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(let error): throw error
         }
     }
 
@@ -197,7 +204,7 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     private func finish(_ flight: Flight, key: FlightKey, with result: Result<any Sendable, any Error>) {
         let waiting = table.withLock { table in
             if table.flights[key] === flight { table.flights[key] = nil }
-            var waiting: [CheckedContinuation<any Sendable, any Error>] = []
+            var waiting: [Waiter] = []
             for (waiter, place) in flight.waiters {
                 switch place {
                 case .waiting(let continuation):
@@ -211,16 +218,16 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
             }
             return waiting
         }
-        for continuation in waiting { continuation.resume(with: result) }
+        for continuation in waiting { continuation.resume(returning: result) }
     }
 
     /// Ends `ticket`'s wait with `CancellationError`; cancels the run when it was the last caller waiting.
     private func leave(_ ticket: Ticket) {
         let (continuation, orphaned) = table.withLock {
-            table -> (CheckedContinuation<any Sendable, any Error>?, Task<Void, Never>?) in
+            table -> (Waiter?, Task<Void, Never>?) in
             let flight = ticket.flight
             guard let place = flight.waiters.removeValue(forKey: ticket.waiter) else { return (nil, nil) }
-            var continuation: CheckedContinuation<any Sendable, any Error>?
+            var continuation: Waiter?
             switch place {
             case .finished: return (nil, nil)
             case .waiting(let waiting): continuation = waiting
@@ -231,7 +238,7 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
             flight.abandoned = true
             return (continuation, flight.task)
         }
-        continuation?.resume(throwing: CancellationError())
+        continuation?.resume(returning: .failure(CancellationError()))
         orphaned?.cancel()
     }
 }
@@ -263,12 +270,15 @@ extension SingleFlight {
         var abandoned = false
     }
 
+    /// A suspended caller, resumed with the run's outcome.
+    private typealias Waiter = CheckedContinuation<Result<any Sendable, any Error>, Never>
+
     /// Where one caller of a run stands.
     private enum WaiterPlace {
         /// Admitted, not waiting yet.
         case admitted
         /// Suspended until the run ends.
-        case waiting(CheckedContinuation<any Sendable, any Error>)
+        case waiting(Waiter)
         /// The run ended before it waited: what it will get.
         case finished(Result<any Sendable, any Error>)
     }
