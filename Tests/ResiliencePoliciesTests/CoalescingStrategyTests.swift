@@ -94,6 +94,31 @@ struct CoalescingStrategyTests {
         #expect(try await first.value == 1)
     }
 
+    @Test("Callers that got the run's error emit request-coalesced too, with its classification")
+    func sharedFailureReported() async throws {
+        let stage = CoalescingStrategy()
+        let pipeline = Pipeline { stage }
+        let gate = CallGate()
+        let operation: @Sendable (ResilienceContext) async throws -> String = { _ in
+            try await gate.pass()
+            throw TestFailure.serverError
+        }
+        let clock = ManualClock()
+        // One caller without a deadline, one with: both ways of waiting report the shared failure.
+        let contexts = [
+            ResilienceContext.test(clock: clock), ResilienceContext.test(clock: clock),
+            ResilienceContext.test(clock: clock, timeout: .seconds(30)),
+        ]
+        let callers = contexts.map { context in Task { try await pipeline.execute(context, operation) } }
+        await Self.settle("every caller waits") { stage.flights.callerCount(for: "test call") == 3 }
+        gate.open()
+        for caller in callers { await #expect(throws: TestFailure.serverError) { try await caller.value } }
+        let coalesced = contexts.flatMap { $0.recordingSink?.events(.requestCoalesced) ?? [] }
+        #expect(coalesced.count == 2)
+        #expect(coalesced.allSatisfy { $0.classification?.code == "HTTP_503" })
+        #expect(stage.flights.inFlightCount == 0)
+    }
+
     @Test("A caller that joined waits no longer than its own deadline; the run goes on for the others")
     func joinerDeadline() async throws {
         let clock = ManualClock()

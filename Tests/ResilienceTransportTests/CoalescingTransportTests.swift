@@ -174,6 +174,30 @@ struct CoalescingTransportTests {
         #expect(base.sent.withLock { $0.count } == 1)
     }
 
+    @Test("Callers that got the request's error emit request-coalesced too, with its classification")
+    func sharedFailureReported() async throws {
+        let base = DeadlineHonouringTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let clock = ManualClock()
+        let request = HTTPRequest(url: url)
+        let key = try #require(transport.key(for: request))
+        // One caller without a deadline, one with: both ways of waiting report the shared failure.
+        let contexts = [
+            ResilienceContext.test(clock: clock), ResilienceContext.test(clock: clock),
+            ResilienceContext.test(clock: clock, timeout: .seconds(30)),
+        ]
+        let callers = contexts.map { context in Task { try await transport.send(request, context: context) } }
+        await Self.settle("every caller waits") {
+            transport.flights.callerCount(for: key) == 3 && base.gate.waitingCount == 1
+        }
+        base.gate.open()
+        for caller in callers { await #expect(throws: TransportError.self) { try await caller.value } }
+        let coalesced = contexts.flatMap { $0.recordingSink?.events(.requestCoalesced) ?? [] }
+        #expect(coalesced.count == 2)
+        #expect(coalesced.allSatisfy { $0.classification?.category == .timeout })
+        #expect(transport.flights.inFlightCount == 0)
+    }
+
     @Test("A caller that joined waits no longer than its own deadline; the request goes on for the others")
     func joinerDeadline() async throws {
         let base = GatedTransport()

@@ -57,11 +57,20 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     public func run<Output: Sendable>(
         _ key: Key, priority: RequestPriority = .default, _ operation: @escaping @Sendable () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
+        let (result, shared) = await outcome(key, priority: priority, operation)
+        return (try result.get(), shared)
+    }
+
+    /// ``run(_:priority:_:)``, with the outcome as a `Result`, so that a caller that got the run's error also
+    /// learns whether it joined a run another caller started.
+    package func outcome<Output: Sendable>(
+        _ key: Key, priority: RequestPriority, _ operation: @escaping @Sendable () async throws -> Output
+    ) async -> (result: Result<Output, any Error>, shared: Bool) {
         do {
             let (output, role) = try await join(FlightKey(key, priority, Output.self), operation)
-            return (output, role.isShared)
+            return (.success(output), role.isShared)
         } catch {
-            throw error.error
+            return (.failure(error.error), error.role.isShared)
         }
     }
 
@@ -82,23 +91,32 @@ public final class SingleFlight<Key: Hashable & Sendable>: Sendable {
     public func runBorrowing<Output: Sendable>(
         _ key: Key, priority: RequestPriority = .default, _ operation: () async throws -> Output
     ) async throws -> (output: Output, shared: Bool) {
-        try await withoutActuallyEscaping(operation) { escapable in
+        let (result, shared) = await borrowingOutcome(key, priority: priority, operation)
+        return (try result.get(), shared)
+    }
+
+    /// ``runBorrowing(_:priority:_:)``, with the outcome as a `Result`, so that a caller that got the run's error
+    /// also learns whether it joined a run another caller started.
+    package func borrowingOutcome<Output: Sendable>(
+        _ key: Key, priority: RequestPriority, _ operation: () async throws -> Output
+    ) async -> (result: Result<Output, any Error>, shared: Bool) {
+        await withoutActuallyEscaping(operation) { escapable in
             let borrowed = BorrowedOperation(escapable)
             let result: Result<Output, any Error>
             let role: FlightRole
-            do {
+            do throws(FlightFailure) {
                 let (output, joinedAs) = try await join(FlightKey(key, priority, Output.self)) {
                     try await borrowed.operation()
                 }
                 result = .success(output)
                 role = joinedAs
-            } catch let failure as FlightFailure {
-                result = .failure(failure.error)
-                role = failure.role
+            } catch {
+                result = .failure(error.error)
+                role = error.role
             }
             // The run borrows `operation`: it must end before this call returns.
             if case .started(let task) = role { await task.value }
-            return (try result.get(), role.isShared)
+            return (result, role.isShared)
         }
     }
 
@@ -310,6 +328,19 @@ extension SingleFlight {
     private struct FlightFailure: Error {
         var error: any Error
         var role: FlightRole
+    }
+}
+
+extension ResilienceContext {
+    /// Emits ``ResilienceEventKind/requestCoalesced`` (with `detail`) for a caller that joined a run another
+    /// caller started and got its outcome: its value, or its error (whose classification the event carries). A
+    /// caller that left before the run ended (`CancellationError`) got nothing, and emits nothing.
+    package func emitCoalesced<Output>(_ result: Result<Output, any Error>, detail: String) {
+        if case .failure(let error) = result, error is CancellationError { return }
+        emit(.requestCoalesced) { event in
+            event.detail = detail
+            if case .failure(let error) = result { event.classification = classify(error) }
+        }
     }
 }
 

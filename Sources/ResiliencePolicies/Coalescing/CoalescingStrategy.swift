@@ -15,7 +15,8 @@ import ResilienceCore
 /// - The run uses the context of the caller that started it (its deadline, its telemetry). A caller stops
 ///   waiting at its own context's deadline with ``DeadlineExceededError`` (a caller that joined at once; the
 ///   one that started the run once the run has ended, as above), and the others keep waiting.
-/// - A caller that joined a run emits ``ResilienceEventKind/requestCoalesced``.
+/// - A caller that joined a run emits ``ResilienceEventKind/requestCoalesced`` when it gets the run's value or its
+///   error (the event then carries the error's classification); one that left first emits nothing.
 ///
 /// Put it outside the retry stage, so that callers share the retries too:
 ///
@@ -75,21 +76,19 @@ public struct CoalescingStrategy: ResilienceStrategy {
         next: (ResilienceContext) async throws -> Output
     ) async throws -> Output {
         guard let key = keyOf(context) else { return try await next(context) }
-        let output: Output
-        let shared: Bool
-        if let deadline = context.deadline {
-            // The run uses the first caller's context, so nothing inside it holds a caller that joined to its
-            // own deadline: each caller's wait is raced against it (a wait cut short leaves the run).
-            (output, shared) = try await raceAgainstDeadline(until: deadline, clock: context.clock) {
-                try await flights.runBorrowing(key, priority: context.priority) { try await next(context) }
-            }
-        } else {
-            (output, shared) = try await flights.runBorrowing(key, priority: context.priority) {
+        let flights = flights
+        // Waits for the run; a caller that joined reports it, whether it got the value or the error.
+        func share() async throws -> Output {
+            let (result, shared) = await flights.borrowingOutcome(key, priority: context.priority) {
                 try await next(context)
             }
+            if shared { context.emitCoalesced(result, detail: "coalescing") }
+            return try result.get()
         }
-        if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing" } }
-        return output
+        guard let deadline = context.deadline else { return try await share() }
+        // The run uses the first caller's context, so nothing inside it holds a caller that joined to its own
+        // deadline: each caller's wait is raced against it (a wait cut short leaves the run).
+        return try await raceAgainstDeadline(until: deadline, clock: context.clock) { try await share() }
     }
 
     /// `coalescing(key: key+operation, idempotent only)` or `coalescing(key: custom)`.

@@ -19,7 +19,8 @@ import ResilienceCore
 /// own context's deadline (``TransportError/timedOut(after:url:)``, after emitting `timedOut`), as its own
 /// request would have. The sender hears of its deadline once: when the request (still running for callers
 /// that joined it) also reports its timeout to the sender's telemetry, the later of the two reports is
-/// dropped. A caller that got another's response emits ``ResilienceEventKind/requestCoalesced``.
+/// dropped. A caller that got another's response, or its error, emits ``ResilienceEventKind/requestCoalesced`` (with
+/// the error's classification); one that left first emits nothing.
 ///
 /// Put it outside ``ResilientTransport``, so identical callers share the retries as well:
 ///
@@ -71,11 +72,11 @@ public struct CoalescingTransport: HTTPTransport {
         let base = base
         let flights = flights
         guard let deadline = context.deadline else {
-            let (response, shared) = try await flights.run(key, priority: context.priority) {
+            let (result, shared) = await flights.outcome(key, priority: context.priority) {
                 try await base.send(request, context: context)
             }
-            if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
-            return response
+            if shared { context.emitCoalesced(result, detail: "coalescing-transport") }
+            return try result.get()
         }
         // The request runs with the context of the caller that sent it, so nothing else holds a caller that
         // joined to its own deadline: each caller's wait is raced against it, and a caller stops waiting then
@@ -85,11 +86,13 @@ public struct CoalescingTransport: HTTPTransport {
         var sent = context
         if let telemetry = context.telemetry { sent.telemetry = ReportingOnceSink(base: telemetry, report: report) }
         let limit = context.clock.now().duration(to: deadline)
-        let response: HTTPResponse
-        let shared: Bool
         do {
-            (response, shared) = try await withDeadline(until: deadline, clock: context.clock) { [sent] in
-                try await flights.run(key, priority: context.priority) { try await base.send(request, context: sent) }
+            return try await withDeadline(until: deadline, clock: context.clock) { [sent] in
+                let (result, shared) = await flights.outcome(key, priority: context.priority) {
+                    try await base.send(request, context: sent)
+                }
+                if shared { context.emitCoalesced(result, detail: "coalescing-transport") }
+                return try result.get()
             }
         } catch let timeUp as DeadlineExceededError {
             if let error = timeUp.operationError, !(error is CancellationError) {
@@ -103,8 +106,6 @@ public struct CoalescingTransport: HTTPTransport {
             if report.claim() { context.emit(.timedOut) { $0.duration = limit } }
             throw TransportError.timedOut(after: limit, url: request.url)
         }
-        if shared { context.emit(.requestCoalesced) { $0.detail = "coalescing-transport" } }
-        return response
     }
 
     /// Whether `error` is a timeout: as the context's classifier says, or, for what it does not recognise (a
