@@ -1,3 +1,4 @@
+import Foundation
 import ResiliencePolicies
 import ResilienceTesting
 import Testing
@@ -147,6 +148,21 @@ struct ConsecutiveFailureBreakerTests {
         breaker.restoreState(garbage, now: at(0))
         #expect(breaker.admit(now: at(0)).permit != nil)
         #expect(breaker.metrics(now: at(0)).totalOpens == 0)
+    }
+
+    @Test("A persisted snapshot whose open time does not fit the clock restores as open, without trapping")
+    func restoreSurvivesAnOpenTimeBeyondTheClock() throws {
+        // A corrupted or hand-edited state file: a duration is stored as its two 64-bit halves, so any pair
+        // decodes, here one near the largest duration there is.
+        let json = #"{"state":"open","remainingOpen":[9223372036854775807,0],"values":{}}"#
+        let snapshot = try JSONDecoder().decode(BreakerSnapshot.self, from: Data(json.utf8))
+        let breaker = ConsecutiveFailureBreaker(noJitter())
+        let transition = breaker.restoreState(snapshot, now: at(500))
+        #expect(transition?.to == .open)
+        let rejection = breaker.admit(now: at(500)).rejection
+        #expect(rejection?.state == .open)
+        #expect(rejection.map { $0.retryAfter <= .seconds(1_000_000_000) } == true)
+        #expect(breaker.exportState(now: at(600)).remainingOpen <= .seconds(1_000_000_000))
     }
 
     @Test("The description shows the open duration's jitter as applied, for any jitter")

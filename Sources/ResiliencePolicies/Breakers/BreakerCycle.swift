@@ -462,12 +462,14 @@ struct BreakerCycle: Sendable {
         return transition
     }
 
-    /// Puts the breaker into a restored state.
+    /// Puts the breaker into a restored state, open for `remainingOpen` clamped to `0...`
+    /// ``DurationArithmetic/maximum`` (about 31 years).
     mutating func restore(
         state restored: BreakerState, remainingOpen: Duration, totalOpens restoredOpens: Int, now: ResilienceInstant
     ) -> BreakerTransition? {
         let previous = state
-        let remaining = max(.zero, remainingOpen)
+        // A snapshot read from disk or a store may hold any duration: one beyond the clock would trap.
+        let remaining = DurationArithmetic.clamp(remainingOpen)
         _ = move(to: restored, now: now, openFor: restored == .open ? remaining : nil)
         totalOpens = max(0, restoredOpens)
         guard previous != restored else { return nil }
