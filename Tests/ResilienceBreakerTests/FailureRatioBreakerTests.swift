@@ -39,6 +39,23 @@ struct FailureRatioBreakerTests {
         #expect(breaker.windowCounts(now: at(0)) == (0, 0, 0))
     }
 
+    @Test("A ratio of zero opens on any counted failure, never on a window of successes or fast calls")
+    func zeroRatiosNeedAFailureOrASlowCall() {
+        var configuration = countBased(4, minimum: 4, ratio: 0)
+        configuration.slowCallThreshold = .seconds(2)
+        configuration.slowCallRatio = 0
+        let breaker = FailureRatioBreaker(configuration)
+        for second in 0..<8 { call(breaker, .success, at: at(Double(second))) }
+        #expect(breaker.metrics(now: at(8)).state == .closed)
+        #expect(call(breaker, .failure(Failures.server), at: at(8))?.to == .open)
+
+        let slow = FailureRatioBreaker(configuration)
+        for second in 0..<8 { call(slow, .success, at: at(Double(second))) }
+        #expect(slow.metrics(now: at(8)).state == .closed)
+        let permit = slow.admit(now: at(10)).permit
+        #expect(permit.flatMap { slow.record(.success, for: $0, now: at(13)) }?.to == .open)
+    }
+
     @Test func clientErrorsCountAsSuccesses() {
         let breaker = FailureRatioBreaker(countBased(4, minimum: 4, ratio: 0.5))
         for _ in 0..<8 { call(breaker, .failure(Failures.client), at: at(0)) }

@@ -105,11 +105,13 @@ extension FailureRatioBreaker {
         /// window holds ``minimumThroughput`` calls. Set to a time window's length, a new or just-closed breaker
         /// judges a whole window, not the first few calls of one.
         public var minimumObservation: Duration = .zero
-        /// The failure ratio (0...1) that opens the breaker when reached.
+        /// The failure ratio (0...1) that opens the breaker when reached; 0 opens it on any counted failure, never on
+        /// a window without one.
         public var failureRatio = 0.5
         /// A call taking at least this long is slow; `nil` turns slow-call detection off.
         public var slowCallThreshold: Duration?
-        /// The slow-call ratio (0...1) that opens the breaker when reached.
+        /// The slow-call ratio (0...1) that opens the breaker when reached; 0 opens it on any slow call, never on a
+        /// window without one.
         public var slowCallRatio = 1.0
         /// Whether calls left unanswered open it too: when calls have waited a whole window without a success
         /// (``unansweredWindow``, by default a time window's length or 10 s for a count window, and at least as
@@ -300,9 +302,11 @@ struct FailureRatioRule: BreakerTripRule {
         let totals = window.totals(now: now)
         guard totals.calls >= max(1, configuration.minimumThroughput) else { return false }
         let calls = Double(totals.calls)
-        let failureRatioReached = Double(totals.failures) / calls >= configuration.failureRatio
+        // A ratio of 0 is reached by the first failure (or slow call), never by a window without one.
+        let failureRatioReached = totals.failures > 0 && Double(totals.failures) / calls >= configuration.failureRatio
         let slowRatioReached =
-            configuration.slowCallThreshold != nil && Double(totals.slow) / calls >= configuration.slowCallRatio
+            configuration.slowCallThreshold != nil && totals.slow > 0
+            && Double(totals.slow) / calls >= configuration.slowCallRatio
         return failureRatioReached || slowRatioReached
     }
 
