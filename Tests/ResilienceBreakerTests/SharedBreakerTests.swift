@@ -1,3 +1,4 @@
+import Foundation
 import ResilienceTesting
 import Testing
 
@@ -55,6 +56,25 @@ struct SharedBreakerTests {
             stored = try await store.breakerRecord(key: "api")
         }
         return stored
+    }
+
+    @Test("A store record whose open time does not fit the clock opens the breaker for the longest open period")
+    func storeRecordBeyondTheClock() throws {
+        let now = ResilienceInstant.origin.advanced(by: .seconds(500))
+        let year = Duration.seconds(86_400 * 365)
+        // A record from a corrupt row or a third-party store: any pair of 64-bit halves decodes as a Duration.
+        let beyond = try JSONDecoder().decode(Duration.self, from: Data("[9223372036854775807,0]".utf8))
+        var machine = SharedBreakerMachine(configuration("a"), generator: PseudoRandomGenerator(seed: 1))
+        let open = BreakerRecord(key: "api", state: .open, version: 1, remainingOpen: beyond)
+        #expect(machine.adopt(open, receivedAt: now, wrote: false, conflicted: false)?.to == .open)
+        // The same version again keeps the open period in step with the store's clock.
+        #expect(machine.adopt(open, receivedAt: now, wrote: false, conflicted: false) == nil)
+        #expect(machine.state(now: now.advanced(by: year)) == .open)
+        // A negative time left is an open period that is over.
+        machine = SharedBreakerMachine(configuration("a"), generator: PseudoRandomGenerator(seed: 1))
+        let over = BreakerRecord(key: "api", state: .open, version: 1, remainingOpen: .seconds(-5))
+        _ = machine.adopt(over, receivedAt: now, wrote: false, conflicted: false)
+        #expect(machine.state(now: now) != .closed)
     }
 
     @Test func aTripOnOneReplicaStopsTheOthersWithinARefresh() async throws {

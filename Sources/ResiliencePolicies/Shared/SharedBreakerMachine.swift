@@ -260,7 +260,9 @@ struct SharedBreakerMachine: Sendable {
         if record == nil && version == 0 && cycle.state == .closed { return nil }
         if let record, storeVersion == version, !wrote {
             // Nothing new; keep the open period in step with the store's clock.
-            if record.state == .open { cycle.extendOpen(until: now.advanced(by: record.remainingOpen)) }
+            if record.state == .open {
+                cycle.extendOpen(until: now.advanced(by: DurationArithmetic.clamp(record.remainingOpen)))
+            }
             return nil
         }
         if conflicted { dirty = false }
@@ -274,7 +276,9 @@ struct SharedBreakerMachine: Sendable {
             }
             cycle.consecutiveTrips = record?.trips ?? 0
         case .open:
-            let remaining = record?.remainingOpen ?? .zero
+            // A record from a corrupt row or another implementation may hold any duration; one beyond the
+            // clock would trap on every replica that reads it.
+            let remaining = DurationArithmetic.clamp(record?.remainingOpen ?? .zero)
             let until = now.advanced(by: remaining)
             if cycle.isOpenOrHalfOpen && wrote {
                 cycle.extendOpen(until: until)
