@@ -28,6 +28,33 @@ struct FallbackAndCacheTests {
         #expect(backup.callCount == 1)
     }
 
+    @Test("A primary that hangs gets its share of the deadline, and the backup answers in the time left")
+    func hungPrimaryLeavesTimeForTheBackup() async throws {
+        let sink = RecordingTelemetrySink()
+        let primary = ScriptedSource<String>(
+            id: "acme", steps: [.items(["late"], after: .seconds(60))], clock: .manual(clock))
+        let rss = ScriptedSource<String>(id: "acme-rss", items: ["from-rss"])
+        let chain = FallbackSource(primary: primary, fallbacks: [.source(rss, name: "rss")])
+        var bounded = context
+        bounded.telemetry = sink
+        bounded.deadline = ResilienceInstant(offset: clock.now.offset).advanced(by: .seconds(10))
+        let finished = LockedBox(false)
+        let fetch = Task { [bounded] in
+            defer { finished.mutate { $0 = true } }
+            return try await chain.fetchResult(SourceQuery(), context: bounded)
+        }
+        await clock.waitForSleepers(count: 1)  // the primary's answer
+        clock.advance(by: .seconds(5))  // the end of the primary's share of the 10 s
+        for _ in 0..<10_000 where !finished.value { await Task.yield() }
+        #expect(finished.value, "the chain was still waiting for the primary at its share's end")
+        clock.advance(by: .seconds(60))  // lets a chain still waiting finish
+        let result = try await fetch.value
+        #expect(result.items == ["from-rss"])
+        #expect(result.servedBy == "rss")
+        #expect(sink.events(.fallbackUsed).first?.classification?.category == .timeout)
+        #expect(rss.callCount == 1)
+    }
+
     @Test("Every alternative failing throws fallbackExhausted with the primary's failure underneath")
     func exhausted() async throws {
         let chain = FallbackSource<String>(

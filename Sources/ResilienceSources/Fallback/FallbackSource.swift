@@ -69,12 +69,18 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
     }
 
     /// The items of the first alternative that delivers, and which one it was.
+    ///
+    /// Under a deadline, each alternative but the last may take only its share of the time left (the time left
+    /// divided by the alternatives left, itself included) and is cancelled at the end of it: a primary that
+    /// hangs fails as a timeout in time for the alternatives after it, instead of taking the whole deadline
+    /// with it. The last alternative has all the time that is left.
     public func fetchResult(_ query: SourceQuery, context: ResilienceContext) async throws -> SourceFetchResult<Item> {
         var primaryFailure: FailureClassification?
         for (index, alternative) in alternatives.enumerated() {
             try Task.checkCancellation()
             do {
-                var result = try await alternative.fetch(query, context)
+                var result = try await Self.fetch(
+                    alternative, query, context: context, alternativesLeft: alternatives.count - index)
                 if index > 0 {
                     result.servedBy = alternative.name
                     context.emit(.fallbackUsed) { event in
@@ -96,6 +102,25 @@ public struct FallbackSource<Item: Sendable>: ProvenanceReportingSource {
             }
         }
         throw ResilienceError(.fallbackExhausted, key: id.rawValue, underlying: primaryFailure ?? .unknown)
+    }
+
+    /// Runs `alternative` within its share of the time left before `context`'s deadline: all of it when it is
+    /// the last alternative or there is no deadline, else the time left divided by `alternativesLeft`, enforced
+    /// on the context's clock (a timeout, ``DeadlineExceededError``, when the share runs out first).
+    private static func fetch(
+        _ alternative: Alternative, _ query: SourceQuery, context: ResilienceContext, alternativesLeft: Int
+    ) async throws -> SourceFetchResult<Item> {
+        guard alternativesLeft > 1, let deadline = context.deadline else {
+            return try await alternative.fetch(query, context)
+        }
+        let now = context.clock.now()
+        let share = now.advanced(by: now.duration(to: deadline) / alternativesLeft)
+        guard share < deadline else { return try await alternative.fetch(query, context) }
+        var narrowed = context
+        narrowed.narrowDeadline(to: share)
+        return try await withDeadline(until: share, clock: context.clock) { [narrowed] in
+            try await alternative.fetch(query, narrowed)
+        }
     }
 }
 
