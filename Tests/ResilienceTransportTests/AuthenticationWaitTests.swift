@@ -54,6 +54,32 @@ private final class HangingOnceProvider: CredentialProvider {
     }
 }
 
+/// A provider whose first refresh ignores cancellation (an HTTP client with no read timeout against a stalled
+/// token endpoint, which only returns once `release()` lets it) and whose later refreshes hand out `Bearer fresh`.
+private final class UncancellableOnceProvider: CredentialProvider {
+    let refreshes = LockedBox(0)
+    private let parked = LockedBox<CheckedContinuation<Void, Never>?>(nil)
+
+    var isParked: Bool { parked.value != nil }
+
+    func currentCredential() async throws -> Credential? { .bearer("stale") }
+
+    func refreshCredential(rejected: Credential?) async throws -> Credential {
+        let count = refreshes.mutate { count -> Int in
+            count += 1
+            return count
+        }
+        if count == 1 {
+            await withCheckedContinuation { continuation in parked.mutate { $0 = continuation } }
+            return .bearer("late")
+        }
+        return .bearer("fresh")
+    }
+
+    /// Lets the first refresh return.
+    func release() { parked.mutate { $0.take() }?.resume() }
+}
+
 /// A provider whose refresh throws `CancellationError` of its own (its own session was torn down) although
 /// nobody cancelled the request waiting for it.
 private struct SelfCancellingProvider: CredentialProvider {
@@ -162,6 +188,32 @@ struct AuthenticationWaitTests {
         if !endedWithoutWaiting { manual.advance(by: .seconds(5)) }  // releases a request stuck behind the hung refresh
         #expect(endedWithoutWaiting)
         #expect(try await second.value.status == 200)
+        #expect(provider.refreshes.value == 2)
+    }
+
+    @Test("A refresh that ignores cancellation still ends its waiters at refreshTimeout; the next request refreshes")
+    func uncancellableRefreshIsAbandonedAtItsTimeout() async throws {
+        let manual = ManualClock()
+        let clock = ResilienceClock.manual(manual)
+        let provider = UncancellableOnceProvider()
+        defer { provider.release() }
+        let transport = AuthenticatingTransport(wrapping: FreshOnlyTransport(), provider: provider)
+        let me = HTTPRequest(url: URL(string: "https://api.example.com/me")!)
+        let context = ResilienceContext(key: "auth", clock: clock)
+        let ended = LockedBox(false)
+        let first = Task {
+            defer { ended.mutate { $0 = true } }
+            return try await transport.send(me, context: context)
+        }
+        #expect(await yielding { provider.isParked })
+        await manual.waitForSleepers(count: 1)
+        manual.advance(by: .seconds(60))
+        let endedAtTheTimeout = await yielding { ended.value }
+        #expect(endedAtTheTimeout, "the request waited past refreshTimeout for a refresh that never returns")
+        provider.release()
+        let failure = classify(await #expect(throws: (any Error).self) { try await first.value })
+        #expect(failure?.code == .timedOut)
+        #expect(try await transport.send(me, context: context).status == 200)
         #expect(provider.refreshes.value == 2)
     }
 

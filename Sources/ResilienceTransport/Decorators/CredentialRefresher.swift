@@ -105,6 +105,10 @@ final class CredentialRefresher: Sendable {
     /// The callers waiting for a refresh round, keyed by the generation it started from: each caller's wait is
     /// its own, so one that leaves (cancelled, or past its deadline) never ends the others' nor the refresh.
     private let waits = SingleFlight<Int>()
+    /// The provider's refresh of each round, keyed by the generation it started from: the round waits for it
+    /// through a wait of its own, which the refresh timeout ends at once even when the provider ignores the
+    /// cancellation.
+    private let providerCalls = SingleFlight<Int>()
 
     init(provider: any CredentialProvider, configuration: AuthenticationConfiguration) {
         self.provider = provider
@@ -190,7 +194,7 @@ final class CredentialRefresher: Sendable {
         replacing rejected: Credential?, from generation: Int, context: ResilienceContext
     ) async throws -> Snapshot {
         let result: Result<Credential, any Error>
-        do { result = .success(try await obtain(replacing: rejected, clock: context.clock)) } catch {
+        do { result = .success(try await obtain(replacing: rejected, from: generation, clock: context.clock)) } catch {
             result = .failure(Self.failure(of: error, context: context))
         }
         let obtainedAt = context.clock.now()
@@ -219,16 +223,21 @@ final class CredentialRefresher: Sendable {
         return snapshot
     }
 
-    /// The provider's new credential, within ``AuthenticationConfiguration/refreshTimeout``: a refresh still
-    /// running then is cancelled and fails as ``TransportError/timedOut(after:url:)``.
-    private func obtain(replacing rejected: Credential?, clock: ResilienceClock) async throws -> Credential {
+    /// The provider's new credential for the round started from `generation`, within
+    /// ``AuthenticationConfiguration/refreshTimeout``: a refresh still running then is cancelled and the round fails
+    /// as ``TransportError/timedOut(after:url:)`` at once, without waiting for a provider that ignores the
+    /// cancellation (what it returns later is dropped).
+    private func obtain(
+        replacing rejected: Credential?, from generation: Int, clock: ResilienceClock
+    ) async throws -> Credential {
         let provider = provider
         guard let timeout = configuration.refreshTimeout else {
             return try await provider.refreshCredential(rejected: rejected)
         }
+        let calls = providerCalls
         do {
             return try await withDeadline(after: timeout, clock: clock) {
-                try await provider.refreshCredential(rejected: rejected)
+                try await calls.run(generation) { try await provider.refreshCredential(rejected: rejected) }.output
             }
         } catch is DeadlineExceededError {
             throw TransportError.timedOut(after: timeout, url: nil)
