@@ -119,4 +119,23 @@ struct AuthenticatingTransportTests {
         #expect(refresh.status == 200)
         #expect(server.requests(to: "/oauth/token").first?.headers["Authorization"] == nil)
     }
+
+    @Test("A credential in a header of its own is not sent to another origin when the server redirects there")
+    func ownCredentialHeaderStaysWithItsOrigin() async throws {
+        let server = try FaultServer()
+        let other = try FaultServer()
+        defer {
+            server.stop()
+            other.stop()
+        }
+        server.script("/me", .redirect(to: other.url("/landing").absoluteString))
+        other.script("/landing", .ok("there"))
+        let provider = CountingCredentialProvider(
+            initial: Credential(headerName: "X-Auth-Token", headerValue: "s3cret"))
+        let transport = AuthenticatingTransport(wrapping: sharedTransport, provider: provider)
+        let response = try await transport.send(HTTPRequest(url: server.url("/me")), context: realContext())
+        #expect(String(decoding: response.body, as: UTF8.self) == "there")
+        #expect(server.requests(to: "/me").first?.headers["X-Auth-Token"] == "s3cret")
+        #expect(other.requests(to: "/landing").first?.headers["X-Auth-Token"] == nil, "the credential left its origin")
+    }
 }

@@ -24,6 +24,9 @@
 /// refreshed 10 s before it expires, not before every request, and a token living at least twice the skew
 /// keeps the whole skew.
 /// The provider's own refresh request (``CredentialProvider/isRefreshRequest(_:)``) passes through untouched.
+/// A redirect that leaves the request's origin never carries the credential, whatever its header's name: while the
+/// wrapped transport sends, that name is in ``Credential/headersInEffect``, which ``RedirectPolicy`` strips with
+/// the transport's own credential headers.
 /// The refresh runs in a task of its own and each request's wait for it is its own: a request cancelled
 /// meanwhile leaves at once with `CancellationError`, and one whose `context.deadline` passes first fails with
 /// ``TransportError/timedOut(after:url:)`` (`NET_002`), while the others go on waiting for the same refresh.
@@ -61,7 +64,7 @@ public struct AuthenticatingTransport: HTTPTransport {
         if snapshot.isDueForRefresh(skew: configuration.proactiveRefreshSkew, now: context.clock.now()) {
             snapshot = try await refresher.refreshed(after: snapshot.generation, context: context)
         }
-        let response = try await base.send(Self.attach(snapshot.credential, to: request), context: context)
+        let response = try await send(request, with: snapshot.credential, context: context)
         guard configuration.rejectionStatuses.contains(response.status) else {
             refresher.served(snapshot, context: context)
             return response
@@ -72,9 +75,23 @@ public struct AuthenticatingTransport: HTTPTransport {
         try Task.checkCancellation()
         let renewed = try await refresher.refreshed(
             after: snapshot.generation, rejectionStatus: response.status, context: context)
-        let replayed = try await base.send(Self.attach(renewed.credential, to: request), context: context)
+        let replayed = try await send(request, with: renewed.credential, context: context)
         if !configuration.rejectionStatuses.contains(replayed.status) { refresher.served(renewed, context: context) }
         return replayed
+    }
+
+    /// Sends `request` with `credential` attached, its header named in ``Credential/headersInEffect`` while the
+    /// wrapped transport sends: the redirects that transport follows drop it once they leave the origin, whatever
+    /// its name.
+    private func send(
+        _ request: HTTPRequest, with credential: Credential?, context: ResilienceContext
+    ) async throws -> HTTPResponse {
+        guard let credential else { return try await base.send(request, context: context) }
+        return try await Credential.$attachedHeaders.withValue(
+            Credential.attachedHeaders.union([credential.headerName])
+        ) {
+            try await base.send(Self.attach(credential, to: request), context: context)
+        }
     }
 
     static func attach(_ credential: Credential?, to request: HTTPRequest) -> HTTPRequest {

@@ -33,3 +33,18 @@ public struct Credential: Sendable, Hashable, CustomStringConvertible {
     /// `Authorization: <redacted>`.
     public var description: String { "\(headerName): <redacted>" }
 }
+
+extension Credential {
+    /// The header fields the ``AuthenticatingTransport``s the current task is sending through attached their
+    /// credentials in (each ``headerName``, whatever it is); empty outside any.
+    ///
+    /// An ``AuthenticatingTransport`` sets it while its wrapped transport sends, so a transport that follows
+    /// redirects itself strips those fields once a chain leaves the request's origin, as it strips its own
+    /// credential headers: ``RedirectPolicy`` reads it when it is created (its `attachedCredentialHeaders`
+    /// parameter's default).
+    public static var headersInEffect: Set<String> { attachedHeaders }
+
+    /// The storage of ``headersInEffect``: bound by ``AuthenticatingTransport/send(_:context:)`` around its
+    /// wrapped transport.
+    @TaskLocal static var attachedHeaders: Set<String> = []
+}

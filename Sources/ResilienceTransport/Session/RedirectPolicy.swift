@@ -28,6 +28,10 @@ public struct RedirectPolicy: Sendable {
     public let allowsDowngrade: Bool
     /// The plaintext policies every hop's target is held to, outermost first (``SecureTransportPolicy/secured(_:)``).
     public let secureTransport: [SecureTransportPolicy]
+    /// The header fields an ``AuthenticatingTransport`` attached a credential in (``Credential/headersInEffect``):
+    /// a transport passes them to ``nextRequest(after:status:target:stripCredentials:credentialHeaders:)`` with its
+    /// own credential headers, so a credential in a header of any name stays with its origin.
+    public let attachedCredentialHeaders: Set<String>
     /// The hops evaluated so far.
     public private(set) var redirects = 0
     private var visited: Set<String>
@@ -44,14 +48,19 @@ public struct RedirectPolicy: Sendable {
     ///   - secureTransport: The plaintext policies every hop is held to, outermost first. Default: those of the
     ///     ``SecureTransport``s the current task is sending through (``SecureTransportPolicy/inEffect``), so a
     ///     transport that creates its rules while it sends needs nothing else.
+    ///   - attachedCredentialHeaders: The header fields that carry an ``AuthenticatingTransport``'s credential.
+    ///     Default: those of the authenticating transports the current task is sending through
+    ///     (``Credential/headersInEffect``).
     public init(
         originalURL: URL, method: HTTPMethod = .get, maximumRedirects: Int, allowsDowngrade: Bool,
-        secureTransport: [SecureTransportPolicy] = SecureTransportPolicy.inEffect
+        secureTransport: [SecureTransportPolicy] = SecureTransportPolicy.inEffect,
+        attachedCredentialHeaders: Set<String> = Credential.headersInEffect
     ) {
         self.originalURL = originalURL
         self.maximumRedirects = maximumRedirects
         self.allowsDowngrade = allowsDowngrade
         self.secureTransport = secureTransport
+        self.attachedCredentialHeaders = attachedCredentialHeaders
         self.visited = [Self.visit(method, originalURL)]
     }
 

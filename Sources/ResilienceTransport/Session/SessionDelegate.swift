@@ -118,7 +118,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             case .follow(let url, let stripCredentials):
                 let next = RedirectPolicy.nextRequest(
                     after: exchange.current, status: status, target: url, stripCredentials: stripCredentials,
-                    credentialHeaders: configuration.credentialHeaders)
+                    credentialHeaders: configuration.credentialHeaders.union(
+                        exchange.redirects.attachedCredentialHeaders))
                 if let body = next.body, !body.isEmpty {
                     exchange.hop = next
                     return .success(nil)

@@ -194,7 +194,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             case .follow(let next, let stripCredentials):
                 current = RedirectPolicy.nextRequest(
                     after: current, status: status, target: next,
-                    stripCredentials: stripCredentials, credentialHeaders: configuration.credentialHeaders)
+                    stripCredentials: stripCredentials,
+                    credentialHeaders: configuration.credentialHeaders.union(rules.attachedCredentialHeaders))
                 streamedBody = nil
             }
         }
