@@ -88,12 +88,13 @@ public struct TransportError: ClassifiedError, Hashable, Sendable, CustomStringC
             url: url)
     }
 
-    /// A redirect led back to a URL already visited.
+    /// A redirect led back to a URL already visited. The message names the URL without its query and
+    /// `user:password@` (which may hold secrets: it is logged and exported); ``url`` keeps it whole.
     public static func redirectLoop(url: URL?) -> TransportError {
         TransportError(
             FailureClassification(
                 category: .invalidResponse, code: .tooManyRedirects, isTransient: false,
-                message: "redirect loop back to \(url?.absoluteString ?? "a visited URL")"),
+                message: "redirect loop back to \(url.map(SecureTransport.redacted) ?? "a visited URL")"),
             url: url)
     }
 

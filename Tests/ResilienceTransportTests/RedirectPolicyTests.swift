@@ -14,6 +14,15 @@ struct RedirectPolicyTests {
         RedirectPolicy(originalURL: origin, maximumRedirects: limit, allowsDowngrade: downgrade)
     }
 
+    @Test("A redirect loop's message names the URL without its query or user:password@, which may hold secrets")
+    func redirectLoopMessageHidesSecrets() {
+        let url = URL(string: "https://ada:pa55word@api.example.com/jobs?api_key=s3cret")!
+        let message = TransportError.redirectLoop(url: url).classification.message ?? ""
+        #expect(message.contains("api.example.com/jobs"), "\(message)")
+        #expect(!message.contains("s3cret"), "\(message)")
+        #expect(!message.contains("pa55word"), "\(message)")
+    }
+
     @Test("Same origin keeps credentials; leaving the origin strips them for the rest of the chain")
     func credentials() {
         var rules = policy()
