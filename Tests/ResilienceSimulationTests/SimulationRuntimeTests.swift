@@ -240,11 +240,19 @@ import Testing
 
     @Test func workOnAnotherExecutorIsReported() {
         let simulation = Simulation(seed: 1)
+        // The detached task cannot finish before the body waits for it (it would then wait for nothing, and
+        // nothing would escape): it runs until the test lets it go, after the run.
+        let released = LockedBox(false)
         #expect(throws: SimulationError.self) {
             try simulation.run {
-                await Task.detached { 42 }.value
+                await Task.detached {
+                    while !released.value { await Task.yield() }
+                    return 42
+                }
+                .value
             }
         }
+        released.mutate { $0 = true }
     }
 
     @Test func aWaitOutsideTheSimulationStallsItInsteadOfHanging() {
