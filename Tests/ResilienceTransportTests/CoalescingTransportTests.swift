@@ -329,6 +329,24 @@ struct CoalescingTransportTests {
         #expect(transport.flights.inFlightCount == 0)
     }
 
+    @Test("A caller whose deadline passed before it arrived times out after no time, never a negative one")
+    func passedDeadlineIsNoTime() async throws {
+        let base = GatedTransport()
+        let transport = CoalescingTransport(wrapping: base)
+        let clock = ManualClock()
+        clock.advance(by: .seconds(10))
+        let sink = RecordingTelemetrySink()
+        var context = ResilienceContext.test(clock: clock, telemetry: sink)
+        context.deadline = context.clock.now().advanced(by: .seconds(-3))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(HTTPRequest(url: url), context: context)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(error?.classification.requestWasNotSent == true)
+        #expect(sink.events(.timedOut).map(\.duration) == [.zero])
+        #expect(base.sent.withLock { $0 }.isEmpty)
+    }
+
     /// A clock whose reading the test sets and whose sleeps end only when cancelled: a deadline can pass on it
     /// while the timer racing that deadline has not fired yet.
     final class UnfiredClock: Clock, Sendable {

@@ -85,7 +85,8 @@ public struct CoalescingTransport: HTTPTransport {
         let report = DeadlineReport(deadline: deadline)
         var sent = context
         if let telemetry = context.telemetry { sent.telemetry = ReportingOnceSink(base: telemetry, report: report) }
-        let limit = context.clock.now().duration(to: deadline)
+        // A deadline already passed on arrival gave the caller no time at all, never a negative time.
+        let limit = max(.zero, context.clock.now().duration(to: deadline))
         do {
             return try await withDeadline(until: deadline, clock: context.clock) { [sent] in
                 let (result, shared) = await flights.outcome(key, priority: context.priority) {
