@@ -97,6 +97,27 @@ struct FallbackHedgingTests {
         #expect(hedges - hedgesAtHalf == calls / 2 / 10)
     }
 
+    @Test("A hedge whose request was never sent (refused inside, no network) gives its hedge back; a sent one does not")
+    func refusedHedgeGivesItsHedgeBack() async throws {
+        let clock = ManualClock()
+        let sink = RecordingTelemetrySink()
+        // One hedge saved up, a hundredth earned per call. Each call's first attempt fails at once and asks for a
+        // hedge: the first call's hedge is refused before it is sent, the later ones are sent and fail.
+        let operation = ScriptedOperation<Int>([
+            .failure(TestFailure.serverError), .failure(TestFailure.unreachable), .failure(TestFailure.serverError),
+        ])
+        let stage = HedgingStrategy(delay: .seconds(1), maxExtraLoad: 0.01)
+        for _ in 0..<3 {
+            await #expect(throws: TestFailure.serverError) {
+                try await stage.execute(makeContext(clock, sink: sink), next: operation.callAsFunction)
+            }
+        }
+        // The refused hedge was given back, so the second call hedged too; that one was sent and spent it.
+        #expect(sink.events(.hedgeLaunched).count == 2)
+        #expect(sink.events(.hedgeWithheld).count == 1)
+        #expect(operation.callCount == 5)
+    }
+
     @Test("maxExtraLoad 0 never hedges; .infinity hedges every call")
     func hedgingAllowanceExtremes() async throws {
         let clock = ManualClock()

@@ -1,5 +1,5 @@
 /// How many hedges a ``HedgingStrategy`` may still launch: every call earns `maxExtraLoad` of a hedge, every hedge
-/// spends a whole one, and at most `capacity` are saved up (the stage starts with them). Calls fund it, not
+/// spends a whole one (given back when its request was never sent), and at most `capacity` are saved up (the stage starts with them). Calls fund it, not
 /// seconds, so a client that calls once a minute hedges as large a share of its calls as one that calls a
 /// hundred times a second, and no window empties between its calls.
 ///
@@ -27,6 +27,13 @@ struct HedgeAllowance: Sendable {
         let deposit = deposit
         let capacity = capacity
         state.withLock { $0 = min($0 + deposit, capacity) }
+    }
+
+    /// Gives back the hedge that a launch took when its request was never sent (a full bulkhead or an open
+    /// breaker inside refused it, or there was no network): it added no load, so it spends none.
+    func refund() {
+        let capacity = capacity
+        state.withLock { $0 = min($0 + Self.unit, capacity) }
     }
 
     /// Takes one hedge; `false` when less than one is saved.

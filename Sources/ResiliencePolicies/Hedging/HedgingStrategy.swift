@@ -8,9 +8,11 @@
 /// - A hedge is also launched at once when an attempt fails with a transient failure and hedges remain; the
 ///   next hedge then waits ``delay`` from that launch (every hedge waits ``delay`` from the latest launch).
 /// - Hedges add at most ``maxExtraLoad`` of the calls (10 % by default): every call earns that share of a hedge
-///   and every hedge, launched on its timer or after a failure, spends a whole one; up to `max(1, 100 ×
-///   maxExtraLoad)` are saved up, and a new stage starts with them. Over any run of N calls the stage launches at
-///   most `maxExtraLoad × N + max(1, 100 × maxExtraLoad)` hedges, so a server that slows down until every call
+///   and every hedge, launched on its timer or after a failure, spends a whole one, given back when the hedge's
+///   request was never sent (``FailureClassification/requestWasNotSent``: a full bulkhead or an open breaker
+///   inside refused it, or there was no network), since it added no load; up to `max(1, 100 × maxExtraLoad)` are
+///   saved up, and a new stage starts with them. Over any run of N calls the stage sends at most
+///   `maxExtraLoad × N + max(1, 100 × maxExtraLoad)` hedges, so a server that slows down until every call
 ///   would hedge gets at most 1.1 times the calls, not `1 + maxHedges` times: the overload that slowed it is not
 ///   doubled. Calls fund the allowance, not seconds, so a client calling once a minute hedges as large a share of
 ///   its calls as a busy one (Finagle's backup requests bound their extra load the same way, over a time window).
@@ -75,9 +77,20 @@ public struct HedgingStrategy: ResilienceStrategy {
                     hedged.attempt += launched
                     let attemptContext = hedged
                     if launched > 0 { attemptContext.emit(.hedgeLaunched) { $0.duration = delay } }
+                    let isHedge = launched > 0
                     launched += 1
                     running += 1
-                    group.addRacer { try await operation.run(attemptContext) }
+                    group.addRacer {
+                        do {
+                            return try await operation.run(attemptContext)
+                        } catch {
+                            // A hedge refused before it was sent added no load: its hedge is spent on another.
+                            if isHedge, let allowance, attemptContext.classify(error).requestWasNotSent {
+                                allowance.refund()
+                            }
+                            throw error
+                        }
+                    }
                     if timerPending { staleTimers += 1 }
                     timerPending = launched <= maxHedges
                     if timerPending {
