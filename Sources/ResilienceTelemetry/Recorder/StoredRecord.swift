@@ -45,6 +45,14 @@ struct StoredRecord: Sendable {
         }
     }
 
+    /// Drops the breaker transition (states, sequence and time open): the record keeps its kind and time only.
+    mutating func forgetTransition() {
+        fromState = Self.noState
+        toState = Self.noState
+        openForNanoseconds = Self.noneDuration
+        sequence = nil
+    }
+
     static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let whole = seconds.multipliedReportingOverflow(by: 1_000_000_000)

@@ -154,14 +154,16 @@ public final class TelemetryRecorder: TelemetrySink {
                 event.kind == .retryScheduled
                 ? state.tables.categories.id(
                     for: event.classification?.category.rawValue ?? MetricSchema.noCategory, redactor: nil) : nil
-            state.eventsReceived &+= 1
-            _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
-            if state.ring.append(record) { state.evicted &+= 1 }
             // Keys past the name limit share the overflow entry, and one state cannot say many breakers' states:
-            // they have none (a key named "other" that got the entry keeps its own).
+            // they have none, in the counters or in the records the statistics replay (a key named "other" that
+            // got the entry keeps its own).
             let keepsBreaker =
                 record.key != 1 || (event.transition == nil && event.kind != .pipelineCreated)
                 || redactor.redact(event.key) == InternTable.overflowName
+            if !keepsBreaker { record.forgetTransition() }
+            state.eventsReceived &+= 1
+            _ = state.ring.removeOlder(thanNanoseconds: time &- windowNanoseconds)
+            if state.ring.append(record) { state.evicted &+= 1 }
             Self.count(
                 record, event: event, failureCategory: failureCategory, retryCategory: retryCategory,
                 keepsBreaker: keepsBreaker, into: &state.counters)
@@ -239,7 +241,8 @@ public final class TelemetryRecorder: TelemetrySink {
     }
 
     /// The events inside the window at the clock's current time, oldest first, as redacted copies.
-    /// Classifications carry category, code and HTTP status only.
+    /// Classifications carry category, code and HTTP status only; the events of keys past
+    /// ``Configuration/maximumDistinctNames``, keyed `"other"`, carry no breaker transition.
     public func snapshot() -> [ResilienceEvent] {
         let cutoff = StoredRecord.nanoseconds(clock.now().offset) &- StoredRecord.nanoseconds(configuration.window)
         return state.withLock { state in
