@@ -49,6 +49,15 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// A key for de-duplicating merged items, if any.
     public var deduplicationKey: (@Sendable (Item) -> String)?
     private var entries: [Entry] = []
+    /// Overrides of sources not registered yet, applied when they are (see ``register(_:timeout:usesCache:preset:customize:)``).
+    private var earlyOverrides: [SourceID: EarlyOverride] = [:]
+
+    /// An override made before its source was registered: its label and the settings its pipeline was built
+    /// from (`nil` for a hand-built pipeline).
+    private struct EarlyOverride: Sendable {
+        var label: String
+        var settings: PipelinePreset?
+    }
 
     private struct Entry: Sendable {
         var registration: SourceRegistration<Item>
@@ -107,6 +116,10 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     /// Registers `source` with the default preset, or with `preset` and/or `customize` applied to it as an
     /// override for this source only. Registering the same id again replaces the earlier registration.
     ///
+    /// An ``override(_:_:)`` or ``override(_:pipeline:)`` made before the source's first registration holds
+    /// when it is registered without a `preset` or `customize`, whichever order the set-up code runs in; a
+    /// registration with either starts from what it is given, as a re-registration does.
+    ///
     /// A `preset` without a ``PipelinePreset/connectivity`` monitor gets the configured preset's, so the root's
     /// one monitor covers this source too (with the preset's own ``PipelinePreset/connectivityWait``; set that
     /// to `nil` in `customize` for a source that never waits).
@@ -120,42 +133,61 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
     ) {
         let key = source.id.rawValue
         pipelines.pin(key)
-        var override: String?
+        let early = earlyOverrides.removeValue(forKey: source.id)
         var settings = preset ?? configuration.preset
         // One monitor on the root covers every pipeline: a preset of the source's own (`.background`) names none.
         if settings.connectivity == nil { settings.connectivity = configuration.preset.connectivity }
+        var entry = Entry(
+            registration: SourceRegistration(source, timeout: timeout, usesCache: usesCache), override: nil,
+            settings: settings)
         if preset != nil || customize != nil {
             customize?(&settings)
             pipelines.setOverride(for: key, Pipeline.preset(settings, clock: clock, random: random))
-            override = preset == nil ? "customized" : "preset"
+            entry.override = preset == nil ? "customized" : "preset"
+            entry.settings = settings
+        } else if let early {
+            // Overridden before it was registered: the registry holds that pipeline already.
+            entry.override = early.label
+            entry.settings = early.settings
         } else {
             pipelines.removeOverride(for: key)
         }
-        let registration = SourceRegistration(source, timeout: timeout, usesCache: usesCache)
-        upsert(Entry(registration: registration, override: override, settings: settings))
+        upsert(entry)
     }
 
-    /// Swaps the pipeline of one registered source for its current settings adjusted by `customize`: the
-    /// preset and customisation it was registered with, and every earlier override of it, stay (the configured
-    /// preset for a source whose pipeline was hand-built, or that is not registered). Other sources keep theirs.
+    /// Swaps the pipeline of one source for its current settings adjusted by `customize`: the preset and
+    /// customisation it was registered with, and every earlier override of it, stay (the configured preset for a
+    /// source whose pipeline was hand-built, or that is not registered yet). Other sources keep theirs. A source
+    /// not registered yet keeps the override when it is registered without a preset or customisation of its own.
     ///
     /// ```swift
     /// root.override("lever-globex") { $0.retry = StandardRetryPolicy.background }
     /// ```
     public mutating func override(_ id: SourceID, _ customize: (inout PipelinePreset) -> Void) {
         let index = entries.firstIndex { $0.registration.id == id }
-        var settings = index.flatMap { entries[$0].settings } ?? configuration.preset
+        let current = index.map { entries[$0].settings } ?? earlyOverrides[id]?.settings
+        var settings = current ?? configuration.preset
         customize(&settings)
-        override(id, pipeline: Pipeline.preset(settings, clock: clock, random: random))
-        setOverrideLabel("customized", for: id)
-        if let index { entries[index].settings = settings }
+        record(id, pipeline: Pipeline.preset(settings, clock: clock, random: random), label: "customized", settings)
     }
 
-    /// Gives one registered source a hand-built pipeline.
+    /// Gives one source a hand-built pipeline. A source not registered yet keeps it when it is registered without
+    /// a preset or customisation of its own.
     public mutating func override(_ id: SourceID, pipeline: any ResiliencePipeline) {
+        record(id, pipeline: pipeline, label: "custom", nil)
+    }
+
+    /// Pins `pipeline` for `id` and notes the override on its entry, or keeps it for the registration to come.
+    private mutating func record(
+        _ id: SourceID, pipeline: any ResiliencePipeline, label: String, _ settings: PipelinePreset?
+    ) {
         pipelines.setOverride(for: id.rawValue, pipeline)
-        setOverrideLabel("custom", for: id)
-        if let index = entries.firstIndex(where: { $0.registration.id == id }) { entries[index].settings = nil }
+        if let index = entries.firstIndex(where: { $0.registration.id == id }) {
+            entries[index].override = label
+            entries[index].settings = settings
+        } else {
+            earlyOverrides[id] = EarlyOverride(label: label, settings: settings)
+        }
     }
 
     /// The registered sources' ids, in registration order.
@@ -249,10 +281,6 @@ public struct CompositionRoot<Item: Sendable>: Sendable {
         }
     }
 
-    private mutating func setOverrideLabel(_ label: String, for id: SourceID) {
-        guard let index = entries.firstIndex(where: { $0.registration.id == id }) else { return }
-        entries[index].override = label
-    }
 }
 
 /// The settings of a ``CompositionRoot``: one place for the defaults every registered source starts from.

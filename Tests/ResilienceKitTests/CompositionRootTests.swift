@@ -94,6 +94,36 @@ struct CompositionRootTests {
             root.pipeline(for: "lever").pipelineDescription == expected(.standard) { $0.attemptTimeout = .seconds(7) })
     }
 
+    @Test("An override made before its source is registered holds when the source is registered plainly")
+    func overrideBeforeRegistration() {
+        var root = CompositionRoot<String>(.standard, clock: .manual(ManualClock()))
+        root.override("lever") { $0.attemptTimeout = .seconds(5) }
+        root.override("lever") { $0.breaker = nil }
+        root.override("feed", pipeline: Pipeline { TimeoutStrategy(.seconds(1)) })
+        root.override("own") { $0.attemptTimeout = .seconds(5) }
+        root.register(ScriptedSource<String>(id: "lever", items: ["l"]))
+        root.register(ScriptedSource<String>(id: "feed", items: ["f"]))
+        root.register(ScriptedSource<String>(id: "own", items: ["o"]), preset: .background)
+        var settings = PipelinePreset.standard
+        settings.attemptTimeout = .seconds(5)
+        settings.breaker = nil
+        #expect(root.pipeline(for: "lever").pipelineDescription == Pipeline.preset(settings).pipelineDescription)
+        #expect(root.sourceDescription("lever")?.contains("override: customized") == true)
+        #expect(root.pipeline(for: "feed").stages.map(\.name) == ["timeout"])
+        #expect(root.sourceDescription("feed")?.contains("override: custom") == true)
+        // A registration with a preset of its own starts from it.
+        #expect(
+            root.pipeline(for: "own").pipelineDescription
+                == Pipeline.preset(.background).pipelineDescription)
+        // Later overrides build on the early one; a re-registration starts over.
+        root.override("lever") { $0.attemptTimeout = .seconds(7) }
+        settings.attemptTimeout = .seconds(7)
+        #expect(root.pipeline(for: "lever").pipelineDescription == Pipeline.preset(settings).pipelineDescription)
+        root.register(ScriptedSource<String>(id: "lever", items: ["l"]))
+        #expect(root.pipeline(for: "lever").pipelineDescription == Pipeline.preset(.standard).pipelineDescription)
+        #expect(root.pipelines.overriddenKeys == ["feed", "own"])
+    }
+
     @Test("A source registered with a preset of its own follows the root's connectivity monitor too")
     func registeredPresetKeepsTheRootsMonitor() {
         let monitor = ScriptedConnectivityMonitor(.unsatisfied)
