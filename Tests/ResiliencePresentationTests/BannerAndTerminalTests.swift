@@ -127,4 +127,27 @@ struct TerminalRendererTests {
         #expect(table.split(separator: "\n").count == 2)
         #expect(!table.contains("\u{1B}"))
     }
+
+    @Test("A name with a bidirectional override or a Unicode line separator neither reorders nor breaks the line")
+    func bidiControlsAndSeparators() {
+        let renderer = TerminalRenderer(environment: [:], isTerminal: false)
+        // Shown as-is, "acme\u{202E}lanretni" reads "acmeinternal" and the rest of the row is reversed.
+        let hostile = "acme\u{202E}lanretni\u{2066}x\u{2069}\u{2028}next\u{2029}line"
+        let table = renderer.table([SourceStatusRow(source: hostile, status: .failed)])
+        let banner = renderer.banner(
+            UserFacingError(
+                title: "Down\u{2028}FAKE", message: "Try \u{202E}later", severity: .error, isRecoverable: true,
+                code: .serverUnavailable))
+        for text in [table, banner] {
+            #expect(!text.unicodeScalars.contains { $0.properties.isBidiControl }, "\(text.debugDescription)")
+            #expect(
+                !text.unicodeScalars.contains {
+                    [.lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+                })
+        }
+        #expect(table.contains("acmelanretnix next line"))
+        #expect(banner.contains("Down FAKE: Try later"))
+        // A joiner inside an emoji sequence is not a control: it stays.
+        #expect(renderer.table([SourceStatusRow(source: "👩\u{200D}💻 feed", status: .ok)]).contains("👩\u{200D}💻 feed"))
+    }
 }

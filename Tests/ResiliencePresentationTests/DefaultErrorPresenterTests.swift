@@ -251,7 +251,7 @@ struct DefaultErrorPresenterTests {
     @Test("A hostile failure message (1 MB, terminal escapes, line breaks, bidi overrides) stays short and on one line")
     func hostileMessageInDetails() throws {
         let hostile =
-            "\u{1B}]0;owned\u{7}\u{1B}[2Jtoken=SECRET123 \u{202E}txt.exe\r\nFAKE: line"
+            "\u{1B}]0;owned\u{7}\u{1B}[2Jtoken=SECRET123 \u{202E}txt.exe\r\nFAKE: line\u{2028}FAKE2\u{2029}"
             + String(repeating: "A", count: 1_048_576)
         let failure = FailureClassification(category: .serverError, code: .serverUnavailable, message: hostile)
         for language in PresentationStrings.bundledLanguages {
@@ -262,7 +262,7 @@ struct DefaultErrorPresenterTests {
             #expect(details.hasSuffix("…"))
             #expect(
                 !details.unicodeScalars.contains {
-                    [.control, .format].contains($0.properties.generalCategory)
+                    [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
                 })
             #expect(details.hasPrefix("NET_014 server-error: "), "\(details.prefix(80))")
             #expect(details.contains("FAKE: line") && !details.contains("SECRET123"))

@@ -207,21 +207,22 @@ public struct DefaultErrorPresenter: ErrorPresenter {
     static let maximumDetailsMessageLength = 1_000
 
     /// `text` on one line and at most `maximumDetailsMessageLength` Unicode scalars (then ending in "…"): control
-    /// characters (line breaks, terminal escapes) become spaces, format characters (bidirectional overrides,
-    /// zero-width ones) are dropped. Counted in scalars, not characters, so combining marks stacked on one
-    /// character cannot carry it past the bound. Redact before, so a secret is never cut in two and missed.
+    /// characters and line breaks (terminal escapes, U+2028) become spaces, format characters (bidirectional
+    /// overrides, zero-width ones) are dropped. Counted in scalars, not characters, so combining marks stacked on
+    /// one character cannot carry it past the bound. Redact before, so a secret is never cut in two and missed.
     static func oneLine(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         var kept = 0
         var cut = false
         for scalar in text.unicodeScalars {
-            let category = scalar.properties.generalCategory
-            if category == .format { continue }
+            guard scalar.properties.generalCategory != .format, let shown = OneLineScalar.shown(scalar) else {
+                continue
+            }
             guard kept < maximumDetailsMessageLength else {
                 cut = true
                 break
             }
-            scalars.append(category == .control ? " " : scalar)
+            scalars.append(shown)
             kept += 1
         }
         return String(scalars) + (cut ? "…" : "")

@@ -98,10 +98,9 @@ public struct TerminalRenderer: Sendable, Hashable {
         usesColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// Removes line breaks and control characters so one entry stays on one line.
+    /// `text` on one line: line breaks and control characters read as spaces, bidirectional controls are dropped
+    /// (``OneLineScalar``), so an entry neither breaks the banner or table nor reorders what follows it.
     private func singleLine(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.compactMap(OneLineScalar.shown)))
     }
 }
