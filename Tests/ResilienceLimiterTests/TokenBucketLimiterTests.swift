@@ -52,6 +52,31 @@ struct TokenBucketLimiterTests {
         #expect(limiter.tryAcquire(now: at(0)) == .delayed(retryAfter: .seconds(1)))
     }
 
+    @Test("A caller waiting out the exhaustion backoff is not overtaken by one arriving while it waits")
+    func backoffWaitersKeepTheirTurn() async throws {
+        var configuration = TokenBucketLimiter.Configuration.backingOff
+        configuration.burst = 1
+        configuration.refillPerSecond = 100
+        configuration.exhaustionBackoff?.jitter = 0
+        let limiter = TokenBucketLimiter(configuration)
+        let clock = ManualClock()
+        let context = ResilienceContext(key: "api", clock: .manual(clock))
+        #expect(limiter.tryAcquire(now: context.clock.now()).permit != nil)
+        // The bucket refills in 10 ms, but the waiter is told the backoff's 1 s and books its token for then.
+        let waiter = Task { try await limiter.waitForPermit(context: context).admittedAt }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(500))
+        // The bucket is full again by now; a newcomer still waits for the caller ahead of it.
+        let newcomer = limiter.tryAcquire(now: context.clock.now())
+        #expect(newcomer.permit == nil, "\(newcomer)")
+        if case .delayed(let wait) = newcomer { #expect(wait >= .milliseconds(500)) }
+        clock.advance(by: .milliseconds(500))
+        #expect(try await waiter.value == ResilienceInstant(offset: .seconds(1)))
+        // Once the waiter's turn has come, the refilled bucket admits again.
+        let permit = limiter.tryAcquire(now: context.clock.now()).permit
+        #expect(permit != nil)
+    }
+
     @Test func zeroRateNeverHangs() {
         let limiter = TokenBucketLimiter(.rate(0, burst: 1))
         #expect(limiter.tryAcquire(now: at(0)).permit != nil)

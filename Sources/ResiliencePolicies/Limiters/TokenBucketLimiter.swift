@@ -141,6 +141,10 @@ struct TokenBucketMachine: Sendable {
     var tokens: Double
     var lastRefill: ResilienceInstant?
     var refusalsInARow = 0
+    /// When the last booked caller is due. A caller that waits past its token's time (the exhaustion backoff
+    /// lengthens its wait) leaves that token in the bucket meanwhile: nobody takes one before this instant, so
+    /// nobody overtakes a caller already waiting.
+    var bookedUntil: ResilienceInstant?
     var generator: PseudoRandomGenerator
 
     init(configuration: TokenBucketLimiter.Configuration, generator: PseudoRandomGenerator) {
@@ -185,7 +189,8 @@ struct TokenBucketMachine: Sendable {
     /// the last refusal's (the one its caller was given).
     private mutating func acquire(now: ResilienceInstant, countsRefusal: Bool) -> RateLimitDecision {
         refill(now: now)
-        if tokens >= 1 {
+        let waitingAhead = bookedUntil.map { now < $0 } ?? false
+        if tokens >= 1 && !waitingAhead {
             tokens -= 1
             return .admitted(RateLimitPermit(token: 0, admittedAt: now))
         }
@@ -193,6 +198,7 @@ struct TokenBucketMachine: Sendable {
         // At least a nanosecond: a shortfall worth less than one would round to a zero wait, and a waiter on a
         // clock that does not move by itself (a virtual clock) would then ask again at the same instant forever.
         var wait = max(.nanoseconds(1), DurationArithmetic.duration(seconds: (1 - tokens) / refillPerSecond))
+        if waitingAhead, let bookedUntil { wait = max(wait, now.duration(to: bookedUntil)) }
         if let exhaustionBackoff {
             let tripIndex = countsRefusal ? refusalsInARow : refusalsInARow - 1
             wait = max(wait, exhaustionBackoff.duration(tripIndex: tripIndex, using: &generator))
@@ -213,8 +219,10 @@ struct TokenBucketMachine: Sendable {
     mutating func reserve(now: ResilienceInstant, deadline: ResilienceInstant?) -> RateLimitDecision {
         let decision = acquire(now: now, countsRefusal: refusalsInARow == 0)
         guard case .delayed(let wait) = decision else { return decision }
-        if let deadline, now.advanced(by: wait) > deadline { return .rejected(.rateLimited, retryAfter: wait) }
+        let due = now.advanced(by: wait)
+        if let deadline, due > deadline { return .rejected(.rateLimited, retryAfter: wait) }
         tokens -= 1
+        bookedUntil = max(bookedUntil ?? due, due)
         return decision
     }
 
