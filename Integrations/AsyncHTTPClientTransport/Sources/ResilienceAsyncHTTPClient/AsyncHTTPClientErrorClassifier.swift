@@ -126,10 +126,13 @@ public struct AsyncHTTPClientErrorClassifier: ErrorClassifier {
         case .proxyAuthenticationRequired:
             return make(
                 .authentication, .unauthorized, "the proxy requires authentication", transient: false, notSent: true)
-        case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .traceRequestWithBody, .bodyLengthMismatch,
-            .contentLengthMissing, .writeAfterRequestSent, .identityCodingIncorrectlyPresent:
+        case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath, .traceRequestWithBody, .contentLengthMissing,
+            .identityCodingIncorrectlyPresent:
             return make(
                 .clientError, .invalidFormat, "the request is not valid: \(error)", transient: false, notSent: true)
+        case .bodyLengthMismatch, .writeAfterRequestSent:
+            // Found while the body streams: the head and part of the body may have reached the server.
+            return make(.clientError, .invalidFormat, "the request is not valid: \(error)", transient: false)
         case .alreadyShutdown:
             return make(
                 .unknown, .unknown, "the HTTPClient was already shut down", transient: false, notSent: true,

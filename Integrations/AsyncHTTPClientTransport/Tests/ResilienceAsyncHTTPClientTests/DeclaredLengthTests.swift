@@ -82,4 +82,28 @@ struct DeclaredLengthTests {
         #expect(refused.classification.message?.contains("length -1") == true, "\(refused)")
         #expect(connections == 0, "nothing reached the server")
     }
+
+    @Test("A streamed upload shorter than its declared length is refused as invalid, and may have been sent")
+    func uploadShorterThanDeclared() async throws {
+        let listener = try await SilentListener()
+        let upload = AsyncStream<Data> { continuation in
+            continuation.yield(Data("abc".utf8))
+            continuation.finish()
+        }
+        let error = await failure {
+            _ = try await withTransport { transport in
+                try await transport.stream(
+                    HTTPRequest(method: .post, url: listener.url("/upload")), uploading: upload, length: 10,
+                    context: realContext())
+            }
+        }
+        let connections = listener.connections
+        try await listener.close()
+        let refused = try #require(error as? TransportError, "\(String(describing: error))")
+        #expect(refused.code == .invalidFormat)
+        #expect(refused.classification.isTransient == false)
+        // The head and three bytes went out before the stream ended short: a retry must not take it as unsent.
+        #expect(refused.classification.requestWasNotSent == false, "\(refused)")
+        #expect(connections == 1)
+    }
 }
