@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=${INTEGRATIONS_SCRATCH_PATH:-.build-integrations}  # shared by every package below
+# Built without debug information: nobody debugs these binaries, and the ecosystem packages (BoringSSL's C among
+# them) compile and link faster without it. Every build on the shared scratch path passes the same flags
+# (.ci/postgres.sh and screenshot.sh read this variable), or it would rebuild what the others built.
+export SWIFT_BUILD_FLAGS="${SWIFT_BUILD_FLAGS:--Xswiftc -gnone -Xcc -g0}"
+read -r -a build_flags <<<"$SWIFT_BUILD_FLAGS"
 
 # Builds `Integrations/$1` with its tests (failing on any warning from our code), then runs the tests.
 build_and_test_integration() {
@@ -12,14 +17,16 @@ build_and_test_integration() {
     local started=$SECONDS
     echo "== integration $1"
     log=$(mktemp)
-    swift build --build-tests --package-path "$package" --scratch-path "$scratch" 2>&1 | tee "$log" \
+    swift build --build-tests "${build_flags[@]}" --package-path "$package" --scratch-path "$scratch" 2>&1 \
+        | tee "$log" \
         | grep -E "error:|Build complete" || true
     # Warnings in our own files only (the ecosystem packages' own warnings are theirs).
     if grep -E "^$PWD/(Sources|Integrations)/.*warning:" "$log" | grep -q .; then
         echo "$1 built with warnings:"; grep -E "^$PWD/(Sources|Integrations)/.*warning:" "$log" | sort -u; exit 1
     fi
     grep -q "Build complete" "$log" || { tail -40 "$log"; exit 1; }
-    timeout --kill-after=30 900 swift test --skip-build --no-parallel --package-path "$package" --scratch-path "$scratch" \
+    timeout --kill-after=30 900 swift test --skip-build --no-parallel "${build_flags[@]}" --package-path "$package" \
+        --scratch-path "$scratch" \
         || { echo "$1's tests failed or did not finish within 900 s"; exit 1; }
     local sources=() path
     for path in "$package/Package.swift" "$package/Sources" "$package/Tests"; do [ -e "$path" ] && sources+=("$path"); done

@@ -49,5 +49,7 @@ echo "== PostgreSQL $("$bin_dir/postgres" --version | awk '{print $3}') on 127.0
 if [ "$#" -gt 0 ]; then
     "$@"
 else
-    swift test --package-path Integrations/PostgreSQL --scratch-path "$root/.build-integrations" --no-parallel
+    read -r -a build_flags <<<"${SWIFT_BUILD_FLAGS:-}"  # the integrations' flags (.ci/integrations.sh), if any
+    swift test "${build_flags[@]}" --package-path Integrations/PostgreSQL --scratch-path "$root/.build-integrations" \
+        --no-parallel
 fi

@@ -16,11 +16,13 @@ width=1280 height=1400
 
 command -v chromium >/dev/null || { echo "screenshot.sh: chromium is not installed (apt-get install chromium)"; exit 1; }
 
+# SWIFT_BUILD_FLAGS: extra `swift build` flags, the same as the build that shares the scratch path (CI's).
+read -r -a build_flags <<<"${SWIFT_BUILD_FLAGS:-}"
 build_log=$(mktemp)
-swift build --package-path "$here" --scratch-path "$scratch" --product job-board-service >"$build_log" 2>&1 \
-    || { cat "$build_log"; exit 1; }
+swift build "${build_flags[@]}" --package-path "$here" --scratch-path "$scratch" --product job-board-service \
+    >"$build_log" 2>&1 || { cat "$build_log"; exit 1; }
 rm -f "$build_log"
-binary="$(swift build --package-path "$here" --scratch-path "$scratch" --show-bin-path)/job-board-service"
+binary="$(swift build "${build_flags[@]}" --package-path "$here" --scratch-path "$scratch" --show-bin-path)/job-board-service"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 log=$(mktemp)
