@@ -232,29 +232,16 @@ struct TelemetryRecorderTests {
         #expect(metrics.sources["other"]?.breakerState == nil, "b's breaker is open, c's closed")
         let samples = try PrometheusValidator.validate(PrometheusExporter().render(metrics))
         #expect(!samples.contains { $0.name == "resilience_breaker_state" && $0.labels["key"] == "other" })
+        // Nor do the statistics, which replay the stored records: no state, opens or time open for "other".
+        let statistics = fixture.recorder.statistics()
+        #expect(statistics.sources["lever"]?.breakerState == .open)
+        #expect(statistics.sources["other"]?.breakerState == nil)
+        #expect(statistics.sources["other"]?.breakerOpens ?? 0 == 0)
+        #expect(fixture.recorder.snapshot().filter { $0.key == "other" }.allSatisfy { $0.transition == nil })
         // A key named "other" keeps its breaker state.
         let named = TelemetryFixture(configuration: configuration)
         named.transition("other", .closed, .open)
         #expect(named.recorder.metrics().sources["other"]?.breakerState == .open)
-    }
-
-    @Test("The statistics give keys past the name limit no breaker state, opens or time open either")
-    func overflowKeysHaveNoBreakerStatistics() {
-        var configuration = TelemetryRecorder.Configuration()
-        configuration.maximumDistinctNames = 3  // "", "other" and one key of its own
-        let fixture = TelemetryFixture(configuration: configuration)
-        fixture.transition("lever", .closed, .open)
-        // b's breaker opens; c's pipeline is then created with its breaker closed, while b's stays open.
-        fixture.emit(.breakerTransition, key: "b", transition: BreakerTransition(from: .closed, to: .open, sequence: 1))
-        fixture.emit(.pipelineCreated, key: "c", transition: BreakerTransition(from: .closed, to: .closed, sequence: 0))
-        let statistics = fixture.recorder.statistics()
-        #expect(statistics.sources["lever"]?.breakerState == .open)
-        #expect(statistics.sources["other"]?.breakerState == nil, "b's breaker is open, c's closed")
-        #expect(statistics.sources["other"]?.breakerOpens ?? 0 == 0)
-        #expect(fixture.recorder.snapshot().filter { $0.key == "other" }.allSatisfy { $0.transition == nil })
-        // A key named "other" keeps its breaker statistics.
-        let named = TelemetryFixture(configuration: configuration)
-        named.transition("other", .closed, .open)
         #expect(named.recorder.statistics().sources["other"]?.breakerState == .open)
         #expect(named.recorder.statistics().sources["other"]?.breakerOpens == 1)
     }

@@ -60,20 +60,7 @@ struct DeclaredLengthTests {
 
     @Test("A streamed upload with a negative declared length is refused before a connection is made")
     func negativeUploadLength() async throws {
-        let listener = try await SilentListener()
-        let upload = AsyncStream<Data> { continuation in
-            continuation.yield(Data("abc".utf8))
-            continuation.finish()
-        }
-        let error = await failure {
-            _ = try await withTransport { transport in
-                try await transport.stream(
-                    HTTPRequest(method: .post, url: listener.url("/upload")), uploading: upload, length: -1,
-                    context: realContext())
-            }
-        }
-        let connections = listener.connections
-        try await listener.close()
+        let (error, connections) = try await uploadThreeBytes(declaring: -1)
         let refused = try #require(error as? TransportError, "\(String(describing: error))")
         #expect(refused.code == .invalidFormat)
         #expect(refused.classification.category == .clientError)
@@ -85,6 +72,18 @@ struct DeclaredLengthTests {
 
     @Test("A streamed upload shorter than its declared length is refused as invalid, and may have been sent")
     func uploadShorterThanDeclared() async throws {
+        let (error, connections) = try await uploadThreeBytes(declaring: 10)
+        let refused = try #require(error as? TransportError, "\(String(describing: error))")
+        #expect(refused.code == .invalidFormat)
+        #expect(refused.classification.isTransient == false)
+        // The head and three bytes went out before the stream ended short: a retry must not take it as unsent.
+        #expect(refused.classification.requestWasNotSent == false, "\(refused)")
+        #expect(connections == 1)
+    }
+
+    /// Streams a three-byte upload declared `length` bytes long to a listener that never answers: what the
+    /// transport threw, and how many connections reached the listener.
+    func uploadThreeBytes(declaring length: Int) async throws -> (error: (any Error)?, connections: Int) {
         let listener = try await SilentListener()
         let upload = AsyncStream<Data> { continuation in
             continuation.yield(Data("abc".utf8))
@@ -93,17 +92,12 @@ struct DeclaredLengthTests {
         let error = await failure {
             _ = try await withTransport { transport in
                 try await transport.stream(
-                    HTTPRequest(method: .post, url: listener.url("/upload")), uploading: upload, length: 10,
+                    HTTPRequest(method: .post, url: listener.url("/upload")), uploading: upload, length: length,
                     context: realContext())
             }
         }
         let connections = listener.connections
         try await listener.close()
-        let refused = try #require(error as? TransportError, "\(String(describing: error))")
-        #expect(refused.code == .invalidFormat)
-        #expect(refused.classification.isTransient == false)
-        // The head and three bytes went out before the stream ended short: a retry must not take it as unsent.
-        #expect(refused.classification.requestWasNotSent == false, "\(refused)")
-        #expect(connections == 1)
+        return (error, connections)
     }
 }
