@@ -151,4 +151,25 @@ struct FeedHTTPCachingTests {
         #expect(cache.entry(for: "s", query: query) == nil)
         #expect(cache.entry(for: "plain", query: query)?.items == ["d"])
     }
+
+    @Test("Without max-age, must-revalidate and stale-if-error count from the end of the cache's own freshness")
+    func sourceCacheBoundsWithoutMaxAge() throws {
+        let clock = ManualClock()
+        let cache = SourceCache<String>(
+            configuration: SourceCacheConfiguration(freshFor: .seconds(300), maximumAge: .seconds(86_400)),
+            clock: .manual(clock))
+        let query = SourceQuery()
+        let revalidate = try #require(CacheFreshness(cacheControl: "private, must-revalidate"))
+        let staleIfError = try #require(CacheFreshness(cacheControl: "stale-if-error=60"))
+        cache.store(["r"], for: "r", query: query, freshness: revalidate)
+        cache.store(["e"], for: "e", query: query, freshness: staleIfError)
+        clock.advance(by: .seconds(300))
+        #expect(cache.entry(for: "r", query: query)?.isStale == false)
+        #expect(cache.entry(for: "e", query: query)?.isStale == false)
+        clock.advance(by: .seconds(1))
+        #expect(cache.entry(for: "r", query: query) == nil, "must-revalidate: never served stale")
+        #expect(cache.entry(for: "e", query: query)?.isStale == true)
+        clock.advance(by: .seconds(60))
+        #expect(cache.entry(for: "e", query: query) == nil, "stale-if-error=60 ran out 361 s after storing")
+    }
 }

@@ -50,11 +50,13 @@ public struct CacheFreshness: Hashable, Sendable {
         self = freshness
     }
 
-    /// How long items may be served at all, or `nil` when only the cache's own limit applies.
-    var servableFor: Duration? {
+    /// How long items may be served at all, or `nil` when only the cache's own limit applies; without a
+    /// `maxAge` they are fresh for `cacheFreshFor`, the cache's own window, and `mustRevalidate` and
+    /// `staleIfError` count from its end.
+    func servableFor(cacheFreshFor: Duration) -> Duration? {
         if noStore { return .zero }
-        guard let maxAge else { return nil }
-        if mustRevalidate { return maxAge }
-        return staleIfError.map { maxAge + $0 }
+        let freshFor = maxAge ?? cacheFreshFor
+        if mustRevalidate { return freshFor }
+        return staleIfError.map { freshFor + $0 }
     }
 }

@@ -90,7 +90,9 @@ public final class SourceCache<Item: Sendable>: Sendable {
         return storage.withLock { entries -> CachedItems<Item>? in
             guard let entry = entries[key] else { return nil }
             let age = entry.storedAt.duration(to: now)
-            let servableFor = [configuration.maximumAge, entry.freshness?.servableFor].compactMap { $0 }.min()
+            let servableFor = [
+                configuration.maximumAge, entry.freshness?.servableFor(cacheFreshFor: configuration.freshFor),
+            ].compactMap { $0 }.min()
             if let servableFor, age > servableFor {
                 entries.removeValue(for: key)
                 return nil
