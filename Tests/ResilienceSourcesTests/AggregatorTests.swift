@@ -146,6 +146,11 @@ struct AggregatorTests {
         #expect(CompletionPolicy.ratio(.nan).requiredSources(of: 4) == 4)
         #expect(CompletionPolicy.bestEffort.requiredSources(of: 0) == 0)
         #expect(CompletionPolicy.atLeast(10).requiredSources(of: 3) == 3)
+        // 0.28 × 25 and 0.56 × 25 are 7.000000000000001 and 14.000000000000002 in binary floating point.
+        #expect(CompletionPolicy.ratio(0.28).requiredSources(of: 25) == 7)
+        #expect(CompletionPolicy.ratio(0.56).requiredSources(of: 25) == 14)
+        #expect(CompletionPolicy.ratio(0.14).requiredSources(of: 50) == 7)
+        #expect(CompletionPolicy.ratio(0.281).requiredSources(of: 25) == 8)
 
         var aggregator = aggregator(AggregatorConfiguration(sourceTimeout: nil, completion: .ratio(0.5)))
         aggregator.register(ScriptedSource(id: "a", items: ["a"]))

@@ -36,7 +36,13 @@ public struct CompletionPolicy: Hashable, Sendable, CustomStringConvertible {
         switch rule {
         case .bestEffort: return min(1, total)
         case .atLeast(let count): return min(count, total)
-        case .ratio(let fraction): return min(total, Int((fraction * Double(total)).rounded(.up)))
+        case .ratio(let fraction):
+            // A decimal fraction times a count can land a rounding step above the whole number it stands for
+            // (0.28 × 25 = 7.000000000000001): a product that close to a whole number is that number.
+            let product = fraction * Double(total)
+            let nearest = product.rounded()
+            let needed = abs(product - nearest) <= nearest.ulp * 4 ? nearest : product.rounded(.up)
+            return needed >= Double(total) ? total : Int(needed)
         case .all: return total
         }
     }
