@@ -36,6 +36,24 @@ struct FeedRobustnessTests {
         #expect(throws: FeedError.self) { try items(#"<other xmlns="http://example.com/not-atom"/>"#) }
     }
 
+    @Test("An RSS link that stays relative is dropped with an unresolvable-link warning, as an Atom link is")
+    func unresolvableRSSLink() throws {
+        let rss = """
+            <rss version="2.0"><channel><item><title>One</title><guid>1</guid><link>/jobs/1</link></item>
+            </channel></rss>
+            """
+        let dropped = try items(rss)
+        #expect(dropped.first?.link == nil)
+        #expect(dropped.first?.warnings == [FeedWarning(.unresolvableLink, detail: "/jobs/1")])
+        let resolved = try items(rss, url: "https://e.example/feed.xml")
+        #expect(resolved.first?.link?.absoluteString == "https://e.example/jobs/1")
+        #expect(resolved.first?.warnings.isEmpty == true)
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><link href="/jobs/1"/></entry></feed>
+            """
+        #expect(try items(atom).first?.warnings == [FeedWarning(.unresolvableLink, detail: "/jobs/1")])
+    }
+
     @Test("Every HTML5 named entity reads; an unknown one loses only its own text, with a warning")
     func entities() throws {
         let rss = """

@@ -43,11 +43,11 @@ struct FeedItemBuilder {
         let guid = draft.fields[.guid].map { text($0, warnings: &warnings) } ?? ""
         var link = draft.fields[.rssLink].flatMap { captured -> URL? in
             let value = text(captured, warnings: &warnings)
-            return value.isEmpty
-                ? nil
-                : FeedCollector.absoluteURL(
-                    value, base: captured.base, maximumLength: configuration.maximumFieldLength
-                ).0
+            guard !value.isEmpty else { return nil }
+            let (url, unresolvable) = FeedCollector.absoluteURL(
+                value, base: captured.base, maximumLength: configuration.maximumFieldLength)
+            if let unresolvable { warnings.append(FeedWarning(.unresolvableLink, detail: unresolvable)) }
+            return url
         }
         link = link ?? draft.alternate?.url
         if link == nil, let captured = draft.fields[.guid],
