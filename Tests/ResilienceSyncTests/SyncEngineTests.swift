@@ -192,6 +192,25 @@ struct SyncEngineTests {
         #expect(report.synced == 3)
     }
 
+    @Test("An isolated breaker holds the queue for a poll interval at a time: run() does not pass again every 1 ms")
+    func isolatedBreakerWaitsThePollInterval() async throws {
+        let breaker = SeedRateLimitBreakerDouble()
+        let harness = SyncHarness(breaker: breaker, pollInterval: .seconds(30))
+        try harness.enqueue(["a"])
+        _ = breaker.isolate(now: .origin)
+        let report = await harness.engine.performSync()
+        #expect(report.requestsSent == 0)
+        #expect(report.nextAttempt == .init(offset: .seconds(30)), "an isolated breaker names no end of its own")
+        #expect(report.finalState == .rateLimited(until: .init(offset: .seconds(30)), pending: 1))
+        let runner = Task { await harness.engine.run() }
+        defer { runner.cancel() }
+        await harness.clock.waitForSleepers(count: 1)
+        let wait = try #require(harness.clock.nextDeadline).offset - harness.clock.now.offset
+        #expect(wait == .seconds(30), "run() waits the poll interval, not 1 ms, while the breaker is isolated")
+        #expect(harness.transport.requests.isEmpty)
+        #expect(await harness.engine.isCircuitBreakerTripped())
+    }
+
     @Test("clearPendingMutations returns the count, marks entities failed on request, resets the breaker")
     func clearPending() async throws {
         let harness = SyncHarness([.status(429), .status(429), .status(429)])

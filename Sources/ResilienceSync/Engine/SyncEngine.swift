@@ -149,11 +149,24 @@ public actor SyncEngine {
         }
         breaker.restoreState(persisted.aged(now: configuration.currentDate()), now: now)
         let metrics = breaker.metrics(now: now)
-        if metrics.state == .open || metrics.state == .isolated, metrics.remainingOpenDuration > .zero {
+        if let until = heldUntil(metrics, now: now, pollInterval: configuration.appliedPollInterval) {
             let pending = (try? store.pendingCount()) ?? 0
-            return (.rateLimited(until: now.advanced(by: metrics.remainingOpenDuration), pending: pending), persisted)
+            return (.rateLimited(until: until, pending: pending), persisted)
         }
         return (.idle, persisted)
+    }
+
+    /// The instant until which a breaker with `metrics` holds every request back: the end of its cooldown while it
+    /// is open; while it is isolated (it rejects every call until reset, and its cooldown reads zero),
+    /// `pollInterval` from `now`, when the engine looks again; `nil` while it admits requests.
+    private static func heldUntil(
+        _ metrics: BreakerMetrics, now: ResilienceInstant, pollInterval: Duration
+    ) -> ResilienceInstant? {
+        switch metrics.state {
+        case .isolated: now.advanced(by: pollInterval)
+        case .open where metrics.remainingOpenDuration > .zero: now.advanced(by: metrics.remainingOpenDuration)
+        default: nil
+        }
     }
 
     // MARK: Observing
@@ -342,9 +355,8 @@ public actor SyncEngine {
         }
         let now = clock.now()
         if let metrics = breaker?.metrics(now: now),
-            metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero)
+            let until = Self.heldUntil(metrics, now: now, pollInterval: configuration.appliedPollInterval)
         {
-            let until = now.advanced(by: metrics.remainingOpenDuration)
             return finish(pass, ending: .rateLimited(until: until))
         }
         let before = state
@@ -588,10 +600,11 @@ public actor SyncEngine {
     private func stopIfBreakerOpened(_ verdict: Verdict, pass: inout SyncPass) {
         guard verdict.mayOpenBreaker, let breaker else { return }
         let now = clock.now()
-        let metrics = breaker.metrics(now: now)
-        guard metrics.state == .isolated || (metrics.state == .open && metrics.remainingOpenDuration > .zero)
+        guard
+            let until = Self.heldUntil(
+                breaker.metrics(now: now), now: now, pollInterval: configuration.appliedPollInterval)
         else { return }
-        pass.stop = .rateLimited(until: now.advanced(by: metrics.remainingOpenDuration))
+        pass.stop = .rateLimited(until: until)
         persistBreaker()
     }
 
