@@ -165,6 +165,20 @@ struct SQLiteMutationStoreTests {
         #expect(try RawSQLite(path: path).execute("PRAGMA user_version") == "99")
     }
 
+    @Test("A negative schema version (a damaged header) is a migration failure, not a crash; the file is untouched")
+    func negativeSchemaVersion() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        try RawSQLite(path: path).execute("PRAGMA user_version = -1")
+        #expect {
+            try SQLiteMutationStore(path: path)
+        } throws: { Self.code(of: $0) == .migrationFailed }
+        let raw = try RawSQLite(path: path)
+        #expect(try raw.execute("PRAGMA user_version") == "-1")
+        #expect(try raw.execute("SELECT count(*) FROM sqlite_master") == "0")
+    }
+
     @Test("A migration that cannot run is rolled back and reported as DB_002")
     func failingMigration() throws {
         let directory = TemporaryDirectory()

@@ -37,9 +37,9 @@ enum SchemaMigrator {
 
     /// Brings the database to ``latestVersion``.
     ///
-    /// - Throws: `DB_002` when the file's schema is newer than this build or a migration's SQL fails (the failed
-    ///   migration is rolled back; earlier ones stay); `DB_001` when the file cannot be written (read-only, an I/O
-    ///   error), with SQLite's reason; `DB_004`/`DB_005`/`DB_006` pass through unchanged.
+    /// - Throws: `DB_002` when the file's schema is newer than this build or negative, or a migration's SQL fails
+    ///   (the failed migration is rolled back; earlier ones stay); `DB_001` when the file cannot be written
+    ///   (read-only, an I/O error), with SQLite's reason; `DB_004`/`DB_005`/`DB_006` pass through unchanged.
     static func migrate(_ connection: SQLiteConnection) throws {
         let current = try schemaVersion(of: connection)
         guard current < latestVersion else { return }
@@ -73,9 +73,14 @@ enum SchemaMigrator {
 
     /// The file's schema version (`PRAGMA user_version`).
     ///
-    /// - Throws: `DB_002` when it is newer than this build supports.
+    /// - Throws: `DB_002` when it is newer than this build supports, or negative (no build writes one: a damaged
+    ///   header, or a file another program versions its own way).
     private static func schemaVersion(of connection: SQLiteConnection) throws -> Int {
         let version = Int(try connection.scalarText("PRAGMA user_version") ?? "0") ?? 0
+        if version < 0 {
+            throw MutationStoreError(
+                .migrationFailed, message: "the store's schema version \(version) is not one any build writes")
+        }
         if version > latestVersion {
             throw MutationStoreError(
                 .migrationFailed,
