@@ -349,6 +349,30 @@ struct SQLiteMutationStoreTests {
         #expect(try store.pendingCount() == 1)
     }
 
+    @Test("A quarantine whose fresh store fails to open is still reported by the next open, never an empty store")
+    func quarantineReportedAfterFailedFreshOpen() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("queue.sqlite")
+        try Self.writeCorruptedStore(at: path)
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.recreatesCorruptedStore = true
+        configuration.currentDate = { Date(timeIntervalSince1970: 77) }
+        var full = configuration
+        full.maximumPageCount = 1
+        #expect {
+            try SQLiteMutationStore(path: path, configuration: full)
+        } throws: { Self.code(of: $0) == .diskFull }
+        #expect(FileManager.default.fileExists(atPath: path + ".corrupt-77"))
+        #expect {
+            try SQLiteMutationStore(path: path)
+        } throws: { Self.code(of: $0) == .corruptedData }
+        let store = try SQLiteMutationStore(path: path, configuration: configuration)
+        defer { try? store.close() }
+        #expect(store.recovery?.quarantinedPath == path + ".corrupt-77", "the relaunch is told what was quarantined")
+        #expect(try SQLiteMutationStore(path: directory.path("queue.sqlite")).recovery == nil, "reported once")
+    }
+
     /// Writes a store of 50 pending mutations at `path`, then smashes the middle of its file (past the header
     /// page) so SQLite finds damaged b-tree pages.
     static func writeCorruptedStore(at path: String) throws {

@@ -85,12 +85,14 @@ public final class SQLiteMutationStore: MutationStore {
                     + "a fresh store when there is none (\(notePath) records the quarantine)")
         }
         let opened: (SQLiteConnection, CorruptionRecovery?)
+        var leftNote = note != nil
         do {
             opened = (try open(path: path, configuration: configuration), note)
         } catch let error as MutationStoreError where error.code == .corruptedData {
+            // The note is left even when a fresh store is allowed: should the fresh store fail to open (a full
+            // disk, a busy file), the next open still reports the quarantine instead of starting empty in silence.
             let quarantined = quarantine(
-                path: path, date: configuration.currentDate(), reason: error.message,
-                leavingNoteAt: configuration.recreatesCorruptedStore ? nil : notePath)
+                path: path, date: configuration.currentDate(), reason: error.message, leavingNoteAt: notePath)
             guard configuration.recreatesCorruptedStore, let quarantined else {
                 let place =
                     quarantined.map {
@@ -101,8 +103,9 @@ public final class SQLiteMutationStore: MutationStore {
             }
             let fresh = try open(path: path, configuration: configuration)
             opened = (fresh, CorruptionRecovery(quarantinedPath: quarantined, reason: error.message))
+            leftNote = true
         }
-        guard note != nil else { return opened }
+        guard leftNote else { return opened }
         do {
             try FileManager.default.removeItem(atPath: notePath)
         } catch {

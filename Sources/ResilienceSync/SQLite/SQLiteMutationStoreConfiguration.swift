@@ -12,7 +12,8 @@ extension SQLiteMutationStore {
         /// Whether a corrupted file, once quarantined, is replaced by a fresh empty store. When `false` (the
         /// default) opening throws `DB_004`, and so does every later open at the path, until one with `true`
         /// accepts what is at the path then (a fresh store, or a file the app put back) and reports the
-        /// quarantine in ``SQLiteMutationStore/recovery``. The bad file is quarantined either way.
+        /// quarantine in ``SQLiteMutationStore/recovery``. The bad file is quarantined either way; when `true` and
+        /// the fresh store then fails to open (a full disk, say), the next open still reports the quarantine.
         public var recreatesCorruptedStore = false
         /// Whether opening runs `PRAGMA quick_check` to catch corruption early (cost grows with the file).
         public var verifiesIntegrityOnOpen = true
