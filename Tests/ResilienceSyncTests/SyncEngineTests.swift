@@ -297,6 +297,32 @@ struct SyncEngineTests {
         #expect(harness.transport.requests.isEmpty)
     }
 
+    @Test("A clear that fails wakes the run() loop it held back: what is still pending goes out at once")
+    func failedClearWakesRun() async throws {
+        let store = CountingStore()
+        let delegate = RecordingSyncDelegate()
+        let gate = CallGate()
+        delegate.markGate.mutate { $0 = gate }
+        let transport = ScriptedSyncTransport()
+        let engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+            pipeline: syncPipeline(SeedRateLimitBreakerDouble()), delegate: delegate, clock: .manual(ManualClock()))
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        store.inner.failNextWrite(with: MutationStoreError(.storageBusy, message: "the file is locked"))
+        let clear = Task { try await engine.clearPendingMutations(markEntitiesFailed: true) }
+        while gate.waitingCount == 0 { await Task.yield() }
+        let before = store.counts
+        let runner = Task { await engine.run() }
+        defer { runner.cancel() }
+        // run()'s first pass finds the clear under way: it counts the queue, sends nothing, and waits to be woken.
+        while store.counts == before { await Task.yield() }
+        #expect(transport.requests.isEmpty)
+        gate.open()
+        await #expect(throws: MutationStoreError.self) { try await clear.value }
+        for _ in 0..<20_000 where transport.requests.isEmpty { await Task.yield() }
+        #expect(transport.requests.count == 1, "the clear failed, so a is still pending, and run() sends it")
+    }
+
     @Test(
         "The breaker's cooldown survives a restart, aged by the wall time that passed", arguments: BreakerKind.allCases)
     func persistedCooldown(breaker: BreakerKind) async throws {

@@ -264,7 +264,13 @@ public actor SyncEngine {
     public func clearPendingMutations(markEntitiesFailed: Bool = true) async throws -> Int {
         clearings += 1
         clearsInProgress += 1
-        defer { clearsInProgress -= 1 }
+        var cleared = false
+        defer {
+            clearsInProgress -= 1
+            // A pass asked for meanwhile did not start and waits to be woken: a clear that completes wakes it
+            // (resetCircuitBreaker()), and so does one that fails, whose mutations are all still pending.
+            if !cleared { wake() }
+        }
         if markEntitiesFailed, let delegate {
             var cursor: Int64 = 0
             while true {
@@ -275,6 +281,7 @@ public actor SyncEngine {
             }
         }
         let count = try store.removeAllPending()
+        cleared = true
         resetCircuitBreaker()
         if !isSyncing { transition(to: isNetworkAvailable ? .idle : .offline) }
         return count
