@@ -82,6 +82,36 @@ struct TimeoutTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("Enforced: an operation's own withDeadline timing out first is a timeout, retried, never a cancellation")
+    func enforcedKeepsTheOperationsOwnTimeout() async throws {
+        let clock = ManualClock()
+        let calls = LockedBox(0)
+        let pipeline = Pipeline {
+            RetryStrategy(policy: StandardRetryPolicy(maxAttempts: 2, backoff: .constant(.zero), jitter: .none))
+            TimeoutStrategy(.seconds(10), mode: .enforced)
+        }
+        let context = makeContext(clock)
+        let task = Task {
+            try await pipeline.execute(context) { context -> Int in
+                let call = calls.mutate { count -> Int in
+                    count += 1
+                    return count
+                }
+                guard call == 1 else { return 7 }
+                // The operation bounds its own hung call to 2 s, well within the stage's 10 s.
+                return try await withDeadline(after: .seconds(2), clock: context.clock) {
+                    try await context.clock.sleep(for: .seconds(60))
+                    return 0
+                }
+            }
+        }
+        // The stage's timer, the operation's own timer and its hung call.
+        await clock.waitForSleepers(count: 3)
+        clock.advance(by: .seconds(2))
+        #expect(try await task.value == 7)
+        #expect(calls.value == 2)
+    }
+
     @Test("Total deadline over retries: deadlineExceeded, not retried")
     func totalDeadline() async {
         let clock = ManualClock()

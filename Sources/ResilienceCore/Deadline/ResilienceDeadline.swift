@@ -142,7 +142,8 @@ public struct ResilienceDeadline: Sendable, Hashable {
 
     /// Runs `operation` through ``withDeadline(until:clock:operation:)`` on the context's clock; when the time
     /// runs out, rethrows what the cancelled operation threw (``translate(_:context:deadline:)`` then makes it
-    /// a ``ResilienceError`` with ``code``).
+    /// a ``ResilienceError`` with ``code``). A ``DeadlineExceededError`` of the operation's own (a race of its
+    /// own that ran out before this one) is rethrown as it is: a timeout, not a cancellation.
     @usableFromInline
     static func race<Output: Sendable>(
         _ context: ResilienceContext,
@@ -151,7 +152,7 @@ public struct ResilienceDeadline: Sendable, Hashable {
     ) async throws -> Output {
         do {
             return try await raceAgainstDeadline(until: deadline, clock: context.clock) { try await operation(context) }
-        } catch let timeUp as DeadlineExceededError {
+        } catch let timeUp as DeadlineExceededError where timeUp.deadline == deadline {
             throw timeUp.operationError ?? CancellationError()
         }
     }
