@@ -367,6 +367,35 @@ struct RetryBudgetTests {
         #expect(alone.callCount == 1)
     }
 
+    @Test(
+        "A refused retry does not wait for evidence into its deadline: a retry at the deadline is not attempted",
+        .timeLimit(.minutes(1)))
+    func refusedRetryDoesNotWaitToItsDeadline() async throws {
+        let (clock, retry, base, healthy) = try await scopeWithShortDraws()
+        // The deadline comes 800 ms after the failure, before the backoff's unjittered 1 s.
+        var context = base
+        context.deadline = ResilienceInstant(offset: .milliseconds(800))
+        let (held, brownout) = await startRefusedRetryBesideTraffic(retry, context, clock)
+        let finished = LockedBox(false)
+        let outcome = Task { () -> Int in
+            defer { finished.mutate { $0 = true } }
+            return try await held.value
+        }
+        // Refused at its 100 ms draw, beside other traffic. Yield until it has ended or sleeps again, for at most
+        // 10 s of real time.
+        clock.advance(by: .milliseconds(50))
+        let patience = ContinuousClock.now + .seconds(10)
+        while clock.sleeperCount == 0 && !finished.value && ContinuousClock.now < patience { await Task.yield() }
+        // A success at 500 ms shows the server answers, but the only later ask would come at the deadline, where
+        // the retry would start with no time left.
+        clock.advance(by: .milliseconds(400))
+        _ = try await retry.execute(base, next: healthy.callAsFunction)
+        clock.advance(by: .milliseconds(300))
+        let error = await #expect(throws: ResilienceError.self) { try await outcome.value }
+        #expect(error?.code == .budgetExhausted)
+        #expect(brownout.callCount == 1)
+    }
+
     /// A failure-funded budget's retry stage whose jitter always draws 100 ms of a 1 s backoff, after 20 healthy
     /// calls (so the window judges by its failures, which fund no retry yet); and the healthy operation.
     func scopeWithShortDraws(

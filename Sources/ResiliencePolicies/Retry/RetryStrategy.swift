@@ -196,9 +196,10 @@ public struct RetryStrategy: ResilienceStrategy {
     /// While the scope has traffic that does not wait on its refused retries
     /// (``RetryBudget/hasTrafficBesideHeldRetries(now:)``), a refusal waits on and asks again at the backoff's
     /// `unjitteredDelay` after `failure` (jitter may have drawn `delay` short) and at the budget's
-    /// ``RetryBudgetConfiguration/evidenceWait`` after it, never past `deadline`: the evidence of a live server,
-    /// and the window's share of the requests that arrive meanwhile, have that long to come. A caller alone in
-    /// its scope gives up at `delay`, keeping the spread of its jitter.
+    /// ``RetryBudgetConfiguration/evidenceWait`` after it, each only when it comes before `deadline` (a retry at
+    /// or after the deadline is never attempted, so the refusal stands at the first ask that would reach it): the
+    /// evidence of a live server, and the window's share of the requests that arrive meanwhile, have that long
+    /// to come. A caller alone in its scope gives up at `delay`, keeping the spread of its jitter.
     func waitForGrant(
         of budget: RetryBudget, failure: ResilienceInstant, delay: Duration, unjitteredDelay: Duration?,
         deadline: ResilienceInstant?, priority: RequestPriority, clock: ResilienceClock
@@ -210,15 +211,14 @@ public struct RetryStrategy: ResilienceStrategy {
         var asked = delay
         for wait in [unjitteredDelay ?? .zero, budget.configuration.evidenceWait] where wait > asked {
             asked = wait
-            var end = failure.advanced(by: DurationArithmetic.clamp(wait))
-            var lastChance = false
-            if let deadline, deadline <= end { (end, lastChance) = (deadline, true) }
+            let end = failure.advanced(by: DurationArithmetic.clamp(wait))
+            // A retry granted then would start at or after the deadline, which the stage never attempts.
+            if let deadline, deadline <= end { return false }
             let now = clock.now()
             guard budget.hasTrafficBesideHeldRetries(now: now) else { return false }
             // A task that woke late asks at once for the moment it missed.
             if now < end { try await clock.sleep(for: now.duration(to: end)) }
             if budget.tryWithdraw(afterFailureAt: failure, priority: priority) { return true }
-            if lastChance { return false }
         }
         return false
     }
