@@ -431,6 +431,36 @@ struct URLSessionRedirectTests {
         #expect(String(decoding: response.body, as: UTF8.self) == "done")
         #expect(server.requests(to: "/form").map(\.method) == ["POST", "GET"])
     }
+
+    @Test("A redirect hop that cannot connect leaves the request sent: a POST answered with a 303 is not sent again")
+    func hopThatCannotConnectFollowsASentRequest() async throws {
+        let server = try FaultServer()
+        let gone = try FaultServer()
+        gone.stop()
+        defer { server.stop() }
+        let refused = gone.url("/landing").absoluteString
+        server.script("/order", .redirect(to: refused, status: 303))
+        server.script("/upload", .redirect(to: refused, status: 307))
+        // Nothing listens on the hop's port: the request that was answered with the redirect is still sent.
+        let direct = await #expect(throws: TransportError.self) {
+            try await URLSessionTransport().send(HTTPRequest(url: URL(string: refused)!), context: realContext())
+        }
+        #expect(direct?.code == .connectionRefused)
+        #expect(direct?.classification.requestWasNotSent == true)
+        for path in ["/order", "/upload"] {
+            let pipeline = TestOnlyRetryPipeline()
+            let transport = ResilientTransport(wrapping: URLSessionTransport(), pipeline: pipeline)
+            let error = await #expect(throws: TransportError.self, "\(path)") {
+                try await transport.send(
+                    HTTPRequest(method: .post, url: server.url(path), body: Data("item=1".utf8)),
+                    context: realContext())
+            }
+            #expect(error?.code == .connectionRefused, "\(path)")
+            #expect(error?.classification.requestWasNotSent == false, "\(path)")
+            #expect(server.requests(to: path).count == 1, "\(path): the POST was sent again")
+            #expect(pipeline.attempts.value == 1, "\(path)")
+        }
+    }
 }
 
 extension RedirectPolicy.Verdict {

@@ -175,7 +175,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().async { task.cancel() }
     }
 
-    /// Platform error → cancellation or ``TransportError`` via our own table, using what we saw on the wire.
+    /// Platform error → cancellation or ``TransportError`` via our own table, using what we saw on the wire: a
+    /// short body is truncated, and a failure once the chain has followed a redirect is never marked
+    /// ``FailureClassification/requestWasNotSent``, since the request it started from was sent and answered.
     static func translate(_ error: any Error, exchange: Exchange, url: URL) -> any Error {
         if CancellationDetection.isCancellation(error) { return CancellationError() }
         let nsError = error as NSError
@@ -188,8 +190,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return TransportError.truncated(
                 received: exchange.body.count, expected: Int(declared), url: url, platformErrorCode: nsError.code)
         }
-        let classification = URLErrorClassifier.classification(
+        var classification = URLErrorClassifier.classification(
             code: nsError.code, message: URLErrorClassifier.message(of: nsError))
+        // A redirect hop fails after the server answered the request with the redirect (a POST's 303 among them,
+        // whose POST the server has already applied): a hop that never connected does not make it unsent.
+        if exchange.redirects.redirects > 0 { classification.requestWasNotSent = false }
         return TransportError(classification, url: url, platformErrorCode: nsError.code)
     }
 }
