@@ -129,6 +129,30 @@ struct TransportClassificationTests {
         #expect(linux(-1011, "Empty reply from server").isTransient)
         #expect(linux(-1002, "Received HTTP/0.9 when not allowed").category == .invalidResponse)
         #expect(linux(-1002, "unsupported URL").category == .clientError)
+        // -1004 is what FoundationNetworking reports for any failure once libcurl's connect errno is ECONNREFUSED,
+        // which it stays after a refused address was followed by one that connected (localhost's ::1, then
+        // 127.0.0.1): only a message that names a failed connection proves the request was not sent.
+        for text in [
+            "Failed to connect to 127.0.0.1 port 9 after 0 ms: Connection refused", "Could not connect to the server.",
+            "Couldn't connect to server", "",
+        ] {
+            #expect(linux(-1004, text).code == .connectionRefused, "\(text)")
+            #expect(linux(-1004, text).requestWasNotSent, "\(text)")
+        }
+        let afterConnecting: [(String, FailureCode)] = [
+            ("Empty reply from server", .emptyReply), ("Server returned nothing (no headers, no data)", .emptyReply),
+            ("Operation timed out after 120001 milliseconds with 0 bytes received", .timedOut),
+            ("transfer closed with outstanding read data remaining", .truncatedResponse),
+            ("HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)", .connectionReset),
+            ("Received HTTP/0.9 when not allowed", .invalidResponse),
+        ]
+        for (text, code) in afterConnecting {
+            #expect(linux(-1004, text).code == code, "\(text)")
+            #expect(!linux(-1004, text).requestWasNotSent, "\(text)")
+        }
+        #expect(!linux(-1004, "OpenSSL SSL_read: unexpected eof while reading, errno 0").requestWasNotSent)
+        #expect(linux(-1004, "Empty reply from server").isTransient)
+        #expect(linux(-1004, "Operation timed out after 120001 milliseconds with 0 bytes received").isTransient)
         #expect(table.classify(CocoaError(.fileNoSuchFile)) == nil)
         #expect(CompositeErrorClassifier([table]).classification(of: URLError(.cancelled)).category == .cancelled)
     }

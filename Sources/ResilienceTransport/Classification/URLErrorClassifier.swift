@@ -53,6 +53,7 @@ public struct URLErrorClassifier: ErrorClassifier {
         case URLError.Code.cannotFindHost.rawValue, URLError.Code.dnsLookupFailed.rawValue:
             return make(.networkUnreachable, .hostNotFound, notSent: true)
         case URLError.Code.cannotConnectToHost.rawValue:
+            if let failure = failureAfterConnecting(text, message: message) { return failure }
             return make(.transient, .connectionRefused, notSent: true)
         case URLError.Code.networkConnectionLost.rawValue:
             return make(.transient, .connectionReset)
@@ -93,6 +94,31 @@ public struct URLErrorClassifier: ErrorClassifier {
         default:
             return make(.unknown, .unknown, transient: false, level: .error)
         }
+    }
+
+    /// The failure a `cannotConnectToHost` (-1004) names when its message is not a failed connection's, or nil.
+    ///
+    /// FoundationNetworking reports a task's failure as -1004 whenever libcurl's last connect `errno` is
+    /// `ECONNREFUSED`, whatever failed, and that `errno` outlives a refused address followed by one that connected
+    /// (`localhost`'s `::1` refused by a server that listens on `127.0.0.1` only): an empty reply to a request that
+    /// was sent, a transfer that timed out or a reset HTTP/2 stream then arrive as -1004 too, with curl's message.
+    /// A message that names no failed connection (curl's `Failed to connect to …`, Apple's `Could not connect to
+    /// the server.`) but a failure this table knows is classified as that failure, as the code FoundationNetworking
+    /// gives it without that `errno` would be, and is not marked as not sent.
+    private static func failureAfterConnecting(_ text: String, message: String?) -> FailureClassification? {
+        let failedConnection = ["connect to", "couldn't connect", "could not connect", "connection refused"]
+        guard !text.isEmpty, !failedConnection.contains(where: text.contains) else { return nil }
+        if text.contains("empty reply") || text.contains("server returned nothing") {
+            return FailureClassification(category: .transient, code: .emptyReply, message: message)
+        }
+        if text.contains("http/0.9") || text.contains("weird server reply") {
+            return classification(code: URLError.Code.unsupportedURL.rawValue, message: message)
+        }
+        if text.contains("timed out") || text.contains("timeout was reached") {
+            return classification(code: URLError.Code.timedOut.rawValue, message: message)
+        }
+        let named = classifyUnknown(text, message: message)
+        return named.category == .unknown ? nil : named
     }
 
     /// Linux reports curl failures it has no code for as -1; their text says what happened.
