@@ -180,7 +180,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         var current = request
         var streamedBody = upload
         while true {
-            let response = try await execute(current, upload: streamedBody, deadline: deadline)
+            let response: HTTPClientResponse
+            do {
+                response = try await execute(current, upload: streamedBody, deadline: deadline)
+            } catch var failure as TransportError where rules.redirects > 0 {
+                // A hop fails after the server answered the request with the redirect (a POST's 303 among them,
+                // whose POST the server has already applied): a hop that never connected does not make it unsent.
+                failure.classification.requestWasNotSent = false
+                throw failure
+            }
             guard streamedBody == nil, let target = Self.redirectTarget(of: response, from: current.url) else {
                 return (response, current)
             }

@@ -337,6 +337,36 @@ struct AsyncHTTPClientTransportTests {
         }
         #expect(server.requestCount(for: "/f") == 0)
     }
+
+    @Test("A hop that cannot connect follows a request that was sent and answered: it is not marked unsent")
+    func hopThatCannotConnectFollowsASentRequest() async throws {
+        let server = try FaultServer()
+        let gone = try FaultServer()
+        gone.stop()
+        defer { server.stop() }
+        let refused = gone.url("/landing").absoluteString
+        server.script("/order", .redirect(to: refused, status: 303))
+        server.script("/upload", .redirect(to: refused, status: 307))
+        // Nothing listens on the hop's port: sent there directly, the request is never sent.
+        let direct = await #expect(throws: (any Error).self) {
+            try await withTransport { transport in
+                try await transport.send(HTTPRequest(url: URL(string: refused)!), context: realContext())
+            }
+        }
+        #expect(classify(direct)?.requestWasNotSent == true, "\(String(describing: direct))")
+        for path in ["/order", "/upload"] {
+            let error = await #expect(throws: (any Error).self, "\(path)") {
+                try await withTransport { transport in
+                    try await transport.send(
+                        HTTPRequest(method: .post, url: server.url(path), body: Data("item=1".utf8)),
+                        context: realContext())
+                }
+            }
+            // The POST reached the server, which answered with the redirect: a retry must not take it as unsent.
+            #expect(classify(error)?.requestWasNotSent == false, "\(path): \(String(describing: error))")
+            #expect(server.requests(to: path).count == 1, "\(path)")
+        }
+    }
 }
 
 /// Counts the attempts that reach the transport it wraps.
