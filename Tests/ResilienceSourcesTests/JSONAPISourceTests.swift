@@ -79,6 +79,27 @@ struct JSONAPISourceTests {
         #expect(error.detail.hasPrefix("[0].id"))
     }
 
+    @Test("A hostile dictionary key in the coding path is cut and cleaned: the detail stays short, on one line")
+    func decodingFailedBoundsHostileKeys() async throws {
+        struct Board: Decodable, Sendable { var departments: [String: [Job]] }
+        let key = "\\nFAKE LOG LINE " + String(repeating: "k", count: 1_000_000)
+        let transport = ScriptedHTTPTransport(sequence: [
+            .json(#"{"departments": {""# + key + #"": [{"id": "one", "title": "x"}]}}"#)
+        ])
+        let source = JSONAPISource<Job>(
+            id: "greenhouse-acme", transport: transport, envelope: Board.self,
+            items: { $0.departments.values.flatMap(\.self) }
+        ) { _, _ in HTTPRequest(url: Self.board) }
+        let error = try await #require(throws: JSONAPISourceError.self) {
+            try await source.fetch(SourceQuery(), context: context)
+        }
+        #expect(error.detail.unicodeScalars.count <= 402, "detail has \(error.detail.unicodeScalars.count) scalars")
+        #expect(error.description.unicodeScalars.count <= 450)
+        #expect(!error.detail.contains("\n"))
+        #expect(error.detail.hasPrefix(".departments.FAKE LOG LINE kkk"))
+        #expect(error.detail.contains("…[0].id: "))
+    }
+
     @Test("Page-numbered pagination stops at an empty page and is bounded")
     func pageNumbers() async throws {
         let transport = ScriptedHTTPTransport()

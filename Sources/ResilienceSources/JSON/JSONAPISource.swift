@@ -166,18 +166,38 @@ public struct JSONAPISource<Item: Decodable & Sendable>: Source {
         return items
     }
 
-    /// A decoding error's coding path and reason, without the body.
+    /// At most this many characters of one coding-path key reach the detail.
+    private static var maximumKeyLength: Int { 64 }
+    /// At most this many characters of the coding path, and as many of the reason, reach the detail.
+    private static var maximumPartLength: Int { 200 }
+
+    /// A decoding error's coding path and reason, without the body. Keys and reasons can quote the body (a
+    /// dictionary's keys are the body's), so control characters are dropped, each key is cut to 64 characters
+    /// and the path and the reason to 200 each.
     private static func describe(_ error: any Error) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return (keys.isEmpty ? "root" : keys) + ": " + String(context.debugDescription.prefix(200))
+            var keys = ""
+            for key in context.codingPath {
+                keys += key.intValue.map { "[\($0)]" } ?? "." + clip(key.stringValue, to: maximumKeyLength)
+                if keys.unicodeScalars.count > maximumPartLength { break }
+            }
+            return (keys.isEmpty ? "root" : clip(keys, to: maximumPartLength)) + ": "
+                + clip(context.debugDescription, to: maximumPartLength)
         }
         switch error {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
             return path(context)
         default:
-            return String(String(describing: error).prefix(200))
+            return clip(String(describing: error), to: maximumPartLength)
         }
+    }
+
+    /// `text` without control characters, cut to `limit` characters with `…` marking the cut.
+    private static func clip(_ text: String, to limit: Int) -> String {
+        let visible = text.unicodeScalars.lazy.filter { !CharacterSet.controlCharacters.contains($0) }
+        let head = Array(visible.prefix(limit + 1))
+        guard head.count > limit else { return String(String.UnicodeScalarView(head)) }
+        return String(String.UnicodeScalarView(head.prefix(limit - 1))) + "…"
     }
 }
