@@ -137,6 +137,21 @@ struct FallbackAndCacheTests {
         #expect(cache.entry(for: "a", query: SourceQuery()) == nil)
     }
 
+    @Test("Queries whose renderings coincide are different keys: neither is served the other's items")
+    func cacheKeysAreUnambiguous() {
+        let cache = SourceCache<Int>(clock: .manual(clock))
+        // Both render as `q=x&limit=5&&limit=`.
+        let filtered = SourceQuery(text: "x", filters: ["limit": "5&"])
+        let typed = SourceQuery(text: "x&limit=5")
+        #expect(filtered.description == typed.description)
+        cache.store([1], for: "a", query: filtered)
+        #expect(cache.entry(for: "a", query: typed) == nil)
+        cache.store([2], for: "a", query: typed)
+        #expect(cache.entry(for: "a", query: filtered)?.items == [1])
+        #expect(cache.entry(for: "a", query: typed)?.items == [2])
+        #expect(cache.count == 2)
+    }
+
     @Test("Mapping a source or chaining it as a fallback keeps everything it says about its items")
     func provenancePassesThrough() async throws {
         // A feed an HTTP cache answered stale, 10 minutes old, which the publisher said must revalidate.

@@ -11,21 +11,22 @@ public final class SourceCache<Item: Sendable>: Sendable {
     /// How much to keep and for how long.
     public typealias Configuration = SourceCacheConfiguration
 
-    /// What an entry is stored under.
+    /// What an entry is stored under: the source and the whole query, so two queries share an entry only when
+    /// their text, filters and limit are all equal.
     public struct Key: Hashable, Sendable {
         /// The source.
         public var source: SourceID
-        /// The query's stable rendering.
-        public var query: String
+        /// The query.
+        public var query: SourceQuery
 
         /// Creates a key.
         ///
         /// - Parameters:
         ///   - source: The source whose items are cached.
-        ///   - query: The query's stable rendering.
+        ///   - query: The query.
         public init(source: SourceID, query: SourceQuery) {
             self.source = source
-            self.query = query.description
+            self.query = query
         }
     }
 
