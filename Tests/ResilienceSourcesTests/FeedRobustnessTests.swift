@@ -76,6 +76,22 @@ struct FeedRobustnessTests {
         #expect { try parser.parse(utf16, source: "t") } throws: { ($0 as? FeedError)?.code == .entityDeclaration }
     }
 
+    @Test("Atom enclosure links are de-duplicated by URL, as RSS enclosures and media:content are: the first wins")
+    func atomEnclosuresAreDeduplicated() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/"><title>A</title>
+            <entry><title>Twice</title><link rel="enclosure" type="audio/mpeg" href="https://e.example/a.mp3"/>
+            <link rel="enclosure" type="audio/ogg" href="https://e.example/a.mp3"/></entry>
+            <entry><title>Media first</title><media:content url="https://e.example/v.mp4" type="video/mp4"/>
+            <link rel="enclosure" type="video/webm" href="https://e.example/v.mp4"/></entry>
+            <entry><title>Link first</title><link rel="enclosure" type="video/mp4" href="https://e.example/v.mp4"/>
+            <media:content url="https://e.example/v.mp4" type="video/webm"/></entry></feed>
+            """
+        let parsed = try items(atom, url: "https://e.example/feed")
+        #expect(parsed.map(\.enclosures.count) == [1, 1, 1])
+        #expect(parsed.map { $0.enclosures.first?.type } == ["audio/mpeg", "video/mp4", "video/mp4"])
+    }
+
     @Test("Atom links: alternate is the link; enclosure and related apart; id never a wrong link")
     func atomLinks() throws {
         let atom = """

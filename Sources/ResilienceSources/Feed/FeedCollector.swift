@@ -355,9 +355,7 @@ struct FeedCollector {
                 draft?.alternate = (url, isHTML)
             }
         case "enclosure":
-            draft?.enclosures.append(
-                FeedEnclosure(url: url, type: attributes["type"], length: attributes["length"].flatMap { Int($0) }))
-            draft?.enclosureURLs.insert(url)
+            enclosure(url, type: attributes["type"], length: attributes["length"])
         case "related":
             draft?.related.append(url)
         default:
@@ -367,8 +365,13 @@ struct FeedCollector {
 
     private mutating func enclosure(_ url: String?, type: String?, length: String?, base: URL?) {
         guard let url, let resolved = resolveLink(url, base: base) else { return }
-        guard draft?.enclosureURLs.insert(resolved).inserted == true else { return }
-        draft?.enclosures.append(FeedEnclosure(url: resolved, type: type, length: length.flatMap { Int($0) }))
+        enclosure(resolved, type: type, length: length)
+    }
+
+    /// Adds an enclosure to the item unless one with the same URL is already there (the first one wins).
+    private mutating func enclosure(_ url: URL, type: String?, length: String?) {
+        guard draft?.enclosureURLs.insert(url).inserted == true else { return }
+        draft?.enclosures.append(FeedEnclosure(url: url, type: type, length: length.flatMap { Int($0) }))
     }
 
     /// `text` as an absolute URL, resolved against `base`; `nil` (with a warning on the item) when it cannot be.
