@@ -36,6 +36,20 @@ struct FeedRobustnessTests {
         #expect(throws: FeedError.self) { try items(#"<other xmlns="http://example.com/not-atom"/>"#) }
     }
 
+    @Test("A huge element name quoted in a feed error is cut: the detail stays short")
+    func feedErrorDetailIsBounded() {
+        let name = String(repeating: "n", count: 1_000_000)
+        for body in ["<\(name)/>", "<rss><channel></\(name)></channel></rss>", "<rss><\(name)>"] {
+            #expect {
+                try items(body)
+            } throws: { error in
+                let detail = (error as? FeedError)?.detail ?? ""
+                return !detail.isEmpty && detail.unicodeScalars.count <= 200 && detail.hasSuffix("…")
+                    && "\(error)".unicodeScalars.count <= 260
+            }
+        }
+    }
+
     @Test("An RSS link that stays relative is dropped with an unresolvable-link warning, as an Atom link is")
     func unresolvableRSSLink() throws {
         let rss = """

@@ -54,13 +54,20 @@ public struct FeedError: ClassifiedError, Hashable, Sendable, CustomStringConver
     ///
     /// - Parameters:
     ///   - code: Which rule was broken.
-    ///   - detail: What exactly (the parser's message, the offending root element). Default: `""`.
+    ///   - detail: What exactly (the parser's message, the offending root element). Default: `""`. Cut to 200
+    ///     characters, `…` marking the cut: it can quote the body (an element name, an encoding label).
     ///   - line: The line the parser stopped at, when known.
     public init(_ code: Code, detail: String = "", line: Int? = nil) {
         self.code = code
-        self.detail = detail
+        let head = Array(detail.unicodeScalars.prefix(Self.maximumDetailLength + 1))
+        self.detail =
+            head.count > Self.maximumDetailLength
+            ? String(String.UnicodeScalarView(head.prefix(Self.maximumDetailLength - 1))) + "…" : detail
         self.line = line
     }
+
+    /// At most this many characters of ``detail``.
+    private static let maximumDetailLength = 200
 
     /// `invalid-response / PARSE_002`, never transient.
     public var classification: FailureClassification {
