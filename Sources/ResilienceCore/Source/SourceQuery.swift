@@ -19,7 +19,9 @@ public struct SourceQuery: Hashable, Sendable, CustomStringConvertible {
         self.limit = limit
     }
 
-    /// A stable rendering, usable as a cache key.
+    /// A stable rendering for logs and descriptions (`q=swift&location=remote&limit=20`, filters sorted by name).
+    /// Nothing in it is escaped, so two different queries can render alike (text `x&limit=5` and text `x` with a
+    /// filter `limit` of `5&`): key a cache by the query itself (it is `Hashable`), not by this text.
     public var description: String {
         let filterText = filters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         return "q=\(text)&\(filterText)&limit=\(limit.map(String.init) ?? "")"
