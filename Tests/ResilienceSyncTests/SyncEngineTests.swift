@@ -750,6 +750,62 @@ struct SyncEngineTests {
         try harness.enqueue(["a"])
         #expect(await harness.engine.performSync().finalState == .idle)
     }
+
+    @Test(
+        "A stored cooldown the store cannot read at start (busy) is neither overwritten nor ignored: passes send nothing until it is read"
+    )
+    func unreadableStoredCooldownIsReadAgain() async throws {
+        let store = FlakyMetadataStore()
+        let first = SyncHarness(fallback: .status(429), store: store.inner)
+        try first.enqueue(["a", "b", "c"])
+        await first.engine.performSync()
+        let key = SyncEngine.Configuration().breakerStateKey
+        let stored = try #require(try store.inner.metadata(forKey: key))
+
+        // The relaunch: the first two reads of the stored cooldown find the database busy.
+        store.failingReads.withLock { $0 = 2 }
+        let clock = ManualClock()
+        let telemetry = RecordingTelemetrySink()
+        let transport = ScriptedSyncTransport(fallback: .status(201))
+        var configuration = SyncEngine.Configuration()
+        configuration.currentDate = { Date(timeIntervalSince1970: 1_000) }
+        let breaker = SeedRateLimitBreakerDouble()
+        let engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+            pipeline: syncPipeline(breaker), breaker: breaker,
+            configuration: configuration, clock: .manual(clock), telemetry: telemetry)
+        #expect(engine.state.name == "error")
+        let failures = telemetry.events.filter { $0.kind == .syncStoreFailed }
+        #expect(failures.map(\.detail) == ["read breaker state: DB_006: database is locked"])
+
+        let blind = await engine.performSync()
+        #expect(blind.requestsSent == 0, "the cooldown is unknown: nothing goes out")
+        #expect(blind.finalState.name == "error")
+        #expect(try store.inner.metadata(forKey: key) == stored, "the stored cooldown is not saved over")
+        #expect(telemetry.events.filter { $0.kind == .syncStoreFailed }.count == 2)
+
+        // The next read succeeds: the 30 s cooldown is restored, and still holds the queue.
+        let restored = await engine.performSync()
+        #expect(restored.requestsSent == 0)
+        #expect(restored.finalState == .rateLimited(until: ResilienceInstant(offset: .seconds(30)), pending: 3))
+        clock.advance(by: .seconds(30))
+        #expect(await engine.performSync().synced == 3)
+    }
+}
+
+/// A store whose reads of metadata fail while `failingReads` is above zero (a database busy for a moment).
+final class FlakyMetadataStore: ForwardingMutationStore, @unchecked Sendable {
+    let failingReads = Mutex(0)
+
+    override func metadata(forKey key: String) throws -> Data? {
+        let fails = failingReads.withLock { left in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+        if fails { throw MutationStoreError(.storageBusy, message: "database is locked") }
+        return try inner.metadata(forKey: key)
+    }
 }
 
 /// A store whose count of pending mutations fails a given number of times (a database busy for a moment).

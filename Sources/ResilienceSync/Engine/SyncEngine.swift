@@ -78,9 +78,17 @@ public actor SyncEngine {
     /// How many clears are under way (marking entities failed): no pass starts meanwhile.
     private var clearsInProgress = 0
     private var lastPersistedBreaker: PersistedBreakerState?
+    /// The store could not read the persisted breaker state (a busy or failing store): until a pass reads it,
+    /// no pass sends (the cooldown it holds is unknown) and nothing is saved over it.
+    private var breakerStateUnread = false
     private let wakeSignal = SyncWakeSignal()
 
     /// Creates an engine and restores the breaker state persisted in `store` by an earlier process.
+    ///
+    /// When the store cannot read that state (it is busy, say), the engine starts in ``SyncState/error(_:)``,
+    /// emits ``ResilienceEventKind/syncStoreFailed``, and each pass reads it again before sending: until a read
+    /// succeeds no request goes out and the stored state is not overwritten (``resetCircuitBreaker()`` gives it
+    /// up).
     ///
     /// `pipeline` runs every request. `breaker`, when given, must be the breaker inside `pipeline`: the engine
     /// reads it for ``isCircuitBreakerTripped()`` and ``circuitBreakerBackoffRemaining()``, resets it for
@@ -127,7 +135,9 @@ public actor SyncEngine {
         let restored = Self.restoreBreaker(
             breaker, from: store, configuration: configuration, now: clock.now())
         lastPersistedBreaker = restored.persisted
+        breakerStateUnread = restored.readFailure != nil
         broadcaster = SyncStateBroadcaster(initial: restored.state)
+        if let failure = restored.readFailure { reportStoreFailure(failure, doing: "read breaker state") }
     }
 
     /// Ends every ``stateUpdates()`` stream, so their readers do not wait for ever for an engine that is gone.
@@ -138,22 +148,28 @@ public actor SyncEngine {
         from store: any MutationQueue & MutationMetadataStore,
         configuration: Configuration,
         now: ResilienceInstant
-    ) -> (state: SyncState, persisted: PersistedBreakerState?) {
-        guard let breaker else { return (.idle, nil) }
+    ) -> (state: SyncState, persisted: PersistedBreakerState?, readFailure: (any Error)?) {
+        guard let breaker else { return (.idle, nil, nil) }
+        let data: Data?
+        do {
+            data = try store.metadata(forKey: configuration.breakerStateKey)
+        } catch {
+            return (.error("could not read the rate-limit state: \(error)"), nil, error)
+        }
+        guard let data else { return (.idle, nil, nil) }
         let persisted: PersistedBreakerState
         do {
-            guard let data = try store.metadata(forKey: configuration.breakerStateKey) else { return (.idle, nil) }
             persisted = try JSONDecoder().decode(PersistedBreakerState.self, from: data)
         } catch {
-            return (.error("could not restore the rate-limit state: \(error)"), nil)
+            return (.error("could not restore the rate-limit state: \(error)"), nil, nil)
         }
         breaker.restoreState(persisted.aged(now: configuration.currentDate()), now: now)
         let metrics = breaker.metrics(now: now)
         if let until = heldUntil(metrics, now: now, pollInterval: configuration.appliedPollInterval) {
             let pending = (try? store.pendingCount()) ?? 0
-            return (.rateLimited(until: until, pending: pending), persisted)
+            return (.rateLimited(until: until, pending: pending), persisted, nil)
         }
-        return (.idle, persisted)
+        return (.idle, persisted, nil)
     }
 
     /// The instant until which a breaker with `metrics` holds every request back: the end of its cooldown while it
@@ -247,8 +263,10 @@ public actor SyncEngine {
     /// Wakes ``run()`` for an immediate pass (a pull-to-refresh, a foreground event).
     public func requestSync() { wake() }
 
-    /// The user's "retry now": closes the breaker, clears the 429 counter and the multiplier, and persists it.
+    /// The user's "retry now": closes the breaker, clears the 429 counter and the multiplier, and persists it
+    /// (over a stored state the engine could not read yet, too).
     public func resetCircuitBreaker() {
+        breakerStateUnread = false
         let transition = breaker?.reset(now: clock.now())
         emitBreaker(transition)
         persistBreaker()
@@ -359,6 +377,16 @@ public actor SyncEngine {
         guard isNetworkAvailable else {
             transition(to: .offline)
             return finish(pass, ending: .offline)
+        }
+        // The stored cooldown could not be read at start: read it now, and send nothing until it is known.
+        if breakerStateUnread {
+            let restored = Self.restoreBreaker(breaker, from: store, configuration: configuration, now: clock.now())
+            if let failure = restored.readFailure {
+                reportStoreFailure(failure, doing: "read breaker state")
+                return finish(pass, ending: .storage("read breaker state: \(failure)"))
+            }
+            breakerStateUnread = false
+            lastPersistedBreaker = restored.persisted
         }
         let now = clock.now()
         if let metrics = breaker?.metrics(now: now),
@@ -778,9 +806,9 @@ public actor SyncEngine {
 
     /// Saves the breaker's state when it changed since the last save. A failed save is reported
     /// (``ResilienceEventKind/syncStoreFailed``) and tried again on the next pass: without it, a restarted app
-    /// would forget a server's cooldown and send at once.
+    /// would forget a server's cooldown and send at once. Nothing is saved while the stored state is unread.
     private func persistBreaker() {
-        guard let breaker else { return }
+        guard let breaker, !breakerStateUnread else { return }
         let now = clock.now()
         let snapshot = breaker.exportState(now: now)
         let persisted = PersistedBreakerState(
@@ -798,12 +826,16 @@ public actor SyncEngine {
             lastPersistedBreaker = persisted
         } catch {
             lastPersistedBreaker = nil
-            guard let telemetry, telemetry.isEnabled else { return }
-            telemetry.receive(
-                ResilienceEvent(
-                    kind: .syncStoreFailed, key: configuration.telemetryKey, operation: "sync", time: now,
-                    classification: (error as? any ClassifiedError)?.classification,
-                    detail: "save breaker state: \(error)"))
+            reportStoreFailure(error, doing: "save breaker state")
         }
+    }
+
+    /// Emits ``ResilienceEventKind/syncStoreFailed`` for a breaker state the store could not read or save.
+    private nonisolated func reportStoreFailure(_ error: any Error, doing what: String) {
+        guard let telemetry, telemetry.isEnabled else { return }
+        telemetry.receive(
+            ResilienceEvent(
+                kind: .syncStoreFailed, key: configuration.telemetryKey, operation: "sync", time: clock.now(),
+                classification: (error as? any ClassifiedError)?.classification, detail: "\(what): \(error)"))
     }
 }
