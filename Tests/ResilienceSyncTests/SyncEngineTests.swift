@@ -281,6 +281,43 @@ struct SyncEngineTests {
         #expect(await first.value.synced == 2)
     }
 
+    @Test("A run() loop woken during a performSync() pass that ends in error passes again after the poll interval")
+    func runBesideFailingPassPollsAgain() async throws {
+        let gate = CallGate()
+        let store = CountingStore()
+        let clock = ManualClock()
+        let transport = ScriptedSyncTransport([.held(gate, status: 500)], fallback: .status(201))
+        var configuration = SyncEngine.Configuration()
+        configuration.pollInterval = .seconds(30)
+        let engine = SyncEngine(
+            store: store, transport: transport, requestBuilder: EventsRequestBuilder(),
+            pipeline: syncPipeline(SeedRateLimitBreakerDouble()), configuration: configuration,
+            clock: .manual(clock))
+        // run() drains the empty queue and waits for a wake-up.
+        let runner = Task { await engine.run() }
+        defer { runner.cancel() }
+        while store.counts == 0 { await Task.yield() }
+        _ = try store.enqueue(MutationDraft(entityType: "event", entityID: "a", operation: .create))
+        let pass = Task { await engine.performSync() }
+        while gate.waitingCount == 0 { await Task.yield() }
+        // An enqueue wakes run() during the pass: it finds the pass under way.
+        let before = store.counts
+        try await engine.enqueue(MutationDraft(entityType: "event", entityID: "b", operation: .create))
+        for _ in 0..<20_000 where store.counts == before { await Task.yield() }
+        #expect(store.counts == before + 1)
+        gate.open()
+        let report = await pass.value
+        #expect(report.failedAttempts == 1)
+        #expect(report.finalState.name == "error")
+        // The pass left a failure behind: run() looks again after the poll interval, not only at the next enqueue.
+        for _ in 0..<20_000 where clock.sleeperCount == 0 { await Task.yield() }
+        #expect(clock.sleeperCount == 1, "run() waits on the clock for the poll interval")
+        #expect(clock.nextDeadline?.offset == .seconds(30))
+        clock.advance(by: .seconds(30))
+        for _ in 0..<20_000 where (try? store.inner.pendingCount()) != 0 { await Task.yield() }
+        #expect(try store.inner.pendingCount() == 0, "a is sent again after the poll interval")
+    }
+
     @Test("A pass started while clearPendingMutations marks entities failed sends none of the mutations it clears")
     func passDuringClear() async throws {
         let harness = SyncHarness()

@@ -81,6 +81,13 @@ public actor SyncEngine {
     /// The store could not read the persisted breaker state (a busy or failing store): until a pass reads it,
     /// no pass sends (the cooldown it holds is unknown) and nothing is saved over it.
     private var breakerStateUnread = false
+    /// How many passes have ended, and the report of the last one: a ``run()`` loop that found a pass under way
+    /// (``performSync()``'s, or another loop's) waits for it to end and then waits as after its own pass.
+    private var passesEnded = 0
+    private var lastPassReport = SyncReport()
+    /// How many ``run()`` loops wait for the pass under way to end: its end wakes them (`passEndSignal`).
+    private var runsAwaitingPass = 0
+    private let passEndSignal = SyncWakeSignal()
     private let wakeSignal = SyncWakeSignal()
 
     /// Creates an engine and restores the breaker state persisted in `store` by an earlier process.
@@ -310,23 +317,40 @@ public actor SyncEngine {
     /// Runs passes until the task is cancelled: after enqueues and wake-ups; when a stage of the pipeline held
     /// a pass back (an open breaker, a local limit), at the instant its rejection named; after a pass that
     /// left failures behind, after the fixed ``Configuration/pollInterval``. The engine computes no growing
-    /// delay: repeated failures are spaced out by the pipeline's own policies.
+    /// delay: repeated failures are spaced out by the pipeline's own policies. A pass under way when it looks
+    /// (one ``performSync()`` started) counts as its own: it waits for that pass to end, then as after it.
     public func run() async {
         while !Task.isCancelled {
-            let skipped = reportIfBusy()
-            let report: SyncReport
-            if let skipped {
+            var report: SyncReport
+            var passRan = true
+            if let skipped = reportIfBusy() {
                 report = skipped
+                passRan = false
+                if isSyncing {
+                    guard let ended = await reportOfRunningPass() else { continue }
+                    report = ended
+                    passRan = true
+                }
             } else {
                 report = await sendPending()
             }
             if Task.isCancelled { break }
-            await wakeSignal.wait(orAfter: delay(after: report, passRan: skipped == nil), on: clock)
+            await wakeSignal.wait(orAfter: delay(after: report, passRan: passRan), on: clock)
         }
     }
 
+    /// Waits for the pass under way to end and returns its report; `nil` when the wait ended before the pass did
+    /// (a cancellation). A wake-up meanwhile is kept for the wait after the pass, as during the loop's own pass.
+    private func reportOfRunningPass() async -> SyncReport? {
+        let endedBefore = passesEnded
+        runsAwaitingPass += 1
+        await passEndSignal.wait(orAfter: nil, on: clock)
+        runsAwaitingPass -= 1
+        return passesEnded != endedBefore ? lastPassReport : nil
+    }
+
     /// How long to wait before the next pass (`nil`: until a wake-up). `passRan` is `false` for a pass that did
-    /// not start because another pass or a clear was under way.
+    /// not start because a clear was under way.
     private func delay(after report: SyncReport, passRan: Bool) -> Duration? {
         if let next = report.nextAttempt { return max(clock.now().duration(to: next), .milliseconds(1)) }
         switch report.finalState {
@@ -339,8 +363,8 @@ public actor SyncEngine {
             // request: probe again after the poll interval (or when the pipeline admits requests again).
             return isNetworkAvailable ? configuration.appliedPollInterval : nil
         case .idle, .syncing:
-            // What is pending after a pass that did not start is the running pass's (or the clear's, which wakes
-            // run() when done): passing again at once would only spin beside it.
+            // What is pending after a pass that did not start is the clear's (which wakes run() when done):
+            // passing again at once would only spin beside it.
             return passRan && report.remaining > 0 ? .zero : nil
         }
     }
@@ -495,6 +519,9 @@ public actor SyncEngine {
         persistBreaker()
         transition(to: final)
         report.finalState = final
+        passesEnded += 1
+        lastPassReport = report
+        if runsAwaitingPass > 0 { passEndSignal.signal() }
         return report
     }
 
