@@ -75,7 +75,7 @@ struct ToxiproxyFaultTests {
             Issue.record("a silent connection returned a response")
             return
         }
-        #expect(classify(never)?.category == .timeout)
+        #expect(classify(never)?.category == .timeout, "\(never)")
     }
 
     @Test("reset peer: the transport reports a connection reset")
