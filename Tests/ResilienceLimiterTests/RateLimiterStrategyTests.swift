@@ -67,11 +67,7 @@ struct RateLimiterStrategyTests {
 
     @Test("A call that waits at an exhausted bucket waits the backoff it was told, counted as one refusal")
     func exhaustionBackoffCountsOneRefusalPerWaitingCall() async throws {
-        var configuration = TokenBucketLimiter.Configuration.backingOff
-        configuration.burst = 1
-        configuration.refillPerSecond = 100
-        configuration.exhaustionBackoff?.jitter = 0
-        let limiter = TokenBucketLimiter(configuration)
+        let limiter = TokenBucketLimiter(.backingOffWithoutJitter)
         let clock = ManualClock()
         let sink = RecordingTelemetrySink()
         let context = ResilienceContext(key: "api", telemetry: sink, clock: .manual(clock))

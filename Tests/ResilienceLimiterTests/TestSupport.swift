@@ -22,3 +22,15 @@ extension RateLimitDecision {
         return nil
     }
 }
+
+extension TokenBucketLimiter.Configuration {
+    /// `.backingOff` with one call of burst refilled in 10 ms and no jitter: every wait is the backoff's, exactly
+    /// (1 s, 2 s, 4 s …).
+    static var backingOffWithoutJitter: Self {
+        var configuration = Self.backingOff
+        configuration.burst = 1
+        configuration.refillPerSecond = 100
+        configuration.exhaustionBackoff?.jitter = 0
+        return configuration
+    }
+}

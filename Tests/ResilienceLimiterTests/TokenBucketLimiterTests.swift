@@ -37,11 +37,7 @@ struct TokenBucketLimiterTests {
     }
 
     @Test func exhaustionBackoffGrowsAndResetsOnSuccess() {
-        var configuration = TokenBucketLimiter.Configuration.backingOff
-        configuration.burst = 1
-        configuration.refillPerSecond = 100
-        configuration.exhaustionBackoff?.jitter = 0
-        let limiter = TokenBucketLimiter(configuration)
+        let limiter = TokenBucketLimiter(.backingOffWithoutJitter)
         let permit = limiter.tryAcquire(now: at(0)).permit!
         let waits = (0..<10).map { _ in limiter.tryAcquire(now: at(0)) }
         let expected: [RateLimitDecision] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 300].map {
@@ -54,11 +50,7 @@ struct TokenBucketLimiterTests {
 
     @Test("A caller waiting out the exhaustion backoff is not overtaken by one arriving while it waits")
     func backoffWaitersKeepTheirTurn() async throws {
-        var configuration = TokenBucketLimiter.Configuration.backingOff
-        configuration.burst = 1
-        configuration.refillPerSecond = 100
-        configuration.exhaustionBackoff?.jitter = 0
-        let limiter = TokenBucketLimiter(configuration)
+        let limiter = TokenBucketLimiter(.backingOffWithoutJitter)
         let clock = ManualClock()
         let context = ResilienceContext(key: "api", clock: .manual(clock))
         #expect(limiter.tryAcquire(now: context.clock.now()).permit != nil)

@@ -320,15 +320,21 @@ struct SQLiteMutationStoreTests {
         }
     }
 
+    /// A configuration that recreates a corrupted store, quarantining it as `.corrupt-<seconds>`.
+    static func recreating(at seconds: TimeInterval) -> SQLiteMutationStore.Configuration {
+        var configuration = SQLiteMutationStore.Configuration()
+        configuration.recreatesCorruptedStore = true
+        configuration.currentDate = { Date(timeIntervalSince1970: seconds) }
+        return configuration
+    }
+
     @Test("With recreatesCorruptedStore a fresh store opens and recovery names the quarantined file")
     func corruptionRecreated() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("queue.sqlite")
         try Self.writeCorruptedStore(at: path)
-        var configuration = SQLiteMutationStore.Configuration()
-        configuration.recreatesCorruptedStore = true
-        configuration.currentDate = { Date(timeIntervalSince1970: 99) }
+        let configuration = Self.recreating(at: 99)
         let store = try SQLiteMutationStore(path: path, configuration: configuration)
         defer { try? store.close() }
         let recovery = try #require(store.recovery)
@@ -345,9 +351,7 @@ struct SQLiteMutationStoreTests {
         defer { directory.remove() }
         let path = directory.path("queue.sqlite")
         try Self.writeCorruptedStore(at: path)
-        var configuration = SQLiteMutationStore.Configuration()
-        configuration.recreatesCorruptedStore = true
-        configuration.currentDate = { Date(timeIntervalSince1970: 77) }
+        let configuration = Self.recreating(at: 77)
         var full = configuration
         full.maximumPageCount = 1
         #expect {
